@@ -1,0 +1,77 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "add", "[flags] CONTENT|-")
+	var (
+		typ, title, key, scope, session, task, hat, agent, source optString
+		tags, files                                               listFlag
+		confidence                                                float64
+		pin, asJSON                                               bool
+	)
+	fs.Var(&typ, "type", "the memory `type` (default note; see `cairn types`)")
+	fs.Var(&title, "title", "a short `title` (default: the first sentence)")
+	fs.Var(&tags, "tags", "comma-separated `tags`, e.g. testing,agent:claude")
+	fs.Var(&files, "files", "comma-separated file `globs` the memory is about")
+	fs.Var(&key, "key", "a `key`: adding the same type and key again updates the memory")
+	fs.Float64Var(&confidence, "confidence", 0, "initial confidence from 0 to 1 (default by type and source)")
+	fs.Var(&scope, "scope", "project or global (default project)")
+	fs.Var(&session, "session", "the agent session `id` that learned it")
+	fs.Var(&task, "task", "the task `id` it came from")
+	fs.Var(&hat, "hat", "the agent role (hat) that learned it, e.g. explorer, critic")
+	fs.Var(&agent, "agent", "the agent that learned it, e.g. claude")
+	fs.Var(&source, "source", "explicit, automatic, extracted or imported (default explicit)")
+	fs.BoolVar(&pin, "pin", false, "always inject this memory into context")
+	fs.BoolVar(&asJSON, "json", false, "print the stored memory and what happened as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("add: give the content to remember, or - to read it from standard input")
+	}
+	content, err := m.readContent(pos)
+	if err != nil {
+		return err
+	}
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	mem := &cairn.Memory{
+		Project: g.project, Type: typ.v, Title: title.v, Content: content, Tags: tags.vals,
+		FileRefs: files.vals, Key: key.v, Confidence: confidence, Scope: cairn.Scope(scope.v),
+		SessionID: session.v, TaskID: task.v, Hat: hat.v, Agent: agent.v,
+		Source: cairn.Source(source.v), Pinned: pin,
+	}
+	res, err := s.eng.AddMemory(ctx, mem)
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return writeJSON(m.Stdout, struct {
+			Status string `json:"status"`
+			*wire.Memory
+		}{res.Status, wire.FromMemory(res.Memory)})
+	}
+	fmt.Fprintln(m.Stdout, res.Memory.ID)
+	switch res.Status {
+	case cairn.StatusReinforced:
+		fmt.Fprintf(m.Stderr, "cairn: the same content was already stored as %s; reinforced it (used %d times, confidence %s)\n",
+			res.Memory.ID, res.Memory.UseCount, strconv.FormatFloat(res.Memory.Confidence, 'f', 2, 64))
+	case cairn.StatusUpdated:
+		fmt.Fprintf(m.Stderr, "cairn: updated %s, which had the same type and key\n", res.Memory.ID)
+	case cairn.StatusUnchanged:
+		fmt.Fprintf(m.Stderr, "cairn: %s already holds this; nothing changed\n", res.Memory.ID)
+	}
+	return nil
+}

@@ -1,0 +1,80 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn/wire"
+)
+
+// listFlag is a comma-separated list; the flag may also be repeated.
+type listFlag struct {
+	vals []string
+	set  bool
+}
+
+func (l *listFlag) String() string { return strings.Join(l.vals, ",") }
+
+func (l *listFlag) Set(s string) error {
+	l.set = true
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			l.vals = append(l.vals, x)
+		}
+	}
+	return nil
+}
+
+// timeFlag is a time given as RFC 3339 or a date.
+type timeFlag struct{ t time.Time }
+
+func (f *timeFlag) String() string {
+	if f.t.IsZero() {
+		return ""
+	}
+	return wire.FormatTime(f.t)
+}
+
+func (f *timeFlag) Set(s string) error {
+	t, err := wire.ParseTime(s)
+	if err != nil {
+		return err
+	}
+	f.t = t
+	return nil
+}
+
+// optString records whether a string flag was given at all.
+type optString struct {
+	v   string
+	set bool
+}
+
+func (o *optString) String() string { return o.v }
+func (o *optString) Set(s string) error {
+	o.v, o.set = s, true
+	return nil
+}
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
+}
+
+// readContent joins the positional arguments, or reads standard input when
+// the only argument is "-".
+func (m *Main) readContent(args []string) (string, error) {
+	if len(args) == 1 && args[0] == "-" {
+		b, err := io.ReadAll(io.LimitReader(m.Stdin, 16<<20))
+		if err != nil {
+			return "", fmt.Errorf("reading standard input: %w", err)
+		}
+		return string(b), nil
+	}
+	return strings.Join(args, " "), nil
+}

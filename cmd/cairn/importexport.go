@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "import", "[--skip-invalid] FILE|-")
+	skip := fs.Bool("skip-invalid", false, "import the valid records and report the invalid ones (default: one invalid record aborts the whole import)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 {
+		return usagef("import: give one file, or - for standard input")
+	}
+	var in io.Reader = m.Stdin
+	if pos[0] != "-" {
+		f, err := os.Open(pos[0])
+		if err != nil {
+			return cairn.WrapError(cairn.EINVALID, err, "cannot read %s", pos[0])
+		}
+		defer f.Close()
+		in = f
+	}
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	rep, err := s.eng.Import(ctx, wire.Read(in), cairn.ImportOptions{Project: g.project, SkipInvalid: *skip})
+	if err != nil {
+		return err
+	}
+	if rep.Created+rep.Updated > 1000 {
+		// A large import leaves a large write-ahead log; fold it in now so
+		// that the next commands open the database quickly.
+		if err := s.store.Checkpoint(ctx); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return writeJSON(m.Stdout, rep)
+	}
+	fmt.Fprintf(m.Stdout, "read %d records: %d created, %d updated, %d reinforced, %d unchanged, %d skipped\n",
+		rep.Read, rep.Created, rep.Updated, rep.Reinforced, rep.Unchanged, len(rep.Skipped))
+	for _, p := range rep.Skipped {
+		fmt.Fprintf(m.Stderr, "cairn: skipped line %d: %s\n", p.Line, oneLine(p.Message))
+	}
+	return nil
+}
+
+func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "export", "[flags]")
+	format := fs.String("format", "json", "json (seed 000's export document) or jsonl (one memory a line)")
+	dir := fs.String("jsonl-dir", "", "write one <type>.jsonl file per type into `DIR` instead")
+	out := fs.String("o", "", "write to `FILE` instead of standard output")
+	var types listFlag
+	fs.Var(&types, "type", "only these `types`")
+	global := fs.Bool("global", false, "also export global-scope memories of other projects")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("export: unexpected argument %q", pos[0])
+	}
+	if *format != "json" && *format != "jsonl" {
+		return usagef("export: --format must be json or jsonl")
+	}
+	var mems []*cairn.Memory
+	s, err := m.open(ctx, g, true)
+	switch {
+	case err == errNoDatabase:
+	case err != nil:
+		return err
+	default:
+		defer s.Close()
+		mems, _, err = s.eng.FindMemories(ctx, cairn.MemoryFilter{Project: g.project, IncludeGlobal: *global, Types: types.vals, Sort: cairn.SortCreatedAsc})
+		if err != nil {
+			return err
+		}
+	}
+	if *dir != "" {
+		return exportDir(m, *dir, mems)
+	}
+	w := m.Stdout
+	var f *os.File
+	if *out != "" {
+		if f, err = os.Create(*out); err != nil {
+			return cairn.WrapError(cairn.EINVALID, err, "cannot write %s", *out)
+		}
+		w = f
+	}
+	if *format == "jsonl" {
+		err = wire.WriteJSONL(w, mems)
+	} else {
+		doc := wire.Document{Version: wire.DocumentVersion, Project: g.project, Memories: make([]*wire.Memory, 0, len(mems))}
+		if s != nil {
+			doc.ExportedAt = wire.Time(s.eng.Now())
+		}
+		for _, mem := range mems {
+			doc.Memories = append(doc.Memories, wire.FromMemory(mem))
+		}
+		bw := bufio.NewWriter(w)
+		if err = writeJSON(bw, doc); err == nil {
+			err = bw.Flush()
+		}
+	}
+	if f != nil {
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+	}
+	return err
+}
+
+// exportDir writes seed 001's per-type JSON Lines files. Each file is
+// written to a temporary name and renamed, so readers never see half a file.
+func exportDir(m *Main, dir string, mems []*cairn.Memory) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return cairn.WrapError(cairn.EINVALID, err, "cannot create %s", dir)
+	}
+	byType := map[string][]*cairn.Memory{}
+	for _, mem := range mems {
+		byType[mem.Type] = append(byType[mem.Type], mem)
+	}
+	names := make([]string, 0, len(byType))
+	for t := range byType {
+		names = append(names, t)
+	}
+	sort.Strings(names)
+	for _, t := range names {
+		path := filepath.Join(dir, t+".jsonl")
+		tmp, err := os.CreateTemp(dir, "."+t+".jsonl.*")
+		if err != nil {
+			return cairn.WrapError(cairn.EINVALID, err, "cannot write in %s", dir)
+		}
+		err = wire.WriteJSONL(tmp, byType[t])
+		if cerr := tmp.Close(); err == nil {
+			err = cerr
+		}
+		if err == nil {
+			err = os.Rename(tmp.Name(), path)
+		}
+		if err != nil {
+			os.Remove(tmp.Name())
+			return cairn.WrapError(cairn.EINVALID, err, "cannot write %s", path)
+		}
+		fmt.Fprintf(m.Stdout, "%s\t%d\n", path, len(byType[t]))
+	}
+	return nil
+}

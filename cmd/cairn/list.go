@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+func runList(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "list", "[flags]")
+	var types, tags listFlag
+	var after, before timeFlag
+	fs.Var(&types, "type", "only these `types` (comma-separated)")
+	fs.Var(&tags, "tag", "only memories with all these `tags` (comma-separated)")
+	fs.Var(&after, "after", "only memories created at or after this `time` (RFC 3339 or YYYY-MM-DD)")
+	fs.Var(&before, "before", "only memories created before this `time`")
+	minConf := fs.Float64("min-confidence", 0, "only memories with at least this confidence")
+	session := fs.String("session", "", "only memories written in this `session`")
+	limit := fs.Int("limit", 50, "show at most `N` memories (0: all)")
+	offset := fs.Int("offset", 0, "skip the first `N`")
+	sortBy := fs.String("sort", cairn.SortCreatedDesc, "order: created (newest first), oldest, updated, confidence, used, recent")
+	global := fs.Bool("global", true, "include global-scope memories of other projects")
+	asJSON := fs.Bool("json", false, "print the memories as a JSON array")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("list: unexpected argument %q (to search, use `cairn search`)", pos[0])
+	}
+	switch *sortBy {
+	case cairn.SortCreatedDesc, cairn.SortCreatedAsc, cairn.SortUpdatedDesc, cairn.SortConfidenceDesc, cairn.SortUsedDesc, cairn.SortLastUsedDesc:
+	default:
+		return usagef("list: --sort %q is not one of created, oldest, updated, confidence, used, recent", *sortBy)
+	}
+	if *limit < 0 || *offset < 0 {
+		return usagef("list: --limit and --offset cannot be negative")
+	}
+	var mems []*cairn.Memory
+	total := 0
+	s, err := m.open(ctx, g, true)
+	switch {
+	case err == errNoDatabase:
+	case err != nil:
+		return err
+	default:
+		defer s.Close()
+		mems, total, err = s.eng.FindMemories(ctx, cairn.MemoryFilter{
+			Project: g.project, IncludeGlobal: *global, Types: types.vals, Tags: tags.vals,
+			MinConfidence: *minConf, After: after.t, Before: before.t, Session: *session,
+			Sort: *sortBy, Limit: *limit, Offset: *offset,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		out := make([]*wire.Memory, 0, len(mems))
+		for _, mem := range mems {
+			out = append(out, wire.FromMemory(mem))
+		}
+		return writeJSON(m.Stdout, out)
+	}
+	printTable(m.Stdout, mems)
+	if total > len(mems)+*offset {
+		fmt.Fprintf(m.Stderr, "cairn: showing %d of %d; use --limit and --offset for more\n", len(mems), total)
+	}
+	return nil
+}
+
+// printTable prints one memory a line: id, type, confidence, title.
+func printTable(w io.Writer, mems []*cairn.Memory) {
+	for _, mem := range mems {
+		fmt.Fprintf(w, "%-20s  %-12s %.2f  %s\n", mem.ID, mem.Type, mem.Confidence, clip(mem.Title, 90))
+	}
+}
+
+// clip shortens s to at most n runes on one line.
+func clip(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,324 @@
+// Command cairn is a cross-session memory for AI coding agents.
+//
+// Run `cairn help` for the commands. This file holds the wiring: global
+// flags, opening the store, and mapping errors to exit statuses; each
+// subcommand lives in its own file.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd}
+	code := m.Run(ctx, os.Args[1:])
+	stop()
+	os.Exit(code)
+}
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+// Main runs one cairn command. Tests drive it directly with their own
+// streams and environment.
+type Main struct {
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+	Getenv         func(string) string
+	Getwd          func() (string, error)
+}
+
+// usageError is a mistake in how cairn was called (exit status 2).
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{msg: fmt.Sprintf(format, args...)}
+}
+
+// command is one subcommand.
+type command struct {
+	name    string
+	args    string // synopsis after the name
+	summary string
+	run     func(ctx context.Context, m *Main, g *globals, args []string) error
+}
+
+func commands() []command {
+	return []command{
+		{"add", "[flags] CONTENT|-", "remember something; prints the new id", runAdd},
+		{"show", "[--json] ID", "show one memory in full", runShow},
+		{"list", "[flags]", "list memories, newest first", runList},
+		{"search", "[flags] QUERY | --batch FILE|-", "find the memories that match QUERY", runSearch},
+		{"context", "[flags]", "print the memory block to put into an agent's prompt", runContext},
+		{"edit", "ID [flags]", "change fields of a memory", runEdit},
+		{"rm", "ID...", "delete memories", runRm},
+		{"import", "[--skip-invalid] FILE|-", "read memories from JSON Lines or an export document", runImport},
+		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},
+		{"stats", "[--json]", "count the project's memories by type", runStats},
+		{"types", "[--json]", "list the memory types and their policies", runTypes},
+		{"version", "", "print cairn's version", runVersion},
+	}
+}
+
+// Run runs the command in args and returns the exit status.
+func (m *Main) Run(ctx context.Context, args []string) int {
+	err := m.run(ctx, args)
+	if err == nil {
+		return exitOK
+	}
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(m.Stderr, "cairn: %s\n", ue.msg)
+		return exitUsage
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	fmt.Fprintf(m.Stderr, "cairn: %s\n", oneLine(cairn.ErrorMessage(err)))
+	return exitFailure
+}
+
+func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func (m *Main) run(ctx context.Context, args []string) error {
+	g := &globals{}
+	fs := flag.NewFlagSet("cairn", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	g.register(fs)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			m.usage(m.Stdout)
+			return nil
+		}
+		return usagef("%v (see `cairn help`)", err)
+	}
+	rest := fs.Args()
+	if len(rest) == 0 {
+		m.usage(m.Stderr)
+		return usagef("no command given")
+	}
+	name, rest := rest[0], rest[1:]
+	if name == "help" || name == "-h" {
+		if len(rest) > 0 {
+			return m.helpFor(rest[0])
+		}
+		m.usage(m.Stdout)
+		return nil
+	}
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(ctx, m, g, rest)
+		}
+	}
+	return usagef("unknown command %q (see `cairn help`)", name)
+}
+
+func (m *Main) usage(w io.Writer) {
+	fmt.Fprint(w, `cairn — a cross-session memory for AI coding agents
+
+Usage: cairn [global flags] COMMAND [flags] [arguments]
+
+Commands:
+`)
+	for _, c := range commands() {
+		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Global flags (also accepted after the command):
+  --db PATH         the database (env CAIRN_DB; default $XDG_DATA_HOME/cairn/cairn.db)
+  --project NAME    the project (env CAIRN_PROJECT; default the git top-level folder's name)
+  --now RFC3339     the clock for recency and expiry (env CAIRN_NOW; default now)
+
+Run 'cairn help COMMAND' for a command's flags.
+Exit status: 0 success, 1 failure, 2 usage error.
+`)
+}
+
+func (m *Main) helpFor(name string) error {
+	for _, c := range commands() {
+		if c.name == name {
+			return c.run(context.Background(), m, &globals{}, []string{"-h"})
+		}
+	}
+	return usagef("unknown command %q (see `cairn help`)", name)
+}
+
+// globals are the flags every command takes.
+type globals struct {
+	db, project, now string
+}
+
+func (g *globals) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.db, "db", g.db, "the database `path` (env CAIRN_DB)")
+	fs.StringVar(&g.project, "project", g.project, "the project `name` (env CAIRN_PROJECT)")
+	fs.StringVar(&g.now, "now", g.now, "the clock, as RFC 3339 `time` (env CAIRN_NOW)")
+}
+
+// flagSet is a subcommand's flags; help prints its usage.
+type flagSet struct {
+	*flag.FlagSet
+	help func()
+}
+
+// newFlags returns a subcommand's flag set with the global flags on it.
+func newFlags(m *Main, g *globals, name, synopsis string) *flagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	g.register(fs)
+	return &flagSet{FlagSet: fs, help: func() {
+		fmt.Fprintf(m.Stdout, "Usage: cairn %s %s\n\nFlags:\n", name, synopsis)
+		fs.SetOutput(m.Stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+	}}
+}
+
+// parseFlags parses flags that may come before, between and after the
+// positional arguments ("--" ends the flags) and returns the positionals.
+func parseFlags(fs *flagSet, args []string) ([]string, error) {
+	var tail []string
+	for i, a := range args {
+		if a == "--" {
+			args, tail = args[:i], args[i+1:]
+			break
+		}
+	}
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				fs.help()
+				return nil, err
+			}
+			return nil, usagef("%s: %v (see `cairn help %s`)", fs.Name(), err, fs.Name())
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return append(pos, tail...), nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func (g *globals) resolve(m *Main) error {
+	if g.db == "" {
+		g.db = m.Getenv("CAIRN_DB")
+	}
+	if g.db == "" {
+		dir := m.Getenv("XDG_DATA_HOME")
+		if dir == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return cairn.Errorf(cairn.EINVALID, "cannot find a place for the database: set --db or CAIRN_DB")
+			}
+			dir = filepath.Join(home, ".local", "share")
+		}
+		g.db = filepath.Join(dir, "cairn", "cairn.db")
+	}
+	if g.project == "" {
+		g.project = m.Getenv("CAIRN_PROJECT")
+	}
+	if g.project == "" {
+		wd, err := m.Getwd()
+		if err != nil {
+			return cairn.Errorf(cairn.EINVALID, "cannot tell the project: set --project or CAIRN_PROJECT")
+		}
+		g.project = projectOf(wd)
+	}
+	if g.now == "" {
+		g.now = m.Getenv("CAIRN_NOW")
+	}
+	return nil
+}
+
+// projectOf names the project of a folder: the name of the enclosing git
+// work tree's top-level folder, else the folder's own name.
+func projectOf(dir string) string {
+	for d := dir; ; {
+		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
+			return filepath.Base(d)
+		}
+		parent := filepath.Dir(d)
+		if parent == d {
+			break
+		}
+		d = parent
+	}
+	return filepath.Base(dir)
+}
+
+// clock returns the engine clock: fixed when --now is set.
+func (g *globals) clock() (func() time.Time, error) {
+	if g.now == "" {
+		return nil, nil
+	}
+	t, err := wire.ParseTime(g.now)
+	if err != nil {
+		return nil, usagef("--now: %v", err)
+	}
+	return func() time.Time { return t }, nil
+}
+
+// session is an open store and engine; close it when done.
+type session struct {
+	store *sqlite.Store
+	eng   *engine.Engine
+	g     *globals
+}
+
+func (s *session) Close() error {
+	if s.store == nil {
+		return nil
+	}
+	return s.store.Close()
+}
+
+// errNoDatabase means a read found no database file: there is nothing to read.
+var errNoDatabase = errors.New("no database")
+
+// open opens the store. A read-only open of a database that does not exist
+// returns errNoDatabase, so readers show "nothing" without creating files.
+func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, error) {
+	if err := g.resolve(m); err != nil {
+		return nil, err
+	}
+	clock, err := g.clock()
+	if err != nil {
+		return nil, err
+	}
+	if readOnly {
+		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
+			return nil, errNoDatabase
+		}
+	}
+	st, err := sqlite.Open(ctx, g.db, &sqlite.Options{ReadOnly: readOnly})
+	if err != nil {
+		return nil, err
+	}
+	eng := engine.New(st, &engine.Options{Now: clock})
+	return &session{store: st, eng: eng, g: g}, nil
+}

@@ -1,0 +1,200 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "search", "[flags] QUERY | --batch FILE|-")
+	var types, tags listFlag
+	var after, before timeFlag
+	limit := fs.Int("limit", cairn.DefaultLimit, "return at most `N` memories")
+	fs.Var(&types, "type", "only these `types` (comma-separated)")
+	fs.Var(&tags, "tag", "only memories with all these `tags`")
+	fs.Var(&after, "after", "only memories created at or after this `time` (RFC 3339 or YYYY-MM-DD)")
+	fs.Var(&before, "before", "only memories created before this `time`")
+	exclude := fs.String("exclude-session", "", "leave out memories written in this `session`")
+	noGlobal := fs.Bool("no-global", false, "leave out global-scope memories")
+	asJSON := fs.Bool("json", false, "print a JSON array of hits (id, score, type, title, content, …)")
+	batch := fs.String("batch", "", "run the JSON Lines queries in `FILE` (- for standard input)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *batch != "" {
+		if len(pos) > 0 {
+			return usagef("search: give either a QUERY or --batch, not both")
+		}
+		return runBatch(ctx, m, g, *batch)
+	}
+	if len(pos) == 0 {
+		return usagef("search: give the words to look for")
+	}
+	if *limit < 1 || *limit > cairn.MaxLimit {
+		return usagef("search: --limit must be from 1 to %d", cairn.MaxLimit)
+	}
+	text, err := m.readContent(pos)
+	if err != nil {
+		return err
+	}
+	var hits []cairn.Hit
+	s, err := m.open(ctx, g, true)
+	switch {
+	case err == errNoDatabase:
+	case err != nil:
+		return err
+	default:
+		defer s.Close()
+		hits, err = s.eng.Search(ctx, cairn.Query{
+			Project: g.project, Text: text, Limit: *limit, Types: types.vals, Tags: tags.vals,
+			After: after.t, Before: before.t, ExcludeSession: *exclude, NoGlobal: *noGlobal,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		out := make([]hitJSON, 0, len(hits))
+		for _, h := range hits {
+			out = append(out, toHitJSON(h))
+		}
+		return writeJSON(m.Stdout, out)
+	}
+	w := bufio.NewWriter(m.Stdout)
+	for i, h := range hits {
+		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80))
+		if h.Memory.Content != h.Memory.Title {
+			fmt.Fprintf(w, "    %s\n", clip(h.Memory.Content, 160))
+		}
+	}
+	if len(hits) == 0 {
+		fmt.Fprintln(m.Stderr, "cairn: no memory matches")
+	}
+	return w.Flush()
+}
+
+// hitJSON is a search hit in JSON: the memory's fields plus its score.
+type hitJSON struct {
+	Score     float64 `json:"score"`
+	Relevance float64 `json:"relevance"`
+	Salience  float64 `json:"salience"`
+	*wire.Memory
+}
+
+func toHitJSON(h cairn.Hit) hitJSON {
+	r := func(f float64) float64 { return math.Round(f*10000) / 10000 }
+	return hitJSON{Score: r(h.Score), Relevance: r(h.Relevance), Salience: r(h.Salience), Memory: wire.FromMemory(h.Memory)}
+}
+
+// batchQuery is one line of `search --batch` input.
+type batchQuery struct {
+	QID     string `json:"qid"`
+	Project string `json:"project"`
+	Query   string `json:"query"`
+	Now     string `json:"now"`
+	Limit   int    `json:"limit"`
+}
+
+type batchResult struct {
+	QID   string   `json:"qid"`
+	IDs   []string `json:"ids"`
+	Error string   `json:"error,omitempty"`
+}
+
+// runBatch answers one JSON line per input line, in order. A bad line gets
+// an "error" field and empty ids; the exit status is then 1.
+func runBatch(ctx context.Context, m *Main, g *globals, path string) error {
+	var in io.Reader = m.Stdin
+	if path != "-" {
+		f, err := os.Open(path)
+		if err != nil {
+			return cairn.WrapError(cairn.EINVALID, err, "cannot read the batch file")
+		}
+		defer f.Close()
+		in = f
+	}
+	s, err := m.open(ctx, g, true)
+	if err != nil && err != errNoDatabase {
+		return err
+	}
+	if s != nil {
+		defer s.Close()
+	}
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 64<<10), 16<<20)
+	w := bufio.NewWriter(m.Stdout)
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	failed, line := 0, 0
+	for sc.Scan() {
+		line++
+		b := sc.Bytes()
+		if len(b) == 0 {
+			continue
+		}
+		res := batchResult{IDs: []string{}}
+		var q batchQuery
+		if err := json.Unmarshal(b, &q); err != nil {
+			res.Error = fmt.Sprintf("line %d: not a JSON query object: %v", line, err)
+		} else {
+			res.QID = q.QID
+			res.IDs, err = batchSearch(ctx, s, g, q)
+			if err != nil {
+				res.Error = oneLine(cairn.ErrorMessage(err))
+			}
+		}
+		if res.Error != "" {
+			failed++
+		}
+		if err := enc.Encode(res); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		w.Flush()
+		return cairn.WrapError(cairn.EINVALID, err, "reading the batch stopped at line %d", line+1)
+	}
+	if err := w.Flush(); err != nil {
+		return err
+	}
+	if failed > 0 {
+		return cairn.Errorf(cairn.EINVALID, "%d of %d batch queries failed (see their \"error\" fields)", failed, line)
+	}
+	return nil
+}
+
+func batchSearch(ctx context.Context, s *session, g *globals, q batchQuery) ([]string, error) {
+	project := q.Project
+	if project == "" {
+		project = g.project
+	}
+	var now time.Time
+	if q.Now != "" {
+		var err error
+		if now, err = wire.ParseTime(q.Now); err != nil {
+			return nil, cairn.Errorf(cairn.EINVALID, "now: %v", err)
+		}
+	}
+	if s == nil {
+		return []string{}, nil
+	}
+	hits, err := s.eng.Search(ctx, cairn.Query{Project: project, Text: q.Query, Limit: q.Limit, Now: now})
+	if err != nil {
+		return nil, err
+	}
+	ids := make([]string, 0, len(hits))
+	for _, h := range hits {
+		ids = append(ids, h.Memory.ID)
+	}
+	return ids, nil
+}

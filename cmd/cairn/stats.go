@@ -1,0 +1,91 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"runtime/debug"
+	"sort"
+
+	"github.com/cairn-dev/cairn"
+)
+
+func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "stats", "[--json]")
+	asJSON := fs.Bool("json", false, "print as JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	st := &cairn.Stats{ByType: map[string]int{}}
+	s, err := m.open(ctx, g, true)
+	switch {
+	case err == errNoDatabase:
+		st.Project = g.project
+	case err != nil:
+		return err
+	default:
+		defer s.Close()
+		if st, err = s.eng.Stats(ctx, g.project); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return writeJSON(m.Stdout, map[string]any{
+			"project": st.Project, "total": st.Total, "by_type": st.ByType,
+			"global_total": st.GlobalTotal, "database": g.db,
+			"index_docs": st.IndexDocs, "index_dead_docs": st.DeadDocs,
+		})
+	}
+	fmt.Fprintf(m.Stdout, "project %s: %d memories (%d global-scope memories also visible)\ndatabase %s\n", st.Project, st.Total, st.GlobalTotal, g.db)
+	types := make([]string, 0, len(st.ByType))
+	for t := range st.ByType {
+		types = append(types, t)
+	}
+	sort.Slice(types, func(i, j int) bool {
+		if st.ByType[types[i]] != st.ByType[types[j]] {
+			return st.ByType[types[i]] > st.ByType[types[j]]
+		}
+		return types[i] < types[j]
+	})
+	for _, t := range types {
+		fmt.Fprintf(m.Stdout, "  %-16s %d\n", t, st.ByType[t])
+	}
+	return nil
+}
+
+func runTypes(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "types", "[--json]")
+	asJSON := fs.Bool("json", false, "print as JSON")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	ps := cairn.DefaultTypes()
+	if *asJSON {
+		var out []map[string]any
+		for _, n := range ps.Names() {
+			p := ps[n]
+			out = append(out, map[string]any{"name": n, "tier": p.Tier, "ttl_days": int(p.TTL.Hours() / 24),
+				"initial_confidence": p.Confidence, "weight": p.Weight, "description": p.Description})
+		}
+		return writeJSON(m.Stdout, out)
+	}
+	fmt.Fprintf(m.Stdout, "%-16s %-9s %-8s %s\n", "TYPE", "TIER", "TTL", "DESCRIPTION")
+	for _, n := range ps.Names() {
+		p := ps[n]
+		ttl := "-"
+		if p.TTL > 0 {
+			ttl = fmt.Sprintf("%dd", int(p.TTL.Hours()/24))
+		}
+		fmt.Fprintf(m.Stdout, "%-16s %-9s %-8s %s\n", n, p.Tier, ttl, p.Description)
+	}
+	fmt.Fprintln(m.Stdout, "\nOther type names are allowed (lowercase letters, digits, _ - : . /); they are searched like note.")
+	return nil
+}
+
+func runVersion(ctx context.Context, m *Main, g *globals, args []string) error {
+	v := "(devel)"
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		v = bi.Main.Version
+	}
+	fmt.Fprintf(m.Stdout, "cairn %s\n", v)
+	return nil
+}

@@ -1,0 +1,105 @@
+// Package engine implements cairn's memory service over any cairn.Store.
+// Every rule that must behave the same on all backends lives here:
+// validation, deduplication and key upserts, search-index maintenance,
+// ranking, and import.
+//
+// An Engine is safe for concurrent use. Each public method runs in one
+// store transaction, so it is atomic and, across processes sharing a
+// store, serialised with other writes.
+package engine
+
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/rank"
+)
+
+// Options configure an Engine. A nil *Options means defaults.
+type Options struct {
+	// Policies are the type policies; nil means cairn.DefaultTypes().
+	Policies cairn.Policies
+	// Now is the clock; nil means time.Now. Recency, TTL and timestamps
+	// all read it, so a fixed clock makes runs reproducible.
+	Now func() time.Time
+	// Weights tune salience; the zero value means rank.DefaultWeights().
+	Weights rank.Weights
+	// BM25 parameters; the zero value means index.DefaultParams().
+	BM25 index.Params
+	// Redact, when set, is applied to every text field before it is
+	// stored, on every write path.
+	Redact func(string) string
+}
+
+// Engine is the memory service.
+type Engine struct {
+	store    cairn.Store
+	policies cairn.Policies
+	now      func() time.Time
+	weights  rank.Weights
+	bm25     index.Params
+	redact   func(string) string
+}
+
+// New returns an Engine over store. The caller keeps ownership of store.
+func New(store cairn.Store, opts *Options) *Engine {
+	if opts == nil {
+		opts = &Options{}
+	}
+	e := &Engine{store: store, policies: opts.Policies, now: opts.Now,
+		weights: opts.Weights, bm25: opts.BM25, redact: opts.Redact}
+	if e.policies == nil {
+		e.policies = cairn.DefaultTypes()
+	}
+	if e.now == nil {
+		e.now = time.Now
+	}
+	if e.weights == (rank.Weights{}) {
+		e.weights = rank.DefaultWeights()
+	}
+	if e.bm25 == (index.Params{}) {
+		e.bm25 = index.DefaultParams()
+	}
+	return e
+}
+
+// Policies returns the type policies in force.
+func (e *Engine) Policies() cairn.Policies { return e.policies }
+
+// Now returns the engine's clock reading, in UTC, to the millisecond (the
+// precision the stores keep).
+func (e *Engine) Now() time.Time { return e.now().UTC().Truncate(time.Millisecond) }
+
+// Store returns the store the engine works on.
+func (e *Engine) Store() cairn.Store { return e.store }
+
+const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
+
+// NewID returns a new memory id: "mem-" and 16 characters that sort by
+// creation time (48 bits of milliseconds, then 32 random bits).
+func NewID(now time.Time) string {
+	var b [10]byte
+	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixMilli())<<16)
+	rand.Read(b[6:])
+	var sb strings.Builder
+	sb.Grow(20)
+	sb.WriteString("mem-")
+	// 80 bits → 16 base32 digits.
+	hi := binary.BigEndian.Uint64(b[:8])
+	lo := uint64(binary.BigEndian.Uint16(b[8:]))
+	for i := 0; i < 16; i++ {
+		shift := 75 - 5*i // bit offset of this digit in the 80-bit number
+		var v uint64
+		if shift >= 16 {
+			v = hi >> (shift - 16)
+		} else {
+			v = hi<<(16-shift) | lo>>shift
+		}
+		sb.WriteByte(crockford[v&31])
+	}
+	return sb.String()
+}

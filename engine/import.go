@@ -1,0 +1,136 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// importFlushEvery bounds the postings an import holds in memory: after
+// this many memories they are appended to the store (same transaction).
+const importFlushEvery = 50_000
+
+// Import stores the records in one transaction: all or nothing, unless
+// opts.SkipInvalid, which stores the valid records and reports the rest.
+// Records keep their id, project and created_at. A record whose id is
+// already stored is left alone when unchanged and replaced when its
+// updated_at is newer; otherwise records go through the same dedup as
+// AddMemory, so importing the same file twice changes nothing.
+//
+// Without SkipInvalid, the first bad record fails the import with
+// EINVALID and a message naming its line.
+func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions) (*cairn.ImportReport, error) {
+	rep := &cairn.ImportReport{}
+	now := e.Now()
+	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+		b := newIndexBatch()
+		pending := 0
+		for rec := range records {
+			if err := ctx.Err(); err != nil {
+				return cairn.WrapError(cairn.EUNAVAILABLE, err, "import cancelled")
+			}
+			if rec.Line > 0 || rec.Memory != nil {
+				rep.Read++
+			}
+			status, err := e.importOne(ctx, tx, b, rec, opts, now)
+			if err != nil {
+				if cairn.ErrorCode(err) != cairn.EINVALID && cairn.ErrorCode(err) != cairn.ECONFLICT {
+					return err // the store failed: nothing is kept
+				}
+				if !opts.SkipInvalid {
+					return cairn.WrapError(cairn.EINVALID, nil, "%s; nothing was imported (use --skip-invalid to import the valid records)", lineError(rec.Line, err))
+				}
+				rep.Skipped = append(rep.Skipped, cairn.ImportProblem{Line: rec.Line, Message: cairn.ErrorMessage(err)})
+				continue
+			}
+			switch status {
+			case cairn.StatusCreated:
+				rep.Created++
+			case cairn.StatusUpdated:
+				rep.Updated++
+			case cairn.StatusReinforced:
+				rep.Reinforced++
+			default:
+				rep.Unchanged++
+			}
+			if pending++; pending >= importFlushEvery {
+				if err := b.flush(ctx, tx); err != nil {
+					return err
+				}
+				pending = 0
+			}
+		}
+		return b.flush(ctx, tx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return rep, nil
+}
+
+func lineError(line int, err error) string {
+	if line == 0 {
+		return cairn.ErrorMessage(err)
+	}
+	return fmt.Sprintf("line %d: %s", line, cairn.ErrorMessage(err))
+}
+
+func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, rec cairn.ImportRecord, opts cairn.ImportOptions, now time.Time) (string, error) {
+	if rec.Err != nil {
+		if rec.Line == 0 {
+			return "", cairn.WrapError(cairn.EUNAVAILABLE, rec.Err, "cannot read the import")
+		}
+		return "", cairn.Errorf(cairn.EINVALID, "%s", rec.Err.Error())
+	}
+	m := rec.Memory
+	if m.Project == "" {
+		m.Project = opts.Project
+	}
+	if m.Source == "" {
+		m.Source = cairn.SourceImported
+	}
+	if err := e.prepareNew(m, now); err != nil {
+		return "", err
+	}
+	if rec.Memory.ID != "" {
+		old, err := tx.FindMemoryByID(ctx, m.ID)
+		switch {
+		case err == nil:
+			return e.importExisting(ctx, tx, b, old, m)
+		case cairn.ErrorCode(err) != cairn.ENOTFOUND:
+			return "", err
+		}
+	}
+	res, err := e.add(ctx, tx, b, m, now)
+	if err != nil {
+		return "", err
+	}
+	return res.Status, nil
+}
+
+// importExisting handles a record whose id is stored: unchanged, newer
+// (replace), or older (keep what is stored).
+func (e *Engine) importExisting(ctx context.Context, tx cairn.Tx, b *indexBatch, old, m *cairn.Memory) (string, error) {
+	if old.Project != m.Project {
+		return "", cairn.Errorf(cairn.ECONFLICT, "id %s is already used by a memory of project %q", m.ID, old.Project)
+	}
+	m.Partition, m.DocNum = old.Partition, old.DocNum
+	if equalMemory(old, m) || !m.UpdatedAt.After(old.UpdatedAt) {
+		return cairn.StatusUnchanged, nil
+	}
+	if m.Key != "" && (m.Key != old.Key || m.Type != old.Type) {
+		if other, err := tx.FindMemoryByKey(ctx, m.Project, m.Type, m.Key); err == nil && other.ID != m.ID {
+			return "", cairn.Errorf(cairn.ECONFLICT, "memory %s already has type %s and key %q", other.ID, m.Type, m.Key)
+		}
+	}
+	if err := b.reindex(ctx, tx, old, m); err != nil {
+		return "", err
+	}
+	if err := tx.UpdateMemory(ctx, m); err != nil {
+		return "", err
+	}
+	return cairn.StatusUpdated, nil
+}

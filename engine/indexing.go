@@ -1,0 +1,204 @@
+package engine
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/lexical"
+)
+
+// contentHash identifies content up to white space.
+func contentHash(content string) string {
+	sum := sha256.Sum256([]byte(cairn.NormalizeContent(content)))
+	return hex.EncodeToString(sum[:16])
+}
+
+// partitionOf is the index partition of a memory.
+func partitionOf(m *cairn.Memory) string {
+	if m.Scope == cairn.ScopeGlobal {
+		return ""
+	}
+	return m.Project
+}
+
+// indexedText is what search matches a memory on: its title (when it is
+// not just the start of the content), key, content, tags and file refs.
+func indexedText(m *cairn.Memory) string {
+	var b strings.Builder
+	title := strings.TrimSuffix(m.Title, "...")
+	if !strings.HasPrefix(cairn.NormalizeContent(m.Content), cairn.NormalizeContent(title)) {
+		b.WriteString(m.Title)
+		b.WriteByte('\n')
+	}
+	if m.Key != "" {
+		b.WriteString(m.Key)
+		b.WriteByte('\n')
+	}
+	b.WriteString(m.Content)
+	for _, t := range m.Tags {
+		b.WriteByte('\n')
+		b.WriteString(t)
+	}
+	for _, r := range m.FileRefs {
+		b.WriteByte('\n')
+		b.WriteString(r)
+	}
+	return b.String()
+}
+
+// sameIndexedText reports whether a and b would be indexed identically.
+func sameIndexedText(a, b *cairn.Memory) bool {
+	return partitionOf(a) == partitionOf(b) && indexedText(a) == indexedText(b)
+}
+
+// Compaction policy: a partition is compacted when more than a quarter of
+// its documents are dead, and at least minDeadForCompaction are.
+const minDeadForCompaction = 256
+
+// indexBatch collects index changes made in one transaction and writes
+// them once at the end (flush), so that a bulk import appends one chunk
+// per term instead of one per memory.
+type indexBatch struct {
+	parts map[string]*partState
+	terms []string
+}
+
+type partState struct {
+	stats   *cairn.PartitionStats
+	dead    index.DeadSet
+	builder *index.Builder
+	changed bool
+}
+
+func newIndexBatch() *indexBatch { return &indexBatch{parts: map[string]*partState{}} }
+
+func (b *indexBatch) part(ctx context.Context, tx cairn.Tx, name string) (*partState, error) {
+	if p, ok := b.parts[name]; ok {
+		return p, nil
+	}
+	stats, err := tx.Partition(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	dead, err := index.DecodeDead(stats.Dead)
+	if err != nil {
+		return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
+	}
+	p := &partState{stats: stats, dead: dead, builder: index.NewBuilder()}
+	b.parts[name] = p
+	return p, nil
+}
+
+// add gives m a document number in its partition and records its postings.
+func (b *indexBatch) add(ctx context.Context, tx cairn.Tx, m *cairn.Memory) error {
+	m.Partition = partitionOf(m)
+	p, err := b.part(ctx, tx, m.Partition)
+	if err != nil {
+		return err
+	}
+	var dl int
+	b.terms, dl = lexical.Analyze(indexedText(m), b.terms[:0])
+	m.DocNum = p.stats.NextDoc
+	p.stats.NextDoc++
+	p.stats.Docs++
+	p.stats.TotalLen += int64(dl)
+	p.builder.Add(m.DocNum, dl, b.terms)
+	p.changed = true
+	return nil
+}
+
+// remove marks m's document dead.
+func (b *indexBatch) remove(ctx context.Context, tx cairn.Tx, m *cairn.Memory) error {
+	p, err := b.part(ctx, tx, m.Partition)
+	if err != nil {
+		return err
+	}
+	if !p.dead.Add(m.DocNum) {
+		return nil
+	}
+	var dl int
+	b.terms, dl = lexical.Analyze(indexedText(m), b.terms[:0])
+	p.stats.Docs--
+	p.stats.TotalLen -= int64(dl)
+	if p.stats.Docs <= 0 {
+		p.stats.Docs, p.stats.TotalLen = 0, 0
+	}
+	if p.stats.TotalLen < 0 {
+		p.stats.TotalLen = 0
+	}
+	p.stats.DeadDocs++
+	p.changed = true
+	return nil
+}
+
+// reindex replaces old's document by m's.
+func (b *indexBatch) reindex(ctx context.Context, tx cairn.Tx, old, m *cairn.Memory) error {
+	if sameIndexedText(old, m) {
+		m.Partition, m.DocNum = old.Partition, old.DocNum
+		return nil
+	}
+	if err := b.remove(ctx, tx, old); err != nil {
+		return err
+	}
+	return b.add(ctx, tx, m)
+}
+
+// flush writes the batch's postings and statistics, compacting partitions
+// with too many dead documents.
+func (b *indexBatch) flush(ctx context.Context, tx cairn.Tx) error {
+	for name, p := range b.parts {
+		if !p.changed {
+			continue
+		}
+		if p.builder.Docs > 0 {
+			if err := tx.AppendPostings(ctx, name, p.builder.Postings()); err != nil {
+				return err
+			}
+			p.builder = index.NewBuilder()
+		}
+		if p.stats.DeadDocs >= minDeadForCompaction && p.stats.DeadDocs*4 > p.stats.Docs {
+			if err := compact(ctx, tx, name, p.dead); err != nil {
+				return err
+			}
+			p.dead, p.stats.DeadDocs = nil, 0
+		}
+		p.stats.Dead = index.EncodeDead(p.dead)
+		if err := tx.PutPartition(ctx, p.stats); err != nil {
+			return err
+		}
+		p.changed = false
+	}
+	return nil
+}
+
+// compact rewrites every term of a partition without dead postings.
+func compact(ctx context.Context, tx cairn.Tx, partition string, dead index.DeadSet) error {
+	after := ""
+	for {
+		tps, err := tx.ScanPostings(ctx, partition, after, 1000)
+		if err != nil {
+			return err
+		}
+		if len(tps) == 0 {
+			return nil
+		}
+		out := make([]cairn.TermPostings, 0, len(tps))
+		for _, tp := range tps {
+			data, n, err := index.Compact(tp.Data, dead)
+			if err != nil {
+				return cairn.WrapError(cairn.EINTERNAL, err, "compact the index of %q at term %q", partition, tp.Term)
+			}
+			if n != tp.DF || len(data) != len(tp.Data) {
+				out = append(out, cairn.TermPostings{Term: tp.Term, DF: n, Data: data})
+			}
+		}
+		if err := tx.ReplacePostings(ctx, partition, out); err != nil {
+			return err
+		}
+		after = tps[len(tps)-1].Term
+	}
+}

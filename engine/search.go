@@ -1,0 +1,225 @@
+package engine
+
+import (
+	"context"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/lexical"
+	"github.com/cairn-dev/cairn/rank"
+)
+
+// Candidate caps. Search scores every posting of the query's terms (cheap),
+// then loads at most a few candidates per wanted hit from the store (the
+// costly part) to apply filters and salience. When filters reject too many,
+// it loads more, growing the cap, until it has enough or none are left.
+const (
+	minCandidates    = 50
+	candidatesPerHit = 5
+	candidateGrowth  = 4
+)
+
+// Search implements cairn.Service.
+func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error) {
+	if !cairn.ValidProject(q.Project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", q.Project)
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "the search query is empty; give the words to look for")
+	}
+	if q.Limit < 0 || q.Limit > cairn.MaxLimit {
+		return nil, cairn.Errorf(cairn.EINVALID, "limit %d is out of range: give 1 to %d", q.Limit, cairn.MaxLimit)
+	}
+	if q.Limit == 0 {
+		q.Limit = cairn.DefaultLimit
+	}
+	if q.Now.IsZero() {
+		q.Now = e.Now()
+	}
+	for i, t := range q.Types {
+		n, err := normalizeName("type", t)
+		if err != nil {
+			return nil, err
+		}
+		q.Types[i] = n
+	}
+	terms := lexical.QueryTerms(q.Text)
+	if len(terms) == 0 {
+		return nil, nil
+	}
+	var hits []cairn.Hit
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		var err error
+		hits, err = e.search(ctx, tx, q, terms)
+		return err
+	})
+	return hits, err
+}
+
+type partScore struct {
+	name   string
+	scorer *index.Scorer
+}
+
+type candidate struct {
+	part string
+	doc  int64
+	lex  float64
+}
+
+func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []string) ([]cairn.Hit, error) {
+	parts := []string{q.Project}
+	if !q.NoGlobal {
+		parts = append(parts, "")
+	}
+	var scored []partScore
+	for _, name := range parts {
+		stats, err := tx.Partition(ctx, name)
+		if err != nil {
+			return nil, err
+		}
+		if stats.Docs == 0 {
+			continue
+		}
+		dead, err := index.DecodeDead(stats.Dead)
+		if err != nil {
+			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
+		}
+		tps, err := tx.Postings(ctx, name, terms)
+		if err != nil {
+			return nil, err
+		}
+		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead}
+		for _, tp := range tps {
+			if err := s.Add(tp, 1); err != nil {
+				return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", name, tp.Term)
+			}
+		}
+		if s.Matches() > 0 {
+			scored = append(scored, partScore{name: name, scorer: s})
+		}
+	}
+	if len(scored) == 0 {
+		return nil, nil
+	}
+	k := max(minCandidates, q.Limit*candidatesPerHit)
+	var kept []cairn.Hit
+	for {
+		var cands []candidate
+		exhausted := true
+		for _, ps := range scored {
+			top := ps.scorer.Top(k)
+			if ps.scorer.Matches() > k {
+				exhausted = false
+			}
+			for _, s := range top {
+				cands = append(cands, candidate{part: ps.name, doc: s.Doc, lex: s.Score})
+			}
+		}
+		var err error
+		if kept, err = e.loadCandidates(ctx, tx, q, cands); err != nil {
+			return nil, err
+		}
+		if len(kept) >= q.Limit || exhausted {
+			break
+		}
+		k *= candidateGrowth
+	}
+	return e.rankHits(q, kept), nil
+}
+
+// loadCandidates fetches the candidates' memories and keeps those that pass
+// the query's filters.
+func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, q cairn.Query, cands []candidate) ([]cairn.Hit, error) {
+	byPart := map[string][]int64{}
+	lex := map[string]map[int64]float64{}
+	for _, c := range cands {
+		byPart[c.part] = append(byPart[c.part], c.doc)
+		if lex[c.part] == nil {
+			lex[c.part] = map[int64]float64{}
+		}
+		lex[c.part][c.doc] = c.lex
+	}
+	var out []cairn.Hit
+	for part, docs := range byPart {
+		ms, err := tx.FindMemoriesByDoc(ctx, part, docs)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			if part == "" && m.Scope != cairn.ScopeGlobal || part != "" && m.Project != q.Project {
+				continue // isolation is absolute, whatever the index says
+			}
+			if !passes(m, q) {
+				continue
+			}
+			out = append(out, cairn.Hit{Memory: m, Lexical: lex[part][m.DocNum]})
+		}
+	}
+	return out, nil
+}
+
+func passes(m *cairn.Memory, q cairn.Query) bool {
+	if !m.ExpiresAt.IsZero() && !q.Now.Before(m.ExpiresAt) {
+		return false
+	}
+	if q.ExcludeSuperseded && m.SupersededBy != "" {
+		return false
+	}
+	if len(q.Types) > 0 && !slices.Contains(q.Types, m.Type) {
+		return false
+	}
+	for _, t := range q.Tags {
+		if !m.HasTag(t) {
+			return false
+		}
+	}
+	if !q.After.IsZero() && m.CreatedAt.Before(q.After) {
+		return false
+	}
+	if !q.Before.IsZero() && !m.CreatedAt.Before(q.Before) {
+		return false
+	}
+	if q.ExcludeSession != "" && m.SessionID == q.ExcludeSession {
+		return false
+	}
+	return true
+}
+
+// rankHits combines relevance and salience and returns the best q.Limit.
+func (e *Engine) rankHits(q cairn.Query, hits []cairn.Hit) []cairn.Hit {
+	best := 0.0
+	for _, h := range hits {
+		best = max(best, h.Lexical)
+	}
+	if best <= 0 {
+		best = 1
+	}
+	for i := range hits {
+		h := &hits[i]
+		h.Relevance = h.Lexical / best
+		h.Salience = rank.Salience(h.Memory, q.Now, e.policies.Of(h.Memory.Type).Weight, e.weights)
+		h.Score = rank.Combine(h.Relevance, h.Salience)
+	}
+	sort.SliceStable(hits, func(i, j int) bool {
+		a, b := hits[i], hits[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		if a.Lexical != b.Lexical {
+			return a.Lexical > b.Lexical
+		}
+		if !a.Memory.CreatedAt.Equal(b.Memory.CreatedAt) {
+			return a.Memory.CreatedAt.After(b.Memory.CreatedAt)
+		}
+		return a.Memory.ID < b.Memory.ID
+	})
+	if len(hits) > q.Limit {
+		hits = hits[:q.Limit]
+	}
+	return hits
+}
+

@@ -1,0 +1,170 @@
+package engine
+
+import (
+	"math"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// checkText rejects text that cairn cannot store faithfully or that is too
+// large; field names the field for the error message.
+func checkText(field, s string, max int) error {
+	if !utf8.ValidString(s) {
+		return cairn.Errorf(cairn.EINVALID, "%s is not valid UTF-8; convert it to UTF-8 first", field)
+	}
+	if strings.IndexByte(s, 0) >= 0 {
+		return cairn.Errorf(cairn.EINVALID, "%s contains a NUL byte; binary data cannot be stored as a memory", field)
+	}
+	if len(s) > max {
+		return cairn.Errorf(cairn.EINVALID, "%s is %d bytes, more than the limit of %d; split it or store a summary", field, len(s), max)
+	}
+	return nil
+}
+
+// checkLine is checkText for one-line fields: no control characters.
+func checkLine(field, s string, max int) error {
+	if err := checkText(field, s, max); err != nil {
+		return err
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return cairn.Errorf(cairn.EINVALID, "%s %q contains a control character", field, s)
+		}
+	}
+	return nil
+}
+
+// normalizeName lowercases and trims a type or tag name and validates it.
+func normalizeName(field, s string) (string, error) {
+	n := strings.ToLower(strings.TrimSpace(s))
+	if !cairn.ValidName(n) {
+		return "", cairn.Errorf(cairn.EINVALID, "%s %q is not valid: use lowercase letters, digits and _ - : . / (at most %d bytes, starting with a letter or digit)", field, s, cairn.MaxNameBytes)
+	}
+	return n, nil
+}
+
+// normalizeTags validates, lowercases and de-duplicates tags, keeping order.
+func normalizeTags(tags []string) ([]string, error) {
+	if len(tags) > cairn.MaxTags {
+		return nil, cairn.Errorf(cairn.EINVALID, "%d tags is more than the limit of %d", len(tags), cairn.MaxTags)
+	}
+	out := tags[:0:0]
+	seen := map[string]bool{}
+	for _, t := range tags {
+		if strings.TrimSpace(t) == "" {
+			continue
+		}
+		n, err := normalizeName("tag", t)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+func normalizeRefs(refs []string) ([]string, error) {
+	if len(refs) > cairn.MaxFileRefs {
+		return nil, cairn.Errorf(cairn.EINVALID, "%d file references is more than the limit of %d", len(refs), cairn.MaxFileRefs)
+	}
+	out := refs[:0:0]
+	seen := map[string]bool{}
+	for _, r := range refs {
+		r = strings.TrimSpace(r)
+		if r == "" || seen[r] {
+			continue
+		}
+		if err := checkLine("file reference", r, 1024); err != nil {
+			return nil, err
+		}
+		seen[r] = true
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// normalize validates m for storage and fills defaults. It does not touch
+// the index fields or timestamps.
+func (e *Engine) normalize(m *cairn.Memory) error {
+	if !cairn.ValidProject(m.Project) {
+		return cairn.Errorf(cairn.EINVALID, "project %q is not valid: give 1 to %d bytes of text without control characters", m.Project, cairn.MaxNameBytes)
+	}
+	if m.ID != "" {
+		if err := checkLine("id", m.ID, cairn.MaxNameBytes); err != nil {
+			return err
+		}
+		if strings.ContainsAny(m.ID, " \t") {
+			return cairn.Errorf(cairn.EINVALID, "id %q contains white space", m.ID)
+		}
+	}
+	if m.Type == "" {
+		m.Type = cairn.DefaultType
+	}
+	var err error
+	if m.Type, err = normalizeName("type", m.Type); err != nil {
+		return err
+	}
+	switch m.Scope {
+	case "":
+		m.Scope = cairn.ScopeProject
+	case cairn.ScopeProject, cairn.ScopeGlobal:
+	default:
+		return cairn.Errorf(cairn.EINVALID, "scope %q is not valid: use project or global", m.Scope)
+	}
+	switch m.Source {
+	case "":
+		m.Source = cairn.SourceExplicit
+	case cairn.SourceExplicit, cairn.SourceAutomatic, cairn.SourceExtracted, cairn.SourceImported:
+	default:
+		return cairn.Errorf(cairn.EINVALID, "source %q is not valid: use explicit, automatic, extracted or imported", m.Source)
+	}
+	if e.redact != nil {
+		m.Content = e.redact(m.Content)
+		m.Title = e.redact(m.Title)
+		m.Key = e.redact(m.Key)
+	}
+	if err := checkText("content", m.Content, cairn.MaxContentBytes); err != nil {
+		return err
+	}
+	if strings.TrimSpace(m.Content) == "" {
+		return cairn.Errorf(cairn.EINVALID, "content is empty; say what should be remembered")
+	}
+	m.Title = strings.TrimSpace(m.Title)
+	if m.Title == "" {
+		m.Title = cairn.TitleFromContent(m.Content)
+	}
+	if err := checkLine("title", strings.ReplaceAll(m.Title, "\t", " "), cairn.MaxTitleBytes); err != nil {
+		return err
+	}
+	m.Key = strings.TrimSpace(m.Key)
+	for _, f := range []struct{ name, v string }{
+		{"key", m.Key}, {"agent", m.Agent}, {"hat", m.Hat}, {"task", m.TaskID},
+		{"session", m.SessionID}, {"superseded_by", m.SupersededBy},
+	} {
+		if err := checkLine(f.name, f.v, cairn.MaxNameBytes); err != nil {
+			return err
+		}
+	}
+	if m.Tags, err = normalizeTags(m.Tags); err != nil {
+		return err
+	}
+	if m.FileRefs, err = normalizeRefs(m.FileRefs); err != nil {
+		return err
+	}
+	if math.IsNaN(m.Confidence) || m.Confidence < 0 || m.Confidence > 1 {
+		return cairn.Errorf(cairn.EINVALID, "confidence %v is not valid: give a number from 0 to 1", m.Confidence)
+	}
+	if m.Confidence == 0 {
+		m.Confidence = cairn.InitialConfidence(e.policies.Of(m.Type), m.Source)
+	}
+	if m.UseCount < 0 {
+		return cairn.Errorf(cairn.EINVALID, "use_count %d is negative", m.UseCount)
+	}
+	m.ContentHash = contentHash(m.Content)
+	return nil
+}

@@ -1,0 +1,370 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+)
+
+var _ cairn.Service = (*Engine)(nil)
+
+// AddMemory implements cairn.Service.
+func (e *Engine) AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error) {
+	m = cloneMemory(m)
+	now := e.Now()
+	if err := e.prepareNew(m, now); err != nil {
+		return nil, err
+	}
+	var res *cairn.WriteResult
+	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+		b := newIndexBatch()
+		var err error
+		if res, err = e.add(ctx, tx, b, m, now); err != nil {
+			return err
+		}
+		return b.flush(ctx, tx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// prepareNew validates m and fills the defaults of a new memory.
+func (e *Engine) prepareNew(m *cairn.Memory, now time.Time) error {
+	if err := e.normalize(m); err != nil {
+		return err
+	}
+	if m.ID == "" {
+		m.ID = NewID(now)
+	}
+	if m.CreatedAt.IsZero() {
+		m.CreatedAt = now
+	}
+	m.CreatedAt = m.CreatedAt.UTC().Truncate(time.Millisecond)
+	if m.UpdatedAt.IsZero() || m.UpdatedAt.Before(m.CreatedAt) {
+		m.UpdatedAt = m.CreatedAt
+	}
+	m.UpdatedAt = m.UpdatedAt.UTC().Truncate(time.Millisecond)
+	if m.ExpiresAt.IsZero() {
+		if ttl := e.policies.Of(m.Type).TTL; ttl > 0 {
+			m.ExpiresAt = m.CreatedAt.Add(ttl)
+		}
+	}
+	return nil
+}
+
+// add stores a prepared memory, or folds it into the memory with the same
+// key or the same content.
+func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.Memory, now time.Time) (*cairn.WriteResult, error) {
+	if m.Key != "" {
+		old, err := tx.FindMemoryByKey(ctx, m.Project, m.Type, m.Key)
+		switch {
+		case err == nil:
+			return e.upsertKey(ctx, tx, b, old, m, now)
+		case cairn.ErrorCode(err) != cairn.ENOTFOUND:
+			return nil, err
+		}
+	} else {
+		same, err := tx.FindMemoriesByHash(ctx, m.Project, m.ContentHash)
+		if err != nil {
+			return nil, err
+		}
+		for _, old := range same {
+			if old.Live(now) {
+				return e.reinforce(ctx, tx, b, old, m, now)
+			}
+		}
+	}
+	if err := b.add(ctx, tx, m); err != nil {
+		return nil, err
+	}
+	if err := tx.CreateMemory(ctx, m); err != nil {
+		if cairn.ErrorCode(err) == cairn.ECONFLICT {
+			return nil, cairn.WrapError(cairn.ECONFLICT, err, "a memory with id %s already exists", m.ID)
+		}
+		return nil, err
+	}
+	return &cairn.WriteResult{Memory: m, Status: cairn.StatusCreated}, nil
+}
+
+// upsertKey rewrites the memory holding m's key with m's content (seed
+// 002): confidence only rises, tags and file refs are replaced when given.
+func (e *Engine) upsertKey(ctx context.Context, tx cairn.Tx, b *indexBatch, old, m *cairn.Memory, now time.Time) (*cairn.WriteResult, error) {
+	n := cloneMemory(old)
+	n.Title, n.Content, n.ContentHash = m.Title, m.Content, m.ContentHash
+	if len(m.Tags) > 0 {
+		n.Tags = m.Tags
+	}
+	if len(m.FileRefs) > 0 {
+		n.FileRefs = m.FileRefs
+	}
+	n.Confidence = math.Max(old.Confidence, m.Confidence)
+	for _, f := range []struct {
+		dst *string
+		v   string
+	}{
+		{&n.Agent, m.Agent}, {&n.Hat, m.Hat}, {&n.TaskID, m.TaskID}, {&n.SessionID, m.SessionID},
+	} {
+		if f.v != "" {
+			*f.dst = f.v
+		}
+	}
+	if m.Pinned {
+		n.Pinned = true
+	}
+	if equalMemory(old, n) {
+		return &cairn.WriteResult{Memory: old, Status: cairn.StatusUnchanged}, nil
+	}
+	n.UpdatedAt = now
+	if !m.ExpiresAt.IsZero() && m.ExpiresAt.After(n.ExpiresAt) {
+		n.ExpiresAt = m.ExpiresAt
+	}
+	if err := b.reindex(ctx, tx, old, n); err != nil {
+		return nil, err
+	}
+	if err := tx.UpdateMemory(ctx, n); err != nil {
+		return nil, err
+	}
+	return &cairn.WriteResult{Memory: n, Status: cairn.StatusUpdated}, nil
+}
+
+// reinforce folds a repeated memory into the stored one: one more use, a
+// confidence boost (never a drop), and the union of tags and file refs.
+func (e *Engine) reinforce(ctx context.Context, tx cairn.Tx, b *indexBatch, old, m *cairn.Memory, now time.Time) (*cairn.WriteResult, error) {
+	n := cloneMemory(old)
+	n.UseCount++
+	c := math.Max(old.Confidence, m.Confidence)
+	if c < cairn.MaxConfidence {
+		c = math.Min(cairn.MaxConfidence, c+cairn.UsageBoost)
+	}
+	n.Confidence = c
+	n.UpdatedAt = now
+	n.Tags = union(n.Tags, m.Tags)
+	n.FileRefs = union(n.FileRefs, m.FileRefs)
+	if len(n.Tags) > cairn.MaxTags {
+		n.Tags = n.Tags[:cairn.MaxTags]
+	}
+	if len(n.FileRefs) > cairn.MaxFileRefs {
+		n.FileRefs = n.FileRefs[:cairn.MaxFileRefs]
+	}
+	if err := b.reindex(ctx, tx, old, n); err != nil {
+		return nil, err
+	}
+	if err := tx.UpdateMemory(ctx, n); err != nil {
+		return nil, err
+	}
+	return &cairn.WriteResult{Memory: n, Status: cairn.StatusReinforced}, nil
+}
+
+func union(a, b []string) []string {
+	out := slices.Clone(a)
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+func cloneMemory(m *cairn.Memory) *cairn.Memory {
+	c := *m
+	c.Tags = slices.Clone(m.Tags)
+	c.FileRefs = slices.Clone(m.FileRefs)
+	return &c
+}
+
+// equalMemory compares the stored fields of two memories.
+func equalMemory(a, b *cairn.Memory) bool {
+	return a.ID == b.ID && a.Project == b.Project && a.Scope == b.Scope && a.Type == b.Type &&
+		a.Key == b.Key && a.Title == b.Title && a.Content == b.Content &&
+		slices.Equal(a.Tags, b.Tags) && slices.Equal(a.FileRefs, b.FileRefs) &&
+		a.Confidence == b.Confidence && a.Source == b.Source && a.Agent == b.Agent &&
+		a.Hat == b.Hat && a.TaskID == b.TaskID && a.SessionID == b.SessionID &&
+		a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt) &&
+		a.LastUsedAt.Equal(b.LastUsedAt) && a.VerifiedAt.Equal(b.VerifiedAt) &&
+		a.ExpiresAt.Equal(b.ExpiresAt) && a.UseCount == b.UseCount && a.Pinned == b.Pinned &&
+		a.SupersededBy == b.SupersededBy
+}
+
+// FindMemoryByID implements cairn.Service.
+func (e *Engine) FindMemoryByID(ctx context.Context, id string) (*cairn.Memory, error) {
+	var m *cairn.Memory
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		var err error
+		m, err = findByIDOrPrefix(ctx, tx, id)
+		return err
+	})
+	return m, err
+}
+
+func findByIDOrPrefix(ctx context.Context, tx cairn.Tx, id string) (*cairn.Memory, error) {
+	m, err := tx.FindMemoryByID(ctx, id)
+	if cairn.ErrorCode(err) != cairn.ENOTFOUND || len(id) < 6 {
+		return m, err
+	}
+	ids, err := tx.FindMemoryIDsByPrefix(ctx, id, 2)
+	if err != nil {
+		return nil, err
+	}
+	switch len(ids) {
+	case 0:
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s; `cairn list` shows the ids", id)
+	case 1:
+		return tx.FindMemoryByID(ctx, ids[0])
+	}
+	return nil, cairn.Errorf(cairn.EINVALID, "id prefix %s matches several memories; give more of the id", id)
+}
+
+// FindMemories implements cairn.Service.
+func (e *Engine) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
+	if !cairn.ValidProject(f.Project) {
+		return nil, 0, cairn.Errorf(cairn.EINVALID, "project %q is not valid", f.Project)
+	}
+	var out []*cairn.Memory
+	var total int
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		var err error
+		out, total, err = tx.FindMemories(ctx, f)
+		return err
+	})
+	return out, total, err
+}
+
+// UpdateMemory implements cairn.Service.
+func (e *Engine) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryUpdate) (*cairn.Memory, error) {
+	var out *cairn.Memory
+	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+		old, err := findByIDOrPrefix(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		n := cloneMemory(old)
+		applyUpdate(n, upd)
+		if err := e.normalize(n); err != nil {
+			return err
+		}
+		if n.Key != "" && (n.Key != old.Key || n.Type != old.Type) {
+			other, err := tx.FindMemoryByKey(ctx, n.Project, n.Type, n.Key)
+			if err == nil && other.ID != n.ID {
+				return cairn.Errorf(cairn.ECONFLICT, "memory %s already has type %s and key %q", other.ID, n.Type, n.Key)
+			}
+		}
+		if n.SupersededBy != "" {
+			if n.SupersededBy == n.ID {
+				return cairn.Errorf(cairn.EINVALID, "a memory cannot supersede itself")
+			}
+			if _, err := tx.FindMemoryByID(ctx, n.SupersededBy); err != nil {
+				return err
+			}
+		}
+		if equalMemory(old, n) {
+			out = old
+			return nil
+		}
+		n.UpdatedAt = e.Now()
+		b := newIndexBatch()
+		if err := b.reindex(ctx, tx, old, n); err != nil {
+			return err
+		}
+		if err := b.flush(ctx, tx); err != nil {
+			return err
+		}
+		out = n
+		return tx.UpdateMemory(ctx, n)
+	})
+	return out, err
+}
+
+func applyUpdate(n *cairn.Memory, u cairn.MemoryUpdate) {
+	set := func(dst *string, v *string) {
+		if v != nil {
+			*dst = *v
+		}
+	}
+	derivedTitle := n.Title == cairn.TitleFromContent(n.Content)
+	set(&n.Type, u.Type)
+	set(&n.Key, u.Key)
+	set(&n.Content, u.Content)
+	set(&n.SupersededBy, u.SupersededBy)
+	set(&n.Agent, u.Agent)
+	set(&n.Hat, u.Hat)
+	set(&n.TaskID, u.TaskID)
+	set(&n.SessionID, u.SessionID)
+	if u.Title != nil {
+		n.Title = *u.Title
+	} else if u.Content != nil && derivedTitle {
+		n.Title = "" // derived again from the new content
+	}
+	if u.Tags != nil {
+		n.Tags = slices.Clone(*u.Tags)
+	}
+	if u.FileRefs != nil {
+		n.FileRefs = slices.Clone(*u.FileRefs)
+	}
+	if u.Confidence != nil {
+		n.Confidence = *u.Confidence
+	}
+	if u.Scope != nil {
+		n.Scope = *u.Scope
+	}
+	if u.Pinned != nil {
+		n.Pinned = *u.Pinned
+	}
+	if u.ExpiresAt != nil {
+		n.ExpiresAt = *u.ExpiresAt
+	}
+	if u.VerifiedAt != nil {
+		n.VerifiedAt = *u.VerifiedAt
+	}
+}
+
+// DeleteMemory implements cairn.Service.
+func (e *Engine) DeleteMemory(ctx context.Context, id string) error {
+	return e.store.Update(ctx, func(tx cairn.Tx) error {
+		m, err := findByIDOrPrefix(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		b := newIndexBatch()
+		if err := b.remove(ctx, tx, m); err != nil {
+			return err
+		}
+		if err := b.flush(ctx, tx); err != nil {
+			return err
+		}
+		return tx.DeleteMemory(ctx, m.ID)
+	})
+}
+
+// Stats implements cairn.Service.
+func (e *Engine) Stats(ctx context.Context, project string) (*cairn.Stats, error) {
+	if !cairn.ValidProject(project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
+	}
+	st := &cairn.Stats{Project: project}
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		var err error
+		if st.ByType, err = tx.CountByType(ctx, project); err != nil {
+			return err
+		}
+		for _, n := range st.ByType {
+			st.Total += n
+		}
+		ps, err := tx.Partition(ctx, project)
+		if err != nil {
+			return err
+		}
+		st.IndexDocs, st.DeadDocs = ps.Docs, ps.DeadDocs
+		g, err := tx.Partition(ctx, "")
+		if err != nil {
+			return err
+		}
+		st.GlobalTotal = int(g.Docs)
+		return nil
+	})
+	return st, err
+}

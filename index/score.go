@@ -1,0 +1,153 @@
+package index
+
+import (
+	"container/heap"
+	"math"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// Params are the BM25 parameters.
+type Params struct {
+	K1 float64 // term frequency saturation
+	B  float64 // length normalisation
+}
+
+// DefaultParams returns the usual BM25 values (k1 1.2, b 0.75).
+func DefaultParams() Params { return Params{K1: 1.2, B: 0.75} }
+
+// Scored is a document and its BM25 score.
+type Scored struct {
+	Doc   int64
+	Score float64
+}
+
+// Query is a weighted term of a search.
+type Query struct {
+	Term   string
+	Weight float64 // multiplies the term's contribution; 1 is neutral
+}
+
+// IDF is the Lucene BM25 idf of a term found in df of n documents: always
+// positive, so a very common term still counts a little.
+func IDF(n, df int64) float64 {
+	if df > n {
+		df = n
+	}
+	return math.Log(1 + (float64(n)-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// Scorer ranks the documents of one partition. It is not safe for
+// concurrent use; create one per search.
+type Scorer struct {
+	Params Params
+	Stats  *cairn.PartitionStats
+	Dead   DeadSet
+
+	acc     []float64
+	touched []int64
+	sparse  map[int64]float64
+}
+
+// maxDense is the largest partition scored with a dense accumulator.
+const maxDense = 1 << 22
+
+// Add scores the postings of one term with weight w.
+func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
+	n := s.Stats.Docs
+	if n <= 0 || len(tp.Data) == 0 {
+		return nil
+	}
+	if s.acc == nil && s.sparse == nil {
+		if s.Stats.NextDoc <= maxDense {
+			s.acc = make([]float64, s.Stats.NextDoc+1)
+		} else {
+			s.sparse = map[int64]float64{}
+		}
+	}
+	avgdl := float64(s.Stats.TotalLen) / float64(n)
+	if avgdl <= 0 {
+		avgdl = 1
+	}
+	k1, b := s.Params.K1, s.Params.B
+	idf := IDF(n, tp.DF) * w
+	// Precompute the length norm per quantised length.
+	var norm [256]float64
+	for i := range norm {
+		norm[i] = k1 * (1 - b + b*lenTable[i]/avgdl)
+	}
+	return Decode(tp.Data, func(doc int64, tf int, dl byte) {
+		if s.Dead.Has(doc) {
+			return
+		}
+		f := float64(tf)
+		v := idf * f * (k1 + 1) / (f + norm[dl])
+		if s.acc != nil {
+			if doc >= int64(len(s.acc)) {
+				return // written after the stats were read; ignore
+			}
+			if s.acc[doc] == 0 {
+				s.touched = append(s.touched, doc)
+			}
+			s.acc[doc] += v
+			return
+		}
+		if _, ok := s.sparse[doc]; !ok {
+			s.touched = append(s.touched, doc)
+		}
+		s.sparse[doc] += v
+	})
+}
+
+// Matches reports how many documents have a score.
+func (s *Scorer) Matches() int { return len(s.touched) }
+
+// Top returns up to k documents by score, best first; ties go to the newer
+// document.
+func (s *Scorer) Top(k int) []Scored {
+	if k <= 0 {
+		return nil
+	}
+	h := make(minHeap, 0, k)
+	for _, doc := range s.touched {
+		var v float64
+		if s.acc != nil {
+			v = s.acc[doc]
+		} else {
+			v = s.sparse[doc]
+		}
+		x := Scored{Doc: doc, Score: v}
+		if len(h) < k {
+			heap.Push(&h, x)
+		} else if less(h[0], x) {
+			h[0] = x
+			heap.Fix(&h, 0)
+		}
+	}
+	out := make([]Scored, len(h))
+	for i := len(h) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h).(Scored)
+	}
+	return out
+}
+
+// less orders by score, then by document number (older is less).
+func less(a, b Scored) bool {
+	if a.Score != b.Score {
+		return a.Score < b.Score
+	}
+	return a.Doc < b.Doc
+}
+
+type minHeap []Scored
+
+func (h minHeap) Len() int           { return len(h) }
+func (h minHeap) Less(i, j int) bool { return less(h[i], h[j]) }
+func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
+func (h *minHeap) Push(x any)        { *h = append(*h, x.(Scored)) }
+func (h *minHeap) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}

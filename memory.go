@@ -1,0 +1,173 @@
+package cairn
+
+import (
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Scope says who can see a memory: its own project only, or every project
+// (user-wide preferences and conventions).
+type Scope string
+
+const (
+	ScopeProject Scope = "project"
+	ScopeGlobal  Scope = "global"
+)
+
+// Source says how a memory came to be. It sets the default initial
+// confidence (see InitialConfidence).
+type Source string
+
+const (
+	SourceExplicit  Source = "explicit"  // a person or an agent asked to remember it
+	SourceAutomatic Source = "automatic" // derived by cairn from agent activity
+	SourceExtracted Source = "extracted" // produced by a model from conversation
+	SourceImported  Source = "imported"  // read from an export or another tool
+)
+
+// Confidence bounds and steps. Confidence is in [MinConfidence, MaxConfidence]
+// after any automatic change; a caller may set 1.0 explicitly.
+const (
+	MinConfidence = 0.1
+	MaxConfidence = 0.95
+	UsageBoost    = 0.02
+	DecayPerWeek  = 0.02
+)
+
+// Limits on what a memory may hold. Writes beyond them fail with EINVALID.
+const (
+	MaxContentBytes = 64 * 1024
+	MaxTitleBytes   = 512
+	MaxTags         = 64
+	MaxFileRefs     = 64
+	MaxNameBytes    = 128 // type, tag, key, project, provenance fields
+)
+
+// Memory is one thing an agent learned about a project.
+type Memory struct {
+	ID      string
+	Project string // the project it belongs to (for global scope: where it was learned)
+	Scope   Scope
+	Type    string // an open set; see DefaultTypes
+	Key     string // optional; writing the same (project, type, key) updates in place
+	Title   string
+	Content string
+	Tags    []string // namespaced tags such as "scope:global", "agent:claude"
+	// FileRefs are globs or paths of the files the memory is about.
+	FileRefs   []string
+	Confidence float64
+	Source     Source
+
+	// Provenance: who wrote it, while doing what.
+	Agent     string
+	Hat       string
+	TaskID    string
+	SessionID string
+
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	LastUsedAt time.Time // zero when never used
+	VerifiedAt time.Time // zero when never verified
+	ExpiresAt  time.Time // zero when it does not expire
+	UseCount   int
+
+	Pinned       bool   // always injected into context
+	SupersededBy string // id of the memory that replaces this one; kept searchable, not injected
+
+	// Set by the engine; backends store them as given.
+	ContentHash string // hash of the whitespace-normalised content, for dedup
+	Partition   string // the search index partition: the project, or "" for global scope
+	DocNum      int64  // the memory's number in its partition's search index
+}
+
+// Live reports whether m is in force at now: not expired and not superseded.
+func (m *Memory) Live(now time.Time) bool {
+	if m.SupersededBy != "" {
+		return false
+	}
+	return m.ExpiresAt.IsZero() || now.Before(m.ExpiresAt)
+}
+
+// HasTag reports whether m carries tag t.
+func (m *Memory) HasTag(t string) bool {
+	for _, x := range m.Tags {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// ValidName reports whether s can name a type or a tag: 1 to MaxNameBytes
+// bytes of lowercase ASCII letters, digits and "_ - : . /", starting with a
+// letter or digit.
+func ValidName(s string) bool {
+	if s == "" || len(s) > MaxNameBytes {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c >= 'a' && c <= 'z', c >= '0' && c <= '9':
+		case i > 0 && (c == '_' || c == '-' || c == ':' || c == '.' || c == '/'):
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// ValidProject reports whether s can name a project: 1 to MaxNameBytes bytes
+// of valid UTF-8 without control characters.
+func ValidProject(s string) bool {
+	if s == "" || len(s) > MaxNameBytes || !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 || r == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// NormalizeContent folds runs of white space to one space and trims the
+// ends: two contents are "the same" for deduplication when their
+// normalised forms are equal.
+func NormalizeContent(s string) string {
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// TitleFromContent derives a title from content by seed 000's rule: the
+// first sentence or line, at most 100 bytes (cut on a rune boundary) with
+// "..." appended when cut.
+func TitleFromContent(content string) string {
+	t := strings.TrimSpace(content)
+	if i := strings.IndexByte(t, '\n'); i >= 0 {
+		t = t[:i]
+	}
+	if i := sentenceEnd(t); i > 0 {
+		t = t[:i]
+	}
+	t = strings.TrimSpace(t)
+	if len(t) > 100 {
+		cut := 100
+		for cut > 0 && !utf8.RuneStart(t[cut]) {
+			cut--
+		}
+		t = strings.TrimSpace(t[:cut]) + "..."
+	}
+	return t
+}
+
+// sentenceEnd returns the index of the first ". " (a period followed by
+// space) or a final ".", so that "fmt.Errorf" or "v1.2" do not end a title.
+func sentenceEnd(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] == '.' && (i == len(s)-1 || s[i+1] == ' ') {
+			return i
+		}
+	}
+	return -1
+}

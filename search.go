@@ -1,0 +1,39 @@
+package cairn
+
+import "time"
+
+// Query is a search of one project's memories (and the global-scope ones).
+// Zero fields do not filter.
+type Query struct {
+	Project string // required
+	Text    string // the user's words; never interpreted as query syntax
+	Limit   int    // at most this many hits; 0 means DefaultLimit
+	Types   []string
+	Tags    []string // all of
+	After   time.Time
+	Before  time.Time
+	// ExcludeSession leaves out memories written in that session, so that a
+	// session is not fed back what it just wrote (seed 000).
+	ExcludeSession string
+	// ExcludeSuperseded leaves out memories replaced by newer ones.
+	ExcludeSuperseded bool
+	// NoGlobal leaves out global-scope memories of other projects.
+	NoGlobal bool
+	Now      time.Time // the clock for recency; zero means the engine's clock
+}
+
+// DefaultLimit is the number of hits a Query returns when Limit is 0.
+const DefaultLimit = 10
+
+// MaxLimit is the largest Limit a Query may ask for.
+const MaxLimit = 1000
+
+// Hit is one search result. Score orders hits (higher is better); the
+// components explain it.
+type Hit struct {
+	Memory    *Memory
+	Score     float64 // Relevance × Salience
+	Lexical   float64 // raw BM25 score
+	Relevance float64 // Lexical relative to the best hit, in (0, 1]
+	Salience  float64 // the memory's standing: confidence, recency, use, type
+}

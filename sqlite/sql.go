@@ -1,0 +1,47 @@
+package sqlite
+
+// All SQL of the SQLite backend, apart from the migrations.
+
+const memoryColumns = `id, project, scope, type, key, title, content, content_hash, tags, file_refs,
+	confidence, source, created_by_agent, created_by_hat, created_by_task_id, created_by_session_id,
+	created_at, updated_at, last_used_at, verified_at, expires_at, use_count, pinned, superseded_by,
+	partition, docnum`
+
+const (
+	sqlSelectMemory = `SELECT ` + memoryColumns + ` FROM memories`
+
+	sqlInsertMemory = `INSERT INTO memories (` + memoryColumns + `)
+	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+
+	sqlUpdateMemory = `UPDATE memories SET project=?, scope=?, type=?, key=?, title=?, content=?,
+	content_hash=?, tags=?, file_refs=?, confidence=?, source=?, created_by_agent=?, created_by_hat=?,
+	created_by_task_id=?, created_by_session_id=?, created_at=?, updated_at=?, last_used_at=?,
+	verified_at=?, expires_at=?, use_count=?, pinned=?, superseded_by=?, partition=?, docnum=?
+	WHERE id=?`
+
+	sqlDeleteMemory = `DELETE FROM memories WHERE id=?`
+
+	sqlByID     = sqlSelectMemory + ` WHERE id=?`
+	sqlIDPrefix = `SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`
+	sqlByKey    = sqlSelectMemory + ` WHERE project=? AND type=? AND key=?`
+	sqlByHash   = sqlSelectMemory + ` WHERE project=? AND content_hash=? ORDER BY created_at, id`
+
+	sqlCountByType = `SELECT type, count(*) FROM memories WHERE project=? GROUP BY type`
+
+	sqlPartition    = `SELECT docs, total_len, next_doc, dead_docs, dead FROM index_partitions WHERE name=?`
+	sqlPutPartition = `INSERT INTO index_partitions(name, docs, total_len, next_doc, dead_docs, dead)
+	VALUES (?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET docs=excluded.docs,
+	total_len=excluded.total_len, next_doc=excluded.next_doc, dead_docs=excluded.dead_docs, dead=excluded.dead`
+
+	sqlAppendPostings = `INSERT INTO index_terms(partition, term, df, postings) VALUES (?,?,?,?)
+	ON CONFLICT(partition, term) DO UPDATE SET df = df + excluded.df, postings = postings || excluded.postings`
+	sqlReplacePostings = `INSERT INTO index_terms(partition, term, df, postings) VALUES (?,?,?,?)
+	ON CONFLICT(partition, term) DO UPDATE SET df = excluded.df, postings = excluded.postings`
+	sqlDeleteTerm    = `DELETE FROM index_terms WHERE partition=? AND term=?`
+	sqlPostingsOne   = `SELECT term, df, postings FROM index_terms WHERE partition=? AND term=?`
+	sqlScanPostings  = `SELECT term, df, postings FROM index_terms WHERE partition=? AND term>? ORDER BY term LIMIT ?`
+	sqlUserVersion   = `PRAGMA user_version`
+	sqlMigrationsTbl = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`
+	sqlRecordMigration = `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?,?,?)`
+)

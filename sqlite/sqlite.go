@@ -1,0 +1,286 @@
+// Package sqlite is cairn's embedded storage backend: one SQLite file, in
+// WAL mode, through the pure-Go modernc driver (no cgo).
+//
+// Writes run in BEGIN IMMEDIATE transactions on a single connection per
+// process and wait for other processes' writes (busy timeout), so
+// concurrent writers are serialised instead of failing with "database is
+// locked". Reads run on their own connections and see a snapshot. Schema
+// migrations are numbered, forward-only, embedded in the binary and
+// recorded in the database (schema_migrations and PRAGMA user_version).
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"embed"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+//go:embed migrations/*.sql
+var migrationFiles embed.FS
+
+// BusyTimeout is how long a write waits for other writers before failing
+// with EUNAVAILABLE.
+const BusyTimeout = 30 * time.Second
+
+var _ cairn.Store = (*Store)(nil)
+
+// Store is a cairn.Store on one SQLite database file.
+type Store struct {
+	path   string
+	reader *sql.DB
+	writer *sql.DB
+}
+
+// Options tune Open. A nil *Options means defaults.
+type Options struct {
+	// ReadOnly opens without running migrations; writes fail. Used by
+	// commands that only read, so that they never wait for a writer.
+	ReadOnly bool
+}
+
+// Open opens (creating if needed) the database at path and brings its
+// schema up to date. The directory is created with mode 0700 when missing.
+func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if path == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "no database path given")
+	}
+	if path != ":memory:" {
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot create the database folder %s", filepath.Dir(path))
+		}
+	}
+	s := &Store{path: path}
+	base := "file:" + (&url.URL{Path: path}).EscapedPath()
+	pragmas := "?_pragma=busy_timeout(" + strconv.Itoa(int(BusyTimeout/time.Millisecond)) + ")" +
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)&_pragma=cache_size(-16000)"
+	var err error
+	if s.writer, err = sql.Open("sqlite", base+pragmas+"&_txlock=immediate"); err != nil {
+		return nil, s.openErr(err)
+	}
+	s.writer.SetMaxOpenConns(1)
+	s.writer.SetMaxIdleConns(1)
+	if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)"); err != nil {
+		s.writer.Close()
+		return nil, s.openErr(err)
+	}
+	s.reader.SetMaxIdleConns(4)
+	if !opts.ReadOnly {
+		if err := s.migrate(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
+	} else if err := s.checkVersion(ctx); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *Store) openErr(err error) error {
+	return cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot open the database %s", s.path)
+}
+
+// Path is the database file.
+func (s *Store) Path() string { return s.path }
+
+// Close checkpoints the write-ahead log (so that the next open is cheap)
+// and closes the database.
+func (s *Store) Close() error {
+	var errs []error
+	if s.reader != nil {
+		errs = append(errs, s.reader.Close())
+	}
+	if s.writer != nil {
+		errs = append(errs, s.writer.Close())
+	}
+	return errors.Join(errs...)
+}
+
+// Checkpoint copies the write-ahead log into the database and truncates
+// it. Opening a database with a large log is slow; bulk writers call this.
+func (s *Store) Checkpoint(ctx context.Context) error {
+	_, err := s.writer.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return translate(err, "checkpoint")
+}
+
+type migration struct {
+	version int
+	name    string
+	sql     string
+}
+
+func migrations() ([]migration, error) {
+	entries, err := fs.ReadDir(migrationFiles, "migrations")
+	if err != nil {
+		return nil, err
+	}
+	var ms []migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration file %s is not named NNNN_name.sql", e.Name())
+		}
+		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, migration{version: v, name: strings.TrimSuffix(e.Name(), ".sql"), sql: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
+	return ms, nil
+}
+
+// SchemaVersion is the newest migration this binary knows.
+func SchemaVersion() int {
+	ms, _ := migrations()
+	if len(ms) == 0 {
+		return 0
+	}
+	return ms[len(ms)-1].version
+}
+
+func (s *Store) userVersion(ctx context.Context, q interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}) (int, error) {
+	var v int
+	err := q.QueryRowContext(ctx, sqlUserVersion).Scan(&v)
+	return v, err
+}
+
+func (s *Store) checkVersion(ctx context.Context) error {
+	v, err := s.userVersion(ctx, s.reader)
+	if err != nil {
+		return s.openErr(translate(err, "read schema version"))
+	}
+	if v > SchemaVersion() {
+		return cairn.Errorf(cairn.EINVALID, "the database %s was written by a newer cairn (schema %d, this binary knows %d); upgrade cairn", s.path, v, SchemaVersion())
+	}
+	return nil
+}
+
+func (s *Store) migrate(ctx context.Context) error {
+	ms, err := migrations()
+	if err != nil {
+		return cairn.WrapError(cairn.EINTERNAL, err, "read migrations")
+	}
+	latest := ms[len(ms)-1].version
+	v, err := s.userVersion(ctx, s.writer)
+	if err != nil {
+		return s.openErr(translate(err, "read schema version"))
+	}
+	if v == latest {
+		return nil
+	}
+	if v > latest {
+		return s.checkVersion(ctx)
+	}
+	// WAL must be set outside a transaction; it persists in the file.
+	if _, err := s.writer.ExecContext(ctx, "PRAGMA journal_mode=WAL"); err != nil {
+		return s.openErr(translate(err, "enable WAL"))
+	}
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return s.openErr(translate(err, "begin migration"))
+	}
+	defer tx.Rollback()
+	// Re-read inside the write lock: another process may have migrated.
+	if v, err = s.userVersion(ctx, tx); err != nil {
+		return translate(err, "read schema version")
+	}
+	if _, err := tx.ExecContext(ctx, sqlMigrationsTbl); err != nil {
+		return translate(err, "create schema_migrations")
+	}
+	for _, m := range ms {
+		if m.version <= v {
+			continue
+		}
+		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
+			return cairn.WrapError(cairn.EINTERNAL, err, "migration %s failed", m.name)
+		}
+		if _, err := tx.ExecContext(ctx, sqlRecordMigration, m.version, m.name, time.Now().UnixMilli()); err != nil {
+			return translate(err, "record migration")
+		}
+		if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(m.version)); err != nil {
+			return translate(err, "set schema version")
+		}
+	}
+	return translate(tx.Commit(), "commit migration")
+}
+
+// View implements cairn.Store.
+func (s *Store) View(ctx context.Context, fn func(cairn.Tx) error) error {
+	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return translate(err, "begin read")
+	}
+	t := &Tx{tx: tx}
+	defer t.close()
+	defer tx.Rollback()
+	return fn(t)
+}
+
+// Update implements cairn.Store.
+func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
+	tx, err := s.writer.BeginTx(ctx, nil)
+	if err != nil {
+		return translate(err, "begin write")
+	}
+	t := &Tx{tx: tx, write: true}
+	defer t.close()
+	if err := fn(t); err != nil {
+		tx.Rollback()
+		return err
+	}
+	return translate(tx.Commit(), "commit")
+}
+
+// translate turns a driver error into a cairn error by SQLite's result
+// code, never by message text.
+func translate(err error, op string) error {
+	if err == nil {
+		return nil
+	}
+	var ce *cairn.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return cairn.WrapError(cairn.EUNAVAILABLE, err, "%s was cancelled", op)
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() & 0xff {
+		case sqlite3.SQLITE_CONSTRAINT:
+			return cairn.WrapError(cairn.ECONFLICT, err, "%s conflicts with a stored memory", op)
+		case sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED:
+			return cairn.WrapError(cairn.EUNAVAILABLE, err, "%s: the database stayed busy for %s", op, BusyTimeout)
+		case sqlite3.SQLITE_READONLY:
+			return cairn.WrapError(cairn.EUNAVAILABLE, err, "%s: the database is read-only", op)
+		case sqlite3.SQLITE_FULL:
+			return cairn.WrapError(cairn.EUNAVAILABLE, err, "%s: the disk is full", op)
+		case sqlite3.SQLITE_CANTOPEN, sqlite3.SQLITE_PERM, sqlite3.SQLITE_AUTH:
+			return cairn.WrapError(cairn.EUNAVAILABLE, err, "%s: cannot open the database file", op)
+		case sqlite3.SQLITE_NOTADB, sqlite3.SQLITE_CORRUPT:
+			return cairn.WrapError(cairn.EUNAVAILABLE, err, "%s: the file is not a cairn database or is damaged", op)
+		}
+	}
+	return cairn.WrapError(cairn.EINTERNAL, err, "%s", op)
+}

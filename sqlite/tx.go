@@ -1,0 +1,462 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+)
+
+var _ cairn.Tx = (*Tx)(nil)
+
+// Tx is one SQLite transaction. It caches prepared statements for its
+// lifetime, so a bulk import prepares each statement once.
+type Tx struct {
+	tx    *sql.Tx
+	write bool
+	stmts map[string]*sql.Stmt
+}
+
+func (t *Tx) close() {
+	for _, s := range t.stmts {
+		s.Close()
+	}
+}
+
+func (t *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if s, ok := t.stmts[q]; ok {
+		return s, nil
+	}
+	s, err := t.tx.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, translate(err, "prepare")
+	}
+	if t.stmts == nil {
+		t.stmts = map[string]*sql.Stmt{}
+	}
+	t.stmts[q] = s
+	return s, nil
+}
+
+func (t *Tx) exec(ctx context.Context, op, q string, args ...any) (sql.Result, error) {
+	if !t.write {
+		return nil, cairn.Errorf(cairn.EINVALID, "%s needs a write transaction", op)
+	}
+	s, err := t.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	r, err := s.ExecContext(ctx, args...)
+	return r, translate(err, op)
+}
+
+func (t *Tx) query(ctx context.Context, op, q string, args ...any) (*sql.Rows, error) {
+	s, err := t.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	return rows, translate(err, op)
+}
+
+func ms(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+func fromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v).UTC()
+}
+
+func joinList(xs []string) string { return strings.Join(xs, "\n") }
+
+func splitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
+
+func nullKey(k string) any {
+	if k == "" {
+		return nil
+	}
+	return k
+}
+
+func memoryArgs(m *cairn.Memory) []any {
+	return []any{m.Project, string(m.Scope), m.Type, nullKey(m.Key), m.Title, m.Content,
+		m.ContentHash, joinList(m.Tags), joinList(m.FileRefs), m.Confidence, string(m.Source),
+		m.Agent, m.Hat, m.TaskID, m.SessionID, ms(m.CreatedAt), ms(m.UpdatedAt), ms(m.LastUsedAt),
+		ms(m.VerifiedAt), ms(m.ExpiresAt), m.UseCount, m.Pinned, m.SupersededBy, m.Partition, m.DocNum}
+}
+
+type scanner interface{ Scan(dest ...any) error }
+
+func scanMemory(r scanner) (*cairn.Memory, error) {
+	var (
+		m                                         cairn.Memory
+		key                                       sql.NullString
+		scope, source, tags, refs                 string
+		created, updated, used, verified, expires int64
+	)
+	err := r.Scan(&m.ID, &m.Project, &scope, &m.Type, &key, &m.Title, &m.Content, &m.ContentHash,
+		&tags, &refs, &m.Confidence, &source, &m.Agent, &m.Hat, &m.TaskID, &m.SessionID,
+		&created, &updated, &used, &verified, &expires, &m.UseCount, &m.Pinned, &m.SupersededBy,
+		&m.Partition, &m.DocNum)
+	if err != nil {
+		return nil, err
+	}
+	m.Key = key.String
+	m.Scope = cairn.Scope(scope)
+	m.Source = cairn.Source(source)
+	m.Tags = splitList(tags)
+	m.FileRefs = splitList(refs)
+	m.CreatedAt, m.UpdatedAt, m.LastUsedAt = fromMS(created), fromMS(updated), fromMS(used)
+	m.VerifiedAt, m.ExpiresAt = fromMS(verified), fromMS(expires)
+	return &m, nil
+}
+
+func (t *Tx) one(ctx context.Context, op, q string, args ...any) (*cairn.Memory, error) {
+	s, err := t.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	m, err := scanMemory(s.QueryRowContext(ctx, args...))
+	if err == sql.ErrNoRows {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "no memory %s", op)
+	}
+	return m, translate(err, "find memory")
+}
+
+func (t *Tx) many(ctx context.Context, q string, args ...any) ([]*cairn.Memory, error) {
+	rows, err := t.query(ctx, "find memories", q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*cairn.Memory
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, translate(err, "read memory")
+		}
+		out = append(out, m)
+	}
+	return out, translate(rows.Err(), "read memories")
+}
+
+// FindMemoryByID implements cairn.Tx.
+func (t *Tx) FindMemoryByID(ctx context.Context, id string) (*cairn.Memory, error) {
+	return t.one(ctx, "with id "+id, sqlByID, id)
+}
+
+// FindMemoryIDsByPrefix implements cairn.Tx.
+func (t *Tx) FindMemoryIDsByPrefix(ctx context.Context, prefix string, limit int) ([]string, error) {
+	rows, err := t.query(ctx, "find ids", sqlIDPrefix, prefix, prefix+"\U0010FFFF", limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var id string
+		if err := rows.Scan(&id); err != nil {
+			return nil, translate(err, "find ids")
+		}
+		out = append(out, id)
+	}
+	return out, translate(rows.Err(), "find ids")
+}
+
+// FindMemoryByKey implements cairn.Tx.
+func (t *Tx) FindMemoryByKey(ctx context.Context, project, typ, key string) (*cairn.Memory, error) {
+	return t.one(ctx, "with key "+key, sqlByKey, project, typ, key)
+}
+
+// FindMemoriesByHash implements cairn.Tx.
+func (t *Tx) FindMemoriesByHash(ctx context.Context, project, hash string) ([]*cairn.Memory, error) {
+	return t.many(ctx, sqlByHash, project, hash)
+}
+
+// FindMemoriesByDoc implements cairn.Tx.
+func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int64) ([]*cairn.Memory, error) {
+	var out []*cairn.Memory
+	for len(docs) > 0 {
+		n := min(len(docs), 500)
+		var b strings.Builder
+		b.WriteString(sqlSelectMemory + ` WHERE partition=? AND docnum IN (`)
+		args := make([]any, 0, n+1)
+		args = append(args, partition)
+		for i, d := range docs[:n] {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteByte('?')
+			args = append(args, d)
+		}
+		b.WriteByte(')')
+		rows, err := t.tx.QueryContext(ctx, b.String(), args...)
+		if err != nil {
+			return nil, translate(err, "find memories by document")
+		}
+		for rows.Next() {
+			m, err := scanMemory(rows)
+			if err != nil {
+				rows.Close()
+				return nil, translate(err, "read memory")
+			}
+			out = append(out, m)
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return nil, translate(err, "read memories")
+		}
+		rows.Close()
+		docs = docs[n:]
+	}
+	return out, nil
+}
+
+// FindMemories implements cairn.Tx.
+func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
+	where, args := filterSQL(f)
+	var total int
+	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE `+where, args...).Scan(&total); err != nil {
+		return nil, 0, translate(err, "count memories")
+	}
+	q := sqlSelectMemory + ` WHERE ` + where + ` ORDER BY ` + orderSQL(f.Sort)
+	if f.Limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, f.Limit, f.Offset)
+	} else if f.Offset > 0 {
+		q += ` LIMIT -1 OFFSET ?`
+		args = append(args, f.Offset)
+	}
+	rows, err := t.tx.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, 0, translate(err, "find memories")
+	}
+	defer rows.Close()
+	var out []*cairn.Memory
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, 0, translate(err, "read memory")
+		}
+		out = append(out, m)
+	}
+	return out, total, translate(rows.Err(), "read memories")
+}
+
+func filterSQL(f cairn.MemoryFilter) (string, []any) {
+	var conds []string
+	var args []any
+	if f.IncludeGlobal {
+		conds = append(conds, `(project=? OR scope='global')`)
+	} else {
+		conds = append(conds, `project=?`)
+	}
+	args = append(args, f.Project)
+	if len(f.IDs) > 0 {
+		conds = append(conds, `id IN (`+placeholders(len(f.IDs))+`)`)
+		for _, id := range f.IDs {
+			args = append(args, id)
+		}
+	}
+	if len(f.Types) > 0 {
+		conds = append(conds, `type IN (`+placeholders(len(f.Types))+`)`)
+		for _, t := range f.Types {
+			args = append(args, t)
+		}
+	}
+	for _, tag := range f.Tags {
+		conds = append(conds, `instr(char(10)||tags||char(10), ?) > 0`)
+		args = append(args, "\n"+tag+"\n")
+	}
+	if f.MinConfidence > 0 {
+		conds = append(conds, `confidence >= ?`)
+		args = append(args, f.MinConfidence)
+	}
+	if !f.After.IsZero() {
+		conds = append(conds, `created_at >= ?`)
+		args = append(args, ms(f.After))
+	}
+	if !f.Before.IsZero() {
+		conds = append(conds, `created_at < ?`)
+		args = append(args, ms(f.Before))
+	}
+	if f.Session != "" {
+		conds = append(conds, `created_by_session_id = ?`)
+		args = append(args, f.Session)
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+func placeholders(n int) string {
+	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+func orderSQL(sort string) string {
+	switch sort {
+	case cairn.SortCreatedAsc:
+		return `created_at, id`
+	case cairn.SortUpdatedDesc:
+		return `updated_at DESC, id DESC`
+	case cairn.SortConfidenceDesc:
+		return `confidence DESC, created_at DESC, id DESC`
+	case cairn.SortUsedDesc:
+		return `use_count DESC, created_at DESC, id DESC`
+	case cairn.SortLastUsedDesc:
+		return `last_used_at DESC, created_at DESC, id DESC`
+	default:
+		return `created_at DESC, id DESC`
+	}
+}
+
+// CountByType implements cairn.Tx.
+func (t *Tx) CountByType(ctx context.Context, project string) (map[string]int, error) {
+	rows, err := t.query(ctx, "count memories", sqlCountByType, project)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int{}
+	for rows.Next() {
+		var typ string
+		var n int
+		if err := rows.Scan(&typ, &n); err != nil {
+			return nil, translate(err, "count memories")
+		}
+		out[typ] = n
+	}
+	return out, translate(rows.Err(), "count memories")
+}
+
+// CreateMemory implements cairn.Tx.
+func (t *Tx) CreateMemory(ctx context.Context, m *cairn.Memory) error {
+	args := append([]any{m.ID}, memoryArgs(m)...)
+	_, err := t.exec(ctx, "store memory "+m.ID, sqlInsertMemory, args...)
+	return err
+}
+
+// UpdateMemory implements cairn.Tx.
+func (t *Tx) UpdateMemory(ctx context.Context, m *cairn.Memory) error {
+	args := append(memoryArgs(m), m.ID)
+	r, err := t.exec(ctx, "update memory "+m.ID, sqlUpdateMemory, args...)
+	if err != nil {
+		return err
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s", m.ID)
+	}
+	return nil
+}
+
+// DeleteMemory implements cairn.Tx.
+func (t *Tx) DeleteMemory(ctx context.Context, id string) error {
+	r, err := t.exec(ctx, "delete memory "+id, sqlDeleteMemory, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := r.RowsAffected(); n == 0 {
+		return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s", id)
+	}
+	return nil
+}
+
+// Partition implements cairn.Tx.
+func (t *Tx) Partition(ctx context.Context, name string) (*cairn.PartitionStats, error) {
+	s, err := t.stmt(ctx, sqlPartition)
+	if err != nil {
+		return nil, err
+	}
+	ps := &cairn.PartitionStats{Name: name}
+	err = s.QueryRowContext(ctx, name).Scan(&ps.Docs, &ps.TotalLen, &ps.NextDoc, &ps.DeadDocs, &ps.Dead)
+	if err == sql.ErrNoRows {
+		return ps, nil
+	}
+	return ps, translate(err, "read index statistics")
+}
+
+// PutPartition implements cairn.Tx.
+func (t *Tx) PutPartition(ctx context.Context, ps *cairn.PartitionStats) error {
+	dead := ps.Dead
+	if dead == nil {
+		dead = []byte{}
+	}
+	_, err := t.exec(ctx, "store index statistics", sqlPutPartition, ps.Name, ps.Docs, ps.TotalLen, ps.NextDoc, ps.DeadDocs, dead)
+	return err
+}
+
+// Postings implements cairn.Tx.
+func (t *Tx) Postings(ctx context.Context, partition string, terms []string) ([]cairn.TermPostings, error) {
+	s, err := t.stmt(ctx, sqlPostingsOne)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]cairn.TermPostings, 0, len(terms))
+	for _, term := range terms {
+		var tp cairn.TermPostings
+		err := s.QueryRowContext(ctx, partition, term).Scan(&tp.Term, &tp.DF, &tp.Data)
+		if err == sql.ErrNoRows {
+			continue
+		}
+		if err != nil {
+			return nil, translate(err, "read postings")
+		}
+		out = append(out, tp)
+	}
+	return out, nil
+}
+
+// AppendPostings implements cairn.Tx.
+func (t *Tx) AppendPostings(ctx context.Context, partition string, tps []cairn.TermPostings) error {
+	for _, tp := range tps {
+		if _, err := t.exec(ctx, "write postings", sqlAppendPostings, partition, tp.Term, tp.DF, tp.Data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ReplacePostings implements cairn.Tx.
+func (t *Tx) ReplacePostings(ctx context.Context, partition string, tps []cairn.TermPostings) error {
+	for _, tp := range tps {
+		var err error
+		if len(tp.Data) == 0 {
+			_, err = t.exec(ctx, "delete postings", sqlDeleteTerm, partition, tp.Term)
+		} else {
+			_, err = t.exec(ctx, "write postings", sqlReplacePostings, partition, tp.Term, tp.DF, tp.Data)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ScanPostings implements cairn.Tx.
+func (t *Tx) ScanPostings(ctx context.Context, partition, after string, limit int) ([]cairn.TermPostings, error) {
+	rows, err := t.query(ctx, "scan postings", sqlScanPostings, partition, after, limit)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []cairn.TermPostings
+	for rows.Next() {
+		var tp cairn.TermPostings
+		if err := rows.Scan(&tp.Term, &tp.DF, &tp.Data); err != nil {
+			return nil, translate(err, "scan postings")
+		}
+		out = append(out, tp)
+	}
+	return out, translate(rows.Err(), "scan postings")
+}

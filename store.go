@@ -1,0 +1,127 @@
+package cairn
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the contract a storage backend implements. It only stores and
+// fetches: every rule (validation, dedup, confidence, ranking) lives in the
+// engine, so that all backends behave the same and one conformance suite
+// (package storetest) proves it.
+//
+// A Store is safe for concurrent use by many goroutines, and several
+// processes may open the same store at once; each Update is serialised with
+// every other Update on the same store, across processes.
+type Store interface {
+	// View runs fn in a read transaction that sees one consistent snapshot.
+	View(ctx context.Context, fn func(Tx) error) error
+	// Update runs fn in a write transaction: everything fn writes is
+	// committed together when fn returns nil, and nothing is when it returns
+	// an error or the process dies. Update waits for other writers rather
+	// than failing with a "locked" error; it returns EUNAVAILABLE only when
+	// the wait exceeds the backend's documented limit.
+	Update(ctx context.Context, fn func(Tx) error) error
+	// Close releases the store. Transactions must not be used after it.
+	Close() error
+}
+
+// Tx is one transaction. Its methods must only be called from the function
+// given to View or Update, and not concurrently. Write methods on a Tx from
+// View return EINVALID.
+type Tx interface {
+	// FindMemoryByID returns the memory or ENOTFOUND.
+	FindMemoryByID(ctx context.Context, id string) (*Memory, error)
+	// FindMemoryIDsByPrefix returns up to limit ids that start with prefix,
+	// in byte order.
+	FindMemoryIDsByPrefix(ctx context.Context, prefix string, limit int) ([]string, error)
+	// FindMemoryByKey returns the memory of project with that type and key,
+	// or ENOTFOUND.
+	FindMemoryByKey(ctx context.Context, project, typ, key string) (*Memory, error)
+	// FindMemoriesByHash returns the memories of project whose ContentHash
+	// is hash, oldest first.
+	FindMemoriesByHash(ctx context.Context, project, hash string) ([]*Memory, error)
+	// FindMemoriesByDoc returns the memories of the index partition with the
+	// given document numbers, in no particular order; numbers without a
+	// memory are skipped.
+	FindMemoriesByDoc(ctx context.Context, partition string, docs []int64) ([]*Memory, error)
+	// FindMemories returns the memories matching f, in f.Sort order, at most
+	// f.Limit of them (0: no limit), and how many match in all.
+	FindMemories(ctx context.Context, f MemoryFilter) ([]*Memory, int, error)
+	// CountByType returns how many memories project has of each type.
+	CountByType(ctx context.Context, project string) (map[string]int, error)
+
+	// CreateMemory stores m as given. ECONFLICT when m.ID exists, or when
+	// another memory of the project has the same type and key.
+	CreateMemory(ctx context.Context, m *Memory) error
+	// UpdateMemory replaces the stored memory with m.ID by m. ENOTFOUND
+	// when it does not exist.
+	UpdateMemory(ctx context.Context, m *Memory) error
+	// DeleteMemory removes the memory. ENOTFOUND when it does not exist.
+	DeleteMemory(ctx context.Context, id string) error
+
+	// Partition returns the search index statistics of a partition; a
+	// partition never written returns zero statistics, not an error.
+	Partition(ctx context.Context, name string) (*PartitionStats, error)
+	// PutPartition stores the statistics of ps.Name.
+	PutPartition(ctx context.Context, ps *PartitionStats) error
+	// Postings returns the stored postings of the given terms in a
+	// partition; terms without postings are left out.
+	Postings(ctx context.Context, partition string, terms []string) ([]TermPostings, error)
+	// AppendPostings adds each tp.DF to the term's document frequency and
+	// appends tp.Data to its stored postings, creating the term if needed.
+	AppendPostings(ctx context.Context, partition string, tps []TermPostings) error
+	// ReplacePostings stores each tp as the whole postings of its term; a tp
+	// with empty Data removes the term.
+	ReplacePostings(ctx context.Context, partition string, tps []TermPostings) error
+	// ScanPostings returns up to limit terms of a partition after term
+	// `after` in byte order, with their postings.
+	ScanPostings(ctx context.Context, partition, after string, limit int) ([]TermPostings, error)
+}
+
+// PartitionStats describe one search index partition (a project's
+// memories, or the global-scope memories). Docs and TotalLen count live
+// documents; Dead holds the numbers of documents whose postings are stale
+// (encoded by package index) until the partition is compacted.
+type PartitionStats struct {
+	Name     string
+	Docs     int64
+	TotalLen int64
+	NextDoc  int64
+	DeadDocs int64
+	Dead     []byte
+}
+
+// TermPostings is one term's postings in an index partition, in the
+// encoding of package index.
+type TermPostings struct {
+	Term string
+	DF   int64
+	Data []byte
+}
+
+// Sort orders for MemoryFilter.
+const (
+	SortCreatedDesc    = "created"    // newest first (the default)
+	SortCreatedAsc     = "oldest"     // oldest first
+	SortUpdatedDesc    = "updated"    // most recently changed first
+	SortConfidenceDesc = "confidence" // most trusted first
+	SortUsedDesc       = "used"       // most often used first
+	SortLastUsedDesc   = "recent"     // most recently used first
+)
+
+// MemoryFilter selects memories for listing. Zero fields do not filter.
+type MemoryFilter struct {
+	Project       string // required
+	IncludeGlobal bool   // also global-scope memories of other projects
+	IDs           []string
+	Types         []string // any of
+	Tags          []string // all of
+	MinConfidence float64
+	After         time.Time // created at or after
+	Before        time.Time // created before
+	Session       string    // created in this session
+	Sort          string
+	Limit         int
+	Offset        int
+}
