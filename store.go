@@ -68,6 +68,9 @@ type Tx interface {
 	// Postings returns the stored postings of the given terms in a
 	// partition; terms without postings are left out.
 	Postings(ctx context.Context, partition string, terms []string) ([]TermPostings, error)
+	// DocFreqs returns the document frequency of each given term that has
+	// postings in the partition, without reading the postings.
+	DocFreqs(ctx context.Context, partition string, terms []string) (map[string]int64, error)
 	// AppendPostings adds each tp.DF to the term's document frequency and
 	// appends tp.Data to its stored postings, creating the term if needed.
 	AppendPostings(ctx context.Context, partition string, tps []TermPostings) error

@@ -30,6 +30,10 @@ type Options struct {
 	Weights rank.Weights
 	// BM25 parameters; the zero value means index.DefaultParams().
 	BM25 index.Params
+	// Feedback tunes pseudo-relevance feedback; the zero value means
+	// DefaultFeedback(). NoFeedback turns it off.
+	Feedback   Feedback
+	NoFeedback bool
 	// Redact, when set, is applied to every text field before it is
 	// stored, on every write path.
 	Redact func(string) string
@@ -43,6 +47,7 @@ type Engine struct {
 	weights  rank.Weights
 	bm25     index.Params
 	redact   func(string) string
+	feedback Feedback
 }
 
 // New returns an Engine over store. The caller keeps ownership of store.
@@ -51,7 +56,7 @@ func New(store cairn.Store, opts *Options) *Engine {
 		opts = &Options{}
 	}
 	e := &Engine{store: store, policies: opts.Policies, now: opts.Now,
-		weights: opts.Weights, bm25: opts.BM25, redact: opts.Redact}
+		weights: opts.Weights, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback}
 	if e.policies == nil {
 		e.policies = cairn.DefaultTypes()
 	}
@@ -60,6 +65,12 @@ func New(store cairn.Store, opts *Options) *Engine {
 	}
 	if e.weights == (rank.Weights{}) {
 		e.weights = rank.DefaultWeights()
+	}
+	if e.feedback == (Feedback{}) {
+		e.feedback = DefaultFeedback()
+	}
+	if opts.NoFeedback {
+		e.feedback = Feedback{}
 	}
 	if e.bm25 == (index.Params{}) {
 		e.bm25 = index.DefaultParams()

@@ -28,6 +28,9 @@
 //  5. A chunk with a joiner or a camelCase split is a compound: its whole
 //     lowercased text, not stemmed, is emitted just before its parts, but
 //     only if at least one of its parts survives rule 4.
+//     A compound of two parts joined by one hyphen is also emitted as one word, stemmed
+//     ("de-stress" → destress, "e-mail" → email), so that either spelling
+//     finds the other; it does not count toward the length.
 //  6. CJK characters (Han ideographs, Hiragana, Katakana, Hangul syllables)
 //     are each a term of their own, not stemmed and never dropped.
 //  7. Numbers are kept ("2023", "404", "8080").
@@ -162,6 +165,8 @@ type analyzer struct {
 	arena []byte // text of all terms so far
 	spans []span // terms, as ranges of arena
 	n     int    // document length so far
+
+	scratch []byte // hyphen-joined spelling of the current chunk
 }
 
 var pool = sync.Pool{New: func() any { return new(analyzer) }}
@@ -410,6 +415,32 @@ func (a *analyzer) compound() {
 	start := len(a.arena)
 	a.arena = append(a.arena, truncate(buf)...)
 	a.spans = slices.Insert(a.spans, slot, span{start, len(a.arena)})
+	a.hyphenJoined(buf, kind)
+}
+
+// hyphenJoined emits the parts of a hyphenated word written as one word
+// ("de-stress" → destress, "e-mail" → email, "re-run" → rerun), so that
+// either spelling finds the other. It does not count toward the length.
+func (a *analyzer) hyphenJoined(buf []byte, kind []uint8) {
+	joined := a.scratch[:0]
+	hyphens := 0
+	for i, c := range buf {
+		if kind[i] == kJoin {
+			if c != '-' {
+				return
+			}
+			hyphens++
+			continue
+		}
+		if kind[i]&^kCont == kUpper {
+			return
+		}
+		joined = append(joined, c)
+	}
+	a.scratch = joined
+	if hyphens == 1 && len(joined) <= MaxTermLen && a.part(joined) {
+		a.n--
+	}
 }
 
 // part emits one lowercase part, applying the stopword, stemming and

@@ -38,6 +38,7 @@ const (
 	sqlReplacePostings = `INSERT INTO index_terms(partition, term, df, postings) VALUES (?,?,?,?)
 	ON CONFLICT(partition, term) DO UPDATE SET df = excluded.df, postings = excluded.postings`
 	sqlDeleteTerm    = `DELETE FROM index_terms WHERE partition=? AND term=?`
+	sqlDocFreqOne    = `SELECT df FROM index_terms WHERE partition=? AND term=?`
 	sqlPostingsOne   = `SELECT term, df, postings FROM index_terms WHERE partition=? AND term=?`
 	sqlScanPostings  = `SELECT term, df, postings FROM index_terms WHERE partition=? AND term>? ORDER BY term LIMIT ?`
 	sqlUserVersion   = `PRAGMA user_version`

@@ -417,6 +417,29 @@ func (t *Tx) Postings(ctx context.Context, partition string, terms []string) ([]
 	return out, nil
 }
 
+// DocFreqs implements cairn.Tx. It reads only the df column, which SQLite
+// keeps in the row's first page, so the postings' overflow pages are not
+// touched.
+func (t *Tx) DocFreqs(ctx context.Context, partition string, terms []string) (map[string]int64, error) {
+	s, err := t.stmt(ctx, sqlDocFreqOne)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]int64, len(terms))
+	for _, term := range terms {
+		var df int64
+		err := s.QueryRowContext(ctx, partition, term).Scan(&df)
+		if err == sql.ErrNoRows {
+			continue
+		}
+		if err != nil {
+			return nil, translate(err, "read document frequencies")
+		}
+		out[term] = df
+	}
+	return out, nil
+}
+
 // AppendPostings implements cairn.Tx.
 func (t *Tx) AppendPostings(ctx context.Context, partition string, tps []cairn.TermPostings) error {
 	for _, tp := range tps {
