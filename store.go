@@ -48,6 +48,10 @@ type Tx interface {
 	// FindMemories returns the memories matching f, in f.Sort order, at most
 	// f.Limit of them (0: no limit), and how many match in all.
 	FindMemories(ctx context.Context, f MemoryFilter) ([]*Memory, int, error)
+	// ScanMemoryKeys calls fn with the id, project and content hash of
+	// every stored memory, in no particular order. Bulk writers use it to
+	// avoid one lookup per record.
+	ScanMemoryKeys(ctx context.Context, fn func(id, project, hash string)) error
 	// CountByType returns how many memories project has of each type.
 	CountByType(ctx context.Context, project string) (map[string]int, error)
 

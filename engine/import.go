@@ -27,6 +27,10 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 	now := e.Now()
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
 		b := newIndexBatch()
+		known, err := loadKnownKeys(ctx, tx)
+		if err != nil {
+			return err
+		}
 		pending := 0
 		for rec := range records {
 			if err := ctx.Err(); err != nil {
@@ -35,7 +39,7 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 			if rec.Line > 0 || rec.Memory != nil {
 				rep.Read++
 			}
-			status, err := e.importOne(ctx, tx, b, rec, opts, now)
+			status, err := e.importOne(ctx, tx, b, rec, opts, now, known)
 			if err != nil {
 				if cairn.ErrorCode(err) != cairn.EINVALID && cairn.ErrorCode(err) != cairn.ECONFLICT {
 					return err // the store failed: nothing is kept
@@ -78,7 +82,7 @@ func lineError(line int, err error) string {
 	return fmt.Sprintf("line %d: %s", line, cairn.ErrorMessage(err))
 }
 
-func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, rec cairn.ImportRecord, opts cairn.ImportOptions, now time.Time) (string, error) {
+func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, rec cairn.ImportRecord, opts cairn.ImportOptions, now time.Time, known *knownKeys) (string, error) {
 	if rec.Err != nil {
 		if rec.Line == 0 {
 			return "", cairn.WrapError(cairn.EUNAVAILABLE, rec.Err, "cannot read the import")
@@ -95,7 +99,7 @@ func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, rec 
 	if err := e.prepareNew(m, now); err != nil {
 		return "", err
 	}
-	if rec.Memory.ID != "" {
+	if rec.Memory.ID != "" && known.hasID(m.ID) {
 		old, err := tx.FindMemoryByID(ctx, m.ID)
 		switch {
 		case err == nil:
@@ -104,7 +108,7 @@ func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, rec 
 			return "", err
 		}
 	}
-	res, err := e.add(ctx, tx, b, m, now)
+	res, err := e.add(ctx, tx, b, m, now, known)
 	if err != nil {
 		return "", err
 	}
@@ -133,4 +137,34 @@ func (e *Engine) importExisting(ctx context.Context, tx cairn.Tx, b *indexBatch,
 		return "", err
 	}
 	return cairn.StatusUpdated, nil
+}
+
+// knownKeys is what an import knows of the stored memories: their ids and
+// content hashes, read once, so that most records need no lookup.
+type knownKeys struct {
+	ids    map[string]struct{}
+	hashes map[string]struct{} // project + "\x00" + hash
+}
+
+func loadKnownKeys(ctx context.Context, tx cairn.Tx) (*knownKeys, error) {
+	k := &knownKeys{ids: map[string]struct{}{}, hashes: map[string]struct{}{}}
+	err := tx.ScanMemoryKeys(ctx, func(id, project, hash string) {
+		k.add(id, project, hash)
+	})
+	return k, err
+}
+
+func (k *knownKeys) add(id, project, hash string) {
+	k.ids[id] = struct{}{}
+	k.hashes[project+"\x00"+hash] = struct{}{}
+}
+
+func (k *knownKeys) hasID(id string) bool {
+	_, ok := k.ids[id]
+	return ok
+}
+
+func (k *knownKeys) hasHash(project, hash string) bool {
+	_, ok := k.hashes[project+"\x00"+hash]
+	return ok
 }

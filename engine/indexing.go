@@ -13,8 +13,22 @@ import (
 
 // contentHash identifies content up to white space.
 func contentHash(content string) string {
-	sum := sha256.Sum256([]byte(cairn.NormalizeContent(content)))
-	return hex.EncodeToString(sum[:16])
+	h := sha256.New()
+	var buf [4096]byte
+	out := buf[:0]
+	for i, word := range strings.Fields(content) {
+		if len(out)+len(word)+1 > len(buf) {
+			h.Write(out)
+			out = buf[:0]
+		}
+		if i > 0 {
+			out = append(out, ' ')
+		}
+		out = append(out, word...)
+	}
+	h.Write(out)
+	var sum [sha256.Size]byte
+	return hex.EncodeToString(h.Sum(sum[:0])[:16])
 }
 
 // partitionOf is the index partition of a memory.

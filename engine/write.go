@@ -22,7 +22,7 @@ func (e *Engine) AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteRe
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
 		b := newIndexBatch()
 		var err error
-		if res, err = e.add(ctx, tx, b, m, now); err != nil {
+		if res, err = e.add(ctx, tx, b, m, now, nil); err != nil {
 			return err
 		}
 		return b.flush(ctx, tx)
@@ -59,7 +59,9 @@ func (e *Engine) prepareNew(m *cairn.Memory, now time.Time) error {
 
 // add stores a prepared memory, or folds it into the memory with the same
 // key or the same content.
-func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.Memory, now time.Time) (*cairn.WriteResult, error) {
+// known, when not nil, holds every stored memory's content hash: a hash
+// it does not hold cannot match, so no lookup is needed.
+func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.Memory, now time.Time, known *knownKeys) (*cairn.WriteResult, error) {
 	if m.Key != "" {
 		old, err := tx.FindMemoryByKey(ctx, m.Project, m.Type, m.Key)
 		switch {
@@ -68,7 +70,7 @@ func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.M
 		case cairn.ErrorCode(err) != cairn.ENOTFOUND:
 			return nil, err
 		}
-	} else {
+	} else if known == nil || known.hasHash(m.Project, m.ContentHash) {
 		same, err := tx.FindMemoriesByHash(ctx, m.Project, m.ContentHash)
 		if err != nil {
 			return nil, err
@@ -87,6 +89,9 @@ func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.M
 			return nil, cairn.WrapError(cairn.ECONFLICT, err, "a memory with id %s already exists", m.ID)
 		}
 		return nil, err
+	}
+	if known != nil {
+		known.add(m.ID, m.Project, m.ContentHash)
 	}
 	return &cairn.WriteResult{Memory: m, Status: cairn.StatusCreated}, nil
 }

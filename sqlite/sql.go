@@ -24,8 +24,9 @@ const (
 	sqlByID     = sqlSelectMemory + ` WHERE id=?`
 	sqlIDPrefix = `SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`
 	sqlByKey    = sqlSelectMemory + ` WHERE project=? AND type=? AND key=?`
-	sqlByHash   = sqlSelectMemory + ` WHERE project=? AND content_hash=? ORDER BY created_at, id`
+	sqlByHash   = sqlSelectMemory + ` INDEXED BY idx_memories_project_hash WHERE project=? AND content_hash=?`
 
+	sqlMemoryKeys  = `SELECT id, project, content_hash FROM memories`
 	sqlCountByType = `SELECT type, count(*) FROM memories WHERE project=? GROUP BY type`
 
 	sqlPartition    = `SELECT docs, total_len, next_doc, dead_docs, dead FROM index_partitions WHERE name=?`

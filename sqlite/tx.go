@@ -3,6 +3,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"sort"
 	"strings"
 	"time"
 
@@ -183,7 +184,16 @@ func (t *Tx) FindMemoryByKey(ctx context.Context, project, typ, key string) (*ca
 
 // FindMemoriesByHash implements cairn.Tx.
 func (t *Tx) FindMemoriesByHash(ctx context.Context, project, hash string) ([]*cairn.Memory, error) {
-	return t.many(ctx, sqlByHash, project, hash)
+	ms, err := t.many(ctx, sqlByHash, project, hash)
+	// Sorted here: ORDER BY would tempt the planner into the
+	// (project, created_at) index and a scan of the whole project.
+	sort.Slice(ms, func(i, j int) bool {
+		if !ms[i].CreatedAt.Equal(ms[j].CreatedAt) {
+			return ms[i].CreatedAt.Before(ms[j].CreatedAt)
+		}
+		return ms[i].ID < ms[j].ID
+	})
+	return ms, err
 }
 
 // FindMemoriesByDoc implements cairn.Tx.
@@ -319,6 +329,23 @@ func orderSQL(sort string) string {
 	default:
 		return `created_at DESC, id DESC`
 	}
+}
+
+// ScanMemoryKeys implements cairn.Tx.
+func (t *Tx) ScanMemoryKeys(ctx context.Context, fn func(id, project, hash string)) error {
+	rows, err := t.query(ctx, "scan memories", sqlMemoryKeys)
+	if err != nil {
+		return err
+	}
+	defer rows.Close()
+	var id, project, hash string
+	for rows.Next() {
+		if err := rows.Scan(&id, &project, &hash); err != nil {
+			return translate(err, "scan memories")
+		}
+		fn(id, project, hash)
+	}
+	return translate(rows.Err(), "scan memories")
 }
 
 // CountByType implements cairn.Tx.

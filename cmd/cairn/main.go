@@ -20,6 +20,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/sqlite"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -297,6 +298,13 @@ func (s *session) Close() error {
 	return s.store.Close()
 }
 
+// redactSecrets removes secrets and <private> spans from text before it is
+// stored.
+func redactSecrets(s string) string {
+	out, _ := redact.String(s)
+	return out
+}
+
 // errNoDatabase means a read found no database file: there is nothing to read.
 var errNoDatabase = errors.New("no database")
 
@@ -319,6 +327,6 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	if err != nil {
 		return nil, err
 	}
-	eng := engine.New(st, &engine.Options{Now: clock})
+	eng := engine.New(st, &engine.Options{Now: clock, Redact: redactSecrets})
 	return &session{store: st, eng: eng, g: g}, nil
 }

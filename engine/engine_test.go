@@ -1,0 +1,286 @@
+package engine_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/sqlite"
+)
+
+const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
+
+func TestNewIDHasPrefixAndLength(t *testing.T) {
+	t.Parallel()
+	id := engine.NewID(time.Now())
+	if len(id) != 20 || !strings.HasPrefix(id, "mem-") {
+		t.Fatalf("NewID = %q, want mem- and 16 characters", id)
+	}
+	for _, c := range id[4:] {
+		if !strings.ContainsRune(crockford, c) {
+			t.Errorf("NewID = %q has %q, not a Crockford base32 digit", id, c)
+		}
+	}
+}
+
+func TestNewIDSortsByTime(t *testing.T) {
+	t.Parallel()
+	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	steps := []time.Duration{0, time.Millisecond, 2 * time.Millisecond, time.Second, time.Hour, 24 * time.Hour, 365 * 24 * time.Hour, 30 * 365 * 24 * time.Hour}
+	var ids []string
+	for _, d := range steps {
+		ids = append(ids, engine.NewID(start.Add(d)))
+	}
+	if !slices.IsSorted(ids) {
+		t.Errorf("ids of increasing times are not sorted: %v", ids)
+	}
+	// Within one millisecond the time part is shared and the rest random.
+	a, b := engine.NewID(start), engine.NewID(start.Add(999*time.Microsecond))
+	if a[:13] != b[:13] {
+		t.Errorf("ids of one millisecond differ in their time part: %s %s", a, b)
+	}
+}
+
+func TestNewIDIsUniqueWithinOneMillisecond(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	seen := map[string]bool{}
+	for i := 0; i < 10000; i++ {
+		id := engine.NewID(now)
+		if seen[id] {
+			t.Fatalf("NewID repeated %s after %d ids", id, i)
+		}
+		seen[id] = true
+	}
+}
+
+func newStore(t *testing.T) cairn.Store {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// clock is a settable clock for the engine.
+type clock struct {
+	mu sync.Mutex
+	t  time.Time
+}
+
+func (c *clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.t
+}
+
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.t = c.t.Add(d)
+}
+
+func TestNowIsUTCToTheMillisecond(t *testing.T) {
+	t.Parallel()
+	local := time.Date(2025, 1, 1, 12, 0, 0, 123456789, time.FixedZone("x", 3600))
+	e := engine.New(newStore(t), &engine.Options{Now: func() time.Time { return local }})
+	now := e.Now()
+	if now.Location() != time.UTC || now.Nanosecond() != 123000000 || !now.Equal(local.Truncate(time.Millisecond)) {
+		t.Errorf("Now() = %v, want %v in UTC", now, local.Truncate(time.Millisecond))
+	}
+	res, err := e.AddMemory(t.Context(), &cairn.Memory{Project: "p", Content: "x marks"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.Memory.CreatedAt.Equal(now) || res.Memory.CreatedAt.Location() != time.UTC {
+		t.Errorf("created_at %v, want %v", res.Memory.CreatedAt, now)
+	}
+}
+
+func TestRedactAppliesOnEveryWritePath(t *testing.T) {
+	t.Parallel()
+	redact := func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") }
+	e := engine.New(newStore(t), &engine.Options{Redact: redact})
+	ctx := t.Context()
+
+	added, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Title: "pw hunter2", Key: "k-hunter2", Content: "the password is hunter2"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	updated, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "a first version"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	content := "now it is hunter2 again"
+	if _, err := e.UpdateMemory(ctx, updated.Memory.ID, cairn.MemoryUpdate{Content: &content}); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := e.Import(ctx, slices.Values([]cairn.ImportRecord{{Line: 1, Memory: &cairn.Memory{Content: "imported hunter2"}}}), cairn.ImportOptions{Project: "p"})
+	if err != nil || rep.Created != 1 {
+		t.Fatalf("Import = %+v, %v", rep, err)
+	}
+	ms, _, err := e.FindMemories(ctx, cairn.MemoryFilter{Project: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ms) != 3 {
+		t.Fatalf("%d memories, want 3", len(ms))
+	}
+	for _, m := range ms {
+		for _, f := range []string{m.Title, m.Key, m.Content} {
+			if strings.Contains(f, "hunter2") {
+				t.Errorf("memory %s stores the secret: %q", m.ID, f)
+			}
+		}
+	}
+	if hits, err := e.Search(ctx, cairn.Query{Project: "p", Text: "hunter2"}); err != nil || len(hits) != 0 {
+		t.Errorf("Search(secret) = %d hits, %v; want none", len(hits), err)
+	}
+	if m, err := e.FindMemoryByID(ctx, added.Memory.ID); err != nil || m.Key != "k-[REDACTED]" {
+		t.Errorf("key %q, %v", m.Key, err)
+	}
+}
+
+// TestReimportWithoutTimesChangesNothing: an export written by another tool
+// may give ids but no times; importing it twice, later, must not rewrite
+// the stored memories (their created_at in particular).
+func TestReimportWithoutTimesChangesNothing(t *testing.T) {
+	t.Parallel()
+	c := &clock{t: time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)}
+	e := engine.New(newStore(t), &engine.Options{Now: c.Now})
+	ctx := t.Context()
+	recs := func() []cairn.ImportRecord {
+		return []cairn.ImportRecord{
+			{Line: 1, Memory: &cairn.Memory{ID: "ext-1", Content: "first external record"}},
+			{Line: 2, Memory: &cairn.Memory{ID: "ext-2", Content: "second external record", Type: "decision", Key: "k"}},
+		}
+	}
+	if rep, err := e.Import(ctx, slices.Values(recs()), cairn.ImportOptions{Project: "p"}); err != nil || rep.Created != 2 {
+		t.Fatalf("first import = %+v, %v", rep, err)
+	}
+	before, _, err := e.FindMemories(ctx, cairn.MemoryFilter{Project: "p", Sort: cairn.SortCreatedAsc})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Advance(24 * time.Hour)
+	rep, err := e.Import(ctx, slices.Values(recs()), cairn.ImportOptions{Project: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Unchanged != 2 {
+		t.Errorf("second import a day later = %+v, want both unchanged", rep)
+	}
+	for _, b := range before {
+		a, err := e.FindMemoryByID(ctx, b.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !a.CreatedAt.Equal(b.CreatedAt) || !a.UpdatedAt.Equal(b.UpdatedAt) {
+			t.Errorf("%s: created %v -> %v, updated %v -> %v", b.ID, b.CreatedAt, a.CreatedAt, b.UpdatedAt, a.UpdatedAt)
+		}
+	}
+}
+
+func TestImportOfFailingReaderWritesNothing(t *testing.T) {
+	t.Parallel()
+	e := engine.New(newStore(t), nil)
+	boom := errors.New("disk read failed")
+	recs := []cairn.ImportRecord{
+		{Line: 1, Memory: &cairn.Memory{Content: "read before the failure"}},
+		{Err: boom},
+	}
+	_, err := e.Import(t.Context(), slices.Values(recs), cairn.ImportOptions{Project: "p", SkipInvalid: true})
+	if !errors.Is(err, boom) || cairn.ErrorCode(err) == cairn.EINVALID {
+		t.Errorf("Import with a reader error = %v (code %q), want the reader's error, not invalid input", err, cairn.ErrorCode(err))
+	}
+	if _, n, _ := e.FindMemories(t.Context(), cairn.MemoryFilter{Project: "p"}); n != 0 {
+		t.Errorf("%d memories stored by a failed import", n)
+	}
+}
+
+func TestImportStopsWhenCancelled(t *testing.T) {
+	t.Parallel()
+	e := engine.New(newStore(t), nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	recs := func(yield func(cairn.ImportRecord) bool) {
+		yield(cairn.ImportRecord{Line: 1, Memory: &cairn.Memory{Content: "first"}})
+		cancel()
+		yield(cairn.ImportRecord{Line: 2, Memory: &cairn.Memory{Content: "second"}})
+	}
+	_, err := e.Import(ctx, recs, cairn.ImportOptions{Project: "p"})
+	if err == nil {
+		t.Fatal("cancelled import succeeded")
+	}
+	if _, n, _ := e.FindMemories(t.Context(), cairn.MemoryFilter{Project: "p"}); n != 0 {
+		t.Errorf("%d memories stored by a cancelled import", n)
+	}
+}
+
+func TestSearchLeavesCallerQueryUnchanged(t *testing.T) {
+	t.Parallel()
+	e := engine.New(newStore(t), nil)
+	if _, err := e.AddMemory(t.Context(), &cairn.Memory{Project: "p", Type: "decision", Content: "use postgres"}); err != nil {
+		t.Fatal(err)
+	}
+	types := []string{" Decision "}
+	hits, err := e.Search(t.Context(), cairn.Query{Project: "p", Text: "postgres", Types: types})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("Search = %d hits, %v; want 1", len(hits), err)
+	}
+	if types[0] != " Decision " {
+		t.Errorf("Search rewrote the caller's Types to %q", types)
+	}
+}
+
+func TestSearchTagFilterIgnoresCaseLikeTypeFilter(t *testing.T) {
+	t.Parallel()
+	e := engine.New(newStore(t), nil)
+	if _, err := e.AddMemory(t.Context(), &cairn.Memory{Project: "p", Tags: []string{"Team:Infra"}, Content: "use postgres"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tag := range []string{"team:infra", "Team:Infra"} {
+		hits, err := e.Search(t.Context(), cairn.Query{Project: "p", Text: "postgres", Tags: []string{tag}})
+		if err != nil || len(hits) != 1 {
+			t.Errorf("Search with tag %q = %d hits, %v; want 1", tag, len(hits), err)
+		}
+	}
+}
+
+func TestFeedbackCanBeTurnedOff(t *testing.T) {
+	t.Parallel()
+	s := newStore(t)
+	ctx := t.Context()
+	on, off := engine.New(s, nil), engine.New(s, &engine.Options{NoFeedback: true})
+	for _, c := range []string{
+		"the deploy pipeline uses kubernetes helm charts",
+		"helm charts live in the charts folder for kubernetes",
+		"kubernetes helm charts are linted in CI",
+		"unrelated note about the coffee machine",
+	} {
+		if _, err := on.AddMemory(ctx, &cairn.Memory{Project: "p", Content: c}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hitsOff, err := off.Search(ctx, cairn.Query{Project: "p", Text: "deploy pipeline"})
+	if err != nil || len(hitsOff) != 1 {
+		t.Fatalf("without feedback: %d hits, %v; want the one memory with the words", len(hitsOff), err)
+	}
+	hitsOn, err := on.Search(ctx, cairn.Query{Project: "p", Text: "deploy pipeline"})
+	if err != nil || len(hitsOn) < 2 || hitsOn[0].Memory.ID != hitsOff[0].Memory.ID {
+		t.Errorf("with feedback: %d hits, %v; want the direct match first and related memories after", len(hitsOn), err)
+	}
+	for _, h := range hitsOn {
+		if strings.Contains(h.Memory.Content, "coffee") {
+			t.Errorf("feedback found an unrelated memory: %q", h.Memory.Content)
+		}
+	}
+}

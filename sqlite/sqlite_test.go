@@ -1,0 +1,378 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/storetest"
+)
+
+func openStore(t *testing.T) cairn.Store {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	t.Parallel()
+	storetest.Run(t, openStore)
+}
+
+func TestEngineConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunEngine(t, openStore)
+}
+
+// rawDB opens the database file directly, bypassing the Store.
+func rawDB(t *testing.T, path string) *sql.DB {
+	t.Helper()
+	db, err := sql.Open("sqlite", "file:"+path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	return db
+}
+
+func open(t *testing.T, path string, opts *sqlite.Options) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), path, opts)
+	if err != nil {
+		t.Fatalf("Open(%s): %v", path, err)
+	}
+	return s
+}
+
+type migrationRow struct {
+	version   int
+	name      string
+	appliedAt int64
+}
+
+func migrationRows(t *testing.T, path string) []migrationRow {
+	t.Helper()
+	db := rawDB(t, path)
+	rows, err := db.QueryContext(t.Context(), "SELECT version, name, applied_at FROM schema_migrations ORDER BY version")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rows.Close()
+	var out []migrationRow
+	for rows.Next() {
+		var r migrationRow
+		if err := rows.Scan(&r.version, &r.name, &r.appliedAt); err != nil {
+			t.Fatal(err)
+		}
+		out = append(out, r)
+	}
+	if err := rows.Err(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	return out
+}
+
+func userVersion(t *testing.T, path string) int {
+	t.Helper()
+	db := rawDB(t, path)
+	defer db.Close()
+	var v int
+	if err := db.QueryRowContext(t.Context(), "PRAGMA user_version").Scan(&v); err != nil {
+		t.Fatal(err)
+	}
+	return v
+}
+
+func TestOpenRecordsMigrations(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	if err := open(t, path, nil).Close(); err != nil {
+		t.Fatal(err)
+	}
+	if sqlite.SchemaVersion() < 1 {
+		t.Fatalf("SchemaVersion() = %d", sqlite.SchemaVersion())
+	}
+	rows := migrationRows(t, path)
+	if len(rows) == 0 {
+		t.Fatal("schema_migrations is empty")
+	}
+	if last := rows[len(rows)-1]; last.version != sqlite.SchemaVersion() {
+		t.Errorf("last recorded migration %d, want %d", last.version, sqlite.SchemaVersion())
+	}
+	for i, r := range rows {
+		if r.version != i+1 || !strings.HasPrefix(r.name, fmt.Sprintf("%04d_", r.version)) || r.appliedAt <= 0 {
+			t.Errorf("migration row %+v", r)
+		}
+	}
+	if v := userVersion(t, path); v != sqlite.SchemaVersion() {
+		t.Errorf("user_version = %d, want %d", v, sqlite.SchemaVersion())
+	}
+}
+
+func TestReopenDoesNotRerunMigrations(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	s := open(t, path, nil)
+	eng := engine.New(s, nil)
+	res, err := eng.AddMemory(t.Context(), &cairn.Memory{Project: "p", Content: "kept across reopen"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	before := migrationRows(t, path)
+	time.Sleep(5 * time.Millisecond) // a re-run would record a later applied_at
+
+	for i := 0; i < 2; i++ {
+		s = open(t, path, nil)
+		if _, err := engine.New(s, nil).FindMemoryByID(t.Context(), res.Memory.ID); err != nil {
+			t.Errorf("reopen %d lost the memory: %v", i, err)
+		}
+		s.Close()
+	}
+	after := migrationRows(t, path)
+	if fmt.Sprint(before) != fmt.Sprint(after) {
+		t.Errorf("schema_migrations changed on reopen: %v -> %v", before, after)
+	}
+}
+
+func TestNewerSchemaIsRefusedWithClearMessage(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	open(t, path, nil).Close()
+	db := rawDB(t, path)
+	if _, err := db.ExecContext(t.Context(), "PRAGMA user_version = 999"); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	for _, opts := range []*sqlite.Options{{ReadOnly: true}, nil} {
+		s, err := sqlite.Open(t.Context(), path, opts)
+		if err == nil {
+			s.Close()
+			t.Fatalf("Open(%+v) of a schema 999 database succeeded", opts)
+		}
+		if cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("Open(%+v): code %q, want %q (%v)", opts, cairn.ErrorCode(err), cairn.EINVALID, err)
+		}
+		msg := cairn.ErrorMessage(err)
+		for _, want := range []string{"newer", "999", "upgrade"} {
+			if !strings.Contains(msg, want) {
+				t.Errorf("Open(%+v): message %q does not mention %q", opts, msg, want)
+			}
+		}
+	}
+	if v := userVersion(t, path); v != 999 {
+		t.Errorf("user_version changed to %d by a refused open", v)
+	}
+}
+
+func TestReadOnlyOpenReadsAndRefusesWrites(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	s := open(t, path, nil)
+	res, err := engine.New(s, nil).AddMemory(t.Context(), &cairn.Memory{Project: "p", Content: "written before"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+
+	ro := open(t, path, &sqlite.Options{ReadOnly: true})
+	defer ro.Close()
+	eng := engine.New(ro, nil)
+	if _, err := eng.FindMemoryByID(t.Context(), res.Memory.ID); err != nil {
+		t.Errorf("read-only store cannot read: %v", err)
+	}
+	hits, err := eng.Search(t.Context(), cairn.Query{Project: "p", Text: "written"})
+	if err != nil || len(hits) != 1 {
+		t.Errorf("read-only search = %d hits, %v", len(hits), err)
+	}
+	_, err = eng.AddMemory(t.Context(), &cairn.Memory{Project: "p", Content: "written through a read-only store"})
+	if err == nil {
+		t.Error("AddMemory through a read-only store succeeded")
+	}
+	if _, n, _ := eng.FindMemories(t.Context(), cairn.MemoryFilter{Project: "p"}); n != 1 {
+		t.Errorf("project has %d memories, want 1", n)
+	}
+}
+
+func TestWALModeIsOn(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	s := open(t, path, nil)
+	defer s.Close()
+	db := rawDB(t, path)
+	var mode string
+	if err := db.QueryRowContext(t.Context(), "PRAGMA journal_mode").Scan(&mode); err != nil {
+		t.Fatal(err)
+	}
+	if mode != "wal" {
+		t.Errorf("journal_mode = %q, want wal", mode)
+	}
+}
+
+func TestOpenCreatesMissingFolder(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), "a", "b")
+	path := filepath.Join(dir, "c.db")
+	open(t, path, nil).Close()
+	fi, err := os.Stat(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o700 {
+		t.Errorf("folder mode %v, want 0700", fi.Mode().Perm())
+	}
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("database file: %v", err)
+	}
+}
+
+func TestOpenPathWithSpecialCharactersUsesThatFile(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "my dir #1", "c?x=1&y%20.db")
+	s := open(t, path, nil)
+	if _, err := engine.New(s, nil).AddMemory(t.Context(), &cairn.Memory{Project: "p", Content: "special path"}); err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	if _, err := os.Stat(path); err != nil {
+		t.Errorf("the database is not at %q: %v", path, err)
+	}
+	if s.Path() != path {
+		t.Errorf("Path() = %q", s.Path())
+	}
+}
+
+func TestInMemoryDatabaseIsUsable(t *testing.T) {
+	t.Parallel()
+	s, err := sqlite.Open(t.Context(), ":memory:", nil)
+	if err != nil {
+		t.Fatalf("Open(:memory:): %v", err)
+	}
+	defer s.Close()
+	eng := engine.New(s, nil)
+	res, err := eng.AddMemory(t.Context(), &cairn.Memory{Project: "p", Content: "kept in memory"})
+	if err != nil {
+		t.Fatalf("AddMemory: %v", err)
+	}
+	if _, err := eng.FindMemoryByID(t.Context(), res.Memory.ID); err != nil {
+		t.Errorf("FindMemoryByID after AddMemory: %v", err)
+	}
+}
+
+func TestOpenWithoutPathIsInvalid(t *testing.T) {
+	t.Parallel()
+	_, err := sqlite.Open(t.Context(), "", nil)
+	if cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("Open(\"\") = %v, want EINVALID", err)
+	}
+}
+
+func TestOpenOfNonDatabaseFileIsUnavailable(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	if err := os.WriteFile(path, []byte(strings.Repeat("this is not a database\n", 200)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := sqlite.Open(t.Context(), path, nil)
+	if err == nil {
+		s.Close()
+		t.Fatal("Open of a text file succeeded")
+	}
+	if code := cairn.ErrorCode(err); code == cairn.EINTERNAL {
+		t.Errorf("Open of a text file: code %q (%v), want a code a user can act on", code, err)
+	}
+}
+
+func TestConcurrentWritersLoseNothing(t *testing.T) {
+	t.Parallel()
+	const writers, each = 8, 50
+	s := openStore(t)
+	defer s.Close()
+	eng := engine.New(s, nil)
+	addConcurrently(t, []*engine.Engine{eng}, writers, each)
+	checkAll(t, eng, writers*each)
+}
+
+func TestWritersThroughTwoStoresOnOneFileLoseNothing(t *testing.T) {
+	t.Parallel()
+	// Two Stores on one file stand for two processes.
+	path := filepath.Join(t.TempDir(), "c.db")
+	a, b := open(t, path, nil), open(t, path, nil)
+	defer a.Close()
+	defer b.Close()
+	ea, eb := engine.New(a, nil), engine.New(b, nil)
+	addConcurrently(t, []*engine.Engine{ea, eb}, 6, 30)
+	checkAll(t, ea, 6*30)
+	checkAll(t, eb, 6*30)
+}
+
+func addConcurrently(t *testing.T, engs []*engine.Engine, writers, each int) {
+	t.Helper()
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each)
+	for w := 0; w < writers; w++ {
+		eng := engs[w%len(engs)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := 0; i < each; i++ {
+				res, err := eng.AddMemory(t.Context(), &cairn.Memory{
+					Project: "p",
+					Content: fmt.Sprintf("concurrent writer w%d wrote item%d", w, i),
+				})
+				if err == nil && res.Status != cairn.StatusCreated {
+					err = fmt.Errorf("w%d item%d: status %s", w, i, res.Status)
+				}
+				errs <- err
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Errorf("AddMemory: %v", err)
+		}
+	}
+}
+
+func checkAll(t *testing.T, eng *engine.Engine, n int) {
+	t.Helper()
+	ctx := t.Context()
+	if _, total, err := eng.FindMemories(ctx, cairn.MemoryFilter{Project: "p"}); err != nil || total != n {
+		t.Errorf("FindMemories total = %d, %v; want %d", total, err, n)
+	}
+	st, err := eng.Stats(ctx, "p")
+	if err != nil || st.IndexDocs != int64(n) || st.Total != n {
+		t.Errorf("Stats = %+v, %v; want %d documents", st, err, n)
+	}
+	hits, err := eng.Search(ctx, cairn.Query{Project: "p", Text: "concurrent writer", Limit: cairn.MaxLimit})
+	if err != nil || len(hits) != n {
+		t.Errorf("Search = %d hits, %v; want %d", len(hits), err, n)
+	}
+	seen := map[int64]bool{}
+	for _, h := range hits {
+		if seen[h.Memory.DocNum] {
+			t.Errorf("document number %d given twice", h.Memory.DocNum)
+		}
+		seen[h.Memory.DocNum] = true
+	}
+	for _, q := range []string{"w0 item0", "w3 item17"} {
+		if hits, err := eng.Search(ctx, cairn.Query{Project: "p", Text: q, Limit: 1}); err != nil || len(hits) != 1 ||
+			!strings.Contains(hits[0].Memory.Content, strings.ReplaceAll(q, " ", " wrote ")) {
+			t.Errorf("Search(%q) = %v, %v", q, hits, err)
+		}
+	}
+}
