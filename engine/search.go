@@ -76,6 +76,11 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		parts = append(parts, "")
 	}
 	var scored []partScore
+	defer func() {
+		for _, ps := range scored {
+			ps.scorer.Release()
+		}
+	}()
 	for _, name := range parts {
 		stats, err := tx.Partition(ctx, name)
 		if err != nil {
@@ -98,9 +103,11 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 				return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", name, tp.Term)
 			}
 		}
-		if s.Matches() > 0 {
-			scored = append(scored, partScore{name: name, scorer: s})
+		if s.Matches() == 0 {
+			s.Release()
+			continue
 		}
+		scored = append(scored, partScore{name: name, scorer: s})
 	}
 	if len(scored) == 0 {
 		return nil, nil
@@ -240,6 +247,11 @@ type Feedback struct {
 	Weight float64
 }
 
+// feedbackMaxDFShare: a feedback term must be in at most 100 documents or
+// 1/feedbackMaxDFShare of the partition, whichever is more, so that
+// feedback reads only short postings.
+const feedbackMaxDFShare = 20
+
 // DefaultFeedback is the feedback cairn searches with.
 func DefaultFeedback() Feedback { return Feedback{Docs: 5, Terms: 12, Weight: 0.4} }
 
@@ -309,11 +321,12 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, scored []partScore, te
 		if err != nil {
 			return err
 		}
-		// Weight by idf; a term found in one document says nothing new.
+		// Weight by idf. A term found in one document says nothing new, and
+		// a common one costs much to score and says little.
 		n := ps.scorer.Stats.Docs
 		for i := range cands {
 			df := dfs[cands[i].t]
-			if df < 2 {
+			if df < 2 || df > max(100, n/feedbackMaxDFShare) {
 				cands[i].w = 0
 				continue
 			}

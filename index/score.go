@@ -2,7 +2,9 @@ package index
 
 import (
 	"container/heap"
+	"encoding/binary"
 	"math"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -44,9 +46,33 @@ type Scorer struct {
 	Stats  *cairn.PartitionStats
 	Dead   DeadSet
 
-	acc     []float64
+	acc     []float32
 	touched []int64
 	sparse  map[int64]float64
+}
+
+// accPool recycles dense accumulators between searches of a long-lived
+// process; a pooled accumulator is all zeros.
+var accPool sync.Pool
+
+// Release returns the scorer's buffers for reuse. The scorer must not be
+// used afterwards.
+func (s *Scorer) Release() {
+	if s.acc != nil {
+		for _, d := range s.touched {
+			s.acc[d] = 0
+		}
+		a := s.acc
+		accPool.Put(&a)
+		s.acc = nil
+	}
+}
+
+func getAcc(n int64) []float32 {
+	if p, ok := accPool.Get().(*[]float32); ok && int64(cap(*p)) >= n {
+		return (*p)[:n]
+	}
+	return make([]float32, n)
 }
 
 // maxDense is the largest partition scored with a dense accumulator.
@@ -60,7 +86,7 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 	}
 	if s.acc == nil && s.sparse == nil {
 		if s.Stats.NextDoc <= maxDense {
-			s.acc = make([]float64, s.Stats.NextDoc+1)
+			s.acc = getAcc(s.Stats.NextDoc + 1)
 		} else {
 			s.sparse = map[int64]float64{}
 		}
@@ -76,27 +102,65 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 	for i := range norm {
 		norm[i] = k1 * (1 - b + b*lenTable[i]/avgdl)
 	}
-	return Decode(tp.Data, func(doc int64, tf int, dl byte) {
-		if s.Dead.Has(doc) {
-			return
-		}
-		f := float64(tf)
-		v := idf * f * (k1 + 1) / (f + norm[dl])
-		if s.acc != nil {
-			if doc >= int64(len(s.acc)) {
-				return // written after the stats were read; ignore
+	if s.acc == nil {
+		return Decode(tp.Data, func(doc int64, tf int, dl byte) {
+			if s.Dead.Has(doc) {
+				return
 			}
-			if s.acc[doc] == 0 {
+			f := float64(tf)
+			if _, ok := s.sparse[doc]; !ok {
 				s.touched = append(s.touched, doc)
 			}
-			s.acc[doc] += v
-			return
+			s.sparse[doc] += idf * f * (k1 + 1) / (f + norm[dl])
+		})
+	}
+	// The hot loop: decode and accumulate in one pass, without a call per
+	// posting. Entries are almost always one-byte deltas.
+	acc, dead, data := s.acc, s.Dead, tp.Data
+	var doc int64 = -1
+	for i := 0; i < len(data); {
+		c := data[i]
+		if c != 0 && c < 0x80 {
+			if doc < 0 {
+				return ErrCorrupt
+			}
+			doc += int64(c)
+			i++
+		} else {
+			v, n := binary.Uvarint(data[i:])
+			if n <= 0 {
+				return ErrCorrupt
+			}
+			i += n
+			if v == 0 {
+				a, n := binary.Uvarint(data[i:])
+				if n <= 0 {
+					return ErrCorrupt
+				}
+				i += n
+				doc = int64(a)
+			} else {
+				if doc < 0 {
+					return ErrCorrupt
+				}
+				doc += int64(v)
+			}
 		}
-		if _, ok := s.sparse[doc]; !ok {
+		if i+2 > len(data) {
+			return ErrCorrupt
+		}
+		tf, dl := data[i], data[i+1]
+		i += 2
+		if doc >= int64(len(acc)) || (len(dead) > 0 && dead.Has(doc)) {
+			continue // dead, or written after the stats were read
+		}
+		f := float64(tf)
+		if acc[doc] == 0 {
 			s.touched = append(s.touched, doc)
 		}
-		s.sparse[doc] += v
-	})
+		acc[doc] += float32(idf * f * (k1 + 1) / (f + norm[dl]))
+	}
+	return nil
 }
 
 // Matches reports how many documents have a score.
@@ -112,7 +176,7 @@ func (s *Scorer) Top(k int) []Scored {
 	for _, doc := range s.touched {
 		var v float64
 		if s.acc != nil {
-			v = s.acc[doc]
+			v = float64(s.acc[doc])
 		} else {
 			v = s.sparse[doc]
 		}

@@ -35,7 +35,7 @@ const (
 	total_len=excluded.total_len, next_doc=excluded.next_doc, dead_docs=excluded.dead_docs, dead=excluded.dead`
 
 	sqlAppendPostings = `INSERT INTO index_terms(partition, term, df, postings) VALUES (?,?,?,?)
-	ON CONFLICT(partition, term) DO UPDATE SET df = df + excluded.df, postings = postings || excluded.postings`
+	ON CONFLICT(partition, term) DO UPDATE SET df = df + excluded.df, postings = CAST(postings || excluded.postings AS BLOB)`
 	sqlReplacePostings = `INSERT INTO index_terms(partition, term, df, postings) VALUES (?,?,?,?)
 	ON CONFLICT(partition, term) DO UPDATE SET df = excluded.df, postings = excluded.postings`
 	sqlDeleteTerm    = `DELETE FROM index_terms WHERE partition=? AND term=?`
