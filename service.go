@@ -60,18 +60,18 @@ type ImportRecord struct {
 
 // ImportProblem is a record that was not imported.
 type ImportProblem struct {
-	Line    int
-	Message string
+	Line    int    `json:"line"`
+	Message string `json:"message"`
 }
 
 // ImportReport says what an import did.
 type ImportReport struct {
-	Read       int
-	Created    int
-	Updated    int
-	Reinforced int
-	Unchanged  int
-	Skipped    []ImportProblem
+	Read       int             `json:"read"`
+	Created    int             `json:"created"`
+	Updated    int             `json:"updated"`
+	Reinforced int             `json:"reinforced"`
+	Unchanged  int             `json:"unchanged"`
+	Skipped    []ImportProblem `json:"skipped"`
 }
 
 // Stats describe a project's memories.

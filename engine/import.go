@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -23,7 +24,7 @@ const importFlushEvery = 50_000
 // Without SkipInvalid, the first bad record fails the import with
 // EINVALID and a message naming its line.
 func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions) (*cairn.ImportReport, error) {
-	rep := &cairn.ImportReport{}
+	rep := &cairn.ImportReport{Skipped: []cairn.ImportProblem{}}
 	now := e.Now()
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
 		b := newIndexBatch()
@@ -96,22 +97,51 @@ func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, rec 
 	if m.Source == "" {
 		m.Source = cairn.SourceImported
 	}
+	givenID, givenCreated, givenUpdated := m.ID != "", !m.CreatedAt.IsZero(), !m.UpdatedAt.IsZero()
 	if err := e.prepareNew(m, now); err != nil {
 		return "", err
 	}
-	if rec.Memory.ID != "" && known.hasID(m.ID) {
+	if givenID && known.hasID(m.ID) {
 		old, err := tx.FindMemoryByID(ctx, m.ID)
 		switch {
 		case err == nil:
-			return e.importExisting(ctx, tx, b, old, m)
+			// Times the record leaves out are the stored ones, not "now".
+			if !givenCreated {
+				m.CreatedAt = old.CreatedAt
+			}
+			if !givenCreated && !givenUpdated {
+				m.UpdatedAt = old.UpdatedAt
+			}
+			status, err := e.importExisting(ctx, tx, b, old, m)
+			if err == nil {
+				known.add(m.ID, m.Project, m.ContentHash)
+				known.fresh[m.ID] = struct{}{}
+			}
+			return status, err
 		case cairn.ErrorCode(err) != cairn.ENOTFOUND:
 			return "", err
+		}
+	}
+	if !givenID && m.Key == "" && known.hasHash(m.Project, m.ContentHash) {
+		// A record without id that was stored as it is before this import
+		// is the same record imported again: it changes nothing. (Adding
+		// the same content by hand, or twice in one import, reinforces it.)
+		same, err := tx.FindMemoriesByHash(ctx, m.Project, m.ContentHash)
+		if err != nil {
+			return "", err
+		}
+		for _, old := range same {
+			if !known.wroteNow(old.ID) && old.Live(now) && old.Type == m.Type && subset(m.Tags, old.Tags) && subset(m.FileRefs, old.FileRefs) {
+				return cairn.StatusUnchanged, nil
+			}
 		}
 	}
 	res, err := e.add(ctx, tx, b, m, now, known)
 	if err != nil {
 		return "", err
 	}
+	known.add(res.Memory.ID, res.Memory.Project, res.Memory.ContentHash)
+	known.fresh[res.Memory.ID] = struct{}{}
 	return res.Status, nil
 }
 
@@ -144,10 +174,11 @@ func (e *Engine) importExisting(ctx context.Context, tx cairn.Tx, b *indexBatch,
 type knownKeys struct {
 	ids    map[string]struct{}
 	hashes map[string]struct{} // project + "\x00" + hash
+	fresh  map[string]struct{} // ids written by this import
 }
 
 func loadKnownKeys(ctx context.Context, tx cairn.Tx) (*knownKeys, error) {
-	k := &knownKeys{ids: map[string]struct{}{}, hashes: map[string]struct{}{}}
+	k := &knownKeys{ids: map[string]struct{}{}, hashes: map[string]struct{}{}, fresh: map[string]struct{}{}}
 	err := tx.ScanMemoryKeys(ctx, func(id, project, hash string) {
 		k.add(id, project, hash)
 	})
@@ -166,5 +197,22 @@ func (k *knownKeys) hasID(id string) bool {
 
 func (k *knownKeys) hasHash(project, hash string) bool {
 	_, ok := k.hashes[project+"\x00"+hash]
+	return ok
+}
+
+// subset reports whether every element of a is in b.
+func subset(a, b []string) bool {
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			return false
+		}
+	}
+	return true
+}
+
+// wroteNow reports whether this import wrote the memory: a repeat of it
+// within the same import is folded into it like a repeated add.
+func (k *knownKeys) wroteNow(id string) bool {
+	_, ok := k.fresh[id]
 	return ok
 }

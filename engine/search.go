@@ -39,12 +39,21 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 	if q.Now.IsZero() {
 		q.Now = e.Now()
 	}
-	for i, t := range q.Types {
+	types, tags := q.Types, q.Tags
+	q.Types, q.Tags = nil, nil
+	for _, t := range types {
 		n, err := normalizeName("type", t)
 		if err != nil {
 			return nil, err
 		}
-		q.Types[i] = n
+		q.Types = append(q.Types, n)
+	}
+	for _, t := range tags {
+		n, err := normalizeName("tag", t)
+		if err != nil {
+			return nil, err
+		}
+		q.Tags = append(q.Tags, n)
 	}
 	terms := lexical.QueryTerms(q.Text)
 	if len(terms) == 0 {

@@ -93,13 +93,13 @@ func Decode(data []byte, fn func(doc int64, tf int, dl byte)) error {
 		i += n
 		if v == 0 {
 			a, n := binary.Uvarint(data[i:])
-			if n <= 0 {
+			if n <= 0 || a > math.MaxInt64 {
 				return ErrCorrupt
 			}
 			i += n
 			doc = int64(a)
 		} else {
-			if doc < 0 {
+			if doc < 0 || v > uint64(math.MaxInt64-doc) {
 				return ErrCorrupt
 			}
 			doc += int64(v)

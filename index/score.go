@@ -86,7 +86,7 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 	}
 	if s.acc == nil && s.sparse == nil {
 		if s.Stats.NextDoc <= maxDense {
-			s.acc = getAcc(s.Stats.NextDoc + 1)
+			s.acc = getAcc(s.Stats.NextDoc)
 		} else {
 			s.sparse = map[int64]float64{}
 		}
@@ -134,13 +134,13 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 			i += n
 			if v == 0 {
 				a, n := binary.Uvarint(data[i:])
-				if n <= 0 {
+				if n <= 0 || a > math.MaxInt64 {
 					return ErrCorrupt
 				}
 				i += n
 				doc = int64(a)
 			} else {
-				if doc < 0 {
+				if doc < 0 || v > uint64(math.MaxInt64-doc) {
 					return ErrCorrupt
 				}
 				doc += int64(v)

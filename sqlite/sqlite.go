@@ -40,15 +40,18 @@ var _ cairn.Store = (*Store)(nil)
 
 // Store is a cairn.Store on one SQLite database file.
 type Store struct {
-	path   string
-	reader *sql.DB
-	writer *sql.DB
+	path     string
+	reader   *sql.DB
+	writer   *sql.DB
+	readOnly bool
 }
 
 // Options tune Open. A nil *Options means defaults.
 type Options struct {
-	// ReadOnly opens without running migrations; writes fail. Used by
-	// commands that only read, so that they never wait for a writer.
+	// ReadOnly opens without running migrations, and Update fails with
+	// EINVALID. Commands that only read use it, so that they never wait
+	// for a writer. A database whose schema does not exist yet gives
+	// ErrNotInitialized.
 	ReadOnly bool
 }
 
@@ -76,11 +79,18 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	s.writer.SetMaxOpenConns(1)
 	s.writer.SetMaxIdleConns(1)
-	if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)"); err != nil {
-		s.writer.Close()
-		return nil, s.openErr(err)
+	if path == ":memory:" {
+		// Every connection to :memory: is a database of its own: read
+		// through the one writer connection.
+		s.reader = s.writer
+	} else {
+		if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)"); err != nil {
+			s.writer.Close()
+			return nil, s.openErr(err)
+		}
+		s.reader.SetMaxIdleConns(4)
 	}
-	s.reader.SetMaxIdleConns(4)
+	s.readOnly = opts.ReadOnly
 	if !opts.ReadOnly {
 		if err := s.migrate(ctx); err != nil {
 			s.Close()
@@ -104,7 +114,7 @@ func (s *Store) Path() string { return s.path }
 // and closes the database.
 func (s *Store) Close() error {
 	var errs []error
-	if s.reader != nil {
+	if s.reader != nil && s.reader != s.writer {
 		errs = append(errs, s.reader.Close())
 	}
 	if s.writer != nil {
@@ -165,10 +175,18 @@ func (s *Store) userVersion(ctx context.Context, q interface {
 	return v, err
 }
 
+// ErrNotInitialized is returned by a read-only Open of a database whose
+// schema has not been created yet (a new file, or one being created by
+// another process right now): there is nothing to read.
+var ErrNotInitialized = cairn.Errorf(cairn.ENOTFOUND, "the database has no memories yet")
+
 func (s *Store) checkVersion(ctx context.Context) error {
 	v, err := s.userVersion(ctx, s.reader)
 	if err != nil {
 		return s.openErr(translate(err, "read schema version"))
+	}
+	if v == 0 {
+		return ErrNotInitialized
 	}
 	if v > SchemaVersion() {
 		return cairn.Errorf(cairn.EINVALID, "the database %s was written by a newer cairn (schema %d, this binary knows %d); upgrade cairn", s.path, v, SchemaVersion())
@@ -239,6 +257,9 @@ func (s *Store) View(ctx context.Context, fn func(cairn.Tx) error) error {
 
 // Update implements cairn.Store.
 func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
+	if s.readOnly {
+		return cairn.Errorf(cairn.EINVALID, "the database %s was opened read-only", s.path)
+	}
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return translate(err, "begin write")

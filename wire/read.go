@@ -26,7 +26,7 @@ const MaxLineBytes = 8 << 20
 func Read(r io.Reader) iter.Seq[cairn.ImportRecord] {
 	return func(yield func(cairn.ImportRecord) bool) {
 		br := bufio.NewReaderSize(r, 1<<20)
-		first, err := peekNonSpace(br)
+		first, newlines, err := peekNonSpace(br)
 		if err == io.EOF {
 			return
 		}
@@ -38,27 +38,33 @@ func Read(r io.Reader) iter.Seq[cairn.ImportRecord] {
 			readDocument(br, yield)
 			return
 		}
-		readLines(br, yield)
+		readLines(br, newlines, yield)
 	}
 }
 
-func peekNonSpace(br *bufio.Reader) (byte, error) {
+// peekNonSpace skips leading white space and a byte order mark, and
+// returns the first other byte and how many newlines it skipped.
+func peekNonSpace(br *bufio.Reader) (byte, int, error) {
+	newlines := 0
 	for {
 		b, err := br.Peek(1)
 		if err != nil {
-			return 0, err
+			return 0, newlines, err
 		}
 		switch b[0] {
-		case ' ', '\t', '\r', '\n':
+		case '\n':
+			newlines++
+			br.ReadByte()
+		case ' ', '\t', '\r':
 			br.ReadByte()
 		case 0xEF: // a UTF-8 byte order mark
 			if bom, _ := br.Peek(3); bytes.Equal(bom, []byte{0xEF, 0xBB, 0xBF}) {
 				br.Discard(3)
 				continue
 			}
-			return b[0], nil
+			return b[0], newlines, nil
 		default:
-			return b[0], nil
+			return b[0], newlines, nil
 		}
 	}
 }
@@ -85,11 +91,10 @@ func isDocumentStart(br *bufio.Reader) bool {
 	return ok
 }
 
-func readLines(br *bufio.Reader, yield func(cairn.ImportRecord) bool) {
-	line := 0
+func readLines(br *bufio.Reader, line int, yield func(cairn.ImportRecord) bool) {
 	for {
 		b, err := readLine(br)
-		if len(b) > 0 || err == nil {
+		if len(b) > 0 || err == nil || errors.Is(err, errLineTooLong) {
 			line++
 		}
 		if err != nil && err != io.EOF {
@@ -137,7 +142,11 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 		if long != nil {
 			frag = append(long, frag...)
 		}
-		return bytes.TrimRight(frag, "\r\n"), err
+		frag = bytes.TrimRight(frag, "\r\n")
+		if len(frag) > MaxLineBytes {
+			return nil, errLineTooLong
+		}
+		return frag, err
 	}
 }
 

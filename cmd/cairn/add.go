@@ -66,7 +66,7 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	fmt.Fprintln(m.Stdout, res.Memory.ID)
 	switch res.Status {
 	case cairn.StatusReinforced:
-		fmt.Fprintf(m.Stderr, "cairn: the same content was already stored as %s; reinforced it (used %d times, confidence %s)\n",
+		fmt.Fprintf(m.Stderr, "cairn: the same content was already stored as %s; reinforced it (use count %d, confidence %s)\n",
 			res.Memory.ID, res.Memory.UseCount, strconv.FormatFloat(res.Memory.Confidence, 'f', 2, 64))
 	case cairn.StatusUpdated:
 		fmt.Fprintf(m.Stderr, "cairn: updated %s, which had the same type and key\n", res.Memory.ID)

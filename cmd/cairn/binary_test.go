@@ -104,11 +104,15 @@ func TestBinaryConcurrentWritersLoseNothingAndNeverReportLocks(t *testing.T) {
 				r := runBin(ctx, dir, "", append(slices.Clone(g), "add", "--tags", fmt.Sprintf("w%d", w), content)...)
 				check(r)
 				id := strings.TrimSpace(r.stdout)
-				if r.code == 0 && !idRE.MatchString(id) {
+				if r.code != 0 {
+					continue
+				}
+				if !idRE.MatchString(id) {
 					fail("add printed " + r.stdout)
+					continue
 				}
 				mu.Lock()
-				if prev, dup := ids[id]; dup && r.code == 0 {
+				if prev, dup := ids[id]; dup {
 					failures = append(failures, fmt.Sprintf("id %s printed for %q and %q", id, prev, content))
 				}
 				ids[id] = content

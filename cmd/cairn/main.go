@@ -324,6 +324,9 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 		}
 	}
 	st, err := sqlite.Open(ctx, g.db, &sqlite.Options{ReadOnly: readOnly})
+	if readOnly && errors.Is(err, sqlite.ErrNotInitialized) {
+		return nil, errNoDatabase
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -150,6 +150,7 @@ func runBatch(ctx context.Context, m *Main, g *globals, path string) error {
 			res.QID = q.QID
 			res.IDs, err = batchSearch(ctx, s, g, q)
 			if err != nil {
+				res.IDs = []string{}
 				res.Error = oneLine(cairn.ErrorMessage(err))
 			}
 		}

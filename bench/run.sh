@@ -1,0 +1,230 @@
+#!/usr/bin/env bash
+# bench/run.sh [N] — measure cairn against its performance budgets with N
+# generated memories (default 100000) in one project.
+#
+# Needs Go and bash; python3 only for the optional LoCoMo retrieval eval.
+# Prints a report and writes it to bench/out/report.txt. Everything else
+# (binaries, corpus, databases) lives in a temporary folder that is removed
+# at the end. See bench/README.md for what each figure means.
+#
+# Environment: RUNS (measured runs per latency figure, default 200),
+# WARMUP (default 10), QUERIES (number of generated queries, default 200),
+# EVAL_DIR (default ../shared/eval, relative to the repository root),
+# KEEP=1 keeps the temporary folder.
+set -euo pipefail
+export LC_ALL=C
+
+N=${1:-100000}
+RUNS=${RUNS:-200}
+WARMUP=${WARMUP:-10}
+QUERIES=${QUERIES:-200}
+NOW=2026-11-01T00:00:00Z
+PROJECT=bench
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+EVAL_DIR=${EVAL_DIR:-../shared/eval}
+
+case $N in '' | *[!0-9]*)
+	echo "usage: bench/run.sh [N]  (N: number of memories, default 100000)" >&2
+	exit 2
+	;;
+esac
+if ((RUNS < 100)); then
+	echo "bench: RUNS must be at least 100" >&2
+	exit 2
+fi
+
+if ! command -v go >/dev/null 2>&1; then
+	echo "bench: go is not on PATH" >&2
+	exit 1
+fi
+
+OUT=bench/out
+REPORT=$OUT/report.txt
+mkdir -p "$OUT"
+: >"$REPORT"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cairn-bench.XXXXXX")
+cleanup() {
+	if [[ ${KEEP:-} == 1 ]]; then
+		echo "bench: kept $WORK" >&2
+	else
+		rm -rf "$WORK"
+	fi
+}
+trap cleanup EXIT
+
+# say prints a report line and appends it to the report file; progress
+# goes to standard error and stays out of the report.
+say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
+step() { printf 'bench: %s\n' "$*" >&2; }
+
+now_s() {
+	if [[ -n ${EPOCHREALTIME:-} ]]; then
+		printf '%s\n' "$EPOCHREALTIME"
+	else
+		date +%s.%N
+	fi
+}
+# calc EXPR evaluates a floating-point expression with awk.
+calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
+# field NAME JSON extracts a number from timeit's one-line JSON.
+field() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" <<<"$2"; }
+# verdict VALUE OP BUDGET prints PASS or FAIL (OP: le or ge).
+verdict() {
+	awk -v v="$1" -v b="$3" -v op="$2" 'BEGIN { ok = (op == "le") ? (v + 0 <= b + 0) : (v + 0 >= b + 0); print (ok ? "PASS" : "FAIL") }'
+}
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
+
+START=$(now_s)
+LOAD_START=$(loadavg)
+
+# --- build -----------------------------------------------------------------
+step "building cairn and the bench tools into $WORK"
+CGO_ENABLED=0 go build -o "$WORK/cairn" ./cmd/cairn
+go build -o "$WORK/gen" ./bench/gen
+go build -o "$WORK/timeit" ./bench/timeit
+CAIRN=$WORK/cairn
+TIMEIT=$WORK/timeit
+
+# --- corpus and queries ----------------------------------------------------
+step "generating $N memories"
+t0=$(now_s)
+"$WORK/gen" -n "$N" -project "$PROJECT" -seed 1 -now "$NOW" >"$WORK/corpus.jsonl"
+t1=$(now_s)
+GEN_S=$(calc "$t1 - $t0")
+CORPUS_MB=$(calc "$(wc -c <"$WORK/corpus.jsonl") / 1048576")
+"$WORK/gen" -queries "$QUERIES" -seed 2 -project "$PROJECT" >"$WORK/queries.txt"
+"$WORK/gen" -queries "$QUERIES" -seed 2 -project "$PROJECT" -batch -now "$NOW" -limit 10 >"$WORK/batch.jsonl"
+
+# --- import ----------------------------------------------------------------
+DB=$WORK/bench.db
+step "importing"
+TIMEFORMAT='%R %U %S'
+{ time "$CAIRN" --db "$DB" --project "$PROJECT" import "$WORK/corpus.jsonl" >"$WORK/import.out" 2>"$WORK/import.err"; } 2>"$WORK/import.time" ||
+	{ cat "$WORK/import.err" >&2; exit 1; }
+read -r IMPORT_S IMPORT_USER IMPORT_SYS <"$WORK/import.time"
+IMPORT_RATE=$(calc "$N / $IMPORT_S")
+IMPORT_CPU=$(calc "$IMPORT_USER + $IMPORT_SYS")
+IMPORT_SUMMARY=$(cat "$WORK/import.out")
+DB_BYTES=0
+for f in "$DB" "$DB-wal"; do
+	[[ -f $f ]] && DB_BYTES=$((DB_BYTES + $(wc -c <"$f")))
+done
+DB_MB=$(calc "$DB_BYTES / 1048576")
+
+CAIRN_G=("$CAIRN" --db "$DB" --project "$PROJECT" --now "$NOW")
+
+# --- whole-process latency -------------------------------------------------
+step "cairn version (process start-up), 100 runs"
+BASE=$("$TIMEIT" -runs 100 -warmup 5 -json -- "$CAIRN" version)
+step "cairn search, $RUNS runs over $QUERIES queries"
+SEARCH=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -json -- "${CAIRN_G[@]}" search -- '{}')
+step "cairn context --prompt, $RUNS runs"
+CONTEXT=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -json -- "${CAIRN_G[@]}" context --prompt '{}')
+
+# --- batch -----------------------------------------------------------------
+step "cairn search --batch over $QUERIES queries"
+"${CAIRN_G[@]}" search --batch "$WORK/batch.jsonl" >"$WORK/batch.out"
+BATCH_LINES=$(wc -l <"$WORK/batch.out")
+BATCH_EMPTY=$(grep -c '"ids":\[\]' "$WORK/batch.out" || true)
+BATCH_HITS=$(awk -F'"ids":\\[' '{ n = 0; s = $2; sub(/\].*/, "", s); if (s != "") n = split(s, a, ","); t += n } END { printf "%.1f", (NR ? t / NR : 0) }' "$WORK/batch.out")
+BATCH=$("$TIMEIT" -runs 5 -warmup 1 -json -- "${CAIRN_G[@]}" search --batch "$WORK/batch.jsonl")
+
+# --- LoCoMo retrieval eval (optional) --------------------------------------
+EVAL_LINES=()
+if ! command -v python3 >/dev/null 2>&1; then
+	EVAL_LINES+=("skipped: python3 not found")
+elif [[ ! -f $EVAL_DIR/memories.jsonl || ! -f $EVAL_DIR/queries.jsonl || ! -f $EVAL_DIR/score.py ]]; then
+	EVAL_LINES+=("skipped: no eval data in $EVAL_DIR")
+else
+	step "LoCoMo eval from $EVAL_DIR"
+	EW=$WORK/eval
+	mkdir -p "$EW"
+	# A failure here is reported, not fatal: the figures above still count.
+	set +e
+	(
+		set -euo pipefail
+		"$CAIRN" --db "$EW/eval.db" --project locomo import "$EVAL_DIR/memories.jsonl" >"$EW/import.out"
+		python3 - "$EVAL_DIR/queries.jsonl" >"$EW/batch.jsonl" <<'PY'
+import json, sys
+with open(sys.argv[1], encoding="utf-8") as f:
+    for line in f:
+        if not line.strip():
+            continue
+        q = json.loads(line)
+        print(json.dumps({"qid": q["qid"], "project": q["project"], "query": q["question"],
+                          "now": q.get("asked_at") or "", "limit": 50}))
+PY
+		t0=$(now_s)
+		"$CAIRN" --db "$EW/eval.db" --project locomo search --batch "$EW/batch.jsonl" >"$EW/cairn.jsonl"
+		t1=$(now_s)
+		python3 "$EVAL_DIR/score.py" "$EW/cairn.jsonl" --data "$EVAL_DIR" --json "$EW/score.json" >"$EW/score.txt"
+		R10=$(python3 -c 'import json,sys; print("%.3f" % json.load(open(sys.argv[1]))["cairn"]["groups"]["overall"]["R@10"])' "$EW/score.json")
+		{
+			head -n1 "$EW/import.out"
+			echo "$(wc -l <"$EW/batch.jsonl" | tr -d ' ') questions answered in $(printf '%.0f' "$(calc "($t1 - $t0) * 1000")") ms (one batch process, limit 50)"
+			grep -E '^group' "$EW/score.txt"
+			grep -E '^overall' "$EW/score.txt"
+			echo "R@10 (categories 1-4): $R10   (BM25 baselines 0.569-0.631; see $EVAL_DIR/README.md)"
+		} >"$EW/lines.txt"
+	) 2>"$EW/err.txt"
+	rc=$?
+	set -e
+	if ((rc == 0)); then
+		mapfile -t EVAL_LINES <"$EW/lines.txt"
+	else
+		EVAL_LINES+=("failed (exit status $rc): $(tail -n 3 "$EW/err.txt" | tr '\n' ' ')")
+	fi
+fi
+
+END=$(now_s)
+LOAD_END=$(loadavg)
+
+# --- report ----------------------------------------------------------------
+fmt_lat() { # JSON
+	printf 'median %7.2f ms   p90 %7.2f   p99 %7.2f   min %6.2f   max %7.2f   cpu %6.2f' \
+		"$(field median_ms "$1")" "$(field p90_ms "$1")" "$(field p99_ms "$1")" "$(field min_ms "$1")" "$(field max_ms "$1")" "$(field cpu_median_ms "$1")"
+}
+
+S_MED=$(field median_ms "$SEARCH")
+S_P99=$(field p99_ms "$SEARCH")
+C_MED=$(field median_ms "$CONTEXT")
+C_P99=$(field p99_ms "$CONTEXT")
+B_MED=$(field median_ms "$BATCH")
+CPU=$(grep -m1 -E '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
+MEM=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || true)
+COMMIT=$(git rev-parse --short HEAD 2>/dev/null || echo "?")
+if [[ -n $(git status --porcelain 2>/dev/null | head -n1) ]]; then COMMIT="$COMMIT (with uncommitted changes)"; fi
+
+say "cairn benchmark — $N memories in one project"
+say "================================================================"
+say "date      $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+say "machine   $(nproc) CPUs, ${CPU:-unknown CPU}, ${MEM:-? memory}, $(uname -sr)"
+say "go        $(go version | sed 's/^go version //')"
+say "commit    $COMMIT"
+say "load avg  $LOAD_START at start, $LOAD_END at end (1/5/15 min; above $(nproc) the figures are inflated)"
+say ""
+say "corpus    $N memories, $(printf '%.1f' "$CORPUS_MB") MiB JSON Lines, generated in $(printf '%.2f' "$GEN_S") s"
+say "queries   $QUERIES generated queries (2-8 words; common words and rare identifiers)"
+say ""
+say "import    $(printf '%.2f' "$IMPORT_S") s  =  $(printf '%.0f' "$IMPORT_RATE") memories/s      budget >= 20000/s   $(verdict "$IMPORT_RATE" ge 20000)"
+say "          $(printf '%.2f' "$IMPORT_CPU") s CPU (user $IMPORT_USER s + system $IMPORT_SYS s)"
+say "          $IMPORT_SUMMARY"
+say "          database $(printf '%.1f' "$DB_MB") MiB after import"
+say ""
+say "whole-process latency (fork+exec+open+query+exit, $RUNS runs after $WARMUP warm-up, each run a different query;"
+say "cpu = median user+system CPU time of the process):"
+say "  cairn version    $(fmt_lat "$BASE")   (start-up floor)"
+say "  cairn search     $(fmt_lat "$SEARCH")"
+say "                   budget median <= 15 ms: $(verdict "$S_MED" le 15)   p99 <= 40 ms: $(verdict "$S_P99" le 40)"
+say "  cairn context    $(fmt_lat "$CONTEXT")"
+say "                   budget median <= 15 ms: $(verdict "$C_MED" le 15)   p99 <= 40 ms: $(verdict "$C_P99" le 40)"
+say ""
+say "search --batch   $QUERIES queries (limit 10) in one process: $(printf '%.1f' "$B_MED") ms total (median of 5), $(calc "$B_MED / $QUERIES" | xargs printf '%.3f') ms per query"
+say "                 $BATCH_LINES result lines, $BATCH_EMPTY with no hit, $BATCH_HITS ids per query on average"
+say ""
+say "LoCoMo retrieval eval:"
+for l in "${EVAL_LINES[@]}"; do say "  $l"; done
+say ""
+say "total bench time $(printf '%.0f' "$(calc "$END - $START")") s; report written to $REPORT"

@@ -1,0 +1,218 @@
+// Command timeit measures the wall-clock time of a whole command, run as a
+// child process again and again, and prints its median, p90, p99, min and
+// max in milliseconds.
+//
+//	go run ./bench/timeit -runs 50 -warmup 5 -- cairn search "flaky test"
+//	go run ./bench/timeit -runs 200 -each queries.txt -- cairn search -- {}
+//
+// With -each FILE, run i substitutes line i of FILE (cycling) for every
+// literal {} in the arguments, so each run can ask something different.
+// The command's output is discarded; a run that exits with a non-zero
+// status stops the measurement with an error that shows its standard error.
+package main
+
+import (
+	"bufio"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"os/exec"
+	"sort"
+	"strings"
+	"time"
+)
+
+// Stats are the measured times in milliseconds.
+type Stats struct {
+	Label  string  `json:"label,omitempty"`
+	Runs   int     `json:"runs"`
+	Median float64 `json:"median_ms"`
+	P90    float64 `json:"p90_ms"`
+	P99    float64 `json:"p99_ms"`
+	Min    float64 `json:"min_ms"`
+	Max    float64 `json:"max_ms"`
+	Mean   float64 `json:"mean_ms"`
+	Total  float64 `json:"total_ms"`
+	// CPUMedian is the median of the child's user+system CPU time: on a
+	// busy machine it moves much less than the wall-clock figures.
+	CPUMedian float64 `json:"cpu_median_ms"`
+}
+
+func main() {
+	runs := flag.Int("runs", 50, "measured runs")
+	warmup := flag.Int("warmup", 5, "unmeasured runs before measuring")
+	each := flag.String("each", "", "substitute the lines of `FILE`, in turn, for {} in the arguments")
+	asJSON := flag.Bool("json", false, "print the figures as one JSON object")
+	label := flag.String("label", "", "a name to print with the figures")
+	flag.Usage = func() {
+		fmt.Fprintf(os.Stderr, "usage: timeit [-runs N] [-warmup N] [-each FILE] [-json] [-label TEXT] -- CMD [ARGS...]\n")
+		flag.PrintDefaults()
+	}
+	flag.Parse()
+	args := flag.Args()
+	if len(args) == 0 || *runs < 1 || *warmup < 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	var lines []string
+	if *each != "" {
+		var err error
+		if lines, err = readLines(*each); err != nil {
+			fatalf("%v", err)
+		}
+		if len(lines) == 0 {
+			fatalf("%s has no lines", *each)
+		}
+	}
+	errFile, err := os.CreateTemp("", "timeit-stderr-*")
+	if err != nil {
+		fatalf("%v", err)
+	}
+	defer os.Remove(errFile.Name())
+
+	times := make([]float64, 0, *runs)
+	cpus := make([]float64, 0, *runs)
+	for i := 0; i < *warmup+*runs; i++ {
+		argv := args
+		if lines != nil {
+			argv = substitute(args, lines[i%len(lines)])
+		}
+		d, cpu, err := runOnce(argv, errFile)
+		if err != nil {
+			os.Remove(errFile.Name())
+			fatalf("%v", err)
+		}
+		if i >= *warmup {
+			times = append(times, float64(d.Nanoseconds())/1e6)
+			cpus = append(cpus, float64(cpu.Nanoseconds())/1e6)
+		}
+	}
+	s := summarize(times)
+	sort.Float64s(cpus)
+	s.CPUMedian = median(cpus)
+	s.Label = *label
+	if *asJSON {
+		b, _ := json.Marshal(s)
+		fmt.Println(string(b))
+		return
+	}
+	prefix := ""
+	if s.Label != "" {
+		prefix = s.Label + ": "
+	}
+	fmt.Printf("%sruns=%d median=%.2fms p90=%.2fms p99=%.2fms min=%.2fms max=%.2fms mean=%.2fms cpu=%.2fms\n",
+		prefix, s.Runs, s.Median, s.P90, s.P99, s.Min, s.Max, s.Mean, s.CPUMedian)
+}
+
+// runOnce runs the command with its output discarded (standard error goes
+// to errFile, shown if the command fails) and returns the wall-clock time
+// from start to exit and the CPU time the child used.
+func runOnce(argv []string, errFile *os.File) (wall, cpu time.Duration, err error) {
+	if err := errFile.Truncate(0); err != nil {
+		return 0, 0, err
+	}
+	if _, err := errFile.Seek(0, io.SeekStart); err != nil {
+		return 0, 0, err
+	}
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Stdout = nil // the null device
+	cmd.Stderr = errFile
+	start := time.Now()
+	err = cmd.Run()
+	wall = time.Since(start)
+	if err != nil {
+		msg, _ := os.ReadFile(errFile.Name())
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			err = fmt.Errorf("exit status %d", ee.ExitCode())
+		}
+		return 0, 0, fmt.Errorf("%s failed: %v\n%s", quote(argv), err, strings.TrimSpace(string(msg)))
+	}
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
+}
+
+func substitute(args []string, line string) []string {
+	out := make([]string, len(args))
+	for i, a := range args {
+		out[i] = strings.ReplaceAll(a, "{}", line)
+	}
+	return out
+}
+
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var lines []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if l := strings.TrimRight(sc.Text(), "\r"); strings.TrimSpace(l) != "" {
+			lines = append(lines, l)
+		}
+	}
+	return lines, sc.Err()
+}
+
+// summarize computes the figures; percentiles are nearest-rank.
+func summarize(ms []float64) Stats {
+	sorted := append([]float64(nil), ms...)
+	sort.Float64s(sorted)
+	total := 0.0
+	for _, x := range sorted {
+		total += x
+	}
+	n := len(sorted)
+	return Stats{
+		Runs:   n,
+		Median: median(sorted),
+		P90:    percentile(sorted, 90),
+		P99:    percentile(sorted, 99),
+		Min:    round(sorted[0]),
+		Max:    round(sorted[n-1]),
+		Mean:   round(total / float64(n)),
+		Total:  round(total),
+	}
+}
+
+func median(sorted []float64) float64 {
+	n := len(sorted)
+	if n%2 == 1 {
+		return round(sorted[n/2])
+	}
+	return round((sorted[n/2-1] + sorted[n/2]) / 2)
+}
+
+// percentile is the nearest-rank percentile: the smallest value with at
+// least p% of the values at or below it.
+func percentile(sorted []float64, p float64) float64 {
+	k := int(math.Ceil(p / 100 * float64(len(sorted))))
+	if k < 1 {
+		k = 1
+	}
+	return round(sorted[k-1])
+}
+
+func round(x float64) float64 { return math.Round(x*1000) / 1000 }
+
+func quote(argv []string) string {
+	parts := make([]string, len(argv))
+	for i, a := range argv {
+		if a == "" || strings.ContainsAny(a, " \t\"'`$\\") {
+			a = fmt.Sprintf("%q", a)
+		}
+		parts[i] = a
+	}
+	return strings.Join(parts, " ")
+}
+
+func fatalf(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "timeit: "+format+"\n", args...)
+	os.Exit(1)
+}

@@ -1,0 +1,162 @@
+package cairn_test
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
+)
+
+func TestTitleFromContent(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("abcdefghij", 12) // 120 bytes, one word per 10
+	tests := []struct {
+		name, content, want string
+	}{
+		{"first sentence", "fmt.Errorf wraps. Second", "fmt.Errorf wraps"},
+		{"version numbers do not end a sentence", "Upgrade to v1.2.3 now. Then test", "Upgrade to v1.2.3 now"},
+		{"final period dropped", "Use tabs.", "Use tabs"},
+		{"first line only", "first line\nsecond line", "first line"},
+		{"leading blank lines skipped", "\n\n  title here  \nbody", "title here"},
+		{"CRLF", "title\r\nbody", "title"},
+		{"leading period kept", ".env is ignored", ".env is ignored"},
+		{"short text kept", "short", "short"},
+		{"exactly 100 bytes kept", long[:100], long[:100]},
+		{"cut at 100 bytes", long, long[:100] + "..."},
+		{"empty", "   ", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			if got := cairn.TitleFromContent(tt.content); got != tt.want {
+				t.Errorf("TitleFromContent(%q) = %q, want %q", tt.content, got, tt.want)
+			}
+		})
+	}
+}
+
+func TestTitleFromContentCutsOnRuneBoundary(t *testing.T) {
+	t.Parallel()
+	for pad := 95; pad <= 100; pad++ {
+		// A run of 4-byte runes straddling byte 100.
+		content := strings.Repeat("a", pad) + strings.Repeat("🚀", 5)
+		got := cairn.TitleFromContent(content)
+		if !utf8.ValidString(got) {
+			t.Fatalf("pad %d: title %q is not valid UTF-8", pad, got)
+		}
+		if !strings.HasSuffix(got, "...") {
+			t.Fatalf("pad %d: title %q lacks ...", pad, got)
+		}
+		body := strings.TrimSuffix(got, "...")
+		if len(body) > 100 || len(body) < 97 || !strings.HasPrefix(content, body) {
+			t.Errorf("pad %d: title body %q (%d bytes) is not the longest rune-aligned prefix within 100 bytes", pad, body, len(body))
+		}
+	}
+}
+
+func TestValidName(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"note", "error_solution", "agent:claude", "scope:global", "v1.2", "a/b-c", "9lives", strings.Repeat("a", cairn.MaxNameBytes)} {
+		if !cairn.ValidName(s) {
+			t.Errorf("ValidName(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"", "Bad", "bad type", "_x", ":x", "x!", "é", "tab\t", strings.Repeat("a", cairn.MaxNameBytes+1)} {
+		if cairn.ValidName(s) {
+			t.Errorf("ValidName(%q) = true", s)
+		}
+	}
+}
+
+func TestValidProject(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"cairn", "/home/me/src/cairn", "My Project", "日本"} {
+		if !cairn.ValidProject(s) {
+			t.Errorf("ValidProject(%q) = false", s)
+		}
+	}
+	for _, s := range []string{"", "a\nb", "a\x00", "\x7f", "bad\xff", strings.Repeat("p", cairn.MaxNameBytes+1)} {
+		if cairn.ValidProject(s) {
+			t.Errorf("ValidProject(%q) = true", s)
+		}
+	}
+}
+
+func TestNormalizeContentFoldsWhiteSpace(t *testing.T) {
+	t.Parallel()
+	if got := cairn.NormalizeContent("  Run \t go  test\n\n-race \r\n"); got != "Run go test -race" {
+		t.Errorf("NormalizeContent = %q", got)
+	}
+}
+
+func TestLiveIsFalseWhenExpiredOrSuperseded(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	tests := []struct {
+		m    cairn.Memory
+		want bool
+	}{
+		{cairn.Memory{}, true},
+		{cairn.Memory{ExpiresAt: now.Add(time.Millisecond)}, true},
+		{cairn.Memory{ExpiresAt: now}, false},
+		{cairn.Memory{ExpiresAt: now.Add(-time.Hour)}, false},
+		{cairn.Memory{SupersededBy: "mem-x"}, false},
+	}
+	for i, tt := range tests {
+		if got := tt.m.Live(now); got != tt.want {
+			t.Errorf("%d: Live = %v, want %v", i, got, tt.want)
+		}
+	}
+}
+
+func TestErrorCodeAndMessage(t *testing.T) {
+	t.Parallel()
+	inner := cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s", "x")
+	wrapped := fmt.Errorf("find: %w", inner)
+	if got := cairn.ErrorCode(wrapped); got != cairn.ENOTFOUND {
+		t.Errorf("ErrorCode(wrapped) = %q", got)
+	}
+	if got := cairn.ErrorCode(errors.New("driver")); got != cairn.EINTERNAL {
+		t.Errorf("ErrorCode(plain) = %q", got)
+	}
+	if got := cairn.ErrorCode(nil); got != "" {
+		t.Errorf("ErrorCode(nil) = %q", got)
+	}
+	if got := cairn.ErrorMessage(wrapped); got != "no memory with id x" {
+		t.Errorf("ErrorMessage = %q", got)
+	}
+	cause := errors.New("disk on fire")
+	e := cairn.WrapError(cairn.EUNAVAILABLE, cause, "cannot write")
+	if !errors.Is(e, cause) || e.Error() != "cannot write: disk on fire" {
+		t.Errorf("WrapError = %q, Is(cause) = %v", e.Error(), errors.Is(e, cause))
+	}
+	if got := cairn.ErrorMessage(errors.New("x")); !strings.HasPrefix(got, "internal error") {
+		t.Errorf("ErrorMessage(plain) = %q", got)
+	}
+}
+
+func TestDefaultTypesHaveWeights(t *testing.T) {
+	t.Parallel()
+	ps := cairn.DefaultTypes()
+	if _, ok := ps[cairn.DefaultType]; !ok {
+		t.Fatalf("DefaultTypes lacks %s", cairn.DefaultType)
+	}
+	for name, p := range ps {
+		if p.Weight <= 0 || p.Name != name {
+			t.Errorf("%s: weight %v name %q", name, p.Weight, p.Name)
+		}
+	}
+	if p := ps.Of("made_up"); p.Tier != cairn.TierRelevant || p.Weight != 1 || p.TTL != 0 {
+		t.Errorf("Of(unknown) = %+v", p)
+	}
+	if c := cairn.InitialConfidence(ps.Of("fix"), cairn.SourceAutomatic); c != 0.7 {
+		t.Errorf("InitialConfidence(fix) = %v, want the policy's 0.7", c)
+	}
+	if c := cairn.InitialConfidence(ps.Of("note"), cairn.SourceExplicit); c != 0.6 {
+		t.Errorf("InitialConfidence(note, explicit) = %v, want 0.6", c)
+	}
+}
