@@ -69,8 +69,9 @@ func sameIndexedText(a, b *cairn.Memory) bool {
 	return partitionOf(a) == partitionOf(b) && indexedText(a) == indexedText(b)
 }
 
-// Compaction policy: a partition is compacted when more than a quarter of
-// its documents are dead, and at least minDeadForCompaction are.
+// Compaction policy: a partition is compacted when its dead documents
+// outnumber a quarter of its live ones, and at least minDeadForCompaction
+// are dead.
 const minDeadForCompaction = 256
 
 // indexBatch collects index changes made in one transaction and writes

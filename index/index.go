@@ -36,7 +36,8 @@ import (
 var ErrCorrupt = errors.New("index: corrupt postings")
 
 // QuantLen maps a document length to one byte: exact below 128, then
-// logarithmic buckets (16 per doubling) up to about 2.6 million tokens.
+// logarithmic buckets (16 per doubling) up to about 31,000 tokens, where
+// it saturates.
 func QuantLen(dl int) byte {
 	if dl < 128 {
 		if dl < 0 {
@@ -226,13 +227,17 @@ func (d DeadSet) Len() int {
 	return n
 }
 
+// maxDeadDoc bounds the document numbers a dead set may hold, so that
+// damaged data cannot ask for an absurd bitmap.
+const maxDeadDoc = 1 << 32
+
 // DecodeDead reads a dead set stored by EncodeDead.
 func DecodeDead(data []byte) (DeadSet, error) {
 	var d DeadSet
 	var doc int64
 	for i := 0; i < len(data); {
 		v, n := binary.Uvarint(data[i:])
-		if n <= 0 {
+		if n <= 0 || v > maxDeadDoc-uint64(doc) {
 			return nil, ErrCorrupt
 		}
 		i += n

@@ -264,6 +264,27 @@ func TestDeadSetEncodingRoundTrips(t *testing.T) {
 	}
 }
 
+// TestDecodeDeadRejectsAbsurdDocNumbers: a damaged dead set must fail
+// decoding, not make the process allocate a bitmap for 2^62 documents.
+func TestDecodeDeadRejectsAbsurdDocNumbers(t *testing.T) {
+	t.Parallel()
+	for _, data := range [][]byte{
+		binary.AppendUvarint(nil, 1<<62),
+		binary.AppendUvarint(binary.AppendUvarint(nil, 5), math.MaxUint64-2), // wraps below zero
+	} {
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("DecodeDead(%x) panicked: %v", data, r)
+				}
+			}()
+			if _, err := index.DecodeDead(data); !errors.Is(err, index.ErrCorrupt) {
+				t.Errorf("DecodeDead(%x) = %v, want ErrCorrupt", data, err)
+			}
+		}()
+	}
+}
+
 func TestCompactDropsDeadDocsAndKeepsOthers(t *testing.T) {
 	t.Parallel()
 	var data []byte

@@ -264,10 +264,11 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	if err != nil {
 		return translate(err, "begin write")
 	}
+	// Rolls back when fn fails or panics; a no-op after Commit.
+	defer tx.Rollback()
 	t := &Tx{tx: tx, write: true}
 	defer t.close()
 	if err := fn(t); err != nil {
-		tx.Rollback()
 		return err
 	}
 	return translate(tx.Commit(), "commit")

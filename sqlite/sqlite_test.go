@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"os"
@@ -292,6 +293,37 @@ func TestOpenOfNonDatabaseFileIsUnavailable(t *testing.T) {
 	}
 	if code := cairn.ErrorCode(err); code == cairn.EINTERNAL {
 		t.Errorf("Open of a text file: code %q (%v), want a code a user can act on", code, err)
+	}
+}
+
+func TestPanicInUpdateDoesNotWedgeTheWriter(t *testing.T) {
+	t.Parallel()
+	s := openStore(t)
+	defer s.Close()
+	func() {
+		defer func() {
+			if recover() == nil {
+				t.Error("the panic did not reach the caller")
+			}
+		}()
+		s.Update(t.Context(), func(tx cairn.Tx) error {
+			if err := tx.PutPartition(t.Context(), &cairn.PartitionStats{Name: "p", Docs: 1}); err != nil {
+				return err
+			}
+			panic("boom")
+		})
+	}()
+	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
+	defer cancel()
+	err := s.Update(ctx, func(tx cairn.Tx) error {
+		ps, err := tx.Partition(ctx, "p")
+		if err == nil && ps.Docs != 0 {
+			t.Errorf("the panicking transaction was committed: %+v", ps)
+		}
+		return err
+	})
+	if err != nil {
+		t.Errorf("Update after a panicking Update: %v", err)
 	}
 }
 
