@@ -17,8 +17,8 @@ import (
 // costly part) to apply filters and salience. When filters reject too many,
 // it loads more, growing the cap, until it has enough or none are left.
 const (
-	minCandidates    = 50
-	candidatesPerHit = 5
+	minCandidates    = 20
+	candidatesPerHit = 2
 	candidateGrowth  = 4
 )
 
@@ -84,6 +84,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 	if !q.NoGlobal {
 		parts = append(parts, "")
 	}
+	memo := docMemo{}
 	var scored []partScore
 	defer func() {
 		for _, ps := range scored {
@@ -122,7 +123,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		return nil, nil
 	}
 	if e.feedback.Terms > 0 {
-		if err := e.expand(ctx, tx, scored, terms); err != nil {
+		if err := e.expand(ctx, tx, memo, scored, terms); err != nil {
 			return nil, err
 		}
 	}
@@ -141,7 +142,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 			}
 		}
 		var err error
-		if kept, err = e.loadCandidates(ctx, tx, q, cands); err != nil {
+		if kept, err = e.loadCandidates(ctx, tx, memo, q, cands); err != nil {
 			return nil, err
 		}
 		if len(kept) >= q.Limit || exhausted {
@@ -154,7 +155,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 
 // loadCandidates fetches the candidates' memories and keeps those that pass
 // the query's filters.
-func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, q cairn.Query, cands []candidate) ([]cairn.Hit, error) {
+func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, cands []candidate) ([]cairn.Hit, error) {
 	byPart := map[string][]int64{}
 	lex := map[string]map[int64]float64{}
 	for _, c := range cands {
@@ -166,7 +167,7 @@ func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, q cairn.Query,
 	}
 	var out []cairn.Hit
 	for part, docs := range byPart {
-		ms, err := tx.FindMemoriesByDoc(ctx, part, docs)
+		ms, err := memo.find(ctx, tx, part, docs)
 		if err != nil {
 			return nil, err
 		}
@@ -262,10 +263,10 @@ type Feedback struct {
 const feedbackMaxDFShare = 20
 
 // DefaultFeedback is the feedback cairn searches with.
-func DefaultFeedback() Feedback { return Feedback{Docs: 5, Terms: 12, Weight: 0.4} }
+func DefaultFeedback() Feedback { return Feedback{Docs: 5, Terms: 8, Weight: 0.4} }
 
 // expand adds feedback terms to every partition's scores.
-func (e *Engine) expand(ctx context.Context, tx cairn.Tx, scored []partScore, terms []string) error {
+func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored []partScore, terms []string) error {
 	inQuery := map[string]bool{}
 	for _, t := range terms {
 		inQuery[t] = true
@@ -282,7 +283,7 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, scored []partScore, te
 			docs[i] = s.Doc
 			wdoc[s.Doc] = s.Score / best
 		}
-		ms, err := tx.FindMemoriesByDoc(ctx, ps.name, docs)
+		ms, err := memo.find(ctx, tx, ps.name, docs)
 		if err != nil {
 			return err
 		}
@@ -319,8 +320,8 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, scored []partScore, te
 			}
 			return cands[i].t < cands[j].t
 		})
-		if len(cands) > e.feedback.Terms*3 {
-			cands = cands[:e.feedback.Terms*3]
+		if len(cands) > e.feedback.Terms*2 {
+			cands = cands[:e.feedback.Terms*2]
 		}
 		names := make([]string, len(cands))
 		for i, c := range cands {
@@ -376,4 +377,41 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, scored []partScore, te
 		}
 	}
 	return nil
+}
+
+// docMemo keeps the memories a search has loaded, by partition and
+// document, so that feedback and ranking read each row once.
+type docMemo map[string]map[int64]*cairn.Memory
+
+func (dm docMemo) find(ctx context.Context, tx cairn.Tx, part string, docs []int64) ([]*cairn.Memory, error) {
+	got := dm[part]
+	if got == nil {
+		got = map[int64]*cairn.Memory{}
+		dm[part] = got
+	}
+	var missing []int64
+	for _, d := range docs {
+		if _, ok := got[d]; !ok {
+			missing = append(missing, d)
+		}
+	}
+	if len(missing) > 0 {
+		ms, err := tx.FindMemoriesByDoc(ctx, part, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, d := range missing {
+			got[d] = nil // no such memory (deleted)
+		}
+		for _, m := range ms {
+			got[m.DocNum] = m
+		}
+	}
+	out := make([]*cairn.Memory, 0, len(docs))
+	for _, d := range docs {
+		if m := got[d]; m != nil {
+			out = append(out, m)
+		}
+	}
+	return out, nil
 }

@@ -4,6 +4,7 @@ import (
 	"container/heap"
 	"encoding/binary"
 	"math"
+	"math/bits"
 	"sync"
 
 	"github.com/cairn-dev/cairn"
@@ -46,8 +47,14 @@ type Scorer struct {
 	Stats  *cairn.PartitionStats
 	Dead   DeadSet
 
+	// A dense accumulator (one score per document of the partition) with
+	// a bitmap of the documents that have a score, rather than a list of
+	// them: in a fresh process every page of memory costs a fault, and a
+	// list would cost many more pages than the bitmap's 1 bit a document.
 	acc     []float32
-	touched []int64
+	hit     []uint64
+	matches int
+	touched []int64 // sparse mode only
 	sparse  map[int64]float64
 }
 
@@ -59,8 +66,12 @@ var accPool sync.Pool
 // used afterwards.
 func (s *Scorer) Release() {
 	if s.acc != nil {
-		for _, d := range s.touched {
-			s.acc[d] = 0
+		for w, word := range s.hit {
+			for word != 0 {
+				b := bits.TrailingZeros64(word)
+				word &^= 1 << b
+				s.acc[int64(w)<<6|int64(b)] = 0
+			}
 		}
 		a := s.acc
 		accPool.Put(&a)
@@ -87,6 +98,7 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 	if s.acc == nil && s.sparse == nil {
 		if s.Stats.NextDoc <= maxDense {
 			s.acc = getAcc(s.Stats.NextDoc)
+			s.hit = make([]uint64, (s.Stats.NextDoc+63)/64)
 		} else {
 			s.sparse = map[int64]float64{}
 		}
@@ -155,8 +167,9 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 			continue // dead, or written after the stats were read
 		}
 		f := float64(tf)
-		if acc[doc] == 0 {
-			s.touched = append(s.touched, doc)
+		if w, bit := doc>>6, uint64(1)<<(doc&63); s.hit[w]&bit == 0 {
+			s.hit[w] |= bit
+			s.matches++
 		}
 		acc[doc] += float32(idf * f * (k1 + 1) / (f + norm[dl]))
 	}
@@ -164,7 +177,12 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 }
 
 // Matches reports how many documents have a score.
-func (s *Scorer) Matches() int { return len(s.touched) }
+func (s *Scorer) Matches() int {
+	if s.acc != nil {
+		return s.matches
+	}
+	return len(s.touched)
+}
 
 // Top returns up to k documents by score, best first; ties go to the newer
 // document.
@@ -173,19 +191,29 @@ func (s *Scorer) Top(k int) []Scored {
 		return nil
 	}
 	h := make(minHeap, 0, k)
-	for _, doc := range s.touched {
-		var v float64
-		if s.acc != nil {
-			v = float64(s.acc[doc])
-		} else {
-			v = s.sparse[doc]
-		}
+	offer := func(doc int64, v float64) {
 		x := Scored{Doc: doc, Score: v}
 		if len(h) < k {
 			heap.Push(&h, x)
 		} else if less(h[0], x) {
 			h[0] = x
 			heap.Fix(&h, 0)
+		}
+	}
+	if s.acc != nil {
+		for w, word := range s.hit {
+			for word != 0 {
+				b := bits.TrailingZeros64(word)
+				word &^= 1 << b
+				doc := int64(w)<<6 | int64(b)
+				if v := float64(s.acc[doc]); len(h) < k || v >= h[0].Score {
+					offer(doc, v)
+				}
+			}
+		}
+	} else {
+		for _, doc := range s.touched {
+			offer(doc, s.sparse[doc])
 		}
 	}
 	out := make([]Scored, len(h))

@@ -84,7 +84,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		// through the one writer connection.
 		s.reader = s.writer
 	} else {
-		if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)"); err != nil {
+		if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)&_pragma=mmap_size(1073741824)"); err != nil {
 			s.writer.Close()
 			return nil, s.openErr(err)
 		}
