@@ -34,6 +34,9 @@ type Options struct {
 	// DefaultFeedback(). NoFeedback turns it off.
 	Feedback   Feedback
 	NoFeedback bool
+	// CacheBytes, when positive, keeps up to this many bytes of postings
+	// in memory between searches: for long-lived processes.
+	CacheBytes int64
 	// Redact, when set, is applied to every text field before it is
 	// stored, on every write path.
 	Redact func(string) string
@@ -48,6 +51,7 @@ type Engine struct {
 	bm25     index.Params
 	redact   func(string) string
 	feedback Feedback
+	cache    *postingsCache
 }
 
 // New returns an Engine over store. The caller keeps ownership of store.
@@ -69,6 +73,9 @@ func New(store cairn.Store, opts *Options) *Engine {
 	if e.feedback == (Feedback{}) {
 		e.feedback = DefaultFeedback()
 	}
+	if opts.CacheBytes > 0 {
+		e.cache = newPostingsCache(opts.CacheBytes)
+	}
 	if opts.NoFeedback {
 		e.feedback = Feedback{}
 	}
@@ -76,6 +83,17 @@ func New(store cairn.Store, opts *Options) *Engine {
 		e.bm25 = index.DefaultParams()
 	}
 	return e
+}
+
+// WithClock returns an engine that shares e's store, settings and cache
+// but reads the given clock (nil means time.Now).
+func (e *Engine) WithClock(now func() time.Time) *Engine {
+	c := *e
+	c.now = now
+	if c.now == nil {
+		c.now = time.Now
+	}
+	return &c
 }
 
 // Policies returns the type policies in force.

@@ -103,7 +103,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		if err != nil {
 			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
 		}
-		tps, err := tx.Postings(ctx, name, terms)
+		tps, err := e.postings(ctx, tx, stats, terms)
 		if err != nil {
 			return nil, err
 		}
@@ -327,7 +327,7 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored [
 		for i, c := range cands {
 			names[i] = c.t
 		}
-		dfs, err := tx.DocFreqs(ctx, ps.name, names)
+		dfs, err := e.docFreqs(ctx, tx, ps.scorer.Stats, names)
 		if err != nil {
 			return err
 		}
@@ -361,7 +361,7 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored [
 		for _, c := range cands {
 			names = append(names, c.t)
 		}
-		tps, err := tx.Postings(ctx, ps.name, names)
+		tps, err := e.postings(ctx, tx, ps.scorer.Stats, names)
 		if err != nil {
 			return err
 		}

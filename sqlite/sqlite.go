@@ -22,6 +22,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -44,6 +45,36 @@ type Store struct {
 	reader   *sql.DB
 	writer   *sql.DB
 	readOnly bool
+
+	mu       sync.Mutex
+	prepStmt map[prepKey]*sql.Stmt
+}
+
+type prepKey struct {
+	db *sql.DB
+	q  string
+}
+
+// prepared returns the statement q prepared on the reader pool db,
+// preparing it once; database/sql prepares it again, once, on each
+// connection that runs it. (Not for the single-connection writer: the
+// preparation would wait for the connection its caller holds.)
+func (s *Store) prepared(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, error) {
+	k := prepKey{db, q}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if st, ok := s.prepStmt[k]; ok {
+		return st, nil
+	}
+	st, err := db.PrepareContext(ctx, q)
+	if err != nil {
+		return nil, translate(err, "prepare")
+	}
+	if s.prepStmt == nil {
+		s.prepStmt = map[prepKey]*sql.Stmt{}
+	}
+	s.prepStmt[k] = st
+	return st, nil
 }
 
 // Options tune Open. A nil *Options means defaults.
@@ -114,6 +145,12 @@ func (s *Store) Path() string { return s.path }
 // and closes the database.
 func (s *Store) Close() error {
 	var errs []error
+	s.mu.Lock()
+	for _, st := range s.prepStmt {
+		st.Close()
+	}
+	s.prepStmt = nil
+	s.mu.Unlock()
 	if s.reader != nil && s.reader != s.writer {
 		errs = append(errs, s.reader.Close())
 	}
@@ -249,7 +286,7 @@ func (s *Store) View(ctx context.Context, fn func(cairn.Tx) error) error {
 	if err != nil {
 		return translate(err, "begin read")
 	}
-	t := &Tx{tx: tx}
+	t := &Tx{tx: tx, db: s.reader, store: s}
 	defer t.close()
 	defer tx.Rollback()
 	return fn(t)
@@ -266,7 +303,7 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	}
 	// Rolls back when fn fails or panics; a no-op after Commit.
 	defer tx.Rollback()
-	t := &Tx{tx: tx, write: true}
+	t := &Tx{tx: tx, db: s.writer, store: s, write: true}
 	defer t.close()
 	if err := fn(t); err != nil {
 		return err

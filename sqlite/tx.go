@@ -12,10 +12,13 @@ import (
 
 var _ cairn.Tx = (*Tx)(nil)
 
-// Tx is one SQLite transaction. It caches prepared statements for its
-// lifetime, so a bulk import prepares each statement once.
+// Tx is one SQLite transaction. Its statements come from the store's
+// cache of prepared statements, so a statement is parsed once per
+// connection, not once per use or per transaction.
 type Tx struct {
 	tx    *sql.Tx
+	db    *sql.DB
+	store *Store
 	write bool
 	stmts map[string]*sql.Stmt
 }
@@ -30,9 +33,20 @@ func (t *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if s, ok := t.stmts[q]; ok {
 		return s, nil
 	}
-	s, err := t.tx.PrepareContext(ctx, q)
-	if err != nil {
-		return nil, translate(err, "prepare")
+	var s *sql.Stmt
+	if t.db == t.store.writer {
+		// The writer has one connection, held by this transaction: a
+		// statement can only be prepared on the transaction itself.
+		var err error
+		if s, err = t.tx.PrepareContext(ctx, q); err != nil {
+			return nil, translate(err, "prepare")
+		}
+	} else {
+		ps, err := t.store.prepared(ctx, t.db, q)
+		if err != nil {
+			return nil, err
+		}
+		s = t.tx.StmtContext(ctx, ps)
 	}
 	if t.stmts == nil {
 		t.stmts = map[string]*sql.Stmt{}
@@ -196,44 +210,36 @@ func (t *Tx) FindMemoriesByHash(ctx context.Context, project, hash string) ([]*c
 	return ms, err
 }
 
-// FindMemoriesByDoc implements cairn.Tx.
+// FindMemoriesByDoc implements cairn.Tx. The IN list is padded to one of
+// a few sizes (repeating the last number), so that its statement is
+// prepared once and reused.
 func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int64) ([]*cairn.Memory, error) {
 	var out []*cairn.Memory
 	for len(docs) > 0 {
-		n := min(len(docs), 500)
-		var b strings.Builder
-		b.WriteString(sqlSelectMemory + ` WHERE partition=? AND docnum IN (`)
-		args := make([]any, 0, n+1)
+		n := min(len(docs), docBatchSizes[len(docBatchSizes)-1])
+		size := docBatchSizes[0]
+		for _, sz := range docBatchSizes {
+			if sz >= n {
+				size = sz
+				break
+			}
+		}
+		args := make([]any, 0, size+1)
 		args = append(args, partition)
-		for i, d := range docs[:n] {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteByte('?')
-			args = append(args, d)
+		for i := 0; i < size; i++ {
+			args = append(args, docs[min(i, n-1)])
 		}
-		b.WriteByte(')')
-		rows, err := t.tx.QueryContext(ctx, b.String(), args...)
+		ms, err := t.many(ctx, sqlSelectMemory+` WHERE partition=? AND docnum IN (`+placeholders(size)+`)`, args...)
 		if err != nil {
-			return nil, translate(err, "find memories by document")
+			return nil, err
 		}
-		for rows.Next() {
-			m, err := scanMemory(rows)
-			if err != nil {
-				rows.Close()
-				return nil, translate(err, "read memory")
-			}
-			out = append(out, m)
-		}
-		if err := rows.Err(); err != nil {
-			rows.Close()
-			return nil, translate(err, "read memories")
-		}
-		rows.Close()
+		out = append(out, ms...)
 		docs = docs[n:]
 	}
 	return out, nil
 }
+
+var docBatchSizes = [...]int{1, 4, 16, 32, 64, 128, 256, 500}
 
 // FindMemories implements cairn.Tx.
 func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {

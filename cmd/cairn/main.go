@@ -47,6 +47,11 @@ type Main struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Getwd          func() (string, error)
+
+	// resident, when set, is the open store of a `cairn serve` process
+	// answering a forwarded command: reads use it instead of opening the
+	// database again.
+	resident *session
 }
 
 // usageError is a mistake in how cairn was called (exit status 2).
@@ -79,6 +84,7 @@ func commands() []command {
 		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},
 		{"stats", "[--json]", "count the project's memories by type", runStats},
 		{"types", "[--json]", "list the memory types and their policies", runTypes},
+		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly", runServe},
 		{"version", "", "print cairn's version", runVersion},
 	}
 }
@@ -88,6 +94,10 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	err := m.run(ctx, args)
 	if err == nil {
 		return exitOK
+	}
+	var xe exitError
+	if errors.As(err, &xe) {
+		return int(xe)
 	}
 	var ue *usageError
 	if errors.As(err, &ue) {
@@ -104,6 +114,9 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (m *Main) run(ctx context.Context, args []string) error {
+	if code, ok := m.forward(ctx, args); ok {
+		return exitError(code)
+	}
 	g := &globals{}
 	fs := flag.NewFlagSet("cairn", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -317,6 +330,10 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	clock, err := g.clock()
 	if err != nil {
 		return nil, err
+	}
+	if m.resident != nil {
+		// The engine's clock is per request here: --now may differ.
+		return &session{eng: m.resident.eng.WithClock(clock), g: g}, nil
 	}
 	if readOnly {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {

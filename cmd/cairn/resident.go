@@ -1,0 +1,234 @@
+package main
+
+// A resident store: `cairn serve` keeps the database open, and other cairn
+// processes on the machine hand it their read commands (search, context)
+// over a Unix socket next to the database file instead of opening the
+// database themselves. The forwarded command runs through the same code
+// as a local one, so its output is the same; any failure to reach the
+// server means the command runs locally, as if no server were there.
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/cairn-dev/cairn/engine"
+)
+
+// exitError carries the exit status of a forwarded command.
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
+
+// forwarded are the commands a resident server answers: reads that must
+// be fast, and that take no standard input.
+var forwarded = map[string]bool{"search": true, "context": true}
+
+// socketPath is where the server for a database listens; "" when the path
+// would be too long for a Unix socket.
+func socketPath(db string) string {
+	p := db + ".sock"
+	if len(p) > 100 {
+		return ""
+	}
+	return p
+}
+
+// notMine is the answer of a server asked about another database (or a
+// command it does not run): the client then runs the command itself.
+const notMine = -1
+
+type rpcRequest struct {
+	Args []string `json:"args"`
+}
+
+type rpcResponse struct {
+	Code   int    `json:"code"`
+	Stdout string `json:"stdout"`
+	Stderr string `json:"stderr"`
+}
+
+// forward runs the command on a resident server when one serves this
+// database, and reports whether it did.
+func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
+	if m.resident != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
+		return 0, false
+	}
+	g, ok := forwardedGlobals(m, args)
+	if !ok {
+		return 0, false
+	}
+	for _, a := range args {
+		if a == "-" || a == "-h" || a == "--help" || a == "-help" || strings.HasPrefix(a, "--batch") || strings.HasPrefix(a, "-batch") {
+			return 0, false // standard input, or help: run locally
+		}
+	}
+	if g.resolve(m) != nil {
+		return 0, false
+	}
+	db, err := filepath.Abs(g.db)
+	if err != nil {
+		return 0, false
+	}
+	sock := socketPath(db)
+	if sock == "" {
+		return 0, false
+	}
+	if _, err := os.Stat(sock); err != nil {
+		return 0, false
+	}
+	conn, err := net.DialTimeout("unix", sock, 200*time.Millisecond)
+	if err != nil {
+		return 0, false
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(30 * time.Second))
+	req := rpcRequest{Args: append([]string{"--db", db, "--project", g.project, "--now", g.now}, args...)}
+	if err := json.NewEncoder(conn).Encode(req); err != nil {
+		return 0, false
+	}
+	var resp rpcResponse
+	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&resp); err != nil || resp.Code < 0 {
+		return 0, false
+	}
+	io.WriteString(m.Stdout, resp.Stdout)
+	io.WriteString(m.Stderr, resp.Stderr)
+	return resp.Code, true
+}
+
+func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "serve", "[flags]")
+	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	s.eng = engine.New(s.store, &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20})
+	db, err := filepath.Abs(g.db)
+	if err != nil {
+		return err
+	}
+	sock := socketPath(db)
+	if sock == "" {
+		return fmt.Errorf("the database path %s is too long for a Unix socket; use a shorter --db", db)
+	}
+	if c, err := net.DialTimeout("unix", sock, 200*time.Millisecond); err == nil {
+		c.Close()
+		return fmt.Errorf("another cairn serve is already answering for %s", db)
+	}
+	os.Remove(sock) // a stale socket left by a server that died
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		return fmt.Errorf("cannot listen on %s: %w", sock, err)
+	}
+	os.Chmod(sock, 0o600)
+	defer os.Remove(sock)
+	fmt.Fprintf(m.Stderr, "cairn: serving %s (project reads are answered from this process; stop with Ctrl-C)\n", db)
+	srv := &resident{main: m, sess: s, db: db}
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	var wg sync.WaitGroup
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			wg.Wait()
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			srv.handle(ctx, conn)
+		}()
+	}
+}
+
+// resident answers forwarded commands with its open store.
+type resident struct {
+	main *Main
+	sess *session
+	db   string
+}
+
+func (r *resident) handle(ctx context.Context, conn net.Conn) {
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(60 * time.Second))
+	var req rpcRequest
+	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&req); err != nil {
+		return
+	}
+	var out, errOut strings.Builder
+	m := &Main{
+		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut,
+		Getenv: func(string) string { return "" }, Getwd: r.main.Getwd,
+		resident: r.sess,
+	}
+	code := notMine
+	if g, ok := forwardedGlobals(m, req.Args); ok {
+		if db, err := filepath.Abs(g.db); err == nil && db == r.db {
+			code = m.Run(ctx, req.Args)
+		}
+	}
+	json.NewEncoder(conn).Encode(rpcResponse{Code: code, Stdout: out.String(), Stderr: errOut.String()})
+}
+
+// commandName is the first argument that is not a global flag or its value.
+func commandName(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if !strings.HasPrefix(a, "-") {
+			return a
+		}
+		name := strings.TrimLeft(a, "-")
+		if strings.Contains(name, "=") {
+			continue
+		}
+		switch name {
+		case "db", "project", "now":
+			i++ // the flag's value
+		default:
+			return ""
+		}
+	}
+	return ""
+}
+
+// forwardedGlobals parses a forwardable command's arguments just enough to
+// resolve the global flags, wherever they stand; ok is false for commands
+// that are not forwarded or that do not parse.
+func forwardedGlobals(m *Main, args []string) (*globals, bool) {
+	if !forwarded[commandName(args)] {
+		return nil, false
+	}
+	g := &globals{}
+	fs := newFlags(m, g, "cairn", "")
+	for _, f := range []string{"prompt", "hat", "agent", "files", "task", "session", "budget", "format", "mode", "limit", "type", "tag", "after", "before", "exclude-session"} {
+		fs.String(f, "", "")
+	}
+	for _, f := range []string{"json", "no-global", "explain", "index", "dry-run"} {
+		fs.Bool(f, false, "")
+	}
+	if _, err := parseFlags(fs, args); err != nil {
+		return nil, false
+	}
+	if g.resolve(m) != nil {
+		return nil, false
+	}
+	return g, true
+}

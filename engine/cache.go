@@ -1,0 +1,149 @@
+package engine
+
+import (
+	"container/list"
+	"context"
+	"sync"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// postingsCache keeps recently read postings in memory, for a long-lived
+// process (`cairn serve`), so that a search reads little or nothing from
+// the store. An entry is valid while its partition's statistics are the
+// ones it was read under: every change to a partition's postings changes
+// its statistics (a new document raises NextDoc, a removal changes Docs
+// and DeadDocs, a compaction resets DeadDocs), so a stale entry is never
+// used, even when other processes write to the store.
+type postingsCache struct {
+	mu      sync.Mutex
+	max     int64
+	size    int64
+	lru     *list.List // of *cacheEntry, most recent first
+	entries map[cacheKey]*list.Element
+}
+
+type cacheKey struct{ part, term string }
+
+type statsStamp struct{ docs, totalLen, nextDoc, deadDocs int64 }
+
+type cacheEntry struct {
+	key   cacheKey
+	stamp statsStamp
+	tp    cairn.TermPostings // empty Data: the term has no postings
+}
+
+func stampOf(ps *cairn.PartitionStats) statsStamp {
+	return statsStamp{ps.Docs, ps.TotalLen, ps.NextDoc, ps.DeadDocs}
+}
+
+func newPostingsCache(maxBytes int64) *postingsCache {
+	return &postingsCache{max: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}}
+}
+
+func (c *postingsCache) get(k cacheKey, st statsStamp) (cairn.TermPostings, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.entries[k]
+	if !ok {
+		return cairn.TermPostings{}, false
+	}
+	e := el.Value.(*cacheEntry)
+	if e.stamp != st {
+		c.remove(el)
+		return cairn.TermPostings{}, false
+	}
+	c.lru.MoveToFront(el)
+	return e.tp, true
+}
+
+func (c *postingsCache) put(k cacheKey, st statsStamp, tp cairn.TermPostings) {
+	n := int64(len(tp.Data) + len(k.term) + len(k.part) + 96)
+	if n > c.max/8 {
+		return // one term must not evict everything else
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.entries[k]; ok {
+		c.remove(el)
+	}
+	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, stamp: st, tp: tp})
+	c.size += n
+	for c.size > c.max {
+		c.remove(c.lru.Back())
+	}
+}
+
+func (c *postingsCache) remove(el *list.Element) {
+	e := c.lru.Remove(el).(*cacheEntry)
+	delete(c.entries, e.key)
+	c.size -= int64(len(e.tp.Data) + len(e.key.term) + len(e.key.part) + 96)
+}
+
+// postings returns the postings of terms in a partition whose statistics
+// are ps, from the cache when there is one.
+func (e *Engine) postings(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionStats, terms []string) ([]cairn.TermPostings, error) {
+	if e.cache == nil {
+		return tx.Postings(ctx, ps.Name, terms)
+	}
+	st := stampOf(ps)
+	var out []cairn.TermPostings
+	var missing []string
+	for _, t := range terms {
+		if tp, ok := e.cache.get(cacheKey{ps.Name, t}, st); ok {
+			if len(tp.Data) > 0 {
+				out = append(out, tp)
+			}
+			continue
+		}
+		missing = append(missing, t)
+	}
+	if len(missing) == 0 {
+		return out, nil
+	}
+	got, err := tx.Postings(ctx, ps.Name, missing)
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]bool{}
+	for _, tp := range got {
+		found[tp.Term] = true
+		e.cache.put(cacheKey{ps.Name, tp.Term}, st, tp)
+		out = append(out, tp)
+	}
+	for _, t := range missing {
+		if !found[t] {
+			e.cache.put(cacheKey{ps.Name, t}, st, cairn.TermPostings{Term: t})
+		}
+	}
+	return out, nil
+}
+
+// docFreqs is Tx.DocFreqs, answered from cached postings where it can.
+func (e *Engine) docFreqs(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionStats, terms []string) (map[string]int64, error) {
+	if e.cache == nil {
+		return tx.DocFreqs(ctx, ps.Name, terms)
+	}
+	st := stampOf(ps)
+	out := map[string]int64{}
+	var missing []string
+	for _, t := range terms {
+		if tp, ok := e.cache.get(cacheKey{ps.Name, t}, st); ok {
+			if len(tp.Data) > 0 {
+				out[t] = tp.DF
+			}
+			continue
+		}
+		missing = append(missing, t)
+	}
+	if len(missing) > 0 {
+		got, err := tx.DocFreqs(ctx, ps.Name, missing)
+		if err != nil {
+			return nil, err
+		}
+		for t, df := range got {
+			out[t] = df
+		}
+	}
+	return out, nil
+}
