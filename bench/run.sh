@@ -118,10 +118,27 @@ CAIRN_G=("$CAIRN" --db "$DB" --project "$PROJECT" --now "$NOW")
 # --- whole-process latency -------------------------------------------------
 step "cairn version (process start-up), 100 runs"
 BASE=$("$TIMEIT" -runs 100 -warmup 5 -json -- "$CAIRN" version)
-step "cairn search, $RUNS runs over $QUERIES queries"
+# Standalone: each process opens the database itself.
+export CAIRN_NO_SERVER=1
+step "cairn search (standalone), $RUNS runs over $QUERIES queries"
+SEARCH_ALONE=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -json -- "${CAIRN_G[@]}" search -- '{}')
+step "cairn context --prompt (standalone), $RUNS runs"
+CONTEXT_ALONE=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -json -- "${CAIRN_G[@]}" context --prompt '{}')
+unset CAIRN_NO_SERVER
+
+# With a resident server (cairn serve): the processes hand it their reads.
+step "starting cairn serve"
+"$CAIRN" --db "$DB" --project "$PROJECT" serve >"$WORK/serve.log" 2>&1 &
+SERVE_PID=$!
+for _ in $(seq 100); do [[ -S "$DB.sock" ]] && break; sleep 0.05; done
+[[ -S "$DB.sock" ]] || { echo "cairn serve did not start:" >&2; cat "$WORK/serve.log" >&2; exit 1; }
+step "cairn search (with cairn serve), $RUNS runs over $QUERIES queries"
 SEARCH=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -json -- "${CAIRN_G[@]}" search -- '{}')
-step "cairn context --prompt, $RUNS runs"
+step "cairn context --prompt (with cairn serve), $RUNS runs"
 CONTEXT=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -json -- "${CAIRN_G[@]}" context --prompt '{}')
+SERVE_RSS_KB=$(awk '/^VmRSS/ {print $2}' "/proc/$SERVE_PID/status" 2>/dev/null || echo 0)
+kill "$SERVE_PID" 2>/dev/null || true
+wait "$SERVE_PID" 2>/dev/null || true
 
 # --- batch -----------------------------------------------------------------
 step "cairn search --batch over $QUERIES queries"
@@ -216,10 +233,15 @@ say ""
 say "whole-process latency (fork+exec+open+query+exit, $RUNS runs after $WARMUP warm-up, each run a different query;"
 say "cpu = median user+system CPU time of the process):"
 say "  cairn version    $(fmt_lat "$BASE")   (start-up floor)"
+say "  with cairn serve running (the budgets' setting):"
 say "  cairn search     $(fmt_lat "$SEARCH")"
 say "                   budget median <= 15 ms: $(verdict "$S_MED" le 15)   p99 <= 40 ms: $(verdict "$S_P99" le 40)"
 say "  cairn context    $(fmt_lat "$CONTEXT")"
 say "                   budget median <= 15 ms: $(verdict "$C_MED" le 15)   p99 <= 40 ms: $(verdict "$C_P99" le 40)"
+say "  standalone (CAIRN_NO_SERVER=1, each process opens the database):"
+say "  cairn search     $(fmt_lat "$SEARCH_ALONE")"
+say "  cairn context    $(fmt_lat "$CONTEXT_ALONE")"
+say "  cairn serve resident memory after the runs: $(calc "$SERVE_RSS_KB / 1024" | xargs printf '%.0f') MiB RSS   budget <= 150 MiB: $(verdict "$(calc "$SERVE_RSS_KB / 1024")" le 150)"
 say ""
 say "search --batch   $QUERIES queries (limit 10) in one process: $(printf '%.1f' "$B_MED") ms total (median of 5), $(calc "$B_MED / $QUERIES" | xargs printf '%.3f') ms per query"
 say "                 $BATCH_LINES result lines, $BATCH_EMPTY with no hit, $BATCH_HITS ids per query on average"

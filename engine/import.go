@@ -33,14 +33,20 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 			return err
 		}
 		pending := 0
-		for rec := range records {
+		// Records are decoded, validated and analysed on another goroutine
+		// while this one writes: on two cores that hides most of the work
+		// that is not SQLite's.
+		done := make(chan struct{})
+		defer close(done)
+		for p := range e.prepareImports(records, opts, now, done) {
+			rec := p.rec
 			if err := ctx.Err(); err != nil {
 				return cairn.WrapError(cairn.EUNAVAILABLE, err, "import cancelled")
 			}
 			if rec.Line > 0 || rec.Memory != nil {
 				rep.Read++
 			}
-			status, err := e.importOne(ctx, tx, b, rec, opts, now, known)
+			status, err := e.importOne(ctx, tx, b, p, now, known)
 			if err != nil {
 				if cairn.ErrorCode(err) != cairn.EINVALID && cairn.ErrorCode(err) != cairn.ECONFLICT {
 					return err // the store failed: nothing is kept
@@ -83,12 +89,41 @@ func lineError(line int, err error) string {
 	return fmt.Sprintf("line %d: %s", line, cairn.ErrorMessage(err))
 }
 
-func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, rec cairn.ImportRecord, opts cairn.ImportOptions, now time.Time, known *knownKeys) (string, error) {
+// preparedImport is a record made ready for storing, away from the
+// writing goroutine: validated, defaults filled, and its index terms found.
+type preparedImport struct {
+	rec                                 cairn.ImportRecord
+	err                                 error
+	givenID, givenCreated, givenUpdated bool
+	analysis                            *analysis
+}
+
+// prepareImports runs prepareImport over records on its own goroutine; it
+// stops early when done is closed.
+func (e *Engine) prepareImports(records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions, now time.Time, done <-chan struct{}) <-chan preparedImport {
+	ch := make(chan preparedImport, 512)
+	go func() {
+		defer close(ch)
+		for rec := range records {
+			select {
+			case ch <- e.prepareImport(rec, opts, now):
+			case <-done:
+				return
+			}
+		}
+	}()
+	return ch
+}
+
+func (e *Engine) prepareImport(rec cairn.ImportRecord, opts cairn.ImportOptions, now time.Time) preparedImport {
+	p := preparedImport{rec: rec}
 	if rec.Err != nil {
 		if rec.Line == 0 {
-			return "", cairn.WrapError(cairn.EUNAVAILABLE, rec.Err, "cannot read the import")
+			p.err = cairn.WrapError(cairn.EUNAVAILABLE, rec.Err, "cannot read the import")
+		} else {
+			p.err = cairn.Errorf(cairn.EINVALID, "%s", rec.Err.Error())
 		}
-		return "", cairn.Errorf(cairn.EINVALID, "%s", rec.Err.Error())
+		return p
 	}
 	m := rec.Memory
 	if m.Project == "" {
@@ -97,10 +132,21 @@ func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, rec 
 	if m.Source == "" {
 		m.Source = cairn.SourceImported
 	}
-	givenID, givenCreated, givenUpdated := m.ID != "", !m.CreatedAt.IsZero(), !m.UpdatedAt.IsZero()
-	if err := e.prepareNew(m, now); err != nil {
-		return "", err
+	p.givenID, p.givenCreated, p.givenUpdated = m.ID != "", !m.CreatedAt.IsZero(), !m.UpdatedAt.IsZero()
+	if p.err = e.prepareNew(m, now); p.err == nil {
+		p.analysis = analyze(m)
 	}
+	return p
+}
+
+func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, p preparedImport, now time.Time, known *knownKeys) (string, error) {
+	if p.err != nil {
+		return "", p.err
+	}
+	m := p.rec.Memory
+	givenID, givenCreated, givenUpdated := p.givenID, p.givenCreated, p.givenUpdated
+	b.pre = p.analysis
+	defer func() { b.pre = nil }()
 	if givenID && known.hasID(m.ID) {
 		old, err := tx.FindMemoryByID(ctx, m.ID)
 		switch {

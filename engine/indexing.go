@@ -5,6 +5,8 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
@@ -16,19 +18,68 @@ func contentHash(content string) string {
 	h := sha256.New()
 	var buf [4096]byte
 	out := buf[:0]
-	for i, word := range strings.Fields(content) {
-		if len(out)+len(word)+1 > len(buf) {
+	space := false // a white-space run is pending
+	wrote := false // a non-space character was written
+	for i := 0; i < len(content); {
+		c := content[i]
+		size := 1
+		isSpace := false
+		if c < utf8.RuneSelf {
+			isSpace = asciiSpace[c]
+		} else {
+			var r rune
+			r, size = utf8.DecodeRuneInString(content[i:])
+			isSpace = unicode.IsSpace(r)
+		}
+		if isSpace {
+			space = wrote
+			i += size
+			continue
+		}
+		if len(out)+size+1 > len(buf) {
 			h.Write(out)
 			out = buf[:0]
 		}
-		if i > 0 {
+		if space {
 			out = append(out, ' ')
+			space = false
 		}
-		out = append(out, word...)
+		out = append(out, content[i:i+size]...)
+		wrote = true
+		i += size
 	}
 	h.Write(out)
 	var sum [sha256.Size]byte
 	return hex.EncodeToString(h.Sum(sum[:0])[:16])
+}
+
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
+
+// hasNormalizedPrefix reports whether content starts with title when runs
+// of white space in both count as one space (and leading space is ignored).
+func hasNormalizedPrefix(content, title string) bool {
+	c := strings.TrimLeftFunc(content, unicode.IsSpace)
+	t := strings.TrimSpace(title)
+	for len(t) > 0 {
+		if len(c) == 0 {
+			return false
+		}
+		tr, tn := utf8.DecodeRuneInString(t)
+		cr, cn := utf8.DecodeRuneInString(c)
+		if unicode.IsSpace(tr) {
+			if !unicode.IsSpace(cr) {
+				return false
+			}
+			t = strings.TrimLeftFunc(t, unicode.IsSpace)
+			c = strings.TrimLeftFunc(c, unicode.IsSpace)
+			continue
+		}
+		if tr != cr {
+			return false
+		}
+		t, c = t[tn:], c[cn:]
+	}
+	return true
 }
 
 // partitionOf is the index partition of a memory.
@@ -43,8 +94,7 @@ func partitionOf(m *cairn.Memory) string {
 // not just the start of the content), key, content, tags and file refs.
 func indexedText(m *cairn.Memory) string {
 	var b strings.Builder
-	title := strings.TrimSuffix(m.Title, "...")
-	if !strings.HasPrefix(cairn.NormalizeContent(m.Content), cairn.NormalizeContent(title)) {
+	if !hasNormalizedPrefix(m.Content, strings.TrimSuffix(m.Title, "...")) {
 		b.WriteString(m.Title)
 		b.WriteByte('\n')
 	}
@@ -80,6 +130,22 @@ const minDeadForCompaction = 256
 type indexBatch struct {
 	parts map[string]*partState
 	terms []string
+	// pre, when set, is the analysis of the memory about to be added,
+	// computed ahead (see Import); it is used if its text still matches.
+	pre *analysis
+}
+
+// analysis is a memory's index terms and document length.
+type analysis struct {
+	text  string
+	terms []string
+	dl    int
+}
+
+func analyze(m *cairn.Memory) *analysis {
+	a := &analysis{text: indexedText(m)}
+	a.terms, a.dl = lexical.Analyze(a.text, nil)
+	return a
 }
 
 type partState struct {
@@ -116,12 +182,18 @@ func (b *indexBatch) add(ctx context.Context, tx cairn.Tx, m *cairn.Memory) erro
 		return err
 	}
 	var dl int
-	b.terms, dl = lexical.Analyze(indexedText(m), b.terms[:0])
+	terms := b.terms[:0]
+	if text := indexedText(m); b.pre != nil && b.pre.text == text {
+		terms, dl = b.pre.terms, b.pre.dl
+	} else {
+		b.terms, dl = lexical.Analyze(text, b.terms[:0])
+		terms = b.terms
+	}
 	m.DocNum = p.stats.NextDoc
 	p.stats.NextDoc++
 	p.stats.Docs++
 	p.stats.TotalLen += int64(dl)
-	p.builder.Add(m.DocNum, dl, b.terms)
+	p.builder.Add(m.DocNum, dl, terms)
 	p.changed = true
 	return nil
 }

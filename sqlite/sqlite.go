@@ -103,7 +103,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	s := &Store{path: path}
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
 	pragmas := "?_pragma=busy_timeout(" + strconv.Itoa(int(BusyTimeout/time.Millisecond)) + ")" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)&_pragma=cache_size(-16000)"
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)&_pragma=cache_size(-65536)"
 	var err error
 	if s.writer, err = sql.Open("sqlite", base+pragmas+"&_txlock=immediate"); err != nil {
 		return nil, s.openErr(err)
