@@ -135,7 +135,10 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	os.Chmod(sock, 0o600)
 	defer os.Remove(sock)
-	fmt.Fprintf(m.Stderr, "cairn: serving %s (project reads are answered from this process; stop with Ctrl-C)\n", db)
+	if n, err := s.eng.Warm(ctx, g.project); err == nil && n > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: loaded the postings of %d frequent terms of project %s\n", n, g.project)
+	}
+	fmt.Fprintf(m.Stderr, "cairn: serving %s (search and context of other cairn processes are answered here; stop with Ctrl-C)\n", db)
 	srv := &resident{main: m, sess: s, db: db}
 	go func() {
 		<-ctx.Done()
