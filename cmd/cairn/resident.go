@@ -18,6 +18,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn/engine"
@@ -85,12 +86,11 @@ func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
 	if _, err := os.Stat(sock); err != nil {
 		return 0, false
 	}
-	conn, err := net.DialTimeout("unix", sock, 200*time.Millisecond)
+	conn, err := dialUnix(sock, 30*time.Second)
 	if err != nil {
 		return 0, false
 	}
 	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(30 * time.Second))
 	req := rpcRequest{Args: append([]string{"--db", db, "--project", g.project, "--now", g.now}, args...)}
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return 0, false
@@ -234,4 +234,22 @@ func forwardedGlobals(m *Main, args []string) (*globals, bool) {
 		return nil, false
 	}
 	return g, true
+}
+
+// dialUnix connects to a Unix socket with plain blocking system calls. The
+// net package would start its poller and threads first, which costs a
+// short-lived process more than the whole exchange.
+func dialUnix(path string, timeout time.Duration) (*os.File, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
+	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		syscall.Close(fd)
+		return nil, err
+	}
+	return os.NewFile(uintptr(fd), path), nil
 }
