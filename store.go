@@ -128,7 +128,11 @@ type MemoryFilter struct {
 	After         time.Time // created at or after
 	Before        time.Time // created before
 	Session       string    // created in this session
-	Sort          string
-	Limit         int
-	Offset        int
+	Pinned        bool      // only pinned memories
+	// GlobalScope selects the global-scope memories of every project
+	// instead of Project's (Project is then ignored).
+	GlobalScope bool
+	Sort        string
+	Limit       int
+	Offset      int
 }

@@ -275,12 +275,19 @@ func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.M
 func filterSQL(f cairn.MemoryFilter) (string, []any) {
 	var conds []string
 	var args []any
-	if f.IncludeGlobal {
+	switch {
+	case f.GlobalScope:
+		conds = append(conds, `scope='global'`)
+	case f.IncludeGlobal:
 		conds = append(conds, `(project=? OR scope='global')`)
-	} else {
+		args = append(args, f.Project)
+	default:
 		conds = append(conds, `project=?`)
+		args = append(args, f.Project)
 	}
-	args = append(args, f.Project)
+	if f.Pinned {
+		conds = append(conds, `pinned=1`)
+	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, `id IN (`+placeholders(len(f.IDs))+`)`)
 		for _, id := range f.IDs {

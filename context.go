@@ -1,0 +1,120 @@
+package cairn
+
+import "time"
+
+// ContextRequest asks for the memories to put into an agent's prompt. The
+// CLI fills the knobs from the configuration; zero knobs mean "none" (no
+// static types, no dynamic count, …), so callers start from
+// DefaultContextRequest.
+type ContextRequest struct {
+	Project string
+	Prompt  string   // the task or prompt: relevant memories are searched for it
+	Hat     string   // the agent's current role (explorer, planner, creator, critic, editor …)
+	Agent   string   // the agent's name: its own memories count more
+	Task    string   // task id: memories of the task count more
+	Session string   // the current session: its own memories are left out (seed 000)
+	Files   []string // files being worked on: memories about them count more
+	Now     time.Time
+
+	// Static tier: pinned memories, global-scope memories, and the newest
+	// StaticPerType memories of each of StaticTypes; memories of
+	// CriticalTypes count as static when their confidence is at least
+	// CriticalConfidence (seed 002's critical constraints).
+	StaticTypes        []string
+	StaticPerType      int
+	CriticalTypes      []string
+	CriticalConfidence float64
+	// Dynamic tier: the newest DynamicCount memories of DynamicTypes.
+	DynamicTypes []string
+	DynamicCount int
+	// Relevant tier: up to RelevantLimit search hits for the prompt (of
+	// RelevantTypes, or any type when empty) whose score reaches
+	// MinRelevance.
+	RelevantTypes []string
+	RelevantLimit int
+	MinRelevance  float64
+
+	Weights ContextWeights
+}
+
+// ContextWeights is seed 000's relevance score, made explicit:
+//
+//	score = Relevance·(lexical relevance, 0..1) + Confidence·confidence
+//	      + SameHat (or RelatedHat) + PathOverlap + TagMatch + SameAgent + SameTask
+//	      + max(0, RecencyMax − RecencyPerDay·days since last use)
+type ContextWeights struct {
+	Relevance     float64
+	Confidence    float64
+	SameHat       float64
+	RelatedHat    float64
+	PathOverlap   float64
+	TagMatch      float64
+	SameAgent     float64
+	SameTask      float64
+	RecencyMax    float64
+	RecencyPerDay float64
+	HatRelations  map[string][]string
+}
+
+// DefaultContextRequest returns a request with seed 000's weights and the
+// tiers of seed 004 for project.
+func DefaultContextRequest(project string) ContextRequest {
+	return ContextRequest{
+		Project:            project,
+		StaticTypes:        []string{"preference", "user_preference", "style", "global", "convention", "decision", "constraint"},
+		StaticPerType:      10,
+		CriticalTypes:      []string{"architecture", "constraint"},
+		CriticalConfidence: 0.9,
+		DynamicTypes:       []string{"session"},
+		DynamicCount:       3,
+		RelevantLimit:      8,
+		MinRelevance:       0.25,
+		Weights: ContextWeights{
+			Relevance: 1, Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3,
+			TagMatch: 0.15, SameAgent: 0.1, SameTask: 0.15, RecencyMax: 0.1, RecencyPerDay: 0.002,
+			HatRelations: map[string][]string{
+				"explorer": {"planner"},
+				"planner":  {"creator", "explorer"},
+				"creator":  {"critic", "editor", "planner"},
+				"critic":   {"creator", "editor"},
+				"editor":   {"creator", "critic"},
+			},
+		},
+	}
+}
+
+// Context tiers, as ContextItem.Tier.
+const (
+	ContextPinned   = "pinned"
+	ContextStatic   = "static"
+	ContextDynamic  = "dynamic"
+	ContextRelevant = "relevant"
+)
+
+// ContextItem is a memory chosen for a context, with its score and why.
+type ContextItem struct {
+	Memory  *Memory
+	Tier    string
+	Score   float64
+	Reasons []ScoreReason
+}
+
+// ScoreReason is one component of a score.
+type ScoreReason struct {
+	Name  string
+	Value float64
+}
+
+// ContextLeftOut is a memory considered and not chosen, and why.
+type ContextLeftOut struct {
+	ID     string
+	Reason string // "threshold", "current session", "superseded", "expired", "duplicate"
+	Score  float64
+}
+
+// ContextSelection is what a context request chose, before rendering.
+type ContextSelection struct {
+	Items   []ContextItem
+	LeftOut []ContextLeftOut
+	Terms   []string // the search terms drawn from the prompt
+}

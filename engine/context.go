@@ -1,0 +1,279 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/lexical"
+)
+
+// pinnedCap and globalCap bound how many pinned and global-scope memories
+// the static tier considers; the renderer's budget picks among them.
+const (
+	pinnedCap = 50
+	globalCap = 50
+)
+
+// SelectContext chooses the memories for an agent's prompt: the static
+// tier (pinned, global-scope, and the project's decisions, constraints,
+// conventions and preferences), the dynamic tier (recent session
+// summaries) and the relevant tier (a search for the prompt, scored by
+// seed 000's formula; see cairn.ContextWeights). Memories written in the
+// request's session, superseded or expired memories are left out. It
+// records nothing; see RecordUse.
+func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*cairn.ContextSelection, error) {
+	if !cairn.ValidProject(req.Project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", req.Project)
+	}
+	if req.Now.IsZero() {
+		req.Now = e.Now()
+	}
+	sel := &cairn.ContextSelection{}
+	seen := map[string]bool{}
+	keep := func(m *cairn.Memory) bool {
+		switch {
+		case seen[m.ID]:
+			return false
+		case req.Session != "" && m.SessionID == req.Session:
+			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "current session"})
+		case m.SupersededBy != "":
+			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "superseded by " + m.SupersededBy})
+		case !m.Live(req.Now):
+			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "expired"})
+		default:
+			seen[m.ID] = true
+			return true
+		}
+		seen[m.ID] = true
+		return false
+	}
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		add := func(tier string, ms []*cairn.Memory, pred func(*cairn.Memory) bool) {
+			for _, m := range ms {
+				if (pred == nil || pred(m)) && keep(m) {
+					sel.Items = append(sel.Items, e.scoreItem(req, m, tier, 0))
+				}
+			}
+		}
+		find := func(f cairn.MemoryFilter) ([]*cairn.Memory, error) {
+			ms, _, err := tx.FindMemories(ctx, f)
+			return ms, err
+		}
+		// Static: pinned first, then global scope, then the static types.
+		ms, err := find(cairn.MemoryFilter{Project: req.Project, Pinned: true, Sort: cairn.SortCreatedDesc, Limit: pinnedCap})
+		if err != nil {
+			return err
+		}
+		add(cairn.ContextPinned, ms, nil)
+		if len(req.StaticTypes) > 0 {
+			if ms, err = find(cairn.MemoryFilter{GlobalScope: true, Sort: cairn.SortCreatedDesc, Limit: globalCap}); err != nil {
+				return err
+			}
+			add(cairn.ContextStatic, ms, nil)
+		}
+		for _, t := range req.StaticTypes {
+			if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: req.StaticPerType}); err != nil {
+				return err
+			}
+			add(cairn.ContextStatic, ms, nil)
+		}
+		for _, t := range req.CriticalTypes {
+			if slices.Contains(req.StaticTypes, t) {
+				continue
+			}
+			if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, MinConfidence: req.CriticalConfidence, Sort: cairn.SortConfidenceDesc, Limit: req.StaticPerType}); err != nil {
+				return err
+			}
+			add(cairn.ContextStatic, ms, nil)
+		}
+		// Dynamic: the newest session summaries.
+		if req.DynamicCount > 0 {
+			for _, t := range req.DynamicTypes {
+				if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: req.DynamicCount + 5}); err != nil {
+					return err
+				}
+				n := 0
+				add(cairn.ContextDynamic, ms, func(*cairn.Memory) bool { n++; return n <= req.DynamicCount })
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	// Relevant: a search for the prompt, the files and the task.
+	text := strings.TrimSpace(strings.Join(append([]string{req.Prompt, req.Task}, fileTerms(req.Files)...), " "))
+	if req.RelevantLimit > 0 && text != "" {
+		sel.Terms = lexical.QueryTerms(text)
+		hits, err := e.Search(ctx, cairn.Query{
+			Project: req.Project, Text: text, Limit: min(cairn.MaxLimit, req.RelevantLimit*3),
+			Types: req.RelevantTypes, Now: req.Now,
+		})
+		if err != nil {
+			return nil, err
+		}
+		var rel []cairn.ContextItem
+		for _, h := range hits {
+			if seen[h.Memory.ID] || !keep(h.Memory) {
+				continue
+			}
+			it := e.scoreItem(req, h.Memory, cairn.ContextRelevant, h.Relevance)
+			if it.Score < req.MinRelevance {
+				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: h.Memory.ID, Reason: "below the relevance threshold", Score: it.Score})
+				continue
+			}
+			rel = append(rel, it)
+		}
+		sort.SliceStable(rel, func(i, j int) bool { return rel[i].Score > rel[j].Score })
+		for i, it := range rel {
+			if i >= req.RelevantLimit {
+				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: it.Memory.ID, Reason: "over the relevant limit", Score: it.Score})
+				continue
+			}
+			sel.Items = append(sel.Items, it)
+		}
+	}
+	return sel, nil
+}
+
+// scoreItem applies seed 000's formula (cairn.ContextWeights).
+func (e *Engine) scoreItem(req cairn.ContextRequest, m *cairn.Memory, tier string, relevance float64) cairn.ContextItem {
+	w := req.Weights
+	var rs []cairn.ScoreReason
+	addR := func(name string, v float64) {
+		if v != 0 {
+			rs = append(rs, cairn.ScoreReason{Name: name, Value: round3(v)})
+		}
+	}
+	addR("relevance", w.Relevance*relevance)
+	addR("confidence", w.Confidence*m.Confidence)
+	if req.Hat != "" && m.Hat != "" {
+		if m.Hat == req.Hat {
+			addR("same hat", w.SameHat)
+		} else if slices.Contains(w.HatRelations[req.Hat], m.Hat) {
+			addR("related hat", w.RelatedHat)
+		}
+	}
+	if len(req.Files) > 0 && pathsOverlap(m.FileRefs, req.Files) {
+		addR("file overlap", w.PathOverlap)
+	}
+	if tagsMatch(m.Tags, req) {
+		addR("tag match", w.TagMatch)
+	}
+	if req.Agent != "" && m.Agent == req.Agent {
+		addR("same agent", w.SameAgent)
+	}
+	if req.Task != "" && m.TaskID == req.Task {
+		addR("same task", w.SameTask)
+	}
+	if !m.LastUsedAt.IsZero() {
+		days := req.Now.Sub(m.LastUsedAt).Hours() / 24
+		addR("recently used", math.Max(0, w.RecencyMax-days*w.RecencyPerDay))
+	}
+	score := 0.0
+	for _, r := range rs {
+		score += r.Value
+	}
+	return cairn.ContextItem{Memory: m, Tier: tier, Score: round3(score), Reasons: rs}
+}
+
+func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
+
+// fileTerms turns file paths into search words: each base name without
+// its extension (seed 004's term extraction). Folder names would match
+// every memory about the same tree; file overlap is scored on its own.
+func fileTerms(files []string) []string {
+	var out []string
+	for _, f := range files {
+		base := path.Base(f)
+		out = append(out, strings.TrimSuffix(base, path.Ext(base)))
+	}
+	return out
+}
+
+// pathsOverlap reports whether a memory's file refs (globs or paths) touch
+// any of the files being worked on: a glob match either way, or one path
+// inside the other's folder.
+func pathsOverlap(refs, files []string) bool {
+	for _, r := range refs {
+		for _, f := range files {
+			if r == f {
+				return true
+			}
+			if ok, _ := path.Match(r, f); ok {
+				return true
+			}
+			if ok, _ := path.Match(f, r); ok {
+				return true
+			}
+			rd := strings.TrimSuffix(strings.TrimRight(r, "*"), "/")
+			if rd != "" && strings.HasPrefix(f, rd+"/") {
+				return true
+			}
+			if matchDoubleStar(r, f) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// matchDoubleStar handles "**" in globs: "**/*_test.go" matches
+// "internal/a/b_test.go".
+func matchDoubleStar(glob, p string) bool {
+	i := strings.Index(glob, "**")
+	if i < 0 {
+		return false
+	}
+	prefix, rest := glob[:i], strings.TrimPrefix(glob[i+2:], "/")
+	if !strings.HasPrefix(p, prefix) {
+		return false
+	}
+	p = p[len(prefix):]
+	for {
+		if ok, _ := path.Match(rest, p); ok {
+			return true
+		}
+		j := strings.IndexByte(p, '/')
+		if j < 0 {
+			return false
+		}
+		p = p[j+1:]
+	}
+}
+
+// tagsMatch reports whether a tag of the memory names a word of the
+// prompt, the hat, the agent or a file (seed 000's keyword match).
+func tagsMatch(tags []string, req cairn.ContextRequest) bool {
+	if len(tags) == 0 {
+		return false
+	}
+	words := map[string]bool{}
+	for _, t := range lexical.QueryTerms(req.Prompt + " " + strings.Join(req.Files, " ")) {
+		words[t] = true
+	}
+	for _, tag := range tags {
+		// Namespaced tags match on their value: "agent:claude" → claude.
+		v := tag
+		if i := strings.LastIndexByte(tag, ':'); i >= 0 {
+			v = tag[i+1:]
+		}
+		if v == "" {
+			continue
+		}
+		if v == req.Hat || v == req.Agent {
+			return true
+		}
+		for _, t := range lexical.QueryTerms(v) {
+			if words[t] {
+				return true
+			}
+		}
+	}
+	return false
+}
