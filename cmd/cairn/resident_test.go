@@ -1,0 +1,126 @@
+package main
+
+// cairn serve and forwarding. Bad inputs tried: a stale socket file left by
+// a dead server, a second server for the same database, a request for
+// another database, writes by other processes while the server caches.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startServe runs `cairn serve` in process until the test ends and waits
+// for its socket. The database lives in a short path: Unix socket paths
+// are limited to about 100 bytes.
+func startServe(t *testing.T) (*cli, context.CancelFunc) {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	c := newCLI(t)
+	c.db = filepath.Join(dir, "c.db")
+	c.ok("add", "--type", "pitfall", "The flaky auth test shares one fake clock.")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan result, 1)
+	go func() {
+		var out, errb strings.Builder
+		m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.wd, nil }}
+		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve"})
+		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
+	}()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		if fi, err := os.Stat(c.db + ".sock"); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cancel()
+			t.Fatalf("cairn serve did not listen: %v", <-done)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Cleanup(func() {
+		cancel()
+		if r := <-done; r.code != 0 {
+			t.Errorf("cairn serve exited %d: %s", r.code, r.stderr)
+		}
+		if _, err := os.Stat(c.db + ".sock"); err == nil {
+			t.Errorf("cairn serve left its socket behind")
+		}
+	})
+	return c, cancel
+}
+
+func TestServeAnswersSearchesOfOtherProcessesWithTheSameOutput(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t)
+	viaServer := c.ok("search", "flaky clock", "--json")
+	c.env["CAIRN_NO_SERVER"] = "1"
+	local := c.ok("search", "flaky clock", "--json")
+	delete(c.env, "CAIRN_NO_SERVER")
+	if viaServer.stdout != local.stdout || !strings.Contains(local.stdout, "fake clock") {
+		t.Fatalf("server and local answers differ:\n%s\n---\n%s", viaServer.stdout, local.stdout)
+	}
+	// Prove the server answered: move the database file away; only the
+	// server, which holds it open, can still read it.
+	if err := os.Rename(c.db, c.db+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Rename(c.db+".moved", c.db)
+	r := c.ok("search", "flaky clock")
+	if !strings.Contains(r.stdout, "fake clock") {
+		t.Fatalf("search did not go to the server: %v", r)
+	}
+	c.env["CAIRN_NO_SERVER"] = "1"
+	r = c.ok("search", "flaky clock")
+	if strings.Contains(r.stdout, "fake clock") {
+		t.Fatalf("CAIRN_NO_SERVER=1 still used the server: %v", r)
+	}
+}
+
+func TestServeSeesWritesMadeAfterItCached(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t)
+	c.ok("search", "flaky clock") // the server caches these terms' postings
+	c.ok("add", "--type", "fix", "Give each flaky subtest its own clock.")
+	r := c.ok("search", "flaky clock", "--json")
+	if !strings.Contains(r.stdout, "its own clock") {
+		t.Fatalf("the server answered from a stale cache: %v", r)
+	}
+}
+
+func TestServeRefusesASecondServerForTheSameDatabase(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t)
+	r := c.run("", "serve")
+	if r.code != 1 || !strings.Contains(r.stderr, "already") {
+		t.Fatalf("a second server for the same database: %v", r)
+	}
+}
+
+func TestSearchFallsBackWhenTheSocketIsStale(t *testing.T) {
+	t.Parallel()
+	dir, err := os.MkdirTemp("", "cs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	c := newCLI(t)
+	c.db = filepath.Join(dir, "c.db")
+	c.ok("add", "The flaky auth test shares one fake clock.")
+	// A plain file where the socket would be: nothing listens.
+	if err := os.WriteFile(c.db+".sock", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := c.ok("search", "flaky")
+	if !strings.Contains(r.stdout, "fake clock") {
+		t.Fatalf("search with a stale socket: %v", r)
+	}
+}
