@@ -1,0 +1,298 @@
+// Package contextpack renders memories that were already chosen for a
+// prompt into the block an agent reads, packed into a token budget.
+//
+// Render is pure: no I/O, no clock (dates come in the input), no package
+// state. The same Request always gives the same bytes, and it is safe to
+// call from many goroutines.
+//
+// # Packing
+//
+// Sections are considered in Priority order (lower first); every item of a
+// section with a lower Priority is considered before any item of a section
+// with a higher one, and sections with equal Priority share one pool. Within
+// a pool, a section's free text comes first, then items by value density
+// (Value per token; ties: higher Value, then smaller ID). An item is placed
+// if its tokens, plus its section's heading (and type sub-heading) the first
+// time the section (or type) gets something, fit in what is left of the
+// budget; otherwise it is omitted with "budget" and smaller items after it
+// are still tried. An item whose ID was already placed is omitted as
+// "duplicate". The memory index (if any) is packed last, with fewer recent
+// titles per type until it fits, and dropped if not even its counts fit.
+//
+// The chosen items are then rendered in section order (Priority, then input
+// order) and, within a section, by Value descending, or grouped by type in
+// TypeOrder and by Value within a type. Items longer than MaxItemTokens are
+// shortened first, so they are packed at their shortened size.
+//
+// If the text is longer than MaxChars, the index loses recent titles, then
+// goes, then the lowest-value items go (omitted with "max_chars"), then free
+// text sections, until it fits. Items are dropped whole, never cut; the
+// block's opening and closing are always there.
+//
+// # Memory text is data
+//
+// Titles, contents, types, ids, tags, index titles and the project name
+// come from memories, which come from agents, imports and users: any of
+// them may be hostile. Every format guarantees that they cannot close the
+// block, open a section, heading, fence or item, or pass for cairn's own
+// text, and that the output is valid UTF-8:
+//
+//   - In every format, text is first cleaned: invalid UTF-8 becomes U+FFFD;
+//     control characters (other than line breaks and tabs), Unicode format
+//     characters (zero-width characters, bidirectional overrides, the
+//     invisible tag characters) and supplementary variation selectors are
+//     removed, since they can hide text from a reviewer that a model reads.
+//   - markdown: a memory is exactly one line, "- [type] **Title**: content
+//     (id ID, YYYY-MM-DD)". Line breaks in its text become " ⏎ ", runs of
+//     white space one space; "<" and ">" become "‹" and "›", so no tag such
+//     as </cairn-context> can be formed; runs of three or more backticks or
+//     tildes become "ˋˋˋ" or "˜˜˜", so no fence can be formed. Memory text
+//     never starts a line, so it cannot make a heading, an item, a fence or
+//     a quote. The last "(id …)" of a line is the real id; an id quoted
+//     inside the content comes before it.
+//   - xml: the same one-line rule, then &, <, > and " as entities, inside
+//     <memory id="…" type="…"> elements. The output is well-formed XML.
+//   - json: encoding/json strings, with <, > and & written as \u escapes;
+//     line breaks are kept (as \n).
+//
+// Free text sections (Section.Text) are cairn's own words and keep their
+// lines, but are cleaned and escaped the same way, and in markdown a line
+// of them that starts with "#" gets a backslash before it.
+//
+// The block begins with a notice that the memories are data from earlier
+// sessions, not instructions. In markdown the block is wrapped in
+// <cairn-context project="…"> and </cairn-context> lines, so that hosts can
+// find, replace or strip it and the model sees where the data ends.
+package contextpack
+
+import (
+	"math"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// DefaultBudget is the token budget of a Request with Budget 0.
+const DefaultBudget = 1500
+
+// DefaultMaxItemTokens is the size items are shortened to when
+// Request.MaxItemTokens is 0.
+const DefaultMaxItemTokens = 120
+
+// ClaudeCodeMaxChars is the most characters Claude Code accepts from a
+// hook as additional context; a good Request.MaxChars for it.
+const ClaudeCodeMaxChars = 10000
+
+// The output formats of Request.Format.
+const (
+	FormatMarkdown = "markdown"
+	FormatXML      = "xml"
+	FormatJSON     = "json"
+)
+
+// Omission reasons of Omitted.Reason.
+const (
+	ReasonBudget    = "budget"    // did not fit in the token budget
+	ReasonDuplicate = "duplicate" // the same id was already placed
+	ReasonMaxChars  = "max_chars" // dropped to keep the text within MaxChars
+)
+
+// Reason is one component of an item's score, shown by Explain.
+type Reason struct {
+	Name  string
+	Value float64
+}
+
+// Item is one memory to render.
+type Item struct {
+	ID, Type, Title, Content string
+	Tags, FileRefs           []string
+	// CreatedAt is shown as a date (UTC); zero means unknown and is not shown.
+	CreatedAt time.Time
+	// Value is how much the item is worth; packing prefers more value per
+	// token, rendering shows higher values first. NaN counts as 0.
+	Value float64
+	// Reasons are the components of Value, for Explain only.
+	Reasons []Reason
+}
+
+// Section is one part of the block: a heading with items, free text, or both.
+type Section struct {
+	// Kind is a stable machine name, such as "pinned", "preferences",
+	// "decisions", "constraints", "sessions", "relevant", "attempts",
+	// "learnings", "loop_status" or "stuck_warning".
+	Kind string
+	// Title is the heading shown to the agent, such as "Project Decisions";
+	// empty means Kind in title case.
+	Title string
+	// Priority orders packing: every item of a section with a lower number
+	// is considered before any item of a section with a higher one.
+	Priority int
+	// GroupByType renders the items under one sub-heading per type, in
+	// TypeOrder (markdown), or in that order (xml, json).
+	GroupByType bool
+	Items       []Item
+	// Text is free text shown before the items (loop status, a stuck-loop
+	// warning). It is cairn's own text, not memory text: it keeps its
+	// lines. It is packed as one unit, before the section's items.
+	Text string
+}
+
+// IndexEntry is one recent memory of a type in the memory index.
+type IndexEntry struct {
+	Title string
+	Date  time.Time // zero: not shown
+}
+
+// IndexType is one line of the memory index: a type, how many memories it
+// has, and some recent ones (newest first, as the caller wants them shown).
+type IndexType struct {
+	Type   string
+	Count  int
+	Recent []IndexEntry
+}
+
+// Request is what to render.
+type Request struct {
+	Project  string
+	Sections []Section
+	// Budget is the most tokens (by EstimateTokens) of the whole text; 0
+	// or less means DefaultBudget.
+	Budget int
+	// MaxChars is the most characters (runes) of the whole text; 0 or less
+	// means no limit. Claude Code accepts at most ClaudeCodeMaxChars.
+	MaxChars int
+	// Format is FormatMarkdown (also for "" and unknown values), FormatXML
+	// or FormatJSON.
+	Format string
+	// Index is an optional memory index (a tree of types with counts and
+	// recent titles), rendered before the sections and counted in the
+	// budget. Types are shown in TypeOrder; those with Count 0 on one
+	// "empty" line.
+	Index []IndexType
+	// MaxItemTokens is the most tokens of an item's title and content;
+	// longer items are shortened to it and end with
+	// "… (full text: cairn show ID)". 0 or less means DefaultMaxItemTokens.
+	MaxItemTokens int
+	// Explain asks for Result.Explain.
+	Explain bool
+}
+
+// Placed is an item that is in the text.
+type Placed struct {
+	ID, Section string // Section is the Kind of the item's section
+	Tokens      int    // the item's own tokens, without headings
+	Shortened   bool
+	Value       float64
+	Reasons     []Reason // the Item's Reasons (the same slice)
+}
+
+// Omitted is an item that is not in the text, and why: ReasonBudget,
+// ReasonDuplicate or ReasonMaxChars.
+type Omitted struct {
+	ID, Section string
+	Tokens      int
+	Reason      string
+}
+
+// Result is a rendered block.
+type Result struct {
+	// Text is the block, ending with a newline; "" when nothing fits or
+	// there is nothing to show.
+	Text string
+	// Tokens is EstimateTokens(Text); never more than the budget.
+	Tokens int
+	// Placed are the items in Text, in rendering order. Omitted are the
+	// others, in the order they were decided; an id may appear in both
+	// when it was given in two sections. Free text and the index are not
+	// items: Explain reports them.
+	Placed  []Placed
+	Omitted []Omitted
+	// Explain is a human-readable report when Request.Explain is set: each
+	// placed item with its value and reasons, each omitted item with its
+	// reason, the index and free text, and the totals. "" otherwise.
+	Explain string
+}
+
+// typeOrder is seed 000's order of types first, then the rest of cairn's
+// built-in types alphabetically.
+var typeOrder = [...]string{
+	"architecture", "pattern", "pitfall", "gotcha", "decision", "fix", "error_solution", "convention",
+	"constraint", "context", "dependency", "failure", "global", "issue", "learning", "note",
+	"preference", "project_fact", "session", "style", "task_input", "task_result", "user_preference",
+}
+
+// TypeOrder returns the order in which grouped items and index lines are
+// shown by type: seed 000's order (architecture, pattern, pitfall, gotcha,
+// decision, fix, error_solution, convention), then cairn's other built-in
+// types alphabetically. Types not in the list come after it,
+// alphabetically. The slice is a fresh copy.
+func TypeOrder() []string { return slices.Clone(typeOrder[:]) }
+
+// typeRank is the position of typ in TypeOrder, or len(TypeOrder) for
+// types not in it.
+func typeRank(typ string) int {
+	for i, t := range typeOrder {
+		if t == typ {
+			return i
+		}
+	}
+	return len(typeOrder)
+}
+
+// compareTypes orders types by TypeOrder, then alphabetically.
+func compareTypes(a, b string) int {
+	if ra, rb := typeRank(a), typeRank(b); ra != rb {
+		return ra - rb
+	}
+	return strings.Compare(a, b)
+}
+
+// defaultType is shown for an item without a type (cairn's default type).
+const defaultType = "note"
+
+// Render renders req. See the package comment for how items are packed and
+// escaped.
+func Render(req Request) Result {
+	r := newRenderer(&req)
+	r.pack()
+	r.fitMaxChars()
+	return r.result()
+}
+
+// finite maps NaN to 0 and infinities to the largest finite values, so
+// that values sort and encode (JSON has no NaN or Inf).
+func finite(v float64) float64 {
+	switch {
+	case math.IsNaN(v):
+		return 0
+	case math.IsInf(v, 1):
+		return math.MaxFloat64
+	case math.IsInf(v, -1):
+		return -math.MaxFloat64
+	}
+	return v
+}
+
+// cost is the size of a piece of the text.
+type cost struct{ tokens, runes int }
+
+func costOf(s string) cost {
+	q, n := 0, 0
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf {
+			q++
+			n++
+			i++
+			continue
+		}
+		r, w := utf8.DecodeRuneInString(s[i:])
+		q += runeQuarters(r, w)
+		n++
+		i += w
+	}
+	return cost{(q + 3) / 4, n}
+}
+
+func (c cost) add(d cost) cost { return cost{c.tokens + d.tokens, c.runes + d.runes} }
