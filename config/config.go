@@ -1,0 +1,450 @@
+// Package config is cairn's configuration: how much memory to inject into an
+// agent's prompt and how, how to score relevance, how long each type of
+// memory lives, and the modes and prompt keywords that adjust injection for
+// one run.
+//
+// # Files and precedence
+//
+// The configuration is TOML, in a file named cairn.toml, in two places:
+//
+//   - the user's file, $XDG_CONFIG_HOME/cairn/cairn.toml, else
+//     ~/.config/cairn/cairn.toml (see [UserFile]);
+//   - the project's file, .cairn/cairn.toml in the project's top-level
+//     folder (see [ProjectFile]).
+//
+// Each key is resolved on its own: built-in defaults < the user's file < the
+// project's file < the active mode (context.mode) < explicit overrides
+// ([Loaded.Set], for command-line flags). A file sets only the keys it names;
+// a missing file is the same as an empty one. Lists (types, hat relations)
+// are one key each: a file replaces the whole list.
+//
+// Unknown keys are errors, not ignored, so that a typo cannot silently leave
+// a default in force. Every error names the file, the line and the key, and
+// says what is wrong:
+//
+//	/p/.cairn/cairn.toml:7: context.budget: expected a whole number, found "big"
+//	/p/.cairn/cairn.toml:3: unknown key "contex.budget" (did you mean "context.budget"?)
+//	/p/.cairn/cairn.toml:12: context.relevant.min_relevance: 1.7 is out of range 0..1
+//
+// # Layout
+//
+// example.cairn.toml, next to this file, is a commented copy of the defaults;
+// it parses into exactly [Default]. In short:
+//
+//	[context]                  # what goes into the prompt
+//	budget = 1500              # tokens, 1..200000
+//	max_chars = 10000          # hard cap on the rendered block (Claude Code's limit)
+//	format = "markdown"
+//	mode = ""                  # the active mode: a name under [modes], or ""
+//
+//	[context.static]           # injected always: pinned memories and these types
+//	enabled = true
+//	types = ["constraint", "convention", "decision", "global", "preference", "style", "user_preference"]
+//	min_constraint_confidence = 0.9
+//
+//	[context.dynamic]          # the most recent memories of these types
+//	enabled = true
+//	count = 3
+//	max_count = 10             # the cap for modes and keywords
+//	types = ["session"]
+//
+//	[context.relevant]         # memories a search for the task finds
+//	enabled = true
+//	limit = 8
+//	max_limit = 20             # the cap for modes and keywords
+//	min_relevance = 0.25
+//	types = []                 # [] = every type of the relevant tier
+//
+//	[scoring]                  # seed 000's relevance score, weight by weight
+//	confidence = 0.2           # × the memory's confidence
+//	same_hat = 0.25            # written by the current hat
+//	related_hat = 0.1          # written by a related hat
+//	path_overlap = 0.3         # refers to a file being worked on
+//	tag_match = 0.15           # a tag matches a task keyword (per tag)
+//	recency_max = 0.1          # used today ...
+//	recency_per_day = 0.002    # ... less this per day since last use
+//	relevance = 1.0            # × the text search's own relevance
+//	threshold = 0.25           # memories scoring at or below are dropped
+//
+//	[scoring.hat_relations]    # hat → the hats whose memories are related
+//	explorer = ["planner"]
+//
+//	[lifecycle.session]        # one table per memory type
+//	ttl_days = 30              # 0 = permanent
+//	tier = "dynamic"           # static, dynamic or relevant
+//	initial_confidence = 0.0   # 0 = by source (0.5 automatic, 0.6 explicit, 0.7 imported)
+//
+//	[modes.eco]                # a mode: overrides for one run; 0 = not set
+//	dynamic_count = 1
+//	search_limit = 2
+//	budget = 0
+//
+//	[[keywords]]               # a phrase in the prompt that adjusts injection
+//	phrase = "detailed context"
+//	dynamic_count = 5          # also search_limit, budget, mode
+//
+// Ranges: budget 1..200000, max_chars 1..1000000, counts and limits
+// 0..1000, each max at least its count, scoring weights 0..10, confidences
+// and min_relevance 0..1, ttl_days 0..100000. Names of types, modes and
+// hats are lowercase (see [cairn.ValidName]).
+//
+// # Tiers
+//
+// A type's tier is lifecycle.<type>.tier; context.static.types and
+// context.dynamic.types list the types of those tiers, and by default they
+// are derived from the lifecycle tiers. A file may set either: listing a
+// type under context.static.types makes it static, and leaving a static type
+// out of an explicit list makes it relevant. Two explicit settings that
+// disagree (lifecycle.learning.tier = "static" and a context.static.types
+// without "learning") are an error. context.relevant.types, when not empty,
+// narrows the search to the types it lists.
+//
+// Besides the static types, memories of type constraint or architecture
+// whose confidence is at least context.static.min_constraint_confidence are
+// injected with the static tier (seed 002's "critical constraints"; with the
+// default types this promotes high-confidence architecture memories, since
+// constraints are static already). 0 turns the promotion off.
+//
+// New types are declared by giving them a tier ([lifecycle.runbook]
+// tier = "relevant"); a lifecycle table for an unknown type without a tier is
+// taken for a typo and reported.
+//
+// # Modes and keywords
+//
+// A mode ([modes.NAME]) sets dynamic_count (context.dynamic.count),
+// search_limit (context.relevant.limit) and budget (context.budget) for a
+// run; 0 leaves a value alone, and counts are capped at max_count and
+// max_limit. The defaults are seed 004's: autopilot and ralph 5/5, swarm
+// 3/3, eco 1/2. New modes may be added; context.mode and a keyword's mode
+// must name one. [Load] applies context.mode; [Config.ApplyMode] applies
+// another one.
+//
+// A keyword ([[keywords]]) is a phrase that, found in the prompt (ignoring
+// case, as whole words), applies its overrides: see [Config.ApplyKeywords].
+// Keywords are identified by their phrase, stored in lower case: a file that
+// names a default phrase changes that keyword key by key.
+package config
+
+import (
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// Config is cairn's configuration. The zero value is not useful: start from
+// Default or Load.
+type Config struct {
+	Context   ContextConfig            `json:"context"`
+	Scoring   ScoringConfig            `json:"scoring"`
+	Lifecycle map[string]TypeLifecycle `json:"lifecycle"` // by type name
+	Modes     map[string]ModeOverride  `json:"modes"`     // by mode name
+	Keywords  []KeywordOverride        `json:"keywords"`  // in the order they apply
+}
+
+// ContextConfig is what context injection puts into a prompt.
+type ContextConfig struct {
+	Budget   int          `json:"budget"`    // tokens
+	MaxChars int          `json:"max_chars"` // hard cap on the rendered block
+	Format   string       `json:"format"`    // "markdown"
+	Static   StaticTier   `json:"static"`
+	Dynamic  DynamicTier  `json:"dynamic"`
+	Relevant RelevantTier `json:"relevant"`
+	Mode     string       `json:"mode"` // the active mode, or ""
+}
+
+// StaticTier is what is injected always: pinned memories, memories of
+// Types, and constraint and architecture memories at or above
+// MinConstraintConfidence (0: none of those).
+type StaticTier struct {
+	Enabled                 bool     `json:"enabled"`
+	Types                   []string `json:"types"`
+	MinConstraintConfidence float64  `json:"min_constraint_confidence"`
+}
+
+// DynamicTier is the Count most recent memories of Types. MaxCount caps
+// what modes and keywords may raise Count to.
+type DynamicTier struct {
+	Enabled  bool     `json:"enabled"`
+	Count    int      `json:"count"`
+	MaxCount int      `json:"max_count"`
+	Types    []string `json:"types"`
+}
+
+// RelevantTier is up to Limit memories that a search for the task finds
+// with at least MinRelevance. Types empty means every type that is neither
+// static nor dynamic. MaxLimit caps what modes and keywords may raise Limit
+// to.
+type RelevantTier struct {
+	Enabled      bool     `json:"enabled"`
+	Limit        int      `json:"limit"`
+	MaxLimit     int      `json:"max_limit"`
+	MinRelevance float64  `json:"min_relevance"`
+	Types        []string `json:"types"`
+}
+
+// ScoringConfig holds the weights of seed 000's relevance score:
+//
+//	score = Confidence×confidence + SameHat or RelatedHat + PathOverlap
+//	      + TagMatch per matching tag + max(0, RecencyMax − RecencyPerDay×days since use)
+//	      + Relevance×text relevance
+//
+// and a memory is kept when score > Threshold. HatRelations maps the
+// current hat to the hats whose memories count as related.
+type ScoringConfig struct {
+	Confidence    float64             `json:"confidence"`
+	SameHat       float64             `json:"same_hat"`
+	RelatedHat    float64             `json:"related_hat"`
+	PathOverlap   float64             `json:"path_overlap"`
+	TagMatch      float64             `json:"tag_match"`
+	RecencyMax    float64             `json:"recency_max"`
+	RecencyPerDay float64             `json:"recency_per_day"`
+	Relevance     float64             `json:"relevance"`
+	Threshold     float64             `json:"threshold"`
+	HatRelations  map[string][]string `json:"hat_relations"`
+}
+
+// TypeLifecycle is how one memory type lives.
+type TypeLifecycle struct {
+	TTLDays           int     `json:"ttl_days"`           // 0: permanent
+	Tier              string  `json:"tier"`               // "static", "dynamic" or "relevant"
+	InitialConfidence float64 `json:"initial_confidence"` // 0: by source
+}
+
+// ModeOverride is what a mode changes; 0 leaves a value alone.
+type ModeOverride struct {
+	DynamicCount int `json:"dynamic_count"` // context.dynamic.count
+	SearchLimit  int `json:"search_limit"`  // context.relevant.limit
+	Budget       int `json:"budget"`        // context.budget
+}
+
+// KeywordOverride is what a phrase in the prompt changes; 0 and "" leave a
+// value alone. Phrase is in lower case with single spaces.
+type KeywordOverride struct {
+	Phrase       string `json:"phrase"`
+	DynamicCount int    `json:"dynamic_count"`
+	SearchLimit  int    `json:"search_limit"`
+	Budget       int    `json:"budget"`
+	Mode         string `json:"mode"`
+}
+
+// The tiers, formats and limits the configuration accepts.
+var (
+	tiers   = []string{string(cairn.TierStatic), string(cairn.TierDynamic), string(cairn.TierRelevant)}
+	formats = []string{"markdown"}
+)
+
+const (
+	maxBudget  = 200000
+	maxChars   = 1000000
+	maxCount   = 1000
+	maxWeight  = 10
+	maxTTLDays = 100000 // ~270 years; more would overflow a time.Duration
+	day        = 24 * time.Hour
+)
+
+// Default returns a fresh copy of the built-in configuration. The lifecycle
+// table and the static and dynamic type lists come from cairn.DefaultTypes.
+func Default() *Config {
+	c := &Config{
+		Context: ContextConfig{
+			Budget:   1500,
+			MaxChars: 10000,
+			Format:   "markdown",
+			Static:   StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
+			Dynamic:  DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
+			Relevant: RelevantTier{Enabled: true, Limit: 8, MaxLimit: 20, MinRelevance: 0.25, Types: []string{}},
+		},
+		Scoring: ScoringConfig{
+			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,
+			RecencyMax: 0.1, RecencyPerDay: 0.002, Relevance: 1.0, Threshold: 0.25,
+			HatRelations: map[string][]string{
+				"explorer": {"planner"},
+				"planner":  {"creator", "explorer"},
+				"creator":  {"critic", "editor", "planner"},
+				"critic":   {"creator", "editor"},
+				"editor":   {"creator", "critic"},
+			},
+		},
+		Lifecycle: map[string]TypeLifecycle{},
+		Modes: map[string]ModeOverride{
+			"autopilot": {DynamicCount: 5, SearchLimit: 5},
+			"ralph":     {DynamicCount: 5, SearchLimit: 5},
+			"swarm":     {DynamicCount: 3, SearchLimit: 3},
+			"eco":       {DynamicCount: 1, SearchLimit: 2},
+		},
+		Keywords: []KeywordOverride{
+			{Phrase: "detailed context", DynamicCount: 5},
+			{Phrase: "full history", DynamicCount: 10},
+			{Phrase: "quick task", DynamicCount: 1},
+			{Phrase: "eco mode", DynamicCount: 1},
+		},
+	}
+	ps := cairn.DefaultTypes()
+	for _, n := range ps.Names() {
+		p := ps[n]
+		c.Lifecycle[n] = TypeLifecycle{TTLDays: int(p.TTL / day), Tier: string(p.Tier), InitialConfidence: p.Confidence}
+	}
+	c.Context.Static.Types = c.typesOfTier(string(cairn.TierStatic))
+	c.Context.Dynamic.Types = c.typesOfTier(string(cairn.TierDynamic))
+	return c
+}
+
+// typesOfTier returns the lifecycle types of tier, sorted.
+func (c *Config) typesOfTier(tier string) []string {
+	out := []string{}
+	for n, lc := range c.Lifecycle {
+		if lc.Tier == tier {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// clone returns a deep copy of c.
+func (c *Config) clone() *Config {
+	d := *c
+	d.Context.Static.Types = slices.Clone(c.Context.Static.Types)
+	d.Context.Dynamic.Types = slices.Clone(c.Context.Dynamic.Types)
+	d.Context.Relevant.Types = slices.Clone(c.Context.Relevant.Types)
+	d.Scoring.HatRelations = make(map[string][]string, len(c.Scoring.HatRelations))
+	for k, v := range c.Scoring.HatRelations {
+		d.Scoring.HatRelations[k] = slices.Clone(v)
+	}
+	d.Lifecycle = make(map[string]TypeLifecycle, len(c.Lifecycle))
+	for k, v := range c.Lifecycle {
+		d.Lifecycle[k] = v
+	}
+	d.Modes = make(map[string]ModeOverride, len(c.Modes))
+	for k, v := range c.Modes {
+		d.Modes[k] = v
+	}
+	d.Keywords = slices.Clone(c.Keywords)
+	return &d
+}
+
+// ModeNames returns the names of the configured modes, sorted.
+func (c *Config) ModeNames() []string {
+	out := make([]string, 0, len(c.Modes))
+	for n := range c.Modes {
+		out = append(out, n)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// ApplyMode makes name the active mode and applies its overrides, capped at
+// context.dynamic.max_count and context.relevant.max_limit. The empty name
+// changes nothing. An unknown name is an EINVALID error that lists the known
+// ones.
+func (c *Config) ApplyMode(name string) error {
+	if name == "" {
+		return nil
+	}
+	m, ok := c.Modes[name]
+	if !ok {
+		return cairn.Errorf(cairn.EINVALID, "unknown mode %q (known modes: %s)", name, strings.Join(c.ModeNames(), ", "))
+	}
+	c.Context.Mode = name
+	c.override(m.DynamicCount, m.SearchLimit, m.Budget)
+	return nil
+}
+
+// override sets the values that are not 0, capping counts at their max.
+func (c *Config) override(dynamicCount, searchLimit, budget int) {
+	if dynamicCount > 0 {
+		c.Context.Dynamic.Count = min(dynamicCount, c.Context.Dynamic.MaxCount)
+	}
+	if searchLimit > 0 {
+		c.Context.Relevant.Limit = min(searchLimit, c.Context.Relevant.MaxLimit)
+	}
+	if budget > 0 {
+		c.Context.Budget = budget
+	}
+}
+
+// ApplyKeywords applies the keyword overrides whose phrase occurs in prompt
+// and returns the phrases that matched, in configuration order. A phrase
+// matches ignoring case and runs of white space, as whole words ("eco mode"
+// is not found in "deco model"). The modes of all matching keywords apply
+// first, then their other overrides in configuration order, so a later
+// keyword wins over an earlier one and over a mode. A keyword naming a mode
+// that is not configured applies its other overrides only (Load rejects
+// such keywords; this can only happen to a Config changed in code).
+func (c *Config) ApplyKeywords(prompt string) []string {
+	text := foldSpace(strings.ToLower(prompt))
+	var matched []KeywordOverride
+	for _, k := range c.Keywords {
+		if k.Phrase != "" && containsWords(text, foldSpace(strings.ToLower(k.Phrase))) {
+			matched = append(matched, k)
+		}
+	}
+	for _, k := range matched {
+		if k.Mode != "" {
+			_ = c.ApplyMode(k.Mode) // documented: an unknown mode is skipped
+		}
+	}
+	phrases := make([]string, 0, len(matched))
+	for _, k := range matched {
+		c.override(k.DynamicCount, k.SearchLimit, k.Budget)
+		phrases = append(phrases, k.Phrase)
+	}
+	if len(phrases) == 0 {
+		return nil
+	}
+	return phrases
+}
+
+// foldSpace trims s and folds each run of white space to one space.
+func foldSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// normalizePhrase is the stored form of a keyword phrase.
+func normalizePhrase(s string) string { return foldSpace(strings.ToLower(s)) }
+
+// containsWords reports whether phrase occurs in text with no letter or
+// digit touching either end.
+func containsWords(text, phrase string) bool {
+	if phrase == "" {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(text[i:], phrase)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(phrase)
+		before, _ := utf8.DecodeLastRuneInString(text[:start])
+		after, _ := utf8.DecodeRuneInString(text[end:])
+		first, _ := utf8.DecodeRuneInString(phrase)
+		last, _ := utf8.DecodeLastRuneInString(phrase)
+		okBefore := start == 0 || !isWord(before) || !isWord(first)
+		okAfter := end == len(text) || !isWord(after) || !isWord(last)
+		if okBefore && okAfter {
+			return true
+		}
+		_, size := utf8.DecodeRuneInString(text[start:])
+		i = start + size
+	}
+}
+
+func isWord(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' }
+
+// Policies returns cairn's type policies with this configuration's
+// lifecycle applied: TTL, tier and initial confidence per type. Types the
+// configuration adds get weight 1 and no description.
+func (c *Config) Policies() cairn.Policies {
+	ps := cairn.DefaultTypes()
+	for n, lc := range c.Lifecycle {
+		p := ps.Of(n)
+		p.Name = n
+		p.Tier = cairn.Tier(lc.Tier)
+		p.TTL = time.Duration(lc.TTLDays) * day
+		p.Confidence = lc.InitialConfidence
+		ps[n] = p
+	}
+	return ps
+}
