@@ -84,6 +84,30 @@ type Tx interface {
 	// ScanPostings returns up to limit terms of a partition after term
 	// `after` in byte order, with their postings.
 	ScanPostings(ctx context.Context, partition, after string, limit int) ([]TermPostings, error)
+
+	// FindMemoriesSupersededBy returns the memories whose SupersededBy is
+	// id, oldest first.
+	FindMemoriesSupersededBy(ctx context.Context, id string) ([]*Memory, error)
+	// FindLifecycleStates returns the lifecycle fields of every memory of
+	// project (whatever its scope), oldest first.
+	FindLifecycleStates(ctx context.Context, project string) ([]LifecycleState, error)
+	// TouchMemories records one use of each memory in ids at now:
+	// use_count+1, last_used_at=now, and confidence raised by boost but
+	// not above max (a confidence already at or above max is kept); an id
+	// given twice counts once. It changes no other field (updated_at
+	// neither). It returns the project of each memory touched, by id; ids
+	// not stored are left out.
+	TouchMemories(ctx context.Context, ids []string, now time.Time, boost, max float64) (map[string]string, error)
+	// DecayMemories sets the confidence and decay clock of each memory,
+	// and no other field. ENOTFOUND when one does not exist.
+	DecayMemories(ctx context.Context, ds []Decay) error
+	// AppendActivity adds entries to the activity log; their ID is
+	// assigned by the store.
+	AppendActivity(ctx context.Context, as []Activity) error
+	// FindActivity returns the entries matching f, newest first (by At,
+	// then by insertion), at most f.Limit of them (0: no limit), and how
+	// many match in all.
+	FindActivity(ctx context.Context, f ActivityFilter) ([]Activity, int, error)
 }
 
 // PartitionStats describe one search index partition (a project's
@@ -129,6 +153,9 @@ type MemoryFilter struct {
 	Before        time.Time // created before
 	Session       string    // created in this session
 	Pinned        bool      // only pinned memories
+	// SkipTotal leaves the total count (FindMemories' second result) at
+	// 0, which saves a count of every match.
+	SkipTotal bool
 	// GlobalScope selects the global-scope memories of every project
 	// instead of Project's (Project is then ignored).
 	GlobalScope bool

@@ -61,6 +61,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			}
 		}
 		find := func(f cairn.MemoryFilter) ([]*cairn.Memory, error) {
+			f.SkipTotal = true
 			ms, _, err := tx.FindMemories(ctx, f)
 			return ms, err
 		}
@@ -86,7 +87,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			if slices.Contains(req.StaticTypes, t) {
 				continue
 			}
-			if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, MinConfidence: req.CriticalConfidence, Sort: cairn.SortConfidenceDesc, Limit: req.StaticPerType}); err != nil {
+			if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, MinConfidence: req.CriticalConfidence, Sort: cairn.SortCreatedDesc, Limit: req.StaticPerType}); err != nil {
 				return err
 			}
 			add(cairn.ContextStatic, ms, nil)

@@ -33,6 +33,8 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 			return err
 		}
 		pending := 0
+		// Activity entries are written with the index, in batches.
+		var acts []cairn.Activity
 		// Records are decoded, validated and analysed on another goroutine
 		// while this one writes: on two cores that hides most of the work
 		// that is not SQLite's.
@@ -46,7 +48,7 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 			if rec.Line > 0 || rec.Memory != nil {
 				rep.Read++
 			}
-			status, err := e.importOne(ctx, tx, b, p, now, known)
+			stored, status, err := e.importOne(ctx, tx, b, p, now, known)
 			if err != nil {
 				if cairn.ErrorCode(err) != cairn.EINVALID && cairn.ErrorCode(err) != cairn.ECONFLICT {
 					return err // the store failed: nothing is kept
@@ -56,6 +58,9 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 				}
 				rep.Skipped = append(rep.Skipped, cairn.ImportProblem{Line: rec.Line, Message: cairn.ErrorMessage(err)})
 				continue
+			}
+			if a, ok := writeActivity(&cairn.WriteResult{Memory: stored, Status: status}, now, "", "imported"); ok {
+				acts = append(acts, a)
 			}
 			switch status {
 			case cairn.StatusCreated:
@@ -71,8 +76,14 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 				if err := b.flush(ctx, tx); err != nil {
 					return err
 				}
-				pending = 0
+				if err := tx.AppendActivity(ctx, acts); err != nil {
+					return err
+				}
+				pending, acts = 0, acts[:0]
 			}
+		}
+		if err := tx.AppendActivity(ctx, acts); err != nil {
+			return err
 		}
 		return b.flush(ctx, tx)
 	})
@@ -139,9 +150,11 @@ func (e *Engine) prepareImport(rec cairn.ImportRecord, opts cairn.ImportOptions,
 	return p
 }
 
-func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, p preparedImport, now time.Time, known *knownKeys) (string, error) {
+// importOne stores one prepared record and returns the memory it wrote (nil
+// when unchanged) and what happened.
+func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, p preparedImport, now time.Time, known *knownKeys) (*cairn.Memory, string, error) {
 	if p.err != nil {
-		return "", p.err
+		return nil, "", p.err
 	}
 	m := p.rec.Memory
 	givenID, givenCreated, givenUpdated := p.givenID, p.givenCreated, p.givenUpdated
@@ -163,9 +176,9 @@ func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, p pr
 				known.add(m.ID, m.Project, m.ContentHash)
 				known.fresh[m.ID] = struct{}{}
 			}
-			return status, err
+			return m, status, err
 		case cairn.ErrorCode(err) != cairn.ENOTFOUND:
-			return "", err
+			return nil, "", err
 		}
 	}
 	if !givenID && m.Key == "" && known.hasHash(m.Project, m.ContentHash) {
@@ -174,21 +187,21 @@ func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, p pr
 		// the same content by hand, or twice in one import, reinforces it.)
 		same, err := tx.FindMemoriesByHash(ctx, m.Project, m.ContentHash)
 		if err != nil {
-			return "", err
+			return nil, "", err
 		}
 		for _, old := range same {
 			if !known.wroteNow(old.ID) && old.Live(now) && old.Type == m.Type && subset(m.Tags, old.Tags) && subset(m.FileRefs, old.FileRefs) {
-				return cairn.StatusUnchanged, nil
+				return nil, cairn.StatusUnchanged, nil
 			}
 		}
 	}
 	res, err := e.add(ctx, tx, b, m, now, known)
 	if err != nil {
-		return "", err
+		return nil, "", err
 	}
 	known.add(res.Memory.ID, res.Memory.Project, res.Memory.ContentHash)
 	known.fresh[res.Memory.ID] = struct{}{}
-	return res.Status, nil
+	return res.Memory, res.Status, nil
 }
 
 // importExisting handles a record whose id is stored: unchanged, newer

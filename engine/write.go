@@ -25,6 +25,11 @@ func (e *Engine) AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteRe
 		if res, err = e.add(ctx, tx, b, m, now, nil); err != nil {
 			return err
 		}
+		if a, ok := writeActivity(res, now, m.SessionID, addDetail(res)); ok {
+			if err := tx.AppendActivity(ctx, []cairn.Activity{a}); err != nil {
+				return err
+			}
+		}
 		return b.flush(ctx, tx)
 	})
 	if err != nil {
@@ -243,46 +248,100 @@ func (e *Engine) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cai
 func (e *Engine) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryUpdate) (*cairn.Memory, error) {
 	var out *cairn.Memory
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
-		old, err := findByIDOrPrefix(ctx, tx, id)
-		if err != nil {
-			return err
-		}
-		n := cloneMemory(old)
-		applyUpdate(n, upd)
-		if err := e.normalize(n); err != nil {
-			return err
-		}
-		if n.Key != "" && (n.Key != old.Key || n.Type != old.Type) {
-			other, err := tx.FindMemoryByKey(ctx, n.Project, n.Type, n.Key)
-			if err == nil && other.ID != n.ID {
-				return cairn.Errorf(cairn.ECONFLICT, "memory %s already has type %s and key %q", other.ID, n.Type, n.Key)
-			}
-		}
-		if n.SupersededBy != "" {
-			if n.SupersededBy == n.ID {
-				return cairn.Errorf(cairn.EINVALID, "a memory cannot supersede itself")
-			}
-			if _, err := tx.FindMemoryByID(ctx, n.SupersededBy); err != nil {
-				return err
-			}
-		}
-		if equalMemory(old, n) {
-			out = old
-			return nil
-		}
-		n.UpdatedAt = e.Now()
 		b := newIndexBatch()
-		if err := b.reindex(ctx, tx, old, n); err != nil {
+		var err error
+		if out, err = e.update(ctx, tx, b, id, upd, e.Now()); err != nil {
 			return err
 		}
-		if err := b.flush(ctx, tx); err != nil {
-			return err
-		}
-		out = n
-		return tx.UpdateMemory(ctx, n)
+		return b.flush(ctx, tx)
 	})
 	return out, err
 }
+
+// update applies upd to the memory id (or unique id prefix) within tx and
+// records what changed in the activity log. A change of type without a
+// new expiry moves an expiry that came from the old type's time to live
+// to the new type's (a learning promoted to a pattern stops expiring); an
+// expiry set by hand stays.
+func (e *Engine) update(ctx context.Context, tx cairn.Tx, b *indexBatch, id string, upd cairn.MemoryUpdate, now time.Time) (*cairn.Memory, error) {
+	old, err := findByIDOrPrefix(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	n := cloneMemory(old)
+	applyUpdate(n, upd)
+	if err := e.normalize(n); err != nil {
+		return nil, err
+	}
+	if n.Type != old.Type && upd.ExpiresAt == nil && e.expiryFromPolicy(old) {
+		n.ExpiresAt = time.Time{}
+		if ttl := e.policies.Of(n.Type).TTL; ttl > 0 {
+			n.ExpiresAt = n.CreatedAt.Add(ttl)
+		}
+	}
+	if n.Key != "" && (n.Key != old.Key || n.Type != old.Type) {
+		other, err := tx.FindMemoryByKey(ctx, n.Project, n.Type, n.Key)
+		if err == nil && other.ID != n.ID {
+			return nil, cairn.Errorf(cairn.ECONFLICT, "memory %s already has type %s and key %q", other.ID, n.Type, n.Key)
+		}
+	}
+	if n.SupersededBy != "" && n.SupersededBy != old.SupersededBy {
+		if err := checkSupersede(ctx, tx, n); err != nil {
+			return nil, err
+		}
+	}
+	if equalMemory(old, n) {
+		return old, nil
+	}
+	n.UpdatedAt = now
+	if err := b.reindex(ctx, tx, old, n); err != nil {
+		return nil, err
+	}
+	if err := tx.UpdateMemory(ctx, n); err != nil {
+		return nil, err
+	}
+	if err := tx.AppendActivity(ctx, e.updateActivities(old, n, now)); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// expiryFromPolicy reports whether m's expiry is the one its type's time
+// to live gives (or none, for a type without one).
+func (e *Engine) expiryFromPolicy(m *cairn.Memory) bool {
+	ttl := e.policies.Of(m.Type).TTL
+	if ttl == 0 {
+		return m.ExpiresAt.IsZero()
+	}
+	return m.ExpiresAt.Equal(m.CreatedAt.Add(ttl))
+}
+
+// checkSupersede validates n's new SupersededBy: an existing other memory
+// whose own chain of replacements does not lead back to n.
+func checkSupersede(ctx context.Context, tx cairn.Tx, n *cairn.Memory) error {
+	if n.SupersededBy == n.ID {
+		return cairn.Errorf(cairn.EINVALID, "a memory cannot supersede itself")
+	}
+	next := n.SupersededBy
+	for steps := 0; next != ""; steps++ {
+		m, err := tx.FindMemoryByID(ctx, next)
+		if err != nil {
+			if cairn.ErrorCode(err) == cairn.ENOTFOUND && next == n.SupersededBy {
+				return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s to supersede %s", next, n.ID)
+			}
+			return err
+		}
+		if m.SupersededBy == n.ID || steps > maxSupersedeChain {
+			return cairn.Errorf(cairn.EINVALID, "%s is itself superseded, directly or through a chain, by %s; superseding %s by it would make a loop", n.SupersededBy, n.ID, n.ID)
+		}
+		next = m.SupersededBy
+	}
+	return nil
+}
+
+// maxSupersedeChain bounds how far supersede links are followed, so that a
+// loop written by another tool cannot hang a write or `cairn show`.
+const maxSupersedeChain = 1000
 
 func applyUpdate(n *cairn.Memory, u cairn.MemoryUpdate) {
 	set := func(dst *string, v *string) {
@@ -341,7 +400,10 @@ func (e *Engine) DeleteMemory(ctx context.Context, id string) error {
 		if err := b.flush(ctx, tx); err != nil {
 			return err
 		}
-		return tx.DeleteMemory(ctx, m.ID)
+		if err := tx.DeleteMemory(ctx, m.ID); err != nil {
+			return err
+		}
+		return tx.AppendActivity(ctx, []cairn.Activity{activityOf(m, cairn.ActionDeleted, e.Now(), "", m.Title)})
 	})
 }
 

@@ -1,5 +1,11 @@
 package sqlite
 
+import (
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+)
+
 // All SQL of the SQLite backend, apart from the migrations.
 
 const memoryColumns = `id, project, scope, type, key, title, content, content_hash, tags, file_refs,
@@ -47,3 +53,67 @@ const (
 	version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`
 	sqlRecordMigration = `INSERT INTO schema_migrations(version, name, applied_at) VALUES (?,?,?)`
 )
+
+// Lifecycle and activity log (migration 0002).
+const (
+	// The partial index on superseded_by is used only when the query
+	// repeats its condition.
+	sqlSupersededBy = sqlSelectMemory + ` WHERE superseded_by=? AND superseded_by <> '' ORDER BY created_at, id`
+
+	sqlLifecycleStates = `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
+	decayed_at, use_count, pinned FROM memories WHERE project=? ORDER BY created_at, id`
+
+	sqlDecayMemory = `UPDATE memories SET confidence=?, decayed_at=? WHERE id=?`
+
+	sqlInsertActivity = `INSERT INTO activity(at, project, memory_id, action, session_id, detail)
+	VALUES (?,?,?,?,?,?)`
+
+	sqlActivityColumns = `SELECT id, at, project, memory_id, action, session_id, detail FROM activity`
+)
+
+// activityFilterSQL returns the WHERE clause and arguments of f.
+func activityFilterSQL(f cairn.ActivityFilter) (string, []any) {
+	conds := []string{`project=?`}
+	args := []any{f.Project}
+	if f.MemoryID != "" {
+		conds = append(conds, `memory_id=?`)
+		args = append(args, f.MemoryID)
+	}
+	if f.SessionID != "" {
+		// Repeats the partial index's condition so that it is used.
+		conds = append(conds, `session_id=? AND session_id <> ''`)
+		args = append(args, f.SessionID)
+	}
+	if len(f.Actions) > 0 {
+		conds = append(conds, `action IN (`+placeholders(len(f.Actions))+`)`)
+		for _, a := range f.Actions {
+			args = append(args, a)
+		}
+	}
+	if !f.After.IsZero() {
+		conds = append(conds, `at >= ?`)
+		args = append(args, ms(f.After))
+	}
+	if !f.Before.IsZero() {
+		conds = append(conds, `at < ?`)
+		args = append(args, ms(f.Before))
+	}
+	return strings.Join(conds, " AND "), args
+}
+
+func sqlCountActivity(where string) string { return `SELECT count(*) FROM activity WHERE ` + where }
+
+func sqlFindActivity(where string, limit bool) string {
+	q := sqlActivityColumns + ` WHERE ` + where + ` ORDER BY at DESC, id DESC`
+	if limit {
+		q += ` LIMIT ?`
+	}
+	return q
+}
+
+// sqlTouchMemories records one use of each of n memories by id.
+func sqlTouchMemories(n int) string {
+	return `UPDATE memories SET use_count = use_count + 1, last_used_at = ?,
+	confidence = CASE WHEN confidence >= ? THEN confidence ELSE min(?, confidence + ?) END
+	WHERE id IN (` + placeholders(n) + `) RETURNING id, project`
+}

@@ -245,10 +245,12 @@ var docBatchSizes = [...]int{1, 4, 16, 32, 64, 128, 256, 500}
 func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
 	where, args := filterSQL(f)
 	var total int
-	if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE `+where, args...).Scan(&total); err != nil {
-		return nil, 0, translate(err, "count memories")
+	if !f.SkipTotal {
+		if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE `+where, args...).Scan(&total); err != nil {
+			return nil, 0, translate(err, "count memories")
+		}
 	}
-	q := sqlSelectMemory + ` WHERE ` + where + ` ORDER BY ` + orderSQL(f.Sort)
+	q := sqlSelectMemory + indexHint(f) + ` WHERE ` + where + ` ORDER BY ` + orderSQL(f.Sort)
 	if f.Limit > 0 {
 		q += ` LIMIT ? OFFSET ?`
 		args = append(args, f.Limit, f.Offset)
@@ -325,6 +327,23 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?,", n), ",")
+}
+
+// indexHint names the index for the filters that context injection runs
+// on every prompt. Without statistics SQLite's planner would rather walk a
+// project's rows in date order and filter them, which for a rare type or
+// the few pinned memories means reading the whole project.
+func indexHint(f cairn.MemoryFilter) string {
+	created := f.Sort == "" || f.Sort == cairn.SortCreatedDesc || f.Sort == cairn.SortCreatedAsc
+	switch {
+	case f.GlobalScope && !f.Pinned:
+		return ` INDEXED BY idx_memories_scope`
+	case f.Pinned && !f.GlobalScope && !f.IncludeGlobal:
+		return ` INDEXED BY idx_memories_pinned`
+	case len(f.Types) == 1 && created && !f.IncludeGlobal && !f.GlobalScope:
+		return ` INDEXED BY idx_memories_project_type`
+	}
+	return ""
 }
 
 func orderSQL(sort string) string {
@@ -522,4 +541,139 @@ func (t *Tx) ScanPostings(ctx context.Context, partition, after string, limit in
 		out = append(out, tp)
 	}
 	return out, translate(rows.Err(), "scan postings")
+}
+
+// FindMemoriesSupersededBy implements cairn.Tx.
+func (t *Tx) FindMemoriesSupersededBy(ctx context.Context, id string) ([]*cairn.Memory, error) {
+	if id == "" {
+		return nil, nil
+	}
+	return t.many(ctx, sqlSupersededBy, id)
+}
+
+// FindLifecycleStates implements cairn.Tx.
+func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.LifecycleState, error) {
+	rows, err := t.query(ctx, "read lifecycle states", sqlLifecycleStates, project)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []cairn.LifecycleState
+	for rows.Next() {
+		var (
+			s                                 cairn.LifecycleState
+			created, used, expires, decayedAt int64
+		)
+		if err := rows.Scan(&s.ID, &s.Type, &s.Title, &s.Confidence, &created, &used, &expires,
+			&decayedAt, &s.UseCount, &s.Pinned); err != nil {
+			return nil, translate(err, "read lifecycle states")
+		}
+		s.CreatedAt, s.LastUsedAt, s.ExpiresAt, s.DecayedAt = fromMS(created), fromMS(used), fromMS(expires), fromMS(decayedAt)
+		out = append(out, s)
+	}
+	return out, translate(rows.Err(), "read lifecycle states")
+}
+
+// TouchMemories implements cairn.Tx with one UPDATE … RETURNING: a use
+// rewrites three columns of each row, not its text.
+func (t *Tx) TouchMemories(ctx context.Context, ids []string, now time.Time, boost, max float64) (map[string]string, error) {
+	if !t.write {
+		return nil, cairn.Errorf(cairn.EINVALID, "record use needs a write transaction")
+	}
+	out := make(map[string]string, len(ids))
+	for len(ids) > 0 {
+		n := min(len(ids), touchBatch)
+		args := make([]any, 0, n+4)
+		args = append(args, ms(now), max, max, boost)
+		for _, id := range ids[:n] {
+			args = append(args, id)
+		}
+		rows, err := t.tx.QueryContext(ctx, sqlTouchMemories(n), args...)
+		if err != nil {
+			return nil, translate(err, "record use")
+		}
+		for rows.Next() {
+			var id, project string
+			if err := rows.Scan(&id, &project); err != nil {
+				rows.Close()
+				return nil, translate(err, "record use")
+			}
+			out[id] = project
+		}
+		if err := rows.Close(); err != nil {
+			return nil, translate(err, "record use")
+		}
+		if err := rows.Err(); err != nil {
+			return nil, translate(err, "record use")
+		}
+		ids = ids[n:]
+	}
+	return out, nil
+}
+
+// touchBatch bounds the ids of one UPDATE (SQLite's variable limit is far
+// above it).
+const touchBatch = 500
+
+// DecayMemories implements cairn.Tx.
+func (t *Tx) DecayMemories(ctx context.Context, ds []cairn.Decay) error {
+	for _, d := range ds {
+		r, err := t.exec(ctx, "decay memory "+d.ID, sqlDecayMemory, d.Confidence, ms(d.DecayedAt), d.ID)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 0 {
+			return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s", d.ID)
+		}
+	}
+	return nil
+}
+
+// AppendActivity implements cairn.Tx: one prepared INSERT, run per entry
+// inside the caller's transaction, so a bulk import adds little.
+func (t *Tx) AppendActivity(ctx context.Context, as []cairn.Activity) error {
+	if len(as) == 0 {
+		return nil
+	}
+	if !t.write {
+		return cairn.Errorf(cairn.EINVALID, "append activity needs a write transaction")
+	}
+	s, err := t.stmt(ctx, sqlInsertActivity)
+	if err != nil {
+		return err
+	}
+	for _, a := range as {
+		if _, err := s.ExecContext(ctx, ms(a.At), a.Project, a.MemoryID, a.Action, a.SessionID, a.Detail); err != nil {
+			return translate(err, "append activity")
+		}
+	}
+	return nil
+}
+
+// FindActivity implements cairn.Tx.
+func (t *Tx) FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.Activity, int, error) {
+	where, args := activityFilterSQL(f)
+	var total int
+	if err := t.tx.QueryRowContext(ctx, sqlCountActivity(where), args...).Scan(&total); err != nil {
+		return nil, 0, translate(err, "count activity")
+	}
+	if f.Limit > 0 {
+		args = append(args, f.Limit)
+	}
+	rows, err := t.tx.QueryContext(ctx, sqlFindActivity(where, f.Limit > 0), args...)
+	if err != nil {
+		return nil, 0, translate(err, "find activity")
+	}
+	defer rows.Close()
+	var out []cairn.Activity
+	for rows.Next() {
+		var a cairn.Activity
+		var at int64
+		if err := rows.Scan(&a.ID, &at, &a.Project, &a.MemoryID, &a.Action, &a.SessionID, &a.Detail); err != nil {
+			return nil, 0, translate(err, "read activity")
+		}
+		a.At = fromMS(at)
+		out = append(out, a)
+	}
+	return out, total, translate(rows.Err(), "read activity")
 }

@@ -52,7 +52,7 @@ func RunEngine(t *testing.T, open Opener) {
 		{"InvalidInputIsRejectedAndNothingStored", testValidation},
 		{"StatsCountTypesAndIndex", testStats},
 	}
-	for _, tt := range tests {
+	for _, tt := range append(tests, lifecycleEngineTests...) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			s := openStore(t, open)

@@ -13,6 +13,7 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "add", "[flags] CONTENT|-")
 	var (
 		typ, title, key, scope, session, task, hat, agent, source optString
+		supersedes                                                optString
 		tags, files                                               listFlag
 		confidence                                                float64
 		pin, asJSON                                               bool
@@ -30,6 +31,7 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&agent, "agent", "the agent that learned it, e.g. claude")
 	fs.Var(&source, "source", "explicit, automatic, extracted or imported (default explicit)")
 	fs.BoolVar(&pin, "pin", false, "always inject this memory into context")
+	fs.Var(&supersedes, "supersedes", "the `id` of a memory this one replaces (it stays searchable but is no longer injected)")
 	fs.BoolVar(&asJSON, "json", false, "print the stored memory and what happened as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -53,17 +55,31 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 		SessionID: session.v, TaskID: task.v, Hat: hat.v, Agent: agent.v,
 		Source: cairn.Source(source.v), Pinned: pin,
 	}
-	res, err := s.eng.AddMemory(ctx, mem)
+	var res *cairn.WriteResult
+	var replaced *cairn.Memory
+	if supersedes.set {
+		res, replaced, err = s.eng.AddSuperseding(ctx, mem, supersedes.v)
+	} else {
+		res, err = s.eng.AddMemory(ctx, mem)
+	}
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return writeJSON(m.Stdout, struct {
+		out := struct {
 			Status string `json:"status"`
 			*wire.Memory
-		}{res.Status, wire.FromMemory(res.Memory)})
+			Supersedes []string `json:"supersedes,omitempty"`
+		}{Status: res.Status, Memory: wire.FromMemory(res.Memory)}
+		if replaced != nil {
+			out.Supersedes = []string{replaced.ID}
+		}
+		return writeJSON(m.Stdout, out)
 	}
 	fmt.Fprintln(m.Stdout, res.Memory.ID)
+	if replaced != nil {
+		fmt.Fprintf(m.Stderr, "cairn: %s is now superseded by %s\n", replaced.ID, res.Memory.ID)
+	}
 	switch res.Status {
 	case cairn.StatusReinforced:
 		fmt.Fprintf(m.Stderr, "cairn: the same content was already stored as %s; reinforced it (use count %d, confidence %s)\n",

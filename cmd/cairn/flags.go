@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -77,4 +78,20 @@ func (m *Main) readContent(args []string) (string, error) {
 		return string(b), nil
 	}
 	return strings.Join(args, " "), nil
+}
+
+// optInt is an int flag that records whether it was given.
+type optInt struct {
+	v   int
+	set bool
+}
+
+func (o *optInt) String() string { return strconv.Itoa(o.v) }
+func (o *optInt) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number", s)
+	}
+	o.v, o.set = v, true
+	return nil
 }

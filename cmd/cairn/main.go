@@ -80,10 +80,17 @@ func commands() []command {
 		{"context", "[flags]", "print the memory block to put into an agent's prompt", runContext},
 		{"edit", "ID [flags]", "change fields of a memory", runEdit},
 		{"rm", "ID...", "delete memories", runRm},
+		{"pin", "[--json] ID", "always inject a memory into context; cleanup never touches it", runPin},
+		{"unpin", "[--json] ID", "stop always injecting a memory", runUnpin},
+		{"promote", "ID --type TYPE | --scope global", "promote a memory to a lasting type, or to every project", runPromote},
+		{"supersede", "[--json] OLD NEW", "mark OLD as replaced by NEW: still searchable, no longer injected", runSupersede},
+		{"cleanup", "[--apply] [--json]", "decay unused memories, remove expired and low-value ones (a dry run without --apply)", runCleanup},
+		{"log", "[flags]", "show what happened to memories: created, used, decayed, deleted …", runLog},
 		{"import", "[--skip-invalid] FILE|-", "read memories from JSON Lines or an export document", runImport},
 		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},
 		{"stats", "[--json]", "count the project's memories by type", runStats},
 		{"types", "[--json]", "list the memory types and their policies", runTypes},
+		{"config", "[--json]", "print the effective configuration and where each value came from", runConfig},
 		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly", runServe},
 		{"version", "", "print cairn's version", runVersion},
 	}
@@ -157,7 +164,7 @@ Usage: cairn [global flags] COMMAND [flags] [arguments]
 Commands:
 `)
 	for _, c := range commands() {
-		fmt.Fprintf(w, "  %-8s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-9s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
 Global flags (also accepted after the command):
@@ -271,19 +278,7 @@ func (g *globals) resolve(m *Main) error {
 
 // projectOf names the project of a folder: the name of the enclosing git
 // work tree's top-level folder, else the folder's own name.
-func projectOf(dir string) string {
-	for d := dir; ; {
-		if _, err := os.Stat(filepath.Join(d, ".git")); err == nil {
-			return filepath.Base(d)
-		}
-		parent := filepath.Dir(d)
-		if parent == d {
-			break
-		}
-		d = parent
-	}
-	return filepath.Base(dir)
-}
+func projectOf(dir string) string { return filepath.Base(projectRoot(dir)) }
 
 // clock returns the engine clock: fixed when --now is set.
 func (g *globals) clock() (func() time.Time, error) {

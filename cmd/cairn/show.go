@@ -32,10 +32,15 @@ func runShow(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	chain, err := s.eng.SupersedeChain(ctx, mem.ID)
+	if err != nil {
+		return err
+	}
 	if *asJSON {
-		return writeJSON(m.Stdout, wire.FromMemory(mem))
+		return writeJSON(m.Stdout, showJSON(mem, chain))
 	}
 	printMemory(m.Stdout, mem)
+	printChain(m.Stdout, mem, chain)
 	return nil
 }
 

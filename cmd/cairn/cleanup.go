@@ -1,0 +1,142 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+func runCleanup(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "cleanup", "[--apply] [--json]")
+	apply := fs.Bool("apply", false, "do it: remove expired and low-value memories and decay unused ones (default: only say what would happen)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("cleanup: unexpected argument %q (see `cairn help cleanup`)", pos[0])
+	}
+	rep := &cairn.MaintenanceReport{Items: []cairn.MaintenanceItem{}}
+	// A dry run only reads: with no database there is nothing to clean.
+	s, err := m.open(ctx, g, !*apply)
+	switch {
+	case err == errNoDatabase:
+		rep.Project = g.project
+		if clock, _ := g.clock(); clock != nil {
+			rep.At = clock()
+		}
+	case err != nil:
+		return err
+	default:
+		defer s.Close()
+		if rep, err = s.eng.Maintain(ctx, g.project, *apply); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		return writeJSON(m.Stdout, cleanupJSON(rep))
+	}
+	printCleanup(m.Stdout, rep)
+	return nil
+}
+
+// cleanupItem and cleanupReport are the JSON form of a cleanup report.
+type cleanupItem struct {
+	ID            string   `json:"id"`
+	Type          string   `json:"type"`
+	Title         string   `json:"title"`
+	Action        string   `json:"action"`
+	Reason        string   `json:"reason"`
+	Confidence    float64  `json:"confidence"`
+	NewConfidence *float64 `json:"new_confidence,omitempty"` // decays only
+	Weeks         int      `json:"weeks,omitempty"`
+}
+
+type cleanupReport struct {
+	Project string        `json:"project"`
+	At      wire.Time     `json:"at,omitzero"`
+	Applied bool          `json:"applied"`
+	Expired int           `json:"expired"`
+	Deleted int           `json:"deleted"`
+	Decayed int           `json:"decayed"`
+	Pinned  int           `json:"pinned_kept"`
+	Items   []cleanupItem `json:"items"`
+}
+
+func cleanupJSON(rep *cairn.MaintenanceReport) cleanupReport {
+	out := cleanupReport{Project: rep.Project, At: wire.Time(rep.At), Applied: rep.Applied,
+		Expired: rep.Expired, Deleted: rep.Deleted, Decayed: rep.Decayed, Pinned: rep.Pinned,
+		Items: make([]cleanupItem, 0, len(rep.Items))}
+	for _, it := range rep.Items {
+		ci := cleanupItem{ID: it.MemoryID, Type: it.Type, Title: it.Title, Action: it.Action,
+			Reason: it.Reason, Confidence: round4(it.Confidence), Weeks: it.Weeks}
+		if it.Action == cairn.ActionDecayed {
+			c := round4(it.NewConfidence)
+			ci.NewConfidence = &c
+		}
+		out.Items = append(out.Items, ci)
+	}
+	return out
+}
+
+// round4 writes confidences as wire does: to four decimals, so that
+// floating-point noise (0.45999999999999996) does not show.
+func round4(f float64) float64 {
+	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'f', 4, 64), 64)
+	return v
+}
+
+// cleanupVerbs are the words for each action: what a dry run would do,
+// and what --apply did.
+var cleanupVerbs = map[string][2]string{
+	cairn.ActionExpired: {"expire", "expired"},
+	cairn.ActionDeleted: {"delete", "deleted"},
+	cairn.ActionDecayed: {"decay", "decayed"},
+}
+
+// printCleanup prints one memory a line with the reason under it, then a
+// summary.
+func printCleanup(w io.Writer, rep *cairn.MaintenanceReport) {
+	tense := 0
+	if rep.Applied {
+		tense = 1
+	}
+	for _, it := range rep.Items {
+		fmt.Fprintf(w, "%-8s %-20s  %-12s %s\n", cleanupVerbs[it.Action][tense], it.MemoryID, it.Type, clip(it.Title, 70))
+		fmt.Fprintf(w, "         %s\n", it.Reason)
+	}
+	var parts []string
+	for _, c := range []struct {
+		n      int
+		action string
+	}{{rep.Expired, cairn.ActionExpired}, {rep.Deleted, cairn.ActionDeleted}, {rep.Decayed, cairn.ActionDecayed}} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", cleanupVerbs[c.action][tense], c.n))
+		}
+	}
+	kept := ""
+	if rep.Pinned > 0 {
+		kept = fmt.Sprintf(" (%s left alone: pinned)", memories(rep.Pinned))
+	}
+	switch {
+	case len(parts) == 0:
+		fmt.Fprintf(w, "nothing to clean up in %s%s\n", rep.Project, kept)
+	case rep.Applied:
+		fmt.Fprintf(w, "%s in %s%s\n", strings.Join(parts, ", "), rep.Project, kept)
+	default:
+		fmt.Fprintf(w, "dry run: would %s in %s%s; run `cairn cleanup --apply` to do it\n", strings.Join(parts, ", "), rep.Project, kept)
+	}
+}
+
+func memories(n int) string {
+	if n == 1 {
+		return "1 memory"
+	}
+	return fmt.Sprintf("%d memories", n)
+}

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+func runLog(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "log", "[flags]")
+	var actions listFlag
+	var after, before timeFlag
+	memory := fs.String("memory", "", "only the entries of this memory `id` (deleted memories too)")
+	session := fs.String("session", "", "only the entries of this agent `session`")
+	fs.Var(&actions, "action", "only these `actions` (comma-separated): "+strings.Join(cairn.Actions(), ", "))
+	fs.Var(&after, "after", "only entries at or after this `time` (RFC 3339 or YYYY-MM-DD)")
+	fs.Var(&before, "before", "only entries before this `time`")
+	limit := fs.Int("limit", 50, "show at most `N` entries, newest first (0: all)")
+	asJSON := fs.Bool("json", false, "print the entries as a JSON array")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("log: unexpected argument %q (to see one memory's log, use --memory ID)", pos[0])
+	}
+	for _, a := range actions.vals {
+		if !slices.Contains(cairn.Actions(), a) {
+			return usagef("log: --action %q is not one of %s", a, strings.Join(cairn.Actions(), ", "))
+		}
+	}
+	if *limit < 0 {
+		return usagef("log: --limit cannot be negative")
+	}
+	var acts []cairn.Activity
+	total := 0
+	s, err := m.open(ctx, g, true)
+	switch {
+	case err == errNoDatabase:
+	case err != nil:
+		return err
+	default:
+		defer s.Close()
+		id := *memory
+		if id != "" {
+			// A prefix names a stored memory; the id of a deleted memory
+			// is taken as given.
+			mem, err := s.eng.FindMemoryByID(ctx, id)
+			switch {
+			case err == nil:
+				id = mem.ID
+			case cairn.ErrorCode(err) != cairn.ENOTFOUND:
+				return err
+			}
+		}
+		acts, total, err = s.eng.FindActivity(ctx, cairn.ActivityFilter{
+			Project: g.project, MemoryID: id, SessionID: *session, Actions: actions.vals,
+			After: after.t, Before: before.t, Limit: *limit,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		out := make([]logEntry, 0, len(acts))
+		for _, a := range acts {
+			out = append(out, logEntry{ID: a.ID, At: wire.Time(a.At), Project: a.Project, MemoryID: a.MemoryID,
+				Action: a.Action, SessionID: a.SessionID, Detail: a.Detail})
+		}
+		return writeJSON(m.Stdout, out)
+	}
+	printLog(m.Stdout, acts)
+	if total > len(acts) {
+		fmt.Fprintf(m.Stderr, "cairn: showing the newest %d of %d; use --limit for more\n", len(acts), total)
+	}
+	return nil
+}
+
+// logEntry is the JSON form of an activity entry.
+type logEntry struct {
+	ID        int64     `json:"id"`
+	At        wire.Time `json:"at"`
+	Project   string    `json:"project"`
+	MemoryID  string    `json:"memory_id"`
+	Action    string    `json:"action"`
+	SessionID string    `json:"session_id,omitempty"`
+	Detail    string    `json:"detail,omitempty"`
+}
+
+// printLog prints one entry a line: time, action, memory, session, detail.
+func printLog(w io.Writer, acts []cairn.Activity) {
+	for _, a := range acts {
+		rest := a.Detail
+		if a.SessionID != "" {
+			rest = strings.TrimSpace("[" + a.SessionID + "] " + rest)
+		}
+		line := fmt.Sprintf("%-24s  %-10s  %-20s  %s", wire.FormatTime(a.At), a.Action, a.MemoryID, clip(rest, 100))
+		fmt.Fprintln(w, strings.TrimRight(line, " "))
+	}
+}

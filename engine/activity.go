@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// RecordUse records that the memories with the given ids were injected into
+// an agent's context in session: for each, one more use, last used now, and
+// seed 000's usage boost (confidence + cairn.UsageBoost, at most
+// cairn.MaxConfidence; a confidence already above it is kept), and a "used"
+// activity entry. It is one transaction and a targeted update: no memory
+// is rewritten and the search index is not touched. Repeated ids count
+// once; ids of memories that no longer exist (deleted since they were
+// selected) are skipped. EINVALID for an empty or malformed id.
+func (e *Engine) RecordUse(ctx context.Context, ids []string, session string) error {
+	ids = uniqueIDs(ids)
+	if len(ids) == 0 {
+		return nil
+	}
+	for _, id := range ids {
+		if id == "" || !utf8.ValidString(id) || len(id) > cairn.MaxNameBytes {
+			return cairn.Errorf(cairn.EINVALID, "memory id %q is not valid", id)
+		}
+	}
+	if err := checkLine("session", session, cairn.MaxNameBytes); err != nil {
+		return err
+	}
+	now := e.Now()
+	return e.store.Update(ctx, func(tx cairn.Tx) error {
+		projects, err := tx.TouchMemories(ctx, ids, now, cairn.UsageBoost, cairn.MaxConfidence)
+		if err != nil {
+			return err
+		}
+		acts := make([]cairn.Activity, 0, len(projects))
+		for _, id := range ids {
+			if p, ok := projects[id]; ok {
+				acts = append(acts, cairn.Activity{At: now, Project: p, MemoryID: id, Action: cairn.ActionUsed, SessionID: session})
+			}
+		}
+		return tx.AppendActivity(ctx, acts)
+	})
+}
+
+func uniqueIDs(ids []string) []string {
+	out := make([]string, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(out, id) {
+			out = append(out, id)
+		}
+	}
+	return out
+}
+
+// FindActivity returns a project's activity log entries that match f,
+// newest first, and how many match in all. EINVALID for a bad project or
+// an unknown action.
+func (e *Engine) FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.Activity, int, error) {
+	if !cairn.ValidProject(f.Project) {
+		return nil, 0, cairn.Errorf(cairn.EINVALID, "project %q is not valid", f.Project)
+	}
+	for _, a := range f.Actions {
+		if !slices.Contains(cairn.Actions(), a) {
+			return nil, 0, cairn.Errorf(cairn.EINVALID, "action %q is not one of %s", a, strings.Join(cairn.Actions(), ", "))
+		}
+	}
+	if f.Limit < 0 {
+		return nil, 0, cairn.Errorf(cairn.EINVALID, "limit %d is negative", f.Limit)
+	}
+	var out []cairn.Activity
+	var total int
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		var err error
+		out, total, err = tx.FindActivity(ctx, f)
+		return err
+	})
+	return out, total, err
+}
+
+// activityOf is the entry for something that happened to m.
+func activityOf(m *cairn.Memory, action string, at time.Time, session, detail string) cairn.Activity {
+	return cairn.Activity{At: at, Project: m.Project, MemoryID: m.ID, Action: action, SessionID: session, Detail: detail}
+}
+
+// writeActivity is the entry for a write's outcome; an unchanged write has
+// none.
+func writeActivity(res *cairn.WriteResult, at time.Time, session, detail string) (cairn.Activity, bool) {
+	switch res.Status {
+	case cairn.StatusCreated, cairn.StatusUpdated, cairn.StatusReinforced:
+		// The statuses and the actions share their names.
+		return activityOf(res.Memory, res.Status, at, session, detail), true
+	}
+	return cairn.Activity{}, false
+}
+
+// addDetail describes an AddMemory outcome for the log.
+func addDetail(res *cairn.WriteResult) string {
+	m := res.Memory
+	switch res.Status {
+	case cairn.StatusCreated:
+		return m.Title
+	case cairn.StatusReinforced:
+		return fmt.Sprintf("same content added again; confidence %.2f", m.Confidence)
+	case cairn.StatusUpdated:
+		return "same type and key"
+	}
+	return ""
+}
+
+// updateActivities are the entries for an update of old to n: one per kind
+// of change (a pin, a supersede link, a promotion, any other edit).
+func (e *Engine) updateActivities(old, n *cairn.Memory, at time.Time) []cairn.Activity {
+	var acts []cairn.Activity
+	add := func(action, detail string) {
+		acts = append(acts, activityOf(n, action, at, "", detail))
+	}
+	if old.Pinned != n.Pinned {
+		if n.Pinned {
+			add(cairn.ActionPinned, "")
+		} else {
+			add(cairn.ActionUnpinned, "")
+		}
+	}
+	if old.SupersededBy != n.SupersededBy && n.SupersededBy != "" {
+		add(cairn.ActionSuperseded, "by "+n.SupersededBy)
+	}
+	var promo []string
+	if old.Type != n.Type {
+		promo = append(promo, fmt.Sprintf("type %s → %s", old.Type, n.Type))
+	}
+	if old.Scope != n.Scope && n.Scope == cairn.ScopeGlobal {
+		promo = append(promo, fmt.Sprintf("scope %s → %s", old.Scope, n.Scope))
+	}
+	if len(promo) > 0 {
+		if !old.ExpiresAt.Equal(n.ExpiresAt) {
+			if n.ExpiresAt.IsZero() {
+				promo = append(promo, "no longer expires")
+			} else {
+				promo = append(promo, "expires "+n.ExpiresAt.Format(time.DateOnly))
+			}
+		}
+		add(cairn.ActionPromoted, strings.Join(promo, ", "))
+	}
+	var rest []string
+	for _, f := range changedFields(old, n) {
+		switch {
+		case f == "pinned", f == "type":
+		case f == "superseded_by" && n.SupersededBy != "":
+		case f == "scope" && n.Scope == cairn.ScopeGlobal:
+		case f == "expires_at" && len(promo) > 0:
+		default:
+			rest = append(rest, f)
+		}
+	}
+	if len(rest) > 0 {
+		add(cairn.ActionUpdated, strings.Join(rest, ", "))
+	}
+	return acts
+}
+
+// changedFields names the user-visible fields in which a and b differ.
+func changedFields(a, b *cairn.Memory) []string {
+	var out []string
+	for _, f := range []struct {
+		name string
+		diff bool
+	}{
+		{"type", a.Type != b.Type},
+		{"key", a.Key != b.Key},
+		{"title", a.Title != b.Title},
+		{"content", a.Content != b.Content},
+		{"tags", !slices.Equal(a.Tags, b.Tags)},
+		{"file_refs", !slices.Equal(a.FileRefs, b.FileRefs)},
+		{"confidence", a.Confidence != b.Confidence},
+		{"scope", a.Scope != b.Scope},
+		{"pinned", a.Pinned != b.Pinned},
+		{"superseded_by", a.SupersededBy != b.SupersededBy},
+		{"expires_at", !a.ExpiresAt.Equal(b.ExpiresAt)},
+		{"verified_at", !a.VerifiedAt.Equal(b.VerifiedAt)},
+		{"provenance", a.Agent != b.Agent || a.Hat != b.Hat || a.TaskID != b.TaskID || a.SessionID != b.SessionID},
+	} {
+		if f.diff {
+			out = append(out, f.name)
+		}
+	}
+	return out
+}
