@@ -62,7 +62,7 @@ func DefaultContextRequest(project string) ContextRequest {
 	return ContextRequest{
 		Project:            project,
 		StaticTypes:        []string{"preference", "user_preference", "style", "global", "convention", "decision", "constraint"},
-		StaticPerType:      10,
+		StaticPerType:      5,
 		CriticalTypes:      []string{"architecture", "constraint"},
 		CriticalConfidence: 0.9,
 		DynamicTypes:       []string{"session"},

@@ -95,7 +95,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 		// Dynamic: the newest session summaries.
 		if req.DynamicCount > 0 {
 			for _, t := range req.DynamicTypes {
-				if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: req.DynamicCount + 5}); err != nil {
+				if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: req.DynamicCount + 2}); err != nil {
 					return err
 				}
 				n := 0
@@ -112,7 +112,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 	if req.RelevantLimit > 0 && text != "" {
 		sel.Terms = lexical.QueryTerms(text)
 		hits, err := e.Search(ctx, cairn.Query{
-			Project: req.Project, Text: text, Limit: min(cairn.MaxLimit, req.RelevantLimit*3),
+			Project: req.Project, Text: text, Limit: min(cairn.MaxLimit, req.RelevantLimit+4),
 			Types: req.RelevantTypes, Now: req.Now,
 		})
 		if err != nil {

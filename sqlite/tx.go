@@ -258,9 +258,11 @@ func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.M
 		q += ` LIMIT -1 OFFSET ?`
 		args = append(args, f.Offset)
 	}
-	rows, err := t.tx.QueryContext(ctx, q, args...)
+	// Through the statement cache: a filter's SQL depends only on which
+	// fields are set, so context injection's queries are prepared once.
+	rows, err := t.query(ctx, "find memories", q, args...)
 	if err != nil {
-		return nil, 0, translate(err, "find memories")
+		return nil, 0, err
 	}
 	defer rows.Close()
 	var out []*cairn.Memory

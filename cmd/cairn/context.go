@@ -115,7 +115,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	for _, p := range res.Placed {
 		ids = append(ids, p.ID)
 	}
-	return s.eng.RecordUse(ctx, ids, *session)
+	return s.recordUse(ctx, ids, *session)
 }
 
 // contextRequest maps the configuration and the flags to a request.

@@ -297,6 +297,26 @@ type session struct {
 	store *sqlite.Store
 	eng   *engine.Engine
 	g     *globals
+	// uses, in a resident server, receives the use records of context
+	// requests, written after the answer has gone out.
+	uses chan useRecord
+}
+
+// useRecord is one context's use of memories, to be recorded.
+type useRecord struct {
+	eng     *engine.Engine
+	ids     []string
+	session string
+}
+
+// recordUse records a context's use of memories: at once, or in a
+// resident server after the answer has gone out.
+func (s *session) recordUse(ctx context.Context, ids []string, sessionID string) error {
+	if s.uses != nil {
+		s.uses <- useRecord{eng: s.eng, ids: ids, session: sessionID}
+		return nil
+	}
+	return s.eng.RecordUse(ctx, ids, sessionID)
 }
 
 func (s *session) Close() error {
@@ -328,7 +348,7 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	}
 	if m.resident != nil {
 		// The engine's clock is per request here: --now may differ.
-		return &session{eng: m.resident.eng.WithClock(clock), g: g}, nil
+		return &session{eng: m.resident.eng.WithClock(clock), g: g, uses: m.resident.uses}, nil
 	}
 	if readOnly {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {

@@ -21,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 )
 
@@ -139,6 +140,21 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintf(m.Stderr, "cairn: loaded the postings of %d frequent terms of project %s\n", n, g.project)
 	}
 	fmt.Fprintf(m.Stderr, "cairn: serving %s (search and context of other cairn processes are answered here; stop with Ctrl-C)\n", db)
+	// Use records are written by one goroutine, after the answers.
+	s.uses = make(chan useRecord, 1024)
+	usesDone := make(chan struct{})
+	go func() {
+		defer close(usesDone)
+		for u := range s.uses {
+			if err := u.eng.RecordUse(context.Background(), u.ids, u.session); err != nil {
+				fmt.Fprintf(m.Stderr, "cairn: recording the use of %d memories: %s\n", len(u.ids), cairn.ErrorMessage(err))
+			}
+		}
+	}()
+	defer func() {
+		close(s.uses)
+		<-usesDone
+	}()
 	srv := &resident{main: m, sess: s, db: db}
 	go func() {
 		<-ctx.Done()

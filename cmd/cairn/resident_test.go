@@ -124,3 +124,24 @@ func TestSearchFallsBackWhenTheSocketIsStale(t *testing.T) {
 		t.Fatalf("search with a stale socket: %v", r)
 	}
 }
+
+func TestServeRecordsTheUseOfWhatContextShowed(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t)
+	ids := c.searchIDs("flaky clock")
+	if len(ids) != 1 {
+		t.Fatalf("search found %v", ids)
+	}
+	r := c.ok("context", "--prompt", "flaky clock")
+	if !strings.Contains(r.stdout, ids[0]) {
+		t.Fatalf("context via the server lacks %s: %v", ids[0], r)
+	}
+	// The server records use after answering: wait for it.
+	deadline := time.Now().Add(5 * time.Second)
+	for c.show(ids[0])["use_count"].(float64) != 1 {
+		if time.Now().After(deadline) {
+			t.Fatalf("use was never recorded: %v", c.show(ids[0]))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
