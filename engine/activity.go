@@ -18,7 +18,9 @@ import (
 // activity entry. It is one transaction and a targeted update: no memory
 // is rewritten and the search index is not touched. Repeated ids count
 // once; ids of memories that no longer exist (deleted since they were
-// selected) are skipped. EINVALID for an empty or malformed id.
+// selected) are skipped. An entry belongs to its memory's project (for a
+// global-scope memory, the project it was learned in). EINVALID for an
+// empty or malformed id.
 func (e *Engine) RecordUse(ctx context.Context, ids []string, session string) error {
 	ids = uniqueIDs(ids)
 	if len(ids) == 0 {

@@ -220,6 +220,10 @@ func (e *Engine) AddSuperseding(ctx context.Context, m *cairn.Memory, oldID stri
 	return res, old, nil
 }
 
+// maxSupersedeChain bounds how many memories a supersede chain shows, so
+// that a chain grown without limit cannot make `cairn show` slow.
+const maxSupersedeChain = 1000
+
 // SupersedeChain returns the memories linked to id (or a unique prefix of
 // it) by supersede links, followed both ways: those it replaces, directly
 // or not, those that replace it, and itself. They come in supersede order,

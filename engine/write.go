@@ -316,32 +316,35 @@ func (e *Engine) expiryFromPolicy(m *cairn.Memory) bool {
 	return m.ExpiresAt.Equal(m.CreatedAt.Add(ttl))
 }
 
-// checkSupersede validates n's new SupersededBy: an existing other memory
-// whose own chain of replacements does not lead back to n.
+// checkSupersede validates n's new SupersededBy: an existing other memory,
+// of n's project or of global scope, whose own chain of replacements does
+// not lead back to n. A link to a memory deleted since ends a chain.
 func checkSupersede(ctx context.Context, tx cairn.Tx, n *cairn.Memory) error {
 	if n.SupersededBy == n.ID {
 		return cairn.Errorf(cairn.EINVALID, "a memory cannot supersede itself")
 	}
-	next := n.SupersededBy
-	for steps := 0; next != ""; steps++ {
+	seen := map[string]bool{}
+	for next := n.SupersededBy; next != "" && !seen[next]; {
+		seen[next] = true
 		m, err := tx.FindMemoryByID(ctx, next)
-		if err != nil {
-			if cairn.ErrorCode(err) == cairn.ENOTFOUND && next == n.SupersededBy {
-				return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s to supersede %s", next, n.ID)
-			}
+		switch {
+		case cairn.ErrorCode(err) == cairn.ENOTFOUND && next == n.SupersededBy:
+			return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s to supersede %s", next, n.ID)
+		case cairn.ErrorCode(err) == cairn.ENOTFOUND:
+			return nil
+		case err != nil:
 			return err
 		}
-		if m.SupersededBy == n.ID || steps > maxSupersedeChain {
+		if next == n.SupersededBy && m.Project != n.Project && m.Scope != cairn.ScopeGlobal {
+			return cairn.Errorf(cairn.EINVALID, "%s belongs to project %q: a memory can only be superseded by one of its own project or a global one", m.ID, m.Project)
+		}
+		if m.SupersededBy == n.ID {
 			return cairn.Errorf(cairn.EINVALID, "%s is itself superseded, directly or through a chain, by %s; superseding %s by it would make a loop", n.SupersededBy, n.ID, n.ID)
 		}
 		next = m.SupersededBy
 	}
 	return nil
 }
-
-// maxSupersedeChain bounds how far supersede links are followed, so that a
-// loop written by another tool cannot hang a write or `cairn show`.
-const maxSupersedeChain = 1000
 
 func applyUpdate(n *cairn.Memory, u cairn.MemoryUpdate) {
 	set := func(dst *string, v *string) {

@@ -63,6 +63,10 @@ const (
 	sqlLifecycleStates = `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
 	decayed_at, use_count, pinned FROM memories WHERE project=? ORDER BY created_at, id`
 
+	sqlTouchMemory = `UPDATE memories SET use_count = use_count + 1, last_used_at = ?,
+	confidence = CASE WHEN confidence >= ? THEN confidence ELSE min(?, confidence + ?) END
+	WHERE id=? RETURNING project`
+
 	sqlDecayMemory = `UPDATE memories SET confidence=?, decayed_at=? WHERE id=?`
 
 	sqlInsertActivity = `INSERT INTO activity(at, project, memory_id, action, session_id, detail)
@@ -111,9 +115,11 @@ func sqlFindActivity(where string, limit bool) string {
 	return q
 }
 
-// sqlTouchMemories records one use of each of n memories by id.
-func sqlTouchMemories(n int) string {
-	return `UPDATE memories SET use_count = use_count + 1, last_used_at = ?,
-	confidence = CASE WHEN confidence >= ? THEN confidence ELSE min(?, confidence + ?) END
-	WHERE id IN (` + placeholders(n) + `) RETURNING id, project`
-}
+// activityBatch is how many entries sqlInsertActivityBatch inserts (6
+// variables each, far below SQLite's limit of 32,766).
+const activityBatch = 128
+
+// sqlInsertActivityBatch inserts activityBatch entries at once: a bulk
+// import pays one statement per batch, not per entry.
+var sqlInsertActivityBatch = `INSERT INTO activity(at, project, memory_id, action, session_id, detail)
+	VALUES ` + strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", activityBatch), ",")

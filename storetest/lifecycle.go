@@ -25,6 +25,7 @@ var lifecycleStoreTests = []struct {
 	{"FindMemoriesSupersededByFollowsLinksBackwards", testSupersededBy},
 	{"ActivityRoundTripsNewestFirst", testActivityRoundTrip},
 	{"FindActivityFilters", testActivityFilters},
+	{"ManyActivityEntriesRoundTripInOrder", testActivityMany},
 	{"LifecycleWritesInViewAreInvalid", testLifecycleWritesInView},
 	{"ActivityRollsBackWithItsUpdate", testActivityRollback},
 }
@@ -99,7 +100,7 @@ func testTouchMemories(t *testing.T, s cairn.Store) {
 		w.Confidence = g.Confidence
 		checkSame(t, &w, g) // nothing else changed, updated_at neither
 	}
-	touch(t, s, []string{low.ID}, when.Add(time.Hour))
+	touch(t, s, []string{low.ID, low.ID}, when.Add(time.Hour)) // an id twice counts once
 	if g := find(t, s, low.ID); !approx(g.Confidence, 0.54) || g.UseCount != 2 || !g.LastUsedAt.Equal(when.Add(time.Hour)) {
 		t.Errorf("after a second use: confidence %v, use count %d, last used %v", g.Confidence, g.UseCount, g.LastUsedAt)
 	}
@@ -271,6 +272,33 @@ func testActivityFilters(t *testing.T, s cairn.Store) {
 		if !slices.Equal(activityKeys(got), c.want) || total != c.total {
 			t.Errorf("%s: FindActivity = %q (total %d), want %q (total %d)", c.name, activityKeys(got), total, c.want, c.total)
 		}
+	}
+}
+
+// testActivityMany appends more entries at once than a backend is likely
+// to insert in one statement, of which some share a time.
+func testActivityMany(t *testing.T, s cairn.Store) {
+	const n = 1000
+	as := make([]cairn.Activity, n)
+	for i := range as {
+		as[i] = cairn.Activity{At: at(time.Duration(i/3) * time.Second), Project: "p", MemoryID: fmt.Sprintf("m-%04d", i),
+			Action: cairn.ActionCreated, Detail: fmt.Sprintf("entry %d", i)}
+	}
+	appendActivity(t, s, as[:1]...)
+	appendActivity(t, s, as[1:n-5]...)
+	appendActivity(t, s, as[n-5:]...)
+	got, total := findActivity(t, s, cairn.ActivityFilter{Project: "p"})
+	if total != n || len(got) != n {
+		t.Fatalf("%d entries (total %d), want %d", len(got), total, n)
+	}
+	for i, g := range got {
+		w := as[n-1-i]
+		if g.MemoryID != w.MemoryID || g.Detail != w.Detail || !g.At.Equal(w.At) {
+			t.Fatalf("entry %d = %+v, want %+v (newest first, then last appended first)", i, g, w)
+		}
+	}
+	if got, _ := findActivity(t, s, cairn.ActivityFilter{Project: "p", MemoryID: "m-0500"}); len(got) != 1 || got[0].Detail != "entry 500" {
+		t.Errorf("entry of m-0500: %+v", got)
 	}
 }
 
@@ -842,6 +870,15 @@ func testSupersedeChain(t *testing.T, e *engine.Engine) {
 	wantCode(t, supersede(b, a), cairn.EINVALID, "a loop of two")
 	wantCode(t, supersede(a, a), cairn.EINVALID, "superseding itself")
 	wantCode(t, supersede(a, &cairn.Memory{ID: "mem-missing"}), cairn.ENOTFOUND, "superseded by a missing memory")
+	elsewhere := addNew(t, e, "q", "use postgres 17 in another project")
+	wantCode(t, supersede(a, elsewhere), cairn.EINVALID, "superseded by another project's memory")
+	global := add(t, e, &cairn.Memory{Project: "q", Scope: cairn.ScopeGlobal, Content: "prefer managed databases"}).Memory
+	if err := supersede(x, global); err != nil {
+		t.Errorf("superseded by a global memory of another project: %v", err)
+	}
+	if err := supersede(x, c); err != nil {
+		t.Fatal(err)
+	}
 	if got := get(t, e, a.ID).SupersededBy; got != b.ID {
 		t.Errorf("a failed supersede changed the link to %q", got)
 	}
@@ -871,6 +908,16 @@ func testSupersedeChain(t *testing.T, e *engine.Engine) {
 	}
 	// Superseded memories stay searchable.
 	wantFound(t, e, "p", "mysql", a.ID)
+	// A link to a deleted memory ends a chain.
+	if err := e.DeleteMemory(ctx, c.ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := supersede(lone, b); err != nil {
+		t.Errorf("superseding by a memory whose successor was deleted: %v", err)
+	}
+	if got := chain(b.ID); !slices.Equal(got, []string{a.ID, lone.ID, b.ID}) {
+		t.Errorf("SupersedeChain after a deletion = %v, want %v", got, []string{a.ID, lone.ID, b.ID})
+	}
 }
 
 func testAddSuperseding(t *testing.T, e *engine.Engine) {
