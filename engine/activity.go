@@ -22,29 +22,54 @@ import (
 // global-scope memory, the project it was learned in). EINVALID for an
 // empty or malformed id.
 func (e *Engine) RecordUse(ctx context.Context, ids []string, session string) error {
-	ids = uniqueIDs(ids)
-	if len(ids) == 0 {
-		return nil
-	}
-	for _, id := range ids {
-		if id == "" || !utf8.ValidString(id) || len(id) > cairn.MaxNameBytes {
-			return cairn.Errorf(cairn.EINVALID, "memory id %q is not valid", id)
+	return e.RecordUses(ctx, []Use{{IDs: ids, Session: session, At: e.Now()}})
+}
+
+// Use is one context's use of memories, for RecordUses.
+type Use struct {
+	IDs     []string
+	Session string
+	At      time.Time // zero: the engine's clock
+}
+
+// RecordUses records several uses, as RecordUse each, in one transaction
+// (a long-lived process batches the uses of many contexts this way: one
+// commit instead of one per context).
+func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
+	for i := range uses {
+		u := &uses[i]
+		u.IDs = uniqueIDs(u.IDs)
+		for _, id := range u.IDs {
+			if id == "" || !utf8.ValidString(id) || len(id) > cairn.MaxNameBytes {
+				return cairn.Errorf(cairn.EINVALID, "memory id %q is not valid", id)
+			}
 		}
-	}
-	if err := checkLine("session", session, cairn.MaxNameBytes); err != nil {
-		return err
-	}
-	now := e.Now()
-	return e.store.Update(ctx, func(tx cairn.Tx) error {
-		projects, err := tx.TouchMemories(ctx, ids, now, cairn.UsageBoost, cairn.MaxConfidence)
-		if err != nil {
+		if err := checkLine("session", u.Session, cairn.MaxNameBytes); err != nil {
 			return err
 		}
-		acts := make([]cairn.Activity, 0, len(projects))
-		for _, id := range ids {
-			if p, ok := projects[id]; ok {
-				acts = append(acts, cairn.Activity{At: now, Project: p, MemoryID: id, Action: cairn.ActionUsed, SessionID: session})
+		if u.At.IsZero() {
+			u.At = e.Now()
+		}
+		u.At = u.At.UTC().Truncate(time.Millisecond)
+	}
+	return e.store.Update(ctx, func(tx cairn.Tx) error {
+		var acts []cairn.Activity
+		for _, u := range uses {
+			if len(u.IDs) == 0 {
+				continue
 			}
+			projects, err := tx.TouchMemories(ctx, u.IDs, u.At, cairn.UsageBoost, cairn.MaxConfidence)
+			if err != nil {
+				return err
+			}
+			for _, id := range u.IDs {
+				if p, ok := projects[id]; ok {
+					acts = append(acts, cairn.Activity{At: u.At, Project: p, MemoryID: id, Action: cairn.ActionUsed, SessionID: u.Session})
+				}
+			}
+		}
+		if len(acts) == 0 {
+			return nil
 		}
 		return tx.AppendActivity(ctx, acts)
 	})

@@ -21,6 +21,38 @@ type postingsCache struct {
 	size    int64
 	lru     *list.List // of *cacheEntry, most recent first
 	entries map[cacheKey]*list.Element
+
+	// tierSets are the static and dynamic tiers' query results, by
+	// request shape, with the data version they were read at.
+	tierSets map[string]tierSet
+}
+
+type tierSet struct {
+	version int64
+	groups  []tierGroup
+}
+
+// maxTierSets bounds the cached tier results (one per project and
+// configuration in use).
+const maxTierSets = 64
+
+func (c *postingsCache) tiers(key string, version int64) ([]tierGroup, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts, ok := c.tierSets[key]
+	if !ok || ts.version != version {
+		return nil, false
+	}
+	return ts.groups, true
+}
+
+func (c *postingsCache) putTiers(key string, version int64, groups []tierGroup) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tierSets == nil || len(c.tierSets) >= maxTierSets {
+		c.tierSets = map[string]tierSet{}
+	}
+	c.tierSets[key] = tierSet{version: version, groups: groups}
 }
 
 type cacheKey struct{ part, term string }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"path"
 	"slices"
@@ -52,60 +53,21 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 		seen[m.ID] = true
 		return false
 	}
-	err := e.store.View(ctx, func(tx cairn.Tx) error {
-		add := func(tier string, ms []*cairn.Memory, pred func(*cairn.Memory) bool) {
-			for _, m := range ms {
-				if (pred == nil || pred(m)) && keep(m) {
-					sel.Items = append(sel.Items, e.scoreItem(req, m, tier, 0))
-				}
-			}
-		}
-		find := func(f cairn.MemoryFilter) ([]*cairn.Memory, error) {
-			f.SkipTotal = true
-			ms, _, err := tx.FindMemories(ctx, f)
-			return ms, err
-		}
-		// Static: pinned first, then global scope, then the static types.
-		ms, err := find(cairn.MemoryFilter{Project: req.Project, Pinned: true, Sort: cairn.SortCreatedDesc, Limit: pinnedCap})
-		if err != nil {
-			return err
-		}
-		add(cairn.ContextPinned, ms, nil)
-		if len(req.StaticTypes) > 0 {
-			if ms, err = find(cairn.MemoryFilter{GlobalScope: true, Sort: cairn.SortCreatedDesc, Limit: globalCap}); err != nil {
-				return err
-			}
-			add(cairn.ContextStatic, ms, nil)
-		}
-		for _, t := range req.StaticTypes {
-			if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: req.StaticPerType}); err != nil {
-				return err
-			}
-			add(cairn.ContextStatic, ms, nil)
-		}
-		for _, t := range req.CriticalTypes {
-			if slices.Contains(req.StaticTypes, t) {
-				continue
-			}
-			if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, MinConfidence: req.CriticalConfidence, Sort: cairn.SortCreatedDesc, Limit: req.StaticPerType}); err != nil {
-				return err
-			}
-			add(cairn.ContextStatic, ms, nil)
-		}
-		// Dynamic: the newest session summaries.
-		if req.DynamicCount > 0 {
-			for _, t := range req.DynamicTypes {
-				if ms, err = find(cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: req.DynamicCount + 2}); err != nil {
-					return err
-				}
-				n := 0
-				add(cairn.ContextDynamic, ms, func(*cairn.Memory) bool { n++; return n <= req.DynamicCount })
-			}
-		}
-		return nil
-	})
+	groups, err := e.tierCandidates(ctx, req)
 	if err != nil {
 		return nil, err
+	}
+	for _, g := range groups {
+		n := 0
+		for _, m := range g.ms {
+			if g.limit > 0 && n >= g.limit {
+				break
+			}
+			if keep(m) {
+				n++
+				sel.Items = append(sel.Items, e.scoreItem(req, m, g.tier, 0))
+			}
+		}
 	}
 	// Relevant: a search for the prompt, the files and the task.
 	text := strings.TrimSpace(strings.Join(append([]string{req.Prompt, req.Task}, fileTerms(req.Files)...), " "))
@@ -277,4 +239,80 @@ func tagsMatch(tags []string, req cairn.ContextRequest) bool {
 		}
 	}
 	return false
+}
+
+// tierGroup is one query's worth of static or dynamic candidates.
+type tierGroup struct {
+	tier  string
+	ms    []*cairn.Memory
+	limit int // at most this many kept (0: all)
+}
+
+// tierCandidates runs the static and dynamic tiers' queries. In a
+// long-lived process (a cache is configured) and on a store that reports
+// its data version, the results are kept until the database changes.
+func (e *Engine) tierCandidates(ctx context.Context, req cairn.ContextRequest) ([]tierGroup, error) {
+	dv, versioned := e.store.(interface {
+		DataVersion(context.Context) (int64, error)
+	})
+	var key string
+	var version int64
+	if e.cache != nil && versioned {
+		key = fmt.Sprint(req.Project, req.StaticTypes, req.StaticPerType, req.CriticalTypes, req.CriticalConfidence, req.DynamicTypes, req.DynamicCount)
+		v, err := dv.DataVersion(ctx)
+		if err == nil {
+			version = v
+			if gs, ok := e.cache.tiers(key, v); ok {
+				return gs, nil
+			}
+		} else {
+			key = ""
+		}
+	}
+	var groups []tierGroup
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		find := func(tier string, limit int, f cairn.MemoryFilter) error {
+			f.SkipTotal = true
+			ms, _, err := tx.FindMemories(ctx, f)
+			if err == nil {
+				groups = append(groups, tierGroup{tier: tier, ms: ms, limit: limit})
+			}
+			return err
+		}
+		// Static: pinned first, then global scope, then the static types.
+		if err := find(cairn.ContextPinned, 0, cairn.MemoryFilter{Project: req.Project, Pinned: true, Sort: cairn.SortCreatedDesc, Limit: pinnedCap}); err != nil {
+			return err
+		}
+		if len(req.StaticTypes) > 0 {
+			if err := find(cairn.ContextStatic, 0, cairn.MemoryFilter{GlobalScope: true, Sort: cairn.SortCreatedDesc, Limit: globalCap}); err != nil {
+				return err
+			}
+		}
+		for _, t := range req.StaticTypes {
+			if err := find(cairn.ContextStatic, 0, cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: req.StaticPerType}); err != nil {
+				return err
+			}
+		}
+		for _, t := range req.CriticalTypes {
+			if slices.Contains(req.StaticTypes, t) {
+				continue
+			}
+			if err := find(cairn.ContextStatic, 0, cairn.MemoryFilter{Project: req.Project, Types: []string{t}, MinConfidence: req.CriticalConfidence, Sort: cairn.SortCreatedDesc, Limit: req.StaticPerType}); err != nil {
+				return err
+			}
+		}
+		// Dynamic: the newest session summaries.
+		if req.DynamicCount > 0 {
+			for _, t := range req.DynamicTypes {
+				if err := find(cairn.ContextDynamic, req.DynamicCount, cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: req.DynamicCount + 2}); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err == nil && key != "" {
+		e.cache.putTiers(key, version, groups)
+	}
+	return groups, err
 }

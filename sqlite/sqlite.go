@@ -48,6 +48,9 @@ type Store struct {
 
 	mu       sync.Mutex
 	prepStmt map[prepKey]*sql.Stmt
+
+	dvMu   sync.Mutex
+	dvConn *sql.Conn // kept for DataVersion
 }
 
 type prepKey struct {
@@ -145,6 +148,12 @@ func (s *Store) Path() string { return s.path }
 // and closes the database.
 func (s *Store) Close() error {
 	var errs []error
+	s.dvMu.Lock()
+	if s.dvConn != nil {
+		errs = append(errs, s.dvConn.Close())
+		s.dvConn = nil
+	}
+	s.dvMu.Unlock()
 	s.mu.Lock()
 	for _, st := range s.prepStmt {
 		st.Close()
@@ -158,6 +167,25 @@ func (s *Store) Close() error {
 		errs = append(errs, s.writer.Close())
 	}
 	return errors.Join(errs...)
+}
+
+// DataVersion returns a number that changes whenever any connection, in
+// this process or another, commits a change to the database (SQLite's
+// PRAGMA data_version, read on one connection kept for it). Caches of a
+// long-lived process compare it to know they are still valid.
+func (s *Store) DataVersion(ctx context.Context) (int64, error) {
+	s.dvMu.Lock()
+	defer s.dvMu.Unlock()
+	if s.dvConn == nil {
+		c, err := s.reader.Conn(ctx)
+		if err != nil {
+			return 0, translate(err, "read the data version")
+		}
+		s.dvConn = c
+	}
+	var v int64
+	err := s.dvConn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
+	return v, translate(err, "read the data version")
 }
 
 // Checkpoint copies the write-ahead log into the database and truncates

@@ -304,7 +304,7 @@ type session struct {
 
 // useRecord is one context's use of memories, to be recorded.
 type useRecord struct {
-	eng     *engine.Engine
+	at      time.Time
 	ids     []string
 	session string
 }
@@ -313,7 +313,7 @@ type useRecord struct {
 // resident server after the answer has gone out.
 func (s *session) recordUse(ctx context.Context, ids []string, sessionID string) error {
 	if s.uses != nil {
-		s.uses <- useRecord{eng: s.eng, ids: ids, session: sessionID}
+		s.uses <- useRecord{at: s.eng.Now(), ids: ids, session: sessionID}
 		return nil
 	}
 	return s.eng.RecordUse(ctx, ids, sessionID)

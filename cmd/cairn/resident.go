@@ -145,11 +145,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	usesDone := make(chan struct{})
 	go func() {
 		defer close(usesDone)
-		for u := range s.uses {
-			if err := u.eng.RecordUse(context.Background(), u.ids, u.session); err != nil {
-				fmt.Fprintf(m.Stderr, "cairn: recording the use of %d memories: %s\n", len(u.ids), cairn.ErrorMessage(err))
-			}
-		}
+		recordUses(s.eng, s.uses, m.Stderr)
 	}()
 	defer func() {
 		close(s.uses)
@@ -268,4 +264,37 @@ func dialUnix(path string, timeout time.Duration) (*os.File, error) {
 		return nil, err
 	}
 	return os.NewFile(uintptr(fd), path), nil
+}
+
+// useBatchWait is how long a resident server gathers use records before
+// writing them in one transaction.
+const useBatchWait = 200 * time.Millisecond
+
+// recordUses writes the use records it receives, in batches, until uses
+// is closed and drained.
+func recordUses(eng *engine.Engine, uses <-chan useRecord, errw io.Writer) {
+	for first := range uses {
+		batch := []engine.Use{first.use()}
+		timer := time.NewTimer(useBatchWait)
+	gather:
+		for len(batch) < 256 {
+			select {
+			case u, ok := <-uses:
+				if !ok {
+					break gather
+				}
+				batch = append(batch, u.use())
+			case <-timer.C:
+				break gather
+			}
+		}
+		timer.Stop()
+		if err := eng.RecordUses(context.Background(), batch); err != nil {
+			fmt.Fprintf(errw, "cairn: recording the use of memories: %s\n", cairn.ErrorMessage(err))
+		}
+	}
+}
+
+func (u useRecord) use() engine.Use {
+	return engine.Use{IDs: u.ids, Session: u.session, At: u.at}
 }

@@ -145,3 +145,14 @@ func TestServeRecordsTheUseOfWhatContextShowed(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+func TestServeContextSeesNewStaticMemories(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t)
+	c.ok("context", "--prompt", "flaky clock", "--dry-run") // the server caches the static tier
+	id := c.add("--type", "decision", "Clocks are injected, never read from time.Now.")
+	r := c.ok("context", "--prompt", "flaky clock", "--dry-run")
+	if !strings.Contains(r.stdout, id) {
+		t.Fatalf("the server's context lacks a decision added after it cached: %v", r)
+	}
+}
