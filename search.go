@@ -19,7 +19,10 @@ type Query struct {
 	ExcludeSuperseded bool
 	// NoGlobal leaves out global-scope memories of other projects.
 	NoGlobal bool
-	Now      time.Time // the clock for recency; zero means the engine's clock
+	// NoFeedback ranks by the query's own words only (no pseudo-relevance
+	// feedback): fewer, closer matches, for context injection.
+	NoFeedback bool
+	Now        time.Time // the clock for recency; zero means the engine's clock
 }
 
 // DefaultLimit is the number of hits a Query returns when Limit is 0.

@@ -75,7 +75,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 		sel.Terms = lexical.QueryTerms(text)
 		hits, err := e.Search(ctx, cairn.Query{
 			Project: req.Project, Text: text, Limit: min(cairn.MaxLimit, req.RelevantLimit+4),
-			Types: req.RelevantTypes, Now: req.Now,
+			Types: req.RelevantTypes, Now: req.Now, NoFeedback: true,
 		})
 		if err != nil {
 			return nil, err

@@ -122,7 +122,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 	if len(scored) == 0 {
 		return nil, nil
 	}
-	if e.feedback.Terms > 0 {
+	if e.feedback.Terms > 0 && !q.NoFeedback {
 		if err := e.expand(ctx, tx, memo, scored, terms); err != nil {
 			return nil, err
 		}
