@@ -50,7 +50,15 @@ const notMine = -1
 
 type rpcRequest struct {
 	Args []string `json:"args"`
+	// The client's working directory and the environment variables that
+	// locate its configuration: a forwarded command reads the client's
+	// project and user configuration, not the server's.
+	Wd  string            `json:"wd"`
+	Env map[string]string `json:"env"`
 }
+
+// forwardedEnv are the variables a forwarded command may read.
+var forwardedEnv = []string{"XDG_CONFIG_HOME", "HOME"}
 
 type rpcResponse struct {
 	Code   int    `json:"code"`
@@ -92,7 +100,15 @@ func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
 		return 0, false
 	}
 	defer conn.Close()
-	req := rpcRequest{Args: append([]string{"--db", db, "--project", g.project, "--now", g.now}, args...)}
+	req := rpcRequest{Args: append([]string{"--db", db, "--project", g.project, "--now", g.now}, args...), Env: map[string]string{}}
+	if wd, err := m.Getwd(); err == nil {
+		req.Wd = wd
+	}
+	for _, k := range forwardedEnv {
+		if v := m.Getenv(k); v != "" {
+			req.Env[k] = v
+		}
+	}
 	if err := json.NewEncoder(conn).Encode(req); err != nil {
 		return 0, false
 	}
@@ -191,7 +207,13 @@ func (r *resident) handle(ctx context.Context, conn net.Conn) {
 	var out, errOut strings.Builder
 	m := &Main{
 		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut,
-		Getenv: func(string) string { return "" }, Getwd: r.main.Getwd,
+		Getenv: func(k string) string { return req.Env[k] },
+		Getwd: func() (string, error) {
+			if req.Wd == "" {
+				return "", fmt.Errorf("the client sent no working directory")
+			}
+			return req.Wd, nil
+		},
 		resident: r.sess,
 	}
 	code := notMine

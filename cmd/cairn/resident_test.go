@@ -28,10 +28,11 @@ func startServe(t *testing.T) (*cli, context.CancelFunc) {
 	c.ok("add", "--type", "pitfall", "The flaky auth test shares one fake clock.")
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan result, 1)
+	serveDir := t.TempDir() // the server runs elsewhere than its clients
 	go func() {
 		var out, errb strings.Builder
 		m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.wd, nil }}
+			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return serveDir, nil }}
 		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve"})
 		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
 	}()
@@ -154,5 +155,20 @@ func TestServeContextSeesNewStaticMemories(t *testing.T) {
 	r := c.ok("context", "--prompt", "flaky clock", "--dry-run")
 	if !strings.Contains(r.stdout, id) {
 		t.Fatalf("the server's context lacks a decision added after it cached: %v", r)
+	}
+}
+
+func TestServeUsesTheClientsConfiguration(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t)
+	// The client's project configuration asks for json.
+	os.MkdirAll(filepath.Join(c.wd, ".git"), 0o755)
+	os.MkdirAll(filepath.Join(c.wd, ".cairn"), 0o755)
+	if err := os.WriteFile(filepath.Join(c.wd, ".cairn", "cairn.toml"), []byte("[context]\nbudget = 7\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := c.ok("context", "--prompt", "flaky clock", "--dry-run", "--explain")
+	if !strings.Contains(r.stdout, "budget: 7 tokens") {
+		t.Fatalf("the server did not read the client's configuration: %v", r)
 	}
 }
