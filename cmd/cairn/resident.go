@@ -145,6 +145,11 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		c.Close()
 		return fmt.Errorf("another cairn serve is already answering for %s", db)
 	}
+	// Load before listening: clients find the socket only once the server
+	// answers at full speed.
+	if n, err := s.eng.Warm(ctx, g.project); err == nil && n > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: loaded the postings of %d frequent terms of project %s\n", n, g.project)
+	}
 	os.Remove(sock) // a stale socket left by a server that died
 	ln, err := net.Listen("unix", sock)
 	if err != nil {
@@ -152,9 +157,6 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	os.Chmod(sock, 0o600)
 	defer os.Remove(sock)
-	if n, err := s.eng.Warm(ctx, g.project); err == nil && n > 0 {
-		fmt.Fprintf(m.Stderr, "cairn: loaded the postings of %d frequent terms of project %s\n", n, g.project)
-	}
 	fmt.Fprintf(m.Stderr, "cairn: serving %s (search and context of other cairn processes are answered here; stop with Ctrl-C)\n", db)
 	// Use records are written by one goroutine, after the answers.
 	s.uses = make(chan useRecord, 1024)
