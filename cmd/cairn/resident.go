@@ -151,11 +151,13 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintf(m.Stderr, "cairn: loaded the postings of %d frequent terms of project %s\n", n, g.project)
 	}
 	os.Remove(sock) // a stale socket left by a server that died
+	// The socket is created private (0600): memories are the user's alone.
+	old := syscall.Umask(0o077)
 	ln, err := net.Listen("unix", sock)
+	syscall.Umask(old)
 	if err != nil {
 		return fmt.Errorf("cannot listen on %s: %w", sock, err)
 	}
-	os.Chmod(sock, 0o600)
 	defer os.Remove(sock)
 	fmt.Fprintf(m.Stderr, "cairn: serving %s (search and context of other cairn processes are answered here; stop with Ctrl-C)\n", db)
 	// Use records are written by one goroutine, after the answers.
