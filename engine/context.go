@@ -74,7 +74,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 	if req.RelevantLimit > 0 && text != "" {
 		sel.Terms = lexical.QueryTerms(text)
 		hits, err := e.Search(ctx, cairn.Query{
-			Project: req.Project, Text: text, Limit: min(cairn.MaxLimit, req.RelevantLimit+4),
+			Project: req.Project, Text: text, Limit: min(cairn.MaxLimit, req.RelevantLimit+2),
 			Types: req.RelevantTypes, Now: req.Now, NoFeedback: true,
 		})
 		if err != nil {
