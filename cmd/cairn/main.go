@@ -74,6 +74,7 @@ type command struct {
 func commands() []command {
 	return []command{
 		{"add", "[flags] CONTENT|-", "remember something; prints the new id", runAdd},
+		{"capture", "[flags] [FILE|-]", "store the memories an agent's output signals (MEMORY:, <learning>, <failure-report>, …)", runCapture},
 		{"show", "[--json] ID", "show one memory in full", runShow},
 		{"list", "[flags]", "list memories, newest first", runList},
 		{"search", "[flags] QUERY | --batch FILE|-", "find the memories that match QUERY", runSearch},

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
+)
+
+// runCapture stores the memories an agent's output signals. The formats
+// are documented in package capture.
+func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "capture", "[flags] [FILE|-]")
+	var hat, agent, task, session optString
+	var asJSON bool
+	fs.Var(&hat, "hat", "the agent role (hat) that produced the output, e.g. creator")
+	fs.Var(&agent, "agent", "the agent that produced the output, e.g. claude")
+	fs.Var(&task, "task", "the task `id` the output is about (links difficulty estimates and retry suggestions to it)")
+	fs.Var(&session, "session", "the agent session `id` that produced the output")
+	fs.BoolVar(&asJSON, "json", false, "print what was stored and the problems as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usagef("capture: give one file, or - (or nothing) for standard input")
+	}
+	text, err := readCaptureInput(m, pos)
+	if err != nil {
+		return err
+	}
+	sigs, probs := capture.Parse(text)
+
+	type storedJSON struct {
+		ID     string `json:"id"`
+		Status string `json:"status"`
+		Kind   string `json:"kind"`
+		Type   string `json:"type"`
+		Title  string `json:"title"`
+		Line   int    `json:"line"`
+	}
+	type problemJSON struct {
+		Line   int    `json:"line"`
+		Reason string `json:"reason"`
+		Text   string `json:"text"`
+	}
+	out := struct {
+		Stored   []storedJSON  `json:"stored"`
+		Problems []problemJSON `json:"problems"`
+	}{Stored: []storedJSON{}, Problems: []problemJSON{}}
+	for _, p := range probs {
+		out.Problems = append(out.Problems, problemJSON{Line: p.Line, Reason: p.Reason, Text: p.Text})
+		fmt.Fprintf(m.Stderr, "cairn: line %d: %s\n", p.Line, p.Reason)
+	}
+
+	counts := map[string]int{}
+	failed := 0
+	if len(sigs) > 0 {
+		s, err := m.open(ctx, g, false)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		for _, sig := range sigs {
+			mem := sig.Memory(g.project)
+			mem.Hat, mem.Agent, mem.TaskID, mem.SessionID = hat.v, agent.v, task.v, session.v
+			if sig.Kind == capture.KindDifficulty && task.v != "" {
+				mem.Key = "difficulty:" + task.v // one, latest, estimate per task
+			}
+			res, err := s.eng.AddMemory(ctx, mem)
+			if err != nil {
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				failed++
+				fmt.Fprintf(m.Stderr, "cairn: line %d: cannot store the %s: %s\n", sig.Line, sig.Kind, oneLine(cairn.ErrorMessage(err)))
+				continue
+			}
+			counts[res.Status]++
+			out.Stored = append(out.Stored, storedJSON{ID: res.Memory.ID, Status: res.Status, Kind: sig.Kind,
+				Type: res.Memory.Type, Title: res.Memory.Title, Line: sig.Line})
+			if !asJSON {
+				fmt.Fprintf(m.Stdout, "%s %s %s: %s\n", res.Status, res.Memory.ID, res.Memory.Type, res.Memory.Title)
+			}
+		}
+	}
+	if asJSON {
+		if err := writeJSON(m.Stdout, out); err != nil {
+			return err
+		}
+	} else {
+		updated := ""
+		if n := counts[cairn.StatusUpdated]; n > 0 {
+			updated = fmt.Sprintf(", %d updated", n)
+		}
+		plural := "s"
+		if len(probs) == 1 {
+			plural = ""
+		}
+		fmt.Fprintf(m.Stdout, "captured %d: %d new%s, %d reinforced, %d unchanged; %d problem%s\n",
+			len(out.Stored), counts[cairn.StatusCreated], updated, counts[cairn.StatusReinforced],
+			counts[cairn.StatusUnchanged], len(probs), plural)
+	}
+	if failed > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: %d of %d signals could not be stored\n", failed, len(sigs))
+		return exitError(exitFailure)
+	}
+	return nil
+}
+
+// readCaptureInput reads the named file, or standard input for "-" or no
+// argument.
+func readCaptureInput(m *Main, pos []string) (string, error) {
+	if len(pos) == 0 || pos[0] == "-" {
+		b, err := io.ReadAll(m.Stdin)
+		if err != nil {
+			return "", fmt.Errorf("reading standard input: %w", err)
+		}
+		return string(b), nil
+	}
+	b, err := os.ReadFile(pos[0])
+	if err != nil {
+		return "", cairn.Errorf(cairn.EINVALID, "cannot read %s: %v", pos[0], err)
+	}
+	return string(b), nil
+}
