@@ -108,6 +108,12 @@ type Tx interface {
 	// then by insertion), at most f.Limit of them (0: no limit), and how
 	// many match in all.
 	FindActivity(ctx context.Context, f ActivityFilter) ([]Activity, int, error)
+
+	// FindIngestOffset returns how many bytes of the transcript source
+	// (an absolute path) have been ingested, or 0 when it is unknown.
+	FindIngestOffset(ctx context.Context, source string) (int64, error)
+	// PutIngestOffset records how many bytes of source have been ingested.
+	PutIngestOffset(ctx context.Context, source string, offset int64, at time.Time) error
 }
 
 // PartitionStats describe one search index partition (a project's

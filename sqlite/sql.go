@@ -123,3 +123,9 @@ const activityBatch = 128
 // import pays one statement per batch, not per entry.
 var sqlInsertActivityBatch = `INSERT INTO activity(at, project, memory_id, action, session_id, detail)
 	VALUES ` + strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", activityBatch), ",")
+
+const (
+	sqlFindIngestOffset = `SELECT offset FROM ingest_state WHERE source=?`
+	sqlPutIngestOffset  = `INSERT INTO ingest_state(source, offset, updated_at) VALUES (?,?,?)
+	ON CONFLICT(source) DO UPDATE SET offset=excluded.offset, updated_at=excluded.updated_at`
+)

@@ -688,3 +688,25 @@ func (t *Tx) FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.
 	}
 	return out, total, translate(rows.Err(), "read activity")
 }
+
+// FindIngestOffset implements cairn.Tx.
+func (t *Tx) FindIngestOffset(ctx context.Context, source string) (int64, error) {
+	rows, err := t.query(ctx, "find ingest offset", sqlFindIngestOffset, source)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var off int64
+	if rows.Next() {
+		if err := rows.Scan(&off); err != nil {
+			return 0, translate(err, "read ingest offset")
+		}
+	}
+	return off, translate(rows.Err(), "read ingest offset")
+}
+
+// PutIngestOffset implements cairn.Tx.
+func (t *Tx) PutIngestOffset(ctx context.Context, source string, offset int64, at time.Time) error {
+	_, err := t.exec(ctx, "put ingest offset", sqlPutIngestOffset, source, offset, ms(at))
+	return err
+}

@@ -75,6 +75,7 @@ func commands() []command {
 	return []command{
 		{"add", "[flags] CONTENT|-", "remember something; prints the new id", runAdd},
 		{"capture", "[flags] [FILE|-]", "store the memories an agent's output signals (MEMORY:, <learning>, <failure-report>, …)", runCapture},
+		{"ingest", "claude PATH", "read a Claude Code transcript (JSONL) and store what it teaches", runIngest},
 		{"show", "[--json] ID", "show one memory in full", runShow},
 		{"list", "[flags]", "list memories, newest first", runList},
 		{"search", "[flags] QUERY | --batch FILE|-", "find the memories that match QUERY", runSearch},

@@ -1,0 +1,128 @@
+package main
+
+// Tests of ingest through Main.Run.
+//
+// Bad inputs tried here: a malformed line and a line of an unknown type
+// in the transcript (counted, exit 0), a secret in the assistant's text
+// (redacted), a transcript rewritten shorter than what was read.
+
+import (
+	"encoding/json"
+	"os"
+	"strings"
+	"testing"
+	"time"
+)
+
+func ingestFixture(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile("../../transcript/testdata/session.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(b), "{{FAKE_GITHUB_TOKEN}}", fakeGitHubToken)
+}
+
+// fakeGitHubToken is shape-correct and fake.
+var fakeGitHubToken = "gh" + "p_" + strings.Repeat("Zq9Xw8Vu7T", 4)[:36]
+
+type ingestCounts struct {
+	Lines, Entries, Skipped, Malformed          int
+	New, Updated, Reinforced, Unchanged, Failed int
+}
+
+func (c *cli) ingest(path string) ingestCounts {
+	c.t.Helper()
+	r := c.ok("ingest", "claude", "--json", path)
+	var n ingestCounts
+	if err := json.Unmarshal([]byte(r.stdout), &n); err != nil {
+		c.t.Fatalf("ingest --json: %v\n%v", err, r)
+	}
+	return n
+}
+
+func TestIngestClaudeTranscript(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	f := c.writeFile("session.jsonl", ingestFixture(t))
+
+	r := c.ok("ingest", "claude", f)
+	if !strings.Contains(r.stdout, "ingested 13 lines (1 skipped, 1 malformed): 5 new, 0 updated, 0 reinforced, 0 unchanged") {
+		t.Errorf("summary: %v", r)
+	}
+	mems := c.listJSON()
+	byType := map[string]map[string]any{}
+	for _, m := range mems {
+		byType[m["type"].(string)] = m
+		b, _ := json.Marshal(m)
+		if strings.Contains(string(b), fakeGitHubToken) {
+			t.Errorf("secret stored in %s", b)
+		}
+	}
+	if len(mems) != 5 {
+		t.Fatalf("want fix, session, pitfall, pattern, workflow; got %d: %v", len(mems), mems)
+	}
+	fix := byType["fix"]
+	if fix["title"] != "Fix for `go test ./internal/auth/...` failure" || fix["source"] != "automatic" ||
+		fix["confidence"] != 0.7 || !strings.Contains(fix["content"].(string), "--- FAIL: TestSessionExpiry") ||
+		!strings.Contains(fix["content"].(string), "**Fix:** edited internal/auth/session.go") {
+		t.Errorf("fix = %v", fix)
+	}
+	sess := byType["session"]
+	if sess == nil || !strings.HasPrefix(sess["title"].(string), "Session: The auth tests fail") ||
+		sess["created_by_session_id"] != "7f3c2a10-5b7e-4c1d-9a8e-2f6b0c4d1e93" || sess["created_by_agent"] != "claude" {
+		t.Errorf("session = %v", sess)
+	}
+	if p := byType["pitfall"]; p == nil || !strings.HasPrefix(p["content"].(string), "Session expiry is inclusive") {
+		t.Errorf("pitfall = %v", p)
+	}
+	if w := byType["workflow"]; w == nil || strings.Contains(w["content"].(string), "Zq9X") {
+		t.Errorf("workflow = %v", w)
+	}
+
+	// A second run over the same transcript reads nothing and adds nothing.
+	start := time.Now()
+	n := c.ingest(f)
+	if d := time.Since(start); d > 2*time.Second {
+		t.Errorf("second run took %v", d)
+	}
+	if n != (ingestCounts{}) {
+		t.Errorf("second run: %+v", n)
+	}
+	if got := len(c.listJSON()); got != 5 {
+		t.Errorf("after the second run: %d memories", got)
+	}
+
+	// New lines are read alone; the session summary is updated in place.
+	more := `{"type":"assistant","sessionId":"7f3c2a10-5b7e-4c1d-9a8e-2f6b0c4d1e93","cwd":"/home/dev/authsvc","uuid":"u-x1","timestamp":"2025-07-01T11:00:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"toolu_09","name":"Write","input":{"file_path":"/home/dev/authsvc/internal/auth/doc.go","content":"package auth"}},{"type":"text","text":"MEMORY:decision:Expiry stays inclusive for all token kinds."}]}}` + "\n"
+	fh, err := os.OpenFile(f, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fh.WriteString(more)
+	fh.Close()
+	n = c.ingest(f)
+	if n.Lines != 1 || n.New != 1 || n.Updated != 1 {
+		t.Errorf("third run: %+v", n)
+	}
+	mems = c.listJSON()
+	if len(mems) != 6 {
+		t.Fatalf("after the third run: %d memories", len(mems))
+	}
+	for _, m := range mems {
+		if m["type"] == "session" {
+			ct := m["content"].(string)
+			if !strings.Contains(ct, "- internal/auth/session.go") || !strings.Contains(ct, "- internal/auth/doc.go") ||
+				!strings.Contains(ct, "**Asked:** The auth tests fail") {
+				t.Errorf("session after the third run: %s", ct)
+			}
+		}
+	}
+
+	// A rewritten, shorter transcript is read again from the start.
+	c.writeFile("session.jsonl", more)
+	n = c.ingest(f)
+	if n.Lines != 1 || n.New != 0 {
+		t.Errorf("after a rewrite: %+v", n)
+	}
+}

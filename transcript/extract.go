@@ -1,0 +1,303 @@
+package transcript
+
+import (
+	"regexp"
+	"slices"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
+)
+
+// gateRE matches the commands of quality gates: tests, builds, linters.
+var gateRE = regexp.MustCompile(`(^|[\s;&|(])(go (test|build|vet)|(npm|pnpm|yarn)( run)? (test|lint|build|typecheck)|pytest|python3? -m pytest|cargo (test|build|check|clippy)|make( -\S+)* (test|lint|build|check)|golangci-lint|eslint|tsc|mypy|ruff|jest|vitest|staticcheck)\b`)
+
+// failRE matches the output of a failing gate.
+var failRE = regexp.MustCompile(`(?m)\bFAIL\b|exit status [1-9]|^Exit code [1-9]|npm ERR!|^error(\[E\d+\])?:|\b[1-9]\d* failed\b`)
+
+// IsGate reports whether cmd runs a test, build or lint command.
+func IsGate(cmd string) bool { return gateRE.MatchString(cmd) }
+
+// Failed reports whether a gate's result is a failure.
+func Failed(isError bool, output string) bool { return isError || failRE.MatchString(output) }
+
+// NormalizeCommand collapses white space so that reruns of a command match.
+func NormalizeCommand(cmd string) string { return strings.Join(strings.Fields(cmd), " ") }
+
+// Extractor turns the entries of one transcript into memories. Give it
+// the entries in order with Add; Finish returns the session summary.
+type Extractor struct {
+	Project string
+
+	sessionID string
+	prompt    string
+	files     []string
+	fixed     []string
+	uses      map[string]string   // tool_use id -> gate command, until its result
+	failing   map[string]*failure // gate command -> its first failure since it last passed
+}
+
+type failure struct {
+	output string
+	files  []string
+}
+
+// NewExtractor returns an extractor for memories of project.
+func NewExtractor(project string) *Extractor {
+	return &Extractor{Project: project, uses: map[string]string{}, failing: map[string]*failure{}}
+}
+
+// SessionID is the session id of the entries seen so far.
+func (x *Extractor) SessionID() string { return x.sessionID }
+
+// Resume continues a session whose earlier entries were summarised in
+// prev (a summary made by Finish): its prompt, files and fixes are kept.
+func (x *Extractor) Resume(prev *cairn.Memory) {
+	if prev == nil {
+		return
+	}
+	sect := ""
+	for _, l := range strings.Split(prev.Content, "\n") {
+		switch {
+		case strings.HasPrefix(l, "**Asked:** "):
+			if x.prompt == "" {
+				x.prompt = strings.TrimPrefix(l, "**Asked:** ")
+			}
+			sect = ""
+		case strings.HasPrefix(l, "**Files changed:**"):
+			sect = "files"
+		case strings.HasPrefix(l, "**Failed, then passed:**"):
+			sect = "fixed"
+		case strings.HasPrefix(l, "- ") && sect == "files":
+			x.addFile(strings.TrimPrefix(l, "- "))
+		case strings.HasPrefix(l, "- `") && sect == "fixed":
+			c := strings.TrimSuffix(strings.TrimPrefix(l, "- `"), "`")
+			if !slices.Contains(x.fixed, c) {
+				x.fixed = append(x.fixed, c)
+			}
+		}
+	}
+}
+
+func (x *Extractor) addFile(f string) {
+	if f != "" && !slices.Contains(x.files, f) {
+		x.files = append(x.files, f)
+	}
+}
+
+// Add consumes one entry and returns the memories it completes: the
+// signals of its assistant text, and the fix of a gate it sees pass again.
+func (x *Extractor) Add(e Entry) []*cairn.Memory {
+	if x.sessionID == "" && e.SessionID != "" {
+		x.sessionID = e.SessionID
+	}
+	var out []*cairn.Memory
+	switch e.Type {
+	case "user":
+		if x.prompt == "" {
+			if p := userPrompt(e); p != "" {
+				x.prompt = p
+			}
+		}
+		for _, b := range e.Blocks {
+			if b.Type != "tool_result" {
+				continue
+			}
+			cmd, ok := x.uses[b.ToolUseID]
+			if !ok {
+				continue
+			}
+			delete(x.uses, b.ToolUseID)
+			if m := x.result(cmd, b, e); m != nil {
+				out = append(out, m)
+			}
+		}
+	case "assistant":
+		if e.Text != "" {
+			out = append(out, x.signals(e.Text, e)...)
+		}
+		for _, b := range e.Blocks {
+			switch b.Type {
+			case "text":
+				out = append(out, x.signals(b.Text, e)...)
+			case "tool_use":
+				switch b.Name {
+				case "Bash":
+					if c := NormalizeCommand(b.Command); c != "" && IsGate(c) {
+						x.uses[b.ID] = c
+					}
+				case "Edit", "Write", "MultiEdit", "NotebookEdit":
+					f := x.relative(b.FilePath, e.CWD)
+					x.addFile(f)
+					for _, fl := range x.failing {
+						if f != "" && !slices.Contains(fl.files, f) {
+							fl.files = append(fl.files, f)
+						}
+					}
+				}
+			}
+		}
+	}
+	return out
+}
+
+// relative shortens a path inside the session's working directory.
+func (x *Extractor) relative(path, cwd string) string {
+	if cwd != "" {
+		if rest, ok := strings.CutPrefix(path, strings.TrimSuffix(cwd, "/")+"/"); ok {
+			return rest
+		}
+	}
+	return path
+}
+
+// userPrompt is the text a person typed, not a tool result.
+func userPrompt(e Entry) string {
+	t := e.Text
+	for _, b := range e.Blocks {
+		if b.Type == "text" && t == "" {
+			t = b.Text
+		}
+	}
+	t = strings.TrimSpace(t)
+	if strings.HasPrefix(t, "<command-") || strings.HasPrefix(t, "Caveat:") {
+		return "" // Claude Code's local command echoes
+	}
+	return t
+}
+
+func (x *Extractor) signals(text string, e Entry) []*cairn.Memory {
+	sigs, _ := capture.Parse(text)
+	out := make([]*cairn.Memory, 0, len(sigs))
+	for _, s := range sigs {
+		m := s.Memory(x.Project)
+		m.SessionID = e.SessionID
+		out = append(out, m)
+	}
+	return out
+}
+
+// result records a gate's outcome; a pass after a failure is a fix.
+func (x *Extractor) result(cmd string, b Block, e Entry) *cairn.Memory {
+	if Failed(b.IsError, b.Text) {
+		if x.failing[cmd] == nil {
+			x.failing[cmd] = &failure{output: failingLines(b.Text)}
+		}
+		return nil
+	}
+	fl := x.failing[cmd]
+	if fl == nil {
+		return nil
+	}
+	delete(x.failing, cmd)
+	if !slices.Contains(x.fixed, cmd) {
+		x.fixed = append(x.fixed, cmd)
+	}
+	if len(fl.files) == 0 {
+		return nil // passed again without edits: flaky, or fixed elsewhere
+	}
+	key := ""
+	if e.SessionID != "" {
+		key = "fix:" + e.SessionID + ":" + b.ToolUseID
+	}
+	return &cairn.Memory{
+		Project:    x.Project,
+		Type:       "fix",
+		Key:        key,
+		Title:      "Fix for `" + cmd + "` failure",
+		Content:    "**Problem:** " + fl.output + "\n\n**Fix:** edited " + strings.Join(fl.files, ", "),
+		Tags:       []string{"quality-gate"},
+		FileRefs:   slices.Clone(fl.files),
+		Confidence: 0.7,
+		Source:     cairn.SourceAutomatic,
+		SessionID:  e.SessionID,
+	}
+}
+
+// failingLines is the start of a failure's output, from its first line
+// that names the failure, at most 400 bytes of whole lines when possible.
+func failingLines(out string) string {
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	start := 0
+	for i, l := range lines {
+		if failRE.MatchString(l) || strings.Contains(l, "panic:") {
+			if strings.HasPrefix(l, "Exit code") {
+				continue
+			}
+			start = i
+			break
+		}
+	}
+	var sb strings.Builder
+	for _, l := range lines[start:] {
+		l = strings.TrimRight(l, " \t\r")
+		if sb.Len()+len(l)+1 > 400 {
+			if sb.Len() == 0 {
+				sb.WriteString(cut(l, 400))
+			}
+			break
+		}
+		if sb.Len() > 0 {
+			sb.WriteByte('\n')
+		}
+		sb.WriteString(l)
+	}
+	return sb.String()
+}
+
+func cut(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
+// SessionKey is the key of a session's summary memory.
+func SessionKey(sessionID string) string { return "session:" + sessionID }
+
+// Finish returns the summary of the session so far, or nil when there is
+// nothing to summarise. It has the key SessionKey(id) when the session id
+// is known, so that a later summary of the same session replaces it.
+func (x *Extractor) Finish() *cairn.Memory {
+	if x.prompt == "" && len(x.files) == 0 && len(x.fixed) == 0 {
+		return nil
+	}
+	title := strings.Join(strings.Fields(x.prompt), " ")
+	if utf8.RuneCountInString(title) > 80 {
+		title = strings.TrimSpace(cut(title, 77)) + "..."
+	}
+	if title == "" {
+		title = "(no prompt)"
+	}
+	var sb strings.Builder
+	sb.WriteString("**Asked:** " + cut(strings.Join(strings.Fields(x.prompt), " "), 1000) + "\n")
+	if len(x.files) > 0 {
+		sb.WriteString("\n**Files changed:**\n")
+		for _, f := range x.files {
+			sb.WriteString("- " + f + "\n")
+		}
+	}
+	if len(x.fixed) > 0 {
+		sb.WriteString("\n**Failed, then passed:**\n")
+		for _, c := range x.fixed {
+			sb.WriteString("- `" + c + "`\n")
+		}
+	}
+	m := &cairn.Memory{
+		Project:   x.Project,
+		Type:      "session",
+		Title:     "Session: " + title,
+		Content:   strings.TrimSuffix(sb.String(), "\n"),
+		FileRefs:  slices.Clone(x.files),
+		Source:    cairn.SourceAutomatic,
+		SessionID: x.sessionID,
+	}
+	if x.sessionID != "" {
+		m.Key = SessionKey(x.sessionID)
+	}
+	return m
+}
