@@ -44,6 +44,11 @@ func socketPath(db string) string {
 	return p
 }
 
+// forwardTimeout bounds a forwarded command: a server that does not answer
+// in time (hung, or stopped in a debugger) must not stall an agent's
+// prompt; the command then runs locally.
+const forwardTimeout = 3 * time.Second
+
 // notMine is the answer of a server asked about another database (or a
 // command it does not run): the client then runs the command itself.
 const notMine = -1
@@ -95,7 +100,7 @@ func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
 	if _, err := os.Stat(sock); err != nil {
 		return 0, false
 	}
-	conn, err := dialUnix(sock, 30*time.Second)
+	conn, err := dialUnix(sock, forwardTimeout)
 	if err != nil {
 		return 0, false
 	}
