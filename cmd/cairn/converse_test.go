@@ -1,0 +1,116 @@
+package main
+
+// Tests of converse through Main.Run.
+//
+// Bad inputs tried here: no action, an unknown role, --every 0, an empty
+// message, a malformed line in the month file (skipped with a warning).
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn/conversation"
+)
+
+func TestConverseExtractsEveryNMessages(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	now := "2026-02-04T10:00:00Z"
+	say := func(role, text string) result {
+		t.Helper()
+		return c.ok("--now", now, "converse", "add", "--role", role, "--sender", "Alice", "--chat", "chat-1", text)
+	}
+	say("user", "Please fix the timezone bug in settings.")
+	say("assistant", "MEMORY:decision:Use dayjs over moment for bundle size.")
+	say("user", "<learning category=\"pitfall\">Settings page caches the locale.</learning>")
+	r := say("assistant", "Working on it.")
+	if !strings.Contains(r.stdout, "4 pending") || c.total() != 0 {
+		t.Fatalf("the 4th message extracted: %v (total %d)", r, c.total())
+	}
+	r = say("user", "Thanks!")
+	if !strings.Contains(r.stdout, "extracted 5 messages") || !strings.Contains(r.stdout, "2 memories (2 new") {
+		t.Fatalf("the 5th message did not extract: %v", r)
+	}
+	if got := c.total(); got != 2 {
+		t.Fatalf("want 2 memories, got %d", got)
+	}
+	for _, m := range c.listJSON() {
+		if m["created_by_session_id"] != "chat-1" || m["project"] != "proj" {
+			t.Errorf("memory provenance: %v", m)
+		}
+	}
+	l := &conversation.Log{Dir: filepath.Dir(c.db)}
+	st, err := l.ReadState()
+	if err != nil || st["2026-02"].ExtractedUpTo != 5 || st["2026-02"].ChatID != "chat-1" || st["2026-02"].ProjectPath != "proj" {
+		t.Fatalf("state = %v, %v", st, err)
+	}
+	b, err := l.Read("2026-02", 0)
+	if err != nil || len(b.Messages) != 5 || b.Messages[0].Timestamp.Format("2006-01-02T15:04:05Z07:00") != now || b.Messages[0].SenderName != "Alice" {
+		t.Fatalf("log = %+v, %v", b, err)
+	}
+
+	// The next message starts a new batch: nothing new is extracted.
+	r = say("assistant", "MEMORY:decision:Use dayjs over moment for bundle size.")
+	if !strings.Contains(r.stdout, "1 pending") || c.total() != 2 {
+		t.Fatalf("after extraction: %v (total %d)", r, c.total())
+	}
+	// --every 1 extracts at once; a repeated signal reinforces.
+	r = c.ok("--now", now, "converse", "add", "--role", "user", "--every", "1", "ok")
+	if !strings.Contains(r.stdout, "extracted 2 messages") || !strings.Contains(r.stdout, "1 reinforced") || c.total() != 2 {
+		t.Fatalf("--every 1: %v", r)
+	}
+	// Another month gets its own file and state.
+	r = c.ok("--now", "2026-03-01T00:00:00Z", "converse", "add", "--role", "user", "March")
+	if !strings.Contains(r.stdout, "conversations/2026-03.jsonl; 1 pending") {
+		t.Fatalf("March: %v", r)
+	}
+}
+
+func TestConverseFromStdinAndMalformedLines(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	r := c.run("MEMORY:convention:Errors start lowercase.\n", "--now", "2026-02-04T10:00:00Z", "converse", "add", "--role", "assistant", "--every", "2", "-")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 pending") {
+		t.Fatalf("%v", r)
+	}
+	month := filepath.Join(filepath.Dir(c.db), "conversations", "2026-02.jsonl")
+	f, err := os.OpenFile(month, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("{broken\n")
+	f.Close()
+	r = c.ok("--now", "2026-02-04T10:01:00Z", "converse", "add", "--role", "user", "--every", "2", "fine")
+	if !strings.Contains(r.stderr, "line 2") || !strings.Contains(r.stdout, "extracted 2 messages") || c.total() != 1 {
+		t.Fatalf("malformed line: %v", r)
+	}
+	l := &conversation.Log{Dir: filepath.Dir(c.db)}
+	if st, _ := l.ReadState(); st["2026-02"].ExtractedUpTo != 3 {
+		t.Errorf("extractedUpTo = %d, want 3 (the malformed line counts)", st["2026-02"].ExtractedUpTo)
+	}
+}
+
+func TestConverseUsageErrors(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	for _, args := range [][]string{
+		{"converse"},
+		{"converse", "say", "--role", "user", "x"},
+		{"converse", "add", "--role", "bot", "x"},
+		{"converse", "add", "x"},
+		{"converse", "add", "--role", "user", "--every", "0", "x"},
+		{"converse", "add", "--role", "user"},
+		{"converse", "add", "--role", "user", "  "},
+	} {
+		r := c.run("", args...)
+		if r.code != exitUsage {
+			t.Errorf("want exit 2, got %v", r)
+		}
+		oneErrorLine(t, r)
+	}
+	if _, err := os.Stat(filepath.Join(filepath.Dir(c.db), "conversations")); !os.IsNotExist(err) {
+		t.Errorf("usage errors created the conversation log: %v", err)
+	}
+}

@@ -1,0 +1,145 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
+)
+
+// maxTaskInputRunes bounds a task_input memory: a task description is kept
+// as its first characters, with "…" saying it was cut.
+const maxTaskInputRunes = 500
+
+// runTask stores a task event as a memory (seed 001):
+//
+//	created    type task_input, the description (at most 500 characters),
+//	           key task:ID:input (recreating the task updates it)
+//	completed  type task_result, the summary and "Files: …", key
+//	           task:ID:result; signals in the summary (MEMORY:, <learning>,
+//	           …) are captured as well
+//	failed     type issue, the error, no key: every distinct failure of a
+//	           task is kept, and repeating the same error reinforces the
+//	           memory already stored (content dedup) instead of piling up
+//
+// All of them carry the task id as provenance.
+func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "task", "created|completed|failed --task ID [flags] TEXT|-")
+	var task, title, agent, session, hat optString
+	var files listFlag
+	fs.Var(&task, "task", "the task `id` (required)")
+	fs.Var(&title, "title", "a short `title` (default: the first sentence)")
+	fs.Var(&files, "files", "comma-separated files the task modified or involved")
+	fs.Var(&agent, "agent", "the agent that ran the task, e.g. claude")
+	fs.Var(&session, "session", "the agent session `id`")
+	fs.Var(&hat, "hat", "the agent role (hat), e.g. creator")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usagef("task: give the event: created, completed or failed")
+	}
+	event, pos := pos[0], pos[1:]
+	if event != "created" && event != "completed" && event != "failed" {
+		return usagef("task: unknown event %q: want created, completed or failed", event)
+	}
+	if strings.TrimSpace(task.v) == "" {
+		return usagef("task %s: --task ID is required", event)
+	}
+	if len(pos) == 0 {
+		return usagef("task %s: give the text, or - to read it from standard input", event)
+	}
+	text, err := m.readContent(pos)
+	if err != nil {
+		return err
+	}
+	text = strings.TrimSpace(text)
+	if text == "" && !(event == "completed" && len(files.vals) > 0) {
+		return usagef("task %s: the text is empty", event)
+	}
+
+	mem := &cairn.Memory{Project: g.project, Title: title.v, FileRefs: files.vals, Source: cairn.SourceAutomatic}
+	var sigs []capture.Signal
+	switch event {
+	case "created":
+		mem.Type, mem.Key, mem.Content = "task_input", "task:"+task.v+":input", truncateRunes(text, maxTaskInputRunes)
+	case "completed":
+		mem.Type, mem.Key, mem.Content = "task_result", "task:"+task.v+":result", taskResultContent(text, files.vals)
+		var probs []capture.Problem
+		sigs, probs = capture.Parse(text)
+		for _, p := range probs {
+			fmt.Fprintf(m.Stderr, "cairn: line %d: %s\n", p.Line, p.Reason)
+		}
+	case "failed":
+		mem.Type, mem.Content = "issue", text
+	}
+
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	provenance := func(x *cairn.Memory) {
+		x.TaskID, x.Agent, x.SessionID, x.Hat = task.v, agent.v, session.v, hat.v
+	}
+	provenance(mem)
+	res, err := s.eng.AddMemory(ctx, mem)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%s %s %s\n", res.Memory.ID, res.Status, res.Memory.Type)
+	failed := 0
+	for _, sig := range sigs {
+		x := sig.Memory(g.project)
+		provenance(x)
+		if sig.Kind == capture.KindDifficulty {
+			x.Key = "difficulty:" + task.v // as capture does: one, latest, estimate per task
+		}
+		r, err := s.eng.AddMemory(ctx, x)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			failed++
+			fmt.Fprintf(m.Stderr, "cairn: line %d: cannot store the %s: %s\n", sig.Line, sig.Kind, oneLine(cairn.ErrorMessage(err)))
+			continue
+		}
+		fmt.Fprintf(m.Stdout, "%s %s %s\n", r.Memory.ID, r.Status, r.Memory.Type)
+	}
+	if failed > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: %d of %d signals could not be stored\n", failed, len(sigs))
+		return exitError(exitFailure)
+	}
+	return nil
+}
+
+// truncateRunes cuts s to at most n characters, the last one "…" when cut.
+func truncateRunes(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	i, count := 0, 0
+	for i = range s {
+		if count == n-1 {
+			break
+		}
+		count++
+	}
+	return strings.TrimRight(s[:i], " \t\r\n") + "…"
+}
+
+// taskResultContent is a completed task's summary and the files it touched.
+func taskResultContent(summary string, files []string) string {
+	if len(files) == 0 {
+		return summary
+	}
+	line := "Files: " + strings.Join(files, ", ")
+	if summary == "" {
+		return line
+	}
+	return summary + "\n\n" + line
+}
