@@ -195,7 +195,7 @@ func (e *Engine) importOne(ctx context.Context, tx cairn.Tx, b *indexBatch, p pr
 			}
 		}
 	}
-	res, err := e.add(ctx, tx, b, m, now, known)
+	res, err := e.add(ctx, tx, b, m, now, known, false)
 	if err != nil {
 		return nil, "", err
 	}

@@ -198,7 +198,7 @@ func (e *Engine) AddSuperseding(ctx context.Context, m *cairn.Memory, oldID stri
 			return err
 		}
 		b := newIndexBatch()
-		if res, err = e.add(ctx, tx, b, m, now, nil); err != nil {
+		if res, err = e.add(ctx, tx, b, m, now, nil, false); err != nil {
 			return err
 		}
 		if res.Memory.ID == prev.ID {

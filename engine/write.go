@@ -22,7 +22,7 @@ func (e *Engine) AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteRe
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
 		b := newIndexBatch()
 		var err error
-		if res, err = e.add(ctx, tx, b, m, now, nil); err != nil {
+		if res, err = e.add(ctx, tx, b, m, now, nil, true); err != nil {
 			return err
 		}
 		if a, ok := writeActivity(res, now, m.SessionID, addDetail(res)); ok {
@@ -66,7 +66,11 @@ func (e *Engine) prepareNew(m *cairn.Memory, now time.Time) error {
 // key or the same content.
 // known, when not nil, holds every stored memory's content hash: a hash
 // it does not hold cannot match, so no lookup is needed.
-func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.Memory, now time.Time, known *knownKeys) (*cairn.WriteResult, error) {
+// nearDup, when set, also folds a memory without a key into a live memory
+// of the same project, scope and type with near-identical content (see
+// NearDuplicateThreshold). Bulk import leaves it unset (exact content
+// only, to stay fast), and so does a supersede, which replaces on purpose.
+func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.Memory, now time.Time, known *knownKeys, nearDup bool) (*cairn.WriteResult, error) {
 	if m.Key != "" {
 		old, err := tx.FindMemoryByKey(ctx, m.Project, m.Type, m.Key)
 		switch {
@@ -84,6 +88,15 @@ func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.M
 			if old.Live(now) {
 				return e.reinforce(ctx, tx, b, old, m, now)
 			}
+		}
+	}
+	if m.Key == "" && nearDup {
+		old, err := e.findNearDuplicate(ctx, tx, m, now)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			return e.reinforce(ctx, tx, b, old, m, now)
 		}
 	}
 	if err := b.add(ctx, tx, m); err != nil {

@@ -29,6 +29,7 @@ func RunEngine(t *testing.T, open Opener) {
 		{"SameKeyUpdatesAndConfidenceNeverDrops", testKeyUpsert},
 		{"SameContentReinforcesInsteadOfCopying", testReinforce},
 		{"ReinforcementCapsConfidence", testReinforceCap},
+		{"NearIdenticalTextReinforces", testNearDuplicate},
 		{"FindByIDAcceptsUniquePrefix", testFindByPrefix},
 		{"SearchNeverCrossesProjects", testSearchIsolation},
 		{"SearchFindsIdentifierAndPathParts", testSearchCodeParts},
@@ -1145,4 +1146,28 @@ func testStats(t *testing.T, e *engine.Engine) {
 	}
 	_, err = e.Stats(t.Context(), "")
 	wantCode(t, err, cairn.EINVALID, "Stats without a project")
+}
+
+// testNearDuplicate: a memory without a key whose text is near-identical
+// (engine.NearDuplicateThreshold) to a live one of the same project and
+// type reinforces it; a different text, type or project adds a new one.
+func testNearDuplicate(t *testing.T, e *engine.Engine) {
+	first := addNew(t, e, "p", "Tests use table-driven subtests with t.Run.")
+	other := addNew(t, e, "p", "Use t.TempDir() for test databases.")
+	res := add(t, e, &cairn.Memory{Project: "p", Content: "tests use table driven subtests with t.Run"})
+	if res.Status != cairn.StatusReinforced || res.Memory.ID != first.ID {
+		t.Fatalf("near-identical text: %s %s, want %s reinforced", res.Status, res.Memory.ID, first.ID)
+	}
+	if m := get(t, e, first.ID); m.UseCount != 1 || !approx(m.Confidence, 0.62) {
+		t.Errorf("after reinforcement: use_count %d confidence %v; want 1, 0.62", m.UseCount, m.Confidence)
+	}
+	if res := add(t, e, &cairn.Memory{Project: "p", Content: "Use t.TempDir() for temporary files."}); res.Status != cairn.StatusCreated || res.Memory.ID == other.ID {
+		t.Errorf("different text: %s, want created", res.Status)
+	}
+	if res := add(t, e, &cairn.Memory{Project: "p", Type: "pitfall", Content: "Tests use table driven subtests with t.Run"}); res.Status != cairn.StatusCreated {
+		t.Errorf("other type: %s, want created", res.Status)
+	}
+	if res := add(t, e, &cairn.Memory{Project: "q", Content: "Tests use table driven subtests with t.Run"}); res.Status != cairn.StatusCreated {
+		t.Errorf("other project: %s, want created", res.Status)
+	}
 }
