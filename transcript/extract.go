@@ -29,6 +29,9 @@ func NormalizeCommand(cmd string) string { return strings.Join(strings.Fields(cm
 // the entries in order with Add; Finish returns the session summary.
 type Extractor struct {
 	Project string
+	// Hat is the session's hat; when it is CriticHat, the review findings
+	// of the assistant's text become pitfall memories.
+	Hat string
 
 	sessionID string
 	prompt    string
@@ -116,11 +119,13 @@ func (x *Extractor) Add(e Entry) []*cairn.Memory {
 	case "assistant":
 		if e.Text != "" {
 			out = append(out, x.signals(e.Text, e)...)
+			out = append(out, x.findings(e.Text, e)...)
 		}
 		for _, b := range e.Blocks {
 			switch b.Type {
 			case "text":
 				out = append(out, x.signals(b.Text, e)...)
+				out = append(out, x.findings(b.Text, e)...)
 			case "tool_use":
 				switch b.Name {
 				case "Bash":

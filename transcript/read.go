@@ -3,6 +3,28 @@
 // teaches: the signals of package capture in the assistant's text, the
 // fixes of failing quality gates (a test, build or lint command that
 // fails and later passes after file edits), and a summary of the session.
+//
+// # Critic findings
+//
+// When the session's hat is critic (Extractor.Hat, set by `cairn ingest
+// claude --hat critic`), the review findings in the assistant's text
+// blocks become pitfall memories tagged review and critic-finding, with
+// confidence 0.6 and source automatic. Findings reads the text line by
+// line:
+//   - a list item is a line starting with "- ", "* ", "1. " or "1) ";
+//     indented lines after it (continuations, nested items) belong to it,
+//     and a blank line ends it;
+//   - a finding is a list item under a heading or lead-in line that
+//     contains "finding", "issue", "problem", "concern" or "bug"
+//     (case-insensitive), e.g. "## Issues found" or "I found these
+//     problems:"; the next non-list line that does not contain one of
+//     these words ends the section;
+//   - a list item starting with "**Issue", "**Bug", "**Problem", "Issue:",
+//     "Bug:" or "Problem:" is a finding wherever it is.
+//
+// The memory's title is the finding's first line without "**" (at most
+// 80 characters); its content is the whole finding. Lines in code fences
+// are not special-cased beyond a fence line closing a section.
 package transcript
 
 import (

@@ -12,7 +12,7 @@ import (
 // holds a placeholder so that no secret-looking string is committed.
 var FakeToken = "gh" + "p_" + strings.Repeat("a1B2c3D4e5", 4)[:36]
 
-func fixture(t *testing.T) string {
+func fixture(t testing.TB) string {
 	t.Helper()
 	b, err := os.ReadFile("testdata/session.jsonl")
 	if err != nil {
@@ -101,6 +101,70 @@ func TestGates(t *testing.T) {
 	for _, c := range []string{"ls", "git status", "go run .", "cat Makefile"} {
 		if IsGate(c) {
 			t.Errorf("IsGate(%q) = true", c)
+		}
+	}
+}
+
+func TestCriticFindings(t *testing.T) {
+	b, err := os.ReadFile("testdata/critic.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(hat string) []*cairn.Memory {
+		x := NewExtractor("proj")
+		x.Hat = hat
+		var mems []*cairn.Memory
+		if _, err := Read(strings.NewReader(string(b)), func(e Entry) error {
+			mems = append(mems, x.Add(e)...)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return mems
+	}
+	if mems := run("creator"); len(mems) != 0 {
+		t.Fatalf("a creator's review made memories: %v", mems)
+	}
+	mems := run(CriticHat)
+	wantTitles := []string{
+		"Expiry uses local time: `session.Expired()` compares against `time.Now()` ins...",
+		"The refresh path never closes the response body.",
+		"Bug: `Store.Get` returns nil, nil when the session is missing; callers derefe...",
+		"Deleting a session does not invalidate the cache.",
+	}
+	if len(mems) != len(wantTitles) {
+		for _, m := range mems {
+			t.Logf("%q", m.Title)
+		}
+		t.Fatalf("want %d findings, got %d", len(wantTitles), len(mems))
+	}
+	for i, m := range mems {
+		if m.Title != wantTitles[i] {
+			t.Errorf("title %d = %q, want %q", i, m.Title, wantTitles[i])
+		}
+		if m.Type != "pitfall" || m.Confidence != 0.6 || m.Source != cairn.SourceAutomatic || m.Project != "proj" ||
+			strings.Join(m.Tags, ",") != "review,critic-finding" || m.SessionID != "c1d2e3f4-0000-4000-8000-00000000c71c" {
+			t.Errorf("memory %d: %+v", i, m)
+		}
+	}
+	if mems[1].Content != "The refresh path never closes the response body.\nIt leaks a connection per refresh." {
+		t.Errorf("continuation: %q", mems[1].Content)
+	}
+}
+
+func TestFindingsRules(t *testing.T) {
+	for _, tc := range []struct {
+		text string
+		want int
+	}{
+		{"- a\n- b", 0},
+		{"Problems:\n- a\n- b\n\n- c", 3},
+		{"Problems:\n- a\nAll good now.\n- b", 1},
+		{"# Summary\n- Problem: x\n- **Issue** y\n- problems are none", 2},
+		{"Findings\n\n```\n- code\n```", 0},
+	} {
+		if got := Findings(tc.text); len(got) != tc.want {
+			t.Errorf("Findings(%q) = %q, want %d", tc.text, got, tc.want)
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/conversation"
+	"github.com/cairn-dev/cairn/extract"
 )
 
 // defaultExtractEvery is how many pending messages trigger an extraction.
@@ -88,6 +89,24 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 	}
 
 	mems := extractMemories(batch.Messages)
+	modelFailed := false
+	if cfg, ok := extract.ConfigFromEnv(m.Getenv); ok {
+		budget := &extract.FileBudget{Path: filepath.Join(filepath.Dir(g.db), "model-budget.json")}
+		client := extract.New(cfg, budget, nil, s.eng.Now)
+		got, _, err := client.Extract(ctx, renderMessages(batch.Messages))
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			// Store nothing from the model and leave the batch pending:
+			// the next call retries it (dedup folds the capture memories
+			// stored again).
+			modelFailed = true
+			fmt.Fprintf(m.Stderr, "cairn: model extraction failed: %s; the messages stay pending and are retried next time\n", oneLine(cairn.ErrorMessage(err)))
+		} else {
+			mems = append(mems, got...)
+		}
+	}
 	counts := map[string]int{}
 	failed := 0
 	for _, mem := range mems {
@@ -113,6 +132,10 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 		fmt.Fprintf(m.Stderr, "cairn: %d of %d memories could not be stored; the messages stay pending\n", failed, len(mems))
 		return exitError(exitFailure)
 	}
+	if modelFailed {
+		fmt.Fprintf(m.Stdout, "stored %d memories from conversations/%s.jsonl without the model; %d pending\n", len(mems), month, pending)
+		return nil
+	}
 	if err := log.MarkExtracted(month, batch.To); err != nil {
 		return err
 	}
@@ -125,10 +148,12 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 // extractMemories turns conversation messages into memories to store. The
 // caller sets the project and fills in provenance left empty.
 //
-// Today it is deterministic: the signals of package capture (MEMORY:,
-// <learning>, <failure-report>, …) in user and assistant messages. This is
-// the seam for model-based extraction (seed 001's extractor), which would
-// add the decisions, context and preferences a model finds.
+// It is deterministic: the signals of package capture (MEMORY:,
+// <learning>, <failure-report>, …) in user and assistant messages. When a
+// model is configured (package extract, CAIRN_MODEL_BASE_URL and
+// CAIRN_MODEL), runConverse also sends the batch, rendered by
+// renderMessages, to the model and stores its memories too; if that call
+// fails the batch stays pending and is retried by the next call.
 func extractMemories(msgs []conversation.Message) []*cairn.Memory {
 	var out []*cairn.Memory
 	for _, msg := range msgs {
@@ -145,4 +170,17 @@ func extractMemories(msgs []conversation.Message) []*cairn.Memory {
 		}
 	}
 	return out
+}
+
+// renderMessages renders messages for the model as "role: content" lines,
+// one message after the other.
+func renderMessages(msgs []conversation.Message) string {
+	var b strings.Builder
+	for _, msg := range msgs {
+		b.WriteString(msg.Role)
+		b.WriteString(": ")
+		b.WriteString(msg.Content)
+		b.WriteString("\n")
+	}
+	return b.String()
 }

@@ -89,6 +89,7 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 
 	x := transcript.NewExtractor(g.project)
+	x.Hat = hat.v
 	resumed := false
 	stats, err := transcript.Read(f, func(e transcript.Entry) error {
 		if !resumed && e.SessionID != "" {

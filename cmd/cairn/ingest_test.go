@@ -126,3 +126,31 @@ func TestIngestClaudeTranscript(t *testing.T) {
 		t.Errorf("after a rewrite: %+v", n)
 	}
 }
+
+func TestIngestCriticFindings(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	b, err := os.ReadFile("../../transcript/testdata/critic.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := c.writeFile("critic.jsonl", string(b))
+	r := c.ok("ingest", "claude", "--hat", "critic", f)
+	if !strings.Contains(r.stdout, "5 new") {
+		t.Fatalf("want 4 findings and the session summary: %v", r)
+	}
+	pitfalls := 0
+	for _, m := range c.listJSON() {
+		if m["type"] != "pitfall" {
+			continue
+		}
+		pitfalls++
+		tags, _ := json.Marshal(m["tags"])
+		if m["confidence"] != 0.6 || m["source"] != "automatic" || m["created_by_hat"] != "critic" || string(tags) != `["critic-finding","review"]` && string(tags) != `["review","critic-finding"]` {
+			t.Errorf("finding = %v", m)
+		}
+	}
+	if pitfalls != 4 {
+		t.Errorf("want 4 pitfalls, got %d", pitfalls)
+	}
+}
