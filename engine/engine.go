@@ -12,6 +12,7 @@ import (
 	"crypto/rand"
 	"encoding/binary"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -52,6 +53,7 @@ type Engine struct {
 	redact   func(string) string
 	feedback Feedback
 	cache    *postingsCache
+	ids      *idGen
 }
 
 // New returns an Engine over store. The caller keeps ownership of store.
@@ -59,7 +61,7 @@ func New(store cairn.Store, opts *Options) *Engine {
 	if opts == nil {
 		opts = &Options{}
 	}
-	e := &Engine{store: store, policies: opts.Policies, now: opts.Now,
+	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{},
 		weights: opts.Weights, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback}
 	if e.policies == nil {
 		e.policies = cairn.DefaultTypes()
@@ -109,11 +111,53 @@ func (e *Engine) Store() cairn.Store { return e.store }
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
 
 // NewID returns a new memory id: "mem-" and 16 characters that sort by
-// creation time (48 bits of milliseconds, then 32 random bits).
+// creation time (48 bits of milliseconds, then 32 random bits). Two ids
+// of the same millisecond collide with probability 2^-32; an Engine's
+// own ids (NewID method) never collide within the engine.
 func NewID(now time.Time) string {
+	var r [4]byte
+	rand.Read(r[:])
+	return formatID(now.UnixMilli(), binary.BigEndian.Uint32(r[:]))
+}
+
+// idGen makes ids that are unique within one engine: within a
+// millisecond, the random part of the previous id plus one (an import
+// makes many ids a millisecond; random parts alone would collide).
+type idGen struct {
+	mu     sync.Mutex
+	lastMS int64
+	last   uint32
+}
+
+func (g *idGen) next(now time.Time) string {
+	ms := now.UnixMilli()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if ms <= g.lastMS {
+		ms = g.lastMS
+		g.last++
+		if g.last == 0 { // the random part ran out: borrow the next millisecond
+			ms++
+		}
+	} else {
+		var r [4]byte
+		rand.Read(r[:])
+		g.last = binary.BigEndian.Uint32(r[:]) >> 1 // room to count up
+	}
+	g.lastMS = ms
+	return formatID(ms, g.last)
+}
+
+// NewID returns an id for a new memory, unique among the engine's ids and
+// sorting by the engine's clock.
+func (e *Engine) NewID() string { return e.ids.next(e.Now()) }
+
+// formatID writes "mem-" and 48 bits of milliseconds and 32 bits of r in
+// 16 Crockford base-32 digits.
+func formatID(ms int64, r uint32) string {
 	var b [10]byte
-	binary.BigEndian.PutUint64(b[:8], uint64(now.UnixMilli())<<16)
-	rand.Read(b[6:])
+	binary.BigEndian.PutUint64(b[:8], uint64(ms)<<16)
+	binary.BigEndian.PutUint32(b[6:], r)
 	var sb strings.Builder
 	sb.Grow(20)
 	sb.WriteString("mem-")

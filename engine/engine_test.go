@@ -48,16 +48,21 @@ func TestNewIDSortsByTime(t *testing.T) {
 	}
 }
 
-func TestNewIDIsUniqueWithinOneMillisecond(t *testing.T) {
+func TestEngineIDsAreUniqueAndOrderedWithinOneMillisecond(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	e := engine.New(newStore(t), &engine.Options{Now: func() time.Time { return now }})
 	seen := map[string]bool{}
-	for i := 0; i < 10000; i++ {
-		id := engine.NewID(now)
+	prev := ""
+	for i := 0; i < 100000; i++ {
+		id := e.NewID()
 		if seen[id] {
 			t.Fatalf("NewID repeated %s after %d ids", id, i)
 		}
-		seen[id] = true
+		if id <= prev {
+			t.Fatalf("NewID %s does not sort after %s", id, prev)
+		}
+		seen[id], prev = true, id
 	}
 }
 

@@ -44,7 +44,7 @@ func (e *Engine) prepareNew(m *cairn.Memory, now time.Time) error {
 		return err
 	}
 	if m.ID == "" {
-		m.ID = NewID(now)
+		m.ID = e.ids.next(now)
 	}
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now
