@@ -121,8 +121,12 @@ func NewID(now time.Time) string {
 }
 
 // idGen makes ids that are unique within one engine: within a
-// millisecond, the random part of the previous id plus one (an import
-// makes many ids a millisecond; random parts alone would collide).
+// millisecond, the random part of the previous id plus a random step of
+// 2^20 to 2^20+2^23 (an import makes many ids a millisecond; random parts
+// alone would collide, and small steps would make ids that differ only in
+// their last digits, so that short prefixes would rarely be unique; a step
+// of at least 2^20 changes the 12th digit). About 500 ids fit in a
+// millisecond; more borrow the next one.
 type idGen struct {
 	mu     sync.Mutex
 	lastMS int64
@@ -133,15 +137,18 @@ func (g *idGen) next(now time.Time) string {
 	ms := now.UnixMilli()
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	var r [8]byte
+	rand.Read(r[:])
 	if ms <= g.lastMS {
 		ms = g.lastMS
-		g.last++
-		if g.last == 0 { // the random part ran out: borrow the next millisecond
+		step := 1<<20 + binary.BigEndian.Uint32(r[4:])>>9
+		if g.last > ^uint32(0)-step { // the random part ran out: borrow the next millisecond
 			ms++
+			g.last = binary.BigEndian.Uint32(r[:]) >> 1
+		} else {
+			g.last += step
 		}
 	} else {
-		var r [4]byte
-		rand.Read(r[:])
 		g.last = binary.BigEndian.Uint32(r[:]) >> 1 // room to count up
 	}
 	g.lastMS = ms
