@@ -35,6 +35,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 		req.Now = e.Now()
 	}
 	sel := &cairn.ContextSelection{}
+	sc := newContextScorer(req)
 	seen := map[string]bool{}
 	keep := func(m *cairn.Memory) bool {
 		switch {
@@ -65,7 +66,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			}
 			if keep(m) {
 				n++
-				sel.Items = append(sel.Items, e.scoreItem(req, m, g.tier, 0))
+				sel.Items = append(sel.Items, sc.item(m, g.tier, 0))
 			}
 		}
 	}
@@ -85,7 +86,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			if seen[h.Memory.ID] || !keep(h.Memory) {
 				continue
 			}
-			it := e.scoreItem(req, h.Memory, cairn.ContextRelevant, h.Relevance)
+			it := sc.item(h.Memory, cairn.ContextRelevant, h.Relevance)
 			if it.Score < req.MinRelevance {
 				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: h.Memory.ID, Reason: "below the relevance threshold", Score: it.Score})
 				continue
@@ -104,8 +105,24 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 	return sel, nil
 }
 
-// scoreItem applies seed 000's formula (cairn.ContextWeights).
-func (e *Engine) scoreItem(req cairn.ContextRequest, m *cairn.Memory, tier string, relevance float64) cairn.ContextItem {
+// contextScorer applies seed 000's formula (cairn.ContextWeights) for one
+// request; the words tags are matched against are found once, not once
+// per memory scored.
+type contextScorer struct {
+	req   cairn.ContextRequest
+	words map[string]bool // terms of the prompt and the files
+}
+
+func newContextScorer(req cairn.ContextRequest) *contextScorer {
+	sc := &contextScorer{req: req, words: map[string]bool{}}
+	for _, t := range lexical.QueryTerms(req.Prompt + " " + strings.Join(req.Files, " ")) {
+		sc.words[t] = true
+	}
+	return sc
+}
+
+func (sc *contextScorer) item(m *cairn.Memory, tier string, relevance float64) cairn.ContextItem {
+	req := sc.req
 	w := req.Weights
 	var rs []cairn.ScoreReason
 	addR := func(name string, v float64) {
@@ -125,7 +142,7 @@ func (e *Engine) scoreItem(req cairn.ContextRequest, m *cairn.Memory, tier strin
 	if len(req.Files) > 0 && pathsOverlap(m.FileRefs, req.Files) {
 		addR("file overlap", w.PathOverlap)
 	}
-	if tagsMatch(m.Tags, req) {
+	if sc.tagsMatch(m.Tags) {
 		addR("tag match", w.TagMatch)
 	}
 	if req.Agent != "" && m.Agent == req.Agent {
@@ -212,14 +229,8 @@ func matchDoubleStar(glob, p string) bool {
 
 // tagsMatch reports whether a tag of the memory names a word of the
 // prompt, the hat, the agent or a file (seed 000's keyword match).
-func tagsMatch(tags []string, req cairn.ContextRequest) bool {
-	if len(tags) == 0 {
-		return false
-	}
-	words := map[string]bool{}
-	for _, t := range lexical.QueryTerms(req.Prompt + " " + strings.Join(req.Files, " ")) {
-		words[t] = true
-	}
+func (sc *contextScorer) tagsMatch(tags []string) bool {
+	req, words := sc.req, sc.words
 	for _, tag := range tags {
 		// Namespaced tags match on their value: "agent:claude" → claude.
 		v := tag
