@@ -130,21 +130,23 @@ const minDeadForCompaction = 256
 type indexBatch struct {
 	parts map[string]*partState
 	terms []string
-	// pre, when set, is the analysis of the memory about to be added,
-	// computed ahead (see Import); it is used if its text still matches.
+	// pre, when set, is the analysis of a memory about to be added,
+	// computed ahead (see Import); it is used when that very memory is
+	// added (a key upsert or a reinforcement adds another one).
 	pre *analysis
 }
 
-// analysis is a memory's index terms and document length.
+// analysis is a memory's index terms and document length, made before the
+// memory is handed to the writer, which changes no indexed field of it.
 type analysis struct {
-	text  string
+	m     *cairn.Memory
 	terms []string
 	dl    int
 }
 
 func analyze(m *cairn.Memory) *analysis {
-	a := &analysis{text: indexedText(m)}
-	a.terms, a.dl = lexical.Analyze(a.text, nil)
+	a := &analysis{m: m}
+	a.terms, a.dl = lexical.Analyze(indexedText(m), nil)
 	return a
 }
 
@@ -183,10 +185,10 @@ func (b *indexBatch) add(ctx context.Context, tx cairn.Tx, m *cairn.Memory) erro
 	}
 	var dl int
 	terms := b.terms[:0]
-	if text := indexedText(m); b.pre != nil && b.pre.text == text {
+	if b.pre != nil && b.pre.m == m {
 		terms, dl = b.pre.terms, b.pre.dl
 	} else {
-		b.terms, dl = lexical.Analyze(text, b.terms[:0])
+		b.terms, dl = lexical.Analyze(indexedText(m), b.terms[:0])
 		terms = b.terms
 	}
 	m.DocNum = p.stats.NextDoc
