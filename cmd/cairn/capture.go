@@ -64,28 +64,19 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 			return err
 		}
 		defer s.Close()
+		st := newStorer(ctx, m, s, asJSON)
+		prov := provenance{hat: hat.v, agent: agent.v, task: task.v, session: session.v}
 		for _, sig := range sigs {
-			mem := sig.Memory(g.project)
-			mem.Hat, mem.Agent, mem.TaskID, mem.SessionID = hat.v, agent.v, task.v, session.v
-			if sig.Kind == capture.KindDifficulty && task.v != "" {
-				mem.Key = "difficulty:" + task.v // one, latest, estimate per task
-			}
-			res, err := s.eng.AddMemory(ctx, mem)
+			res, err := st.store(signalMemory(sig, g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
 			if err != nil {
-				if ctx.Err() != nil {
-					return ctx.Err()
-				}
-				failed++
-				fmt.Fprintf(m.Stderr, "cairn: line %d: cannot store the %s: %s\n", sig.Line, sig.Kind, oneLine(cairn.ErrorMessage(err)))
-				continue
+				return err
 			}
-			counts[res.Status]++
-			out.Stored = append(out.Stored, storedJSON{ID: res.Memory.ID, Status: res.Status, Kind: sig.Kind,
-				Type: res.Memory.Type, Title: res.Memory.Title, Line: sig.Line})
-			if !asJSON {
-				fmt.Fprintf(m.Stdout, "%s %s %s: %s\n", res.Status, res.Memory.ID, res.Memory.Type, res.Memory.Title)
+			if res != nil {
+				out.Stored = append(out.Stored, storedJSON{ID: res.Memory.ID, Status: res.Status, Kind: sig.Kind,
+					Type: res.Memory.Type, Title: res.Memory.Title, Line: sig.Line})
 			}
 		}
+		counts, failed = st.counts, st.failed
 	}
 	if asJSON {
 		if err := writeJSON(m.Stdout, out); err != nil {

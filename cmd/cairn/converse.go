@@ -107,25 +107,17 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 			mems = append(mems, got...)
 		}
 	}
-	counts := map[string]int{}
-	failed := 0
+	st := newStorer(ctx, m, s, false)
 	for _, mem := range mems {
 		mem.Project = g.project
 		if mem.SessionID == "" {
 			mem.SessionID = chat.v
 		}
-		res, err := s.eng.AddMemory(ctx, mem)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			failed++
-			fmt.Fprintf(m.Stderr, "cairn: cannot store the %s %q: %s\n", mem.Type, mem.Title, oneLine(cairn.ErrorMessage(err)))
-			continue
+		if _, err := st.store(mem, "", fmt.Sprintf("%s %q", mem.Type, mem.Title)); err != nil {
+			return err
 		}
-		counts[res.Status]++
-		fmt.Fprintf(m.Stdout, "%s %s %s: %s\n", res.Status, res.Memory.ID, res.Memory.Type, res.Memory.Title)
 	}
+	counts, failed := st.counts, st.failed
 	if failed > 0 {
 		// Leave the messages pending: the next run tries again, and dedup
 		// folds what was stored this time.

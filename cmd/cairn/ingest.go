@@ -68,24 +68,11 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 	if who == "" {
 		who = "claude"
 	}
-	counts := map[string]int{}
-	failed := 0
+	sto := newStorer(ctx, m, s, asJSON)
 	store := func(mem *cairn.Memory) error {
 		mem.Hat, mem.Agent = hat.v, who
-		res, err := s.eng.AddMemory(ctx, mem)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			failed++
-			fmt.Fprintf(m.Stderr, "cairn: cannot store the %s %q: %s\n", mem.Type, mem.Title, oneLine(cairn.ErrorMessage(err)))
-			return nil
-		}
-		counts[res.Status]++
-		if !asJSON {
-			fmt.Fprintf(m.Stdout, "%s %s %s: %s\n", res.Status, res.Memory.ID, res.Memory.Type, res.Memory.Title)
-		}
-		return nil
+		_, err := sto.store(mem, "", fmt.Sprintf("%s %q", mem.Type, mem.Title))
+		return err
 	}
 
 	x := transcript.NewExtractor(g.project)
@@ -129,6 +116,7 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 	}
 
+	counts, failed := sto.counts, sto.failed
 	if asJSON {
 		if err := writeJSON(m.Stdout, struct {
 			Source     string `json:"source"`

@@ -83,35 +83,25 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
-	provenance := func(x *cairn.Memory) {
-		x.TaskID, x.Agent, x.SessionID, x.Hat = task.v, agent.v, session.v, hat.v
-	}
-	provenance(mem)
+	prov := provenance{hat: hat.v, agent: agent.v, task: task.v, session: session.v}
+	mem.TaskID, mem.Agent, mem.SessionID, mem.Hat = prov.task, prov.agent, prov.session, prov.hat
 	res, err := s.eng.AddMemory(ctx, mem)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "%s %s %s\n", res.Memory.ID, res.Status, res.Memory.Type)
-	failed := 0
+	st := newStorer(ctx, m, s, true)
 	for _, sig := range sigs {
-		x := sig.Memory(g.project)
-		provenance(x)
-		if sig.Kind == capture.KindDifficulty {
-			x.Key = "difficulty:" + task.v // as capture does: one, latest, estimate per task
-		}
-		r, err := s.eng.AddMemory(ctx, x)
+		r, err := st.store(signalMemory(sig, g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
 		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			failed++
-			fmt.Fprintf(m.Stderr, "cairn: line %d: cannot store the %s: %s\n", sig.Line, sig.Kind, oneLine(cairn.ErrorMessage(err)))
-			continue
+			return err
 		}
-		fmt.Fprintf(m.Stdout, "%s %s %s\n", r.Memory.ID, r.Status, r.Memory.Type)
+		if r != nil {
+			fmt.Fprintf(m.Stdout, "%s %s %s\n", r.Memory.ID, r.Status, r.Memory.Type)
+		}
 	}
-	if failed > 0 {
-		fmt.Fprintf(m.Stderr, "cairn: %d of %d signals could not be stored\n", failed, len(sigs))
+	if st.failed > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: %d of %d signals could not be stored\n", st.failed, len(sigs))
 		return exitError(exitFailure)
 	}
 	return nil

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
+)
+
+// provenance is who learned a captured memory, while doing what.
+type provenance struct{ hat, agent, task, session string }
+
+// signalMemory turns a captured signal into the memory to store, with its
+// provenance. A task's difficulty estimate is keyed by the task, so that
+// the task keeps only its latest estimate.
+func signalMemory(sig capture.Signal, project string, p provenance) *cairn.Memory {
+	mem := sig.Memory(project)
+	mem.Hat, mem.Agent, mem.TaskID, mem.SessionID = p.hat, p.agent, p.task, p.session
+	if sig.Kind == capture.KindDifficulty && p.task != "" {
+		mem.Key = "difficulty:" + p.task
+	}
+	return mem
+}
+
+// storer stores captured memories one at a time: a memory that cannot be
+// stored is reported on standard error and counted, and the others are
+// still stored. Only a cancelled context stops it.
+type storer struct {
+	ctx    context.Context
+	m      *Main
+	s      *session
+	quiet  bool // print no line per stored memory
+	counts map[string]int
+	failed int
+}
+
+func newStorer(ctx context.Context, m *Main, s *session, quiet bool) *storer {
+	return &storer{ctx: ctx, m: m, s: s, quiet: quiet, counts: map[string]int{}}
+}
+
+// store stores mem and returns the result, or nil when it failed (the
+// failure is reported as "cairn: <where>cannot store the <what>: …").
+func (st *storer) store(mem *cairn.Memory, where, what string) (*cairn.WriteResult, error) {
+	res, err := st.s.eng.AddMemory(st.ctx, mem)
+	if err != nil {
+		if st.ctx.Err() != nil {
+			return nil, st.ctx.Err()
+		}
+		st.failed++
+		fmt.Fprintf(st.m.Stderr, "cairn: %scannot store the %s: %s\n", where, what, oneLine(cairn.ErrorMessage(err)))
+		return nil, nil
+	}
+	st.counts[res.Status]++
+	if !st.quiet {
+		fmt.Fprintf(st.m.Stdout, "%s %s %s: %s\n", res.Status, res.Memory.ID, res.Memory.Type, res.Memory.Title)
+	}
+	return res, nil
+}
