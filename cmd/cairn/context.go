@@ -120,32 +120,31 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 
 // contextRequest maps the configuration and the flags to a request.
 func contextRequest(c *config.Config, project, prompt, hat, agent, task, session string, files []string) cairn.ContextRequest {
-	req := cairn.DefaultContextRequest(project)
+	req := cairn.DefaultContextRequest(project) // for the weights the configuration does not hold
 	req.Prompt, req.Hat, req.Agent, req.Task, req.Session, req.Files = prompt, hat, agent, task, session, files
-	sc := c.Scoring
+	sc, cc := c.Scoring, c.Context
 	req.Weights = cairn.ContextWeights{
 		Relevance: sc.Relevance, Confidence: sc.Confidence, SameHat: sc.SameHat, RelatedHat: sc.RelatedHat,
 		PathOverlap: sc.PathOverlap, TagMatch: sc.TagMatch, SameAgent: req.Weights.SameAgent,
 		SameTask: req.Weights.SameTask, RecencyMax: sc.RecencyMax, RecencyPerDay: sc.RecencyPerDay,
 		HatRelations: sc.HatRelations,
 	}
-	req.MinRelevance = sc.Threshold
-	if c.Context.Relevant.MinRelevance > req.MinRelevance {
-		req.MinRelevance = c.Context.Relevant.MinRelevance
+	req.MinRelevance = max(sc.Threshold, cc.Relevant.MinRelevance)
+	req.StaticTypes, req.CriticalTypes, req.DynamicTypes, req.DynamicCount, req.RelevantLimit = nil, nil, nil, 0, 0
+	req.RelevantTypes = cc.Relevant.Types
+	if cc.Static.Enabled {
+		req.StaticTypes = cc.Static.Types
+		// min_constraint_confidence 0 turns critical constraints off.
+		if cc.Static.MinConstraintConfidence > 0 {
+			req.CriticalTypes = cairn.DefaultContextRequest(project).CriticalTypes
+			req.CriticalConfidence = cc.Static.MinConstraintConfidence
+		}
 	}
-	req.StaticTypes, req.DynamicTypes, req.RelevantTypes = nil, nil, c.Context.Relevant.Types
-	req.DynamicCount, req.RelevantLimit = 0, 0
-	req.CriticalConfidence = c.Context.Static.MinConstraintConfidence
-	if c.Context.Static.Enabled {
-		req.StaticTypes = c.Context.Static.Types
-	} else {
-		req.CriticalTypes = nil
+	if cc.Dynamic.Enabled {
+		req.DynamicTypes, req.DynamicCount = cc.Dynamic.Types, cc.Dynamic.Count
 	}
-	if c.Context.Dynamic.Enabled {
-		req.DynamicTypes, req.DynamicCount = c.Context.Dynamic.Types, c.Context.Dynamic.Count
-	}
-	if c.Context.Relevant.Enabled {
-		req.RelevantLimit = c.Context.Relevant.Limit
+	if cc.Relevant.Enabled {
+		req.RelevantLimit = cc.Relevant.Limit
 	}
 	return req
 }

@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/config"
 )
 
 const ctxNow = "2026-11-01T12:00:00Z"
@@ -156,5 +158,20 @@ func TestContextWithoutDatabasePrintsNothing(t *testing.T) {
 	}
 	if _, err := os.Stat(c.db); err == nil {
 		t.Errorf("context created the database")
+	}
+}
+
+func TestContextRequestHonoursTheConfiguration(t *testing.T) {
+	t.Parallel()
+	c := config.Default()
+	req := contextRequest(c, "p", "x", "", "", "", "", nil)
+	if len(req.CriticalTypes) == 0 || req.CriticalConfidence != 0.9 || req.DynamicCount != 3 || req.RelevantLimit != 8 {
+		t.Fatalf("defaults: %+v", req)
+	}
+	c.Context.Static.MinConstraintConfidence = 0 // "none of those"
+	c.Context.Dynamic.Enabled = false
+	req = contextRequest(c, "p", "x", "", "", "", "", nil)
+	if len(req.CriticalTypes) != 0 || req.DynamicCount != 0 {
+		t.Errorf("min_constraint_confidence 0 and a disabled dynamic tier: %+v", req)
 	}
 }
