@@ -306,20 +306,11 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored [
 				weight[t] += wdoc[m.DocNum] * float64(n) / float64(dl)
 			}
 		}
-		type tw struct {
-			t string
-			w float64
-		}
-		var cands []tw
+		var cands []termWeight
 		for t, w := range weight {
-			cands = append(cands, tw{t, w})
+			cands = append(cands, termWeight{t, w})
 		}
-		sort.Slice(cands, func(i, j int) bool {
-			if cands[i].w != cands[j].w {
-				return cands[i].w > cands[j].w
-			}
-			return cands[i].t < cands[j].t
-		})
+		sortWeighted(cands)
 		if len(cands) > e.feedback.Terms*2 {
 			cands = cands[:e.feedback.Terms*2]
 		}
@@ -342,12 +333,7 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored [
 			}
 			cands[i].w *= index.IDF(n, df)
 		}
-		sort.Slice(cands, func(i, j int) bool {
-			if cands[i].w != cands[j].w {
-				return cands[i].w > cands[j].w
-			}
-			return cands[i].t < cands[j].t
-		})
+		sortWeighted(cands)
 		for len(cands) > 0 && cands[len(cands)-1].w <= 0 {
 			cands = cands[:len(cands)-1]
 		}
@@ -414,4 +400,20 @@ func (dm docMemo) find(ctx context.Context, tx cairn.Tx, part string, docs []int
 		}
 	}
 	return out, nil
+}
+
+// termWeight is a candidate feedback term and its weight.
+type termWeight struct {
+	t string
+	w float64
+}
+
+// sortWeighted orders terms by weight, heaviest first, then by term.
+func sortWeighted(ts []termWeight) {
+	sort.Slice(ts, func(i, j int) bool {
+		if ts[i].w != ts[j].w {
+			return ts[i].w > ts[j].w
+		}
+		return ts[i].t < ts[j].t
+	})
 }
