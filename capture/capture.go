@@ -7,6 +7,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/lexical"
 )
 
 // Signal kinds.
@@ -684,7 +685,7 @@ func lookAlike(name string) string {
 		if len(s) >= 10 {
 			max = 3
 		}
-		if abs(len(s)-len(name)) <= max && distance(name, s) <= max {
+		if abs(len(s)-len(name)) <= max && lexical.EditDistance(name, s) <= max {
 			return s
 		}
 	}
@@ -706,27 +707,6 @@ func abs(x int) int {
 		return -x
 	}
 	return x
-}
-
-// distance is the Levenshtein distance of two short ASCII strings.
-func distance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := prev[j-1]
-			if a[i-1] != b[j-1] {
-				c++
-			}
-			cur[j] = min(c, prev[j]+1, cur[j-1]+1)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // splitList splits a comma-separated list, trimming the items.

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/lexical"
 )
 
 type kind int
@@ -345,7 +346,7 @@ func suggest(c *Config, path []string) string {
 	}
 	best, bestD := "", math.MaxInt
 	for _, k := range cands {
-		if d := editDistance(key, k); d < bestD {
+		if d := lexical.EditDistance(key, k); d < bestD {
 			best, bestD = k, d
 		}
 	}
@@ -370,7 +371,7 @@ func suggest(c *Config, path []string) string {
 func nearest(s string, names []string) string {
 	best, bestD := "", math.MaxInt
 	for _, n := range names {
-		if d := editDistance(s, n); d < bestD {
+		if d := lexical.EditDistance(s, n); d < bestD {
 			best, bestD = n, d
 		}
 	}
@@ -378,26 +379,6 @@ func nearest(s string, names []string) string {
 		return best
 	}
 	return ""
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // Checks; each returns the problem or "".
