@@ -305,8 +305,8 @@ func (c *Config) typesOfTier(tier string) []string {
 	return out
 }
 
-// clone returns a deep copy of c.
-func (c *Config) clone() *Config {
+// Clone returns a deep copy of c: changing one never changes the other.
+func (c *Config) Clone() *Config {
 	d := *c
 	d.Context.Static.Types = slices.Clone(c.Context.Static.Types)
 	d.Context.Dynamic.Types = slices.Clone(c.Context.Dynamic.Types)

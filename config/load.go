@@ -151,7 +151,7 @@ func (l *Loaded) Set(key, value, from string) error {
 	if p != "" {
 		return invalid(&Error{Where: from, Key: lf.key, Problem: p})
 	}
-	raw, orig := l.raw.clone(), maps.Clone(l.origin)
+	raw, orig := l.raw.Clone(), maps.Clone(l.origin)
 	o := origin{from: from, rank: rankOverride}
 	if lf.create != nil && lf.create(l.raw) {
 		l.origin[lf.entry] = o
@@ -400,7 +400,7 @@ func (w *walker) keywords(v any) {
 // reconciles tiers with the type lists, checks what only the whole
 // configuration can tell, and applies the active mode.
 func (l *Loaded) resolve() error {
-	c := l.raw.clone()
+	c := l.raw.Clone()
 	eff := maps.Clone(l.origin)
 	if err := reconcileTiers(c, eff); err != nil {
 		return err

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -10,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/contextpack"
+	"github.com/cairn-dev/cairn/recall"
 )
 
 func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
@@ -41,35 +43,21 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	c := cfg.Config
-	if *mode != "" {
-		if err := c.ApplyMode(*mode); err != nil {
-			return err
+	req := recall.Request{
+		Project: g.project, Prompt: *prompt, Hat: *hat, Agent: *agent, Task: *task, Session: *session,
+		Files: files.vals, Mode: *mode, Format: *format, Explain: *explain, Index: *index,
+		Budget: budget.v, BudgetSet: budget.set, Limit: limit.v, LimitSet: limit.set,
+		MaxChars: maxChars.v, MaxCharsSet: maxChars.set,
+	}
+	// Check the request before touching the database, so that a mistake
+	// is reported even when nothing is remembered yet.
+	if _, _, err := recall.Configure(c.Clone(), &req); err != nil {
+		var ie *recall.InvalidError
+		if errors.As(err, &ie) {
+			return usagef("context: %s", ie.Msg)
 		}
-	} else if err := c.ApplyMode(c.Context.Mode); err != nil {
 		return err
 	}
-	keywords := c.ApplyKeywords(*prompt)
-	if budget.set {
-		c.Context.Budget = budget.v
-	}
-	if limit.set {
-		c.Context.Relevant.Limit = limit.v
-	}
-	if maxChars.set {
-		c.Context.MaxChars = maxChars.v
-	}
-	if *format == "" {
-		*format = c.Context.Format
-	}
-	switch *format {
-	case contextpack.FormatMarkdown, contextpack.FormatXML, contextpack.FormatJSON:
-	default:
-		return usagef("context: --format must be markdown, xml or json")
-	}
-	if c.Context.Budget < 0 || c.Context.Relevant.Limit < 0 || c.Context.MaxChars < 0 {
-		return usagef("context: --budget, --limit and --max-chars cannot be negative")
-	}
-
 	if m.resident == nil {
 		if _, err := os.Stat(g.db); err != nil {
 			return nil // nothing remembered yet: an empty block, and no file created
@@ -83,22 +71,11 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
-	req := contextRequest(c, g.project, *prompt, *hat, *agent, *task, *session, files.vals)
-	req.Now = s.eng.Now()
-	sel, err := s.eng.SelectContext(ctx, req)
+	b, err := recall.Build(ctx, s.eng, c, req)
 	if err != nil {
 		return err
 	}
-	pr := contextpack.Request{
-		Project: g.project, Sections: sections(sel), Budget: c.Context.Budget,
-		MaxChars: c.Context.MaxChars, Format: *format, Explain: *explain,
-	}
-	if *index {
-		if pr.Index, err = memoryIndex(ctx, s, g.project); err != nil {
-			return err
-		}
-	}
-	res := contextpack.Render(pr)
+	res := b.Result
 	if res.Text != "" {
 		fmt.Fprint(m.Stdout, res.Text)
 		if !strings.HasSuffix(res.Text, "\n") {
@@ -106,130 +83,12 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 	}
 	if *explain {
-		printExplain(m, c, keywords, sel, res)
+		printExplain(m, b.Config, b.Keywords, b.Selection, res)
 	}
 	if *dryRun || len(res.Placed) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(res.Placed))
-	for _, p := range res.Placed {
-		ids = append(ids, p.ID)
-	}
-	return s.recordUse(ctx, ids, *session)
-}
-
-// contextRequest maps the configuration and the flags to a request.
-func contextRequest(c *config.Config, project, prompt, hat, agent, task, session string, files []string) cairn.ContextRequest {
-	req := cairn.DefaultContextRequest(project) // for the weights the configuration does not hold
-	req.Prompt, req.Hat, req.Agent, req.Task, req.Session, req.Files = prompt, hat, agent, task, session, files
-	sc, cc := c.Scoring, c.Context
-	req.Weights = cairn.ContextWeights{
-		Relevance: sc.Relevance, Confidence: sc.Confidence, SameHat: sc.SameHat, RelatedHat: sc.RelatedHat,
-		PathOverlap: sc.PathOverlap, TagMatch: sc.TagMatch, SameAgent: req.Weights.SameAgent,
-		SameTask: req.Weights.SameTask, RecencyMax: sc.RecencyMax, RecencyPerDay: sc.RecencyPerDay,
-		HatRelations: sc.HatRelations,
-	}
-	req.MinRelevance = max(sc.Threshold, cc.Relevant.MinRelevance)
-	req.StaticTypes, req.CriticalTypes, req.DynamicTypes, req.DynamicCount, req.RelevantLimit = nil, nil, nil, 0, 0
-	req.RelevantTypes = cc.Relevant.Types
-	if cc.Static.Enabled {
-		req.StaticTypes = cc.Static.Types
-		// min_constraint_confidence 0 turns critical constraints off.
-		if cc.Static.MinConstraintConfidence > 0 {
-			req.CriticalTypes = cairn.DefaultContextRequest(project).CriticalTypes
-			req.CriticalConfidence = cc.Static.MinConstraintConfidence
-		}
-	}
-	if cc.Dynamic.Enabled {
-		req.DynamicTypes, req.DynamicCount = cc.Dynamic.Types, cc.Dynamic.Count
-	}
-	if cc.Relevant.Enabled {
-		req.RelevantLimit = cc.Relevant.Limit
-	}
-	return req
-}
-
-// The sections of the block, in the order they are packed and shown.
-var sectionOrder = []struct {
-	kind, title string
-	priority    int
-	grouped     bool
-}{
-	{"pinned", "Pinned", 0, false},
-	{"constraints", "Critical Constraints", 1, false},
-	{"preferences", "Preferences", 1, false},
-	{"decisions", "Project Decisions", 1, false},
-	{"conventions", "Conventions", 1, false},
-	{"sessions", "Recent Sessions", 2, false},
-	{"relevant", "Relevant Knowledge", 3, true},
-}
-
-// sections groups the chosen memories into the block's sections.
-func sections(sel *cairn.ContextSelection) []contextpack.Section {
-	items := map[string][]contextpack.Item{}
-	for _, it := range sel.Items {
-		m := it.Memory
-		kind := "relevant"
-		switch it.Tier {
-		case cairn.ContextPinned:
-			kind = "pinned"
-		case cairn.ContextDynamic:
-			kind = "sessions"
-		case cairn.ContextStatic:
-			switch {
-			case m.Type == "decision":
-				kind = "decisions"
-			case m.Type == "constraint" || m.Type == "architecture":
-				kind = "constraints"
-			case m.Type == "convention":
-				kind = "conventions"
-			default:
-				kind = "preferences"
-			}
-		}
-		reasons := make([]contextpack.Reason, 0, len(it.Reasons))
-		for _, r := range it.Reasons {
-			reasons = append(reasons, contextpack.Reason{Name: r.Name, Value: r.Value})
-		}
-		items[kind] = append(items[kind], contextpack.Item{
-			ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Tags: m.Tags,
-			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: it.Score + m.Confidence, Reasons: reasons,
-		})
-	}
-	var out []contextpack.Section
-	for _, so := range sectionOrder {
-		if len(items[so.kind]) > 0 {
-			out = append(out, contextpack.Section{Kind: so.kind, Title: so.title, Priority: so.priority,
-				GroupByType: so.grouped, Items: items[so.kind]})
-		}
-	}
-	return out
-}
-
-// memoryIndex is seed 001's memory index: each type with its count and its
-// two newest titles.
-func memoryIndex(ctx context.Context, s *session, project string) ([]contextpack.IndexType, error) {
-	st, err := s.eng.Stats(ctx, project)
-	if err != nil {
-		return nil, err
-	}
-	var out []contextpack.IndexType
-	for _, t := range contextpack.TypeOrder() {
-		n := st.ByType[t]
-		if n == 0 {
-			continue
-		}
-		it := contextpack.IndexType{Type: t, Count: n}
-		ms, _, err := s.eng.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: 2})
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			it.Recent = append(it.Recent, contextpack.IndexEntry{Title: m.Title, Date: m.CreatedAt})
-		}
-		out = append(out, it)
-	}
-	return out, nil
+	return s.recordUse(ctx, b.IDs(), *session)
 }
 
 func printExplain(m *Main, c *config.Config, keywords []string, sel *cairn.ContextSelection, res contextpack.Result) {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cairn-dev/cairn/config"
 )
 
 const ctxNow = "2026-11-01T12:00:00Z"
@@ -161,17 +160,3 @@ func TestContextWithoutDatabasePrintsNothing(t *testing.T) {
 	}
 }
 
-func TestContextRequestHonoursTheConfiguration(t *testing.T) {
-	t.Parallel()
-	c := config.Default()
-	req := contextRequest(c, "p", "x", "", "", "", "", nil)
-	if len(req.CriticalTypes) == 0 || req.CriticalConfidence != 0.9 || req.DynamicCount != 3 || req.RelevantLimit != 8 {
-		t.Fatalf("defaults: %+v", req)
-	}
-	c.Context.Static.MinConstraintConfidence = 0 // "none of those"
-	c.Context.Dynamic.Enabled = false
-	req = contextRequest(c, "p", "x", "", "", "", "", nil)
-	if len(req.CriticalTypes) != 0 || req.DynamicCount != 0 {
-		t.Errorf("min_constraint_confidence 0 and a disabled dynamic tier: %+v", req)
-	}
-}

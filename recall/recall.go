@@ -1,0 +1,262 @@
+// Package recall builds the memory block an agent gets in its prompt: it
+// maps the configuration and a request to the engine's tier selection and
+// renders the chosen memories with package contextpack. The CLI's
+// `cairn context`, the MCP context tool and the Claude Code hooks all build
+// their blocks here, so the three give the same block for the same input.
+//
+// Build records nothing: the caller decides whether and how the use of the
+// placed memories is recorded (Block.IDs), because a resident server batches
+// those writes while a one-shot command writes them at once.
+package recall
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/contextpack"
+	"github.com/cairn-dev/cairn/engine"
+)
+
+// Request is one block to build. Zero values take the configuration's
+// defaults; Budget, Limit and MaxChars are used only when their Set flag is
+// true, so that 0 can mean "nothing".
+type Request struct {
+	Project string
+	Prompt  string
+	Hat     string
+	Agent   string
+	Task    string
+	Session string // memories written in this session are left out
+	Files   []string
+
+	Mode   string // a mode of the configuration; "" takes context.mode
+	Format string // markdown, xml or json; "" takes context.format
+
+	Budget, Limit, MaxChars          int
+	BudgetSet, LimitSet, MaxCharsSet bool
+
+	// Tiers, when not nil, keeps only these tiers of the selection
+	// (cairn.ContextPinned, ContextStatic, ContextDynamic, ContextRelevant).
+	// Hooks use it to inject the lasting tiers at session start and the
+	// relevant tier with each prompt.
+	Tiers []string
+
+	Explain bool // fill Result.Explain (see contextpack.Request)
+	Index   bool // add seed 001's memory index
+}
+
+// Block is a built block and what it was built from.
+type Block struct {
+	Text      string                  // the rendered block; "" when nothing was placed
+	Result    contextpack.Result      // placement, omissions and the explanation
+	Selection *cairn.ContextSelection // the engine's candidates with their scores
+	Config    *config.Config          // the effective configuration (mode and keywords applied)
+	Keywords  []string                // keyword overrides the prompt matched
+}
+
+// IDs are the ids of the memories placed in the block, in block order.
+func (b *Block) IDs() []string {
+	ids := make([]string, 0, len(b.Result.Placed))
+	for _, p := range b.Result.Placed {
+		ids = append(ids, p.ID)
+	}
+	return ids
+}
+
+// InvalidError is a request the configuration cannot serve (an unknown
+// mode or format, a negative budget). Callers show it as a usage error.
+type InvalidError struct{ Msg string }
+
+func (e *InvalidError) Error() string { return e.Msg }
+
+// Configure applies the request's mode, keyword overrides and explicit
+// limits to a copy-free configuration c (it is changed in place) and
+// returns the keywords that matched and the format to render.
+func Configure(c *config.Config, req *Request) (keywords []string, format string, err error) {
+	mode := req.Mode
+	if mode == "" {
+		mode = c.Context.Mode
+	}
+	if err := c.ApplyMode(mode); err != nil {
+		return nil, "", err
+	}
+	keywords = c.ApplyKeywords(req.Prompt)
+	if req.BudgetSet {
+		c.Context.Budget = req.Budget
+	}
+	if req.LimitSet {
+		c.Context.Relevant.Limit = req.Limit
+	}
+	if req.MaxCharsSet {
+		c.Context.MaxChars = req.MaxChars
+	}
+	format = req.Format
+	if format == "" {
+		format = c.Context.Format
+	}
+	switch format {
+	case contextpack.FormatMarkdown, contextpack.FormatXML, contextpack.FormatJSON:
+	default:
+		return nil, "", &InvalidError{fmt.Sprintf("the format must be markdown, xml or json, not %q", format)}
+	}
+	if c.Context.Budget < 0 || c.Context.Relevant.Limit < 0 || c.Context.MaxChars < 0 {
+		return nil, "", &InvalidError{"the budget, the limit and the character cap cannot be negative"}
+	}
+	return keywords, format, nil
+}
+
+// Build selects and renders the block for req with the configuration c,
+// which it changes in place (mode, keywords and limits applied). eng's
+// clock is the request's now.
+func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Request) (*Block, error) {
+	keywords, format, err := Configure(c, &req)
+	if err != nil {
+		return nil, err
+	}
+	creq := ContextRequest(c, req)
+	creq.Now = eng.Now()
+	sel, err := eng.SelectContext(ctx, creq)
+	if err != nil {
+		return nil, err
+	}
+	if req.Tiers != nil {
+		kept := sel.Items[:0:0]
+		for _, it := range sel.Items {
+			for _, t := range req.Tiers {
+				if it.Tier == t {
+					kept = append(kept, it)
+					break
+				}
+			}
+		}
+		sel.Items = kept
+	}
+	pr := contextpack.Request{
+		Project: req.Project, Sections: Sections(sel), Budget: c.Context.Budget,
+		MaxChars: c.Context.MaxChars, Format: format, Explain: req.Explain,
+	}
+	if req.Index {
+		if pr.Index, err = MemoryIndex(ctx, eng, req.Project); err != nil {
+			return nil, err
+		}
+	}
+	res := contextpack.Render(pr)
+	return &Block{Text: res.Text, Result: res, Selection: sel, Config: c, Keywords: keywords}, nil
+}
+
+// ContextRequest maps the configuration and a request to the engine's
+// request (weights, tiers, limits); Now is left for the caller.
+func ContextRequest(c *config.Config, r Request) cairn.ContextRequest {
+	req := cairn.DefaultContextRequest(r.Project) // for the weights the configuration does not hold
+	req.Prompt, req.Hat, req.Agent, req.Task, req.Session, req.Files = r.Prompt, r.Hat, r.Agent, r.Task, r.Session, r.Files
+	sc, cc := c.Scoring, c.Context
+	req.Weights = cairn.ContextWeights{
+		Relevance: sc.Relevance, Confidence: sc.Confidence, SameHat: sc.SameHat, RelatedHat: sc.RelatedHat,
+		PathOverlap: sc.PathOverlap, TagMatch: sc.TagMatch, SameAgent: req.Weights.SameAgent,
+		SameTask: req.Weights.SameTask, RecencyMax: sc.RecencyMax, RecencyPerDay: sc.RecencyPerDay,
+		HatRelations: sc.HatRelations,
+	}
+	req.MinRelevance = max(sc.Threshold, cc.Relevant.MinRelevance)
+	req.StaticTypes, req.CriticalTypes, req.DynamicTypes, req.DynamicCount, req.RelevantLimit = nil, nil, nil, 0, 0
+	req.RelevantTypes = cc.Relevant.Types
+	if cc.Static.Enabled {
+		req.StaticTypes = cc.Static.Types
+		// min_constraint_confidence 0 turns critical constraints off.
+		if cc.Static.MinConstraintConfidence > 0 {
+			req.CriticalTypes = cairn.DefaultContextRequest(r.Project).CriticalTypes
+			req.CriticalConfidence = cc.Static.MinConstraintConfidence
+		}
+	}
+	if cc.Dynamic.Enabled {
+		req.DynamicTypes, req.DynamicCount = cc.Dynamic.Types, cc.Dynamic.Count
+	}
+	if cc.Relevant.Enabled {
+		req.RelevantLimit = cc.Relevant.Limit
+	}
+	return req
+}
+
+// The sections of the block, in the order they are packed and shown.
+var sectionOrder = []struct {
+	kind, title string
+	priority    int
+	grouped     bool
+}{
+	{"pinned", "Pinned", 0, false},
+	{"constraints", "Critical Constraints", 1, false},
+	{"preferences", "Preferences", 1, false},
+	{"decisions", "Project Decisions", 1, false},
+	{"conventions", "Conventions", 1, false},
+	{"sessions", "Recent Sessions", 2, false},
+	{"relevant", "Relevant Knowledge", 3, true},
+}
+
+// Sections groups the chosen memories into the block's sections.
+func Sections(sel *cairn.ContextSelection) []contextpack.Section {
+	items := map[string][]contextpack.Item{}
+	for _, it := range sel.Items {
+		m := it.Memory
+		kind := "relevant"
+		switch it.Tier {
+		case cairn.ContextPinned:
+			kind = "pinned"
+		case cairn.ContextDynamic:
+			kind = "sessions"
+		case cairn.ContextStatic:
+			switch {
+			case m.Type == "decision":
+				kind = "decisions"
+			case m.Type == "constraint" || m.Type == "architecture":
+				kind = "constraints"
+			case m.Type == "convention":
+				kind = "conventions"
+			default:
+				kind = "preferences"
+			}
+		}
+		reasons := make([]contextpack.Reason, 0, len(it.Reasons))
+		for _, r := range it.Reasons {
+			reasons = append(reasons, contextpack.Reason{Name: r.Name, Value: r.Value})
+		}
+		items[kind] = append(items[kind], contextpack.Item{
+			ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Tags: m.Tags,
+			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: it.Score + m.Confidence, Reasons: reasons,
+		})
+	}
+	var out []contextpack.Section
+	for _, so := range sectionOrder {
+		if len(items[so.kind]) > 0 {
+			out = append(out, contextpack.Section{Kind: so.kind, Title: so.title, Priority: so.priority,
+				GroupByType: so.grouped, Items: items[so.kind]})
+		}
+	}
+	return out
+}
+
+// MemoryIndex is seed 001's memory index: each type with its count and its
+// two newest titles.
+func MemoryIndex(ctx context.Context, eng *engine.Engine, project string) ([]contextpack.IndexType, error) {
+	st, err := eng.Stats(ctx, project)
+	if err != nil {
+		return nil, err
+	}
+	var out []contextpack.IndexType
+	for _, t := range contextpack.TypeOrder() {
+		n := st.ByType[t]
+		if n == 0 {
+			continue
+		}
+		it := contextpack.IndexType{Type: t, Count: n}
+		ms, _, err := eng.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: 2})
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range ms {
+			it.Recent = append(it.Recent, contextpack.IndexEntry{Title: m.Title, Date: m.CreatedAt})
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
