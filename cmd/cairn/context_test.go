@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-
 )
 
 const ctxNow = "2026-11-01T12:00:00Z"
@@ -159,4 +158,3 @@ func TestContextWithoutDatabasePrintsNothing(t *testing.T) {
 		t.Errorf("context created the database")
 	}
 }
-
