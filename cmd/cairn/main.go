@@ -95,6 +95,7 @@ func commands() []command {
 		{"stats", "[--json]", "count the project's memories by type", runStats},
 		{"types", "[--json]", "list the memory types and their policies", runTypes},
 		{"config", "[--json]", "print the effective configuration and where each value came from", runConfig},
+		{"hook", "claude EVENT", "answer a Claude Code hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
 		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly", runServe},
 		{"version", "", "print cairn's version", runVersion},
 	}

@@ -9,6 +9,7 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -23,6 +24,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/hook"
 )
 
 // exitError carries the exit status of a forwarded command.
@@ -31,8 +33,15 @@ type exitError int
 func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // forwarded are the commands a resident server answers: reads that must
-// be fast, and that take no standard input.
-var forwarded = map[string]bool{"search": true, "context": true}
+// be fast, and Claude Code's hooks, whose prompt hook must be as fast.
+var forwarded = map[string]bool{"search": true, "context": true, "hook": true}
+
+// forwardsStdin are the forwarded commands that read standard input: the
+// client sends it along, up to maxForwardedStdin bytes (more runs locally).
+var forwardsStdin = map[string]bool{"hook": true}
+
+// maxForwardedStdin bounds the standard input a client forwards.
+const maxForwardedStdin = 1 << 20
 
 // socketPath is where the server for a database listens; "" when the path
 // would be too long for a Unix socket.
@@ -60,6 +69,9 @@ type rpcRequest struct {
 	// project and user configuration, not the server's.
 	Wd  string            `json:"wd"`
 	Env map[string]string `json:"env"`
+	// Stdin is the client's standard input, for the commands that read it
+	// (forwardsStdin).
+	Stdin []byte `json:"stdin,omitempty"`
 }
 
 // forwardedEnv are the variables a forwarded command may read.
@@ -100,12 +112,30 @@ func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
 	if _, err := os.Stat(sock); err != nil {
 		return 0, false
 	}
+	var stdin []byte
+	if forwardsStdin[commandName(args)] {
+		b, err := io.ReadAll(io.LimitReader(m.Stdin, maxForwardedStdin+1))
+		// Run locally, if it comes to that, on the same input.
+		m.Stdin = io.MultiReader(bytes.NewReader(b), m.Stdin)
+		if err != nil || len(b) > maxForwardedStdin {
+			return 0, false
+		}
+		stdin = b
+		// A hook's project is that of the folder its payload names.
+		if p, err := hook.Parse(b); err == nil && p.CWD != "" {
+			hm := *m
+			hm.Getwd = func() (string, error) { return p.CWD, nil }
+			if g, ok = forwardedGlobals(&hm, args); !ok {
+				return 0, false
+			}
+		}
+	}
 	conn, err := dialUnix(sock, forwardTimeout)
 	if err != nil {
 		return 0, false
 	}
 	defer conn.Close()
-	req := rpcRequest{Args: append([]string{"--db", db, "--project", g.project, "--now", g.now}, args...), Env: map[string]string{}}
+	req := rpcRequest{Args: append([]string{"--db", db, "--project", g.project, "--now", g.now}, args...), Env: map[string]string{}, Stdin: stdin}
 	if wd, err := m.Getwd(); err == nil {
 		req.Wd = wd
 	}
@@ -215,7 +245,7 @@ func (r *resident) handle(ctx context.Context, conn net.Conn) {
 	}
 	var out, errOut strings.Builder
 	m := &Main{
-		Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errOut,
+		Stdin: bytes.NewReader(req.Stdin), Stdout: &out, Stderr: &errOut,
 		Getenv: func(k string) string { return req.Env[k] },
 		Getwd: func() (string, error) {
 			if req.Wd == "" {
@@ -267,7 +297,7 @@ func forwardedGlobals(m *Main, args []string) (*globals, bool) {
 	for _, f := range []string{"prompt", "hat", "agent", "files", "task", "session", "budget", "format", "mode", "limit", "type", "tag", "after", "before", "exclude-session"} {
 		fs.String(f, "", "")
 	}
-	for _, f := range []string{"json", "no-global", "explain", "index", "dry-run"} {
+	for _, f := range []string{"json", "no-global", "explain", "index", "dry-run", "capture-tools"} {
 		fs.Bool(f, false, "")
 	}
 	if _, err := parseFlags(fs, args); err != nil {

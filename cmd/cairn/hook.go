@@ -1,0 +1,489 @@
+package main
+
+// `cairn hook claude EVENT`: Claude Code's hooks. The event's JSON comes
+// on standard input (package hook); the answer is context for
+// SessionStart and UserPromptSubmit, and nothing for the events that
+// capture. A hook must never get in the user's way: whatever goes wrong
+// (bad JSON, a locked or broken database, a panic) the command exits 0,
+// adds nothing, and appends one line to cairn's log file.
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
+	"github.com/cairn-dev/cairn/contextpack"
+	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/transcript"
+)
+
+// maxHookPayload bounds what a hook reads from standard input. A
+// PostToolUse payload carries the tool's whole input and output.
+const maxHookPayload = 16 << 20
+
+// Time limits of the hook's work. Claude Code gives a SessionEnd hook
+// about 1.5 s before it stops waiting; the others get its default hook
+// timeout (60 s), far more than capture needs.
+const (
+	sessionEndBudget = 1200 * time.Millisecond
+	captureBudget    = 30 * time.Second
+)
+
+// logFileName is the hook's log, next to the database.
+const logFileName = "cairn.log"
+
+const hookHelp = `
+Events (kebab-case, or Claude Code's names such as SessionStart):
+  session-start       prints the pinned, static and session-summary tiers for the
+                      project of the payload's cwd, as hookSpecificOutput JSON
+  user-prompt-submit  prints the memories relevant to the prompt; nothing when none are
+  stop, subagent-stop capture: reads the new lines of the transcript (like
+                      'cairn ingest claude') and the signals of last_assistant_message;
+                      prints nothing
+  pre-compact         capture, as stop; prints nothing
+  session-end         capture and the session summary, within 1.2 s; prints nothing
+  post-tool-use       with --capture-tools: when a test, build or lint command passes,
+                      captures at once (a fix it ends is stored before the turn ends);
+                      otherwise does nothing
+
+The hook always exits 0 and never blocks Claude Code. Errors (bad JSON, a
+database that cannot be opened, …) add nothing and append one line to
+cairn.log next to the database (default ~/.local/share/cairn/cairn.log), or
+to $XDG_STATE_HOME/cairn/cairn.log when that folder does not exist.
+`
+
+func runHook(ctx context.Context, m *Main, g *globals, args []string) (err error) {
+	fs := newFlags(m, g, "hook", "claude EVENT [flags] < payload.json")
+	captureTools := fs.Bool("capture-tools", false, "post-tool-use: capture when a test, build or lint command passes (off by default)")
+	hat := fs.String("hat", "", "the agent role (hat) of the session, given to captured memories")
+	baseHelp := fs.help
+	fs.help = func() {
+		baseHelp()
+		fmt.Fprint(m.Stdout, hookHelp)
+	}
+	h := &hookRun{m: m, g: g, captureTools: *captureTools}
+	defer func() {
+		if r := recover(); r != nil {
+			h.log(fmt.Errorf("internal error: %v", r))
+			err = nil
+		}
+	}()
+	pos, err := parseFlags(fs, args)
+	if errors.Is(err, flag.ErrHelp) {
+		return err
+	}
+	h.captureTools, h.hat = *captureTools, *hat
+	if err == nil {
+		switch {
+		case len(pos) != 2 || pos[0] != "claude":
+			err = fmt.Errorf("usage: cairn hook claude EVENT (got %q)", strings.Join(pos, " "))
+		default:
+			ev, ok := hook.ParseEvent(pos[1])
+			if !ok {
+				err = fmt.Errorf("unknown hook event %q (see `cairn help hook`)", pos[1])
+			}
+			h.event = ev
+			h.eventArg = pos[1]
+		}
+	}
+	if err != nil {
+		// A hook must not fail: say it where a person running it by hand
+		// sees it, log it, and exit 0.
+		fmt.Fprintf(m.Stderr, "cairn: %s\n", oneLine(err.Error()))
+		h.log(err)
+		return nil
+	}
+	if err := h.run(ctx); err != nil {
+		h.log(err)
+	}
+	return nil
+}
+
+// hookRun is one hook call.
+type hookRun struct {
+	m            *Main // the payload's cwd as working directory, once read
+	g            *globals
+	event        hook.Event
+	eventArg     string
+	p            *hook.Payload
+	captureTools bool
+	hat          string
+}
+
+func (h *hookRun) run(ctx context.Context) error {
+	data, err := io.ReadAll(io.LimitReader(h.m.Stdin, maxHookPayload+1))
+	if err != nil {
+		return fmt.Errorf("reading the payload: %w", err)
+	}
+	if len(data) > maxHookPayload {
+		return fmt.Errorf("the payload is larger than %d MiB", maxHookPayload>>20)
+	}
+	p, err := hook.Parse(data)
+	if err != nil {
+		return err
+	}
+	h.p = p
+	if p.CWD != "" {
+		// The project and its configuration are those of the session's
+		// folder, wherever Claude Code started the hook.
+		hm := *h.m
+		cwd := p.CWD
+		hm.Getwd = func() (string, error) { return cwd, nil }
+		h.m = &hm
+	}
+	if err := h.g.resolve(h.m); err != nil {
+		return err
+	}
+	switch h.event {
+	case hook.SessionStart:
+		return h.inject(ctx, []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic}, "")
+	case hook.UserPromptSubmit:
+		if strings.TrimSpace(p.Prompt) == "" {
+			return nil
+		}
+		return h.inject(ctx, []string{cairn.ContextRelevant}, p.Prompt)
+	case hook.Stop, hook.SubagentStop, hook.PreCompact:
+		return bounded(ctx, captureBudget, h.capture)
+	case hook.SessionEnd:
+		return bounded(ctx, sessionEndBudget, h.capture)
+	case hook.PostToolUse:
+		if !h.captureTools {
+			return nil
+		}
+		cmd := p.Command()
+		if cmd == "" || !transcript.IsGate(cmd) {
+			return nil
+		}
+		if out, failed := p.ToolResult(); transcript.Failed(failed, out) {
+			return nil // the fix, if any, is stored when the command passes
+		}
+		return bounded(ctx, captureBudget, h.capture)
+	}
+	return nil
+}
+
+// inject prints the block of the given tiers as the event's additional
+// context, and records the use of the memories in it.
+func (h *hookRun) inject(ctx context.Context, tiers []string, prompt string) error {
+	m, g := h.m, h.g
+	if m.resident == nil {
+		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
+			return nil // nothing remembered yet
+		}
+	}
+	cfg, err := m.loadConfig()
+	if err != nil {
+		return err
+	}
+	c := cfg.Config
+	req := recall.Request{Project: g.project, Prompt: prompt, Agent: "claude", Hat: h.hat, Session: h.p.SessionID, Tiers: tiers}
+	if c.Context.MaxChars > hook.MaxContext {
+		req.MaxChars, req.MaxCharsSet = hook.MaxContext, true
+	}
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	b, err := recall.Build(ctx, s.eng, c, req)
+	if err != nil {
+		return err
+	}
+	if err := fitContext(b, g.project); err != nil {
+		return err
+	}
+	out, err := hook.Context(h.event, b.Result.Text)
+	if err != nil || out == nil {
+		return err
+	}
+	if _, err := h.m.Stdout.Write(out); err != nil {
+		return err
+	}
+	return s.recordUse(ctx, b.IDs(), h.p.SessionID)
+}
+
+// fitContext renders the block again, shorter, while its JSON-escaped
+// text is longer than Claude Code takes: the character cap counts the
+// text, and escaping (a line break is \n) makes it longer.
+func fitContext(b *recall.Block, project string) error {
+	c := b.Config
+	for maxChars := c.Context.MaxChars; ; {
+		over := hook.EscapedLen(b.Result.Text) - hook.MaxContext
+		if over <= 0 {
+			return nil
+		}
+		maxChars -= over + 64
+		if maxChars <= 0 {
+			return hook.ErrTooLong
+		}
+		b.Result = contextpack.Render(contextpack.Request{
+			Project: project, Sections: recall.Sections(b.Selection), Budget: c.Context.Budget,
+			MaxChars: maxChars, Format: c.Context.Format,
+		})
+		b.Text = b.Result.Text
+	}
+}
+
+// bounded runs fn with a deadline and returns when it is done or when the
+// time is up, whichever is first: Claude Code stops waiting for a slow
+// hook, and a slow database must not make the user wait either. Work cut
+// off by the process's exit is safe: every write is one transaction.
+func bounded(ctx context.Context, d time.Duration, fn func(context.Context) error) error {
+	ctx, cancel := context.WithTimeout(ctx, d)
+	done := make(chan error, 1)
+	go func() {
+		defer cancel()
+		defer func() {
+			if r := recover(); r != nil {
+				done <- fmt.Errorf("internal error: %v", r)
+			}
+		}()
+		done <- fn(ctx)
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+		select {
+		case err := <-done: // finished just in time
+			return err
+		default:
+		}
+		return fmt.Errorf("gave up after %v: %w", d, ctx.Err())
+	}
+}
+
+// capture stores what the session taught since the last capture: the new
+// lines of the transcript (through `cairn ingest claude`, which keeps its
+// offset, so a rerun reads nothing twice) and the signals of the last
+// assistant message when the transcript does not hold them yet.
+func (h *hookRun) capture(ctx context.Context) error {
+	p := h.p
+	path := p.TranscriptPath
+	if h.event == hook.SubagentStop && p.AgentTranscriptPath != "" {
+		path = p.AgentTranscriptPath
+	}
+	path = h.expandHome(path)
+	var errs []error
+	if path != "" {
+		if err := h.ingest(ctx, path); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if (h.event == hook.Stop || h.event == hook.SubagentStop) && strings.TrimSpace(p.LastAssistantMessage) != "" {
+		if err := h.captureLastMessage(ctx, path); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// ingest runs `cairn ingest claude PATH` on the transcript.
+func (h *hookRun) ingest(ctx context.Context, path string) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil // Claude Code writes the transcript lazily: nothing said yet
+	}
+	var out, errOut bytes.Buffer
+	im := *h.m
+	im.Stdout, im.Stderr, im.Stdin = &out, &errOut, strings.NewReader("")
+	g := *h.g
+	args := []string{"claude", "--json", path}
+	if h.hat != "" {
+		args = append(args, "--hat", h.hat)
+	}
+	if err := runIngest(ctx, &im, &g, args); err != nil {
+		if msg := strings.TrimSpace(errOut.String()); msg != "" {
+			return fmt.Errorf("ingest %s: %s", path, oneLine(msg))
+		}
+		return fmt.Errorf("ingest %s: %w", path, err)
+	}
+	return nil
+}
+
+// lastMessageSource is the ingest-state row that remembers the hash of the
+// last assistant message whose signals were captured, per session and
+// agent, so that the same Stop payload twice stores nothing twice.
+func lastMessageSource(p *hook.Payload) string {
+	return "claude-hook:last-message:" + p.SessionID + ":" + p.AgentID
+}
+
+// captureLastMessage stores the signals of last_assistant_message that
+// the transcript's tail does not hold (Claude Code may not have written
+// the message to the transcript yet when the Stop hook runs).
+func (h *hookRun) captureLastMessage(ctx context.Context, path string) error {
+	p := h.p
+	sigs, _ := capture.Parse(p.LastAssistantMessage)
+	if len(sigs) == 0 {
+		return nil
+	}
+	seen := transcriptTailSignals(path)
+	var todo []capture.Signal
+	for _, s := range sigs {
+		if !seen[signalKey(s)] {
+			todo = append(todo, s)
+		}
+	}
+	if len(todo) == 0 {
+		return nil
+	}
+	s, err := h.m.open(ctx, h.g, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	st := s.eng.Store()
+	src := lastMessageSource(p)
+	fh := fnv.New64a()
+	io.WriteString(fh, p.LastAssistantMessage)
+	sum := int64(fh.Sum64() >> 1)
+	var prev int64
+	if err := st.View(ctx, func(tx cairn.Tx) error {
+		prev, err = tx.FindIngestOffset(ctx, src)
+		return err
+	}); err != nil {
+		return err
+	}
+	if prev == sum {
+		return nil // captured by an earlier run
+	}
+	var errOut bytes.Buffer
+	qm := *h.m
+	qm.Stderr = &errOut
+	sto := newStorer(ctx, &qm, s, true)
+	prov := provenance{hat: h.hat, agent: "claude", session: p.SessionID}
+	for _, sig := range todo {
+		if _, err := sto.store(signalMemory(sig, h.g.project, prov), "", sig.Kind); err != nil {
+			return err
+		}
+	}
+	if sto.failed > 0 {
+		return fmt.Errorf("last assistant message: %s", oneLine(errOut.String()))
+	}
+	return st.Update(ctx, func(tx cairn.Tx) error {
+		return tx.PutIngestOffset(ctx, src, sum, s.eng.Now())
+	})
+}
+
+// tailBytes is how much of a transcript's end is searched for the last
+// message's signals.
+const tailBytes = 1 << 20
+
+// transcriptTailSignals are the signals of the assistant text in the last
+// tailBytes of the transcript.
+func transcriptTailSignals(path string) map[string]bool {
+	seen := map[string]bool{}
+	f, err := os.Open(path)
+	if err != nil {
+		return seen
+	}
+	defer f.Close()
+	if info, err := f.Stat(); err == nil && info.Size() > tailBytes {
+		f.Seek(info.Size()-tailBytes, io.SeekStart) // the cut first line counts as malformed
+	}
+	add := func(text string) {
+		if text == "" {
+			return
+		}
+		sigs, _ := capture.Parse(text)
+		for _, s := range sigs {
+			seen[signalKey(s)] = true
+		}
+	}
+	transcript.Read(f, func(e transcript.Entry) error {
+		if e.Type != "assistant" {
+			return nil
+		}
+		add(e.Text)
+		for _, b := range e.Blocks {
+			if b.Type == "text" {
+				add(b.Text)
+			}
+		}
+		return nil
+	})
+	return seen
+}
+
+func signalKey(s capture.Signal) string {
+	return s.Kind + "\x00" + s.Type + "\x00" + strings.Join(strings.Fields(s.Content), " ")
+}
+
+// expandHome expands a leading "~/" (the form the hook documentation
+// shows for transcript_path).
+func (h *hookRun) expandHome(path string) string {
+	if strings.HasPrefix(path, "~/") {
+		if home := h.m.Getenv("HOME"); home != "" {
+			return filepath.Join(home, path[2:])
+		}
+	}
+	return path
+}
+
+// hookLogPath is the hook's log file: cairn.log next to the database when
+// that folder exists, else $XDG_STATE_HOME/cairn/cairn.log (default
+// ~/.local/state/cairn/cairn.log).
+func hookLogPath(m *Main, g *globals) string {
+	if g.db != "" {
+		dir := filepath.Dir(g.db)
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
+			return filepath.Join(dir, logFileName)
+		}
+	}
+	state := m.Getenv("XDG_STATE_HOME")
+	if state == "" {
+		home := m.Getenv("HOME")
+		if home == "" {
+			var err error
+			if home, err = os.UserHomeDir(); err != nil {
+				return ""
+			}
+		}
+		state = filepath.Join(home, ".local", "state")
+	}
+	return filepath.Join(state, "cairn", logFileName)
+}
+
+// log appends one line about err to the log file; it never fails.
+func (h *hookRun) log(err error) {
+	g := *h.g
+	if g.db == "" {
+		_ = g.resolve(h.m) // for the log's place; a failure leaves the state dir
+	}
+	path := hookLogPath(h.m, &g)
+	if path == "" {
+		return
+	}
+	os.MkdirAll(filepath.Dir(path), 0o700)
+	f, ferr := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if ferr != nil {
+		return
+	}
+	defer f.Close()
+	event := h.eventArg
+	if h.event != "" {
+		event = h.event.Kebab()
+	}
+	if event == "" {
+		event = "?"
+	}
+	session := ""
+	if h.p != nil && h.p.SessionID != "" {
+		session = " session " + h.p.SessionID
+	}
+	msg := oneLine(err.Error())
+	if len(msg) > 2000 {
+		msg = msg[:2000] + "…"
+	}
+	fmt.Fprintf(f, "%s hook claude %s%s: %s\n", time.Now().UTC().Format(time.RFC3339), event, session, msg)
+}
