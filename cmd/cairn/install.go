@@ -1,0 +1,123 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-dev/cairn/install"
+)
+
+func runInstall(ctx context.Context, m *Main, g *globals, args []string) error {
+	return setUp(m, g, "install", args)
+}
+
+func runUninstall(ctx context.Context, m *Main, g *globals, args []string) error {
+	return setUp(m, g, "uninstall", args)
+}
+
+// setUp installs or uninstalls cairn's hooks, MCP server and AGENTS.md
+// section for Claude Code or Codex (see package install for what goes
+// where), and prints each file it changed with the entries added (+),
+// updated (~) and removed (-).
+func setUp(m *Main, g *globals, name string, args []string) error {
+	fs := newFlags(m, g, name, "claude|codex [flags]")
+	var scope optString
+	fs.Var(&scope, "scope", "`project` (the git top-level folder's files; default for claude) or user (your home folder's; default for codex)")
+	command := fs.String("command", "", "the `command` that runs cairn in hooks and the MCP entry (default: this executable's absolute path), e.g. cairn when it is on PATH")
+	captureTools := fs.Bool("capture-tools", false, "also run cairn after every tool call (PostToolUse hook)")
+	noAgents := fs.Bool("no-agents-md", false, "codex: leave AGENTS.md alone")
+	dryRun := fs.Bool("dry-run", false, "print what would change and write nothing")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 1 || (pos[0] != install.Claude && pos[0] != install.Codex) {
+		return usagef("%s: name the agent: claude or codex", name)
+	}
+	s := &install.Setup{Agent: pos[0], Scope: scope.v, CaptureTools: *captureTools, NoAgentsMD: *noAgents}
+	if !scope.set {
+		s.Scope = install.ScopeProject
+		if s.Agent == install.Codex {
+			s.Scope = install.ScopeUser
+		}
+	}
+	if s.Scope != install.ScopeProject && s.Scope != install.ScopeUser {
+		return usagef("%s: --scope is project or user, not %q", name, s.Scope)
+	}
+	if *command != "" {
+		words, err := install.SplitCommand(*command)
+		if err != nil || len(words) == 0 {
+			return usagef("%s: --command: give the program that runs cairn, e.g. --command cairn", name)
+		}
+		s.Command = words
+	} else {
+		exe, err := os.Executable()
+		if err != nil {
+			return fmt.Errorf("cannot tell where this cairn is (%v); give --command", err)
+		}
+		if abs, err := filepath.Abs(exe); err == nil {
+			exe = abs
+		}
+		if name == "install" && strings.Contains(exe, "go-build") {
+			fmt.Fprintf(m.Stderr, "cairn: warning: %s is a temporary build (go run); install cairn or give --command\n", exe)
+		}
+		s.Command = []string{exe}
+	}
+	if wd, err := m.Getwd(); err == nil {
+		s.Root = projectRoot(wd)
+	}
+	s.Home = m.Getenv("HOME")
+	if s.Home == "" {
+		s.Home, _ = os.UserHomeDir()
+	}
+	s.CodexHome = m.Getenv("CODEX_HOME")
+
+	var edits []*install.Edit
+	if name == "install" {
+		edits, err = s.Install()
+	} else {
+		edits, err = s.Uninstall()
+	}
+	if err != nil {
+		return err
+	}
+	if !*dryRun {
+		if err := install.Write(edits); err != nil {
+			return err
+		}
+	}
+	changed := false
+	for _, e := range edits {
+		state := "unchanged"
+		switch {
+		case e.Changed() && e.Old == nil:
+			state = "created"
+		case e.Changed():
+			state = "updated"
+		case e.Old == nil:
+			state = "not there, nothing to do"
+		}
+		if e.Changed() {
+			changed = true
+			if *dryRun {
+				state = "would be " + state
+			}
+		}
+		fmt.Fprintf(m.Stdout, "%s: %s\n", e.Path, state)
+		for _, n := range e.Notes {
+			fmt.Fprintf(m.Stdout, "  %s\n", n)
+		}
+	}
+	switch {
+	case *dryRun:
+		fmt.Fprintln(m.Stdout, "dry run: nothing was written")
+	case name == "install" && changed && s.Agent == install.Claude:
+		fmt.Fprintln(m.Stdout, "Start a new Claude Code session to load the hooks; approve the cairn MCP server when Claude Code asks.")
+	case name == "install" && changed:
+		fmt.Fprintln(m.Stdout, "Start a new Codex session and trust cairn's hooks in /hooks (older Codex versions also need [features] codex_hooks = true).")
+	}
+	return nil
+}

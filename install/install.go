@@ -1,0 +1,429 @@
+// Package install wires cairn into Claude Code and Codex: it merges cairn's
+// hooks and MCP server into their settings files, and takes them out
+// again, without disturbing anything else in those files.
+//
+// What is written where:
+//
+//	claude, --scope project (default), in the project's top-level folder:
+//	  .claude/settings.json   hooks SessionStart, UserPromptSubmit, Stop,
+//	                          SubagentStop, PreCompact, SessionEnd
+//	                          (+ PostToolUse with CaptureTools), each running
+//	                          `<cairn> hook claude <event>`
+//	  .mcp.json               mcpServers.cairn = {"type": "stdio",
+//	                          "command": "<cairn>", "args": ["mcp"]}
+//	claude, --scope user:     ~/.claude/settings.json and ~/.claude.json
+//	                          (its top-level mcpServers), same entries
+//	codex, --scope user (default): $CODEX_HOME (else ~/.codex)
+//	  config.toml             [mcp_servers.cairn] between "# cairn:begin"
+//	                          and "# cairn:end" lines
+//	  hooks.json              hooks SessionStart, UserPromptSubmit, Stop
+//	                          (+ PostToolUse), same schema as Claude Code's
+//	codex, --scope project:   .codex/config.toml and .codex/hooks.json in
+//	                          the project (Codex reads them in trusted
+//	                          projects only)
+//	codex, both scopes:       AGENTS.md in the project, a section between
+//	                          "<!-- cairn:begin" and "<!-- cairn:end" lines
+//
+// The rules callers and users rely on:
+//
+//   - JSON files are decoded into an order-preserving tree that keeps every
+//     scalar's text, and re-encoded with the file's own indentation (two
+//     spaces for a new file) and final newline. A file indented that way
+//     and not changed by cairn comes back byte for byte. Text files
+//     (config.toml, AGENTS.md) are edited only inside cairn's marked block.
+//   - A file cairn would not change is not written. Installing twice
+//     changes nothing the second time.
+//   - Install makes cairn's entries exactly the wanted set: missing hooks
+//     are added in a matcher group of their own at the end of the event's
+//     list, a cairn hook with another command or timeout is updated in
+//     place, and cairn hooks on events no longer wanted (PostToolUse
+//     without CaptureTools) are removed. A hook is cairn's when its command
+//     ends in "hook claude|codex <event>" after a program whose base name
+//     starts with "cairn"; an MCP server entry is cairn's when it is named
+//     "cairn" and its command or an argument is such a program.
+//   - Uninstall removes cairn's hooks and server entries and blocks, and
+//     then only the containers that removing them emptied: a matcher group
+//     left without handlers, an event left without groups, a "hooks" or
+//     "mcpServers" object left without members. A user's own empty
+//     containers stay. Files are never deleted; a file cairn created is
+//     left as {} (JSON) or empty (text).
+//   - A malformed file (JSON, TOML, a cairn block without its end line) or
+//     one of an unexpected shape ("hooks" not an object, an "mcpServers"
+//     entry named cairn that runs something else) is a *SyntaxError naming
+//     the file and, when known, the line; no file at all is written then.
+//   - Files are written atomically (a temporary file in the same folder,
+//     then a rename) with the old file's mode, through a symbolic link to
+//     its target, and only if the file did not change since it was read.
+package install
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Agents that install knows.
+const (
+	Claude = "claude"
+	Codex  = "codex"
+)
+
+// Scopes: the project's files, or the user's.
+const (
+	ScopeProject = "project"
+	ScopeUser    = "user"
+)
+
+// Setup says what to install or uninstall, and where.
+type Setup struct {
+	Agent string // Claude or Codex
+	Scope string // ScopeProject or ScopeUser
+
+	Root      string // the project's top-level folder
+	Home      string // the user's home folder
+	CodexHome string // Codex's folder; "" means Home/.codex
+
+	// Command runs cairn: the program and its leading arguments as words
+	// (e.g. ["/usr/local/bin/cairn"] or ["go", "run", "./cmd/cairn"]).
+	Command []string
+	// CaptureTools adds a PostToolUse hook.
+	CaptureTools bool
+	// NoAgentsMD leaves AGENTS.md alone (Codex).
+	NoAgentsMD bool
+}
+
+// Edit is the planned change of one file. Old is nil when the file does not
+// exist.
+type Edit struct {
+	Path  string
+	Old   []byte
+	New   []byte
+	Mode  fs.FileMode
+	Notes []string // one line per entry added (+), updated (~) or removed (-)
+}
+
+// Changed reports whether writing the edit would change the file.
+func (e *Edit) Changed() bool { return e.New != nil && (e.Old == nil || !bytes.Equal(e.Old, e.New)) }
+
+// Hooks returns the hooks cairn installs for the setup's agent.
+func (s *Setup) Hooks() []Hook {
+	type ev struct {
+		name    string
+		matcher string
+		timeout int
+	}
+	var evs []ev
+	if s.Agent == Codex {
+		// The events of Codex's hooks documentation that match Claude Code's
+		// (developers.openai.com/codex/hooks).
+		evs = []ev{{"SessionStart", "", 10}, {"UserPromptSubmit", "", 10}, {"Stop", "", 30}}
+	} else {
+		evs = []ev{
+			{"SessionStart", "", 10}, {"UserPromptSubmit", "", 10}, {"Stop", "", 30},
+			{"SubagentStop", "", 30}, {"PreCompact", "", 30}, {"SessionEnd", "", 30},
+		}
+	}
+	if s.CaptureTools {
+		evs = append(evs, ev{"PostToolUse", "", 10})
+	}
+	prog := ShellJoin(s.Command)
+	hs := make([]Hook, len(evs))
+	for i, e := range evs {
+		hs[i] = Hook{Event: e.name, Matcher: e.matcher, Timeout: e.timeout,
+			Command: prog + " hook " + HookAgent(s.Agent) + " " + HookEvents[e.name]}
+	}
+	return hs
+}
+
+// HookAgent is the agent name cairn's hook commands use for an agent.
+// Codex's hook input and output follow Claude Code's (session_id, cwd,
+// transcript_path, hookSpecificOutput.additionalContext), so Codex's hooks
+// run the Claude Code handler too.
+func HookAgent(agent string) string { return Claude }
+
+// Server returns cairn's MCP server entry.
+func (s *Setup) Server() MCPServer {
+	return MCPServer{Command: s.Command[0], Args: append(append([]string{}, s.Command[1:]...), "mcp")}
+}
+
+func (s *Setup) codexHome() string {
+	if s.CodexHome != "" {
+		return s.CodexHome
+	}
+	return filepath.Join(s.Home, ".codex")
+}
+
+func (s *Setup) check() error {
+	if s.Agent != Claude && s.Agent != Codex {
+		return fmt.Errorf("unknown agent %q: cairn sets up claude or codex", s.Agent)
+	}
+	if s.Scope != ScopeProject && s.Scope != ScopeUser {
+		return fmt.Errorf("unknown scope %q: use project or user", s.Scope)
+	}
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return errors.New("no command to run cairn")
+	}
+	if s.Scope == ScopeUser || s.Agent == Codex {
+		if s.Home == "" && (s.Agent == Claude || s.CodexHome == "") {
+			return errors.New("cannot find the home folder: set HOME")
+		}
+	}
+	if (s.Scope == ScopeProject || (s.Agent == Codex && !s.NoAgentsMD)) && s.Root == "" {
+		return errors.New("cannot tell the project's folder")
+	}
+	return nil
+}
+
+// Install plans cairn's set-up. Nothing is written: pass the edits to
+// Write. An error (a malformed file, an entry cairn must not overwrite)
+// means nothing should be written.
+func (s *Setup) Install() ([]*Edit, error) { return s.plan(true) }
+
+// Uninstall plans the removal of what Install adds.
+func (s *Setup) Uninstall() ([]*Edit, error) { return s.plan(false) }
+
+func (s *Setup) plan(install bool) ([]*Edit, error) {
+	if err := s.check(); err != nil {
+		return nil, err
+	}
+	var hooks []Hook
+	var server *MCPServer
+	if install {
+		hooks = s.Hooks()
+		sv := s.Server()
+		server = &sv
+	}
+	var edits []*Edit
+	add := func(path string, f func(path string, old []byte) ([]byte, []string, error)) error {
+		e, err := editFile(path, f)
+		if err != nil {
+			return err
+		}
+		edits = append(edits, e)
+		return nil
+	}
+	jsonDoc := func(f func(path string, doc *node) ([]string, error)) func(string, []byte) ([]byte, []string, error) {
+		return func(path string, old []byte) ([]byte, []string, error) {
+			doc, err := parseObject(path, old)
+			if err != nil {
+				return nil, nil, err
+			}
+			notes, err := f(path, doc)
+			if err != nil || len(notes) == 0 || !changes(notes) {
+				return old, notes, err
+			}
+			return render(doc, old), notes, nil
+		}
+	}
+	hookFile := jsonDoc(func(path string, doc *node) ([]string, error) { return mergeHooks(path, doc, hooks) })
+	serverFile := jsonDoc(func(path string, doc *node) ([]string, error) { return mergeServer(path, doc, "cairn", server) })
+
+	var err error
+	switch {
+	case s.Agent == Claude && s.Scope == ScopeProject:
+		if err = add(filepath.Join(s.Root, ".claude", "settings.json"), hookFile); err == nil {
+			err = add(filepath.Join(s.Root, ".mcp.json"), serverFile)
+		}
+	case s.Agent == Claude:
+		if err = add(filepath.Join(s.Home, ".claude", "settings.json"), hookFile); err == nil {
+			err = add(filepath.Join(s.Home, ".claude.json"), serverFile)
+		}
+	default:
+		dir := s.codexHome()
+		if s.Scope == ScopeProject {
+			dir = filepath.Join(s.Root, ".codex")
+		}
+		err = add(filepath.Join(dir, "config.toml"), func(path string, old []byte) ([]byte, []string, error) {
+			return mergeCodexConfig(path, old, server)
+		})
+		if err == nil {
+			err = add(filepath.Join(dir, "hooks.json"), hookFile)
+		}
+		if err == nil && !s.NoAgentsMD {
+			cairn := ""
+			if install {
+				cairn = ShellJoin(s.Command)
+			}
+			err = add(filepath.Join(s.Root, "AGENTS.md"), func(path string, old []byte) ([]byte, []string, error) {
+				return mergeAgentsMD(path, old, cairn)
+			})
+		}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return edits, nil
+}
+
+// changes reports whether notes record a change (not just a remark).
+func changes(notes []string) bool {
+	for _, n := range notes {
+		if n != "" && n[0] != ' ' {
+			return true
+		}
+	}
+	return false
+}
+
+// editFile reads path (a missing file is empty) and plans its edit. A
+// missing file that f leaves empty is not created.
+func editFile(path string, f func(path string, old []byte) ([]byte, []string, error)) (*Edit, error) {
+	old, err := os.ReadFile(path)
+	mode := fs.FileMode(0o644)
+	if errors.Is(err, fs.ErrNotExist) {
+		old = nil
+		if filepath.Base(path) == ".claude.json" {
+			mode = 0o600
+		}
+	} else if err != nil {
+		return nil, err
+	} else if old == nil {
+		old = []byte{}
+	}
+	if fi, err := os.Stat(path); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	out, notes, err := f(path, old)
+	if err != nil {
+		return nil, err
+	}
+	e := &Edit{Path: path, Old: old, New: out, Mode: mode, Notes: notes}
+	if old == nil && !changes(notes) {
+		e.New = nil // nothing to create
+	}
+	return e, nil
+}
+
+// Write writes the edits that change something, each atomically. It
+// refuses to overwrite a file that changed since the edit was planned.
+func Write(edits []*Edit) error {
+	for _, e := range edits {
+		if !e.Changed() {
+			continue
+		}
+		if err := writeFile(e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func writeFile(e *Edit) error {
+	path := e.Path
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real // keep a dotfiles manager's link
+	}
+	cur, err := os.ReadFile(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if e.Old != nil {
+			return fmt.Errorf("%s was removed while cairn was editing it; run again", e.Path)
+		}
+	case err != nil:
+		return err
+	case e.Old == nil || !bytes.Equal(cur, e.Old):
+		return fmt.Errorf("%s changed while cairn was editing it; run again", e.Path)
+	}
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".cairn-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing to remove
+	if _, err := tmp.Write(e.New); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Chmod(e.Mode); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// ShellJoin quotes words for a POSIX shell: a word of only safe characters
+// stays as it is, any other is single-quoted.
+func ShellJoin(words []string) string {
+	q := make([]string, len(words))
+	for i, w := range words {
+		q[i] = shellQuote(w)
+	}
+	return strings.Join(q, " ")
+}
+
+func shellQuote(w string) string {
+	if w == "" {
+		return "''"
+	}
+	for _, r := range w {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-./:@%+=,", r)) {
+			return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
+		}
+	}
+	return w
+}
+
+// SplitCommand splits a command line into words the way a POSIX shell
+// would for plain words, '…' and "…" quoting and backslash escapes (no
+// variables, globs or operators).
+func SplitCommand(s string) ([]string, error) {
+	var words []string
+	var cur strings.Builder
+	inWord := false
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if inWord {
+				words = append(words, cur.String())
+				cur.Reset()
+				inWord = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("unbalanced ' in the command")
+			}
+			cur.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			inWord = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && strings.IndexByte("\"\\$`", s[i+1]) >= 0 {
+					i++
+				}
+				cur.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New(`unbalanced " in the command`)
+			}
+			inWord = true
+		case c == '\\' && i+1 < len(s):
+			i++
+			cur.WriteByte(s[i])
+			inWord = true
+		default:
+			cur.WriteByte(c)
+			inWord = true
+		}
+	}
+	if inWord {
+		words = append(words, cur.String())
+	}
+	return words, nil
+}
