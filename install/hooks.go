@@ -30,9 +30,9 @@ var HookEvents = map[string]string{
 }
 
 // cairnHookRE matches a hook command that runs cairn's hook handler:
-// "<words> hook claude|codex <event>", where the word before "hook" is a
-// program (or path) whose name starts with "cairn".
-var cairnHookRE = regexp.MustCompile(`^(.*?)(\S+)\s+hook\s+(claude|codex)\s+([a-z][a-z-]*)\s*$`)
+// "<words> hook claude|codex <event> [--flags]", where the word before
+// "hook" is a program (or path) whose name starts with "cairn".
+var cairnHookRE = regexp.MustCompile(`^(.*?)(\S+)\s+hook\s+(claude|codex)\s+([a-z][a-z-]*)((\s+--[a-z][a-z-]*(=\S*)?)*)\s*$`)
 
 // IsCairnHook reports whether a hook command is one cairn installs, and for
 // which kebab-case event.

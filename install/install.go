@@ -6,9 +6,11 @@
 //
 //	claude, --scope project (default), in the project's top-level folder:
 //	  .claude/settings.json   hooks SessionStart, UserPromptSubmit, Stop,
-//	                          SubagentStop, PreCompact, SessionEnd
-//	                          (+ PostToolUse with CaptureTools), each running
-//	                          `<cairn> hook claude <event>`
+//	                          SubagentStop, PreCompact, SessionEnd, each
+//	                          running `<cairn> hook claude <event>`, without
+//	                          a matcher (every occurrence); with CaptureTools
+//	                          also PostToolUse, matcher "Bash", running
+//	                          `<cairn> hook claude post-tool-use --capture-tools`
 //	  .mcp.json               mcpServers.cairn = {"type": "stdio",
 //	                          "command": "<cairn>", "args": ["mcp"]}
 //	claude, --scope user:     ~/.claude/settings.json and ~/.claude.json
@@ -17,7 +19,8 @@
 //	  config.toml             [mcp_servers.cairn] between "# cairn:begin"
 //	                          and "# cairn:end" lines
 //	  hooks.json              hooks SessionStart, UserPromptSubmit, Stop
-//	                          (+ PostToolUse), same schema as Claude Code's
+//	                          (+ PostToolUse), same schema and commands as
+//	                          for Claude Code (see HookAgent)
 //	codex, --scope project:   .codex/config.toml and .codex/hooks.json in
 //	                          the project (Codex reads them in trusted
 //	                          projects only)
@@ -114,27 +117,33 @@ func (s *Setup) Hooks() []Hook {
 	type ev struct {
 		name    string
 		matcher string
-		timeout int
+		timeout int    // seconds
+		flags   string // after the event
 	}
+	// Timeouts: context events answer in milliseconds; capture events get
+	// more than the handler's own 30 s budget; Claude Code waits only
+	// about 1.5 s for SessionEnd, which the handler keeps to.
 	var evs []ev
 	if s.Agent == Codex {
 		// The events of Codex's hooks documentation that match Claude Code's
 		// (developers.openai.com/codex/hooks).
-		evs = []ev{{"SessionStart", "", 10}, {"UserPromptSubmit", "", 10}, {"Stop", "", 30}}
+		evs = []ev{{"SessionStart", "", 10, ""}, {"UserPromptSubmit", "", 10, ""}, {"Stop", "", 45, ""}}
 	} else {
 		evs = []ev{
-			{"SessionStart", "", 10}, {"UserPromptSubmit", "", 10}, {"Stop", "", 30},
-			{"SubagentStop", "", 30}, {"PreCompact", "", 30}, {"SessionEnd", "", 30},
+			{"SessionStart", "", 10, ""}, {"UserPromptSubmit", "", 10, ""}, {"Stop", "", 45, ""},
+			{"SubagentStop", "", 45, ""}, {"PreCompact", "", 45, ""}, {"SessionEnd", "", 5, ""},
 		}
 	}
 	if s.CaptureTools {
-		evs = append(evs, ev{"PostToolUse", "", 10})
+		// The handler captures when a test, build or lint command passes:
+		// shell commands only.
+		evs = append(evs, ev{"PostToolUse", "Bash", 45, " --capture-tools"})
 	}
 	prog := ShellJoin(s.Command)
 	hs := make([]Hook, len(evs))
 	for i, e := range evs {
 		hs[i] = Hook{Event: e.name, Matcher: e.matcher, Timeout: e.timeout,
-			Command: prog + " hook " + HookAgent(s.Agent) + " " + HookEvents[e.name]}
+			Command: prog + " hook " + HookAgent(s.Agent) + " " + HookEvents[e.name] + e.flags}
 	}
 	return hs
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -91,12 +92,17 @@ func parseTOML(path string, data []byte) (map[string]any, error) {
 	if _, err := toml.Decode(string(data), &v); err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
-			return nil, &SyntaxError{Path: path, Line: pe.Position.Line, Msg: "malformed TOML: " + pe.Message}
+			// Start is the offending byte; a line break there belongs to the
+			// line it ends (Line would name the next one).
+			return nil, &SyntaxError{Path: path, Line: lineOf(data, int64(pe.Position.Start)), Msg: "malformed TOML: " + pe.Message}
 		}
 		return nil, &SyntaxError{Path: path, Msg: "malformed TOML: " + err.Error()}
 	}
 	return v, nil
 }
+
+// inlineServersRE finds a top-level "mcp_servers = {…}".
+var inlineServersRE = regexp.MustCompile(`(?m)^[ \t]*("mcp_servers"|'mcp_servers'|mcp_servers)[ \t]*=`)
 
 // tomlString quotes s as a TOML basic string.
 func tomlString(s string) string {
@@ -160,6 +166,11 @@ func mergeCodexConfig(path string, data []byte, s *MCPServer) ([]byte, []string,
 	}
 	if theirs {
 		return nil, nil, schemaError(path, "[mcp_servers.cairn] is already defined outside cairn's block; remove it, then run again")
+	}
+	if m := inlineServersRE.FindIndex(without); m != nil {
+		// TOML forbids adding a table to an inline one; not every decoder
+		// says so.
+		return nil, nil, &SyntaxError{Path: path, Line: lineOf(without, int64(m[0])), Msg: "mcp_servers is an inline table, so cairn cannot add [mcp_servers.cairn]; write it as [mcp_servers.NAME] tables, then run again"}
 	}
 	out, err := setBlock(path, data, codexServerBlock(*s), tomlBegin, tomlEnd)
 	if err != nil {

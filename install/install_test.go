@@ -1,0 +1,803 @@
+package install
+
+// Tests of the merging: users' files keep everything of theirs, byte for
+// byte where cairn changes nothing, and uninstall gives them back.
+//
+// Bad inputs tried here: JSON with a trailing comma (the error names line
+// 4), a JSON array at the top level, "hooks" that is an array, an event
+// whose value is an object, an "mcpServers" entry named cairn that runs
+// another program, TOML with an unclosed table header, a config.toml that
+// already defines [mcp_servers.cairn] itself, a config.toml whose
+// mcp_servers is an inline table (adding cairn's table would break it),
+// an AGENTS.md with cairn's begin marker and no end marker. Each is an
+// error naming the file, and no file is written or created.
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+const cairnExe = "/opt/cairn/bin/cairn"
+
+func newSetup(t *testing.T, agent, scope string) *Setup {
+	t.Helper()
+	dir := t.TempDir()
+	s := &Setup{Agent: agent, Scope: scope, Root: filepath.Join(dir, "proj"), Home: filepath.Join(dir, "home"), Command: []string{cairnExe}}
+	for _, d := range []string{s.Root, s.Home} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return s
+}
+
+func writeTestFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readTestFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// run plans and writes; it returns the edits.
+func run(t *testing.T, s *Setup, install bool) []*Edit {
+	t.Helper()
+	var edits []*Edit
+	var err error
+	if install {
+		edits, err = s.Install()
+	} else {
+		edits, err = s.Uninstall()
+	}
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	if err := Write(edits); err != nil {
+		t.Fatalf("write: %v", err)
+	}
+	return edits
+}
+
+func changedFiles(edits []*Edit) []string {
+	var out []string
+	for _, e := range edits {
+		if e.Changed() {
+			out = append(out, e.Path)
+		}
+	}
+	return out
+}
+
+// A user's settings: hooks of their own on cairn's events (with and
+// without matchers) and on others, unknown keys, escapes and numbers
+// spelled their way.
+const userSettings = `{
+  "$schema": "https://json.schemastore.org/claude-code-settings.json",
+  "model": "opus",
+  "permissions": {
+    "allow": [
+      "Bash(go test:*)",
+      "Read(~/notes/caf\u00e9.md)"
+    ],
+    "deny": []
+  },
+  "hooks": {
+    "PreToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "~/bin/guard.sh",
+            "timeout": 5
+          }
+        ]
+      }
+    ],
+    "SessionStart": [
+      {
+        "matcher": "startup",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "echo hello"
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "notify-send done"
+          }
+        ]
+      }
+    ]
+  },
+  "cleanupPeriodDays": 30.50,
+  "env": {
+    "FOO": "<bar> & \"baz\""
+  }
+}
+`
+
+const userMCP = `{
+  "mcpServers": {
+    "github": {
+      "type": "stdio",
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-github"
+      ],
+      "env": {
+        "GITHUB_TOKEN": "${GITHUB_TOKEN}"
+      }
+    },
+    "docs": {
+      "type": "http",
+      "url": "https://example.com/mcp"
+    }
+  }
+}
+`
+
+// claudeSettings is the shape Claude Code loads, strictly: every hook
+// handler a command with a positive timeout.
+type claudeSettings struct {
+	Hooks map[string][]struct {
+		Matcher *string `json:"matcher"`
+		Hooks   []struct {
+			Type    string `json:"type"`
+			Command string `json:"command"`
+			Timeout int    `json:"timeout"`
+		} `json:"hooks"`
+	} `json:"hooks"`
+}
+
+// eventsWithoutMatcher are the events whose matcher Claude Code ignores.
+var eventsWithoutMatcher = map[string]bool{"UserPromptSubmit": true, "Stop": true, "SubagentStop": true, "Notification": true}
+
+// checkClaudeShape decodes a settings file as Claude Code reads hooks and
+// returns cairn's hook commands by event.
+func checkClaudeShape(t *testing.T, data string) map[string]string {
+	t.Helper()
+	var st claudeSettings
+	if err := json.Unmarshal([]byte(data), &st); err != nil {
+		t.Fatalf("settings are not Claude Code's shape: %v\n%s", err, data)
+	}
+	cairn := map[string]string{}
+	for ev, groups := range st.Hooks {
+		if _, ok := HookEvents[ev]; !ok && ev != "PreToolUse" {
+			t.Errorf("unknown event %q", ev)
+		}
+		for _, g := range groups {
+			if len(g.Hooks) == 0 {
+				t.Errorf("%s: a matcher group without handlers", ev)
+			}
+			for _, h := range g.Hooks {
+				if h.Type != "command" || h.Command == "" {
+					t.Errorf("%s: handler %+v", ev, h)
+				}
+				if e, ok := IsCairnHook(h.Command); ok {
+					if h.Timeout <= 0 {
+						t.Errorf("%s: cairn's hook has no timeout", ev)
+					}
+					if e != HookEvents[ev] {
+						t.Errorf("%s runs cairn's %s hook", ev, e)
+					}
+					if g.Matcher != nil && (eventsWithoutMatcher[ev] || *g.Matcher != "Bash") {
+						t.Errorf("%s: cairn's group has matcher %q", ev, *g.Matcher)
+					}
+					if _, dup := cairn[ev]; dup {
+						t.Errorf("%s: cairn's hook twice", ev)
+					}
+					cairn[ev] = h.Command
+				}
+			}
+		}
+	}
+	return cairn
+}
+
+func decode(t *testing.T, data string) map[string]any {
+	t.Helper()
+	var v map[string]any
+	if err := json.Unmarshal([]byte(data), &v); err != nil {
+		t.Fatalf("%v\n%s", err, data)
+	}
+	return v
+}
+
+func TestClaudeProjectInstallKeepsTheUsersEntriesAndUninstallRestoresThem(t *testing.T) {
+	s := newSetup(t, Claude, ScopeProject)
+	settings := filepath.Join(s.Root, ".claude", "settings.json")
+	mcp := filepath.Join(s.Root, ".mcp.json")
+	writeTestFile(t, settings, userSettings)
+	writeTestFile(t, mcp, userMCP)
+
+	edits := run(t, s, true)
+	if got := changedFiles(edits); len(got) != 2 {
+		t.Fatalf("changed %v, want both files", got)
+	}
+	after := readTestFile(t, settings)
+	cairn := checkClaudeShape(t, after)
+	for _, ev := range []string{"SessionStart", "UserPromptSubmit", "Stop", "SubagentStop", "PreCompact", "SessionEnd"} {
+		if want := cairnExe + " hook claude " + HookEvents[ev]; cairn[ev] != want {
+			t.Errorf("%s: cairn's command %q, want %q", ev, cairn[ev], want)
+		}
+	}
+	if _, ok := cairn["PostToolUse"]; ok {
+		t.Error("PostToolUse installed without CaptureTools")
+	}
+	// Every key of the user's is still there with the same value; their
+	// hooks come first in each event's list, unchanged.
+	orig, now := decode(t, userSettings), decode(t, after)
+	for k, v := range orig {
+		if k == "hooks" {
+			continue
+		}
+		if !reflect.DeepEqual(now[k], v) {
+			t.Errorf("%s changed: %v → %v", k, v, now[k])
+		}
+	}
+	oh, nh := orig["hooks"].(map[string]any), now["hooks"].(map[string]any)
+	for ev, groups := range oh {
+		got := nh[ev].([]any)
+		if !reflect.DeepEqual(got[:len(groups.([]any))], groups) {
+			t.Errorf("%s: the user's groups changed: %v", ev, got)
+		}
+	}
+	// Scalars keep their spelling, keys their order.
+	for _, s := range []string{`"Read(~/notes/caf\u00e9.md)"`, `30.50`, `"<bar> & \"baz\""`} {
+		if !strings.Contains(after, s) {
+			t.Errorf("%s lost its spelling:\n%s", s, after)
+		}
+	}
+	if !strings.HasPrefix(after, userSettings[:strings.Index(userSettings, `          }
+        ]
+      }
+    ],
+    "Stop"`)]) {
+		t.Errorf("the file's start changed:\n%s", after)
+	}
+
+	servers := decode(t, readTestFile(t, mcp))["mcpServers"].(map[string]any)
+	for k, v := range decode(t, userMCP)["mcpServers"].(map[string]any) {
+		if !reflect.DeepEqual(servers[k], v) {
+			t.Errorf("server %s changed", k)
+		}
+	}
+	want := map[string]any{"type": "stdio", "command": cairnExe, "args": []any{"mcp"}}
+	if !reflect.DeepEqual(servers["cairn"], want) {
+		t.Errorf("cairn's server %v, want %v", servers["cairn"], want)
+	}
+
+	// Twice: nothing changes, nothing is written.
+	mcpAfter := readTestFile(t, mcp)
+	if got := changedFiles(run(t, s, true)); len(got) != 0 {
+		t.Errorf("second install changed %v", got)
+	}
+	if readTestFile(t, settings) != after || readTestFile(t, mcp) != mcpAfter {
+		t.Error("second install changed bytes")
+	}
+
+	// Uninstall gives back the user's files byte for byte.
+	run(t, s, false)
+	if got := readTestFile(t, settings); got != userSettings {
+		t.Errorf("uninstall left\n%s\nwant\n%s", got, userSettings)
+	}
+	if got := readTestFile(t, mcp); got != userMCP {
+		t.Errorf("uninstall left\n%s\nwant\n%s", got, userMCP)
+	}
+	if got := changedFiles(run(t, s, false)); len(got) != 0 {
+		t.Errorf("second uninstall changed %v", got)
+	}
+}
+
+const freshSettings = `{
+  "hooks": {
+    "SessionStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude session-start",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
+    "UserPromptSubmit": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude user-prompt-submit",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
+    "Stop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude stop",
+            "timeout": 45
+          }
+        ]
+      }
+    ],
+    "SubagentStop": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude subagent-stop",
+            "timeout": 45
+          }
+        ]
+      }
+    ],
+    "PreCompact": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude pre-compact",
+            "timeout": 45
+          }
+        ]
+      }
+    ],
+    "SessionEnd": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude session-end",
+            "timeout": 5
+          }
+        ]
+      }
+    ],
+    "PostToolUse": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude post-tool-use --capture-tools",
+            "timeout": 45
+          }
+        ]
+      }
+    ]
+  }
+}
+`
+
+const freshMCP = `{
+  "mcpServers": {
+    "cairn": {
+      "type": "stdio",
+      "command": "/opt/cairn/bin/cairn",
+      "args": [
+        "mcp"
+      ]
+    }
+  }
+}
+`
+
+func TestClaudeFreshProjectGetsNewFilesAndUninstallLeavesEmptyObjects(t *testing.T) {
+	s := newSetup(t, Claude, ScopeProject)
+	s.CaptureTools = true
+	edits := run(t, s, true)
+	if len(changedFiles(edits)) != 2 || edits[0].Old != nil {
+		t.Fatalf("edits %+v", edits)
+	}
+	settings := filepath.Join(s.Root, ".claude", "settings.json")
+	if got := readTestFile(t, settings); got != freshSettings {
+		t.Errorf("settings.json:\n%s\nwant\n%s", got, freshSettings)
+	}
+	checkClaudeShape(t, readTestFile(t, settings))
+	if got := readTestFile(t, filepath.Join(s.Root, ".mcp.json")); got != freshMCP {
+		t.Errorf(".mcp.json:\n%s\nwant\n%s", got, freshMCP)
+	}
+	if fi, _ := os.Stat(settings); fi.Mode().Perm() != 0o644 {
+		t.Errorf("mode %v", fi.Mode())
+	}
+	if _, err := os.Stat(filepath.Join(s.Home, ".claude")); err == nil {
+		t.Error("project scope touched the home folder")
+	}
+
+	// Without CaptureTools, install takes the PostToolUse hook out again.
+	s.CaptureTools = false
+	edits = run(t, s, true)
+	if got := readTestFile(t, settings); strings.Contains(got, "PostToolUse") {
+		t.Errorf("PostToolUse kept:\n%s", got)
+	}
+	if !strings.Contains(strings.Join(edits[0].Notes, "\n"), "- hook PostToolUse") {
+		t.Errorf("notes %q", edits[0].Notes)
+	}
+
+	run(t, s, false)
+	for _, p := range []string{settings, filepath.Join(s.Root, ".mcp.json")} {
+		if got := readTestFile(t, p); got != "{}\n" {
+			t.Errorf("%s after uninstall: %q", p, got)
+		}
+	}
+}
+
+func TestClaudeInstallUpdatesItsHooksInPlace(t *testing.T) {
+	s := newSetup(t, Claude, ScopeProject)
+	settings := filepath.Join(s.Root, ".claude", "settings.json")
+	writeTestFile(t, settings, userSettings)
+	run(t, s, true)
+	first := readTestFile(t, settings)
+
+	s.Command = []string{"/new place/cairn"}
+	edits := run(t, s, true)
+	got := readTestFile(t, settings)
+	cairn := checkClaudeShape(t, got)
+	if cairn["Stop"] != `'/new place/cairn' hook claude stop` {
+		t.Errorf("Stop: %q", cairn["Stop"])
+	}
+	if n := strings.Count(got, "hook claude"); n != 6 {
+		t.Errorf("%d cairn hooks, want 6:\n%s", n, got)
+	}
+	// Same structure: only the commands differ.
+	if strings.ReplaceAll(got, `'/new place/cairn'`, cairnExe) != first {
+		t.Errorf("update moved things:\n%s", got)
+	}
+	if !strings.HasPrefix(edits[0].Notes[0], "~ hook") {
+		t.Errorf("notes %q", edits[0].Notes)
+	}
+	// The quoted program is still recognised: uninstall restores.
+	run(t, s, false)
+	if readTestFile(t, settings) != userSettings {
+		t.Error("uninstall after an update did not restore the file")
+	}
+}
+
+func TestUninstallRemovesOnlyWhatItEmptied(t *testing.T) {
+	s := newSetup(t, Claude, ScopeProject)
+	settings := filepath.Join(s.Root, ".claude", "settings.json")
+	// The user's own empty group, event and server map stay.
+	const own = `{
+  "hooks": {
+    "Notification": [],
+    "Stop": [
+      {
+        "hooks": []
+      }
+    ]
+  },
+  "mcpServers": {}
+}
+`
+	writeTestFile(t, settings, own)
+	run(t, s, true)
+	run(t, s, false)
+	if got := readTestFile(t, settings); got != own {
+		t.Errorf("got\n%s\nwant\n%s", got, own)
+	}
+}
+
+func TestClaudeUserScopeWritesUnderHome(t *testing.T) {
+	s := newSetup(t, Claude, ScopeUser)
+	claudeJSON := filepath.Join(s.Home, ".claude.json")
+	// Claude Code's own file: no final newline, many keys, other servers.
+	const state = `{
+  "numStartups": 12,
+  "projects": {
+    "/work/x": {
+      "mcpServers": {}
+    }
+  },
+  "mcpServers": {
+    "notes": {
+      "command": "notes-mcp",
+      "args": []
+    }
+  }
+}`
+	writeTestFile(t, claudeJSON, state)
+	if err := os.Chmod(claudeJSON, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	run(t, s, true)
+	settings := filepath.Join(s.Home, ".claude", "settings.json")
+	checkClaudeShape(t, readTestFile(t, settings))
+	got := readTestFile(t, claudeJSON)
+	if strings.HasSuffix(got, "\n") {
+		t.Error("a final newline was added")
+	}
+	v := decode(t, got)
+	if v["numStartups"] != float64(12) || v["mcpServers"].(map[string]any)["notes"] == nil || v["mcpServers"].(map[string]any)["cairn"] == nil {
+		t.Errorf(".claude.json: %s", got)
+	}
+	if p := v["projects"].(map[string]any)["/work/x"].(map[string]any)["mcpServers"]; len(p.(map[string]any)) != 0 {
+		t.Error("the project's local servers changed")
+	}
+	if fi, _ := os.Stat(claudeJSON); fi.Mode().Perm() != 0o600 {
+		t.Errorf("mode %v, want 0600 kept", fi.Mode().Perm())
+	}
+	if entries, _ := os.ReadDir(s.Root); len(entries) != 0 {
+		t.Errorf("user scope wrote into the project: %v", entries)
+	}
+	run(t, s, false)
+	if got := readTestFile(t, claudeJSON); got != state {
+		t.Errorf("uninstall left\n%s", got)
+	}
+}
+
+func TestIndentationAndSymlinksAreKept(t *testing.T) {
+	s := newSetup(t, Claude, ScopeProject)
+	real := filepath.Join(s.Root, "dotfiles", "settings.json")
+	const four = "{\n    \"model\": \"opus\"\n}\n"
+	writeTestFile(t, real, four)
+	link := filepath.Join(s.Root, ".claude", "settings.json")
+	if err := os.MkdirAll(filepath.Dir(link), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	run(t, s, true)
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v", err)
+	}
+	got := readTestFile(t, real)
+	if !strings.Contains(got, "\n        \"SessionStart\": [\n            {") {
+		t.Errorf("not indented by four spaces:\n%s", got)
+	}
+	run(t, s, false)
+	if readTestFile(t, real) != four {
+		t.Errorf("uninstall left\n%s", readTestFile(t, real))
+	}
+}
+
+const userCodexConfig = `# My Codex settings
+model = "o4-mini"   # the fast one
+
+[features]
+web_search = true
+
+# servers I use
+[mcp_servers.github]
+command = "npx"
+args = ["-y", "@modelcontextprotocol/server-github"]
+env = { "GITHUB_TOKEN" = "x" }
+
+[mcp_servers.docs]
+url = "https://example.com/mcp"
+`
+
+func TestCodexInstallKeepsCommentsAndTables(t *testing.T) {
+	s := newSetup(t, Codex, ScopeUser)
+	cfg := filepath.Join(s.Home, ".codex", "config.toml")
+	agents := filepath.Join(s.Root, "AGENTS.md")
+	const userAgents = "# Agents\n\nRun `make test` before committing.\n"
+	writeTestFile(t, cfg, userCodexConfig)
+	writeTestFile(t, agents, userAgents)
+
+	edits := run(t, s, true)
+	if got := changedFiles(edits); len(got) != 3 {
+		t.Fatalf("changed %v, want config.toml, hooks.json, AGENTS.md", got)
+	}
+	got := readTestFile(t, cfg)
+	if !strings.HasPrefix(got, userCodexConfig+"\n"+tomlBegin) || !strings.HasSuffix(got, tomlEnd+"\n") {
+		t.Errorf("config.toml:\n%s", got)
+	}
+	var conf struct {
+		Model      string
+		MCPServers map[string]struct {
+			Command string
+			Args    []string
+			URL     string
+		} `toml:"mcp_servers"`
+	}
+	if _, err := toml.Decode(got, &conf); err != nil {
+		t.Fatal(err)
+	}
+	if c := conf.MCPServers["cairn"]; c.Command != cairnExe || !reflect.DeepEqual(c.Args, []string{"mcp"}) {
+		t.Errorf("cairn server %+v", c)
+	}
+	if conf.MCPServers["github"].Command != "npx" || conf.MCPServers["docs"].URL == "" || conf.Model != "o4-mini" {
+		t.Errorf("the user's settings changed: %+v", conf)
+	}
+	hooks := readTestFile(t, filepath.Join(s.Home, ".codex", "hooks.json"))
+	cairn := checkClaudeShape(t, hooks)
+	if len(cairn) != 3 || cairn["UserPromptSubmit"] != cairnExe+" hook claude user-prompt-submit" {
+		t.Errorf("hooks.json:\n%s", hooks)
+	}
+	md := readTestFile(t, agents)
+	if !strings.HasPrefix(md, userAgents+"\n<!-- cairn:begin") || !strings.Contains(md, cairnExe+" context --prompt") || !strings.Contains(md, "capture") {
+		t.Errorf("AGENTS.md:\n%s", md)
+	}
+
+	if got := changedFiles(run(t, s, true)); len(got) != 0 {
+		t.Errorf("second install changed %v", got)
+	}
+	run(t, s, false)
+	if got := readTestFile(t, cfg); got != userCodexConfig {
+		t.Errorf("config.toml after uninstall:\n%s", got)
+	}
+	if got := readTestFile(t, agents); got != userAgents {
+		t.Errorf("AGENTS.md after uninstall:\n%q", got)
+	}
+	if got := readTestFile(t, filepath.Join(s.Home, ".codex", "hooks.json")); got != "{}\n" {
+		t.Errorf("hooks.json after uninstall: %q", got)
+	}
+}
+
+func TestCodexProjectScopeAndCodexHome(t *testing.T) {
+	s := newSetup(t, Codex, ScopeProject)
+	run(t, s, true)
+	for _, p := range []string{".codex/config.toml", ".codex/hooks.json", "AGENTS.md"} {
+		if _, err := os.Stat(filepath.Join(s.Root, p)); err != nil {
+			t.Errorf("%s: %v", p, err)
+		}
+	}
+	u := newSetup(t, Codex, ScopeUser)
+	u.CodexHome = filepath.Join(u.Home, "elsewhere")
+	u.NoAgentsMD = true
+	run(t, u, true)
+	if _, err := os.Stat(filepath.Join(u.CodexHome, "config.toml")); err != nil {
+		t.Error(err)
+	}
+	if _, err := os.Stat(filepath.Join(u.Root, "AGENTS.md")); err == nil {
+		t.Error("AGENTS.md written with NoAgentsMD")
+	}
+}
+
+func TestMalformedFilesAreLeftUntouched(t *testing.T) {
+	// Files that are well-formed but wrong only for install.
+	uninstallFine := map[string]bool{"foreign cairn server": true, "their cairn table": true, "inline servers": true}
+	for _, c := range []struct {
+		name, agent, file, content, want string
+		line                             int
+	}{
+		{"trailing comma", Claude, ".claude/settings.json", "{\n  \"model\": \"opus\",\n  \"x\": 1,\n}\n", "malformed JSON", 4},
+		{"array", Claude, ".claude/settings.json", "[1, 2]\n", "not a JSON object", 1},
+		{"hooks array", Claude, ".claude/settings.json", `{"hooks": []}`, `"hooks" is not a JSON object`, 0},
+		{"event object", Claude, ".claude/settings.json", `{"hooks": {"Stop": {}}}`, "hooks.Stop is not a JSON array", 0},
+		{"foreign cairn server", Claude, ".mcp.json", `{"mcpServers": {"cairn": {"command": "python3", "args": ["stones.py"]}}}`, "does not run cairn", 0},
+		{"bad toml", Codex, ".codex/config.toml", "model = \"x\"\n[mcp_servers.a\ncommand = \"y\"\n", "malformed TOML", 2},
+		{"their cairn table", Codex, ".codex/config.toml", "[mcp_servers.cairn]\ncommand = \"other\"\n", "already defined", 0},
+		{"inline servers", Codex, ".codex/config.toml", "# servers\nmcp_servers = { a = { command = \"x\" } }\n", "inline table", 2},
+		{"unclosed block", Codex, "AGENTS.md", "# A\n<!-- cairn:begin -->\ntext\n", "no \"<!-- cairn:end\" line", 2},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := newSetup(t, c.agent, ScopeProject)
+			path := filepath.Join(s.Root, c.file)
+			writeTestFile(t, path, c.content)
+			for _, install := range []bool{true, false} {
+				var err error
+				if install {
+					_, err = s.Install()
+				} else {
+					_, err = s.Uninstall()
+				}
+				if !install && uninstallFine[c.name] {
+					if err != nil {
+						t.Errorf("uninstall: %v", err)
+					}
+					continue // nothing of cairn's there: left alone, not an error
+				}
+				var se *SyntaxError
+				if !errors.As(err, &se) {
+					t.Fatalf("install=%v: err %v, want a SyntaxError", install, err)
+				}
+				if se.Path != path || !strings.Contains(err.Error(), c.want) || se.Line != c.line || !strings.HasPrefix(err.Error(), path) {
+					t.Errorf("install=%v: %v (line %d), want %q at line %d", install, err, se.Line, c.want, c.line)
+				}
+			}
+			if got := readTestFile(t, path); got != c.content {
+				t.Errorf("file changed: %q", got)
+			}
+			var files []string
+			filepath.Walk(s.Root, func(p string, fi os.FileInfo, err error) error {
+				if err == nil && !fi.IsDir() {
+					files = append(files, p)
+				}
+				return nil
+			})
+			if len(files) != 1 {
+				t.Errorf("files now: %v", files)
+			}
+		})
+	}
+}
+
+func TestWriteRefusesAFileChangedMeanwhile(t *testing.T) {
+	s := newSetup(t, Claude, ScopeProject)
+	settings := filepath.Join(s.Root, ".claude", "settings.json")
+	writeTestFile(t, settings, "{}\n")
+	edits, err := s.Install()
+	if err != nil {
+		t.Fatal(err)
+	}
+	writeTestFile(t, settings, "{\"model\": \"x\"}\n")
+	if err := Write(edits); err == nil || !strings.Contains(err.Error(), "changed while") {
+		t.Errorf("err %v", err)
+	}
+	if got := readTestFile(t, settings); got != "{\"model\": \"x\"}\n" {
+		t.Errorf("overwritten: %q", got)
+	}
+}
+
+func TestRecognisingCairnsEntries(t *testing.T) {
+	for cmd, want := range map[string]string{
+		"/usr/local/bin/cairn hook claude stop":                        "stop",
+		"cairn hook claude session-start":                              "session-start",
+		"'/my tools/cairn' hook claude pre-compact":                    "pre-compact",
+		"go run ./cmd/cairn hook claude stop":                          "stop",
+		"cairn hook claude post-tool-use --capture-tools":              "post-tool-use",
+		"/opt/cairn-v2/bin/cairn.exe  hook codex user-prompt-submit  ": "user-prompt-submit",
+		"~/bin/guard.sh":                     "",
+		"python3 hook.py hook claude stop":   "",
+		"cairn hook claude stop && rm -rf /": "",
+		"echo cairn hook claude":             "",
+	} {
+		got, ok := IsCairnHook(cmd)
+		if got != want || ok != (want != "") {
+			t.Errorf("%q: %q %v, want %q", cmd, got, ok, want)
+		}
+	}
+	if !IsCairnServer("/x/cairn", []string{"mcp"}) || !IsCairnServer("go", []string{"run", "./cmd/cairn", "mcp"}) || IsCairnServer("python3", []string{"stones.py"}) {
+		t.Error("IsCairnServer")
+	}
+}
+
+func TestShellWords(t *testing.T) {
+	for _, words := range [][]string{{"cairn"}, {"/a b/cairn", "it's"}, {"go", "run", "./cmd/cairn"}, {""}} {
+		got, err := SplitCommand(ShellJoin(words))
+		if err != nil || !reflect.DeepEqual(got, words) {
+			t.Errorf("%q → %q → %q %v", words, ShellJoin(words), got, err)
+		}
+	}
+	if got, _ := SplitCommand(`"/x y/cairn" --flag a\ b`); !reflect.DeepEqual(got, []string{"/x y/cairn", "--flag", "a b"}) {
+		t.Errorf("%q", got)
+	}
+	if _, err := SplitCommand(`'unbalanced`); err == nil {
+		t.Error("unbalanced quote accepted")
+	}
+}
+
+func TestEncodeRoundTripsCanonicalJSON(t *testing.T) {
+	for _, doc := range []string{userSettings, userMCP, freshSettings, "{}\n", "{\n  \"a\": [],\n  \"b\": {},\n  \"c\": [\n    null,\n    true,\n    -1.5e3\n  ]\n}\n"} {
+		n, err := parseObject("x.json", []byte(doc))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := render(n, []byte(doc)); !bytes.Equal(got, []byte(doc)) {
+			t.Errorf("round trip:\n%s\nwant\n%s", got, doc)
+		}
+	}
+}
