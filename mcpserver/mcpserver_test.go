@@ -353,7 +353,7 @@ func TestContextReturnsTheRememberedMemoryAndRecordsItsUse(t *testing.T) {
 func TestUpdateChangesFieldsAndKeepsTheRest(t *testing.T) {
 	cs := newFixture(t).connect("proj")
 	w := remember(t, cs, map[string]any{"type": "decision", "content": "Use SQLite for local storage.", "tags": []string{"storage"}})
-	n := remember(t, cs, map[string]any{"type": "decision", "content": "Use SQLite locally and Postgres for teams."})
+	n := remember(t, cs, map[string]any{"type": "decision", "content": "Use SQLite on laptops and Postgres for teams."})
 	out := ok[mcpserver.MemoryOut](t, cs, "update", map[string]any{"id": w.ID, "title": "Storage choice", "pinned": true, "confidence": 0.9})
 	m := out.Memory
 	if m.ID != w.ID || m.Title != "Storage choice" || !m.Pinned || m.Confidence != 0.9 || m.Content != "Use SQLite for local storage." || !slices.Equal(m.Tags, []string{"storage"}) {
@@ -370,7 +370,7 @@ func TestUpdateChangesFieldsAndKeepsTheRest(t *testing.T) {
 	if r := ok[mcpserver.SearchOut](t, cs, "search", map[string]any{"query": "machine"}); len(r.Results) == 0 || r.Results[0].ID != content.ID {
 		t.Fatalf("search for the new words after an update: %+v", r.Results)
 	}
-	if r := ok[mcpserver.SearchOut](t, cs, "search", map[string]any{"query": "locally"}); len(r.Results) != 0 {
+	if r := ok[mcpserver.SearchOut](t, cs, "search", map[string]any{"query": "laptops"}); len(r.Results) != 0 {
 		t.Fatalf("search for the old words after an update: %+v", r.Results)
 	}
 }
@@ -517,5 +517,54 @@ func TestNewRefusesABadProject(t *testing.T) {
 	}
 	if _, err := mcpserver.New(mcpserver.Options{Project: "p"}); err == nil {
 		t.Error("a server without an engine was made")
+	}
+}
+
+func TestMemoryToolFilesAreMemoriesOfTheProject(t *testing.T) {
+	f := newFixture(t)
+	cs, other := f.connect("proj"), f.connect("other")
+	tools, err := cs.ListTools(t.Context(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mt *mcp.Tool
+	for _, tl := range tools.Tools {
+		if tl.Name == "memory" {
+			mt = tl
+		}
+	}
+	if mt == nil {
+		t.Fatal("the memory tool is not listed")
+	}
+	if a := mt.Annotations; a.ReadOnlyHint || a.DestructiveHint == nil || !*a.DestructiveHint || a.IdempotentHint {
+		t.Errorf("memory tool annotations %+v", a)
+	}
+	schema, _ := json.Marshal(mt.InputSchema)
+	for _, p := range []string{"command", "path", "view_range", "file_text", "old_str", "new_str", "insert_line", "insert_text", "old_path", "new_path"} {
+		if !strings.Contains(string(schema), `"`+p+`"`) {
+			t.Errorf("memory tool schema lacks %s: %s", p, schema)
+		}
+	}
+
+	res := call(t, cs, "memory", map[string]any{"command": "create", "path": "/memories/auth.md", "file_text": "Refresh returns nil, nil for unknown heron tokens.\n"})
+	if res.IsError || !strings.Contains(text(res), "/memories/auth.md") {
+		t.Fatalf("create: %s", text(res))
+	}
+	if v := text(call(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/auth.md"})); !strings.Contains(v, "heron tokens") {
+		t.Fatalf("view: %s", v)
+	}
+	if r := ok[mcpserver.SearchOut](t, cs, "search", map[string]any{"query": "heron tokens"}); len(r.Results) != 1 {
+		t.Fatalf("the file is not searchable as a memory: %+v", r.Results)
+	}
+	// Mistakes are tool errors with the reference's message.
+	if msg := toolErr(t, cs, "memory", map[string]any{"command": "view", "path": "/memories/missing.md"}); !strings.Contains(msg, "does not exist") {
+		t.Fatalf("view of a missing file: %q", msg)
+	}
+	toolErr(t, cs, "memory", map[string]any{"command": "view", "path": "/etc/passwd"})
+	toolErr(t, cs, "memory", map[string]any{"command": "explode", "path": "/memories"})
+	toolErr(t, cs, "memory", map[string]any{"command": "view", "path": "/memories", "extra": 1})
+	// Another project sees no such file.
+	if msg := toolErr(t, other, "memory", map[string]any{"command": "view", "path": "/memories/auth.md"}); !strings.Contains(msg, "does not exist") {
+		t.Fatalf("another project viewed the file: %q", msg)
 	}
 }
