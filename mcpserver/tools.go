@@ -164,10 +164,10 @@ func (s *server) addTools(srv *mcp.Server) {
 		Annotations: annotations("Search memories", true, false, true),
 	}, s.search)
 	mcp.AddTool(srv, &mcp.Tool{
-		Name:        "get",
+		Name:         "get",
 		Description:  "Return memories in full (content, tags, files, confidence, provenance, times) by id.",
 		OutputSchema: schemaFor[MemoriesOut](),
-		Annotations: annotations("Get memories", true, false, true),
+		Annotations:  annotations("Get memories", true, false, true),
 	}, s.get)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name: "context",
@@ -177,10 +177,10 @@ func (s *server) addTools(srv *mcp.Server) {
 		Annotations: annotations("Memory context for a task", false, false, false),
 	}, s.context)
 	mcp.AddTool(srv, &mcp.Tool{
-		Name:        "update",
+		Name:         "update",
 		Description:  "Change fields of a memory of this project; fields left out are kept. Returns the changed memory.",
 		OutputSchema: schemaFor[MemoryOut](),
-		Annotations: annotations("Update a memory", false, true, true),
+		Annotations:  annotations("Update a memory", false, true, true),
 	}, s.update)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "forget",
