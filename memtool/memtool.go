@@ -452,10 +452,12 @@ func (t *Tool) file(ctx context.Context, path, notFound string) (string, *cairn.
 	return p, m, nil
 }
 
-func (t *Tool) write(ctx context.Context, m *cairn.Memory, text string) (*cairn.Memory, error) {
-	n, err := t.svc.UpdateMemory(ctx, m.ID, cairn.MemoryUpdate{Content: &text})
+// write stores text as the content of file p (its memory m). The title
+// is given again so that the engine never derives one from the text.
+func (t *Tool) write(ctx context.Context, m *cairn.Memory, p, text string) (*cairn.Memory, error) {
+	n, err := t.svc.UpdateMemory(ctx, m.ID, cairn.MemoryUpdate{Content: &text, Title: &p})
 	if cairn.ErrorCode(err) == cairn.ENOTFOUND {
-		return nil, failf("Error: The file %s was deleted while it was being edited; view it again.", m.Title)
+		return nil, failf("Error: The file %s was deleted while it was being edited; view it again.", p)
 	}
 	return n, storeErr(err)
 }
@@ -499,7 +501,7 @@ func (t *Tool) strReplace(ctx context.Context, c Command) (string, error) {
 	if err := checkText(edited, "edited file"); err != nil {
 		return "", err
 	}
-	n, err := t.write(ctx, m, edited)
+	n, err := t.write(ctx, m, p, edited)
 	if err != nil {
 		return "", err
 	}
@@ -534,7 +536,7 @@ func (t *Tool) insert(ctx context.Context, c Command) (string, error) {
 	if err := checkText(edited, "edited file"); err != nil {
 		return "", err
 	}
-	if _, err := t.write(ctx, m, edited); err != nil {
+	if _, err := t.write(ctx, m, p, edited); err != nil {
 		return "", err
 	}
 	return "The file " + p + " has been edited.", nil
