@@ -10,9 +10,11 @@
 //     (the key is what identifies the file; see KeyPrefix)
 //   - title:   the path
 //   - content: the file text, exactly as stored (after redaction)
-//   - type:    "context" (FileType): relevant-tier, never expires, so the
+//   - type:    "context" (FileType): relevant tier and no time to live by
+//     default (a ttl configured for context applies to files too), so the
 //     files are found by `cairn search` and injected by `cairn context`
-//     like any other memory
+//     like any other memory; files are never folded into each other, even
+//     with the same text
 //   - tag:     "memfile" (FileTag); source explicit; Agent and SessionID
 //     of the Tool as provenance
 //

@@ -163,6 +163,16 @@ func TestCreateViewAndMapping(t *testing.T) {
 	}
 }
 
+func TestSameTextInTwoFiles(t *testing.T) {
+	e := newEnv(t)
+	e.create("/memories/a.md", "Run go test ./... before every commit.")
+	e.create("/memories/b.md", "Run go test ./... before every commit.")
+	e.create("/memories/c.md", "Run go test ./... before each commit.") // near-identical
+	if n := len(e.memories()); n != 3 {
+		t.Errorf("%d memories, want 3: files are never folded into each other", n)
+	}
+}
+
 func TestCreateErrors(t *testing.T) {
 	e := newEnv(t)
 	e.create("/memories/a.md", "alpha")
