@@ -1,0 +1,187 @@
+package main
+
+// Tests of `cairn install` and `cairn uninstall` through Main.Run and the
+// real binary. The merging rules themselves are tested in package install.
+//
+// Bad inputs tried here: no agent, an unknown agent ("cursor"), two agents,
+// an unknown --scope ("team"), a --command with an unbalanced quote, a
+// settings.json with a syntax error on line 3 (exit 1, one line naming
+// file and line, file untouched).
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// installCLI is a cli whose working directory is a git project below its
+// folder, with HOME in the folder.
+func installCLI(t *testing.T) (c *cli, root string) {
+	t.Helper()
+	c = newCLI(t)
+	root = filepath.Join(c.dir, "proj")
+	c.wd = filepath.Join(root, "internal", "api")
+	for _, d := range []string{filepath.Join(root, ".git"), c.wd} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return c, root
+}
+
+func TestInstallClaudeSaysWhatItChangesAndIsIdempotent(t *testing.T) {
+	t.Parallel()
+	c, root := installCLI(t)
+	settings := filepath.Join(root, ".claude", "settings.json")
+	mcp := filepath.Join(root, ".mcp.json")
+
+	r := c.raw("", "install", "claude", "--command", "cairn", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, settings+": would be created\n") || !strings.Contains(r.stdout, "dry run: nothing was written") {
+		t.Fatalf("dry run: %v", r)
+	}
+	if _, err := os.Stat(settings); err == nil {
+		t.Fatal("--dry-run wrote settings.json")
+	}
+
+	r = c.raw("", "install", "claude", "--command", "cairn")
+	for _, want := range []string{
+		settings + ": created\n",
+		"  + hook SessionStart: cairn hook claude session-start (timeout 10s)\n",
+		"  + hook SessionEnd: cairn hook claude session-end (timeout 5s)\n",
+		mcp + ": created\n",
+		"  + MCP server cairn: cairn mcp\n",
+	} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("stdout lacks %q:\n%v", want, r)
+		}
+	}
+	var st struct {
+		Hooks map[string][]struct {
+			Hooks []struct {
+				Type, Command string
+				Timeout       int
+			}
+		}
+	}
+	if err := json.Unmarshal([]byte(readFile(t, settings)), &st); err != nil || len(st.Hooks) != 6 || st.Hooks["Stop"][0].Hooks[0].Command != "cairn hook claude stop" {
+		t.Errorf("settings.json: %v %+v", err, st)
+	}
+	before := readFile(t, settings) + readFile(t, mcp)
+
+	r = c.raw("", "install", "claude", "--command", "cairn")
+	if r.code != 0 || strings.Contains(r.stdout, "+") || strings.Count(r.stdout, ": unchanged\n") != 2 {
+		t.Errorf("second install: %v", r)
+	}
+	if readFile(t, settings)+readFile(t, mcp) != before {
+		t.Error("second install changed the files")
+	}
+
+	r = c.raw("", "uninstall", "claude")
+	if r.code != 0 || !strings.Contains(r.stdout, "  - hook Stop: cairn hook claude stop\n") || !strings.Contains(r.stdout, "  - MCP server cairn: cairn mcp\n") {
+		t.Errorf("uninstall: %v", r)
+	}
+	if readFile(t, settings) != "{}\n" || readFile(t, mcp) != "{}\n" {
+		t.Errorf("after uninstall: %q %q", readFile(t, settings), readFile(t, mcp))
+	}
+}
+
+func TestInstallUserScopeAndCodex(t *testing.T) {
+	t.Parallel()
+	c, root := installCLI(t)
+	c.env["CODEX_HOME"] = filepath.Join(c.dir, "codex-home")
+	r := c.raw("", "install", "claude", "--scope", "user", "--command", "'/opt/my tools/cairn'", "--capture-tools")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	got := readFile(t, filepath.Join(c.dir, ".claude", "settings.json"))
+	if !strings.Contains(got, `"command": "'/opt/my tools/cairn' hook claude post-tool-use --capture-tools"`) {
+		t.Errorf("user settings:\n%s", got)
+	}
+	if !strings.Contains(readFile(t, filepath.Join(c.dir, ".claude.json")), `"command": "/opt/my tools/cairn"`) {
+		t.Error("~/.claude.json lacks cairn's server")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".claude")); err == nil {
+		t.Error("user scope wrote into the project")
+	}
+
+	r = c.raw("", "install", "codex", "--command", "cairn")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	cfg := readFile(t, filepath.Join(c.dir, "codex-home", "config.toml"))
+	if !strings.Contains(cfg, "[mcp_servers.cairn]\ncommand = \"cairn\"\nargs = [\"mcp\"]\n") {
+		t.Errorf("config.toml:\n%s", cfg)
+	}
+	if md := readFile(t, filepath.Join(root, "AGENTS.md")); !strings.Contains(md, "cairn context --prompt") {
+		t.Errorf("AGENTS.md:\n%s", md)
+	}
+	if r := c.raw("", "uninstall", "codex"); r.code != 0 || readFile(t, filepath.Join(root, "AGENTS.md")) != "" {
+		t.Errorf("uninstall codex: %v", r)
+	}
+}
+
+func TestInstallMistakes(t *testing.T) {
+	t.Parallel()
+	c, root := installCLI(t)
+	for _, args := range [][]string{
+		{"install"}, {"install", "cursor"}, {"install", "claude", "codex"},
+		{"install", "claude", "--scope", "team"}, {"uninstall", "claude", "--command", "'cairn"},
+	} {
+		r := c.raw("", args...)
+		if r.code != 2 {
+			t.Errorf("%q: want exit 2, got %v", args, r)
+		}
+		oneErrorLine(t, r)
+	}
+	settings := filepath.Join(root, ".claude", "settings.json")
+	const broken = "{\n  \"model\": \"opus\"\n  \"hooks\": {}\n}\n"
+	if err := os.MkdirAll(filepath.Dir(settings), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(settings, []byte(broken), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r := c.raw("", "install", "claude", "--command", "cairn")
+	if r.code != 1 || !strings.Contains(r.stderr, settings+":3: malformed JSON") {
+		t.Errorf("malformed settings: %v", r)
+	}
+	oneErrorLine(t, r)
+	if readFile(t, settings) != broken {
+		t.Error("the malformed file was changed")
+	}
+	if _, err := os.Stat(filepath.Join(root, ".mcp.json")); err == nil {
+		t.Error(".mcp.json written although settings.json was malformed")
+	}
+}
+
+func TestBinaryInstallUsesItsOwnPath(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	dir := t.TempDir()
+	r := runBin(t.Context(), dir, "", "install", "claude")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	if got := readFile(t, filepath.Join(dir, ".mcp.json")); !strings.Contains(got, `"command": "`+cairnBin+`"`) {
+		t.Errorf(".mcp.json does not run %s:\n%s", cairnBin, got)
+	}
+	// The installed hook runs: a SessionStart payload gets an answer, exit 0.
+	cmd := exec.Command(cairnBin, "hook", "claude", "session-start")
+	cmd.Dir, cmd.Env = dir, binEnv(dir)
+	cmd.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":"` + dir + `"}`)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("hook: %v\n%s", err, out)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
