@@ -1,0 +1,479 @@
+package main
+
+// Tests of `cairn hook claude EVENT`.
+//
+// Bad inputs tried here: malformed JSON, empty standard input, blank
+// standard input, a JSON array, a field of the wrong type (session_id a
+// number), two JSON objects in a row, an unknown event name, a missing
+// "claude", a database path that is a folder (cannot be opened), a
+// database file of garbage, a transcript path that does not exist, a Stop
+// payload with stop_hook_active true, many large memories full of quotes
+// and backslashes (the JSON-escaped context must stay within 10,000
+// characters), the same Stop payload twice.
+//
+// The payloads in testdata/hooks are as Claude Code sends them; their
+// transcript paths point into /home/dev/.claude/projects/-home-dev-authsvc,
+// which the tests map to a copy of testdata/hooks/transcripts. Run
+// go test ./cmd/cairn -run TestHookGolden -update to rewrite the goldens.
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn/hook"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files in testdata")
+
+const (
+	hookNow        = "2026-11-01T00:00:00Z"
+	hookTranscript = "/home/dev/.claude/projects/-home-dev-authsvc"
+	hookSession    = "7f3c2a10-5b7e-4c1d-9a8e-2f6b0c4d1e93"
+)
+
+// hookCLI is a test CLI with the authsvc memories imported and the
+// transcripts copied to a private folder.
+type hookCLI struct {
+	*cli
+	transcripts string
+}
+
+func newHookCLI(t *testing.T) *hookCLI {
+	t.Helper()
+	c := newCLI(t)
+	c.project = "authsvc"
+	c.env["CAIRN_NOW"] = hookNow
+	c.ok("import", "testdata/hooks/memories.jsonl")
+	dir := filepath.Join(c.dir, "transcripts")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob("testdata/hooks/transcripts/*.jsonl")
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &hookCLI{cli: c, transcripts: dir}
+}
+
+// payload reads a payload file with its transcript paths mapped.
+func (c *hookCLI) payload(name string) string {
+	c.t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata/hooks", name))
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	return strings.ReplaceAll(string(b), hookTranscript, c.transcripts)
+}
+
+// hook runs `cairn hook claude EVENT` with the payload on standard input
+// and no --project: the project comes from the payload's cwd.
+func (c *hookCLI) hook(stdin, event string, flags ...string) result {
+	c.t.Helper()
+	return c.raw(stdin, append([]string{"--db", c.db, "hook", "claude", event}, flags...)...)
+}
+
+// captured lists the memories the hooks stored (not the imported ones),
+// as "type: title", sorted.
+func (c *hookCLI) captured() []string {
+	c.t.Helper()
+	var out []string
+	for _, m := range c.listJSON("--limit", "1000") {
+		if !strings.HasPrefix(m["id"].(string), "mem-authsvc") {
+			out = append(out, fmt.Sprintf("%s: %s", m["type"], m["title"]))
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+func (c *hookCLI) logText() string {
+	b, _ := os.ReadFile(filepath.Join(filepath.Dir(c.db), "cairn.log"))
+	return string(b)
+}
+
+func checkHookGolden(t *testing.T, path, got string) {
+	t.Helper()
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./cmd/cairn -run TestHookGolden -update to create it)", err)
+	}
+	if got != string(want) {
+		t.Errorf("%s differs (run go test ./cmd/cairn -run TestHookGolden -update after checking the change)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
+	}
+}
+
+// TestHookGolden runs every recorded payload through its event on a fresh
+// database and compares standard output and the memories stored.
+func TestHookGolden(t *testing.T) {
+	t.Parallel()
+	payloads, _ := filepath.Glob("testdata/hooks/*.json")
+	if len(payloads) < 8 {
+		t.Fatalf("only %d payloads in testdata/hooks", len(payloads))
+	}
+	for _, path := range payloads {
+		name := strings.TrimSuffix(filepath.Base(path), ".json")
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			c := newHookCLI(t)
+			in := c.payload(filepath.Base(path))
+			p, err := hook.Parse([]byte(in))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ev, ok := p.Event()
+			if !ok {
+				t.Fatalf("%s: unknown hook_event_name %q", path, p.HookEventName)
+			}
+			r := c.hook(in, ev.Kebab())
+			if r.code != 0 || r.stderr != "" {
+				t.Fatalf("%v", r)
+			}
+			if log := c.logText(); log != "" {
+				t.Errorf("log written on a good payload: %s", log)
+			}
+			if r.stdout != "" {
+				var out hook.Output
+				if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+					t.Fatalf("stdout is not the hook's JSON: %v\n%s", err, r.stdout)
+				}
+				if out.HookSpecificOutput.HookEventName != ev {
+					t.Errorf("hookEventName %q, want %q", out.HookSpecificOutput.HookEventName, ev)
+				}
+			}
+			got := "--- stdout ---\n" + r.stdout + "--- stored ---\n" + strings.Join(c.captured(), "\n") + "\n"
+			checkHookGolden(t, filepath.Join("testdata/hooks", name+".golden"), got)
+		})
+	}
+}
+
+func TestHookCamelCaseEventNamesWork(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	kebab := c.hook(c.payload("session-start-startup.json"), "session-start")
+	c2 := newHookCLI(t)
+	camel := c2.hook(c2.payload("session-start-startup.json"), "SessionStart")
+	if kebab.stdout == "" || kebab.stdout != camel.stdout {
+		t.Fatalf("SessionStart and session-start differ:\n%v\n%v", kebab, camel)
+	}
+}
+
+func TestHookSessionStartGivesLastingTiersAndRecordsUse(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	r := c.hook(c.payload("session-start-startup.json"), "session-start")
+	var out hook.Output
+	if err := json.Unmarshal([]byte(r.stdout), &out); err != nil {
+		t.Fatalf("%v\n%v", err, r)
+	}
+	ctx := out.HookSpecificOutput.AdditionalContext
+	for _, want := range []string{"mem-authsvc000000001", "mem-authsvc000000002", "mem-authsvc000000004", "mem-authsvc000000006"} {
+		if !strings.Contains(ctx, want) {
+			t.Errorf("session start lacks %s:\n%s", want, ctx)
+		}
+	}
+	// The relevant tier waits for a prompt; other projects never show.
+	for _, not := range []string{"mem-authsvc000000003", "mem-othersvc00000001"} {
+		if strings.Contains(ctx, not) {
+			t.Errorf("session start has %s:\n%s", not, ctx)
+		}
+	}
+	if n := c.show("mem-authsvc000000001")["use_count"]; n != float64(1) {
+		t.Errorf("use count after session start = %v, want 1", n)
+	}
+}
+
+func TestHookPromptGivesOnlyRelevantMemoriesAndNothingForAnIrrelevantOne(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	r := c.hook(c.payload("user-prompt-submit.json"), "user-prompt-submit")
+	if !strings.Contains(r.stdout, "mem-authsvc000000003") || strings.Contains(r.stdout, "mem-authsvc000000001") {
+		t.Errorf("prompt context should hold the Refresh pitfall and no static tier: %v", r)
+	}
+	r = c.hook(c.payload("user-prompt-submit-irrelevant.json"), "user-prompt-submit")
+	if r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Errorf("an irrelevant prompt must print nothing: %v", r)
+	}
+	if log := c.logText(); log != "" {
+		t.Errorf("nothing relevant is not an error, yet the log has: %s", log)
+	}
+}
+
+func TestHookBadInputsExitZeroPrintNothingAndLogOneLine(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name, stdin, want string
+		args              []string
+	}{
+		{"malformed JSON", `{"session_id": "s", "prompt": "x"`, "not valid JSON", nil},
+		{"empty stdin", "", "no hook payload", nil},
+		{"blank stdin", " \n\t\n", "no hook payload", nil},
+		{"array", `[{"prompt": "x"}]`, "not a JSON object", nil},
+		{"wrong field type", `{"session_id": 5, "prompt": "refresh token"}`, "not valid JSON", nil},
+		{"two objects", `{"prompt": "a"} {"prompt": "b"}`, "more than one JSON value", nil},
+		{"unknown event", `{"prompt": "x"}`, `unknown hook event "pre-tool-use"`, []string{"hook", "claude", "pre-tool-use"}},
+		{"no kind", `{"prompt": "x"}`, "usage: cairn hook claude EVENT", []string{"hook", "user-prompt-submit"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			c := newHookCLI(t)
+			args := tc.args
+			if args == nil {
+				args = []string{"hook", "claude", "user-prompt-submit"}
+			}
+			r := c.raw(tc.stdin, append([]string{"--db", c.db}, args...)...)
+			if r.code != 0 || r.stdout != "" {
+				t.Fatalf("want exit 0 and no output, got %v", r)
+			}
+			lines := splitLines(c.logText())
+			if len(lines) != 1 || !strings.Contains(lines[0], tc.want) || !strings.Contains(lines[0], " hook claude ") {
+				t.Fatalf("want one log line with %q, got %q", tc.want, lines)
+			}
+		})
+	}
+}
+
+func TestHookDatabaseThatCannotBeOpenedIsLoggedNotFatal(t *testing.T) {
+	t.Parallel()
+	for _, kind := range []string{"folder", "garbage"} {
+		t.Run(kind, func(t *testing.T) {
+			t.Parallel()
+			c := newHookCLI(t)
+			c.db = filepath.Join(c.dir, "broken.db")
+			if kind == "folder" {
+				os.Mkdir(c.db, 0o755)
+			} else {
+				os.WriteFile(c.db, []byte(strings.Repeat("this is not a database\n", 400)), 0o644)
+			}
+			for _, ev := range []string{"session-start", "user-prompt-submit", "stop"} {
+				name := map[string]string{"session-start": "session-start-startup.json", "user-prompt-submit": "user-prompt-submit.json", "stop": "stop.json"}[ev]
+				r := c.hook(c.payload(name), ev)
+				if r.code != 0 || r.stdout != "" {
+					t.Fatalf("%s: want exit 0 and no output, got %v", ev, r)
+				}
+			}
+			lines := splitLines(c.logText())
+			if len(lines) != 3 {
+				t.Fatalf("want 3 log lines, got %q", lines)
+			}
+			if !strings.Contains(lines[0], "hook claude session-start session "+hookSession+": ") {
+				t.Errorf("log line lacks the event and session: %q", lines[0])
+			}
+		})
+	}
+}
+
+func TestHookContextStaysWithinClaudeCodesCapWhenEscaped(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	// Quotes and backslashes double when escaped: a block of 10,000
+	// characters of them would be far longer as JSON. The pinned half
+	// fills session start, the other half the prompt's relevant tier.
+	var lines []string
+	for i := range 60 {
+		var own []string // words of its own, so that no two memories fold into one
+		for j := range 12 {
+			own = append(own, fmt.Sprintf(`"w%dx%d"`, i, j))
+		}
+		body := strings.Join(own, " ") + strings.Repeat(` refresh "token" C:\path\to\auth`, 60)
+		lines = append(lines, fmt.Sprintf(`{"id": "mem-big%013d", "project": "authsvc", "type": "decision", "title": "Decision %d about \"refresh\" \\ tokens", "content": %q, "confidence": 0.9, "pinned": %t, "source": "explicit", "created_at": "2026-10-01T10:00:00Z"}`, i, i, body, i < 30))
+	}
+	f := c.writeFile("big.jsonl", strings.Join(lines, "\n")+"\n")
+	c.ok("import", f)
+	// A budget far above the cap, so that the character cap is what binds.
+	c.env["XDG_CONFIG_HOME"] = filepath.Join(c.dir, "config")
+	writeConfigFile(t, filepath.Join(c.dir, "config", "cairn", "cairn.toml"), "[context]\nbudget = 100000\n[context.relevant]\nlimit = 40\n")
+	for _, tc := range []struct{ file, event string }{{"session-start-startup.json", "session-start"}, {"user-prompt-submit.json", "user-prompt-submit"}} {
+		in := strings.Replace(c.payload(tc.file), "The refresh endpoint panics on an unknown token, can you fix AuthService.Refresh?", "refresh token path to auth", 1)
+		r := c.hook(in, tc.event)
+		const key = `"additionalContext":"`
+		i := strings.Index(r.stdout, key)
+		if r.code != 0 || i < 0 || !strings.HasSuffix(r.stdout, "\"}}\n") {
+			t.Fatalf("%s: no context: %v", tc.event, r)
+		}
+		escaped := r.stdout[i+len(key) : len(r.stdout)-len("\"}}\n")]
+		if n := utf8.RuneCountInString(escaped); n > hook.MaxContext {
+			t.Errorf("%s: escaped additionalContext has %d characters, more than %d", tc.event, n, hook.MaxContext)
+		}
+		if n := utf8.RuneCountInString(escaped); n < hook.MaxContext/2 {
+			t.Errorf("%s: escaped additionalContext has only %d characters: the cap cut far too much", tc.event, n)
+		}
+		if !strings.Contains(escaped, `\"token\"`) {
+			t.Errorf("%s: the big memories are not in the context: %s", tc.event, r.stdout)
+		}
+	}
+}
+
+func TestHookStopCapturesTheSignalOnceAndPrintsNothing(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	in := c.payload("stop.json")
+	r := c.hook(in, "stop")
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	first := c.captured()
+	var pitfall map[string]any
+	for _, m := range c.listJSON("--type", "pitfall") {
+		if strings.Contains(m["content"].(string), "Session expiry is inclusive") {
+			pitfall = m
+		}
+	}
+	if pitfall == nil {
+		t.Fatalf("the MEMORY: signal was not captured: %q", first)
+	}
+	// Again, and with stop_hook_active (Claude continuing because of a
+	// Stop hook): nothing new, nothing reinforced, nothing printed.
+	r = c.hook(strings.Replace(in, `"stop_hook_active":false`, `"stop_hook_active":true`, 1), "stop")
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	if again := c.captured(); strings.Join(again, "\n") != strings.Join(first, "\n") {
+		t.Errorf("second run changed the memories:\n%q\n%q", first, again)
+	}
+	after := c.show(pitfall["id"].(string))
+	if after["use_count"] != pitfall["use_count"] || after["confidence"] != pitfall["confidence"] {
+		t.Errorf("second run reinforced the pitfall: %v -> %v", pitfall, after)
+	}
+	if log := c.logText(); log != "" {
+		t.Errorf("log: %s", log)
+	}
+}
+
+func TestHookStopTakesTheLastMessageTheTranscriptDoesNotHoldYet(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	msg := "Done.\n\nMEMORY:gotcha:The login rate limiter counts failed attempts per IP, not per account."
+	b, _ := json.Marshal(msg)
+	in := strings.Replace(c.payload("stop.json"), `"last_assistant_message":`, `"last_assistant_message":`+string(b)+`,"x":`, 1)
+	for range 2 {
+		if r := c.hook(in, "stop"); r.code != 0 || r.stdout != "" {
+			t.Fatalf("%v", r)
+		}
+	}
+	got := c.listJSON("--type", "gotcha")
+	if len(got) != 1 || !strings.Contains(got[0]["content"].(string), "per IP") {
+		t.Fatalf("want the gotcha once, got %v", got)
+	}
+	if got[0]["use_count"] != float64(0) {
+		t.Errorf("the second run reinforced the gotcha: %v", got[0])
+	}
+	if got[0]["created_by_session_id"] != hookSession {
+		t.Errorf("gotcha session = %v", got[0]["created_by_session_id"])
+	}
+}
+
+func TestHookPostToolUseCapturesOnlyWhenEnabled(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	in := c.payload("post-tool-use.json")
+	if r := c.hook(in, "post-tool-use"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	if got := c.captured(); len(got) != 0 {
+		t.Fatalf("post-tool-use captured while off: %q", got)
+	}
+	if r := c.hook(in, "post-tool-use", "--capture-tools"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	got := strings.Join(c.captured(), "\n")
+	if !strings.Contains(got, "fix: ") {
+		t.Errorf("a passing test after a failure should store the fix: %q", got)
+	}
+	// A failing run stores nothing yet.
+	c2 := newHookCLI(t)
+	failing := strings.Replace(c2.payload("post-tool-use.json"), `"stdout":"ok  `, `"stdout":"--- FAIL: TestSessionExpiry\nFAIL `, 1)
+	c2.hook(failing, "post-tool-use", "--capture-tools")
+	if got := c2.captured(); len(got) != 0 {
+		t.Errorf("a failing command captured %q", got)
+	}
+}
+
+func TestHookMissingDatabaseOrTranscriptIsQuiet(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	c.db = filepath.Join(c.dir, "fresh", "none.db")
+	r := c.hook(c.payload("session-start-startup.json"), "session-start")
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	if _, err := os.Stat(c.db); err == nil {
+		t.Errorf("session start created the database")
+	}
+	c2 := newHookCLI(t)
+	in := strings.ReplaceAll(c2.payload("pre-compact.json"), c2.transcripts, filepath.Join(c2.dir, "nowhere"))
+	if r := c2.hook(in, "pre-compact"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	if log := c2.logText(); log != "" {
+		t.Errorf("a transcript not written yet is not an error: %s", log)
+	}
+}
+
+func TestHookBoundedGivesUpAtTheDeadline(t *testing.T) {
+	t.Parallel()
+	start := time.Now()
+	err := bounded(t.Context(), 50*time.Millisecond, func(ctx context.Context) error {
+		time.Sleep(2 * time.Second) // ignores ctx, like a stuck system call
+		return nil
+	})
+	if err == nil || !strings.Contains(err.Error(), "gave up after 50ms") {
+		t.Errorf("err = %v", err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("bounded waited %v", d)
+	}
+	if err := bounded(t.Context(), time.Second, func(context.Context) error { panic("boom") }); err == nil || !strings.Contains(err.Error(), "boom") {
+		t.Errorf("a panic should come back as an error, got %v", err)
+	}
+}
+
+func TestHookForwardedThroughServeGivesTheLocalOutput(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t) // one pitfall about the flaky auth test's fake clock, project proj
+	cwd := filepath.Join(t.TempDir(), c.project)
+	if err := os.Mkdir(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(map[string]any{"session_id": "s-fwd", "transcript_path": "/nonexistent.jsonl", "cwd": cwd,
+		"permission_mode": "default", "hook_event_name": "UserPromptSubmit", "prompt": "why is the auth test flaky with the fake clock?"})
+	run := func() result {
+		return c.raw(string(b), "--db", c.db, "hook", "claude", "user-prompt-submit")
+	}
+	viaServer := run()
+	c.env["CAIRN_NO_SERVER"] = "1"
+	local := run()
+	delete(c.env, "CAIRN_NO_SERVER")
+	if viaServer.code != 0 || viaServer.stdout == "" || viaServer.stdout != local.stdout {
+		t.Fatalf("server and local answers differ:\n%v\n---\n%v", viaServer, local)
+	}
+	// Prove the server answered: only it still holds the moved database.
+	if err := os.Rename(c.db, c.db+".moved"); err != nil {
+		t.Fatal(err)
+	}
+	defer os.Rename(c.db+".moved", c.db)
+	if r := run(); !strings.Contains(r.stdout, "fake clock") {
+		t.Fatalf("the hook did not go to the server: %v", r)
+	}
+}
