@@ -186,7 +186,11 @@ func mergeCodexConfig(path string, data []byte, s *MCPServer) ([]byte, []string,
 	if had {
 		verb = "~"
 	}
-	return out, []string{fmt.Sprintf("%s [mcp_servers.cairn] command = %s, args = %v", verb, tomlString(s.Command), s.Args)}, nil
+	args := make([]string, len(s.Args))
+	for i, a := range s.Args {
+		args[i] = tomlString(a)
+	}
+	return out, []string{fmt.Sprintf("%s [mcp_servers.cairn] command = %s, args = [%s]", verb, tomlString(s.Command), strings.Join(args, ", "))}, nil
 }
 
 // agentsBlock is cairn's part of AGENTS.md: when to call cairn, for an

@@ -26,8 +26,8 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 	fs := newFlags(m, g, name, "claude|codex [flags]")
 	var scope optString
 	fs.Var(&scope, "scope", "`project` (the git top-level folder's files; default for claude) or user (your home folder's; default for codex)")
-	command := fs.String("command", "", "the `command` that runs cairn in hooks and the MCP entry (default: this executable's absolute path), e.g. cairn when it is on PATH")
-	captureTools := fs.Bool("capture-tools", false, "also run cairn after every tool call (PostToolUse hook)")
+	command := fs.String("command", "", "the command (`words`, quoted as for a shell) that runs cairn in hooks and the MCP entry (default: this executable's absolute path), e.g. cairn when it is on PATH")
+	captureTools := fs.Bool("capture-tools", false, "also run cairn after each shell command (PostToolUse hook on Bash): a test, build or lint that passes is captured at once")
 	noAgents := fs.Bool("no-agents-md", false, "codex: leave AGENTS.md alone")
 	dryRun := fs.Bool("dry-run", false, "print what would change and write nothing")
 	pos, err := parseFlags(fs, args)
@@ -65,6 +65,9 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 			fmt.Fprintf(m.Stderr, "cairn: warning: %s is a temporary build (go run); install cairn or give --command\n", exe)
 		}
 		s.Command = []string{exe}
+	}
+	if g.db != "" || g.project != "" {
+		fmt.Fprintf(m.Stderr, "cairn: warning: the hooks and the MCP server do not get --db or --project; set CAIRN_DB or CAIRN_PROJECT where the agent runs\n")
 	}
 	if wd, err := m.Getwd(); err == nil {
 		s.Root = projectRoot(wd)
