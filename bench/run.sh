@@ -136,6 +136,10 @@ step "cairn search (with cairn serve), $RUNS runs over $QUERIES queries"
 SEARCH=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -json -- "${CAIRN_G[@]}" search -- '{}')
 step "cairn context --prompt (with cairn serve), $RUNS runs"
 CONTEXT=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -json -- "${CAIRN_G[@]}" context --prompt '{}')
+step "cairn hook claude user-prompt-submit (with cairn serve), $RUNS runs"
+mkdir -p "$WORK/$PROJECT"
+printf '{"session_id":"bench-session","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"{}"}\n' "$WORK" "$WORK/$PROJECT" >"$WORK/hook.json"
+HOOK=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -stdin "$WORK/hook.json" -json -- "${CAIRN_G[@]}" hook claude user-prompt-submit)
 SERVE_RSS_KB=$(awk '/^VmRSS/ {print $2}' "/proc/$SERVE_PID/status" 2>/dev/null || echo 0)
 kill "$SERVE_PID" 2>/dev/null || true
 wait "$SERVE_PID" 2>/dev/null || true
@@ -208,6 +212,8 @@ S_MED=$(field median_ms "$SEARCH")
 S_P99=$(field p99_ms "$SEARCH")
 C_MED=$(field median_ms "$CONTEXT")
 C_P99=$(field p99_ms "$CONTEXT")
+H_MED=$(field median_ms "$HOOK")
+H_P99=$(field p99_ms "$HOOK")
 B_MED=$(field median_ms "$BATCH")
 CPU=$(grep -m1 -E '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
 MEM=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || true)
@@ -238,6 +244,9 @@ say "  cairn search     $(fmt_lat "$SEARCH")"
 say "                   budget median <= 15 ms: $(verdict "$S_MED" le 15)   p99 <= 40 ms: $(verdict "$S_P99" le 40)"
 say "  cairn context    $(fmt_lat "$CONTEXT")"
 say "                   budget median <= 15 ms: $(verdict "$C_MED" le 15)   p99 <= 40 ms: $(verdict "$C_P99" le 40)"
+say "  cairn hook claude user-prompt-submit (payload on stdin)"
+say "                   $(fmt_lat "$HOOK")"
+say "                   budget median <= 15 ms: $(verdict "$H_MED" le 15)   p99 <= 40 ms: $(verdict "$H_P99" le 40)"
 say "  standalone (CAIRN_NO_SERVER=1, each process opens the database):"
 say "  cairn search     $(fmt_lat "$SEARCH_ALONE")"
 say "  cairn context    $(fmt_lat "$CONTEXT_ALONE")"

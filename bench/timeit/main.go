@@ -7,12 +7,17 @@
 //
 // With -each FILE, run i substitutes line i of FILE (cycling) for every
 // literal {} in the arguments, so each run can ask something different.
+// With -stdin FILE, each run reads FILE on its standard input, with every
+// {} in it replaced by the run's -each line escaped for a JSON string (a
+// hook payload: go run ./bench/timeit -each q.txt -stdin payload.json --
+// cairn hook claude user-prompt-submit).
 // The command's output is discarded; a run that exits with a non-zero
 // status stops the measurement with an error that shows its standard error.
 package main
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -48,8 +53,9 @@ func main() {
 	each := flag.String("each", "", "substitute the lines of `FILE`, in turn, for {} in the arguments")
 	asJSON := flag.Bool("json", false, "print the figures as one JSON object")
 	label := flag.String("label", "", "a name to print with the figures")
+	stdinFile := flag.String("stdin", "", "give each run `FILE` on standard input ({} becomes the -each line, JSON-escaped)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: timeit [-runs N] [-warmup N] [-each FILE] [-json] [-label TEXT] -- CMD [ARGS...]\n")
+		fmt.Fprintf(os.Stderr, "usage: timeit [-runs N] [-warmup N] [-each FILE] [-stdin FILE] [-json] [-label TEXT] -- CMD [ARGS...]\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -68,6 +74,13 @@ func main() {
 			fatalf("%s has no lines", *each)
 		}
 	}
+	var stdinTmpl []byte
+	if *stdinFile != "" {
+		var err error
+		if stdinTmpl, err = os.ReadFile(*stdinFile); err != nil {
+			fatalf("%v", err)
+		}
+	}
 	errFile, err := os.CreateTemp("", "timeit-stderr-*")
 	if err != nil {
 		fatalf("%v", err)
@@ -78,10 +91,17 @@ func main() {
 	cpus := make([]float64, 0, *runs)
 	for i := 0; i < *warmup+*runs; i++ {
 		argv := args
+		line := ""
 		if lines != nil {
-			argv = substitute(args, lines[i%len(lines)])
+			line = lines[i%len(lines)]
+			argv = substitute(args, line)
 		}
-		d, cpu, err := runOnce(argv, errFile)
+		var stdin []byte
+		if stdinTmpl != nil {
+			esc, _ := json.Marshal(line)
+			stdin = bytes.ReplaceAll(stdinTmpl, []byte("{}"), esc[1:len(esc)-1])
+		}
+		d, cpu, err := runOnce(argv, stdin, errFile)
 		if err != nil {
 			os.Remove(errFile.Name())
 			fatalf("%v", err)
@@ -110,8 +130,9 @@ func main() {
 
 // runOnce runs the command with its output discarded (standard error goes
 // to errFile, shown if the command fails) and returns the wall-clock time
-// from start to exit and the CPU time the child used.
-func runOnce(argv []string, errFile *os.File) (wall, cpu time.Duration, err error) {
+// from start to exit and the CPU time the child used. stdin, when not
+// nil, is the child's standard input (else the null device).
+func runOnce(argv []string, stdin []byte, errFile *os.File) (wall, cpu time.Duration, err error) {
 	if err := errFile.Truncate(0); err != nil {
 		return 0, 0, err
 	}
@@ -120,6 +141,9 @@ func runOnce(argv []string, errFile *os.File) (wall, cpu time.Duration, err erro
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Stdout = nil // the null device
+	if stdin != nil {
+		cmd.Stdin = bytes.NewReader(stdin)
+	}
 	cmd.Stderr = errFile
 	start := time.Now()
 	err = cmd.Run()
