@@ -431,10 +431,12 @@ func TestAnotherProjectsMemoriesAreNotFound(t *testing.T) {
 	if msg := toolErr(t, b, "forget", map[string]any{"id": shared.ID}); !strings.Contains(msg, "alpha") {
 		t.Errorf("beta forget of alpha's global memory: %q", msg)
 	}
-	// beta's export is empty; alpha's memory survived all of it.
-	res, err := b.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "cairn://export/decision"})
-	if err != nil || res.Contents[0].Text != "" {
-		t.Errorf("beta's decision export: %v %+v", err, res)
+	// beta has no decisions (so no decision export); alpha's memory survived all of it.
+	if res, err := b.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "cairn://export/decision"}); err == nil {
+		t.Errorf("beta's decision export: %+v", res.Contents[0])
+	}
+	if res, err := a.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "cairn://export/decision"}); err != nil || !strings.Contains(res.Contents[0].Text, secret.ID) {
+		t.Errorf("alpha's decision export: %v", err)
 	}
 	if m := ok[mcpserver.MemoriesOut](t, a, "get", map[string]any{"ids": []string{secret.ID}}).Memories[0]; m.Title == "stolen" {
 		t.Errorf("beta changed alpha's memory")
@@ -486,7 +488,7 @@ func TestResourcesReadAMemoryAndATypesExport(t *testing.T) {
 	}
 
 	// Bad URIs are protocol errors of resources/read, never a crash.
-	for _, uri := range []string{"cairn://memory/mem-doesnotexist0000", "cairn://nothing/x", "cairn://memory/", "cairn://export/Bad%20Type", "http://example.com/"} {
+	for _, uri := range []string{"cairn://memory/mem-doesnotexist0000", "cairn://nothing/x", "cairn://memory/", "cairn://export/Bad%20Type", "cairn://export/architecture", "http://example.com/"} {
 		if _, err := cs.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: uri}); err == nil {
 			t.Errorf("reading %s succeeded", uri)
 		}

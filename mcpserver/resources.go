@@ -27,6 +27,10 @@ const (
 	ExportURITemplate = exportURIPrefix + "{type}"
 )
 
+// private marks resource results as the user's alone: no shared cache
+// may keep them, and none is fresh for longer than the request.
+var private = mcp.Cacheable{CacheScope: "private"}
+
 // JSONLinesMIME is the media type of the export resources.
 const JSONLinesMIME = "application/jsonl"
 
@@ -39,7 +43,7 @@ func (s *server) addResources(srv *mcp.Server) {
 	srv.AddResourceTemplate(&mcp.ResourceTemplate{
 		Name: "export", Title: "Memories of one type",
 		Description: "This project's memories of one type (e.g. cairn://export/decision), oldest first, as JSON Lines: " +
-			"the <type>.jsonl file of `cairn export --jsonl-dir`.",
+			"the <type>.jsonl file of `cairn export --jsonl-dir`. A type without memories is not found.",
 		URITemplate: ExportURITemplate, MIMEType: JSONLinesMIME,
 	}, s.readExport)
 }
@@ -86,7 +90,7 @@ func (s *server) readMemory(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if err != nil {
 		return nil, s.resourceError(uri, err)
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
+	return &mcp.ReadResourceResult{Cacheable: private, Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: "application/json", Text: string(b)}}}, nil
 }
 
 func (s *server) readExport(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
@@ -102,11 +106,16 @@ func (s *server) readExport(ctx context.Context, req *mcp.ReadResourceRequest) (
 	if err != nil {
 		return nil, s.resourceError(uri, err)
 	}
+	if len(ms) == 0 {
+		// As in `cairn export --jsonl-dir`, a type without memories has no
+		// file (and MCP has no empty text contents).
+		return nil, mcp.ResourceNotFoundError(uri)
+	}
 	var buf bytes.Buffer
 	if err := wire.WriteJSONL(&buf, ms); err != nil {
 		return nil, s.resourceError(uri, err)
 	}
-	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: JSONLinesMIME, Text: buf.String()}}}, nil
+	return &mcp.ReadResourceResult{Cacheable: private, Contents: []*mcp.ResourceContents{{URI: uri, MIMEType: JSONLinesMIME, Text: buf.String()}}}, nil
 }
 
 func (s *server) addPrompts(srv *mcp.Server) {
