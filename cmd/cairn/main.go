@@ -97,6 +97,7 @@ func commands() []command {
 		{"config", "[--json]", "print the effective configuration and where each value came from", runConfig},
 		{"hook", "claude EVENT", "answer a Claude Code hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
 		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly", runServe},
+		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: remember, search, get, context, update, forget)", runMCP},
 		{"version", "", "print cairn's version", runVersion},
 	}
 }

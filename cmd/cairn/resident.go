@@ -159,6 +159,7 @@ func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
 func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "serve", "[flags]")
 	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")
+	httpOpts := registerHTTPFlags(fs)
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -206,6 +207,11 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		close(s.uses)
 		<-usesDone
 	}()
+	stopHTTP, err := startHTTP(ctx, m, g, s, httpOpts) // MCP at /mcp, sharing s
+	if err != nil {
+		return err
+	}
+	defer stopHTTP()
 	srv := &resident{main: m, sess: s, db: db}
 	go func() {
 		<-ctx.Done()

@@ -1,0 +1,156 @@
+package main
+
+// `cairn mcp`: the MCP server (package mcpserver) over standard input and
+// output, for agents that start their MCP servers as processes (Claude
+// Code, Codex, Cursor …). Standard output carries nothing but the
+// protocol; everything else goes to standard error.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"runtime/debug"
+	"sync"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/mcpserver"
+)
+
+func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "mcp", "[flags]")
+	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		return usagef("mcp: unexpected argument %q (the project comes from --project or the working directory)", pos[0])
+	}
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	clock, err := g.clock()
+	if err != nil {
+		return err
+	}
+	s.eng = engine.New(s.store, &engine.Options{Now: clock, Redact: redactSecrets, CacheBytes: *cacheMB << 20})
+	// Use records are written in batches by one goroutine, as in serve.
+	s.uses = make(chan useRecord, 1024)
+	usesDone := make(chan struct{})
+	go func() {
+		defer close(usesDone)
+		recordUses(s.eng, s.uses, m.Stderr)
+	}()
+	gate := &useGate{s: s}
+	defer func() {
+		gate.close()
+		close(s.uses)
+		<-usesDone
+	}()
+	srv, err := newMCPServer(m, s.eng, gate.record, g.project, true)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "cairn: MCP server for project %s (database %s) on standard input and output\n", g.project, g.db)
+	t := &mcp.IOTransport{Reader: readCloser(m.Stdin), Writer: writeCloser(m.Stdout)}
+	err = srv.Run(ctx, t)
+	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
+		return nil // stopped, or the client went away
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return cairn.WrapError(cairn.EINVALID, err, "the MCP client sent a line that is not JSON; the session ended")
+	}
+	return err
+}
+
+// newMCPServer returns the MCP server of project over eng, recording the
+// use of memories with recordUse, and reading the configuration of the
+// working directory's project again for every context request. ownDir
+// says whether the working directory is the project's: when it is not,
+// only the user's configuration applies.
+func newMCPServer(m *Main, eng *engine.Engine, recordUse func(context.Context, []string, string) error, project string, ownDir bool) (*mcp.Server, error) {
+	cm := m
+	if !ownDir {
+		c := *m
+		c.Getwd = func() (string, error) { return "", errors.New("not the project's folder") }
+		cm = &c
+	}
+	return mcpserver.New(mcpserver.Options{
+		Engine:  eng,
+		Project: project,
+		Config: func() (*config.Config, error) {
+			l, err := cm.loadConfig()
+			if err != nil {
+				return nil, err
+			}
+			return l.Config, nil
+		},
+		RecordUse: recordUse,
+		Version:   buildVersion(),
+		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
+}
+
+// useGate hands MCP tools' use records to the session's batching
+// goroutine until the process shuts down; after close, a tool call still
+// running records its use at once instead of sending on a closed channel.
+type useGate struct {
+	mu     sync.Mutex
+	closed bool
+	s      *session
+}
+
+func (u *useGate) record(ctx context.Context, ids []string, sessionID string) error {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	if u.closed || u.s.uses == nil {
+		return u.s.eng.RecordUse(ctx, ids, sessionID)
+	}
+	return u.s.recordUse(ctx, ids, sessionID)
+}
+
+// close stops the hand-over; call it before closing the session's channel.
+func (u *useGate) close() {
+	u.mu.Lock()
+	u.closed = true
+	u.mu.Unlock()
+}
+
+// buildVersion is the module version cairn was built at, "(devel)" for a
+// build from a checkout.
+func buildVersion() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// readCloser and writeCloser let the transport use the command's streams;
+// closing them closes the underlying file only when there is one.
+func readCloser(r io.Reader) io.ReadCloser {
+	if rc, ok := r.(io.ReadCloser); ok {
+		return rc
+	}
+	return io.NopCloser(r)
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func writeCloser(w io.Writer) io.WriteCloser {
+	if wc, ok := w.(io.WriteCloser); ok {
+		return wc
+	}
+	return nopWriteCloser{w}
+}
