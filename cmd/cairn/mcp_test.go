@@ -133,10 +133,10 @@ func exerciseMCP(t *testing.T, cs *mcp.ClientSession) string {
 		tool string
 		args map[string]any
 	}{
-		{"remember", map[string]any{"content": "x", "colour": "blue"}},                   // unknown argument
-		{"remember", map[string]any{"content": ""}},                                      // empty content
-		{"remember", map[string]any{"content": strings.Repeat("big ", 16*1024+1)}},       // over 64 KiB
-		{"get", map[string]any{"ids": []string{"mem-0000000000000000"}}},                 // no such id
+		{"remember", map[string]any{"content": "x", "colour": "blue"}},                    // unknown argument
+		{"remember", map[string]any{"content": ""}},                                       // empty content
+		{"remember", map[string]any{"content": strings.Repeat("big ", 16*1024+1)}},        // over 64 KiB
+		{"get", map[string]any{"ids": []string{"mem-0000000000000000"}}},                  // no such id
 		{"update", map[string]any{"id": "mem-0000000000000000", "title": "nothing here"}}, // no such id
 	} {
 		if r := callTool(t, cs, bad.tool, bad.args); !r.IsError {
