@@ -140,8 +140,8 @@ func exerciseInspector(t *testing.T, in *inspector) {
 	}
 
 	for _, bad := range [][]string{
-		{"--tool-name", "forget", "--tool-arg", "id=mem-0000000000000000"},   // no such memory
-		{"--tool-name", "update", "--tool-arg", "id=" + id, "colour=blue"},   // unknown argument
+		{"--tool-name", "forget", "--tool-arg", "id=mem-0000000000000000"},    // no such memory
+		{"--tool-name", "update", "--tool-arg", "id=" + id, "colour=blue"},    // unknown argument
 		{"--tool-name", "search", "--tool-arg", `query="unbalanced`, "type="}, // the inspector refuses an empty value itself
 	} {
 		out, code, stderr := in.run("tools/call", bad...)

@@ -1,0 +1,122 @@
+package mcpserver_test
+
+// BenchmarkMCPSearch100k: one `search` tool call (limit 10) through the
+// SDK's client and the in-memory transport, against a server whose engine
+// keeps 64 MiB of postings in memory as `cairn serve` and `cairn mcp` do:
+// JSON-RPC, schema validation, the search and the answer's encoding. The
+// corpus is bench/gen's (100,000 memories of project "bench", vocabulary
+// and corpus seed 1, 200 queries of seed 2), generated with `go run
+// ./bench/gen` and imported once per process. Budget: p50 ≤ 2 ms.
+//
+//	go test -run '^$' -bench MCPSearch -benchtime 2000x ./mcpserver
+//
+// CAIRN_BENCH_N sets the number of memories (default 100000).
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/mcpserver"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+const benchNow = "2026-11-01T00:00:00Z"
+
+// gen runs bench/gen with args and returns its output.
+func gen(b *testing.B, args ...string) []byte {
+	b.Helper()
+	cmd := exec.Command("go", append([]string{"run", "../bench/gen"}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		b.Fatalf("go run ../bench/gen %v: %v\n%s", args, err, errb.String())
+	}
+	return out.Bytes()
+}
+
+func BenchmarkMCPSearch100k(b *testing.B) {
+	n := "100000"
+	if v := os.Getenv("CAIRN_BENCH_N"); v != "" {
+		n = v
+	}
+	ctx := context.Background()
+	now, _ := time.Parse(time.RFC3339, benchNow)
+	path := filepath.Join(b.TempDir(), "bench.db")
+	st, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	corpus := gen(b, "-n", n, "-project", "bench", "-seed", "1", "-now", benchNow)
+	rep, err := engine.New(st, &engine.Options{Now: func() time.Time { return now }}).
+		Import(ctx, wire.Read(bytes.NewReader(corpus)), cairn.ImportOptions{Project: "bench"})
+	if err != nil || len(rep.Skipped) > 0 {
+		b.Fatalf("import: %v %+v", err, rep)
+	}
+	if err := st.Checkpoint(ctx); err != nil {
+		b.Fatal(err)
+	}
+	queries := strings.Split(strings.TrimSpace(string(gen(b, "-queries", "200", "-seed", "2"))), "\n")
+
+	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20, Now: func() time.Time { return now }})
+	srv, err := mcpserver.New(mcpserver.Options{Engine: eng, Project: "bench"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ct, stt := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(ctx, stt, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer cs.Close()
+	search := func(q string) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "search", Arguments: map[string]any{"query": q, "limit": 10}})
+		if err != nil || res.IsError {
+			b.Fatalf("search %q: %v %v", q, err, res)
+		}
+	}
+	for _, q := range queries { // warm up
+		search(q)
+	}
+
+	durs := make([]time.Duration, 0, max(b.N, len(queries)))
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		i++
+		t0 := time.Now()
+		search(q)
+		durs = append(durs, time.Since(t0))
+	}
+	slices.Sort(durs)
+	b.ReportMetric(percentileMS(durs, 50), "p50-ms")
+	b.ReportMetric(percentileMS(durs, 99), "p99-ms")
+}
+
+// percentileMS is the nearest-rank percentile of sorted durations, in ms.
+func percentileMS(sorted []time.Duration, p float64) float64 {
+	if len(sorted) == 0 {
+		return 0
+	}
+	k := min(max(int(math.Ceil(p/100*float64(len(sorted)))), 1), len(sorted))
+	return float64(sorted[k-1]) / float64(time.Millisecond)
+}
