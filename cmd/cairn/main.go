@@ -98,6 +98,8 @@ func commands() []command {
 		{"hook", "claude EVENT", "answer a Claude Code hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
 		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly", runServe},
 		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: remember, search, get, context, update, forget)", runMCP},
+		{"install", "claude|codex [flags]", "set cairn up for Claude Code or Codex: hooks, MCP server, AGENTS.md section", runInstall},
+		{"uninstall", "claude|codex [flags]", "remove exactly what install added", runUninstall},
 		{"version", "", "print cairn's version", runVersion},
 	}
 }
