@@ -12,6 +12,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -54,7 +55,7 @@ func ValidRole(r string) bool {
 // MonthOf returns the month, "YYYY-MM", that t belongs to (in UTC).
 func MonthOf(t time.Time) string { return t.UTC().Format("2006-01") }
 
-var monthRE = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`)
+var monthRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`) })
 
 // Log is the conversation log under Dir/conversations.
 type Log struct {
@@ -116,7 +117,7 @@ func (l *Log) Months() ([]string, error) {
 	}
 	var out []string
 	for _, e := range ents {
-		if m, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && monthRE.MatchString(m) && e.Type().IsRegular() {
+		if m, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && monthRE().MatchString(m) && e.Type().IsRegular() {
 			out = append(out, m)
 		}
 	}
@@ -135,7 +136,7 @@ type Batch struct {
 // Read reads the messages on lines from and after of a month's file. A
 // missing file holds no lines.
 func (l *Log) Read(month string, from int) (*Batch, error) {
-	if !monthRE.MatchString(month) {
+	if !monthRE().MatchString(month) {
 		return nil, fmt.Errorf("conversation: %q is not a month (YYYY-MM)", month)
 	}
 	if from < 0 {

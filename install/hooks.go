@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Hook is one hook cairn installs: on Event (Claude Code's or Codex's name,
@@ -32,12 +33,14 @@ var HookEvents = map[string]string{
 // cairnHookRE matches a hook command that runs cairn's hook handler:
 // "<words> hook claude|codex <event> [--flags]", where the word before
 // "hook" is a program (or path) whose name starts with "cairn".
-var cairnHookRE = regexp.MustCompile(`^(.*?)(\S+)\s+hook\s+(claude|codex)\s+([a-z][a-z-]*)((\s+--[a-z][a-z-]*(=\S*)?)*)\s*$`)
+var cairnHookRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(.*?)(\S+)\s+hook\s+(claude|codex)\s+([a-z][a-z-]*)((\s+--[a-z][a-z-]*(=\S*)?)*)\s*$`)
+})
 
 // IsCairnHook reports whether a hook command is one cairn installs, and for
 // which kebab-case event.
 func IsCairnHook(command string) (event string, ok bool) {
-	m := cairnHookRE.FindStringSubmatch(command)
+	m := cairnHookRE().FindStringSubmatch(command)
 	if m == nil || !isCairnProgram(m[2]) {
 		return "", false
 	}

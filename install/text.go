@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/BurntSushi/toml"
 )
@@ -102,7 +103,9 @@ func parseTOML(path string, data []byte) (map[string]any, error) {
 }
 
 // inlineServersRE finds a top-level "mcp_servers = {…}".
-var inlineServersRE = regexp.MustCompile(`(?m)^[ \t]*("mcp_servers"|'mcp_servers'|mcp_servers)[ \t]*=`)
+var inlineServersRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^[ \t]*("mcp_servers"|'mcp_servers'|mcp_servers)[ \t]*=`)
+})
 
 // tomlString quotes s as a TOML basic string.
 func tomlString(s string) string {
@@ -167,7 +170,7 @@ func mergeCodexConfig(path string, data []byte, s *MCPServer) ([]byte, []string,
 	if theirs {
 		return nil, nil, schemaError(path, "[mcp_servers.cairn] is already defined outside cairn's block; remove it, then run again")
 	}
-	if m := inlineServersRE.FindIndex(without); m != nil {
+	if m := inlineServersRE().FindIndex(without); m != nil {
 		// TOML forbids adding a table to an inline one; not every decoder
 		// says so.
 		return nil, nil, &SyntaxError{Path: path, Line: lineOf(without, int64(m[0])), Msg: "mcp_servers is an inline table, so cairn cannot add [mcp_servers.cairn]; write it as [mcp_servers.NAME] tables, then run again"}

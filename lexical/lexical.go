@@ -64,6 +64,7 @@ const MaxTermLen = 64
 // parts. The terms appended by one call share a single backing allocation.
 // Analyze never panics, whatever the input.
 func Analyze(text string, dst []string) ([]string, int) {
+	ready()
 	a := getAnalyzer()
 	a.run(text)
 	n := a.n
@@ -89,6 +90,7 @@ func Analyze(text string, dst []string) ([]string, int) {
 // passes terms to a query language (such as FTS5 MATCH) must still quote each
 // term as a string; terms never contain '"' or whitespace.
 func QueryTerms(q string) []string {
+	ready()
 	a := getAnalyzer()
 	a.run(q)
 	var out []string
@@ -136,7 +138,24 @@ const (
 	kCont uint8 = 0x80
 )
 
-var asciiKind = func() (t [utf8.RuneSelf]uint8) {
+// asciiKind is the kind of each ASCII byte; filled by ready.
+var asciiKind [utf8.RuneSelf]uint8
+
+// tablesOnce fills the package's tables on first use rather than at
+// start-up: a cairn process that only forwards a command to a server never
+// tokenizes, and a table built at start-up costs it page faults.
+var tablesOnce sync.Once
+
+// ready fills the tables; every exported entry point calls it first.
+func ready() { tablesOnce.Do(fillTables) }
+
+func fillTables() {
+	asciiKind = makeASCIIKind()
+	stopwords = makeStopwords()
+	step2Rules, step3Rules, step4Rules = makeStep2Rules(), makeStep3Rules(), makeStep4Rules()
+}
+
+func makeASCIIKind() (t [utf8.RuneSelf]uint8) {
 	for c := 'a'; c <= 'z'; c++ {
 		t[c] = kLower
 	}
@@ -150,7 +169,7 @@ var asciiKind = func() (t [utf8.RuneSelf]uint8) {
 		t[c] = kJoin
 	}
 	return t
-}()
+}
 
 type span struct{ start, end int }
 

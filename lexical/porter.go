@@ -18,6 +18,7 @@ const porterMaxToken = 64
 // input is treated as bytes; callers should pass lowercase ASCII letters
 // (anything else is not an error, but the result is not meaningful).
 func Stem(word string) string {
+	ready()
 	n := len(word)
 	if n < 3 || n > porterMaxToken {
 		return word
@@ -241,8 +242,12 @@ func makeRules(rules ...rule) (t ruleTable) {
 	return t
 }
 
-var (
-	step2Rules = makeRules(
+// The rules of steps 2 to 4, by the second-last letter of their suffix;
+// filled by ready.
+var step2Rules, step3Rules, step4Rules ruleTable
+
+func makeStep2Rules() ruleTable {
+	return makeRules(
 		rule{"ational", "ate", mGt0},
 		rule{"tional", "tion", mGt0},
 		rule{"enci", "ence", mGt0},
@@ -265,7 +270,10 @@ var (
 		rule{"iviti", "ive", mGt0},
 		rule{"biliti", "ble", mGt0},
 	)
-	step3Rules = makeRules(
+}
+
+func makeStep3Rules() ruleTable {
+	return makeRules(
 		rule{"icate", "ic", mGt0},
 		rule{"ative", "", mGt0},
 		rule{"alize", "al", mGt0},
@@ -274,7 +282,10 @@ var (
 		rule{"ful", "", mGt0},
 		rule{"ness", "", mGt0},
 	)
-	step4Rules = makeRules(
+}
+
+func makeStep4Rules() ruleTable {
+	return makeRules(
 		rule{"al", "", mGt1},
 		rule{"ance", "", mGt1},
 		rule{"ence", "", mGt1},
@@ -295,4 +306,4 @@ var (
 		rule{"ive", "", mGt1},
 		rule{"ize", "", mGt1},
 	)
-)
+}

@@ -20,7 +20,9 @@ const maxStopwordLen = 10
 
 // stopwords is an open-addressing hash set of the stopwords (faster than a
 // map for these short keys).
-var stopwords = func() (t [stopTableSize]string) {
+var stopwords [stopTableSize]string
+
+func makeStopwords() (t [stopTableSize]string) {
 	for _, w := range strings.Fields(stopwordList) {
 		i := stopHash(w) & (stopTableSize - 1)
 		for t[i] != "" && t[i] != w {
@@ -29,7 +31,7 @@ var stopwords = func() (t [stopTableSize]string) {
 		t[i] = w
 	}
 	return t
-}()
+}
 
 const stopTableSize = 512 // power of two, well above 2x the list length
 
@@ -61,4 +63,4 @@ func isStop[S string | []byte](w S) bool {
 // "youre", ...) plus the fragments that apostrophes split off ("s", "t",
 // "ll", "ve", "re", "d", "m"). Matching is exact and case-sensitive: pass a
 // lowercase word; stems are not stopwords unless they are on the list.
-func IsStopword(w string) bool { return isStop(w) }
+func IsStopword(w string) bool { ready(); return isStop(w) }

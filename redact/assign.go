@@ -42,7 +42,7 @@ var keySuffixes = []struct{ suffix, kind string }{
 // suffixesByLast indexes keySuffixes by their last byte.
 var suffixesByLast [256][]struct{ suffix, kind string }
 
-func init() {
+func fillSuffixes() {
 	for _, ks := range keySuffixes {
 		c := ks.suffix[len(ks.suffix)-1]
 		suffixesByLast[c] = append(suffixesByLast[c], ks)

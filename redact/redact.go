@@ -48,6 +48,7 @@ func String(text string) (out string, findings []Finding) {
 	if text == "" {
 		return text, nil
 	}
+	ready()
 	defer func() {
 		// Fail closed: never hand back possibly unredacted text.
 		if v := recover(); v != nil {

@@ -3,6 +3,7 @@ package redact
 import (
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Byte classes.
@@ -30,7 +31,21 @@ const (
 
 var ctab [256]uint16
 
-func init() {
+// tablesOnce fills the package's tables on first use rather than at
+// start-up: a cairn process that only forwards a command to a server never
+// redacts, and tables built at start-up cost it page faults.
+var tablesOnce sync.Once
+
+// ready fills the tables; String calls it first.
+func ready() {
+	tablesOnce.Do(func() {
+		fillCtab()
+		fillPrefixRules()
+		fillSuffixes()
+	})
+}
+
+func fillCtab() {
 	for c := 'A'; c <= 'Z'; c++ {
 		ctab[c] |= fUpper | fKey | fB64
 	}
@@ -262,7 +277,7 @@ func isLowerHex(s string) bool {
 	return true
 }
 
-func init() {
+func fillPrefixRules() {
 	rules := []prefixRule{
 		// AWS access key ids (long-term AKIA, temporary ASIA, and the rarer ABIA/ACCA).
 		{prefix: "AKIA", kind: "aws-access-key", body: fUpAlnum, min: 16, max: 16},

@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
@@ -11,16 +12,20 @@ import (
 )
 
 // gateRE matches the commands of quality gates: tests, builds, linters.
-var gateRE = regexp.MustCompile(`(^|[\s;&|(])(go (test|build|vet)|(npm|pnpm|yarn)( run)? (test|lint|build|typecheck)|pytest|python3? -m pytest|cargo (test|build|check|clippy)|make( -\S+)* (test|lint|build|check)|golangci-lint|eslint|tsc|mypy|ruff|jest|vitest|staticcheck)\b`)
+var gateRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(^|[\s;&|(])(go (test|build|vet)|(npm|pnpm|yarn)( run)? (test|lint|build|typecheck)|pytest|python3? -m pytest|cargo (test|build|check|clippy)|make( -\S+)* (test|lint|build|check)|golangci-lint|eslint|tsc|mypy|ruff|jest|vitest|staticcheck)\b`)
+})
 
 // failRE matches the output of a failing gate.
-var failRE = regexp.MustCompile(`(?m)\bFAIL\b|exit status [1-9]|^Exit code [1-9]|npm ERR!|^error(\[E\d+\])?:|\b[1-9]\d* failed\b`)
+var failRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)\bFAIL\b|exit status [1-9]|^Exit code [1-9]|npm ERR!|^error(\[E\d+\])?:|\b[1-9]\d* failed\b`)
+})
 
 // IsGate reports whether cmd runs a test, build or lint command.
-func IsGate(cmd string) bool { return gateRE.MatchString(cmd) }
+func IsGate(cmd string) bool { return gateRE().MatchString(cmd) }
 
 // Failed reports whether a gate's result is a failure.
-func Failed(isError bool, output string) bool { return isError || failRE.MatchString(output) }
+func Failed(isError bool, output string) bool { return isError || failRE().MatchString(output) }
 
 // NormalizeCommand collapses white space so that reruns of a command match.
 func NormalizeCommand(cmd string) string { return strings.Join(strings.Fields(cmd), " ") }
@@ -226,7 +231,7 @@ func failingLines(out string) string {
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	start := 0
 	for i, l := range lines {
-		if failRE.MatchString(l) || strings.Contains(l, "panic:") {
+		if failRE().MatchString(l) || strings.Contains(l, "panic:") {
 			if strings.HasPrefix(l, "Exit code") {
 				continue
 			}

@@ -3,6 +3,7 @@ package transcript
 import (
 	"regexp"
 	"strings"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
@@ -18,11 +19,13 @@ const FindingConfidence = 0.6
 
 var (
 	// bulletRE matches a list item: "- ", "* " or "1. " (also "1) ").
-	bulletRE = regexp.MustCompile(`^(?:[-*]|\d+[.)])\s+(.*)$`)
+	bulletRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:[-*]|\d+[.)])\s+(.*)$`) })
 	// findingWordRE marks a heading or lead-in line that introduces findings.
-	findingWordRE = regexp.MustCompile(`(?i)finding|issue|problem|concern|bug`)
+	findingWordRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)finding|issue|problem|concern|bug`) })
 	// findingItemRE marks a list item that is a finding on its own.
-	findingItemRE = regexp.MustCompile(`(?i)^(?:\*\*\s*(?:issue|bug|problem)|(?:issue|bug|problem)\s*:)`)
+	findingItemRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)^(?:\*\*\s*(?:issue|bug|problem)|(?:issue|bug|problem)\s*:)`)
+	})
 )
 
 // Findings returns the review findings in a critic's text, one string
@@ -51,9 +54,9 @@ func Findings(text string) []string {
 			cur = append(cur, trimmed) // continuation or nested item
 			continue
 		}
-		if m := bulletRE.FindStringSubmatch(trimmed); m != nil && !indented {
+		if m := bulletRE().FindStringSubmatch(trimmed); m != nil && !indented {
 			flush()
-			if inSection || findingItemRE.MatchString(m[1]) {
+			if inSection || findingItemRE().MatchString(m[1]) {
 				cur = []string{m[1]}
 			}
 			continue
@@ -65,7 +68,7 @@ func Findings(text string) []string {
 		}
 		// A heading or any other line: it opens a findings section when it
 		// names findings, and closes one otherwise.
-		inSection = findingWordRE.MatchString(trimmed)
+		inSection = findingWordRE().MatchString(trimmed)
 	}
 	flush()
 	return out

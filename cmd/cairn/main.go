@@ -26,11 +26,8 @@ import (
 )
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd}
-	code := m.Run(ctx, os.Args[1:])
-	stop()
-	os.Exit(code)
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, signals: true}
+	os.Exit(m.Run(context.Background(), os.Args[1:]))
 }
 
 // Exit statuses.
@@ -47,6 +44,12 @@ type Main struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Getwd          func() (string, error)
+
+	// signals makes Ctrl-C and SIGTERM cancel the command's context. It is
+	// set up only once a command runs here rather than on a server: a
+	// signal handler costs a forwarded command a noticeable part of its
+	// start-up.
+	signals bool
 
 	// resident, when set, is the open store of a `cairn serve` process
 	// answering a forwarded command: reads use it instead of opening the
@@ -131,6 +134,11 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 func (m *Main) run(ctx context.Context, args []string) error {
 	if code, ok := m.forward(ctx, args); ok {
 		return exitError(code)
+	}
+	if m.signals {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
 	}
 	g := &globals{}
 	fs := flag.NewFlagSet("cairn", flag.ContinueOnError)
