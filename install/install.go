@@ -148,11 +148,17 @@ func (s *Setup) Hooks() []Hook {
 	return hs
 }
 
-// HookAgent is the agent name cairn's hook commands use for an agent.
-// Codex's hook input and output follow Claude Code's (session_id, cwd,
-// transcript_path, hookSpecificOutput.additionalContext), so Codex's hooks
-// run the Claude Code handler too.
-func HookAgent(agent string) string { return Claude }
+// HookAgent is the agent name cairn's hook commands use for an agent:
+// `cairn hook codex EVENT` for Codex, whose hook input and output follow
+// Claude Code's (session_id, cwd, hookSpecificOutput.additionalContext) but
+// whose transcript is not Claude Code's, and `cairn hook claude EVENT`
+// otherwise.
+func HookAgent(agent string) string {
+	if agent == Codex {
+		return Codex
+	}
+	return Claude
+}
 
 // Server returns cairn's MCP server entry.
 func (s *Setup) Server() MCPServer {

@@ -633,7 +633,7 @@ func TestCodexInstallKeepsCommentsAndTables(t *testing.T) {
 	}
 	hooks := readTestFile(t, filepath.Join(s.Home, ".codex", "hooks.json"))
 	cairn := checkClaudeShape(t, hooks)
-	if len(cairn) != 3 || cairn["UserPromptSubmit"] != cairnExe+" hook claude user-prompt-submit" {
+	if len(cairn) != 3 || cairn["UserPromptSubmit"] != cairnExe+" hook codex user-prompt-submit" {
 		t.Errorf("hooks.json:\n%s", hooks)
 	}
 	md := readTestFile(t, agents)

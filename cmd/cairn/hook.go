@@ -64,7 +64,7 @@ to $XDG_STATE_HOME/cairn/cairn.log when that folder does not exist.
 `
 
 func runHook(ctx context.Context, m *Main, g *globals, args []string) (err error) {
-	fs := newFlags(m, g, "hook", "claude EVENT [flags] < payload.json")
+	fs := newFlags(m, g, "hook", "claude|codex EVENT [flags] < payload.json")
 	captureTools := fs.Bool("capture-tools", false, "post-tool-use: capture when a test, build or lint command passes (off by default)")
 	hat := fs.String("hat", "", "the agent role (hat) of the session, given to captured memories")
 	baseHelp := fs.help
@@ -72,7 +72,7 @@ func runHook(ctx context.Context, m *Main, g *globals, args []string) (err error
 		baseHelp()
 		fmt.Fprint(m.Stdout, hookHelp)
 	}
-	h := &hookRun{m: m, g: g, captureTools: *captureTools}
+	h := &hookRun{m: m, g: g, agent: "claude", captureTools: *captureTools}
 	defer func() {
 		if r := recover(); r != nil {
 			h.log(fmt.Errorf("internal error: %v", r))
@@ -86,9 +86,10 @@ func runHook(ctx context.Context, m *Main, g *globals, args []string) (err error
 	h.captureTools, h.hat = *captureTools, *hat
 	if err == nil {
 		switch {
-		case len(pos) != 2 || pos[0] != "claude":
-			err = fmt.Errorf("usage: cairn hook claude EVENT (got %q)", strings.Join(pos, " "))
+		case len(pos) != 2 || pos[0] != "claude" && pos[0] != "codex":
+			err = fmt.Errorf("usage: cairn hook claude|codex EVENT (got %q)", strings.Join(pos, " "))
 		default:
+			h.agent = pos[0]
 			ev, ok := hook.ParseEvent(pos[1])
 			if !ok {
 				err = fmt.Errorf("unknown hook event %q (see `cairn help hook`)", pos[1])
@@ -114,6 +115,7 @@ func runHook(ctx context.Context, m *Main, g *globals, args []string) (err error
 type hookRun struct {
 	m            *Main // the payload's cwd as working directory, once read
 	g            *globals
+	agent        string // claude or codex: the agent whose hook this is
 	event        hook.Event
 	eventArg     string
 	p            *hook.Payload
@@ -187,7 +189,7 @@ func (h *hookRun) inject(ctx context.Context, tiers []string, prompt string) err
 		return err
 	}
 	c := cfg.Config
-	req := recall.Request{Project: g.project, Prompt: prompt, Agent: "claude", Hat: h.hat, Session: h.p.SessionID, Tiers: tiers}
+	req := recall.Request{Project: g.project, Prompt: prompt, Agent: h.agent, Hat: h.hat, Session: h.p.SessionID, Tiers: tiers}
 	if c.Context.MaxChars > hook.MaxContext {
 		req.MaxChars, req.MaxCharsSet = hook.MaxContext, true
 	}
@@ -275,6 +277,11 @@ func (h *hookRun) capture(ctx context.Context) error {
 		path = p.AgentTranscriptPath
 	}
 	path = h.expandHome(path)
+	if h.agent != "claude" {
+		// Codex's hooks send Claude Code's payloads, but its transcript is
+		// a rollout file of another format: only the last message counts.
+		path = ""
+	}
 	var errs []error
 	if path != "" {
 		if err := h.ingest(ctx, path); err != nil {
@@ -361,7 +368,7 @@ func (h *hookRun) captureLastMessage(ctx context.Context, path string) error {
 	qm := *h.m
 	qm.Stderr = &errOut
 	sto := newStorer(ctx, &qm, s, true)
-	prov := provenance{hat: h.hat, agent: "claude", session: p.SessionID}
+	prov := provenance{hat: h.hat, agent: h.agent, session: p.SessionID}
 	for _, sig := range todo {
 		if _, err := sto.store(signalMemory(sig, h.g.project, prov), "", sig.Kind); err != nil {
 			return err
@@ -485,5 +492,5 @@ func (h *hookRun) log(err error) {
 	if len(msg) > 2000 {
 		msg = msg[:2000] + "…"
 	}
-	fmt.Fprintf(f, "%s hook claude %s%s: %s\n", time.Now().UTC().Format(time.RFC3339), event, session, msg)
+	fmt.Fprintf(f, "%s hook %s %s%s: %s\n", time.Now().UTC().Format(time.RFC3339), h.agent, event, session, msg)
 }

@@ -232,7 +232,7 @@ func TestHookBadInputsExitZeroPrintNothingAndLogOneLine(t *testing.T) {
 		{"wrong field type", `{"session_id": 5, "prompt": "refresh token"}`, "not valid JSON", nil},
 		{"two objects", `{"prompt": "a"} {"prompt": "b"}`, "more than one JSON value", nil},
 		{"unknown event", `{"prompt": "x"}`, `unknown hook event "pre-tool-use"`, []string{"hook", "claude", "pre-tool-use"}},
-		{"no kind", `{"prompt": "x"}`, "usage: cairn hook claude EVENT", []string{"hook", "user-prompt-submit"}},
+		{"no kind", `{"prompt": "x"}`, "usage: cairn hook claude|codex EVENT", []string{"hook", "user-prompt-submit"}},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -475,5 +475,29 @@ func TestHookForwardedThroughServeGivesTheLocalOutput(t *testing.T) {
 	defer os.Rename(c.db+".moved", c.db)
 	if r := run(); !strings.Contains(r.stdout, "fake clock") {
 		t.Fatalf("the hook did not go to the server: %v", r)
+	}
+}
+
+// Codex sends Claude Code's payloads, but its transcript is a rollout file
+// of another format: `cairn hook codex stop` takes only the last message,
+// and what it stores names codex as its agent.
+func TestHookCodexCapturesTheLastMessageOnly(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	msg := "MEMORY:convention:Migrations are numbered and never edited after release."
+	b, _ := json.Marshal(msg)
+	in := strings.Replace(c.payload("stop.json"), `"last_assistant_message":`, `"last_assistant_message":`+string(b)+`,"x":`, 1)
+	r := c.raw(in, "--db", c.db, "hook", "codex", "stop")
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	got := c.captured()
+	if len(got) != 1 || !strings.HasPrefix(got[0], "convention: ") {
+		t.Fatalf("want only the last message's convention (no transcript summary or fix), got %q", got)
+	}
+	for _, m := range c.listJSON("--type", "convention") {
+		if !strings.HasPrefix(m["id"].(string), "mem-authsvc") && m["created_by_agent"] != "codex" {
+			t.Errorf("created_by_agent = %v, want codex", m["created_by_agent"])
+		}
 	}
 }

@@ -112,6 +112,14 @@ func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
 	if _, err := os.Stat(sock); err != nil {
 		return 0, false
 	}
+	if commandName(args) == "hook" {
+		if ev, _ := hook.ParseEvent(hookEventArg(args)); ev != hook.SessionStart && ev != hook.UserPromptSubmit {
+			// Capture events run here: their work may outlast the forward
+			// timeout, and run again locally it would reinforce what it
+			// stores twice. Only the events that inject must be fast.
+			return 0, false
+		}
+	}
 	var stdin []byte
 	if forwardsStdin[commandName(args)] {
 		b, err := io.ReadAll(io.LimitReader(m.Stdin, maxForwardedStdin+1))
@@ -289,6 +297,27 @@ func commandName(args []string) string {
 		}
 	}
 	return ""
+}
+
+// hookEventArg is the EVENT of `cairn hook AGENT EVENT` in args, wherever
+// the flags stand; "" when there is none.
+func hookEventArg(args []string) string {
+	var pos []string
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if strings.HasPrefix(a, "-") {
+			switch strings.TrimLeft(a, "-") {
+			case "db", "project", "now", "hat":
+				i++ // the flag's value
+			}
+			continue
+		}
+		pos = append(pos, a)
+	}
+	if len(pos) < 3 || pos[0] != "hook" {
+		return ""
+	}
+	return pos[2]
 }
 
 // forwardedGlobals parses a forwardable command's arguments just enough to

@@ -172,3 +172,21 @@ func TestServeUsesTheClientsConfiguration(t *testing.T) {
 		t.Fatalf("the server did not read the client's configuration: %v", r)
 	}
 }
+
+// Only the hook events that inject context go to a server; capture events
+// run in the hook's own process.
+func TestHookEventArgFindsTheEventWhereverTheFlagsStand(t *testing.T) {
+	t.Parallel()
+	for args, want := range map[string]string{
+		"hook claude user-prompt-submit":                       "user-prompt-submit",
+		"--db /x.db hook --hat critic claude stop":             "stop",
+		"hook codex --capture-tools post-tool-use --now 2026-": "post-tool-use",
+		"--project p hook claude SessionStart":                 "SessionStart",
+		"hook claude":                                          "",
+		"context --prompt hook":                                "",
+	} {
+		if got := hookEventArg(strings.Fields(args)); got != want {
+			t.Errorf("hookEventArg(%q) = %q, want %q", args, got, want)
+		}
+	}
+}
