@@ -128,7 +128,7 @@ unset CAIRN_NO_SERVER
 
 # With a resident server (cairn serve): the processes hand it their reads.
 step "starting cairn serve"
-"$CAIRN" --db "$DB" --project "$PROJECT" serve >"$WORK/serve.log" 2>&1 &
+"$CAIRN" --db "$DB" --project "$PROJECT" serve --addr off >"$WORK/serve.log" 2>&1 &
 SERVE_PID=$!
 for _ in $(seq 100); do [[ -S "$DB.sock" ]] && break; sleep 0.05; done
 [[ -S "$DB.sock" ]] || { echo "cairn serve did not start:" >&2; cat "$WORK/serve.log" >&2; exit 1; }
