@@ -7,6 +7,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
@@ -118,24 +121,23 @@ func printExplain(m *Main, c *config.Config, keywords []string, sel *cairn.Conte
 	}
 }
 
-// loadConfig reads the user's and the project's configuration files.
+// loadConfig reads the user's and the project's configuration files (the
+// folders configDirs names). A resident server keeps what it read and
+// reads again only when a file changed.
 func (m *Main) loadConfig() (*config.Loaded, error) {
-	userDir := m.Getenv("XDG_CONFIG_HOME")
+	projectDir, userDir, err := m.configDirs()
+	if err != nil {
+		projectDir = "" // no working directory: the user's file alone
+	}
 	if userDir == "" {
-		if home := m.Getenv("HOME"); home != "" {
-			userDir = filepath.Join(home, ".config")
-		} else if home, err := os.UserHomeDir(); err == nil {
+		if home, err := os.UserHomeDir(); err == nil {
 			userDir = filepath.Join(home, ".config")
 		}
 	}
-	if userDir != "" {
-		userDir = filepath.Join(userDir, "cairn")
+	if m.resident != nil && m.resident.configs != nil {
+		return m.resident.configs.load(projectDir, userDir)
 	}
-	wd, err := m.Getwd()
-	if err != nil {
-		wd = ""
-	}
-	return config.Load(projectRoot(wd), userDir)
+	return config.Load(projectDir, userDir)
 }
 
 // projectRoot is the git top-level folder of dir, else dir.
@@ -153,4 +155,76 @@ func projectRoot(dir string) string {
 		}
 		d = parent
 	}
+}
+
+// configCache keeps the configurations a resident server has read, by
+// folder pair, with the state of their files: a request reads them again
+// only when a file appeared, disappeared or changed.
+type configCache struct {
+	mu      sync.Mutex
+	entries map[[2]string]configEntry
+}
+
+type configEntry struct {
+	stamps [2]fileStamp
+	loaded *config.Loaded
+}
+
+// fileStamp is what tells a changed file: its size, time and inode.
+type fileStamp struct {
+	exists bool
+	size   int64
+	mtime  time.Time
+	ino    uint64
+}
+
+func stampOf(path string) fileStamp {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return fileStamp{}
+	}
+	st := fileStamp{exists: true, size: fi.Size(), mtime: fi.ModTime()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = sys.Ino
+	}
+	return st
+}
+
+// maxCachedConfigs bounds the cache; beyond it, a new pair is read every
+// time.
+const maxCachedConfigs = 256
+
+// load returns the configuration of the two folders, from the cache when
+// their files are unchanged. The result is the caller's to change: its
+// Config is a copy.
+func (c *configCache) load(projectDir, userDir string) (*config.Loaded, error) {
+	key := [2]string{projectDir, userDir}
+	var stamps [2]fileStamp
+	if userDir != "" {
+		stamps[0] = stampOf(config.UserFile(userDir))
+	}
+	if projectDir != "" {
+		stamps[1] = stampOf(config.ProjectFile(projectDir))
+	}
+	c.mu.Lock()
+	e, ok := c.entries[key]
+	c.mu.Unlock()
+	if !ok || e.stamps != stamps {
+		l, err := config.Load(projectDir, userDir)
+		if err != nil {
+			return nil, err
+		}
+		e = configEntry{stamps: stamps, loaded: l}
+		c.mu.Lock()
+		if c.entries == nil {
+			c.entries = map[[2]string]configEntry{}
+		}
+		if len(c.entries) < maxCachedConfigs || ok {
+			c.entries[key] = e
+		}
+		c.mu.Unlock()
+	}
+	l := *e.loaded
+	l.Config = e.loaded.Config.Clone()
+	return &l, nil
 }

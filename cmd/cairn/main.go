@@ -316,6 +316,8 @@ type session struct {
 	// uses, in a resident server, receives the use records of context
 	// requests, written after the answer has gone out.
 	uses chan useRecord
+	// configs, in a resident server, keeps the configurations read.
+	configs *configCache
 }
 
 // useRecord is one context's use of memories, to be recorded.

@@ -206,6 +206,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	fmt.Fprintf(m.Stderr, "cairn: serving %s (search and context of other cairn processes are answered here; stop with Ctrl-C)\n", db)
 	// Use records are written by one goroutine, after the answers.
 	s.uses = make(chan useRecord, 1024)
+	s.configs = &configCache{}
 	usesDone := make(chan struct{})
 	go func() {
 		defer close(usesDone)

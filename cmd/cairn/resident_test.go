@@ -33,7 +33,7 @@ func startServe(t *testing.T) (*cli, context.CancelFunc) {
 		var out, errb strings.Builder
 		m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
 			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return serveDir, nil }}
-		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve"})
+		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off"})
 		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
 	}()
 	deadline := time.Now().Add(10 * time.Second)
@@ -170,6 +170,35 @@ func TestServeUsesTheClientsConfiguration(t *testing.T) {
 	r := c.ok("context", "--prompt", "flaky clock", "--dry-run", "--explain")
 	if !strings.Contains(r.stdout, "budget: 7 tokens") {
 		t.Fatalf("the server did not read the client's configuration: %v", r)
+	}
+	// The server keeps what it read, but a changed file is read again, and
+	// so is the user's file that appears later.
+	if err := os.WriteFile(filepath.Join(c.wd, ".cairn", "cairn.toml"), []byte("[context]\nbudget = 9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.ok("context", "--prompt", "flaky clock", "--dry-run", "--explain"); !strings.Contains(r.stdout, "budget: 9 tokens") {
+		t.Fatalf("the server did not see the changed project file: %v", r)
+	}
+	os.Remove(filepath.Join(c.wd, ".cairn", "cairn.toml"))
+	xdg := filepath.Join(c.dir, "xdg")
+	c.env["XDG_CONFIG_HOME"] = xdg
+	writeConfigFile(t, filepath.Join(xdg, "cairn", "cairn.toml"), "[context]\nbudget = 11\n")
+	if r := c.ok("context", "--prompt", "flaky clock", "--dry-run", "--explain"); !strings.Contains(r.stdout, "budget: 11 tokens") {
+		t.Fatalf("the server did not read the user's file: %v", r)
+	}
+}
+
+// cairn context reads the user's file where `cairn config` says it is
+// ($XDG_CONFIG_HOME/cairn/cairn.toml), not a folder below it.
+func TestContextReadsTheUsersConfigurationFile(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.ok("add", "--type", "pitfall", "The flaky auth test shares one fake clock.")
+	xdg := filepath.Join(c.dir, "xdg")
+	c.env["XDG_CONFIG_HOME"] = xdg
+	writeConfigFile(t, filepath.Join(xdg, "cairn", "cairn.toml"), "[context]\nbudget = 13\n")
+	if r := c.ok("context", "--prompt", "flaky clock", "--dry-run", "--explain"); !strings.Contains(r.stdout, "budget: 13 tokens") {
+		t.Fatalf("context did not read the user's file: %v", r)
 	}
 }
 
