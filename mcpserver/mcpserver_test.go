@@ -171,6 +171,19 @@ func TestToolsAreListedWithTruthfulAnnotationsAndSchemas(t *testing.T) {
 		if !strings.Contains(string(schema), `"properties"`) || tl.Description == "" {
 			t.Errorf("%s: input schema %s, description %q", name, schema, tl.Description)
 		}
+		// One plain type per argument: clients that type text arguments
+		// by the schema cannot use a list such as ["null", "array"].
+		var in struct {
+			Properties map[string]struct {
+				Type any `json:"type"`
+			} `json:"properties"`
+		}
+		json.Unmarshal(schema, &in)
+		for arg, p := range in.Properties {
+			if _, ok := p.Type.(string); !ok {
+				t.Errorf("%s: argument %s has type %v, want one type", name, arg, p.Type)
+			}
+		}
 	}
 	schema, _ := json.Marshal(got["remember"].InputSchema)
 	var s struct {

@@ -38,6 +38,25 @@ func schemaFor[T any]() *jsonschema.Schema {
 	return s
 }
 
+// inputSchemaFor is the JSON schema of a tool's input T with one plain
+// type per argument: an optional argument is left out rather than null, and
+// clients that fill arguments in from text (the MCP Inspector's --tool-arg,
+// form-based clients) read the type to convert them, which they cannot do
+// with a type list such as ["null", "array"].
+func inputSchemaFor[T any]() *jsonschema.Schema {
+	s, err := jsonschema.For[T](nil)
+	if err != nil {
+		panic(fmt.Sprintf("mcpserver: input schema of %T: %v", *new(T), err))
+	}
+	for _, p := range s.Properties {
+		// A pointer or a slice is inferred as ["null", T].
+		if len(p.Types) == 2 && p.Types[0] == "null" {
+			p.Type, p.Types = p.Types[1], nil
+		}
+	}
+	return s
+}
+
 // annotations says what a tool does to the store. Every cairn tool works
 // on the closed world of the memory store.
 func annotations(title string, readOnly, destructive, idempotent bool) *mcp.ToolAnnotations {
@@ -152,7 +171,8 @@ type MemoryOut struct {
 
 func (s *server) addTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{
-		Name: "remember",
+		Name:        "remember",
+		InputSchema: inputSchemaFor[RememberIn](),
 		Description: "Store a memory for later sessions of this project and return its id. Remembering the same content " +
 			"again reinforces the stored memory instead of copying it; the same type and key replaces that memory's content. " +
 			"Secrets are redacted before anything is stored.",
@@ -160,17 +180,20 @@ func (s *server) addTools(srv *mcp.Server) {
 	}, s.remember)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "search",
+		InputSchema: inputSchemaFor[SearchIn](),
 		Description: "Find this project's memories matching the query, best first: id, type, title, score and a snippet. Use get for the full memories.",
 		Annotations: annotations("Search memories", true, false, true),
 	}, s.search)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "get",
+		InputSchema:  inputSchemaFor[GetIn](),
 		Description:  "Return memories in full (content, tags, files, confidence, provenance, times) by id.",
 		OutputSchema: schemaFor[MemoriesOut](),
 		Annotations:  annotations("Get memories", true, false, true),
 	}, s.get)
 	mcp.AddTool(srv, &mcp.Tool{
-		Name: "context",
+		Name:        "context",
+		InputSchema: inputSchemaFor[ContextIn](),
 		Description: "Return the block of memories to read before working on a task: pinned and lasting project knowledge, " +
 			"recent sessions and the memories relevant to the prompt, within a token budget, each with its id. " +
 			"Records that the memories shown were used (it raises their use count and confidence).",
@@ -178,12 +201,14 @@ func (s *server) addTools(srv *mcp.Server) {
 	}, s.context)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "update",
+		InputSchema:  inputSchemaFor[UpdateIn](),
 		Description:  "Change fields of a memory of this project; fields left out are kept. Returns the changed memory.",
 		OutputSchema: schemaFor[MemoryOut](),
 		Annotations:  annotations("Update a memory", false, true, true),
 	}, s.update)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "forget",
+		InputSchema: inputSchemaFor[IDIn](),
 		Description: "Delete a memory of this project for good.",
 		Annotations: annotations("Forget a memory", false, true, true),
 	}, s.forget)

@@ -99,8 +99,10 @@ func inspectorText(out map[string]any) string {
 }
 
 // exerciseInspector lists the tools, remembers then searches a memory,
-// reads it as a resource, and gets tool errors for a bad id and an
-// unknown argument, and a failure for a bad resource URI.
+// reads it as a resource, drives every other tool (get, update, context,
+// the memory tool, forget), and gets tool errors for a bad id, an unknown
+// argument and a path outside /memories, and a failure for a bad resource
+// URI.
 func exerciseInspector(t *testing.T, in *inspector) {
 	out := in.ok("tools/list")
 	tools, _ := out["tools"].([]any)
@@ -137,6 +139,42 @@ func exerciseInspector(t *testing.T, in *inspector) {
 	contents, _ := out["contents"].([]any)
 	if len(contents) != 1 || !strings.Contains(contents[0].(map[string]any)["text"].(string), "heron flies at dawn") {
 		t.Fatalf("resources/read: %v", out)
+	}
+
+	// Every other tool, with arguments typed from text as the inspector
+	// does it (arrays as JSON, numbers and booleans by the schema's type).
+	out = in.ok("tools/call", "--tool-name", "get", "--tool-arg", `ids=["`+id+`"]`)
+	if !strings.Contains(inspectorText(out), "heron flies at dawn") {
+		t.Fatalf("get: %v", out)
+	}
+	out = in.ok("tools/call", "--tool-name", "update", "--tool-arg", "id="+id, `tags=["birds","auth"]`, "confidence=0.8", "pinned=true")
+	if m, _ := out["structuredContent"].(map[string]any)["memory"].(map[string]any); out["isError"] == true || m["confidence"] != 0.8 || m["pinned"] != true {
+		t.Fatalf("update: %v", out)
+	}
+	out = in.ok("tools/call", "--tool-name", "context", "--tool-arg", "prompt=why does the auth test flake at dawn", "budget=400", `files=["internal/auth/auth_test.go"]`)
+	if !strings.Contains(inspectorText(out), id) {
+		t.Fatalf("context did not show %s: %v", id, out)
+	}
+	out = in.ok("tools/call", "--tool-name", "memory", "--tool-arg", "command=create", "path=/memories/heron.md", "file_text=Herons nest in colonies.")
+	if inspectorText(out) != "File created successfully at: /memories/heron.md" {
+		t.Fatalf("memory create: %v", out)
+	}
+	out = in.ok("tools/call", "--tool-name", "memory", "--tool-arg", "command=view", "path=/memories/heron.md")
+	if !strings.Contains(inspectorText(out), "Herons nest in colonies.") {
+		t.Fatalf("memory view: %v", out)
+	}
+	out = in.ok("tools/call", "--tool-name", "memory", "--tool-arg", "command=view", "path=/memories/../etc/passwd")
+	if out["isError"] != true {
+		t.Fatalf("memory view outside /memories: %v", out)
+	}
+	out = in.ok("tools/call", "--tool-name", "remember", "--tool-arg", "content=Herons stand still for minutes before striking.", "type=learning")
+	other, _ := out["structuredContent"].(map[string]any)["id"].(string)
+	out = in.ok("tools/call", "--tool-name", "forget", "--tool-arg", "id="+other)
+	if out["isError"] == true {
+		t.Fatalf("forget: %v", out)
+	}
+	if out := in.ok("tools/call", "--tool-name", "get", "--tool-arg", `ids=["`+other+`"]`); out["isError"] != true {
+		t.Fatalf("a forgotten memory is still there: %v", out)
 	}
 
 	for _, bad := range [][]string{
