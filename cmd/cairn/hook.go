@@ -369,17 +369,61 @@ func (h *hookRun) captureLastMessage(ctx context.Context, path string) error {
 	qm.Stderr = &errOut
 	sto := newStorer(ctx, &qm, s, true)
 	prov := provenance{hat: h.hat, agent: h.agent, session: p.SessionID}
+	var markers []string
 	for _, sig := range todo {
-		if _, err := sto.store(signalMemory(sig, h.g.project, prov), "", sig.Kind); err != nil {
+		mem := signalMemory(sig, h.g.project, prov)
+		mk := capturedMarker(mem) // before the store changes mem
+		res, err := sto.store(mem, "", sig.Kind)
+		if err != nil {
 			return err
+		}
+		if res != nil {
+			markers = append(markers, mk)
 		}
 	}
 	if sto.failed > 0 {
 		return fmt.Errorf("last assistant message: %s", oneLine(errOut.String()))
 	}
 	return st.Update(ctx, func(tx cairn.Tx) error {
+		for _, mk := range markers {
+			if err := tx.PutIngestOffset(ctx, mk, 1, s.eng.Now()); err != nil {
+				return err
+			}
+		}
 		return tx.PutIngestOffset(ctx, src, sum, s.eng.Now())
 	})
+}
+
+// capturedMarker names the ingest-state row that says a Stop hook stored
+// mem from the last assistant message before Claude Code had written that
+// message to the transcript. The next ingest of the transcript meets the
+// same signal and skips it (takeCapturedMarker) instead of reinforcing the
+// memory a second time.
+func capturedMarker(mem *cairn.Memory) string {
+	h := fnv.New64a()
+	for _, part := range []string{mem.Project, mem.SessionID, mem.Type, strings.Join(strings.Fields(mem.Content), " ")} {
+		io.WriteString(h, part)
+		h.Write([]byte{0})
+	}
+	return fmt.Sprintf("claude-hook:captured:%016x", h.Sum64())
+}
+
+// takeCapturedMarker reports whether a Stop hook already stored mem (see
+// capturedMarker), and clears the mark so that a later repeat of the same
+// signal counts again.
+func takeCapturedMarker(ctx context.Context, st cairn.Store, mem *cairn.Memory, now time.Time) (bool, error) {
+	if mem.SessionID == "" {
+		return false, nil
+	}
+	mk := capturedMarker(mem)
+	var v int64
+	if err := st.View(ctx, func(tx cairn.Tx) (err error) {
+		v, err = tx.FindIngestOffset(ctx, mk)
+		return err
+	}); err != nil || v != 1 {
+		return false, err
+	}
+	return true, st.Update(ctx, func(tx cairn.Tx) error { return tx.PutIngestOffset(ctx, mk, 0, now) })
 }
 
 // tailBytes is how much of a transcript's end is searched for the last

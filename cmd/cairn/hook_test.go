@@ -501,3 +501,53 @@ func TestHookCodexCapturesTheLastMessageOnly(t *testing.T) {
 		}
 	}
 }
+
+// Claude Code may write the last message to the transcript only after the
+// Stop hook ran: the hook stores its signals from last_assistant_message,
+// and the next capture, which then reads the message in the transcript,
+// must not reinforce them a second time.
+func TestHookLastMessageWrittenLateIsNotCountedTwice(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	path := filepath.Join(c.transcripts, hookSession+".jsonl")
+	full, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimRight(string(full), "\n"), "\n")
+	last := lines[len(lines)-1]
+	if !strings.Contains(last, "MEMORY:pitfall:Session expiry is inclusive") {
+		t.Fatalf("the fixture's last line is not the message: %s", last)
+	}
+	// At Stop, the transcript lacks the last message.
+	if err := os.WriteFile(path, []byte(strings.Join(lines[:len(lines)-1], "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.hook(c.payload("stop.json"), "stop"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	pitfall := func() map[string]any {
+		for _, m := range c.listJSON("--type", "pitfall") {
+			if strings.Contains(m["content"].(string), "Session expiry is inclusive") {
+				return m
+			}
+		}
+		return nil
+	}
+	if m := pitfall(); m == nil {
+		t.Fatalf("the Stop hook did not store the last message's pitfall: %q", c.captured())
+	}
+	// Then Claude Code writes it, and the session ends.
+	if err := os.WriteFile(path, full, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.hook(c.payload("session-end.json"), "session-end"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	if m := pitfall(); m["use_count"] != float64(0) {
+		t.Errorf("the pitfall was counted twice: %v", m)
+	}
+	if log := c.ok("log", "--action", "reinforced").stdout; strings.Contains(log, "reinforced") {
+		t.Errorf("a memory was reinforced:\n%s", log)
+	}
+}
