@@ -1,0 +1,178 @@
+package main
+
+// Claude Code itself against cairn: `cairn install claude` in a project,
+// then a real Claude Code (npm package @anthropic-ai/claude-code) runs one
+// turn of `claude -p`. Only the model is a stand-in: a local HTTP server
+// that speaks the Messages API, records what Claude Code sends it and
+// answers with a fixed text. The test checks what a user relies on: the
+// hooks' context reaches the model's prompt, the answer's signal is
+// captured at Stop, the session is summarised, the MCP server connects.
+//
+// Claude Code's command comes from CAIRN_TEST_CLAUDE_CODE, e.g.
+//
+//	npm install --prefix /tmp/cc @anthropic-ai/claude-code
+//	CAIRN_TEST_CLAUDE_CODE=/tmp/cc/node_modules/.bin/claude go test -run ClaudeCode ./cmd/cairn
+//
+// Without the variable the test is skipped.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// fakeModel is a Messages API endpoint that answers every request with
+// one text, streamed or not as asked, and keeps the request bodies.
+type fakeModel struct {
+	answer string
+	mu     sync.Mutex
+	bodies []string
+}
+
+func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.URL.Path != "/v1/messages" {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"input_tokens": 10}`) // count_tokens and the like
+		return
+	}
+	f.mu.Lock()
+	f.bodies = append(f.bodies, string(body))
+	f.mu.Unlock()
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	json.Unmarshal(body, &req)
+	text, _ := json.Marshal(f.answer)
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprintf(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5}}`, text)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	for _, ev := range [][2]string{
+		{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`},
+		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+		{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, text)},
+		{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+		{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}`},
+		{"message_stop", `{"type":"message_stop"}`},
+	} {
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev[0], ev[1])
+	}
+}
+
+func (f *fakeModel) requests() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.bodies...)
+}
+
+func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
+	t.Parallel()
+	needBinary(t)
+	claude := strings.TrimSpace(os.Getenv("CAIRN_TEST_CLAUDE_CODE"))
+	if claude == "" {
+		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
+	}
+	dir := t.TempDir()
+	home := filepath.Join(dir, "home")
+	project := filepath.Join(dir, "authsvc")
+	for _, d := range []string{home, project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// A real repository: Claude Code reads a project's local settings
+	// (the MCP approval below) only in one.
+	if out, err := exec.Command("git", "init", "-q", project).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	db := filepath.Join(dir, "cairn.db")
+	model := &fakeModel{answer: "The tests pass now.\n\nMEMORY:convention:Tests set environment variables with t.Setenv, never os.Setenv."}
+	api := httptest.NewServer(model)
+	defer api.Close()
+	env := append(binEnv(home), "CAIRN_DB="+db, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL="+api.URL,
+		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	run := func(name string, args ...string) string {
+		t.Helper()
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, name, args...)
+		cmd.Dir, cmd.Env = project, env
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", filepath.Base(name), args, err, out)
+		}
+		return string(out)
+	}
+
+	run(cairnBin, "add", "--type", "decision", "--pin", "We use pgx for Postgres access, never database/sql.")
+	run(cairnBin, "add", "--type", "pitfall", "The flaky session test needs a fake clock; time.Now makes it fail near midnight.")
+	run(cairnBin, "install", "claude", "--command", cairnBin)
+	// Approve the project's MCP server, as a user does once in Claude Code.
+	if err := os.WriteFile(filepath.Join(project, ".claude", "settings.local.json"), []byte(`{"enableAllProjectMcpServers": true}`+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := run(claude, "-p", "fix the flaky session test")
+	if !strings.Contains(out, "The tests pass now.") {
+		t.Fatalf("claude -p printed %q", out)
+	}
+	var prompt string
+	for _, b := range model.requests() {
+		if strings.Contains(b, "fix the flaky session test") {
+			prompt = b
+		}
+	}
+	if prompt == "" {
+		t.Fatalf("the model never got the user's prompt; requests: %d", len(model.requests()))
+	}
+	// SessionStart's block (the pinned decision) and UserPromptSubmit's
+	// (the relevant pitfall) are in what the model read.
+	for _, want := range []string{"never database/sql", "needs a fake clock", "cairn-context"} {
+		if !strings.Contains(prompt, want) {
+			t.Errorf("the model's request lacks %q", want)
+		}
+	}
+
+	// Stop captured the answer's signal; the session was summarised; the
+	// memories shown were counted as used.
+	var mems []map[string]any
+	if err := json.Unmarshal([]byte(run(cairnBin, "list", "--json")), &mems); err != nil {
+		t.Fatal(err)
+	}
+	byType := map[string]map[string]any{}
+	for _, m := range mems {
+		byType[m["type"].(string)] = m
+	}
+	if c := byType["convention"]; c == nil || !strings.Contains(c["content"].(string), "t.Setenv") || c["use_count"] != float64(0) {
+		t.Errorf("the answer's convention was not captured once: %v", c)
+	}
+	if s := byType["session"]; s == nil || !strings.Contains(s["title"].(string), "fix the flaky session test") {
+		t.Errorf("no session summary: %v", mems)
+	}
+	for _, typ := range []string{"decision", "pitfall"} {
+		if m := byType[typ]; m == nil || m["use_count"] != float64(1) {
+			t.Errorf("the %s shown was not recorded as used once: %v", typ, m)
+		}
+	}
+	// After the first session in the folder, Claude Code checks the MCP
+	// servers the project approved.
+	if out := run(claude, "mcp", "list"); !strings.Contains(out, "cairn") || !strings.Contains(out, "Connected") {
+		t.Errorf("Claude Code does not connect to cairn's MCP server:\n%s", out)
+	}
+	if log, err := os.ReadFile(filepath.Join(dir, "cairn.log")); err == nil {
+		t.Errorf("a hook logged an error:\n%s", log)
+	}
+}
