@@ -10,7 +10,7 @@ package main
 //
 // Claude Code's command comes from CAIRN_TEST_CLAUDE_CODE, e.g.
 //
-//	npm install --prefix /tmp/cc @anthropic-ai/claude-code
+//	npm install --prefix /tmp/cc @anthropic-ai/claude-code@2.1.197
 //	CAIRN_TEST_CLAUDE_CODE=/tmp/cc/node_modules/.bin/claude go test -run ClaudeCode ./cmd/cairn
 //
 // Without the variable the test is skipped.
