@@ -39,6 +39,13 @@ type MemoryUpdate struct {
 	Hat          *string
 	TaskID       *string
 	SessionID    *string
+
+	// IfContent, when set, makes the update conditional: it applies only
+	// while the stored content is exactly this text, and otherwise fails
+	// with ECONFLICT and changes nothing. A read-modify-write (an edit of
+	// a file of the memory tool, say) passes the content it read, so that
+	// a concurrent writer's change is never overwritten unseen.
+	IfContent *string
 }
 
 // ImportOptions tune an import.

@@ -281,6 +281,9 @@ func (e *Engine) update(ctx context.Context, tx cairn.Tx, b *indexBatch, id stri
 	if err != nil {
 		return nil, err
 	}
+	if upd.IfContent != nil && old.Content != *upd.IfContent {
+		return nil, cairn.Errorf(cairn.ECONFLICT, "memory %s changed since it was read; read it again", old.ID)
+	}
 	n := cloneMemory(old)
 	applyUpdate(n, upd)
 	if err := e.normalize(n); err != nil {

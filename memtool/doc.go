@@ -63,8 +63,12 @@
 // does not start another, so "a\nb\n" has two lines. insert keeps
 // whether the file ended with "\n".
 //
-// Each command is atomic on its own file, but a command that touches
-// several files (delete or rename of a directory) writes them one by
-// one, and a command reads then writes in two transactions: two agents
-// editing the same file at the same moment can lose one edit.
+// Each command is atomic on its own file. An edit (str_replace, insert)
+// reads the file, then writes only if the file still holds what it read
+// (cairn.MemoryUpdate.IfContent); when another agent or process changed
+// it in between, the edit is applied again to the new text, so two agents
+// editing one file at the same moment lose nothing. A command that
+// touches several files (delete or rename of a directory) writes them one
+// by one, and two creates of the same new path by two processes at the
+// same moment leave the later text.
 package memtool

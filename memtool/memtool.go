@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/redact"
@@ -70,6 +71,10 @@ type Tool struct {
 	svc     cairn.Service
 	project string
 
+	// mu runs one command at a time: a command reads the files, then
+	// writes, and two agents sharing one server must not interleave.
+	mu sync.Mutex
+
 	// Agent and SessionID, when set, are recorded as the provenance of the
 	// files the tool writes (cairn's agent and session fields).
 	Agent     string
@@ -86,7 +91,34 @@ func New(svc cairn.Service, project string) *Tool {
 // mistake in the command (a bad path, a missing file, text that is not
 // unique) returns an *Error whose Message is the answer to send with
 // is_error; any other error means the store failed.
+//
+// Commands of one Tool run one at a time. An edit (str_replace, insert)
+// writes only if the file is still as it read it; when another process
+// changed it in between, the edit is applied again to the new text, so
+// that neither change is lost.
 func (t *Tool) Run(ctx context.Context, c Command) (string, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for try := 1; ; try++ {
+		out, err := t.run(ctx, c)
+		if !errors.Is(err, errChanged) {
+			return out, err
+		}
+		if try == maxEditTries {
+			return "", failf("Error: The file %s kept changing while it was being edited; view it again and retry.", showPath(c.Path))
+		}
+	}
+}
+
+// maxEditTries bounds how often an edit is applied again to a file that
+// keeps changing under it.
+const maxEditTries = 5
+
+// errChanged is an edit's write refused because the file changed after it
+// was read.
+var errChanged = errors.New("the file changed while it was being edited")
+
+func (t *Tool) run(ctx context.Context, c Command) (string, error) {
 	switch c.Command {
 	case "view":
 		return t.view(ctx, c)
@@ -454,8 +486,14 @@ func (t *Tool) file(ctx context.Context, path, notFound string) (string, *cairn.
 
 // write stores text as the content of file p (its memory m). The title
 // is given again so that the engine never derives one from the text.
+//
+// The write applies only while the file still holds what was read (m's
+// content); otherwise it returns errChanged and Run edits again.
 func (t *Tool) write(ctx context.Context, m *cairn.Memory, p, text string) (*cairn.Memory, error) {
-	n, err := t.svc.UpdateMemory(ctx, m.ID, cairn.MemoryUpdate{Content: &text, Title: &p})
+	n, err := t.svc.UpdateMemory(ctx, m.ID, cairn.MemoryUpdate{Content: &text, Title: &p, IfContent: &m.Content})
+	if cairn.ErrorCode(err) == cairn.ECONFLICT {
+		return nil, fmt.Errorf("%w: %w", errChanged, err)
+	}
 	if cairn.ErrorCode(err) == cairn.ENOTFOUND {
 		return nil, failf("Error: The file %s was deleted while it was being edited; view it again.", p)
 	}

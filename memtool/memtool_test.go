@@ -20,14 +20,17 @@ package memtool_test
 // several matches (also on one line, and overlapping), and an empty
 // old_str; rename onto an existing file, onto an existing directory,
 // onto /memories, into itself, into a file, of /memories, of a missing
-// path; delete of /memories and of a missing path.
+// path; delete of /memories and of a missing path; two processes
+// inserting into one file at the same time.
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -623,5 +626,67 @@ func TestStoreFailureIsNotShownInDetail(t *testing.T) {
 	}
 	if got := memtool.ErrorText(cairn.Errorf(cairn.EUNAVAILABLE, "database is locked")); got != "Error: The memory store is busy or unavailable; try again." {
 		t.Errorf("ErrorText(unavailable) = %q", got)
+	}
+}
+
+// Two processes (two stores on one database file, each with its own tool)
+// insert lines into one file at the same time: every insert that answered
+// success is in the file, none was overwritten by the other's write.
+func TestConcurrentEditsLoseNothing(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "c.db")
+	tools := make([]*memtool.Tool, 2)
+	for i := range tools {
+		st, err := sqlite.Open(ctx, db, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		tools[i] = memtool.New(engine.New(st, nil), project)
+	}
+	if _, err := tools[0].Run(ctx, memtool.Command{Command: "create", Path: "/memories/log.md", FileText: "start\n"}); err != nil {
+		t.Fatal(err)
+	}
+	const each = 15
+	var mu sync.Mutex
+	var done []string
+	var wg sync.WaitGroup
+	for w, tool := range tools {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				line := fmt.Sprintf("writer %d line %d", w, i)
+				zero := 0
+				out, err := tool.Run(ctx, memtool.Command{Command: "insert", Path: "/memories/log.md", InsertLine: &zero, InsertText: line})
+				var me *memtool.Error
+				switch {
+				case err == nil && strings.HasSuffix(out, "has been edited."):
+					mu.Lock()
+					done = append(done, line)
+					mu.Unlock()
+				case errors.As(err, &me) && strings.Contains(me.Message, "kept changing"):
+					// refused, and said so: allowed
+				default:
+					t.Errorf("insert: %q, %v", out, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	got, err := tools[1].Run(ctx, memtool.Command{Command: "view", Path: "/memories/log.md"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range done {
+		if strings.Count(got, line+"\n") != 1 {
+			t.Errorf("%q answered success but is not in the file once", line)
+		}
+	}
+	if n := strings.Count(got, "writer "); n != len(done) {
+		t.Errorf("the file holds %d inserted lines, %d inserts succeeded", n, len(done))
+	}
+	if len(done) < each {
+		t.Errorf("only %d of %d inserts succeeded", len(done), 2*each)
 	}
 }

@@ -26,6 +26,7 @@ func RunEngine(t *testing.T, open Opener) {
 		fn   func(t *testing.T, e *engine.Engine)
 	}{
 		{"AddCreatesWithDefaults", testAddCreates},
+		{"ConditionalUpdateRefusesAChangedMemory", testIfContent},
 		{"SameKeyUpdatesAndConfidenceNeverDrops", testKeyUpsert},
 		{"SameContentReinforcesInsteadOfCopying", testReinforce},
 		{"ReinforcementCapsConfidence", testReinforceCap},
@@ -1169,5 +1170,24 @@ func testNearDuplicate(t *testing.T, e *engine.Engine) {
 	}
 	if res := add(t, e, &cairn.Memory{Project: "q", Content: "Tests use table driven subtests with t.Run"}); res.Status != cairn.StatusCreated {
 		t.Errorf("other project: %s, want created", res.Status)
+	}
+}
+
+func testIfContent(t *testing.T, e *engine.Engine) {
+	m := addNew(t, e, "p", "Release notes are written by hand")
+	stale := m.Content
+	n, err := e.UpdateMemory(t.Context(), m.ID, cairn.MemoryUpdate{Content: ptr("Release notes are generated from commits"), IfContent: &stale})
+	if err != nil || n.Content != "Release notes are generated from commits" {
+		t.Fatalf("update with the content read: %v, %v", n, err)
+	}
+	// A second writer that read the old content is refused, and changes
+	// nothing.
+	_, err = e.UpdateMemory(t.Context(), m.ID, cairn.MemoryUpdate{Content: ptr("Release notes are skipped"), Title: ptr("x"), IfContent: &stale})
+	if cairn.ErrorCode(err) != cairn.ECONFLICT {
+		t.Fatalf("update with stale content: %v, want ECONFLICT", err)
+	}
+	got, err := e.FindMemoryByID(t.Context(), m.ID)
+	if err != nil || got.Content != "Release notes are generated from commits" || got.Title == "x" {
+		t.Errorf("after the refused update: %+v, %v", got, err)
 	}
 }
