@@ -114,6 +114,12 @@ type Tx interface {
 	FindIngestOffset(ctx context.Context, source string) (int64, error)
 	// PutIngestOffset records how many bytes of source have been ingested.
 	PutIngestOffset(ctx context.Context, source string, offset int64, at time.Time) error
+	// FindIngestPending returns what the last ingest of source left for the
+	// next one ("" when nothing): an opaque text of the reader's.
+	FindIngestPending(ctx context.Context, source string) (string, error)
+	// PutIngestState records the offset and the pending text of source in
+	// one write.
+	PutIngestState(ctx context.Context, source string, offset int64, pending string, at time.Time) error
 }
 
 // PartitionStats describe one search index partition (a project's

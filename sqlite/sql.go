@@ -128,4 +128,7 @@ const (
 	sqlFindIngestOffset = `SELECT offset FROM ingest_state WHERE source=?`
 	sqlPutIngestOffset  = `INSERT INTO ingest_state(source, offset, updated_at) VALUES (?,?,?)
 	ON CONFLICT(source) DO UPDATE SET offset=excluded.offset, updated_at=excluded.updated_at`
+	sqlFindIngestPending = `SELECT pending FROM ingest_state WHERE source=?`
+	sqlPutIngestState    = `INSERT INTO ingest_state(source, offset, pending, updated_at) VALUES (?,?,?,?)
+	ON CONFLICT(source) DO UPDATE SET offset=excluded.offset, pending=excluded.pending, updated_at=excluded.updated_at`
 )

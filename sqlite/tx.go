@@ -710,3 +710,25 @@ func (t *Tx) PutIngestOffset(ctx context.Context, source string, offset int64, a
 	_, err := t.exec(ctx, "put ingest offset", sqlPutIngestOffset, source, offset, ms(at))
 	return err
 }
+
+// FindIngestPending implements cairn.Tx.
+func (t *Tx) FindIngestPending(ctx context.Context, source string) (string, error) {
+	rows, err := t.query(ctx, "find ingest pending", sqlFindIngestPending, source)
+	if err != nil {
+		return "", err
+	}
+	defer rows.Close()
+	var p string
+	if rows.Next() {
+		if err := rows.Scan(&p); err != nil {
+			return "", translate(err, "read ingest pending")
+		}
+	}
+	return p, translate(rows.Err(), "read ingest pending")
+}
+
+// PutIngestState implements cairn.Tx.
+func (t *Tx) PutIngestState(ctx context.Context, source string, offset int64, pending string, at time.Time) error {
+	_, err := t.exec(ctx, "put ingest state", sqlPutIngestState, source, offset, pending, ms(at))
+	return err
+}

@@ -15,6 +15,49 @@ var ingestStoreTests = []struct {
 	fn   func(t *testing.T, s cairn.Store)
 }{
 	{"IngestOffsetsRoundTripPerSource", testIngestOffsets},
+	{"IngestPendingTravelsWithTheOffset", testIngestPending},
+}
+
+func testIngestPending(t *testing.T, s cairn.Store) {
+	ctx := t.Context()
+	at := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	read := func(src string) (int64, string) {
+		t.Helper()
+		var off int64
+		var p string
+		if err := s.View(ctx, func(tx cairn.Tx) (err error) {
+			if off, err = tx.FindIngestOffset(ctx, src); err != nil {
+				return err
+			}
+			p, err = tx.FindIngestPending(ctx, src)
+			return err
+		}); err != nil {
+			t.Fatalf("reading %s: %v", src, err)
+		}
+		return off, p
+	}
+	if off, p := read("/t/p.jsonl"); off != 0 || p != "" {
+		t.Errorf("unknown source: %d %q", off, p)
+	}
+	put := func(f func(tx cairn.Tx) error) {
+		t.Helper()
+		if err := s.Update(ctx, f); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(func(tx cairn.Tx) error { return tx.PutIngestState(ctx, "/t/p.jsonl", 100, `{"failing":1}`, at) })
+	if off, p := read("/t/p.jsonl"); off != 100 || p != `{"failing":1}` {
+		t.Errorf("after PutIngestState: %d %q", off, p)
+	}
+	// PutIngestOffset moves the offset and keeps what is pending.
+	put(func(tx cairn.Tx) error { return tx.PutIngestOffset(ctx, "/t/p.jsonl", 150, at) })
+	if off, p := read("/t/p.jsonl"); off != 150 || p != `{"failing":1}` {
+		t.Errorf("after PutIngestOffset: %d %q", off, p)
+	}
+	put(func(tx cairn.Tx) error { return tx.PutIngestState(ctx, "/t/p.jsonl", 200, "", at) })
+	if off, p := read("/t/p.jsonl"); off != 200 || p != "" {
+		t.Errorf("after clearing: %d %q", off, p)
+	}
 }
 
 func testIngestOffsets(t *testing.T, s cairn.Store) {

@@ -1,6 +1,8 @@
 package transcript
 
 import (
+	"encoding/json"
+	"fmt"
 	"regexp"
 	"slices"
 	"strings"
@@ -49,6 +51,56 @@ type Extractor struct {
 type failure struct {
 	output string
 	files  []string
+}
+
+// pendingState is what Pending saves: the gate commands still waiting for
+// their results, and the gates that failed and have not passed.
+type pendingState struct {
+	Uses    map[string]string      `json:"uses,omitempty"`
+	Failing map[string]pendingFail `json:"failing,omitempty"`
+}
+
+type pendingFail struct {
+	Output string   `json:"output"`
+	Files  []string `json:"files,omitempty"`
+}
+
+// Pending returns what a later run over the rest of the transcript needs
+// to know from this one, as text for RestorePending: the test, build and
+// lint commands that failed and have not passed yet (with the files edited
+// since) and the ones whose results are still to come. It is "" when
+// nothing is pending.
+func (x *Extractor) Pending() string {
+	if len(x.uses) == 0 && len(x.failing) == 0 {
+		return ""
+	}
+	st := pendingState{Uses: x.uses, Failing: map[string]pendingFail{}}
+	for cmd, f := range x.failing {
+		st.Failing[cmd] = pendingFail{Output: f.output, Files: f.files}
+	}
+	b, _ := json.Marshal(st) // maps of strings: cannot fail
+	return string(b)
+}
+
+// RestorePending continues from the state an earlier run's Pending
+// returned, so that a failure read by one run and its fix read by the
+// next still make a fix. A text it cannot read is an error and restores
+// nothing.
+func (x *Extractor) RestorePending(text string) error {
+	if text == "" {
+		return nil
+	}
+	var st pendingState
+	if err := json.Unmarshal([]byte(text), &st); err != nil {
+		return fmt.Errorf("transcript: pending state: %w", err)
+	}
+	for id, cmd := range st.Uses {
+		x.uses[id] = cmd
+	}
+	for cmd, f := range st.Failing {
+		x.failing[cmd] = &failure{output: f.Output, files: f.Files}
+	}
+	return nil
 }
 
 // NewExtractor returns an extractor for memories of project.

@@ -50,8 +50,12 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 	st := s.eng.Store()
 	source := path
 	var offset int64
+	var pending string
 	if err := st.View(ctx, func(tx cairn.Tx) error {
-		offset, err = tx.FindIngestOffset(ctx, source)
+		if offset, err = tx.FindIngestOffset(ctx, source); err != nil {
+			return err
+		}
+		pending, err = tx.FindIngestPending(ctx, source)
 		return err
 	}); err != nil {
 		return err
@@ -80,6 +84,12 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 
 	x := transcript.NewExtractor(g.project)
 	x.Hat = hat.v
+	if !restarted {
+		// A test that failed in the lines read before may pass in these.
+		if err := x.RestorePending(pending); err != nil {
+			fmt.Fprintf(m.Stderr, "cairn: %s; starting without it\n", err)
+		}
+	}
 	resumed := false
 	stats, err := transcript.Read(f, func(e transcript.Entry) error {
 		if !resumed && e.SessionID != "" {
@@ -113,7 +123,7 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 	end := offset + stats.Bytes
 	if stats.Bytes > 0 || restarted {
 		if err := st.Update(ctx, func(tx cairn.Tx) error {
-			return tx.PutIngestOffset(ctx, source, end, s.eng.Now())
+			return tx.PutIngestState(ctx, source, end, x.Pending(), s.eng.Now())
 		}); err != nil {
 			return err
 		}

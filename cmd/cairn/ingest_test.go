@@ -154,3 +154,44 @@ func TestIngestCriticFindings(t *testing.T) {
 		t.Errorf("want 4 pitfalls, got %d", pitfalls)
 	}
 }
+
+// A test that fails in the lines one run reads and passes in the lines of
+// the next (two Stop hooks, one per turn) is still a fix, wherever the
+// transcript is cut: between the command and its result, after the
+// failure, after the edit.
+func TestIngestFixAcrossTwoRuns(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile("testdata/hooks/transcripts/7f3c2a10-5b7e-4c1d-9a8e-2f6b0c4d1e93.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.SplitAfter(strings.TrimRight(string(b), "\n"), "\n")
+	for _, cut := range []int{2, 3, 4} {
+		c := newCLI(t)
+		c.project = "authsvc"
+		path := c.writeFile("t.jsonl", strings.Join(lines[:cut], ""))
+		c.ingest(path)
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		c.ingest(path)
+		var fixes []map[string]any
+		if err := json.Unmarshal([]byte(c.ok("list", "--type", "fix", "--json").stdout), &fixes); err != nil {
+			t.Fatal(err)
+		}
+		if len(fixes) != 1 || !strings.Contains(fixes[0]["content"].(string), "TestSessionExpiry") ||
+			!strings.Contains(strings.Join(anyStrings(fixes[0]["file_refs"]), ","), "internal/auth/session.go") {
+			t.Errorf("cut after line %d: fixes %v", cut, fixes)
+		}
+	}
+}
+
+func anyStrings(v any) []string {
+	var out []string
+	list, _ := v.([]any)
+	for _, x := range list {
+		s, _ := x.(string)
+		out = append(out, s)
+	}
+	return out
+}
