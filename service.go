@@ -101,6 +101,12 @@ type Service interface {
 	// normalisation) to a live memory of the project reinforces that
 	// memory instead of adding a copy. EINVALID for bad input.
 	AddMemory(ctx context.Context, m *Memory) (*WriteResult, error)
+	// CreateMemory stores m as a new memory and nothing else: when a
+	// memory of the same project, type and key exists, it fails with
+	// ECONFLICT and changes nothing (the check and the write are one
+	// transaction). Content equal to another memory's is stored all the
+	// same. m needs a Key.
+	CreateMemory(ctx context.Context, m *Memory) (*WriteResult, error)
 	// FindMemoryByID returns a memory by id, or by a unique id prefix of at
 	// least 6 characters. ENOTFOUND, or EINVALID for an ambiguous prefix.
 	FindMemoryByID(ctx context.Context, id string) (*Memory, error)

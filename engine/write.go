@@ -13,15 +13,36 @@ var _ cairn.Service = (*Engine)(nil)
 
 // AddMemory implements cairn.Service.
 func (e *Engine) AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error) {
+	return e.addMemory(ctx, m, false)
+}
+
+// CreateMemory implements cairn.Service.
+func (e *Engine) CreateMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error) {
+	return e.addMemory(ctx, m, true)
+}
+
+func (e *Engine) addMemory(ctx context.Context, m *cairn.Memory, createOnly bool) (*cairn.WriteResult, error) {
 	m = cloneMemory(m)
 	now := e.Now()
 	if err := e.prepareNew(m, now); err != nil {
 		return nil, err
 	}
+	if createOnly && m.Key == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "a memory created only if new needs a key")
+	}
 	var res *cairn.WriteResult
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
 		b := newIndexBatch()
 		var err error
+		if createOnly {
+			old, err := tx.FindMemoryByKey(ctx, m.Project, m.Type, m.Key)
+			if err == nil {
+				return cairn.Errorf(cairn.ECONFLICT, "memory %s already has type %s and key %q", old.ID, old.Type, old.Key)
+			}
+			if cairn.ErrorCode(err) != cairn.ENOTFOUND {
+				return err
+			}
+		}
 		if res, err = e.add(ctx, tx, b, m, now, nil, true); err != nil {
 			return err
 		}

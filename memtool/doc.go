@@ -67,8 +67,9 @@
 // reads the file, then writes only if the file still holds what it read
 // (cairn.MemoryUpdate.IfContent); when another agent or process changed
 // it in between, the edit is applied again to the new text, so two agents
-// editing one file at the same moment lose nothing. A command that
-// touches several files (delete or rename of a directory) writes them one
-// by one, and two creates of the same new path by two processes at the
-// same moment leave the later text.
+// editing one file at the same moment lose nothing. A create stores the
+// file only if it is new, in one transaction (cairn.Service.CreateMemory):
+// of two processes creating one path at once, the second is told that the
+// file exists. A command that touches several files (delete or rename of
+// a directory) writes them one by one.
 package memtool

@@ -441,7 +441,9 @@ func (t *Tool) create(ctx context.Context, c Command) (string, error) {
 		return "", err
 	}
 	key := KeyPrefix + p
-	res, err := t.svc.AddMemory(ctx, &cairn.Memory{
+	// Created only if new, in one transaction: a file another process
+	// created since load is an error, not overwritten.
+	res, err := t.svc.CreateMemory(ctx, &cairn.Memory{
 		Project:   t.project,
 		Type:      FileType,
 		Key:       key,
@@ -452,6 +454,9 @@ func (t *Tool) create(ctx context.Context, c Command) (string, error) {
 		Agent:     t.Agent,
 		SessionID: t.SessionID,
 	})
+	if cairn.ErrorCode(err) == cairn.ECONFLICT {
+		return "", failf("Error: File %s already exists", p)
+	}
 	if err != nil {
 		return "", storeErr(err)
 	}

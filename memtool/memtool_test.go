@@ -21,7 +21,9 @@ package memtool_test
 // old_str; rename onto an existing file, onto an existing directory,
 // onto /memories, into itself, into a file, of /memories, of a missing
 // path; delete of /memories and of a missing path; two processes
-// inserting into one file at the same time.
+// inserting into one file at the same time, and creating one path at the
+// same time; names with white space at either end (ASCII, no-break and em
+// spaces), which the store's key trimming would fold into another file.
 
 import (
 	"context"
@@ -688,5 +690,71 @@ func TestConcurrentEditsLoseNothing(t *testing.T) {
 	}
 	if len(done) < each {
 		t.Errorf("only %d of %d inserts succeeded", len(done), 2*each)
+	}
+}
+
+// A name with white space at either end is refused: the store trims keys,
+// so "/memories/a.md " would otherwise overwrite /memories/a.md.
+func TestNamesWithOuterWhiteSpaceAreRefused(t *testing.T) {
+	e := newEnv(t)
+	e.ok(memtool.Command{Command: "create", Path: "/memories/a.md", FileText: "precious notes"}, "File created successfully at: /memories/a.md")
+	for _, p := range []string{"/memories/a.md ", "/memories/a.md\u00a0", "/memories/a.md\u2003", "/memories/ a.md", "/memories/dir /a.md"} {
+		if out, err := e.tool.Run(e.ctx, memtool.Command{Command: "create", Path: p, FileText: "junk"}); err == nil {
+			t.Errorf("create %q: %q", p, out)
+		}
+	}
+	got, err := e.tool.Run(e.ctx, memtool.Command{Command: "view", Path: "/memories/a.md"})
+	if err != nil || !strings.Contains(got, "precious notes") {
+		t.Errorf("a.md after the refused creates: %q, %v", got, err)
+	}
+}
+
+// Two processes creating the same new file at once: one succeeds, the
+// other is told the file exists, and the file holds the winner's text.
+func TestConcurrentCreatesOfOnePath(t *testing.T) {
+	ctx := t.Context()
+	db := filepath.Join(t.TempDir(), "c.db")
+	for round := range 10 {
+		path := fmt.Sprintf("/memories/race%d.md", round)
+		var wg sync.WaitGroup
+		outs := make([]string, 2)
+		errs := make([]error, 2)
+		for i := range 2 {
+			st, err := sqlite.Open(ctx, db, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			tool := memtool.New(engine.New(st, nil), project)
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				outs[i], errs[i] = tool.Run(ctx, memtool.Command{Command: "create", Path: path, FileText: fmt.Sprintf("text of writer %d", i)})
+			}()
+		}
+		wg.Wait()
+		won := -1
+		for i := range 2 {
+			var me *memtool.Error
+			switch {
+			case errs[i] == nil:
+				if won >= 0 {
+					t.Fatalf("round %d: both creates succeeded", round)
+				}
+				won = i
+			case errors.As(errs[i], &me) && me.Message == "Error: File "+path+" already exists":
+			default:
+				t.Fatalf("round %d: writer %d: %q, %v", round, i, outs[i], errs[i])
+			}
+		}
+		if won < 0 {
+			t.Fatalf("round %d: no create succeeded", round)
+		}
+		st, _ := sqlite.Open(ctx, db, nil)
+		got, err := memtool.New(engine.New(st, nil), project).Run(ctx, memtool.Command{Command: "view", Path: path})
+		st.Close()
+		if err != nil || !strings.Contains(got, fmt.Sprintf("text of writer %d", won)) {
+			t.Errorf("round %d: %q, %v; want writer %d's text", round, got, err, won)
+		}
 	}
 }

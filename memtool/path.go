@@ -55,6 +55,10 @@ func cleanPath(param, p string) (string, error) {
 		case ".", "..":
 			return "", bad(`it must not contain "." or ".." segments`)
 		}
+		if strings.TrimSpace(s) != s {
+			// The store trims keys: "/memories/a.md " would be a.md.
+			return "", bad("a name must not start or end with white space")
+		}
 		segs = append(segs, s)
 	}
 	out := Root

@@ -27,6 +27,7 @@ func RunEngine(t *testing.T, open Opener) {
 	}{
 		{"AddCreatesWithDefaults", testAddCreates},
 		{"ConditionalUpdateRefusesAChangedMemory", testIfContent},
+		{"CreateMemoryRefusesATakenKey", testCreateOnly},
 		{"SameKeyUpdatesAndConfidenceNeverDrops", testKeyUpsert},
 		{"SameContentReinforcesInsteadOfCopying", testReinforce},
 		{"ReinforcementCapsConfidence", testReinforceCap},
@@ -1189,5 +1190,27 @@ func testIfContent(t *testing.T, e *engine.Engine) {
 	got, err := e.FindMemoryByID(t.Context(), m.ID)
 	if err != nil || got.Content != "Release notes are generated from commits" || got.Title == "x" {
 		t.Errorf("after the refused update: %+v, %v", got, err)
+	}
+}
+
+func testCreateOnly(t *testing.T, e *engine.Engine) {
+	m := &cairn.Memory{Project: "p", Type: "context", Key: "memfile:/a", Content: "first"}
+	if res, err := e.CreateMemory(t.Context(), m); err != nil || res.Status != cairn.StatusCreated {
+		t.Fatalf("CreateMemory: %+v, %v", res, err)
+	}
+	// The same key again is a conflict and changes nothing; the same
+	// content under another key is a memory of its own.
+	if _, err := e.CreateMemory(t.Context(), &cairn.Memory{Project: "p", Type: "context", Key: "memfile:/a", Content: "second"}); cairn.ErrorCode(err) != cairn.ECONFLICT {
+		t.Fatalf("CreateMemory of a taken key: %v, want ECONFLICT", err)
+	}
+	got, _, err := e.FindMemories(t.Context(), cairn.MemoryFilter{Project: "p"})
+	if err != nil || len(got) != 1 || got[0].Content != "first" {
+		t.Fatalf("after the conflict: %v, %v", got, err)
+	}
+	if res, err := e.CreateMemory(t.Context(), &cairn.Memory{Project: "p", Type: "context", Key: "memfile:/b", Content: "first"}); err != nil || res.Status != cairn.StatusCreated {
+		t.Errorf("same content, other key: %+v, %v", res, err)
+	}
+	if _, err := e.CreateMemory(t.Context(), &cairn.Memory{Project: "p", Type: "context", Content: "no key"}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("CreateMemory without a key: %v, want EINVALID", err)
 	}
 }
