@@ -182,6 +182,7 @@ func (s *Setup) check() error {
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return errors.New("no command to run cairn")
 	}
+
 	if s.Scope == ScopeUser || s.Agent == Codex {
 		if s.Home == "" && (s.Agent == Claude || s.CodexHome == "") {
 			return errors.New("cannot find the home folder: set HOME")
@@ -208,6 +209,13 @@ func (s *Setup) plan(install bool) ([]*Edit, error) {
 	var hooks []Hook
 	var server *MCPServer
 	if install {
+		// cairn finds its own entries again (to update or remove them) by
+		// the program's name: an entry it would not recognise must not be
+		// written.
+		probe := ShellJoin(s.Command) + " hook " + HookAgent(s.Agent) + " session-start"
+		if _, ok := IsCairnHook(probe); !ok || !IsCairnServer(s.Server().Command, s.Server().Args) {
+			return nil, fmt.Errorf("the command %s does not run a program whose name starts with cairn: cairn recognises its own entries by that name and could neither update nor remove these; rename the binary, or give --command", ShellJoin(s.Command))
+		}
 		hooks = s.Hooks()
 		sv := s.Server()
 		server = &sv

@@ -801,3 +801,20 @@ func TestEncodeRoundTripsCanonicalJSON(t *testing.T) {
 		}
 	}
 }
+
+// A command whose program is not named cairn… would write entries that a
+// later install or uninstall could not recognise as cairn's: refused, and
+// nothing is written.
+func TestInstallRefusesACommandItCouldNotFindAgain(t *testing.T) {
+	for _, cmd := range [][]string{{"/opt/tools/cn"}, {"mem"}, {"/usr/bin/env", "mem"}} {
+		s := &Setup{Agent: Claude, Scope: ScopeProject, Root: t.TempDir(), Home: t.TempDir(), Command: cmd}
+		edits, err := s.Install()
+		if err == nil || !strings.Contains(err.Error(), "starts with cairn") || edits != nil {
+			t.Errorf("install with %q: %v, %d edits", cmd, err, len(edits))
+		}
+	}
+	s := &Setup{Agent: Claude, Scope: ScopeProject, Root: t.TempDir(), Home: t.TempDir(), Command: []string{"/opt/tools/cairn-1.2"}}
+	if _, err := s.Install(); err != nil {
+		t.Errorf("a cairn-named program: %v", err)
+	}
+}
