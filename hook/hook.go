@@ -29,7 +29,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
+	"unicode/utf16"
 )
 
 // Event is a Claude Code hook event, named as Claude Code names it in
@@ -206,11 +206,18 @@ type SpecificOutput struct {
 	AdditionalContext string `json:"additionalContext"`
 }
 
-// EscapedLen is the length in characters of s as a JSON string in
-// Context's output, without the quotes: the measure Context keeps within
-// MaxContext, so that the cap holds however the text is counted.
+// EscapedLen is the length of s as a JSON string in Context's output,
+// without the quotes, in UTF-16 code units (JavaScript's string length,
+// which Claude Code's cap counts: a character outside the Basic
+// Multilingual Plane, such as an emoji, counts two): the measure Context
+// keeps within MaxContext, so that the cap holds however the text is
+// counted.
 func EscapedLen(s string) int {
-	return utf8.RuneCount(escape(s))
+	n := 0
+	for _, r := range string(escape(s)) {
+		n += utf16.RuneLen(r)
+	}
+	return n
 }
 
 func escape(s string) []byte {

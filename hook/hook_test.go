@@ -82,3 +82,20 @@ func TestContextIsClaudeCodesJSONWithinTheCap(t *testing.T) {
 		t.Errorf("escaped text over the cap: err = %v, want ErrTooLong", err)
 	}
 }
+
+// The cap is counted as Claude Code counts: in UTF-16 units, so an emoji
+// counts two; escapes count as the characters they are written with.
+func TestEscapedLenCountsUTF16Units(t *testing.T) {
+	for s, want := range map[string]int{
+		"abc":   3,
+		"é":     1,
+		"🙂":     2,
+		"a\nb":  4, // a \ n b
+		`"q"`:   5, // \" q \"
+		"🙂\t漢字": 6,
+	} {
+		if got := EscapedLen(s); got != want {
+			t.Errorf("EscapedLen(%q) = %d, want %d", s, got, want)
+		}
+	}
+}

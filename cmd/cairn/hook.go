@@ -373,6 +373,16 @@ func (h *hookRun) captureLastMessage(ctx context.Context, path string) error {
 	for _, sig := range todo {
 		mem := signalMemory(sig, h.g.project, prov)
 		mk := capturedMarker(mem) // before the store changes mem
+		var done int64
+		if err := st.View(ctx, func(tx cairn.Tx) (err error) {
+			done, err = tx.FindIngestOffset(ctx, mk)
+			return err
+		}); err != nil {
+			return err
+		}
+		if done == 1 {
+			continue // stored by an earlier run that failed on another signal
+		}
 		res, err := sto.store(mem, "", sig.Kind)
 		if err != nil {
 			return err
@@ -381,17 +391,24 @@ func (h *hookRun) captureLastMessage(ctx context.Context, path string) error {
 			markers = append(markers, mk)
 		}
 	}
-	if sto.failed > 0 {
-		return fmt.Errorf("last assistant message: %s", oneLine(errOut.String()))
-	}
-	return st.Update(ctx, func(tx cairn.Tx) error {
+	// The marks of what was stored are written even when a signal failed,
+	// and the message counts as captured only when all were: a retry
+	// stores the rest and skips the marked ones.
+	err = st.Update(ctx, func(tx cairn.Tx) error {
 		for _, mk := range markers {
 			if err := tx.PutIngestOffset(ctx, mk, 1, s.eng.Now()); err != nil {
 				return err
 			}
 		}
+		if sto.failed > 0 {
+			return nil
+		}
 		return tx.PutIngestOffset(ctx, src, sum, s.eng.Now())
 	})
+	if err == nil && sto.failed > 0 {
+		err = fmt.Errorf("last assistant message: %s", oneLine(errOut.String()))
+	}
+	return err
 }
 
 // capturedMarker names the ingest-state row that says a Stop hook stored

@@ -551,3 +551,34 @@ func TestHookLastMessageWrittenLateIsNotCountedTwice(t *testing.T) {
 		t.Errorf("a memory was reinforced:\n%s", log)
 	}
 }
+
+// One signal of the last message cannot be stored (redacted, it is over
+// the size limit): the others are stored once, and a second Stop with the same
+// message does not count them again.
+func TestHookLastMessageWithAFailingSignalCountsTheOthersOnce(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	// Redaction makes the learning longer than the store takes: each AWS
+	// key id of 20 characters becomes a 25-character marker.
+	var keys []string
+	for i := range 40 {
+		keys = append(keys, fmt.Sprintf("AKIA%016d", i))
+	}
+	learning := strings.Join(keys, " ") + " " + strings.Repeat("word ", 13000)
+	learning = learning[:65530]
+	msg := "MEMORY:gotcha:The rate limiter counts per IP.\n\nMEMORY:learning:" + learning
+	b, _ := json.Marshal(msg)
+	in := strings.Replace(c.payload("stop.json"), `"last_assistant_message":`, `"last_assistant_message":`+string(b)+`,"x":`, 1)
+	for range 2 {
+		if r := c.hook(in, "stop"); r.code != 0 || r.stdout != "" {
+			t.Fatalf("%v", r)
+		}
+	}
+	got := c.listJSON("--type", "gotcha")
+	if len(got) != 1 || got[0]["use_count"] != float64(0) {
+		t.Fatalf("want the gotcha once and never reinforced, got %v", got)
+	}
+	if log := c.logText(); strings.Count(log, "\n") != 2 || !strings.Contains(log, "last assistant message") {
+		t.Errorf("want the failing signal logged by each run:\n%s", log)
+	}
+}
