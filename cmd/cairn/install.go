@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 
@@ -61,6 +62,7 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		if abs, err := filepath.Abs(exe); err == nil {
 			exe = abs
 		}
+		exe = stableExecutable(exe)
 		if name == "install" && strings.Contains(exe, "go-build") {
 			fmt.Fprintf(m.Stderr, "cairn: warning: %s is a temporary build (go run); install cairn or give --command\n", exe)
 		}
@@ -123,4 +125,22 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		fmt.Fprintln(m.Stdout, "Start a new Codex session and trust cairn's hooks in /hooks (older Codex versions also need [features] codex_hooks = true).")
 	}
 	return nil
+}
+
+// stableExecutable prefers the cairn found on PATH when it is this very
+// program: os.Executable resolves symbolic links, so a package manager's
+// link (/opt/homebrew/bin/cairn) would otherwise be written as the
+// versioned file it points to, and the hooks would break at the next
+// upgrade.
+func stableExecutable(exe string) string {
+	onPath, err := exec.LookPath("cairn")
+	if err != nil || !filepath.IsAbs(onPath) {
+		return exe
+	}
+	a, err1 := filepath.EvalSymlinks(onPath)
+	b, err2 := filepath.EvalSymlinks(exe)
+	if err1 != nil || err2 != nil || a != b {
+		return exe
+	}
+	return onPath
 }
