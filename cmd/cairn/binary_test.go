@@ -44,8 +44,10 @@ func needBinary(t *testing.T) {
 }
 
 // binEnv is a clean environment: nothing of the user's CAIRN_* settings.
+// A server a hook starts stops 3 s after its last request, so that none
+// outlives the test that started it by much.
 func binEnv(dir string) []string {
-	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "xdg")}
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "xdg"), "CAIRN_SERVE_IDLE=3s"}
 }
 
 // runBin runs the binary to completion.

@@ -57,6 +57,11 @@ Events (kebab-case, or Claude Code's names such as SessionStart):
                       captures at once (a fix it ends is stored before the turn ends);
                       otherwise does nothing
 
+session-start and user-prompt-submit start 'cairn serve' in the background
+when none answers for the database (it stops after CAIRN_SERVE_IDLE, default
+30m, without a request; CAIRN_NO_SERVER=1 turns this off), so that the
+prompts that follow are answered in milliseconds.
+
 The hook always exits 0 and never blocks Claude Code. Errors (bad JSON, a
 database that cannot be opened, …) add nothing and append one line to
 cairn.log next to the database (default ~/.local/share/cairn/cairn.log), or
@@ -149,12 +154,14 @@ func (h *hookRun) run(ctx context.Context) error {
 	}
 	switch h.event {
 	case hook.SessionStart:
-		return h.inject(ctx, []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic}, "")
+		err := h.inject(ctx, []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic}, "")
+		return errors.Join(err, h.startServer())
 	case hook.UserPromptSubmit:
 		if strings.TrimSpace(p.Prompt) == "" {
 			return nil
 		}
-		return h.inject(ctx, []string{cairn.ContextRelevant}, p.Prompt)
+		err := h.inject(ctx, []string{cairn.ContextRelevant}, p.Prompt)
+		return errors.Join(err, h.startServer())
 	case hook.Stop, hook.SubagentStop, hook.PreCompact:
 		return bounded(ctx, captureBudget, h.capture)
 	case hook.SessionEnd:
@@ -213,6 +220,15 @@ func (h *hookRun) inject(ctx context.Context, tiers []string, prompt string) err
 		return err
 	}
 	return s.recordUse(ctx, b.IDs(), h.p.SessionID)
+}
+
+// startServer starts `cairn serve` in the background when this hook ran
+// without one, so that the next prompt's hook is answered by it.
+func (h *hookRun) startServer() error {
+	if err := h.m.ensureServer(h.g); err != nil {
+		return fmt.Errorf("starting cairn serve: %w", err)
+	}
+	return nil
 }
 
 // fitContext renders the block again, shorter, while its JSON-escaped

@@ -582,3 +582,94 @@ func TestHookLastMessageWithAFailingSignalCountsTheOthersOnce(t *testing.T) {
 		t.Errorf("want the failing signal logged by each run:\n%s", log)
 	}
 }
+
+// The hooks that inject context start `cairn serve` when none answers, so
+// that the next prompt is answered fast; not when CAIRN_NO_SERVER is set,
+// nor when nothing is remembered yet, nor for the capture events.
+func TestHookStartsAServerWhenNoneAnswers(t *testing.T) {
+	t.Parallel()
+	type call struct{ db, project string }
+	newC := func() (*hookCLI, *[]call) {
+		c := newHookCLI(t)
+		var calls []call
+		c.startServer = func(db, project string) error {
+			calls = append(calls, call{db, project})
+			return nil
+		}
+		return c, &calls
+	}
+	c, calls := newC()
+	for _, tc := range []struct{ file, event string }{{"session-start-startup.json", "session-start"}, {"user-prompt-submit-irrelevant.json", "user-prompt-submit"}} {
+		*calls = nil
+		if r := c.hook(c.payload(tc.file), tc.event); r.code != 0 {
+			t.Fatalf("%v", r)
+		}
+		if len(*calls) != 1 || (*calls)[0].db != c.db || (*calls)[0].project != "authsvc" {
+			t.Errorf("%s: want one start for %s/authsvc, got %v", tc.event, c.db, *calls)
+		}
+	}
+	*calls = nil
+	c.hook(c.payload("stop.json"), "stop")
+	if len(*calls) != 0 {
+		t.Errorf("stop started a server: %v", *calls)
+	}
+	c.env["CAIRN_NO_SERVER"] = "1"
+	c.hook(c.payload("session-start-startup.json"), "session-start")
+	if len(*calls) != 0 {
+		t.Errorf("CAIRN_NO_SERVER=1 started a server: %v", *calls)
+	}
+	fresh, freshCalls := newC()
+	fresh.db = filepath.Join(fresh.dir, "none", "cairn.db")
+	fresh.hook(fresh.payload("session-start-startup.json"), "session-start")
+	if len(*freshCalls) != 0 {
+		t.Errorf("a server was started for a database that does not exist: %v", *freshCalls)
+	}
+}
+
+// The real binary: a session-start hook that finds no server starts one
+// in the background, the next hooks start no other, and it stops on its
+// own once idle (CAIRN_SERVE_IDLE, 3 s in the binary tests). That a hook
+// is answered by a running server is TestHookForwardedThroughServe….
+func TestBinaryHookStartsAServerThatStopsWhenIdle(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "cairn.db")
+	if r := runBin(ctx, dir, "", "--db", db, "--project", "authsvc", "add", "--type", "decision", "--pin", "We use pgx for Postgres access."); r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	if r := runBin(ctx, dir, "", "--db", db, "--project", "authsvc", "add", "--type", "pitfall", "Postgres tests need CAIRN_TEST_POSTGRES_URL and skip without it."); r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	payload := func(event, extra string) string {
+		return fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"cwd":%q,"hook_event_name":%q%s}`, filepath.Join(dir, "t.jsonl"), dir, event, extra)
+	}
+	r := runBin(ctx, dir, payload("SessionStart", `,"source":"startup"`), "--db", db, "--project", "authsvc", "hook", "claude", "session-start")
+	if r.code != 0 || !strings.Contains(r.stdout, "pgx") {
+		t.Fatalf("session-start: %v", r)
+	}
+	sock := db + ".sock"
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				log, _ := os.ReadFile(filepath.Join(dir, "cairn.log"))
+				t.Fatalf("%s; cairn.log:\n%s", what, log)
+			}
+		}
+	}
+	exists := func() bool { _, err := os.Stat(sock); return err == nil }
+	waitFor("no server started", exists)
+	// The next hooks find it: no second server is started.
+	for range 2 {
+		r = runBin(ctx, dir, payload("UserPromptSubmit", `,"prompt":"why do the Postgres tests skip"`), "--db", db, "--project", "authsvc", "hook", "claude", "user-prompt-submit")
+		if r.code != 0 || !strings.Contains(r.stdout, "CAIRN_TEST_POSTGRES_URL") {
+			t.Fatalf("user-prompt-submit: %v", r)
+		}
+	}
+	waitFor("the server did not stop when idle", func() bool { return !exists() })
+	if log, _ := os.ReadFile(filepath.Join(dir, "cairn.log")); !strings.Contains(string(log), "no request for 3s") || strings.Count(string(log), "cairn: serving") != 1 {
+		t.Errorf("want one server that stopped when idle; cairn.log:\n%s", log)
+	}
+}

@@ -15,6 +15,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -26,7 +27,8 @@ import (
 )
 
 func main() {
-	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, signals: true}
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd,
+		signals: true, StartServer: startServerProcess}
 	os.Exit(m.Run(context.Background(), os.Args[1:]))
 }
 
@@ -44,6 +46,11 @@ type Main struct {
 	Stdout, Stderr io.Writer
 	Getenv         func(string) string
 	Getwd          func() (string, error)
+
+	// StartServer, when set, starts `cairn serve` for a database in the
+	// background (the hooks do, so that the next prompt is answered fast).
+	// Tests leave it nil.
+	StartServer func(db, project string) error
 
 	// signals makes Ctrl-C and SIGTERM cancel the command's context. It is
 	// set up only once a command runs here rather than on a server: a
@@ -318,7 +325,13 @@ type session struct {
 	uses chan useRecord
 	// configs, in a resident server, keeps the configurations read.
 	configs *configCache
+	// lastRequest, in a resident server, is when the last request came
+	// (Unix nanoseconds), for --idle.
+	lastRequest atomic.Int64
 }
+
+// touch records a request to a resident server.
+func (s *session) touch() { s.lastRequest.Store(time.Now().UnixNano()) }
 
 // useRecord is one context's use of memories, to be recorded.
 type useRecord struct {

@@ -70,6 +70,9 @@ type cli struct {
 	project string
 	env     map[string]string
 	wd      string
+	// startServer, when set, is Main.StartServer (tests leave it nil so
+	// that no server is started behind their back).
+	startServer func(db, project string) error
 }
 
 // result is what one run of cairn produced.
@@ -105,6 +108,8 @@ func (c *cli) raw(stdin string, args ...string) result {
 		Stderr: &errb,
 		Getenv: func(k string) string { return c.env[k] },
 		Getwd:  func() (string, error) { return c.wd, nil },
+
+		StartServer: c.startServer,
 	}
 	code := m.Run(c.t.Context(), args)
 	return result{args: args, code: code, stdout: out.String(), stderr: errb.String()}

@@ -12,10 +12,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -168,8 +170,12 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "serve", "[flags]")
 	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")
 	httpOpts := registerHTTPFlags(fs)
+	idle := fs.Duration("idle", 0, "exit after this `long` without a request (0: run until stopped)")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *idle < 0 {
+		return usagef("serve: --idle cannot be negative")
 	}
 	s, err := m.open(ctx, g, false)
 	if err != nil {
@@ -189,6 +195,13 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		c.Close()
 		return fmt.Errorf("another cairn serve is already answering for %s", db)
 	}
+	// One server per database, even when two start at the same moment (two
+	// hooks starting one each): the second cannot take the lock.
+	unlock, err := lockServe(db)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	// Load before listening: clients find the socket only once the server
 	// answers at full speed.
 	if n, err := s.eng.Warm(ctx, g.project); err == nil && n > 0 {
@@ -222,6 +235,11 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	defer stopHTTP()
 	srv := &resident{main: m, sess: s, db: db}
+	ctx, stop := context.WithCancel(ctx)
+	defer stop()
+	if *idle > 0 {
+		go srv.exitWhenIdle(ctx, *idle, stop, m.Stderr)
+	}
 	go func() {
 		<-ctx.Done()
 		ln.Close()
@@ -236,12 +254,50 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 			}
 			return err
 		}
+		s.touch()
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			srv.handle(ctx, conn)
 		}()
 	}
+}
+
+// exitWhenIdle stops the server (stop) once it has answered no request
+// for idle; a request in progress is waited for by the accept loop.
+func (r *resident) exitWhenIdle(ctx context.Context, idle time.Duration, stop func(), errw io.Writer) {
+	r.sess.touch()
+	tick := time.NewTicker(min(max(idle/4, 10*time.Millisecond), time.Minute))
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+			if time.Since(time.Unix(0, r.sess.lastRequest.Load())) >= idle {
+				fmt.Fprintf(errw, "cairn: no request for %v; stopping\n", idle)
+				stop()
+				return
+			}
+		}
+	}
+}
+
+// lockServe takes the lock of the server of db (a file next to it), or
+// says that another server holds it. The lock goes with the process.
+func lockServe(db string) (unlock func(), err error) {
+	f, err := os.OpenFile(db+".serve.lock", os.O_RDWR|os.O_CREATE, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock the server of %s: %w", db, err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, fmt.Errorf("another cairn serve is already answering for %s", db)
+		}
+		return nil, fmt.Errorf("cannot lock the server of %s: %w", db, err)
+	}
+	return func() { f.Close() }, nil
 }
 
 // resident answers forwarded commands with its open store.
@@ -395,4 +451,64 @@ func recordUses(eng *engine.Engine, uses <-chan useRecord, errw io.Writer) {
 
 func (u useRecord) use() engine.Use {
 	return engine.Use{IDs: u.ids, Session: u.session, At: u.at}
+}
+
+// defaultServeIdle is how long a server started by a hook waits for
+// requests before it exits (CAIRN_SERVE_IDLE overrides it).
+const defaultServeIdle = "30m"
+
+// startServerProcess starts `cairn serve` for db in the background, in a
+// session of its own (it outlives the hook that started it and ignores the
+// terminal), answering over the Unix socket only and exiting after
+// CAIRN_SERVE_IDLE (default 30 minutes) without a request. Its messages go
+// to cairn.log next to the database. A second server for the same database
+// exits at once.
+func startServerProcess(db, project string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	idle := os.Getenv("CAIRN_SERVE_IDLE")
+	if idle == "" {
+		idle = defaultServeIdle
+	}
+	if _, err := time.ParseDuration(idle); err != nil {
+		return fmt.Errorf("CAIRN_SERVE_IDLE=%q is not a duration such as 30m", idle)
+	}
+	logf, err := os.OpenFile(filepath.Join(filepath.Dir(db), logFileName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "--db", db, "--project", project, "serve", "--addr", "off", "--idle", idle)
+	cmd.Dir = filepath.Dir(db)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// ensureServer starts a server for the session's database when none
+// answers, for the commands to come; CAIRN_NO_SERVER=1 turns it off.
+func (m *Main) ensureServer(g *globals) error {
+	if m.StartServer == nil || m.resident != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
+		return nil
+	}
+	db, err := filepath.Abs(g.db)
+	if err != nil {
+		return nil
+	}
+	sock := socketPath(db)
+	if sock == "" {
+		return nil
+	}
+	if _, err := os.Stat(sock); err == nil {
+		return nil // running, or its stale socket: a server removes that itself
+	}
+	if _, err := os.Stat(db); err != nil {
+		return nil // nothing remembered yet
+	}
+	return m.StartServer(db, g.project)
 }

@@ -219,3 +219,78 @@ func TestHookEventArgFindsTheEventWhereverTheFlagsStand(t *testing.T) {
 		}
 	}
 }
+
+// cairn serve --idle stops by itself once no request came for that long,
+// and takes its socket with it; a request in between keeps it up.
+func TestServeIdleExitsAfterTheLastRequest(t *testing.T) {
+	t.Parallel()
+	dir, err := os.MkdirTemp("", "cs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	c := newCLI(t)
+	c.db = filepath.Join(dir, "c.db")
+	c.ok("add", "--type", "pitfall", "The flaky auth test shares one fake clock.")
+	done := make(chan result, 1)
+	start := time.Now()
+	go func() {
+		var out, errb strings.Builder
+		m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return dir, nil }}
+		code := m.Run(t.Context(), []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off", "--idle", "700ms"})
+		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
+	}()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(c.db + ".sock"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("cairn serve did not listen")
+		}
+	}
+	// Requests every 300 ms for 1.5 s keep it up past its idle time.
+	for range 5 {
+		time.Sleep(300 * time.Millisecond)
+		if r := c.ok("search", "flaky clock"); !strings.Contains(r.stdout, "fake clock") {
+			t.Fatalf("search: %v", r)
+		}
+	}
+	select {
+	case r := <-done:
+		t.Fatalf("the server stopped while it had requests, after %v: %v", time.Since(start), r)
+	default:
+	}
+	select {
+	case r := <-done:
+		if r.code != 0 || !strings.Contains(r.stderr, "no request for 700ms") {
+			t.Errorf("idle exit: %v", r)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the idle server did not stop")
+	}
+	if _, err := os.Stat(c.db + ".sock"); err == nil {
+		t.Error("the idle server left its socket behind")
+	}
+}
+
+// Two servers for one database: the lock lets only one run, even when
+// both start before either listens.
+func TestServeLockAllowsOneServerPerDatabase(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(t.TempDir(), "c.db")
+	unlock, err := lockServe(db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := lockServe(db); err == nil || !strings.Contains(err.Error(), "already answering") {
+		t.Errorf("second lock: %v", err)
+	}
+	unlock()
+	again, err := lockServe(db)
+	if err != nil {
+		t.Errorf("the lock was not released: %v", err)
+	} else {
+		again()
+	}
+}

@@ -110,7 +110,10 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 		return srv
 	}, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(handler))
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.touch() // a request keeps a server started with --idle alive
+		handler.ServeHTTP(w, r)
+	})))
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	done := make(chan struct{})
 	go func() {
