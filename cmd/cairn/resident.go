@@ -170,7 +170,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "serve", "[flags]")
 	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")
 	httpOpts := registerHTTPFlags(fs)
-	idle := fs.Duration("idle", 0, "exit after this `long` without a request (0: run until stopped)")
+	idle := fs.Duration("idle", 0, "exit after this `duration` (such as 30m) without a request (0: run until stopped)")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
