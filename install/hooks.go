@@ -105,7 +105,11 @@ func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
 					}
 					found[ev] = true
 					if !sameHandler(h, w) {
-						h = handler(w)
+						// Set cairn's keys; keep the ones a user added.
+						nw := handler(w)
+						for _, k := range nw.keys {
+							h.set(k, nw.get(k))
+						}
 						notes = append(notes, fmt.Sprintf("~ hook %s: %s (timeout %ds)", ev, w.Command, w.Timeout))
 					}
 					kept = append(kept, h)
@@ -188,9 +192,16 @@ func handler(h Hook) *node {
 	return n
 }
 
+// sameHandler reports whether n already holds cairn's keys of h (type,
+// command, timeout); keys a user added (async, …) do not count.
 func sameHandler(n *node, h Hook) bool {
 	want := handler(h)
-	return string(encode(n, "")) == string(encode(want, ""))
+	for _, k := range want.keys {
+		if v := n.get(k); v == nil || string(encode(v, "")) != string(encode(want.get(k), "")) {
+			return false
+		}
+	}
+	return true
 }
 
 // MCPServer is a stdio MCP server entry: {"type": "stdio", "command", "args"}.

@@ -818,3 +818,27 @@ func TestInstallRefusesACommandItCouldNotFindAgain(t *testing.T) {
 		t.Errorf("a cairn-named program: %v", err)
 	}
 }
+
+// A key a user added to one of cairn's hooks (async, say) survives an
+// install that updates the hook, and an install that finds it unchanged
+// writes nothing.
+func TestReinstallKeepsKeysTheUserAddedToCairnsHooks(t *testing.T) {
+	s := newSetup(t, Claude, ScopeProject)
+	settings := filepath.Join(s.Root, ".claude", "settings.json")
+	run(t, s, true)
+	text := readTestFile(t, settings)
+	old := `"command": "` + cairnExe + ` hook claude stop",`
+	if !strings.Contains(text, old) {
+		t.Fatalf("no Stop hook to edit:\n%s", text)
+	}
+	writeTestFile(t, settings, strings.Replace(text, old, old+"\n            \"async\": true,", 1))
+	if edits := run(t, s, true); len(changedFiles(edits)) != 0 {
+		t.Errorf("an install with nothing to change changed %v", changedFiles(edits))
+	}
+	s.Command = []string{"/new place/cairn"}
+	run(t, s, true)
+	got := readTestFile(t, settings)
+	if !strings.Contains(got, `"command": "'/new place/cairn' hook claude stop",`+"\n            \"async\": true,") {
+		t.Errorf("the user's async key was lost or moved:\n%s", got)
+	}
+}
