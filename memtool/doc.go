@@ -71,5 +71,6 @@
 // file only if it is new, in one transaction (cairn.Service.CreateMemory):
 // of two processes creating one path at once, the second is told that the
 // file exists. A command that touches several files (delete or rename of
-// a directory) writes them one by one.
+// a directory) writes them one by one; a rename that cannot move one of
+// them moves the others back.
 package memtool

@@ -664,22 +664,38 @@ func (t *Tool) rename(ctx context.Context, c Command) (string, error) {
 			return "", err
 		}
 	}
+	// The files move one by one; when one cannot, the ones already moved
+	// go back, so that a directory is never left half moved.
+	var moved []move
+	undo := func() error {
+		var errs []error
+		for _, mv := range moved {
+			if _, err := t.svc.UpdateMemory(ctx, mv.m.ID, cairn.MemoryUpdate{Key: &mv.m.Key, Title: &mv.m.Title}); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+				errs = append(errs, err)
+			}
+		}
+		return errors.Join(errs...)
+	}
+	fail := func(answer error) (string, error) {
+		if err := undo(); err != nil {
+			return "", fmt.Errorf("%w; moving the files back: %w", answer, err)
+		}
+		return "", answer
+	}
 	for _, mv := range moves {
 		key, title := KeyPrefix+mv.to, mv.to
 		n, err := t.svc.UpdateMemory(ctx, mv.m.ID, cairn.MemoryUpdate{Key: &key, Title: &title})
 		switch {
 		case cairn.ErrorCode(err) == cairn.ECONFLICT:
-			return "", failf("Error: The destination %s already exists", mv.to)
+			return fail(failf("Error: The destination %s already exists", mv.to))
 		case cairn.ErrorCode(err) == cairn.ENOTFOUND:
 			continue // deleted meanwhile
 		case err != nil:
-			return "", storeErr(err)
+			return fail(storeErr(err))
 		}
-		if n.Key != key { // the store's redaction took part of the path for a secret: undo
-			if _, err := t.svc.UpdateMemory(ctx, mv.m.ID, cairn.MemoryUpdate{Key: &mv.m.Key, Title: &mv.m.Title}); err != nil {
-				return "", err
-			}
-			return "", failf("Error: The path %s looks like it contains a secret (a key or token), which cairn does not store; choose another file name.", showPath(mv.to))
+		moved = append(moved, mv)
+		if n.Key != key { // the store's redaction took part of the path for a secret
+			return fail(failf("Error: The path %s looks like it contains a secret (a key or token), which cairn does not store; choose another file name.", showPath(mv.to)))
 		}
 	}
 	return "Successfully renamed " + from + " to " + to, nil

@@ -758,3 +758,38 @@ func TestConcurrentCreatesOfOnePath(t *testing.T) {
 		}
 	}
 }
+
+// failingUpdates is the engine with its n-th key change refused, as when
+// another process took the destination in the middle of a rename.
+type failingUpdates struct {
+	*engine.Engine
+	n, calls int
+}
+
+func (f *failingUpdates) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryUpdate) (*cairn.Memory, error) {
+	if upd.Key != nil {
+		f.calls++
+		if f.calls == f.n {
+			return nil, cairn.Errorf(cairn.ECONFLICT, "the key is taken")
+		}
+	}
+	return f.Engine.UpdateMemory(ctx, id, upd)
+}
+
+// A directory rename that fails on its third file moves the first two
+// back: the directory is never left half moved.
+func TestDirectoryRenameThatFailsMovesNothing(t *testing.T) {
+	e := newEnv(t)
+	for _, f := range []string{"a.md", "b.md", "c.md", "d.md"} {
+		e.ok(memtool.Command{Command: "create", Path: "/memories/notes/" + f, FileText: "text of " + f}, "File created successfully at: /memories/notes/"+f)
+	}
+	before, _ := e.tool.Run(e.ctx, memtool.Command{Command: "view", Path: "/memories"})
+	tool := memtool.New(&failingUpdates{Engine: e.svc, n: 3}, project)
+	if _, err := tool.Run(e.ctx, memtool.Command{Command: "rename", OldPath: "/memories/notes", NewPath: "/memories/archive"}); err == nil {
+		t.Fatal("the rename succeeded")
+	}
+	after, _ := e.tool.Run(e.ctx, memtool.Command{Command: "view", Path: "/memories"})
+	if after != before {
+		t.Errorf("after a failed rename:\n%s\nwant, as before:\n%s", after, before)
+	}
+}
