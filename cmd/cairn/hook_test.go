@@ -468,13 +468,8 @@ func TestHookForwardedThroughServeGivesTheLocalOutput(t *testing.T) {
 	if viaServer.code != 0 || viaServer.stdout == "" || viaServer.stdout != local.stdout {
 		t.Fatalf("server and local answers differ:\n%v\n---\n%v", viaServer, local)
 	}
-	// Prove the server answered: only it still holds the moved database.
-	if err := os.Rename(c.db, c.db+".moved"); err != nil {
-		t.Fatal(err)
-	}
-	defer os.Rename(c.db+".moved", c.db)
-	if r := run(); !strings.Contains(r.stdout, "fake clock") {
-		t.Fatalf("the hook did not go to the server: %v", r)
+	if !viaServer.forwarded || local.forwarded {
+		t.Fatalf("forwarded: %v with a server, %v with CAIRN_NO_SERVER=1", viaServer.forwarded, local.forwarded)
 	}
 }
 

@@ -58,6 +58,9 @@ type Main struct {
 	// start-up.
 	signals bool
 
+	// forwarded reports, after Run, that a server answered the command.
+	forwarded bool
+
 	// resident, when set, is the open store of a `cairn serve` process
 	// answering a forwarded command: reads use it instead of opening the
 	// database again.
@@ -140,6 +143,7 @@ func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (m *Main) run(ctx context.Context, args []string) error {
 	if code, ok := m.forward(ctx, args); ok {
+		m.forwarded = true
 		return exitError(code)
 	}
 	if m.signals {

@@ -77,6 +77,7 @@ type cli struct {
 
 // result is what one run of cairn produced.
 type result struct {
+	forwarded      bool // a server answered
 	args           []string
 	code           int
 	stdout, stderr string
@@ -112,7 +113,7 @@ func (c *cli) raw(stdin string, args ...string) result {
 		StartServer: c.startServer,
 	}
 	code := m.Run(c.t.Context(), args)
-	return result{args: args, code: code, stdout: out.String(), stderr: errb.String()}
+	return result{args: args, code: code, stdout: out.String(), stderr: errb.String(), forwarded: m.forwarded}
 }
 
 // run runs cairn with the test's --db and --project before args.

@@ -234,9 +234,12 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer stopHTTP()
-	srv := &resident{main: m, sess: s, db: db}
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	srv := &resident{main: m, sess: s, db: db, stop: stop}
+	if fi, err := os.Stat(db); err == nil {
+		srv.file = fi
+	}
 	if *idle > 0 {
 		go srv.exitWhenIdle(ctx, *idle, stop, m.Stderr)
 	}
@@ -305,6 +308,15 @@ type resident struct {
 	main *Main
 	sess *session
 	db   string
+	file os.FileInfo // the database file the server opened
+	stop func()      // stops the server
+}
+
+// sameFile reports whether the database path still names the file the
+// server opened.
+func (r *resident) sameFile() bool {
+	fi, err := os.Stat(r.db)
+	return err == nil && (r.file == nil || os.SameFile(fi, r.file))
 }
 
 func (r *resident) handle(ctx context.Context, conn net.Conn) {
@@ -327,7 +339,13 @@ func (r *resident) handle(ctx context.Context, conn net.Conn) {
 		resident: r.sess,
 	}
 	code := notMine
-	if g, ok := forwardedGlobals(m, req.Args); ok {
+	if !r.sameFile() {
+		// The database was deleted or replaced under the server: answering
+		// from the old file, or opening a new empty one, would be wrong.
+		// The client runs the command itself, and the server stops.
+		fmt.Fprintf(r.main.Stderr, "cairn: %s was removed or replaced; stopping\n", r.db)
+		r.stop()
+	} else if g, ok := forwardedGlobals(m, req.Args); ok {
 		if db, err := filepath.Abs(g.db); err == nil && db == r.db {
 			code = m.Run(ctx, req.Args)
 		}

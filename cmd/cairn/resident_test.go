@@ -69,20 +69,39 @@ func TestServeAnswersSearchesOfOtherProcessesWithTheSameOutput(t *testing.T) {
 	if viaServer.stdout != local.stdout || !strings.Contains(local.stdout, "fake clock") {
 		t.Fatalf("server and local answers differ:\n%s\n---\n%s", viaServer.stdout, local.stdout)
 	}
-	// Prove the server answered: move the database file away; only the
-	// server, which holds it open, can still read it.
-	if err := os.Rename(c.db, c.db+".moved"); err != nil {
+	if !viaServer.forwarded || local.forwarded {
+		t.Fatalf("forwarded: %v with a server, %v with CAIRN_NO_SERVER=1", viaServer.forwarded, local.forwarded)
+	}
+}
+
+// A server whose database file was replaced (or removed) does not answer
+// from the old file: the client runs the command on the new one, and the
+// server stops.
+func TestServeStopsWhenItsDatabaseIsReplaced(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t)
+	if r := c.ok("search", "flaky clock"); !r.forwarded || !strings.Contains(r.stdout, "fake clock") {
+		t.Fatalf("before: %v", r)
+	}
+	// Another database takes the path.
+	other := newCLI(t)
+	other.db = c.db + ".new"
+	other.project = c.project
+	other.ok("add", "--type", "pitfall", "The new database's flaky clock note.")
+	if err := os.Rename(other.db, c.db); err != nil {
 		t.Fatal(err)
 	}
-	defer os.Rename(c.db+".moved", c.db)
 	r := c.ok("search", "flaky clock")
-	if !strings.Contains(r.stdout, "fake clock") {
-		t.Fatalf("search did not go to the server: %v", r)
+	if r.forwarded || !strings.Contains(r.stdout, "new database") || strings.Contains(r.stdout, "shares one fake clock") {
+		t.Fatalf("after the replacement: %v", r)
 	}
-	c.env["CAIRN_NO_SERVER"] = "1"
-	r = c.ok("search", "flaky clock")
-	if strings.Contains(r.stdout, "fake clock") {
-		t.Fatalf("CAIRN_NO_SERVER=1 still used the server: %v", r)
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(c.db + ".sock"); err != nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not stop")
+		}
 	}
 }
 
