@@ -842,3 +842,35 @@ func TestReinstallKeepsKeysTheUserAddedToCairnsHooks(t *testing.T) {
 		t.Errorf("the user's async key was lost or moved:\n%s", got)
 	}
 }
+
+// [mcp_servers.cairn.env] added by the user outside cairn's block (to set
+// CAIRN_DB, say) is kept by a second install, and uninstall says it is
+// left behind.
+func TestCodexKeepsTheUsersAdditionsToCairnsServer(t *testing.T) {
+	s := newSetup(t, Codex, ScopeUser)
+	s.NoAgentsMD = true
+	conf := filepath.Join(s.Home, ".codex", "config.toml")
+	run(t, s, true)
+	withEnv := readTestFile(t, conf) + "\n[mcp_servers.cairn.env]\nCAIRN_DB = \"/data/cairn.db\"\n"
+	writeTestFile(t, conf, withEnv)
+	if edits := run(t, s, true); len(changedFiles(edits)) != 0 {
+		t.Errorf("a second install changed %v", changedFiles(edits))
+	}
+	var c struct {
+		MCPServers map[string]struct {
+			Command string
+			Env     map[string]string
+		} `toml:"mcp_servers"`
+	}
+	if _, err := toml.Decode(readTestFile(t, conf), &c); err != nil || c.MCPServers["cairn"].Command != cairnExe || c.MCPServers["cairn"].Env["CAIRN_DB"] != "/data/cairn.db" {
+		t.Errorf("after install: %+v, %v", c, err)
+	}
+	edits := run(t, s, false)
+	got := readTestFile(t, conf)
+	if !strings.Contains(got, "[mcp_servers.cairn.env]") || strings.Contains(got, "command =") {
+		t.Errorf("after uninstall:\n%s", got)
+	}
+	if notes := strings.Join(edits[0].Notes, "\n"); !strings.Contains(notes, "is left") {
+		t.Errorf("uninstall did not say what it left: %q", notes)
+	}
+}

@@ -142,8 +142,10 @@ func codexServerBlock(s MCPServer) string {
 
 // mergeCodexConfig adds (s != nil) or removes (s == nil) cairn's MCP server
 // block in a Codex config.toml. The rest of the file, comments included,
-// is kept byte for byte. A [mcp_servers.cairn] outside cairn's block is an
-// error on install and left alone on uninstall.
+// is kept byte for byte. A [mcp_servers.cairn] with a command outside
+// cairn's block is an error on install and left alone on uninstall; what a
+// user added to cairn's server outside the block ([mcp_servers.cairn.env])
+// is kept, and uninstall says it is left.
 func mergeCodexConfig(path string, data []byte, s *MCPServer) ([]byte, []string, error) {
 	if _, err := parseTOML(path, data); err != nil {
 		return nil, nil, err
@@ -157,7 +159,12 @@ func mergeCodexConfig(path string, data []byte, s *MCPServer) ([]byte, []string,
 		return nil, nil, err
 	}
 	servers, _ := rest["mcp_servers"].(map[string]any)
-	_, theirs := servers["cairn"]
+	cur, theirs := servers["cairn"]
+	// A user may add to cairn's server outside its block, such as
+	// [mcp_servers.cairn.env]; only a second command is a conflict.
+	own, _ := cur.(map[string]any)
+	_, defined := own["command"]
+	defined = defined || (theirs && own == nil)
 	if s == nil {
 		if !had {
 			if theirs {
@@ -165,9 +172,13 @@ func mergeCodexConfig(path string, data []byte, s *MCPServer) ([]byte, []string,
 			}
 			return data, nil, nil
 		}
-		return without, []string{"- [mcp_servers.cairn]"}, nil
+		notes := []string{"- [mcp_servers.cairn]"}
+		if theirs && !defined {
+			notes = append(notes, "  what you added to [mcp_servers.cairn] outside cairn's block (such as [mcp_servers.cairn.env]) is left; remove it too, as a server without a command may stop Codex from loading its configuration")
+		}
+		return without, notes, nil
 	}
-	if theirs {
+	if defined {
 		return nil, nil, schemaError(path, "[mcp_servers.cairn] is already defined outside cairn's block; remove it, then run again")
 	}
 	if m := inlineServersRE().FindIndex(without); m != nil {
