@@ -79,6 +79,92 @@ func (f *fakeModel) requests() []string {
 	return append([]string(nil), f.bodies...)
 }
 
+// agentProject is a project for one real agent's turn: a git repository
+// (Claude Code reads a project's local settings only in one), a HOME of
+// its own, and a database with a pinned decision and a pitfall that the
+// prompt "fix the flaky session test" makes relevant.
+type agentProject struct {
+	t                  *testing.T
+	dir, home, project string
+	db                 string
+	env                []string
+}
+
+// modelAnswer is what the stand-in models answer: a signal to capture.
+const modelAnswer = "The tests pass now.\n\nMEMORY:convention:Tests set environment variables with t.Setenv, never os.Setenv."
+
+func newAgentProject(t *testing.T, env ...string) *agentProject {
+	t.Helper()
+	dir := t.TempDir()
+	a := &agentProject{t: t, dir: dir, home: filepath.Join(dir, "home"), project: filepath.Join(dir, "authsvc"), db: filepath.Join(dir, "cairn.db")}
+	for _, d := range []string{a.home, a.project} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if out, err := exec.Command("git", "init", "-q", a.project).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	a.env = append(append(binEnv(a.home), "CAIRN_DB="+a.db), env...)
+	a.run(cairnBin, "add", "--type", "decision", "--pin", "We use pgx for Postgres access, never database/sql.")
+	a.run(cairnBin, "add", "--type", "pitfall", "The flaky session test needs a fake clock; time.Now makes it fail near midnight.")
+	return a
+}
+
+// run runs a command in the project and returns its output; a failure
+// fails the test.
+func (a *agentProject) run(name string, args ...string) string {
+	a.t.Helper()
+	ctx, cancel := context.WithTimeout(a.t.Context(), 2*time.Minute)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, name, args...)
+	cmd.Dir, cmd.Env = a.project, a.env
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		a.t.Fatalf("%s %v: %v\n%s", filepath.Base(name), args, err, out)
+	}
+	return string(out)
+}
+
+// checkPromptAndCapture checks what every agent must show: the request
+// with the user's prompt holds the blocks of both injecting hooks, and the
+// answer's convention was stored once, as agent's.
+func (a *agentProject) checkPromptAndCapture(requests []string, agent string) {
+	t := a.t
+	t.Helper()
+	var request string
+	for _, b := range requests {
+		if strings.Contains(b, "fix the flaky session test") {
+			request = b
+		}
+	}
+	if request == "" {
+		t.Fatalf("the model never got the user's prompt; %d requests", len(requests))
+	}
+	for _, want := range []string{"never database/sql", "needs a fake clock", "cairn-context"} {
+		if !strings.Contains(request, want) {
+			t.Errorf("the model's request lacks %q", want)
+		}
+	}
+	var mems []map[string]any
+	if err := json.Unmarshal([]byte(a.run(cairnBin, "list", "--json", "--type", "convention")), &mems); err != nil {
+		t.Fatal(err)
+	}
+	if len(mems) != 1 || !strings.Contains(mems[0]["content"].(string), "t.Setenv") || mems[0]["use_count"] != float64(0) || mems[0]["created_by_agent"] != agent {
+		t.Errorf("the answer's convention was not captured once as %s's: %v", agent, mems)
+	}
+}
+
+// checkNoHookFailed checks cairn.log, which holds the messages of the
+// server the first hook started and a line for each hook that failed:
+// there must be none of those.
+func (a *agentProject) checkNoHookFailed() {
+	a.t.Helper()
+	if log, err := os.ReadFile(filepath.Join(a.dir, "cairn.log")); err == nil && regexp.MustCompile(`(?m)^\S+ hook (claude|codex) `).Match(log) {
+		a.t.Errorf("a hook logged an error:\n%s", log)
+	}
+}
+
 func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 	t.Parallel()
 	needBinary(t)
@@ -86,75 +172,32 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 	if claude == "" {
 		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
 	}
-	dir := t.TempDir()
-	home := filepath.Join(dir, "home")
-	project := filepath.Join(dir, "authsvc")
-	for _, d := range []string{home, project} {
-		if err := os.MkdirAll(d, 0o755); err != nil {
-			t.Fatal(err)
-		}
-	}
-	// A real repository: Claude Code reads a project's local settings
-	// (the MCP approval below) only in one.
-	if out, err := exec.Command("git", "init", "-q", project).CombinedOutput(); err != nil {
-		t.Fatalf("git init: %v %s", err, out)
-	}
-	db := filepath.Join(dir, "cairn.db")
-	model := &fakeModel{answer: "The tests pass now.\n\nMEMORY:convention:Tests set environment variables with t.Setenv, never os.Setenv."}
+	model := &fakeModel{answer: modelAnswer}
 	api := httptest.NewServer(model)
 	defer api.Close()
-	env := append(binEnv(home), "CAIRN_DB="+db, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL="+api.URL,
+	a := newAgentProject(t, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL="+api.URL,
 		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	run := func(name string, args ...string) string {
-		t.Helper()
-		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
-		defer cancel()
-		cmd := exec.CommandContext(ctx, name, args...)
-		cmd.Dir, cmd.Env = project, env
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			t.Fatalf("%s %v: %v\n%s", filepath.Base(name), args, err, out)
-		}
-		return string(out)
-	}
-
-	run(cairnBin, "add", "--type", "decision", "--pin", "We use pgx for Postgres access, never database/sql.")
-	run(cairnBin, "add", "--type", "pitfall", "The flaky session test needs a fake clock; time.Now makes it fail near midnight.")
-	run(cairnBin, "install", "claude", "--command", cairnBin)
+	a.run(cairnBin, "install", "claude", "--command", cairnBin)
 	// Approve the project's MCP server, as a user does once in Claude Code.
-	if err := os.WriteFile(filepath.Join(project, ".claude", "settings.local.json"), []byte(`{"enableAllProjectMcpServers": true}`+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(a.project, ".claude", "settings.local.json"), []byte(`{"enableAllProjectMcpServers": true}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	out := run(claude, "-p", "fix the flaky session test")
+	out := a.run(claude, "-p", "fix the flaky session test")
 	if !strings.Contains(out, "The tests pass now.") {
 		t.Fatalf("claude -p printed %q", out)
 	}
-	var prompt string
-	for _, b := range model.requests() {
-		if strings.Contains(b, "fix the flaky session test") {
-			prompt = b
-		}
-	}
-	if prompt == "" {
-		t.Fatalf("the model never got the user's prompt; requests: %d", len(model.requests()))
-	}
 	// SessionStart's block (the pinned decision) and UserPromptSubmit's
-	// (the relevant pitfall) are in what the model read.
-	for _, want := range []string{"never database/sql", "needs a fake clock", "cairn-context"} {
-		if !strings.Contains(prompt, want) {
-			t.Errorf("the model's request lacks %q", want)
-		}
-	}
+	// (the relevant pitfall) reached the model; Stop captured the answer.
+	a.checkPromptAndCapture(model.requests(), "claude")
 
-	// Stop captured the answer's signal; the session was summarised; the
-	// memories shown were counted as used.
-	// The first hook started cairn serve, which records use in batches a
-	// second apart: wait for it.
+	// The session was summarised, and the memories shown were counted as
+	// used. The first hook started cairn serve, which records use in
+	// batches a second apart: wait for it.
 	var byType map[string]map[string]any
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		var mems []map[string]any
-		if err := json.Unmarshal([]byte(run(cairnBin, "list", "--json")), &mems); err != nil {
+		if err := json.Unmarshal([]byte(a.run(cairnBin, "list", "--json")), &mems); err != nil {
 			t.Fatal(err)
 		}
 		byType = map[string]map[string]any{}
@@ -164,9 +207,6 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 		if byType["pitfall"]["use_count"] == float64(1) || time.Now().After(deadline) {
 			break
 		}
-	}
-	if c := byType["convention"]; c == nil || !strings.Contains(c["content"].(string), "t.Setenv") || c["use_count"] != float64(0) {
-		t.Errorf("the answer's convention was not captured once: %v", c)
 	}
 	if s := byType["session"]; s == nil || !strings.Contains(s["title"].(string), "fix the flaky session test") {
 		t.Errorf("no session summary: %v", byType)
@@ -178,12 +218,8 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 	}
 	// After the first session in the folder, Claude Code checks the MCP
 	// servers the project approved.
-	if out := run(claude, "mcp", "list"); !strings.Contains(out, "cairn") || !strings.Contains(out, "Connected") {
+	if out := a.run(claude, "mcp", "list"); !strings.Contains(out, "cairn") || !strings.Contains(out, "Connected") {
 		t.Errorf("Claude Code does not connect to cairn's MCP server:\n%s", out)
 	}
-	// cairn.log holds the messages of the server the first hook started,
-	// and a line for each hook that failed: there must be none.
-	if log, err := os.ReadFile(filepath.Join(dir, "cairn.log")); err == nil && regexp.MustCompile(`(?m)^\S+ hook (claude|codex) `).Match(log) {
-		t.Errorf("a hook logged an error:\n%s", log)
-	}
+	a.checkNoHookFailed()
 }
