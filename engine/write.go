@@ -178,15 +178,23 @@ func (e *Engine) upsertKey(ctx context.Context, tx cairn.Tx, b *indexBatch, old,
 
 // reinforce folds a repeated memory into the stored one: one more use, a
 // confidence boost (never a drop), and the union of tags and file refs.
+// A repeat from the session that wrote the memory is the same observation
+// read again (a transcript and the hook's last message, a capture run
+// twice): it adds tags and file refs but no use or confidence, and is
+// unchanged when it adds nothing.
 func (e *Engine) reinforce(ctx context.Context, tx cairn.Tx, b *indexBatch, old, m *cairn.Memory, now time.Time) (*cairn.WriteResult, error) {
 	n := cloneMemory(old)
-	n.UseCount++
-	c := math.Max(old.Confidence, m.Confidence)
-	if c < cairn.MaxConfidence {
-		c = math.Min(cairn.MaxConfidence, c+cairn.UsageBoost)
+	status := cairn.StatusReinforced
+	if sameSession := m.SessionID != "" && m.SessionID == old.SessionID; !sameSession {
+		n.UseCount++
+		c := math.Max(old.Confidence, m.Confidence)
+		if c < cairn.MaxConfidence {
+			c = math.Min(cairn.MaxConfidence, c+cairn.UsageBoost)
+		}
+		n.Confidence = c
+	} else {
+		status = cairn.StatusUpdated
 	}
-	n.Confidence = c
-	n.UpdatedAt = now
 	n.Tags = union(n.Tags, m.Tags)
 	n.FileRefs = union(n.FileRefs, m.FileRefs)
 	if len(n.Tags) > cairn.MaxTags {
@@ -195,13 +203,17 @@ func (e *Engine) reinforce(ctx context.Context, tx cairn.Tx, b *indexBatch, old,
 	if len(n.FileRefs) > cairn.MaxFileRefs {
 		n.FileRefs = n.FileRefs[:cairn.MaxFileRefs]
 	}
+	if equalMemory(old, n) {
+		return &cairn.WriteResult{Memory: old, Status: cairn.StatusUnchanged}, nil
+	}
+	n.UpdatedAt = now
 	if err := b.reindex(ctx, tx, old, n); err != nil {
 		return nil, err
 	}
 	if err := tx.UpdateMemory(ctx, n); err != nil {
 		return nil, err
 	}
-	return &cairn.WriteResult{Memory: n, Status: cairn.StatusReinforced}, nil
+	return &cairn.WriteResult{Memory: n, Status: status}, nil
 }
 
 func union(a, b []string) []string {

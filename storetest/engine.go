@@ -28,6 +28,7 @@ func RunEngine(t *testing.T, open Opener) {
 		{"AddCreatesWithDefaults", testAddCreates},
 		{"ConditionalUpdateRefusesAChangedMemory", testIfContent},
 		{"CreateMemoryRefusesATakenKey", testCreateOnly},
+		{"SameSessionRepeatCountsOnce", testSameSessionRepeat},
 		{"SameKeyUpdatesAndConfidenceNeverDrops", testKeyUpsert},
 		{"SameContentReinforcesInsteadOfCopying", testReinforce},
 		{"ReinforcementCapsConfidence", testReinforceCap},
@@ -1212,5 +1213,32 @@ func testCreateOnly(t *testing.T, e *engine.Engine) {
 	}
 	if _, err := e.CreateMemory(t.Context(), &cairn.Memory{Project: "p", Type: "context", Content: "no key"}); cairn.ErrorCode(err) != cairn.EINVALID {
 		t.Errorf("CreateMemory without a key: %v, want EINVALID", err)
+	}
+}
+
+// The session that wrote a memory saying it again (the transcript and the
+// hook's last message, a capture run twice) is one observation: no use or
+// confidence is added; another session saying it reinforces.
+func testSameSessionRepeat(t *testing.T, e *engine.Engine) {
+	add := func(session string, tags ...string) *cairn.WriteResult {
+		t.Helper()
+		res, err := e.AddMemory(t.Context(), &cairn.Memory{Project: "p", Type: "pitfall", Content: "The cache key ignores the tenant.", SessionID: session, Tags: tags})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	first := add("s-1")
+	if res := add("s-1"); res.Status != cairn.StatusUnchanged || res.Memory.UseCount != 0 || res.Memory.Confidence != first.Memory.Confidence {
+		t.Errorf("same session again: %s, use %d, confidence %v", res.Status, res.Memory.UseCount, res.Memory.Confidence)
+	}
+	if res := add("s-1", "cache"); res.Status != cairn.StatusUpdated || res.Memory.UseCount != 0 || !slices.Contains(res.Memory.Tags, "cache") {
+		t.Errorf("same session with a new tag: %s, use %d, tags %v", res.Status, res.Memory.UseCount, res.Memory.Tags)
+	}
+	if res := add("s-2"); res.Status != cairn.StatusReinforced || res.Memory.UseCount != 1 || res.Memory.Confidence <= first.Memory.Confidence {
+		t.Errorf("another session: %s, use %d, confidence %v", res.Status, res.Memory.UseCount, res.Memory.Confidence)
+	}
+	if res := add(""); res.Status != cairn.StatusReinforced || res.Memory.UseCount != 2 {
+		t.Errorf("no session: %s, use %d", res.Status, res.Memory.UseCount)
 	}
 }

@@ -87,7 +87,7 @@ func TestCaptureStoresSignalsAndReportsProblems(t *testing.T) {
 
 	// The same output again adds nothing.
 	r = c.ok("capture", "--hat", "creator", "--agent", "claude", "--task", "t-1", "--session", "s-1", f)
-	if !strings.Contains(r.stdout, "captured 6: 0 new, 5 reinforced, 1 unchanged; 2 problems\n") {
+	if !strings.Contains(r.stdout, "captured 6: 0 new, 0 reinforced, 6 unchanged; 2 problems\n") {
 		t.Errorf("second run: %v", r)
 	}
 	if strings.Contains(r.stdout, "created ") {

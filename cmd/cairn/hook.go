@@ -13,7 +13,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"os"
 	"path/filepath"
@@ -285,7 +284,7 @@ func bounded(ctx context.Context, d time.Duration, fn func(context.Context) erro
 // capture stores what the session taught since the last capture: the new
 // lines of the transcript (through `cairn ingest claude`, which keeps its
 // offset, so a rerun reads nothing twice) and the signals of the last
-// assistant message when the transcript does not hold them yet.
+// assistant message, which the transcript may not hold yet.
 func (h *hookRun) capture(ctx context.Context) error {
 	p := h.p
 	path := p.TranscriptPath
@@ -305,7 +304,7 @@ func (h *hookRun) capture(ctx context.Context) error {
 		}
 	}
 	if (h.event == hook.Stop || h.event == hook.SubagentStop) && strings.TrimSpace(p.LastAssistantMessage) != "" {
-		if err := h.captureLastMessage(ctx, path); err != nil {
+		if err := h.captureLastMessage(ctx); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -334,30 +333,14 @@ func (h *hookRun) ingest(ctx context.Context, path string) error {
 	return nil
 }
 
-// lastMessageSource is the ingest-state row that remembers the hash of the
-// last assistant message whose signals were captured, per session and
-// agent, so that the same Stop payload twice stores nothing twice.
-func lastMessageSource(p *hook.Payload) string {
-	return "claude-hook:last-message:" + p.SessionID + ":" + p.AgentID
-}
-
-// captureLastMessage stores the signals of last_assistant_message that
-// the transcript's tail does not hold (Claude Code may not have written
-// the message to the transcript yet when the Stop hook runs).
-func (h *hookRun) captureLastMessage(ctx context.Context, path string) error {
+// captureLastMessage stores the signals of last_assistant_message: Claude
+// Code may not have written the message to the transcript yet when the
+// Stop hook runs. When the transcript holds it too, or the same Stop comes
+// twice, the engine counts the repeat from the same session once.
+func (h *hookRun) captureLastMessage(ctx context.Context) error {
 	p := h.p
 	sigs, _ := capture.Parse(p.LastAssistantMessage)
 	if len(sigs) == 0 {
-		return nil
-	}
-	seen := transcriptTailSignals(path)
-	var todo []capture.Signal
-	for _, s := range sigs {
-		if !seen[signalKey(s)] {
-			todo = append(todo, s)
-		}
-	}
-	if len(todo) == 0 {
 		return nil
 	}
 	s, err := h.m.open(ctx, h.g, false)
@@ -365,142 +348,20 @@ func (h *hookRun) captureLastMessage(ctx context.Context, path string) error {
 		return err
 	}
 	defer s.Close()
-	st := s.eng.Store()
-	src := lastMessageSource(p)
-	fh := fnv.New64a()
-	io.WriteString(fh, p.LastAssistantMessage)
-	sum := int64(fh.Sum64() >> 1)
-	var prev int64
-	if err := st.View(ctx, func(tx cairn.Tx) error {
-		prev, err = tx.FindIngestOffset(ctx, src)
-		return err
-	}); err != nil {
-		return err
-	}
-	if prev == sum {
-		return nil // captured by an earlier run
-	}
 	var errOut bytes.Buffer
 	qm := *h.m
 	qm.Stderr = &errOut
 	sto := newStorer(ctx, &qm, s, true)
 	prov := provenance{hat: h.hat, agent: h.agent, session: p.SessionID}
-	var markers []string
-	for _, sig := range todo {
-		mem := signalMemory(sig, h.g.project, prov)
-		mk := capturedMarker(mem) // before the store changes mem
-		var done int64
-		if err := st.View(ctx, func(tx cairn.Tx) (err error) {
-			done, err = tx.FindIngestOffset(ctx, mk)
-			return err
-		}); err != nil {
+	for _, sig := range sigs {
+		if _, err := sto.store(signalMemory(sig, h.g.project, prov), "", sig.Kind); err != nil {
 			return err
 		}
-		if done == 1 {
-			continue // stored by an earlier run that failed on another signal
-		}
-		res, err := sto.store(mem, "", sig.Kind)
-		if err != nil {
-			return err
-		}
-		if res != nil {
-			markers = append(markers, mk)
-		}
 	}
-	// The marks of what was stored are written even when a signal failed,
-	// and the message counts as captured only when all were: a retry
-	// stores the rest and skips the marked ones.
-	err = st.Update(ctx, func(tx cairn.Tx) error {
-		for _, mk := range markers {
-			if err := tx.PutIngestOffset(ctx, mk, 1, s.eng.Now()); err != nil {
-				return err
-			}
-		}
-		if sto.failed > 0 {
-			return nil
-		}
-		return tx.PutIngestOffset(ctx, src, sum, s.eng.Now())
-	})
-	if err == nil && sto.failed > 0 {
-		err = fmt.Errorf("last assistant message: %s", oneLine(errOut.String()))
+	if sto.failed > 0 {
+		return fmt.Errorf("last assistant message: %s", oneLine(errOut.String()))
 	}
-	return err
-}
-
-// capturedMarker names the ingest-state row that says a Stop hook stored
-// mem from the last assistant message before Claude Code had written that
-// message to the transcript. The next ingest of the transcript meets the
-// same signal and skips it (takeCapturedMarker) instead of reinforcing the
-// memory a second time.
-func capturedMarker(mem *cairn.Memory) string {
-	h := fnv.New64a()
-	for _, part := range []string{mem.Project, mem.SessionID, mem.Type, strings.Join(strings.Fields(mem.Content), " ")} {
-		io.WriteString(h, part)
-		h.Write([]byte{0})
-	}
-	return fmt.Sprintf("claude-hook:captured:%016x", h.Sum64())
-}
-
-// takeCapturedMarker reports whether a Stop hook already stored mem (see
-// capturedMarker), and clears the mark so that a later repeat of the same
-// signal counts again.
-func takeCapturedMarker(ctx context.Context, st cairn.Store, mem *cairn.Memory, now time.Time) (bool, error) {
-	if mem.SessionID == "" {
-		return false, nil
-	}
-	mk := capturedMarker(mem)
-	var v int64
-	if err := st.View(ctx, func(tx cairn.Tx) (err error) {
-		v, err = tx.FindIngestOffset(ctx, mk)
-		return err
-	}); err != nil || v != 1 {
-		return false, err
-	}
-	return true, st.Update(ctx, func(tx cairn.Tx) error { return tx.PutIngestOffset(ctx, mk, 0, now) })
-}
-
-// tailBytes is how much of a transcript's end is searched for the last
-// message's signals.
-const tailBytes = 1 << 20
-
-// transcriptTailSignals are the signals of the assistant text in the last
-// tailBytes of the transcript.
-func transcriptTailSignals(path string) map[string]bool {
-	seen := map[string]bool{}
-	f, err := os.Open(path)
-	if err != nil {
-		return seen
-	}
-	defer f.Close()
-	if info, err := f.Stat(); err == nil && info.Size() > tailBytes {
-		f.Seek(info.Size()-tailBytes, io.SeekStart) // the cut first line counts as malformed
-	}
-	add := func(text string) {
-		if text == "" {
-			return
-		}
-		sigs, _ := capture.Parse(text)
-		for _, s := range sigs {
-			seen[signalKey(s)] = true
-		}
-	}
-	transcript.Read(f, func(e transcript.Entry) error {
-		if e.Type != "assistant" {
-			return nil
-		}
-		add(e.Text)
-		for _, b := range e.Blocks {
-			if b.Type == "text" {
-				add(b.Text)
-			}
-		}
-		return nil
-	})
-	return seen
-}
-
-func signalKey(s capture.Signal) string {
-	return s.Kind + "\x00" + s.Type + "\x00" + strings.Join(strings.Fields(s.Content), " ")
+	return nil
 }
 
 // expandHome expands a leading "~/" (the form the hook documentation

@@ -75,9 +75,6 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 	sto := newStorer(ctx, m, s, asJSON)
 	store := func(mem *cairn.Memory) error {
 		mem.Hat, mem.Agent = hat.v, who
-		if done, err := takeCapturedMarker(ctx, st, mem, s.eng.Now()); err != nil || done {
-			return err // a Stop hook stored it from the last message already
-		}
 		_, err := sto.store(mem, "", fmt.Sprintf("%s %q", mem.Type, mem.Title))
 		return err
 	}
