@@ -144,6 +144,7 @@ func TestToolsAreListedWithTruthfulAnnotationsAndSchemas(t *testing.T) {
 		"context":  {false, false, false}, // records use
 		"update":   {false, true, true},
 		"forget":   {false, true, true},
+		"memory":   {false, true, false}, // writes files; a create twice is an error
 	}
 	got := map[string]*mcp.Tool{}
 	for _, tl := range res.Tools {
@@ -254,7 +255,8 @@ func TestRememberRedactsSecrets(t *testing.T) {
 }
 
 func TestBadToolInputGivesToolErrorsThatSayWhatToFix(t *testing.T) {
-	cs := newFixture(t).connect("proj")
+	f := newFixture(t)
+	cs := f.connect("proj")
 	for _, tc := range []struct {
 		name, tool string
 		args       map[string]any
@@ -289,8 +291,8 @@ func TestBadToolInputGivesToolErrorsThatSayWhatToFix(t *testing.T) {
 		t.Fatalf("not-found error %q", msg)
 	}
 	// Nothing was stored by the failed writes.
-	if r := ok[mcpserver.SearchOut](t, cs, "search", map[string]any{"query": "a x"}); len(r.Results) != 0 {
-		t.Fatalf("failed writes stored %+v", r.Results)
+	if ms, n, err := f.eng.FindMemories(t.Context(), cairn.MemoryFilter{Project: "proj"}); err != nil || n != 0 {
+		t.Fatalf("failed writes stored %d memories (%v): %+v", n, err, ms)
 	}
 }
 
@@ -443,6 +445,9 @@ func TestAnotherProjectsMemoriesAreNotFound(t *testing.T) {
 	ok[mcpserver.MemoriesOut](t, b, "get", map[string]any{"ids": []string{shared.ID}})
 	if msg := toolErr(t, b, "forget", map[string]any{"id": shared.ID}); !strings.Contains(msg, "alpha") {
 		t.Errorf("beta forget of alpha's global memory: %q", msg)
+	}
+	if msg := toolErr(t, b, "update", map[string]any{"id": shared.ID, "title": "beta's title"}); !strings.Contains(msg, "alpha") {
+		t.Errorf("beta update of alpha's global memory: %q", msg)
 	}
 	// beta has no decisions (so no decision export); alpha's memory survived all of it.
 	if res, err := b.ReadResource(t.Context(), &mcp.ReadResourceParams{URI: "cairn://export/decision"}); err == nil {

@@ -330,7 +330,7 @@ func testSearchIsolation(t *testing.T, e *engine.Engine) {
 	// The same document numbers exist in both project partitions; isolation
 	// must hold whatever the index says.
 	if a.DocNum != b.DocNum {
-		t.Logf("doc numbers %d and %d", a.DocNum, b.DocNum)
+		t.Fatalf("doc numbers %d and %d: the collision this test is about did not happen", a.DocNum, b.DocNum)
 	}
 	for _, tt := range []struct {
 		project string
@@ -1085,10 +1085,11 @@ func testValidation(t *testing.T, e *engine.Engine) {
 			t.Errorf("%s: message %q does not say what is wrong", tt.name, msg)
 		}
 	}
-	for _, project := range []string{"p", "p\n"} {
-		if ms, total, err := e.FindMemories(t.Context(), cairn.MemoryFilter{Project: project}); err == nil && total != 0 {
-			t.Errorf("invalid memories were stored: %v", ids(ms))
-		}
+	if ms, total, err := e.FindMemories(t.Context(), cairn.MemoryFilter{Project: "p"}); err != nil || total != 0 {
+		t.Errorf("invalid memories were stored: %v, %v", ids(ms), err)
+	}
+	if _, _, err := e.FindMemories(t.Context(), cairn.MemoryFilter{Project: "p\n"}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("listing project %q: %v, want EINVALID", "p\n", err)
 	}
 	if st, err := e.Stats(t.Context(), "p"); err != nil || st.IndexDocs != 0 || st.GlobalTotal != 0 {
 		t.Errorf("invalid memories were indexed: %+v, %v", st, err)

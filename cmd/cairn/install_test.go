@@ -168,11 +168,16 @@ func TestBinaryInstallUsesItsOwnPath(t *testing.T) {
 	if got := readFile(t, filepath.Join(dir, ".mcp.json")); !strings.Contains(got, `"command": "`+cairnBin+`"`) {
 		t.Errorf(".mcp.json does not run %s:\n%s", cairnBin, got)
 	}
-	// The installed hook runs: a SessionStart payload gets an answer, exit 0.
+	// The installed hook runs: a SessionStart payload gets the pinned
+	// memory as context, exit 0.
+	if r := runBin(t.Context(), dir, "", "add", "--pin", "--type", "decision", "Releases are cut from main only."); r.code != 0 {
+		t.Fatal(r)
+	}
 	cmd := exec.Command(cairnBin, "hook", "claude", "session-start")
-	cmd.Dir, cmd.Env = dir, binEnv(dir)
+	cmd.Dir, cmd.Env = dir, append(binEnv(dir), "CAIRN_NO_SERVER=1")
 	cmd.Stdin = strings.NewReader(`{"session_id":"s1","hook_event_name":"SessionStart","source":"startup","cwd":"` + dir + `"}`)
-	if out, err := cmd.CombinedOutput(); err != nil {
+	out, err := cmd.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), `"additionalContext"`) || !strings.Contains(string(out), "cut from main only") {
 		t.Errorf("hook: %v\n%s", err, out)
 	}
 }
