@@ -77,7 +77,7 @@ type rpcRequest struct {
 }
 
 // forwardedEnv are the variables a forwarded command may read.
-var forwardedEnv = []string{"XDG_CONFIG_HOME", "HOME"}
+var forwardedEnv = []string{"XDG_CONFIG_HOME", "HOME", "CAIRN_PROJECT"}
 
 type rpcResponse struct {
 	Code   int    `json:"code"`
@@ -131,21 +131,20 @@ func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
 			return 0, false
 		}
 		stdin = b
-		// A hook's project is that of the folder its payload names.
-		if p, err := hook.Parse(b); err == nil && p.CWD != "" {
-			hm := *m
-			hm.Getwd = func() (string, error) { return p.CWD, nil }
-			if g, ok = forwardedGlobals(&hm, args); !ok {
-				return 0, false
-			}
-		}
 	}
 	conn, err := dialUnix(sock, forwardTimeout)
 	if err != nil {
 		return 0, false
 	}
 	defer conn.Close()
-	req := rpcRequest{Args: append([]string{"--db", db, "--project", g.project, "--now", g.now}, args...), Env: map[string]string{}, Stdin: stdin}
+	pre := []string{"--db", db, "--project", g.project, "--now", g.now}
+	if forwardsStdin[commandName(args)] {
+		// A hook's project is that of the folder its payload names: the
+		// server finds it while reading the payload, as a local run would
+		// (an explicit --project is in args, CAIRN_PROJECT in Env).
+		pre = []string{"--db", db, "--now", g.now}
+	}
+	req := rpcRequest{Args: append(pre, args...), Env: map[string]string{}, Stdin: stdin}
 	if wd, err := m.Getwd(); err == nil {
 		req.Wd = wd
 	}
