@@ -1,17 +1,14 @@
 package contextpack_test
 
 import (
-	"flag"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn/contextpack"
+	"github.com/cairn-dev/cairn/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 var day0 = time.Date(2026, 2, 4, 10, 30, 0, 0, time.UTC)
 
@@ -149,25 +146,8 @@ func TestRenderMatchesGoldenFiles(t *testing.T) {
 				if sc.explain {
 					got = res.Explain
 				}
-				checkGolden(t, filepath.Join("testdata", name+".golden"), got)
+				golden.Check(t, filepath.Join("testdata", name+".golden"), got, "./contextpack")
 			})
 		}
-	}
-}
-
-func checkGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./contextpack -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run go test ./contextpack -update after checking the change)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
 	}
 }

@@ -19,7 +19,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -30,9 +29,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/internal/golden"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files in testdata")
 
 const (
 	hookNow        = "2026-11-01T00:00:00Z"
@@ -106,23 +104,6 @@ func (c *hookCLI) logText() string {
 	return string(b)
 }
 
-func checkHookGolden(t *testing.T, path, got string) {
-	t.Helper()
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./cmd/cairn -run TestHookGolden -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("%s differs (run go test ./cmd/cairn -run TestHookGolden -update after checking the change)\n--- got ---\n%s\n--- want ---\n%s", path, got, want)
-	}
-}
-
 // TestHookGolden runs every recorded payload through its event on a fresh
 // database and compares standard output and the memories stored.
 func TestHookGolden(t *testing.T) {
@@ -162,7 +143,7 @@ func TestHookGolden(t *testing.T) {
 				}
 			}
 			got := "--- stdout ---\n" + r.stdout + "--- stored ---\n" + strings.Join(c.captured(), "\n") + "\n"
-			checkHookGolden(t, filepath.Join("testdata/hooks", name+".golden"), got)
+			golden.Check(t, filepath.Join("testdata/hooks", name+".golden"), got, "./cmd/cairn")
 		})
 	}
 }
