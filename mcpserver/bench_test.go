@@ -15,11 +15,9 @@ package mcpserver_test
 import (
 	"bytes"
 	"context"
-	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -27,6 +25,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/bench/latency"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/mcpserver"
 	"github.com/cairn-dev/cairn/sqlite"
@@ -93,30 +92,5 @@ func BenchmarkMCPSearch100k(b *testing.B) {
 			b.Fatalf("search %q: %v %v", q, err, res)
 		}
 	}
-	for _, q := range queries { // warm up
-		search(q)
-	}
-
-	durs := make([]time.Duration, 0, max(b.N, len(queries)))
-	i := 0
-	b.ResetTimer()
-	for b.Loop() {
-		q := queries[i%len(queries)]
-		i++
-		t0 := time.Now()
-		search(q)
-		durs = append(durs, time.Since(t0))
-	}
-	slices.Sort(durs)
-	b.ReportMetric(percentileMS(durs, 50), "p50-ms")
-	b.ReportMetric(percentileMS(durs, 99), "p99-ms")
-}
-
-// percentileMS is the nearest-rank percentile of sorted durations, in ms.
-func percentileMS(sorted []time.Duration, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	k := min(max(int(math.Ceil(p/100*float64(len(sorted)))), 1), len(sorted))
-	return float64(sorted[k-1]) / float64(time.Millisecond)
+	latency.Bench(b, queries, search)
 }

@@ -42,11 +42,9 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -54,6 +52,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/bench/latency"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/sqlite"
 	"github.com/cairn-dev/cairn/wire"
@@ -222,33 +221,7 @@ func benchSearch(b *testing.B, cacheBytes int64) {
 			b.Fatalf("search %q: %v", q, err)
 		}
 	}
-	for _, q := range queries { // warm up
-		search(q)
-	}
-
-	durs := make([]time.Duration, 0, max(b.N, len(queries)))
-	i := 0
-	for b.Loop() {
-		q := queries[i%len(queries)]
-		i++
-		t0 := time.Now()
-		search(q)
-		durs = append(durs, time.Since(t0))
-	}
-	slices.Sort(durs)
-	b.ReportMetric(percentileMS(durs, 50), "p50-ms")
-	b.ReportMetric(percentileMS(durs, 99), "p99-ms")
-}
-
-// percentileMS is the nearest-rank percentile of sorted durations, in
-// milliseconds: the smallest value with at least p% of them at or below it.
-func percentileMS(sorted []time.Duration, p float64) float64 {
-	if len(sorted) == 0 {
-		return 0
-	}
-	k := int(math.Ceil(p / 100 * float64(len(sorted))))
-	k = min(max(k, 1), len(sorted))
-	return float64(sorted[k-1]) / float64(time.Millisecond)
+	latency.Bench(b, queries, search)
 }
 
 func BenchmarkImport100k(b *testing.B) {
