@@ -3,9 +3,6 @@ package extract
 import (
 	"context"
 	"encoding/json"
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,76 +11,26 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/extract/extracttest"
 )
-
-// fakeServer answers /chat/completions with a recorded body from testdata.
-type fakeServer struct {
-	t      *testing.T
-	srv    *httptest.Server
-	mu     sync.Mutex
-	hits   int
-	bodies [][]byte
-	heads  []http.Header
-	paths  []string
-	status int
-	file   string
-	delay  time.Duration
-}
-
-func newFake(t *testing.T, status int, file string) *fakeServer {
-	t.Helper()
-	f := &fakeServer{t: t, status: status, file: file}
-	f.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		f.mu.Lock()
-		f.hits++
-		f.bodies = append(f.bodies, body)
-		f.heads = append(f.heads, r.Header.Clone())
-		f.paths = append(f.paths, r.Method+" "+r.URL.Path)
-		status, file, delay := f.status, f.file, f.delay
-		f.mu.Unlock()
-		if delay > 0 {
-			select {
-			case <-time.After(delay):
-			case <-r.Context().Done():
-				return
-			}
-		}
-		raw, err := os.ReadFile(filepath.Join("testdata", file))
-		if err != nil {
-			t.Errorf("testdata: %v", err)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(raw)
-	}))
-	t.Cleanup(f.srv.Close)
-	return f
-}
-
-func (f *fakeServer) Hits() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.hits
-}
 
 var clock = time.Date(2026, 11, 22, 15, 4, 5, 0, time.UTC)
 
 func fixedNow(t *time.Time) func() time.Time { return func() time.Time { return *t } }
 
-func newClient(f *fakeServer, b Budget, cfg Config) *Client {
-	cfg.BaseURL = f.srv.URL + "/v1/"
+func newClient(f *extracttest.Server, b Budget, cfg Config) *Client {
+	cfg.BaseURL = f.URL() + "/v1/"
 	if cfg.Model == "" {
 		cfg.Model = "gpt-4o-mini"
 	}
 	now := clock
-	return New(cfg, b, f.srv.Client(), fixedNow(&now))
+	return New(cfg, b, f.Client(), fixedNow(&now))
 }
 
 func code(err error) string { return cairn.ErrorCode(err) }
 
 func TestGoodAnswer(t *testing.T) {
-	f := newFake(t, 200, "good.json")
+	f := extracttest.NewServer(t, "testdata", 200, "good.json")
 	b := &MemBudget{}
 	c := newClient(f, b, Config{APIKey: "sk-test-1234", MaxCallsPerDay: 10, MaxTokensPerDay: 10000})
 	mems, u, err := c.Extract(context.Background(), "user: let's keep SQLite in WAL mode\nassistant: done")
@@ -116,16 +63,16 @@ func TestGoodAnswer(t *testing.T) {
 }
 
 func TestRequest(t *testing.T) {
-	f := newFake(t, 200, "good.json")
+	f := extracttest.NewServer(t, "testdata", 200, "good.json")
 	c := newClient(f, nil, Config{Model: "llama3.1", APIKey: "sk-test-1234"})
 	long := strings.Repeat("é", 2) + strings.Repeat("a", MaxInputChars-4) + "END"
 	if _, _, err := c.Extract(context.Background(), long); err != nil {
 		t.Fatal(err)
 	}
-	if f.paths[0] != "POST /v1/chat/completions" {
-		t.Errorf("request %q", f.paths[0])
+	if f.Paths()[0] != "POST /v1/chat/completions" {
+		t.Errorf("request %q", f.Paths()[0])
 	}
-	h := f.heads[0]
+	h := f.Headers()[0]
 	if h.Get("Authorization") != "Bearer sk-test-1234" || h.Get("Content-Type") != "application/json" {
 		t.Errorf("headers %v", h)
 	}
@@ -137,11 +84,11 @@ func TestRequest(t *testing.T) {
 		Temperature    *float64          `json:"temperature"`
 		ResponseFormat map[string]string `json:"response_format"`
 	}
-	if err := json.Unmarshal(f.bodies[0], &req); err != nil {
+	if err := json.Unmarshal(f.Bodies()[0], &req); err != nil {
 		t.Fatal(err)
 	}
 	if req.Model != "llama3.1" || req.Temperature == nil || *req.Temperature != 0 || req.ResponseFormat["type"] != "json_object" {
-		t.Errorf("request %s", f.bodies[0])
+		t.Errorf("request %s", f.Bodies()[0])
 	}
 	if len(req.Messages) != 2 || req.Messages[0].Role != "system" || req.Messages[0].Content != Prompt || req.Messages[1].Role != "user" {
 		t.Fatalf("messages %+v", req.Messages)
@@ -156,13 +103,13 @@ func TestRequest(t *testing.T) {
 	if _, _, err := c.Extract(context.Background(), "short"); err != nil {
 		t.Fatal(err)
 	}
-	if h := f.heads[1].Get("Authorization"); h != "" {
+	if h := f.Headers()[1].Get("Authorization"); h != "" {
 		t.Errorf("Authorization sent without a key: %q", h)
 	}
 }
 
 func TestFencedAnswer(t *testing.T) {
-	f := newFake(t, 200, "fenced.json")
+	f := extracttest.NewServer(t, "testdata", 200, "fenced.json")
 	mems, u, err := newClient(f, nil, Config{}).Extract(context.Background(), "text")
 	if err != nil {
 		t.Fatal(err)
@@ -173,7 +120,7 @@ func TestFencedAnswer(t *testing.T) {
 }
 
 func TestInvalidItemsDropped(t *testing.T) {
-	f := newFake(t, 200, "invalid_items.json")
+	f := extracttest.NewServer(t, "testdata", 200, "invalid_items.json")
 	mems, u, err := newClient(f, nil, Config{}).Extract(context.Background(), "text")
 	if err != nil {
 		t.Fatal(err)
@@ -197,7 +144,7 @@ func TestInvalidItemsDropped(t *testing.T) {
 func TestMalformedAnswers(t *testing.T) {
 	for _, file := range []string{"malformed.json", "no_choices.json"} {
 		t.Run(file, func(t *testing.T) {
-			f := newFake(t, 200, file)
+			f := extracttest.NewServer(t, "testdata", 200, file)
 			b := &MemBudget{}
 			mems, u, err := newClient(f, b, Config{}).Extract(context.Background(), "text")
 			if code(err) != cairn.EINVALID || !strings.Contains(err.Error(), "other than the JSON asked for") {
@@ -214,7 +161,7 @@ func TestMalformedAnswers(t *testing.T) {
 		})
 	}
 	t.Run("not json", func(t *testing.T) {
-		f := newFake(t, 200, "not_json.html")
+		f := extracttest.NewServer(t, "testdata", 200, "not_json.html")
 		_, _, err := newClient(f, nil, Config{}).Extract(context.Background(), "text")
 		if code(err) != cairn.EINVALID {
 			t.Fatalf("err %v", err)
@@ -223,7 +170,7 @@ func TestMalformedAnswers(t *testing.T) {
 }
 
 func TestNoUsageEstimated(t *testing.T) {
-	f := newFake(t, 200, "empty_no_usage.json")
+	f := extracttest.NewServer(t, "testdata", 200, "empty_no_usage.json")
 	b := &MemBudget{}
 	text := strings.Repeat("word ", 400)
 	mems, u, err := newClient(f, b, Config{}).Extract(context.Background(), text)
@@ -253,7 +200,7 @@ func TestHTTPErrors(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.file, func(t *testing.T) {
-			f := newFake(t, tc.status, tc.file)
+			f := extracttest.NewServer(t, "testdata", tc.status, tc.file)
 			b := &MemBudget{}
 			mems, u, err := newClient(f, b, Config{MaxCallsPerDay: 5}).Extract(context.Background(), "text")
 			if code(err) != cairn.EUNAVAILABLE || !strings.Contains(err.Error(), tc.want) {
@@ -274,8 +221,8 @@ func TestHTTPErrors(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
-	f := newFake(t, 200, "good.json")
-	f.delay = 2 * time.Second
+	f := extracttest.NewServer(t, "testdata", 200, "good.json")
+	f.SetDelay(2 * time.Second)
 	b := &MemBudget{}
 	_, _, err := newClient(f, b, Config{Timeout: 50 * time.Millisecond}).Extract(context.Background(), "text")
 	if code(err) != cairn.EUNAVAILABLE || !strings.Contains(err.Error(), "did not answer") {
@@ -288,7 +235,7 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestCallLimit(t *testing.T) {
-	f := newFake(t, 200, "good.json")
+	f := extracttest.NewServer(t, "testdata", 200, "good.json")
 	b := &MemBudget{}
 	c := newClient(f, b, Config{MaxCallsPerDay: 2})
 	for i := 0; i < 2; i++ {
@@ -307,10 +254,10 @@ func TestCallLimit(t *testing.T) {
 }
 
 func TestTokenLimitAndReset(t *testing.T) {
-	f := newFake(t, 200, "good.json")
+	f := extracttest.NewServer(t, "testdata", 200, "good.json")
 	b := &MemBudget{}
 	now := clock
-	c := New(Config{BaseURL: f.srv.URL + "/v1", Model: "m", MaxTokensPerDay: 1000}, b, f.srv.Client(), fixedNow(&now))
+	c := New(Config{BaseURL: f.URL() + "/v1", Model: "m", MaxTokensPerDay: 1000}, b, f.Client(), fixedNow(&now))
 	if _, _, err := c.Extract(context.Background(), "text"); err != nil {
 		t.Fatal(err) // 976 of 1000 spent: still under
 	}
@@ -416,14 +363,14 @@ func TestFileBudgetStaleLockAndCorrupt(t *testing.T) {
 		t.Fatalf("corrupt file: %v", err)
 	}
 	// A corrupt budget refuses to call.
-	f := newFake(t, 200, "good.json")
+	f := extracttest.NewServer(t, "testdata", 200, "good.json")
 	if _, _, err := newClient(f, b, Config{}).Extract(context.Background(), "x"); code(err) != cairn.EUNAVAILABLE || f.Hits() != 0 {
 		t.Fatalf("err %v hits %d", err, f.Hits())
 	}
 }
 
 func TestExtractWithFileBudget(t *testing.T) {
-	f := newFake(t, 200, "good.json")
+	f := extracttest.NewServer(t, "testdata", 200, "good.json")
 	path := filepath.Join(t.TempDir(), "budget.json")
 	c := newClient(f, &FileBudget{Path: path}, Config{MaxCallsPerDay: 1})
 	if _, _, err := c.Extract(context.Background(), "x"); err != nil {

@@ -6,16 +6,13 @@ package main
 // message, a malformed line in the month file (skipped with a warning).
 
 import (
-	"io"
-	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/cairn-dev/cairn/conversation"
+	"github.com/cairn-dev/cairn/extract/extracttest"
 )
 
 func TestConverseExtractsEveryNMessages(t *testing.T) {
@@ -119,60 +116,15 @@ func TestConverseUsageErrors(t *testing.T) {
 	}
 }
 
-// modelServer is an OpenAI-compatible endpoint answering with status and
-// the extract package's testdata file; both may change between calls.
-type modelServer struct {
-	mu     sync.Mutex
-	status int
-	file   string
-	hits   int
-	bodies []string
-	srv    *httptest.Server
-}
-
-func newModelServer(t *testing.T, status int, file string) *modelServer {
-	t.Helper()
-	ms := &modelServer{status: status, file: file}
-	ms.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		ms.mu.Lock()
-		ms.hits++
-		ms.bodies = append(ms.bodies, string(body))
-		status, file := ms.status, ms.file
-		ms.mu.Unlock()
-		raw, err := os.ReadFile(filepath.Join("..", "..", "extract", "testdata", file))
-		if err != nil {
-			t.Errorf("testdata: %v", err)
-		}
-		w.Header().Set("Content-Type", "application/json")
-		w.WriteHeader(status)
-		w.Write(raw)
-	}))
-	t.Cleanup(ms.srv.Close)
-	return ms
-}
-
-func (ms *modelServer) set(status int, file string) {
-	ms.mu.Lock()
-	defer ms.mu.Unlock()
-	ms.status, ms.file = status, file
-}
-
-func (ms *modelServer) Hits() int {
-	ms.mu.Lock()
-	defer ms.mu.Unlock()
-	return ms.hits
-}
-
-func (c *cli) useModel(ms *modelServer) {
-	c.env["CAIRN_MODEL_BASE_URL"] = ms.srv.URL + "/v1"
+func (c *cli) useModel(ms *extracttest.Server) {
+	c.env["CAIRN_MODEL_BASE_URL"] = ms.URL() + "/v1"
 	c.env["CAIRN_MODEL"] = "test-model"
 }
 
 func TestConverseModelExtraction(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	ms := newModelServer(t, 200, "good.json")
+	ms := extracttest.NewServer(t, filepath.Join("..", "..", "extract", "testdata"), 200, "good.json")
 	c.useModel(ms)
 	now := "2026-02-04T10:00:00Z"
 	c.ok("--now", now, "converse", "add", "--role", "user", "--every", "2", "We keep SQLite in WAL mode.")
@@ -180,8 +132,8 @@ func TestConverseModelExtraction(t *testing.T) {
 	if ms.Hits() != 1 || !strings.Contains(r.stdout, "extracted 2 messages") || !strings.Contains(r.stdout, "4 memories (4 new") {
 		t.Fatalf("hits %d: %v", ms.Hits(), r)
 	}
-	if !strings.Contains(ms.bodies[0], `user: We keep SQLite in WAL mode.\nassistant: MEMORY:decision:`) {
-		t.Errorf("request body: %s", ms.bodies[0])
+	if !strings.Contains(string(ms.Bodies()[0]), `user: We keep SQLite in WAL mode.\nassistant: MEMORY:decision:`) {
+		t.Errorf("request body: %s", string(ms.Bodies()[0]))
 	}
 	extracted := 0
 	for _, m := range c.listJSON() {
@@ -203,7 +155,7 @@ func TestConverseModelExtraction(t *testing.T) {
 func TestConverseModelFailureKeepsPending(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	ms := newModelServer(t, 500, "error_500.json")
+	ms := extracttest.NewServer(t, filepath.Join("..", "..", "extract", "testdata"), 500, "error_500.json")
 	c.useModel(ms)
 	now := "2026-02-04T10:00:00Z"
 	r := c.ok("--now", now, "converse", "add", "--role", "user", "--every", "1", "We keep SQLite in WAL mode.")
@@ -215,13 +167,13 @@ func TestConverseModelFailureKeepsPending(t *testing.T) {
 	if st, _ := l.ReadState(); st["2026-02"].ExtractedUpTo != 0 {
 		t.Fatalf("marked extracted after a failure: %v", st)
 	}
-	ms.set(200, "good.json")
+	ms.Set(200, "good.json")
 	r = c.ok("--now", now, "converse", "add", "--role", "user", "--every", "1", "ok")
 	if ms.Hits() != 2 || !strings.Contains(r.stdout, "extracted 2 messages") || c.total() != 3 || r.stderr != "" {
 		t.Fatalf("retry: hits %d: %v (total %d)", ms.Hits(), r, c.total())
 	}
-	if !strings.Contains(ms.bodies[1], `user: We keep SQLite in WAL mode.\nuser: ok\n`) {
-		t.Errorf("retry body: %s", ms.bodies[1])
+	if !strings.Contains(string(ms.Bodies()[1]), `user: We keep SQLite in WAL mode.\nuser: ok\n`) {
+		t.Errorf("retry body: %s", string(ms.Bodies()[1]))
 	}
 	if st, _ := l.ReadState(); st["2026-02"].ExtractedUpTo != 2 {
 		t.Fatalf("state after retry: %v", st)
@@ -231,7 +183,7 @@ func TestConverseModelFailureKeepsPending(t *testing.T) {
 func TestConverseModelBudgetReached(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
-	ms := newModelServer(t, 200, "good.json")
+	ms := extracttest.NewServer(t, filepath.Join("..", "..", "extract", "testdata"), 200, "good.json")
 	c.useModel(ms)
 	c.env["CAIRN_MODEL_MAX_CALLS"] = "1"
 	now := "2026-02-04T10:00:00Z"
