@@ -34,17 +34,12 @@ func (e *Engine) addMemory(ctx context.Context, m *cairn.Memory, createOnly bool
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
 		b := newIndexBatch()
 		var err error
-		if createOnly {
-			old, err := tx.FindMemoryByKey(ctx, m.Project, m.Type, m.Key)
-			if err == nil {
-				return cairn.Errorf(cairn.ECONFLICT, "memory %s already has type %s and key %q", old.ID, old.Type, old.Key)
-			}
-			if cairn.ErrorCode(err) != cairn.ENOTFOUND {
-				return err
-			}
-		}
 		if res, err = e.add(ctx, tx, b, m, now, nil, true); err != nil {
 			return err
+		}
+		if createOnly && res.Status != cairn.StatusCreated {
+			// The key was taken: returning an error rolls the upsert back.
+			return cairn.Errorf(cairn.ECONFLICT, "memory %s already has type %s and key %q", res.Memory.ID, m.Type, m.Key)
 		}
 		if a, ok := writeActivity(res, now, m.SessionID, addDetail(res)); ok {
 			if err := tx.AppendActivity(ctx, []cairn.Activity{a}); err != nil {
