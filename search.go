@@ -32,11 +32,26 @@ const DefaultLimit = 10
 const MaxLimit = 1000
 
 // Hit is one search result. Score orders hits (higher is better); the
-// components explain it.
+// components explain it:
+//
+//	Match     = Lexical × (1 − s + s × Coverage)      s: the engine's coverage share
+//	Relevance = (Match + Lent) × DateFactor, relative to the best hit's
+//	Score     = Relevance × rank.Factor(Salience)
 type Hit struct {
-	Memory    *Memory
-	Score     float64 // Relevance × Salience
-	Lexical   float64 // raw BM25 score
-	Relevance float64 // Lexical relative to the best hit, in (0, 1]
-	Salience  float64 // the memory's standing: confidence, recency, use, type
+	Memory  *Memory
+	Score   float64 // what hits are ordered by
+	Lexical float64 // BM25 of the query's words, each word weighted once
+	// Coverage is the share of the query's weight that the memory's terms
+	// hold, in [0, 1].
+	Coverage float64
+	Match    float64 // Lexical adjusted by Coverage
+	// Lent is the share of a strong match's score that this memory gets
+	// as its neighbour in the same session or task; LentBy is that match.
+	Lent   float64
+	LentBy string
+	// DateFactor is above 1 when the memory was created in a period that
+	// the query names ("yesterday", "in May 2023"), else 1.
+	DateFactor float64
+	Relevance  float64 // the match relative to the best hit's, in (0, 1]
+	Salience   float64 // the memory's standing: confidence, recency, use, type
 }

@@ -133,6 +133,10 @@ type PartitionStats struct {
 	NextDoc  int64
 	DeadDocs int64
 	Dead     []byte
+	// Analyzer is the version of the text analysis the postings were
+	// made with (the engine's to set and compare; 0 for a partition
+	// never written).
+	Analyzer int
 }
 
 // TermPostings is one term's postings in an index partition, in the

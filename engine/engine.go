@@ -31,10 +31,12 @@ type Options struct {
 	Weights rank.Weights
 	// BM25 parameters; the zero value means index.DefaultParams().
 	BM25 index.Params
-	// Feedback tunes pseudo-relevance feedback; the zero value means
-	// DefaultFeedback(). NoFeedback turns it off.
-	Feedback   Feedback
-	NoFeedback bool
+	// Ranking tunes the parts of a search score beyond BM25 and salience;
+	// the zero value means DefaultRanking().
+	Ranking Ranking
+	// Feedback turns pseudo-relevance feedback on; the zero value leaves
+	// it off (see Feedback for why).
+	Feedback Feedback
 	// CacheBytes, when positive, keeps up to this many bytes of postings
 	// in memory between searches: for long-lived processes.
 	CacheBytes int64
@@ -49,6 +51,7 @@ type Engine struct {
 	policies cairn.Policies
 	now      func() time.Time
 	weights  rank.Weights
+	ranking  Ranking
 	bm25     index.Params
 	redact   func(string) string
 	feedback Feedback
@@ -62,7 +65,7 @@ func New(store cairn.Store, opts *Options) *Engine {
 		opts = &Options{}
 	}
 	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{},
-		weights: opts.Weights, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback}
+		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback}
 	if e.policies == nil {
 		e.policies = cairn.DefaultTypes()
 	}
@@ -72,19 +75,43 @@ func New(store cairn.Store, opts *Options) *Engine {
 	if e.weights == (rank.Weights{}) {
 		e.weights = rank.DefaultWeights()
 	}
-	if e.feedback == (Feedback{}) {
-		e.feedback = DefaultFeedback()
+	if e.ranking == (Ranking{}) {
+		e.ranking = DefaultRanking()
 	}
 	if opts.CacheBytes > 0 {
 		e.cache = newPostingsCache(opts.CacheBytes)
-	}
-	if opts.NoFeedback {
-		e.feedback = Feedback{}
 	}
 	if e.bm25 == (index.Params{}) {
 		e.bm25 = index.DefaultParams()
 	}
 	return e
+}
+
+// Ranking tunes the parts of a search score that BM25 and salience do not
+// give (see cairn.Hit for how they combine).
+type Ranking struct {
+	// NeighbourShare is the share of a strong match's score lent to a
+	// neighbour one document away in the same session or task;
+	// NeighbourSpan how many documents away a neighbour may be (the share
+	// halves with each step); NeighbourSources how many of the best
+	// matches lend. See lendToNeighbours.
+	NeighbourShare   float64
+	NeighbourBack    float64
+	NeighbourSpan    int
+	NeighbourSources int
+	// Coverage is the share of a match's BM25 score that depends on how
+	// much of the query's weight it holds: its score is BM25 × (1 −
+	// Coverage + Coverage × held/total).
+	Coverage float64
+	// DateBoost raises the relevance of memories created in a period the
+	// query names by this share (see queryPeriods).
+	DateBoost float64
+}
+
+// DefaultRanking is the ranking cairn searches with; README's "How search
+// ranks" gives the measurements behind each value.
+func DefaultRanking() Ranking {
+	return Ranking{NeighbourShare: 0.4, NeighbourBack: 0.5, NeighbourSpan: 2, NeighbourSources: 5, Coverage: 0.5, DateBoost: 0.25}
 }
 
 // WithClock returns an engine that shares e's store, settings and cache

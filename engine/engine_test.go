@@ -260,11 +260,11 @@ func TestSearchTagFilterIgnoresCaseLikeTypeFilter(t *testing.T) {
 	}
 }
 
-func TestFeedbackCanBeTurnedOff(t *testing.T) {
+func TestFeedbackIsOffByDefaultAndCanBeTurnedOn(t *testing.T) {
 	t.Parallel()
 	s := newStore(t)
 	ctx := t.Context()
-	on, off := engine.New(s, nil), engine.New(s, &engine.Options{NoFeedback: true})
+	on, off := engine.New(s, &engine.Options{Feedback: engine.DefaultFeedback()}), engine.New(s, nil)
 	for _, c := range []string{
 		"the deploy pipeline uses kubernetes helm charts",
 		"helm charts live in the charts folder for kubernetes",

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"sort"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -167,6 +168,14 @@ func (b *indexBatch) part(ctx context.Context, tx cairn.Tx, name string) (*partS
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case stats.NextDoc == 0:
+		stats.Analyzer = lexical.Version
+	case stats.Analyzer != lexical.Version:
+		if stats, err = rebuildPartition(ctx, tx, stats); err != nil {
+			return nil, err
+		}
+	}
 	dead, err := index.DecodeDead(stats.Dead)
 	if err != nil {
 		return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
@@ -290,4 +299,60 @@ func compact(ctx context.Context, tx cairn.Tx, partition string, dead index.Dead
 		}
 		after = tps[len(tps)-1].Term
 	}
+}
+
+// rebuildBatch is how many documents a rebuild reads at a time.
+const rebuildBatch = 1000
+
+// rebuildPartition remakes a partition's postings from its memories with
+// the current text analysis (lexical.Version), keeping every memory's
+// document number, and returns its new statistics. It runs in the
+// caller's write transaction: a rebuild is all or nothing.
+func rebuildPartition(ctx context.Context, tx cairn.Tx, old *cairn.PartitionStats) (*cairn.PartitionStats, error) {
+	after := ""
+	for { // remove every term
+		tps, err := tx.ScanPostings(ctx, old.Name, after, 1000)
+		if err != nil {
+			return nil, err
+		}
+		if len(tps) == 0 {
+			break
+		}
+		gone := make([]cairn.TermPostings, len(tps))
+		for i, tp := range tps {
+			gone[i] = cairn.TermPostings{Term: tp.Term}
+		}
+		if err := tx.ReplacePostings(ctx, old.Name, gone); err != nil {
+			return nil, err
+		}
+		after = tps[len(tps)-1].Term
+	}
+	ps := &cairn.PartitionStats{Name: old.Name, NextDoc: old.NextDoc, Analyzer: lexical.Version}
+	var terms []string
+	docs := make([]int64, 0, rebuildBatch)
+	for start := int64(0); start < old.NextDoc; start += rebuildBatch {
+		docs = docs[:0]
+		for d := start; d < min(start+rebuildBatch, old.NextDoc); d++ {
+			docs = append(docs, d)
+		}
+		ms, err := tx.FindMemoriesByDoc(ctx, old.Name, docs)
+		if err != nil {
+			return nil, err
+		}
+		sort.Slice(ms, func(i, j int) bool { return ms[i].DocNum < ms[j].DocNum })
+		b := index.NewBuilder()
+		for _, m := range ms {
+			var dl int
+			terms, dl = lexical.Analyze(indexedText(m), terms[:0])
+			b.Add(m.DocNum, dl, terms)
+		}
+		if b.Docs > 0 {
+			if err := tx.AppendPostings(ctx, old.Name, b.Postings()); err != nil {
+				return nil, err
+			}
+		}
+		ps.Docs += b.Docs
+		ps.TotalLen += b.Len
+	}
+	return ps, tx.PutPartition(ctx, ps)
 }

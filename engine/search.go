@@ -2,9 +2,11 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
@@ -55,17 +57,47 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 		}
 		q.Tags = append(q.Tags, n)
 	}
-	terms := lexical.QueryTerms(q.Text)
+	terms := queryWeights(q.Text)
 	if len(terms) == 0 {
 		return nil, nil
 	}
 	var hits []cairn.Hit
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		var err error
-		hits, err = e.search(ctx, tx, q, terms)
+		hits, err = e.search(ctx, tx, q, terms, true)
 		return err
 	})
+	if err == errStaleIndex {
+		// An index made by an older cairn: rebuild it once, then search.
+		// A store that cannot be written is searched as it is.
+		stale := true
+		if e.rebuildStale(ctx, q) == nil {
+			stale = false
+		}
+		err = e.store.View(ctx, func(tx cairn.Tx) error {
+			var err error
+			hits, err = e.search(ctx, tx, q, terms, !stale)
+			return err
+		})
+	}
 	return hits, err
+}
+
+// errStaleIndex: a partition's postings were made by other text analysis
+// rules than this binary's (see lexical.Version).
+var errStaleIndex = errors.New("the search index was made by another version of cairn")
+
+// rebuildStale rebuilds the partitions q reads whose postings are stale.
+func (e *Engine) rebuildStale(ctx context.Context, q cairn.Query) error {
+	return e.store.Update(ctx, func(tx cairn.Tx) error {
+		b := newIndexBatch()
+		for _, name := range []string{q.Project, ""} {
+			if _, err := b.part(ctx, tx, name); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 }
 
 type partScore struct {
@@ -75,11 +107,10 @@ type partScore struct {
 
 type candidate struct {
 	part string
-	doc  int64
-	lex  float64
+	sc   index.Scored
 }
 
-func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []string) ([]cairn.Hit, error) {
+func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, checkAnalyzer bool) ([]cairn.Hit, error) {
 	parts := []string{q.Project}
 	if !q.NoGlobal {
 		parts = append(parts, "")
@@ -99,17 +130,23 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		if stats.Docs == 0 {
 			continue
 		}
+		if checkAnalyzer && stats.Analyzer != lexical.Version {
+			return nil, errStaleIndex
+		}
 		dead, err := index.DecodeDead(stats.Dead)
 		if err != nil {
 			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
 		}
-		tps, err := e.postings(ctx, tx, stats, terms)
+		tps, err := e.postings(ctx, tx, stats, termNames(terms))
 		if err != nil {
 			return nil, err
 		}
-		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead}
+		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead, CoordShare: e.ranking.Coverage}
+		if s.CoordShare > 0 {
+			s.Coord = queryWeight(terms, tps, stats.Docs)
+		}
 		for _, tp := range tps {
-			if err := s.Add(tp, 1); err != nil {
+			if err := s.Add(tp, scoreWeight(terms, tp, stats.Docs)); err != nil {
 				return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", name, tp.Term)
 			}
 		}
@@ -122,8 +159,8 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 	if len(scored) == 0 {
 		return nil, nil
 	}
-	if e.feedback.Terms > 0 && !q.NoFeedback {
-		if err := e.expand(ctx, tx, memo, scored, terms); err != nil {
+	if e.feedback.Terms > 0 && e.feedback.Weight > 0 && !q.NoFeedback {
+		if err := e.expand(ctx, tx, memo, scored, termNames(terms)); err != nil {
 			return nil, err
 		}
 	}
@@ -138,7 +175,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 				exhausted = false
 			}
 			for _, s := range top {
-				cands = append(cands, candidate{part: ps.name, doc: s.Doc, lex: s.Score})
+				cands = append(cands, candidate{part: ps.name, sc: s})
 			}
 		}
 		var err error
@@ -150,6 +187,10 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		}
 		k *= candidateGrowth
 	}
+	kept, err := e.lendToNeighbours(ctx, tx, memo, q, kept)
+	if err != nil {
+		return nil, err
+	}
 	return e.rankHits(q, kept), nil
 }
 
@@ -157,13 +198,13 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 // the query's filters.
 func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, cands []candidate) ([]cairn.Hit, error) {
 	byPart := map[string][]int64{}
-	lex := map[string]map[int64]float64{}
+	scores := map[string]map[int64]index.Scored{}
 	for _, c := range cands {
-		byPart[c.part] = append(byPart[c.part], c.doc)
-		if lex[c.part] == nil {
-			lex[c.part] = map[int64]float64{}
+		byPart[c.part] = append(byPart[c.part], c.sc.Doc)
+		if scores[c.part] == nil {
+			scores[c.part] = map[int64]index.Scored{}
 		}
-		lex[c.part][c.doc] = c.lex
+		scores[c.part][c.sc.Doc] = c.sc
 	}
 	var out []cairn.Hit
 	for part, docs := range byPart {
@@ -178,7 +219,8 @@ func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, 
 			if !passes(m, q) {
 				continue
 			}
-			out = append(out, cairn.Hit{Memory: m, Lexical: lex[part][m.DocNum]})
+			sc := scores[part][m.DocNum]
+			out = append(out, cairn.Hit{Memory: m, Lexical: sc.BM25, Coverage: sc.Coverage, Match: sc.Score})
 		}
 	}
 	return out, nil
@@ -211,28 +253,36 @@ func passes(m *cairn.Memory, q cairn.Query) bool {
 	return true
 }
 
-// rankHits combines relevance and salience and returns the best q.Limit.
+// rankHits combines the parts of each hit's score (see cairn.Hit) and
+// returns the best q.Limit.
 func (e *Engine) rankHits(q cairn.Query, hits []cairn.Hit) []cairn.Hit {
+	periods := queryPeriods(q.Text, q.Now)
 	best := 0.0
-	for _, h := range hits {
-		best = max(best, h.Lexical)
+	for i := range hits {
+		h := &hits[i]
+		h.DateFactor = 1
+		if len(periods) > 0 && inPeriods(periods, h.Memory.CreatedAt) {
+			h.DateFactor = 1 + e.ranking.DateBoost
+		}
+		h.Relevance = (h.Match + h.Lent) * h.DateFactor
+		best = max(best, h.Relevance)
 	}
 	if best <= 0 {
 		best = 1
 	}
 	for i := range hits {
 		h := &hits[i]
-		h.Relevance = h.Lexical / best
+		h.Relevance /= best
 		h.Salience = rank.Salience(h.Memory, q.Now, e.policies.Of(h.Memory.Type).Weight, e.weights)
-		h.Score = rank.Combine(h.Relevance, h.Salience)
+		h.Score = rank.Combine(h.Relevance, h.Salience, e.weights)
 	}
 	sort.SliceStable(hits, func(i, j int) bool {
 		a, b := hits[i], hits[j]
 		if a.Score != b.Score {
 			return a.Score > b.Score
 		}
-		if a.Lexical != b.Lexical {
-			return a.Lexical > b.Lexical
+		if a.Relevance != b.Relevance {
+			return a.Relevance > b.Relevance
 		}
 		if !a.Memory.CreatedAt.Equal(b.Memory.CreatedAt) {
 			return a.Memory.CreatedAt.After(b.Memory.CreatedAt)
@@ -246,11 +296,13 @@ func (e *Engine) rankHits(q cairn.Query, hits []cairn.Hit) []cairn.Hit {
 }
 
 // Feedback configures pseudo-relevance feedback: the best Docs documents of
-// the first pass lend their most telling Terms (frequent in those
+// the first pass lend their most telling Terms (words frequent in those
 // documents, rare in the partition) to the query, each weighted up to
-// Weight relative to a query term. It lets a question find memories that
-// answer it in other words than the question's; on the LoCoMo dev split it
-// raises R@10 by about five points.
+// Weight relative to a query term. It is off unless an Engine is given
+// one: measured on the LoCoMo dev split (format v2), it lowers hit@1 by
+// 3 to 7 points and MRR@10 by 2 to 4 points for every setting tried, and
+// does not raise R@10. Only words (letters, no digits or joiners) are
+// lent.
 type Feedback struct {
 	Docs   int
 	Terms  int
@@ -262,7 +314,8 @@ type Feedback struct {
 // feedback reads only short postings.
 const feedbackMaxDFShare = 20
 
-// DefaultFeedback is the feedback cairn searches with.
+// DefaultFeedback is the feedback setting that measured best when it is
+// wanted.
 func DefaultFeedback() Feedback { return Feedback{Docs: 5, Terms: 8, Weight: 0.4} }
 
 // expand adds feedback terms to every partition's scores.
@@ -300,15 +353,15 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored [
 				tf[t]++
 			}
 			for t, n := range tf {
-				if inQuery[t] {
+				if inQuery[t] || !isWord(t) {
 					continue
 				}
 				weight[t] += wdoc[m.DocNum] * float64(n) / float64(dl)
 			}
 		}
-		var cands []termWeight
+		var cands []weightedTerm
 		for t, w := range weight {
-			cands = append(cands, termWeight{t, w})
+			cands = append(cands, weightedTerm{t, w})
 		}
 		sortWeighted(cands)
 		if len(cands) > e.feedback.Terms*2 {
@@ -357,7 +410,7 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored [
 		}
 		maxw := cands[0].w
 		for _, c := range cands {
-			if err := ps.scorer.Add(byTerm[c.t], e.feedback.Weight*c.w/maxw); err != nil {
+			if err := ps.scorer.AddExpansion(byTerm[c.t], e.feedback.Weight*c.w/maxw); err != nil {
 				return err
 			}
 		}
@@ -402,18 +455,29 @@ func (dm docMemo) find(ctx context.Context, tx cairn.Tx, part string, docs []int
 	return out, nil
 }
 
-// termWeight is a candidate feedback term and its weight.
-type termWeight struct {
+// weightedTerm is a candidate feedback term and its weight.
+type weightedTerm struct {
 	t string
 	w float64
 }
 
 // sortWeighted orders terms by weight, heaviest first, then by term.
-func sortWeighted(ts []termWeight) {
+func sortWeighted(ts []weightedTerm) {
 	sort.Slice(ts, func(i, j int) bool {
 		if ts[i].w != ts[j].w {
 			return ts[i].w > ts[j].w
 		}
 		return ts[i].t < ts[j].t
 	})
+}
+
+// isWord reports whether a term is a word: letters only, no digits,
+// joiners or other characters (times, versions and ids are not lent).
+func isWord(t string) bool {
+	for _, r := range t {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return t != ""
 }

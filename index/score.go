@@ -16,13 +16,21 @@ type Params struct {
 	B  float64 // length normalisation
 }
 
-// DefaultParams returns the usual BM25 values (k1 1.2, b 0.75).
-func DefaultParams() Params { return Params{K1: 1.2, B: 0.75} }
+// DefaultParams returns the BM25 values cairn ranks with: k1 1.2 and b
+// 0.4, below the usual 0.75 because memories are short (one to five
+// sentences) and a full length normalisation favours the shortest ones
+// ("Thanks!"); README's "How search ranks" gives the measurement.
+func DefaultParams() Params { return Params{K1: 1.2, B: 0.4} }
 
-// Scored is a document and its BM25 score.
+// Scored is a document and its score: BM25 times the coverage factor
+// (see Scorer.Coord).
 type Scored struct {
 	Doc   int64
 	Score float64
+	BM25  float64 // the BM25 score alone
+	// Coverage is the share of the query's weight (Scorer.Coord) whose
+	// terms the document holds, in [0, 1]; 1 when Coord is 0.
+	Coverage float64
 }
 
 // Query is a weighted term of a search.
@@ -46,16 +54,25 @@ type Scorer struct {
 	Params Params
 	Stats  *cairn.PartitionStats
 	Dead   DeadSet
+	// Coord, when positive, is the query's total weight: a document's
+	// score is then its BM25 times (1 − CoordShare) + CoordShare ×
+	// coverage, where coverage is the weight of the query terms it holds
+	// (as added with Add) over Coord. A memory that matches every word of
+	// a query outranks one that matches one rare word often.
+	Coord      float64
+	CoordShare float64
 
 	// A dense accumulator (one score per document of the partition) with
 	// a bitmap of the documents that have a score, rather than a list of
 	// them: in a fresh process every page of memory costs a fault, and a
 	// list would cost many more pages than the bitmap's 1 bit a document.
 	acc     []float32
+	cov     []float32 // weight of the query terms each document holds
 	hit     []uint64
 	matches int
 	touched []int64 // sparse mode only
 	sparse  map[int64]float64
+	scov    map[int64]float64
 }
 
 // accPool recycles dense accumulators between searches of a long-lived
@@ -77,6 +94,18 @@ func (s *Scorer) Release() {
 		accPool.Put(&a)
 		s.acc = nil
 	}
+	if s.cov != nil {
+		for w, word := range s.hit {
+			for word != 0 {
+				b := bits.TrailingZeros64(word)
+				word &^= 1 << b
+				s.cov[int64(w)<<6|int64(b)] = 0
+			}
+		}
+		c := s.cov
+		accPool.Put(&c)
+		s.cov = nil
+	}
 }
 
 func getAcc(n int64) []float32 {
@@ -89,8 +118,15 @@ func getAcc(n int64) []float32 {
 // maxDense is the largest partition scored with a dense accumulator.
 const maxDense = 1 << 22
 
-// Add scores the postings of one term with weight w.
-func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
+// Add scores the postings of one query term with weight w; the term
+// counts toward coverage with the same weight.
+func (s *Scorer) Add(tp cairn.TermPostings, w float64) error { return s.add(tp, w, w) }
+
+// AddExpansion scores the postings of a term that is not the query's own
+// (feedback) with weight w; it does not count toward coverage.
+func (s *Scorer) AddExpansion(tp cairn.TermPostings, w float64) error { return s.add(tp, w, 0) }
+
+func (s *Scorer) add(tp cairn.TermPostings, w, cw float64) error {
 	n := s.Stats.Docs
 	if n <= 0 || len(tp.Data) == 0 {
 		return nil
@@ -99,10 +135,15 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 		if s.Stats.NextDoc <= maxDense {
 			s.acc = getAcc(s.Stats.NextDoc)
 			s.hit = make([]uint64, (s.Stats.NextDoc+63)/64)
+			if s.Coord > 0 {
+				s.cov = getAcc(s.Stats.NextDoc)
+			}
 		} else {
 			s.sparse = map[int64]float64{}
+			s.scov = map[int64]float64{}
 		}
 	}
+	cwf := float32(cw)
 	avgdl := float64(s.Stats.TotalLen) / float64(n)
 	if avgdl <= 0 {
 		avgdl = 1
@@ -124,11 +165,12 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 				s.touched = append(s.touched, doc)
 			}
 			s.sparse[doc] += idf * f * (k1 + 1) / (f + norm[dl])
+			s.scov[doc] += cw
 		})
 	}
 	// The hot loop: decode and accumulate in one pass, without a call per
 	// posting. Entries are almost always one-byte deltas.
-	acc, dead, data := s.acc, s.Dead, tp.Data
+	acc, cov, dead, data := s.acc, s.cov, s.Dead, tp.Data
 	var doc int64 = -1
 	for i := 0; i < len(data); {
 		c := data[i]
@@ -172,8 +214,20 @@ func (s *Scorer) Add(tp cairn.TermPostings, w float64) error {
 			s.matches++
 		}
 		acc[doc] += float32(idf * f * (k1 + 1) / (f + norm[dl]))
+		if cov != nil {
+			cov[doc] += cwf
+		}
 	}
 	return nil
+}
+
+// scored is doc's entry: its BM25 sum bm and held query weight c.
+func (s *Scorer) scored(doc int64, bm, c float64) Scored {
+	if s.Coord <= 0 {
+		return Scored{Doc: doc, Score: bm, BM25: bm, Coverage: 1}
+	}
+	cover := min(1, c/s.Coord)
+	return Scored{Doc: doc, Score: bm * (1 - s.CoordShare + s.CoordShare*cover), BM25: bm, Coverage: cover}
 }
 
 // Matches reports how many documents have a score.
@@ -191,8 +245,7 @@ func (s *Scorer) Top(k int) []Scored {
 		return nil
 	}
 	h := make(minHeap, 0, k)
-	offer := func(doc int64, v float64) {
-		x := Scored{Doc: doc, Score: v}
+	offer := func(x Scored) {
 		if len(h) < k {
 			heap.Push(&h, x)
 		} else if less(h[0], x) {
@@ -206,14 +259,20 @@ func (s *Scorer) Top(k int) []Scored {
 				b := bits.TrailingZeros64(word)
 				word &^= 1 << b
 				doc := int64(w)<<6 | int64(b)
-				if v := float64(s.acc[doc]); len(h) < k || v >= h[0].Score {
-					offer(doc, v)
+				v := float64(s.acc[doc])
+				if len(h) == k && v < h[0].Score {
+					continue // coverage never raises a score above BM25
 				}
+				c := 0.0
+				if s.cov != nil {
+					c = float64(s.cov[doc])
+				}
+				offer(s.scored(doc, v, c))
 			}
 		}
 	} else {
 		for _, doc := range s.touched {
-			offer(doc, s.sparse[doc])
+			offer(s.scored(doc, s.sparse[doc], s.scov[doc]))
 		}
 	}
 	out := make([]Scored, len(h))

@@ -44,10 +44,16 @@ package lexical
 
 import (
 	"slices"
+	"strings"
 	"sync"
 	"unicode"
 	"unicode/utf8"
 )
+
+// Version identifies these rules. It changes whenever a text's terms may
+// change, so that an index made by other rules is known and rebuilt.
+// Version 2 added word forms (see baseForm).
+const Version = 2
 
 // MaxTermLen is the longest term in bytes; longer tokens are truncated to it
 // (on a UTF-8 boundary).
@@ -123,6 +129,55 @@ func QueryTerms(q string) []string {
 	return out
 }
 
+// QueryWord is one word of a query and the terms it gives: one term for a
+// plain word, or for a compound ("AuthService.Refresh", "user_id",
+// "de-stress") the whole compound first, then its parts, then its
+// hyphen-joined spelling when it has one.
+type QueryWord struct {
+	Terms []string
+}
+
+// Compound reports whether the word is a compound, whose first term is the
+// whole and the others its parts.
+func (w QueryWord) Compound() bool { return len(w.Terms) > 1 }
+
+// QueryWords returns the words of a user query that give terms, in order,
+// analysed by the same rules as Analyze: every term of QueryTerms(q) is in
+// one or more of them. A word repeated in the query is returned once; a
+// stopword gives no word. Like QueryTerms it never returns syntax.
+func QueryWords(q string) []QueryWord {
+	ready()
+	a := getAnalyzer()
+	a.tracking = true
+	a.run(q)
+	var out []QueryWord
+	if len(a.spans) > 0 {
+		s := string(a.arena)
+		seen := map[string]bool{}
+		for i, start := range a.words {
+			end := len(a.spans)
+			if i+1 < len(a.words) {
+				end = a.words[i+1]
+			}
+			if start >= end {
+				continue
+			}
+			w := QueryWord{Terms: make([]string, 0, end-start)}
+			for _, sp := range a.spans[start:end] {
+				w.Terms = append(w.Terms, s[sp.start:sp.end])
+			}
+			key := strings.Join(w.Terms, " ")
+			if seen[key] {
+				continue
+			}
+			seen[key] = true
+			out = append(out, w)
+		}
+	}
+	putAnalyzer(a)
+	return out
+}
+
 // Character kinds, recorded for every byte of the current chunk.
 const (
 	kSep   uint8 = iota // separator (ASCII table only)
@@ -153,6 +208,7 @@ func fillTables() {
 	asciiKind = makeASCIIKind()
 	stopwords = makeStopwords()
 	step2Rules, step3Rules, step4Rules = makeStep2Rules(), makeStep3Rules(), makeStep4Rules()
+	forms = makeForms()
 }
 
 func makeASCIIKind() (t [utf8.RuneSelf]uint8) {
@@ -186,6 +242,11 @@ type analyzer struct {
 	n     int    // document length so far
 
 	scratch []byte // hyphen-joined spelling of the current chunk
+
+	// words, when tracking, holds the index in spans of the first term of
+	// each word (chunk or CJK character) that emitted terms.
+	tracking bool
+	words    []int
 }
 
 var pool = sync.Pool{New: func() any { return new(analyzer) }}
@@ -198,6 +259,7 @@ func putAnalyzer(a *analyzer) {
 	}
 	a.buf, a.kind, a.arena, a.spans = a.buf[:0], a.kind[:0], a.arena[:0], a.spans[:0]
 	a.upper, a.join, a.lastASCII, a.n = false, false, false, 0
+	a.tracking, a.words = false, a.words[:0]
 	pool.Put(a)
 }
 
@@ -287,6 +349,9 @@ func (a *analyzer) addRune(r rune) {
 	}
 	if isCJK(r) {
 		a.flush()
+		if a.tracking {
+			a.words = append(a.words, len(a.spans))
+		}
 		start := len(a.arena)
 		a.arena = utf8.AppendRune(a.arena, r)
 		a.spans = append(a.spans, span{start, len(a.arena)})
@@ -369,6 +434,11 @@ func isCJK(r rune) bool {
 func (a *analyzer) flush() {
 	if len(a.buf) == 0 {
 		return
+	}
+	if a.tracking {
+		if n := len(a.words); n == 0 || a.words[n-1] != len(a.spans) {
+			a.words = append(a.words, len(a.spans))
+		}
 	}
 	if !a.upper && !a.join {
 		a.part(a.buf)
@@ -480,6 +550,9 @@ func (a *analyzer) part(p []byte) bool {
 			letters = false
 			break
 		}
+	}
+	if letters && len(p) <= MaxTermLen {
+		p = baseForm(p)
 	}
 	start := len(a.arena)
 	switch {

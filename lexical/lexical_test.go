@@ -391,3 +391,60 @@ func BenchmarkStem(b *testing.B) {
 		}
 	}
 }
+
+// Irregular forms map to their base form and British spellings to the
+// American ones before stemming; words that only look alike are kept.
+func TestWordFormsShareTerms(t *testing.T) {
+	t.Parallel()
+	same := [][]string{
+		{"met", "meet", "meeting"},
+		{"went", "go"},
+		{"children", "child"},
+		{"colour", "color", "colours"},
+		{"favourite", "favorite"},
+		{"organisation", "organization"},
+		{"organised", "organized"},
+		{"analysed", "analyzed"},
+		{"travelled", "traveled"},
+		{"centre", "center"},
+		{"wrote", "written", "write"},
+		{"bought", "buy"},
+		{"mice", "mouse"},
+	}
+	for _, group := range same {
+		want := QueryTerms(group[0])
+		for _, w := range group[1:] {
+			if got := QueryTerms(w); !slices.Equal(got, want) {
+				t.Errorf("QueryTerms(%q) = %q, want %q as for %q", w, got, want, group[0])
+			}
+		}
+	}
+	for _, pair := range [][2]string{{"hour", "hor"}, {"advise", "advize"}, {"promise", "promize"}, {"tour", "tor"}, {"bit", "bite"}, {"left", "leave"}} {
+		if a, b := QueryTerms(pair[0]), QueryTerms(pair[1]); slices.Equal(a, b) {
+			t.Errorf("%q and %q share terms %q; they are different words", pair[0], pair[1], a)
+		}
+	}
+}
+
+// QueryWords groups a compound's terms as one word, drops stopwords and
+// repeats, and covers exactly QueryTerms.
+func TestQueryWordsGroupCompounds(t *testing.T) {
+	t.Parallel()
+	ws := QueryWords("Does AuthService.Refresh drop the user_id? user_id again, and de-stress")
+	var got [][]string
+	var all []string
+	for _, w := range ws {
+		got = append(got, w.Terms)
+		all = append(all, w.Terms...)
+	}
+	want := [][]string{{"authservice.refresh", "auth", "servic", "refresh"}, {"drop"}, {"user_id", "user", "id"}, {"de-stress", "de", "stress", "destress"}}
+	if !slices.EqualFunc(got, want, slices.Equal) || !ws[0].Compound() || ws[1].Compound() {
+		t.Fatalf("QueryWords = %q, want %q", got, want)
+	}
+	terms := QueryTerms("Does AuthService.Refresh drop the user_id? user_id again, and de-stress")
+	for _, term := range terms {
+		if !slices.Contains(all, term) {
+			t.Errorf("term %q of QueryTerms is in no word of %q", term, got)
+		}
+	}
+}

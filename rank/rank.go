@@ -25,6 +25,11 @@ type Weights struct {
 	// Use is the bonus for a memory used often, saturating at UseSaturation uses.
 	Use           float64
 	UseSaturation int
+	// Share is how much of salience's distance from 1 reaches the score,
+	// and Swing bounds the factor it makes to [1−Swing, 1+Swing]; see
+	// Combine.
+	Share float64
+	Swing float64
 }
 
 // DefaultWeights are the weights cairn ships with. They were chosen so that
@@ -37,6 +42,8 @@ func DefaultWeights() Weights {
 		RecencyHalfLife: 30 * 24 * time.Hour,
 		Use:             0.1,
 		UseSaturation:   20,
+		Share:           0.5,
+		Swing:           0.1,
 	}
 }
 
@@ -69,6 +76,24 @@ func Salience(m *cairn.Memory, now time.Time, typeWeight float64, w Weights) flo
 	return s * typeWeight
 }
 
-// Combine is the final score of a hit: relevance (the lexical score
-// relative to the best one, in (0, 1]) times salience.
-func Combine(relevance, salience float64) float64 { return relevance * salience }
+// Factor is what salience multiplies a hit's relevance by:
+//
+//	factor = clamp(1 + Share·(salience − 1), 1 − Swing, 1 + Swing)
+//
+// With the default Share 0.5 and Swing 0.1, salience reorders matches
+// within about 20% of each other and never lifts a match weaker by more
+// than that (1.1/0.9) above a better one: what a memory says about the
+// query decides, its standing breaks near-ties.
+func Factor(salience float64, w Weights) float64 {
+	f := 1 + w.Share*(salience-1)
+	if w.Swing > 0 {
+		f = min(max(f, 1-w.Swing), 1+w.Swing)
+	}
+	return f
+}
+
+// Combine is the final score of a hit: relevance (its match relative to
+// the best hit's, in (0, 1]) times the salience factor.
+func Combine(relevance, salience float64, w Weights) float64 {
+	return relevance * Factor(salience, w)
+}

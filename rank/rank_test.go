@@ -50,7 +50,22 @@ func TestSalienceFollowsConfidenceRecencyUseAndType(t *testing.T) {
 	if s := rank.Salience(base(), now, 0, w); s != s0 {
 		t.Errorf("type weight 0 must mean neutral: %v, want %v", s, s0)
 	}
-	if got := rank.Combine(0.5, 2); got != 1 {
-		t.Errorf("Combine(0.5, 2) = %v", got)
+}
+
+// A clearly better match is never overtaken by a weaker one, however
+// salient: the factor is bounded, and it still breaks near-ties.
+func TestCombineNeverLiftsAClearlyWeakerMatch(t *testing.T) {
+	t.Parallel()
+	w := rank.DefaultWeights()
+	best, worst := 1.4*1.2, 0.5 // the most and least salient memories possible
+	if rank.Combine(0.75, best, w) >= rank.Combine(1, worst, w) {
+		t.Errorf("relevance 0.75 at salience %v scores %v, above relevance 1 at salience %v: %v",
+			best, rank.Combine(0.75, best, w), worst, rank.Combine(1, worst, w))
+	}
+	if rank.Combine(0.95, 1.3, w) <= rank.Combine(1, 0.9, w) {
+		t.Error("salience must still break a near-tie")
+	}
+	if got := rank.Factor(1, w); got != 1 {
+		t.Errorf("neutral salience gives factor %v, want 1", got)
 	}
 }

@@ -35,10 +35,11 @@ const (
 	sqlMemoryKeys  = `SELECT id, project, content_hash FROM memories`
 	sqlCountByType = `SELECT type, count(*) FROM memories WHERE project=? GROUP BY type`
 
-	sqlPartition    = `SELECT docs, total_len, next_doc, dead_docs, dead FROM index_partitions WHERE name=?`
-	sqlPutPartition = `INSERT INTO index_partitions(name, docs, total_len, next_doc, dead_docs, dead)
-	VALUES (?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET docs=excluded.docs,
-	total_len=excluded.total_len, next_doc=excluded.next_doc, dead_docs=excluded.dead_docs, dead=excluded.dead`
+	sqlPartition    = `SELECT docs, total_len, next_doc, dead_docs, dead, analyzer FROM index_partitions WHERE name=?`
+	sqlPutPartition = `INSERT INTO index_partitions(name, docs, total_len, next_doc, dead_docs, dead, analyzer)
+	VALUES (?,?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET docs=excluded.docs,
+	total_len=excluded.total_len, next_doc=excluded.next_doc, dead_docs=excluded.dead_docs, dead=excluded.dead,
+	analyzer=excluded.analyzer`
 
 	sqlAppendPostings = `INSERT INTO index_terms(partition, term, df, postings) VALUES (?,?,?,?)
 	ON CONFLICT(partition, term) DO UPDATE SET df = df + excluded.df, postings = CAST(postings || excluded.postings AS BLOB)`

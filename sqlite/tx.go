@@ -440,7 +440,7 @@ func (t *Tx) Partition(ctx context.Context, name string) (*cairn.PartitionStats,
 		return nil, err
 	}
 	ps := &cairn.PartitionStats{Name: name}
-	err = s.QueryRowContext(ctx, name).Scan(&ps.Docs, &ps.TotalLen, &ps.NextDoc, &ps.DeadDocs, &ps.Dead)
+	err = s.QueryRowContext(ctx, name).Scan(&ps.Docs, &ps.TotalLen, &ps.NextDoc, &ps.DeadDocs, &ps.Dead, &ps.Analyzer)
 	if err == sql.ErrNoRows {
 		return ps, nil
 	}
@@ -453,7 +453,7 @@ func (t *Tx) PutPartition(ctx context.Context, ps *cairn.PartitionStats) error {
 	if dead == nil {
 		dead = []byte{}
 	}
-	_, err := t.exec(ctx, "store index statistics", sqlPutPartition, ps.Name, ps.Docs, ps.TotalLen, ps.NextDoc, ps.DeadDocs, dead)
+	_, err := t.exec(ctx, "store index statistics", sqlPutPartition, ps.Name, ps.Docs, ps.TotalLen, ps.NextDoc, ps.DeadDocs, dead, ps.Analyzer)
 	return err
 }
 

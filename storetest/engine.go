@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/lexical"
 )
 
 // now is the engine's clock in RunEngine.
@@ -38,6 +39,7 @@ func RunEngine(t *testing.T, open Opener) {
 		{"SearchFindsIdentifierAndPathParts", testSearchCodeParts},
 		{"SearchMatchesStems", testSearchStems},
 		{"SearchRanksRareExactMatchFirst", testSearchRanksRare},
+		{"IndexOfAnOlderAnalyzerIsRebuilt", testStaleIndexRebuilt},
 		{"SearchFiltersFindLowRankedMatches", testSearchFilters},
 		{"SearchSkipsExpired", testSearchExpired},
 		{"SupersededIsSearchableUnlessExcluded", testSuperseded},
@@ -427,6 +429,97 @@ func testSearchRanksRare(t *testing.T, e *engine.Engine) {
 	hits, err := e.Search(t.Context(), cairn.Query{Project: "p", Text: "migration"})
 	if err != nil || len(hits) != cairn.DefaultLimit {
 		t.Errorf("default limit: %d hits, %v; want %d", len(hits), err, cairn.DefaultLimit)
+	}
+}
+
+// An index whose postings were made by older text analysis (here: "met"
+// indexed as itself, before word forms) is rebuilt before it is searched
+// or written, keeping every memory's document number, so that an upgraded
+// cairn finds what its own rules find.
+func testStaleIndexRebuilt(t *testing.T, e *engine.Engine) {
+	ctx := t.Context()
+	met := addNew(t, e, "p", "we met the payments team")
+	other := addNew(t, e, "p", "the payments team owns the retry banner")
+	global := add(t, e, &cairn.Memory{Project: "p", Scope: cairn.ScopeGlobal, Content: "children of the release train"}).Memory
+	// Make the partitions look as an older cairn left them.
+	err := e.Store().Update(ctx, func(tx cairn.Tx) error {
+		for _, part := range []string{"p", ""} {
+			tps, err := tx.ScanPostings(ctx, part, "", 1000)
+			if err != nil {
+				return err
+			}
+			var out []cairn.TermPostings
+			for _, tp := range tps {
+				switch tp.Term {
+				case "meet":
+					out = append(out, cairn.TermPostings{Term: "meet"}, cairn.TermPostings{Term: "met", DF: tp.DF, Data: tp.Data})
+				case "child":
+					out = append(out, cairn.TermPostings{Term: "child"}, cairn.TermPostings{Term: "children", DF: tp.DF, Data: tp.Data})
+				}
+			}
+			if err := tx.ReplacePostings(ctx, part, out); err != nil {
+				return err
+			}
+			ps, err := tx.Partition(ctx, part)
+			if err != nil {
+				return err
+			}
+			ps.Analyzer = 1
+			if err := tx.PutPartition(ctx, ps); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := searchIDs(t, e, "p", "meeting"); !slices.Equal(got, []string{met.ID}) {
+		t.Errorf("search meeting = %v, want [%s] from the rebuilt index", got, met.ID)
+	}
+	if got := searchIDs(t, e, "p", "child"); !slices.Equal(got, []string{global.ID}) {
+		t.Errorf("search child = %v, want the global memory [%s]", got, global.ID)
+	}
+	if got := searchIDs(t, e, "p", "payments team"); len(got) != 2 || !slices.Contains(got, other.ID) {
+		t.Errorf("search payments team = %v, want both memories", got)
+	}
+	err = e.Store().View(ctx, func(tx cairn.Tx) error {
+		for _, part := range []string{"p", ""} {
+			ps, err := tx.Partition(ctx, part)
+			if err != nil {
+				return err
+			}
+			if ps.Analyzer != lexical.Version || ps.DeadDocs != 0 {
+				t.Errorf("partition %q after the rebuild: %+v", part, ps)
+			}
+		}
+		got, err := tx.FindMemoryByID(ctx, met.ID)
+		if err != nil {
+			return err
+		}
+		if got.DocNum != met.DocNum {
+			t.Errorf("the rebuild moved %s from document %d to %d", met.ID, met.DocNum, got.DocNum)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A write to a stale partition rebuilds it too.
+	err = e.Store().Update(ctx, func(tx cairn.Tx) error {
+		ps, err := tx.Partition(ctx, "p")
+		if err != nil {
+			return err
+		}
+		ps.Analyzer = 1
+		return tx.PutPartition(ctx, ps)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	addNew(t, e, "p", "an unrelated note about coffee")
+	if got := searchIDs(t, e, "p", "meet"); !slices.Equal(got, []string{met.ID}) {
+		t.Errorf("after a write, search meet = %v, want [%s]", got, met.ID)
 	}
 }
 

@@ -1,0 +1,244 @@
+// Command locomo measures cairn's ranking on a LoCoMo-format retrieval set
+// (memories.jsonl and queries.jsonl, see ../shared/eval) in process: it
+// imports the memories into a fresh database, searches every question
+// through the engine and prints hit@1, hit@5, R@10 and MRR@10 for
+// categories 1-4, overall and per category. With -out it also writes the
+// rankings in the batch format for the eval's own scorer.
+//
+// It is a tuning tool: bench/eval.sh is the end-to-end measurement through
+// the binary, beside the FTS5 baseline.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/rank"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+type query struct {
+	QID      string   `json:"qid"`
+	Project  string   `json:"project"`
+	Question string   `json:"question"`
+	Evidence []string `json:"evidence"`
+	Category int      `json:"category"`
+	AskedAt  string   `json:"asked_at"`
+}
+
+type metrics struct {
+	n                           int
+	hit1, hit5, hit10, r10, mrr float64
+}
+
+func (m *metrics) add(ids, ev []string) {
+	m.n++
+	evs := map[string]bool{}
+	for _, e := range ev {
+		evs[e] = true
+	}
+	first := 0
+	found := 0
+	for i, id := range ids {
+		if i >= 10 {
+			break
+		}
+		if evs[id] {
+			found++
+			if first == 0 {
+				first = i + 1
+			}
+		}
+	}
+	if first == 1 {
+		m.hit1++
+	}
+	if first > 0 && first <= 5 {
+		m.hit5++
+	}
+	if first > 0 {
+		m.hit10++
+		m.mrr += 1 / float64(first)
+	}
+	m.r10 += float64(found) / float64(len(ev))
+}
+
+func (m metrics) String() string {
+	n := float64(m.n)
+	return fmt.Sprintf("n=%3d hit@1 %.3f hit@5 %.3f hit@10 %.3f R@10 %.3f MRR@10 %.3f", m.n, m.hit1/n, m.hit5/n, m.hit10/n, m.r10/n, m.mrr/n)
+}
+
+func main() {
+	data := flag.String("data", "../shared/eval", "the eval folder")
+	out := flag.String("out", "", "write the rankings here (batch output format)")
+	k1 := flag.Float64("k1", 0, "BM25 k1 (0: default)")
+	b := flag.Float64("b", -1, "BM25 b (-1: default)")
+	fb := flag.Bool("feedback", false, "turn feedback on")
+	share := flag.Float64("share", -1, "neighbour share (-1: default)")
+	cov := flag.Float64("cov", -1, "coverage share (-1: default)")
+	back := flag.Float64("back", -1, "neighbour back factor (-1: default)")
+	span := flag.Int("span", -1, "neighbour span (-1: default)")
+	srcs := flag.Int("sources", -1, "neighbour sources (-1: default)")
+	date := flag.Float64("date", -1, "date boost (-1: default)")
+	sshare := flag.Float64("sshare", -1, "salience share (-1: default)")
+	swing := flag.Float64("swing", -1, "salience swing (-1: default)")
+	verbose := flag.Bool("v", false, "print each miss at 1")
+	fbw := flag.Float64("fbw", 0, "feedback weight (0: default)")
+	fbt := flag.Int("fbt", 0, "feedback terms (0: default)")
+	fbd := flag.Int("fbd", 0, "feedback documents (0: default)")
+	flag.Parse()
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "cairn-locomo-")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	st, err := sqlite.Open(ctx, filepath.Join(dir, "eval.db"), nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer st.Close()
+	opts := &engine.Options{Ranking: engine.DefaultRanking(), Weights: rank.DefaultWeights()}
+	if *share >= 0 {
+		opts.Ranking.NeighbourShare = *share
+	}
+	if *cov >= 0 {
+		opts.Ranking.Coverage = *cov
+	}
+	if *back >= 0 {
+		opts.Ranking.NeighbourBack = *back
+	}
+	if *span >= 0 {
+		opts.Ranking.NeighbourSpan = *span
+	}
+	if *srcs >= 0 {
+		opts.Ranking.NeighbourSources = *srcs
+	}
+	if *date >= 0 {
+		opts.Ranking.DateBoost = *date
+	}
+	if *sshare >= 0 {
+		opts.Weights.Share = *sshare
+	}
+	if *swing >= 0 {
+		opts.Weights.Swing = *swing
+	}
+	if *fb || *fbw > 0 || *fbt > 0 || *fbd > 0 {
+		fb := engine.DefaultFeedback()
+		if *fbw > 0 {
+			fb.Weight = *fbw
+		}
+		if *fbt > 0 {
+			fb.Terms = *fbt
+		}
+		if *fbd > 0 {
+			fb.Docs = *fbd
+		}
+		opts.Feedback = fb
+	}
+	if *k1 > 0 || *b >= 0 {
+		opts.BM25 = engineParams(*k1, *b)
+	}
+	eng := engine.New(st, opts)
+	f, err := os.Open(filepath.Join(*data, "memories.jsonl"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	if _, err := eng.Import(ctx, wire.Read(f), cairn.ImportOptions{}); err != nil {
+		log.Fatal(err)
+	}
+	f.Close()
+	qf, err := os.Open(filepath.Join(*data, "queries.jsonl"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer qf.Close()
+	var w *bufio.Writer
+	if *out != "" {
+		of, err := os.Create(*out)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer of.Close()
+		w = bufio.NewWriter(of)
+		defer w.Flush()
+	}
+	all := metrics{}
+	byCat := map[int]*metrics{}
+	sc := bufio.NewScanner(qf)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var q query
+		if err := json.Unmarshal(sc.Bytes(), &q); err != nil {
+			log.Fatal(err)
+		}
+		now, _ := time.Parse(time.RFC3339, q.AskedAt)
+		hits, err := eng.Search(ctx, cairn.Query{Project: q.Project, Text: q.Question, Limit: 50, Now: now})
+		if err != nil {
+			log.Fatalf("%s: %v", q.QID, err)
+		}
+		ids := make([]string, len(hits))
+		for i, h := range hits {
+			ids[i] = h.Memory.ID
+		}
+		if w != nil {
+			json.NewEncoder(w).Encode(map[string]any{"qid": q.QID, "ids": ids})
+		}
+		if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {
+			continue
+		}
+		all.add(ids, q.Evidence)
+		if byCat[q.Category] == nil {
+			byCat[q.Category] = &metrics{}
+		}
+		byCat[q.Category].add(ids, q.Evidence)
+		if *verbose && (len(ids) == 0 || !contains(q.Evidence, ids[0])) {
+			top := ""
+			if len(hits) > 0 {
+				top = hits[0].Memory.ID + " " + hits[0].Memory.Content
+			}
+			fmt.Printf("MISS %s [%d] %q ev=%v\n   top: %s\n", q.QID, q.Category, q.Question, q.Evidence, top)
+		}
+	}
+	fmt.Println("overall", all)
+	cats := []int{}
+	for c := range byCat {
+		cats = append(cats, c)
+	}
+	sort.Ints(cats)
+	for _, c := range cats {
+		fmt.Printf("cat %d   %v\n", c, *byCat[c])
+	}
+}
+
+func contains(s []string, x string) bool {
+	for _, v := range s {
+		if v == x {
+			return true
+		}
+	}
+	return false
+}
+
+func engineParams(k1, b float64) index.Params {
+	p := index.DefaultParams()
+	if k1 > 0 {
+		p.K1 = k1
+	}
+	if b >= 0 {
+		p.B = b
+	}
+	return p
+}

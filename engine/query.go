@@ -1,0 +1,102 @@
+package engine
+
+import (
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/index"
+	"github.com/cairn-dev/cairn/lexical"
+)
+
+// compoundWhole is the share of a compound word's weight that its whole
+// form carries; its parts and joined spelling share the rest. A memory
+// that holds the identifier ("AuthService.Refresh") matches the whole and
+// every part, and so counts like a memory that holds a plain query word;
+// one that holds only a part ("refresh") counts for that part's share.
+const compoundWhole = 0.5
+
+// QueryWeights returns the terms a search scores for text and the weight
+// of each: every word of the query weighs 1 in all, shared by the terms it
+// gives (a compound's whole form, parts and joined spelling; see
+// lexical.QueryWords), so that one identifier does not outweigh the other
+// words by the number of its parts. A word repeated counts once; a term
+// given by two words keeps its larger weight. Terms come in first-seen
+// order.
+func QueryWeights(text string) []index.Query { return queryWeights(text) }
+
+func queryWeights(text string) []index.Query {
+	var out []index.Query
+	at := map[string]int{}
+	set := func(t string, w float64) {
+		if i, ok := at[t]; ok {
+			out[i].Weight = max(out[i].Weight, w)
+			return
+		}
+		at[t] = len(out)
+		out = append(out, index.Query{Term: t, Weight: w})
+	}
+	for _, w := range lexical.QueryWords(text) {
+		if !w.Compound() {
+			set(w.Terms[0], 1)
+			continue
+		}
+		set(w.Terms[0], compoundWhole)
+		rest := w.Terms[1:]
+		for _, t := range rest {
+			set(t, (1-compoundWhole)/float64(len(rest)))
+		}
+	}
+	return out
+}
+
+func termNames(qs []index.Query) []string {
+	out := make([]string, len(qs))
+	for i, q := range qs {
+		out[i] = q.Term
+	}
+	return out
+}
+
+// commonFloor: a partition must hold this many documents before a term's
+// commonness lowers its weight beyond what idf does, so that a small
+// project's few memories all stay findable.
+const commonFloor = 20
+
+// commonLeast is the least share of its weight a common term keeps.
+const commonLeast = 0.2
+
+// scoreWeight is the weight tp's term is scored with in a partition of n
+// documents: its query weight, lowered further for a term that most
+// memories hold (BM25's idf alone keeps such a term at about a tenth of a
+// rare one's weight; a project's name in every memory says nothing).
+func scoreWeight(qs []index.Query, tp cairn.TermPostings, n int64) float64 {
+	w := 0.0
+	for _, q := range qs {
+		if q.Term == tp.Term {
+			w = q.Weight
+			break
+		}
+	}
+	if n >= commonFloor && tp.DF*2 > n {
+		// Half the documents: unchanged; all of them: commonLeast.
+		w *= max(commonLeast, 2*float64(n-tp.DF)/float64(n))
+	}
+	return w
+}
+
+// queryWeight is the query's total weight in a partition of n documents,
+// given the postings found for its terms: the denominator of coverage.
+// A term without postings counts with its full weight.
+func queryWeight(qs []index.Query, tps []cairn.TermPostings, n int64) float64 {
+	found := map[string]cairn.TermPostings{}
+	for _, tp := range tps {
+		found[tp.Term] = tp
+	}
+	total := 0.0
+	for _, q := range qs {
+		tp, ok := found[q.Term]
+		if !ok {
+			tp = cairn.TermPostings{Term: q.Term}
+		}
+		total += scoreWeight(qs, tp, n)
+	}
+	return total
+}
