@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/rank"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -26,6 +28,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	exclude := fs.String("exclude-session", "", "leave out memories written in this `session`")
 	noGlobal := fs.Bool("no-global", false, "leave out global-scope memories")
 	asJSON := fs.Bool("json", false, "print a JSON array of hits (id, score, type, title, content, …)")
+	explain := fs.Bool("explain", false, "show how each score is made: the query's weighted terms and every part of each hit's score")
 	batch := fs.String("batch", "", "run the JSON Lines queries in `FILE` (- for standard input)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -66,15 +69,37 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if *asJSON {
 		out := make([]hitJSON, 0, len(hits))
 		for _, h := range hits {
-			out = append(out, toHitJSON(h))
+			hj := toHitJSON(h)
+			if *explain {
+				hj.Explain = explainJSON(h)
+			}
+			out = append(out, hj)
 		}
 		return writeJSON(m.Stdout, out)
 	}
 	w := bufio.NewWriter(m.Stdout)
+	if *explain {
+		fmt.Fprintf(w, "query terms (weight):")
+		for _, q := range engine.QueryWeights(text) {
+			fmt.Fprintf(w, " %s (%.2f)", q.Term, q.Weight)
+		}
+		fmt.Fprintln(w)
+	}
 	for i, h := range hits {
 		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80))
 		if h.Memory.Content != h.Memory.Title {
 			fmt.Fprintf(w, "    %s\n", clip(h.Memory.Content, 160))
+		}
+		if *explain {
+			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f", h.Lexical, h.Coverage, h.Match)
+			if h.Lent > 0 {
+				fmt.Fprintf(w, "; lent %.3f by %s (same session or task)", h.Lent, h.LentBy)
+			}
+			if h.DateFactor != 1 {
+				fmt.Fprintf(w, "; × date %.2f (created in a period the query names)", h.DateFactor)
+			}
+			fmt.Fprintf(w, "\n    relevance %.3f of the best × salience factor %.3f (salience %.3f: type, confidence %.2f, recency, %d uses) = %.3f\n",
+				h.Relevance, rank.Factor(h.Salience, rank.DefaultWeights()), h.Salience, h.Memory.Confidence, h.Memory.UseCount, h.Score)
 		}
 	}
 	if len(hits) == 0 {
@@ -85,10 +110,28 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 
 // hitJSON is a search hit in JSON: the memory's fields plus its score.
 type hitJSON struct {
-	Score     float64 `json:"score"`
-	Relevance float64 `json:"relevance"`
-	Salience  float64 `json:"salience"`
+	Score     float64         `json:"score"`
+	Relevance float64         `json:"relevance"`
+	Salience  float64         `json:"salience"`
+	Explain   *hitExplainJSON `json:"explain,omitempty"`
 	*wire.Memory
+}
+
+// hitExplainJSON is every part of a hit's score (see cairn.Hit).
+type hitExplainJSON struct {
+	BM25           float64 `json:"bm25"`
+	Coverage       float64 `json:"coverage"`
+	Match          float64 `json:"match"`
+	Lent           float64 `json:"lent,omitempty"`
+	LentBy         string  `json:"lent_by,omitempty"`
+	DateFactor     float64 `json:"date_factor"`
+	SalienceFactor float64 `json:"salience_factor"`
+}
+
+func explainJSON(h cairn.Hit) *hitExplainJSON {
+	r := func(f float64) float64 { return math.Round(f*10000) / 10000 }
+	return &hitExplainJSON{BM25: r(h.Lexical), Coverage: r(h.Coverage), Match: r(h.Match), Lent: r(h.Lent), LentBy: h.LentBy,
+		DateFactor: r(h.DateFactor), SalienceFactor: r(rank.Factor(h.Salience, rank.DefaultWeights()))}
 }
 
 func toHitJSON(h cairn.Hit) hitJSON {
