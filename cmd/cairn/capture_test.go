@@ -78,7 +78,9 @@ func TestCaptureStoresSignalsAndReportsProblems(t *testing.T) {
 	if l := byType["learning"]; len(l) != 1 || l[0]["content"] != "The engine dedups by content hash." {
 		t.Errorf("learning = %v", l)
 	}
-	if ids := c.searchIDs("busy_timeout"); len(ids) != 1 || ids[0] != byType["pitfall"][0]["id"] {
+	// The pitfall first; its neighbours of the same session follow it
+	// with a lent share of its score.
+	if ids := c.searchIDs("busy_timeout"); len(ids) == 0 || ids[0] != byType["pitfall"][0]["id"] {
 		t.Errorf("search busy_timeout = %v", ids)
 	}
 	if ids := c.searchIDs("quoted example"); len(ids) != 0 {
