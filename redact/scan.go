@@ -113,6 +113,8 @@ type scanner struct {
 	// endFrom/endAt cache the last search for "-----END ": the first one at
 	// or after endFrom is at endAt (-1: none).
 	endFrom, endAt int
+	// cmd is the shell command of the last flag examined (see commandAt).
+	cmd command
 }
 
 // run is a maximal stretch s[from:to] of bytes of one class mask, with the
@@ -184,6 +186,7 @@ func (sc *scanner) add(start, end int, kind string, prio int8) {
 
 func (sc *scanner) scan() {
 	s := sc.s
+	sc.pgpass(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !anchor[c] {
@@ -201,6 +204,8 @@ func (sc *scanner) scan() {
 				if end := sc.url(i); end > i {
 					i = end - 1
 				}
+			} else if end := sc.telegram(i); end > i {
+				i = end - 1
 			} else {
 				sc.assign(i)
 			}
@@ -211,7 +216,11 @@ func (sc *scanner) scan() {
 				if end := sc.pem(i); end > i {
 					i = end - 1
 				}
+			} else if i > 0 && isHSpace(s[i-1]) {
+				sc.flag(i)
 			}
+		case '\n':
+			sc.pgpass(i + 1)
 		}
 	}
 }
@@ -279,6 +288,7 @@ const (
 	specialNone = iota
 	specialJWT
 	specialBearer
+	specialNetrc
 )
 
 var (
@@ -374,8 +384,20 @@ func fillPrefixRules() {
 		{prefix: "hvb.", kind: "vault-token", body: fB64URL, min: 24},
 		{prefix: "PMAK-", kind: "postman-key", body: fAlnum | fDash, min: 40},
 		{prefix: "AGE-SECRET-KEY-1", kind: "age-secret-key", body: fUpAlnum, min: 50},
+		// Databricks personal access tokens.
+		{prefix: "dapi", kind: "databricks-token", body: fHex, min: 32, max: 32},
+		// Mailgun API keys (the older "key-" form).
+		{prefix: "key-", kind: "mailgun-key", body: fLower | fDigit, min: 32, max: 32, check: hasDigit},
+		// Docker Hub, Supabase, LangSmith, Tavily, New Relic.
+		{prefix: "dckr_pat_", kind: "docker-hub-token", body: fB64URL, min: 27},
+		{prefix: "sbp_", kind: "supabase-token", body: fHex, min: 40, max: 40},
+		{prefix: "lsv2_pt_", kind: "langsmith-key", body: fHex | fUnder, min: 32},
+		{prefix: "lsv2_sk_", kind: "langsmith-key", body: fHex | fUnder, min: 32},
+		{prefix: "tvly-", kind: "tavily-key", body: fB64URL, min: 32, check: hasMix},
+		{prefix: "NRAK-", kind: "newrelic-key", body: fUpAlnum, min: 27, max: 27},
 		// Structural anchors.
 		{prefix: "eyJ", special: specialJWT},
+		{prefix: "password", special: specialNetrc},
 		{prefix: "Be", special: specialBearer},
 		{prefix: "be", special: specialBearer},
 		{prefix: "BE", special: specialBearer},
@@ -388,6 +410,7 @@ func fillPrefixRules() {
 	anchor[':'] = true
 	anchor['='] = true
 	anchor['-'] = true
+	anchor['\n'] = true
 }
 
 // prefix tries the fixed-prefix rules at i (a word start). It returns the end
@@ -403,10 +426,13 @@ func (sc *scanner) prefix(i int) int {
 		}
 		if r.special != specialNone {
 			end := i
-			if r.special == specialJWT {
+			switch r.special {
+			case specialJWT:
 				end = sc.jwt(i)
-			} else {
+			case specialBearer:
 				end = sc.bearer(i)
+			case specialNetrc:
+				end = sc.netrc(i)
 			}
 			if end > i {
 				return end
