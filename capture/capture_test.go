@@ -272,3 +272,25 @@ files: a.go
 		t.Errorf("hand-made failure memory = %+v", hm)
 	}
 }
+
+// A derived title is cut at 100 bytes; a secret there must be redacted
+// before the cut, or its cut prefix no longer looks like a secret and stays
+// in the title. Tried: a MEMORY: line, a <learning>, a failure report's
+// error line, each with a token across byte 100.
+func TestDerivedTitlesAreRedactedBeforeTheCut(t *testing.T) {
+	t.Parallel()
+	token := "gh" + "p_" + strings.Repeat("aB3dE6gH9k", 4)[:36]
+	pad := strings.Repeat("word ", 18)
+	in := "MEMORY:note:" + pad + token + " rest\n" +
+		"<learning>" + pad + token + "</learning>\n" +
+		"<failure-report>\nerror: " + pad + token + "\napproach: retried\n</failure-report>\n"
+	sigs, probs := Parse(in)
+	if len(sigs) != 3 || len(probs) != 0 {
+		t.Fatalf("got %d signals, problems %+v", len(sigs), probs)
+	}
+	for _, s := range sigs {
+		if strings.Contains(s.Title, token[:6]) || strings.Contains(s.Memory("p").Title, token[:6]) {
+			t.Errorf("%s title %q holds part of the secret", s.Kind, s.Title)
+		}
+	}
+}
