@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/lexical"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // Signal kinds.
@@ -402,7 +403,7 @@ func (p *parser) add(s Signal, text string) {
 		return
 	}
 	if s.Title == "" {
-		s.Title = cairn.TitleFromContent(s.Content)
+		s.Title = titleOf(s.Content)
 	}
 	p.sigs = append(p.sigs, s)
 }
@@ -904,7 +905,7 @@ func (p *parser) finishFailure(t *openTag, body string) {
 	}
 	s.Fields = fields
 	s.Content = RenderFailure(fields)
-	s.Title = cairn.TitleFromContent(failureHeadline(fields))
+	s.Title = titleOf(failureHeadline(fields))
 	p.add(s, t.text)
 }
 
@@ -1023,7 +1024,7 @@ func (s Signal) Memory(project string) *cairn.Memory {
 			m.Tags = append([]string{"failure-report"}, m.Tags...)
 		}
 		if m.Title == "" {
-			m.Title = cairn.TitleFromContent(failureHeadline(s.Fields))
+			m.Title = titleOf(failureHeadline(s.Fields))
 		}
 	case KindDifficulty, KindRetrySuggestion:
 		if m.Type == "" {
@@ -1031,7 +1032,12 @@ func (s Signal) Memory(project string) *cairn.Memory {
 		}
 	}
 	if m.Title == "" {
-		m.Title = cairn.TitleFromContent(m.Content)
+		m.Title = titleOf(m.Content)
 	}
 	return m
 }
+
+// titleOf derives a title from text, redacted first: the title is cut at
+// 100 bytes, and a secret cut there would no longer be recognised when
+// the memory is stored.
+func titleOf(text string) string { return cairn.TitleFromContent(redact.Text(text)) }

@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -171,8 +170,10 @@ func TestParseTooLarge(t *testing.T) {
 	}
 }
 
-func TestParseHugeInputIsFast(t *testing.T) {
-	t.Parallel()
+// hugeInput is 5 MB of agent output with two signals per chunk, then a
+// 1 MB line full of "<" and MEMORY look-alikes. It returns the input and
+// the number of signals it holds.
+func hugeInput() (string, int) {
 	var b strings.Builder
 	chunk := "Running tests... ok  \tgithub.com/x/y\t0.12s  <html> a < b > c\n" +
 		"MEMORY:pattern:Table tests with t.Run\n" +
@@ -183,24 +184,27 @@ func TestParseHugeInputIsFast(t *testing.T) {
 		b.WriteString(chunk)
 		n++
 	}
-	// A line of 1 MB full of "<" and MEMORY look-alikes.
 	b.WriteString(strings.Repeat("<a NOMEMORY:x ", 1<<20/14) + "\n")
-	in := b.String()
-	Parse(in) // warm up
-	best := time.Hour
-	for range 3 {
-		start := time.Now()
-		sigs, probs := Parse(in)
-		if d := time.Since(start); d < best {
-			best = d
-		}
-		if len(sigs) != 2*n || len(probs) != 0 {
-			t.Fatalf("want %d signals and no problems, got %d and %d", 2*n, len(sigs), len(probs))
-		}
+	return b.String(), 2 * n
+}
+
+// TestParseHugeInput checks what is found in a huge input: the signals of
+// every chunk, and nothing in the look-alikes (quoted MEMORY:, NOMEMORY:,
+// stray "<"). How fast it goes is BenchmarkParseHuge's business.
+func TestParseHugeInput(t *testing.T) {
+	t.Parallel()
+	in, want := hugeInput()
+	sigs, probs := Parse(in)
+	if len(sigs) != want || len(probs) != 0 {
+		t.Fatalf("want %d signals and no problems, got %d and %d", want, len(sigs), len(probs))
 	}
-	t.Logf("parsed %d MB in %v", len(in)>>20, best)
-	if best > 200*time.Millisecond && !testing.Short() && !raceEnabled {
-		t.Errorf("parsing %d bytes took %v, want < 200ms", len(in), best)
+}
+
+func BenchmarkParseHuge(b *testing.B) {
+	in, _ := hugeInput()
+	b.SetBytes(int64(len(in)))
+	for b.Loop() {
+		Parse(in)
 	}
 }
 
@@ -266,5 +270,27 @@ files: a.go
 	hm := Signal{Kind: KindFailureReport, Fields: map[string]string{"error": "e", "next": "n"}}.Memory("p")
 	if hm.Type != "failure" || hm.Content != "**Error:** e\n**Next:** n" || hm.Title != "Failed: e" || !hm.HasTag("failure-report") {
 		t.Errorf("hand-made failure memory = %+v", hm)
+	}
+}
+
+// A derived title is cut at 100 bytes; a secret there must be redacted
+// before the cut, or its cut prefix no longer looks like a secret and stays
+// in the title. Tried: a MEMORY: line, a <learning>, a failure report's
+// error line, each with a token across byte 100.
+func TestDerivedTitlesAreRedactedBeforeTheCut(t *testing.T) {
+	t.Parallel()
+	token := "gh" + "p_" + strings.Repeat("aB3dE6gH9k", 4)[:36]
+	pad := strings.Repeat("word ", 18)
+	in := "MEMORY:note:" + pad + token + " rest\n" +
+		"<learning>" + pad + token + "</learning>\n" +
+		"<failure-report>\nerror: " + pad + token + "\napproach: retried\n</failure-report>\n"
+	sigs, probs := Parse(in)
+	if len(sigs) != 3 || len(probs) != 0 {
+		t.Fatalf("got %d signals, problems %+v", len(sigs), probs)
+	}
+	for _, s := range sigs {
+		if strings.Contains(s.Title, token[:6]) || strings.Contains(s.Memory("p").Title, token[:6]) {
+			t.Errorf("%s title %q holds part of the secret", s.Kind, s.Title)
+		}
 	}
 }

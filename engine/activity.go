@@ -47,6 +47,9 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 		if err := checkLine("session", u.Session, cairn.MaxNameBytes); err != nil {
 			return err
 		}
+		if e.redact != nil {
+			u.Session = e.redact(u.Session)
+		}
 		if u.At.IsZero() {
 			u.At = e.Now()
 		}

@@ -113,11 +113,13 @@ func TestNowIsUTCToTheMillisecond(t *testing.T) {
 
 func TestRedactAppliesOnEveryWritePath(t *testing.T) {
 	t.Parallel()
-	redact := func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED]") }
+	redact := func(s string) string { return strings.ReplaceAll(s, "hunter2", "[REDACTED:pw]") }
 	e := engine.New(newStore(t), &engine.Options{Redact: redact})
 	ctx := t.Context()
 
-	added, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Title: "pw hunter2", Key: "k-hunter2", Content: "the password is hunter2"})
+	added, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Title: "pw hunter2", Key: "k-hunter2", Content: "the password is hunter2",
+		Type: "note-hunter2", Tags: []string{"ok", "pw:hunter2"}, FileRefs: []string{"conf/hunter2.env"},
+		Agent: "a-hunter2", Hat: "h-hunter2", TaskID: "t-hunter2", SessionID: "s-hunter2"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,17 +143,61 @@ func TestRedactAppliesOnEveryWritePath(t *testing.T) {
 		t.Fatalf("%d memories, want 3", len(ms))
 	}
 	for _, m := range ms {
-		for _, f := range []string{m.Title, m.Key, m.Content} {
+		fields := append([]string{m.Title, m.Key, m.Content, m.Type, m.Agent, m.Hat, m.TaskID, m.SessionID}, m.Tags...)
+		for _, f := range append(fields, m.FileRefs...) {
 			if strings.Contains(f, "hunter2") {
 				t.Errorf("memory %s stores the secret: %q", m.ID, f)
 			}
 		}
 	}
+	if err := e.RecordUse(ctx, []string{added.Memory.ID}, "s-hunter2"); err != nil {
+		t.Fatal(err)
+	}
+	acts, _, err := e.FindActivity(ctx, cairn.ActivityFilter{Project: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range acts {
+		if strings.Contains(a.SessionID+a.Detail, "hunter2") {
+			t.Errorf("activity %+v stores the secret", a)
+		}
+	}
 	if hits, err := e.Search(ctx, cairn.Query{Project: "p", Text: "hunter2"}); err != nil || len(hits) != 0 {
 		t.Errorf("Search(secret) = %d hits, %v; want none", len(hits), err)
 	}
-	if m, err := e.FindMemoryByID(ctx, added.Memory.ID); err != nil || m.Key != "k-[REDACTED]" {
-		t.Errorf("key %q, %v", m.Key, err)
+	m, err := e.FindMemoryByID(ctx, added.Memory.ID)
+	if err != nil || m.Key != "k-[REDACTED:pw]" {
+		t.Fatalf("key %q, %v", m.Key, err)
+	}
+	// Names cannot hold "[REDACTED:pw]": the marker becomes "redacted:pw".
+	if m.Type != "note-redacted:pw" || !slices.Equal(m.Tags, []string{"ok", "pw:redacted:pw"}) {
+		t.Errorf("type %q, tags %q", m.Type, m.Tags)
+	}
+}
+
+// TestOversizedContentIsRefusedBeforeRedaction: content, titles and names
+// over their limits are refused without being handed to the redaction,
+// whose cost grows with the text.
+func TestOversizedContentIsRefusedBeforeRedaction(t *testing.T) {
+	t.Parallel()
+	redact := func(s string) string {
+		if len(s) > cairn.MaxContentBytes {
+			t.Errorf("redaction read %d bytes", len(s))
+		}
+		return s
+	}
+	e := engine.New(newStore(t), &engine.Options{Redact: redact})
+	big := strings.Repeat("sk-", 1<<20)
+	for _, m := range []*cairn.Memory{
+		{Project: "p", Content: big},
+		{Project: "p", Content: "x", Title: big},
+		{Project: "p", Content: "x", SessionID: big},
+		{Project: "p", Content: "x", Tags: []string{big}},
+		{Project: "p", Content: "x", FileRefs: []string{big}},
+	} {
+		if _, err := e.AddMemory(t.Context(), m); cairn.ErrorCode(err) != cairn.EINVALID || !strings.Contains(err.Error(), "more than the limit") {
+			t.Errorf("AddMemory = %v, want EINVALID over the limit", err)
+		}
 	}
 }
 

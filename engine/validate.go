@@ -2,6 +2,7 @@ package engine
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -18,7 +19,7 @@ func checkText(field, s string, max int) error {
 		return cairn.Errorf(cairn.EINVALID, "%s contains a NUL byte; binary data cannot be stored as a memory", field)
 	}
 	if len(s) > max {
-		return cairn.Errorf(cairn.EINVALID, "%s is %d bytes, more than the limit of %d; split it or store a summary", field, len(s), max)
+		return sizeError(field, len(s), max)
 	}
 	return nil
 }
@@ -79,13 +80,88 @@ func normalizeRefs(refs []string) ([]string, error) {
 		if r == "" || seen[r] {
 			continue
 		}
-		if err := checkLine("file reference", r, 1024); err != nil {
+		if err := checkLine("file reference", r, maxFileRefBytes); err != nil {
 			return nil, err
 		}
 		seen[r] = true
 		out = append(out, r)
 	}
 	return out, nil
+}
+
+// checkSizes refuses a memory whose text fields, tags or file references
+// are over their limits, without reading the text.
+func checkSizes(m *cairn.Memory) error {
+	if len(m.Content) > cairn.MaxContentBytes {
+		return sizeError("content", len(m.Content), cairn.MaxContentBytes)
+	}
+	if len(m.Title) > cairn.MaxTitleBytes {
+		return sizeError("title", len(m.Title), cairn.MaxTitleBytes)
+	}
+	for _, f := range []struct{ name, v string }{
+		{"key", m.Key}, {"type", m.Type}, {"agent", m.Agent}, {"hat", m.Hat}, {"task", m.TaskID}, {"session", m.SessionID},
+	} {
+		if len(f.v) > cairn.MaxNameBytes {
+			return sizeError(f.name, len(f.v), cairn.MaxNameBytes)
+		}
+	}
+	if len(m.Tags) > cairn.MaxTags {
+		return cairn.Errorf(cairn.EINVALID, "%d tags is more than the limit of %d", len(m.Tags), cairn.MaxTags)
+	}
+	if len(m.FileRefs) > cairn.MaxFileRefs {
+		return cairn.Errorf(cairn.EINVALID, "%d file references is more than the limit of %d", len(m.FileRefs), cairn.MaxFileRefs)
+	}
+	for _, t := range m.Tags {
+		if len(t) > cairn.MaxNameBytes {
+			return sizeError("tag", len(t), cairn.MaxNameBytes)
+		}
+	}
+	for _, r := range m.FileRefs {
+		if len(r) > maxFileRefBytes {
+			return sizeError("file reference", len(r), maxFileRefBytes)
+		}
+	}
+	return nil
+}
+
+func sizeError(field string, n, max int) error {
+	return cairn.Errorf(cairn.EINVALID, "%s is %d bytes, more than the limit of %d; split it or store a summary", field, n, max)
+}
+
+// maxFileRefBytes bounds one file reference.
+const maxFileRefBytes = 1024
+
+// redactMemory applies the engine's redaction to every text a memory
+// stores: content, title, key, type, tags, file references and the
+// provenance fields. Type and tags are names of a restricted alphabet, so a
+// marker "[REDACTED:kind]" in them becomes "redacted:kind". The id, the
+// project and superseded_by are references, not text, and are kept.
+func (e *Engine) redactMemory(m *cairn.Memory) {
+	if e.redact == nil {
+		return
+	}
+	for _, f := range []*string{&m.Content, &m.Title, &m.Key, &m.Agent, &m.Hat, &m.TaskID, &m.SessionID} {
+		*f = e.redact(*f)
+	}
+	m.Type = e.redactName(m.Type)
+	m.Tags = slices.Clone(m.Tags)
+	for i, t := range m.Tags {
+		m.Tags[i] = e.redactName(t)
+	}
+	m.FileRefs = slices.Clone(m.FileRefs)
+	for i, r := range m.FileRefs {
+		m.FileRefs[i] = e.redact(r)
+	}
+}
+
+// redactName redacts a type or tag name, turning each "[REDACTED:kind]"
+// marker into "redacted:kind", which a name may hold.
+func (e *Engine) redactName(n string) string {
+	r := e.redact(n)
+	if r == n {
+		return n
+	}
+	return strings.NewReplacer("[REDACTED:", "redacted:", "]", "").Replace(r)
 }
 
 // normalize validates m for storage and fills defaults. It does not touch
@@ -123,11 +199,11 @@ func (e *Engine) normalize(m *cairn.Memory) error {
 	default:
 		return cairn.Errorf(cairn.EINVALID, "source %q is not valid: use explicit, automatic, extracted or imported", m.Source)
 	}
-	if e.redact != nil {
-		m.Content = e.redact(m.Content)
-		m.Title = e.redact(m.Title)
-		m.Key = e.redact(m.Key)
+	// Sizes first: a text over its limit is refused before redaction reads it.
+	if err := checkSizes(m); err != nil {
+		return err
 	}
+	e.redactMemory(m)
 	if err := checkText("content", m.Content, cairn.MaxContentBytes); err != nil {
 		return err
 	}

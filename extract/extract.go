@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // Prompt is the system prompt sent with every extraction request.
@@ -429,7 +430,7 @@ func toMemory(it answerItem) (*cairn.Memory, bool) {
 	}
 	title := strings.Join(strings.Fields(it.Title), " ")
 	if title == "" || len(title) > cairn.MaxTitleBytes || !utf8.ValidString(title) {
-		title = cairn.TitleFromContent(content)
+		title = cairn.TitleFromContent(redact.Text(content)) // redacted before it is cut
 	}
 	var tags []string
 	seen := map[string]bool{}

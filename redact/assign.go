@@ -209,6 +209,15 @@ func (sc *scanner) assign(i int) {
 	// '&' separates query parameters; elsewhere it may be part of a password.
 	query := kStart > 0 && (s[kStart-1] == '?' || s[kStart-1] == '&')
 	ve := v
+	if connectionString(s, kStart) && !colon {
+		// Key=value; pairs: the value runs to the ';', blanks included.
+		for ve < len(s) && s[ve] != ';' && s[ve] != '\n' && s[ve] != '\r' && !isQuote(s[ve]) {
+			ve++
+		}
+		for ve > v && isHSpace(s[ve-1]) {
+			ve--
+		}
+	}
 	for ve < len(s) && !valueStop(s[ve]) || ve < len(s) && s[ve] == '&' && !query && !paramFollows(s[ve+1:]) {
 		ve++
 	}
@@ -249,6 +258,15 @@ func (sc *scanner) assign(i int) {
 		}
 	}
 	sc.add(v, ve, kind, prioAssign)
+}
+
+// connectionString reports whether the key at k follows a ';', as in the
+// Key=value;Key=value pairs of a database connection string.
+func connectionString(s string, k int) bool {
+	for k > 0 && s[k-1] == ' ' {
+		k--
+	}
+	return k > 0 && s[k-1] == ';'
 }
 
 // paramFollows reports whether s starts with "name=", as after the '&' of a
@@ -383,7 +401,7 @@ func isPlaceholder(v string) bool {
 	case '$', '<':
 		return true
 	case '%':
-		return strings.IndexByte(v[1:], '%') >= 0
+		return isPercentVar(v)
 	case '{':
 		return strings.HasPrefix(v, "{{")
 	case '#':
@@ -415,6 +433,21 @@ func isPlaceholder(v string) bool {
 	return placeholderWords[string(lowerInto(buf[:0], v))]
 }
 
+// isPercentVar reports whether v starts with a Windows variable reference,
+// %NAME%; percent-encoded bytes (%2B%3D) are not one.
+func isPercentVar(v string) bool {
+	k := strings.IndexByte(v[1:], '%') + 1
+	if k < 2 || !is(v[1], fUpper|fLower|fUnder) {
+		return false
+	}
+	for i := 1; i < k; i++ {
+		if !is(v[i], fWord) {
+			return false
+		}
+	}
+	return true
+}
+
 func hasSuffixFold(s, suffix string) bool {
 	return len(s) >= len(suffix) && hasPrefixFold(s[len(s)-len(suffix):], suffix)
 }
@@ -443,6 +476,7 @@ var keywords = map[string]bool{
 	"and": true, "or": true, "if": true, "to": true, "of": true, "for": true,
 	"in": true, "on": true, "with": true, "see": true, "use": true,
 	"from": true, "field": true, "value": true, "type": true,
+	"flag": true, "option": true, "argument": true, "parameter": true, "prompt": true,
 }
 
 func isKeyword(v string) bool {

@@ -126,6 +126,40 @@ func secretCases() []secretCase {
 	add("url credentials", "url-credentials", "admin:fakepw99", "postgres://", "@db:5432/app")
 	add("url password only", "url-credentials", ":fakepw99", "redis://", "@cache:6379/0")
 	add("url credentials https", "url-credentials", "x-access-token:fake0123", "git clone https://", "@github.com/org/repo.git")
+	sasSig := "%2F" + b64url(40, 57) + "%2B" + alnum(6, 58) + "%3D"
+	add("azure sas sig in url", "secret-assignment", sasSig,
+		"https://fakeacct.blob.core.windows.net/backups/db.bak?sv=2022-11-02&ss=b&srt=o&sp=r&se=2025-01-01T00:00:00Z&spr=https&sig=", "")
+	add("azure sas token env", "secret-assignment", alnum(30, 59)+"%2B"+alnum(10, 60)+"%3D",
+		`AZURE_STORAGE_SAS_TOKEN="sv=2022-11-02&ss=bfqt&srt=sco&sp=rwdlacupiytfx&se=2025-06-01T00:00:00Z&sig=`, `"`)
+	mailgun := cat("ke", "y-", rnd("abcdefghijklmnopqrstuvwxyz0123456789", 31, 61), "7")
+	add("mailgun key bare", "mailgun-key", mailgun, "mailgun api key is ", ", rotate it")
+	add("mailgun key in curl --user", "mailgun-key", mailgun, "curl -s --user 'api:", "' https://api.mailgun.net/v3/mg.example.com/messages")
+	add("curl -u password", "cli-password", "Fak3-curl-pw", "curl -u deploy:", " https://ci.example.com/api")
+	add("databricks token", "databricks-token", cat("da", "pi", hexs(32, 62)), "export DATABRICKS_HOST=https://x.cloud.databricks.com\ndatabricks token ", "\n")
+	tg := cat("1234567", "89:", "AA", b64url(33, 63))
+	add("telegram bot token", "telegram-bot-token", tg, "bot token ", " from BotFather")
+	add("telegram bot token in url", "telegram-bot-token", tg, "curl https://api.telegram.org/bot", "/sendMessage -d chat_id=42")
+	add("mysql -p attached", "cli-password", "S3cretPw", "mysql -h db -u root -p", " app < dump.sql")
+	add("mysql -p letters only", "cli-password", "Secret", "mysqldump -uroot -p", " --all-databases")
+	add("redis-cli -a", "cli-password", "Fake-redis-9", "redis-cli -h cache -p 6379 -a ", " ping")
+	add("docker login -p", "cli-password", "Fake-dock-7", "docker login -u ci -p ", " registry.example.com")
+	add("--password space", "cli-password", "Fake-pw-42", "mongosh --username admin --password ", " mongodb://db")
+	add("--token space", "cli-password", "fk_"+alnum(20, 64), "gh-runner config --token ", " --url x")
+	add("sshpass -p", "cli-password", "Fake-ssh-3", "sshpass -p '", "' ssh deploy@host")
+	add("netrc one line", "netrc-password", "Fake-netrc-5", "machine api.example.com login bob password ", "\n")
+	add("netrc lines", "netrc-password", "fake"+hexs(36, 65), "machine git.example.com\n  login bot\n  password ", "\n")
+	add("pgpass line", "pgpass-password", "Fake\\:pg\\:pw", "# ~/.pgpass\ndb.example.com:5432:app:app_user:", "\n")
+	add("pgpass wildcard", "pgpass-password", "fakepgpw77", "*:*:*:postgres:", "")
+	add("sql server connection string", "password-assignment", "Fake Pw 12!",
+		"Server=tcp:db.example.com,1433;Database=app;User Id=sa;Password=", ";Encrypt=true;")
+	add("docker hub token", "docker-hub-token", cat("dckr", "_pat_", b64url(27, 66)), "DOCKERHUB ", "")
+	add("supabase token", "supabase-token", cat("sb", "p_", hexs(40, 67)), "supabase login --token ", "")
+	add("langsmith key", "langsmith-key", cat("lsv2", "_pt_", hexs(32, 68), "_", hexs(10, 69)), "LANGSMITH ", "")
+	add("tavily key", "tavily-key", cat("tv", "ly-", mixed(32, 70)), "tavily ", "")
+	add("newrelic key", "newrelic-key", cat("NR", "AK-", strings.ToUpper(alnum(27, 71))), "newrelic ", "")
+	add("base64 of a secret", "high-entropy", base64.StdEncoding.EncodeToString([]byte("DB_PASSWORD="+alnum(16, 72)+"\n")), "echo ", " | base64 -d")
+	add("kubeconfig client key data", "high-entropy", base64.StdEncoding.EncodeToString([]byte(cat("-----BEGIN RSA ", "PRIVATE KEY-----\n", b64(64, 73), "\n-----END RSA PRIVATE KEY-----\n"))),
+		"users:\n- name: admin\n  user:\n    client-key-data: ", "\n")
 	add("high entropy", "high-entropy", mixed(48, 56), "session cookie ", " (from devtools)")
 	add("high entropy base64", "high-entropy", "Zm9v"+b64(60, 57)+"==", "blob: ", "")
 	return cs
@@ -182,5 +216,33 @@ func lookalikes() []string {
 		"hex " + strings.ToUpper(hexs(40, 113)) + hexs(40, 114) + " mixed-case pure hex",
 		"const maxPasswordLen = 72 // bcrypt limit; passwordHash := hash(pw)",
 		"ok  \tgithub.com/cairn-dev/cairn/redact\t0.123s\nPASS: 12 FAIL: 0",
+		// Base64 of text: prose, a JSON fixture, a public certificate.
+		"payload: " + base64.StdEncoding.EncodeToString([]byte("The quick brown fox jumps over the lazy dog, then naps in the sun.")),
+		`fixture = "` + base64.URLEncoding.EncodeToString([]byte(`{"name":"fixture","values":[1,2,3],"nested":{"a":"b","ok":true}}`)) + `"`,
+		"clusters:\n- cluster:\n    certificate-authority-data: " + base64.StdEncoding.EncodeToString([]byte(
+			"-----BEGIN CERTIFICATE-----\n"+b64(64, 115)+"\n"+b64(64, 116)+"\n"+b64(20, 117)+"=\n-----END CERTIFICATE-----\n")) +
+			"\n    server: https://127.0.0.1:6443\n  name: kind-kind",
+		// CloudFront ids, AWS resource ids and ARNs.
+		"aws cloudfront create-invalidation --distribution-id E2QWRUHAPOMQZL --paths '/*'",
+		`{"Distribution": {"Id": "E2QWRUHAPOMQZL", "ARN": "arn:aws:cloudfront::123456789012:distribution/E2QWRUHAPOMQZL", "DomainName": "d111111abcdef8.cloudfront.net"}}`,
+		"CLOUDFRONT_DISTRIBUTION_ID=E2QWRUHAPOMQZL\nInvalidation I2J0I21PCUYOIK completed",
+		"instance i-0abcd1234efgh5678 in subnet-0123456789abcdef0, sg-0a1b2c3d4e5f67890",
+		// Lockfiles, checksums, ids.
+		"  resolved \"https://registry.yarnpkg.com/lodash/-/lodash-4.17.21.tgz#679591c564c3bffaae8454cf0b3df370c3d6911c\"",
+		`[[package]]` + "\nname = \"serde\"\nversion = \"1.0.197\"\nchecksum = \"" + hexs(64, 118) + "\"",
+		"pnpm-lock: resolution: {integrity: sha512-" + b64(86, 119) + "==}",
+		"Cargo.lock checksum " + hexs(64, 120) + " and poetry hash sha256:" + hexs(64, 121),
+		"trace_id=4bf92f3577b34da6a3ce929d0e0e4736 span_id=00f067aa0ba902b7",
+		"ULID 01ARZ3NDEKTSV4RRFFQ69G5FAV and KSUID 0ujtsYcgvSTl8PAuAdqWYSMnLOv",
+		// Command lines without secrets.
+		"mysql -u root -p app < dump.sql\nmysql -h db -P 3306 -u app -p\nredis-cli -h cache -p 6379 ping",
+		"docker run -p 8080:80 -e MODE=dev nginx:1.25\ndocker login -u ci --password-stdin registry.example.com",
+		"curl -u $USER:$TOKEN https://x && curl -u admin https://y\ngit commit -p\npsql --password\nkubectl logs -p pod/x",
+		"see the --password flag and the --token option; pass --api-key $KEY",
+		"machine api.example.com login bob\nlogin: bob password: <hidden>",
+		"12:30:45 build finished; localhost:5432 is up; db:5432:app",
+		"bot123:short and 123456789: not a token; https://api.telegram.org/bot<token>/getMe",
+		"key-value store, monkey-patching, hot-key-1234 and key-rotation-policy-2024",
+		"the databricks api docs: dapi tokens start with dapi",
 	}
 }

@@ -52,6 +52,16 @@
 //	vault-token         hvs. hvb. + 24+ of [A-Za-z0-9_-]
 //	postman-key         PMAK- + 40+ of [A-Za-z0-9-]
 //	age-secret-key      AGE-SECRET-KEY-1 + 50+ of [A-Z0-9]
+//	databricks-token    dapi + 32 hex
+//	mailgun-key         key- + 32 of [a-z0-9] with a digit
+//	docker-hub-token    dckr_pat_ + 27+ of [A-Za-z0-9_-]
+//	supabase-token      sbp_ + 40 hex
+//	langsmith-key       lsv2_pt_ lsv2_sk_ + 32+ of [0-9a-f_]
+//	tavily-key          tvly- + 32+ of [A-Za-z0-9_-] with upper, lower and digit
+//	newrelic-key        NRAK- + 27 of [A-Z0-9]
+//	telegram-bot-token  a bot id of 6–12 digits, ':', 35 of [A-Za-z0-9_-]
+//	                    with upper and lower case; also after "bot" in
+//	                    https://api.telegram.org/bot<token>/…
 //	jwt                 eyJ… . 10+ . any, base64url segments (up to five: JWE)
 //
 // Structures:
@@ -76,6 +86,21 @@
 //	                    whole parameter list
 //	bearer-token        "Bearer x" anywhere else, when x has 16+ bytes of
 //	                    [A-Za-z0-9._~+/=-] with a letter and a digit
+//	cli-password        the value of a password flag on a command line:
+//	                    mysql/mysqldump/mariadb -pVALUE (attached),
+//	                    redis-cli -a VALUE, sshpass -p VALUE, docker/podman/
+//	                    helm … login -p VALUE, curl -u / --user USER:VALUE,
+//	                    --password VALUE (any word) and --token, --secret,
+//	                    --api-key … VALUE (a word that looks like a
+//	                    credential, see below); not a next word that starts
+//	                    with '-' (--password-stdin) or is a placeholder or
+//	                    a prose word (flag, option, …). --key=VALUE is an
+//	                    assignment.
+//	netrc-password      the word after "password" in a .netrc entry, when
+//	                    "login WORD" comes right before it (same line or not)
+//	pgpass-password     the last field of a .pgpass line
+//	                    HOST:PORT:DATABASE:USER:PASSWORD (PORT digits or *,
+//	                    no blanks, \: escapes)
 //
 // Assignments: a key, optionally quoted, then '=', ':', ":=" or "=>", then
 // a value, quoted or bare. The key is matched case-insensitively, ignoring
@@ -96,7 +121,9 @@
 // Quoted values (", ', `; backslash escapes honoured; an unclosed quote runs
 // to the end of the line) are redacted between the quotes. Bare values run
 // to whitespace or one of " ' ` , ; ) ] } < > (and '&' in a query string or
-// before another name=). How much of a bare value is trusted depends on the
+// before another name=); after a ';' (connection strings such as
+// Server=…;User Id=…;Password=p w;) they run to the next ';', blanks
+// included. How much of a bare value is trusted depends on the
 // shape of the assignment:
 //
 //   - KEY=value with nothing around '=' (env files, --flag=value, query
@@ -111,7 +138,8 @@
 //     of 6+ bytes holding a digit or a symbol other than '_'.
 //
 // A value is never redacted when it is a placeholder: empty or a single
-// byte; "[REDACTED…"; a reference ($VAR, ${VAR}, $(cmd), %VAR%, {{ … }},
+// byte; "[REDACTED…"; a reference ($VAR, ${VAR}, $(cmd), %VAR% but not
+// percent-encoded bytes such as sig=%2Fab…%3D, {{ … }},
 // #{…}, <token>, <your key>); a mask of only x, X, *, ., -, _ (xxx, ***,
 // xxxx-xxxx); a value containing "...", "…" or "***" (a display hint such as
 // sk-...abcd); one starting with "your" or "replace" or ending in "_here" /
@@ -154,6 +182,10 @@
 // ("scheme://" with no blank since), so document ids in URL paths stay,
 // while credentials in URLs are caught by url-credentials and sensitive query
 // parameters (?token=, &sig=, X-Amz-Signature=) by the assignment rules.
+// Nor is base64 of printable text in which no secret is found (encoded
+// prose, JSON fixtures, a kubeconfig's certificate-authority-data): such a
+// run is decoded and scanned, and stays only when the decoded text is
+// clean. Base64 of a private key or of "PASSWORD=…" is redacted.
 //
 // Look-alikes therefore left alone include git SHAs (7–40 hex), SHA-256
 // digests, UUIDs, Go pseudo-versions (v0.0.0-20230129092748-24d4a6f8daec),
@@ -176,8 +208,11 @@
 // # Cost
 //
 // One pass over the bytes stops only at anchors (the first byte of a known
-// prefix at a word start, '=', ':', "-----BEGIN "); a second table-driven
-// pass looks at runs of 32+ token bytes. Ordinary 10 KB of code and prose
+// prefix at a word start, '=', ':', '-', a line break); a second
+// table-driven pass looks at runs of 32+ token bytes. Every step is linear
+// in the text: a candidate's body is read once even when candidates
+// overlap ("sk-sk-sk-…"), and look-backs are bounded or cached, so 1 MiB of
+// crafted input takes milliseconds (BenchmarkStringAdversarial). Ordinary 10 KB of code and prose
 // takes about 35–80 µs on a small, busy 2-core machine, without allocating;
 // text with secrets costs two to three times that, as the result is scanned
 // again.

@@ -1,8 +1,10 @@
 package redact
 
 import (
+	"encoding/base64"
 	"math"
 	"strings"
+	"unicode/utf8"
 )
 
 const (
@@ -92,7 +94,7 @@ func (sc *scanner) entropyPiece(a, b int) {
 			return
 		}
 	}
-	if wordiness(t) > maxWordiness || shannon(t) < entropyThreshold || sc.inURL(a) {
+	if wordiness(t) > maxWordiness || shannon(t) < entropyThreshold || sc.inURL(a) || isBase64OfText(t) {
 		return
 	}
 	sc.add(a, b, "high-entropy", prioEntropy)
@@ -161,4 +163,34 @@ func wordiness(t string) float64 {
 		i = j
 	}
 	return float64(inWords) / float64(len(t))
+}
+
+// isBase64OfText reports whether t is base64 (standard or URL alphabet,
+// padded or not) of printable UTF-8 text in which no secret is found:
+// encoded prose, JSON test fixtures, a kubeconfig's
+// certificate-authority-data (a PEM certificate). Random tokens decode to
+// binary bytes; the chance that 24 random bytes are all printable text is
+// below 1e-10. Base64 of text that holds a secret (a private key, a
+// password assignment) is not text of this kind and stays redacted.
+func isBase64OfText(t string) bool {
+	var dec []byte
+	var err error
+	switch {
+	case strings.ContainsAny(t, "-_"):
+		if strings.ContainsAny(t, "+/") {
+			return false
+		}
+		dec, err = base64.RawURLEncoding.DecodeString(strings.TrimRight(t, "="))
+	default:
+		dec, err = base64.RawStdEncoding.DecodeString(strings.TrimRight(t, "="))
+	}
+	if err != nil || !utf8.Valid(dec) {
+		return false
+	}
+	for _, r := range string(dec) {
+		if r < 0x20 && r != '\n' && r != '\r' && r != '\t' || r == 0x7f || r == utf8.RuneError {
+			return false
+		}
+	}
+	return len(detect(string(dec))) == 0
 }

@@ -200,6 +200,14 @@ func apply(work string, ps []piece, spans []span) (string, []piece) {
 	return b.String(), out
 }
 
+// Text returns text redacted as by [String], without the findings. Redact
+// a text before cutting it (to a title, a preview, a log line): a cut
+// secret no longer has the shape that identifies it.
+func Text(text string) string {
+	out, _ := String(text)
+	return out
+}
+
 // Contains reports whether [String] would change text, that is whether text
 // holds at least one secret or <private> span.
 func Contains(text string) bool {

@@ -1,6 +1,7 @@
 package redact
 
 import (
+	"math/bits"
 	"sort"
 	"strings"
 	"sync"
@@ -11,17 +12,18 @@ const (
 	fUpper uint16 = 1 << iota
 	fLower
 	fDigit
-	fUnder // _
-	fDash  // -
-	fDot   // .
-	fPlus  // +
-	fSlash // /
-	fEq    // =
-	fHex   // 0-9 a-f A-F
-	fSpace // space, tab, CR, LF, VT, FF
-	fKey   // may appear in an assignment key: A-Z a-z 0-9 _ . -
-	fB64   // may appear in a high-entropy run: A-Z a-z 0-9 + / = _ -
-	fTilde // ~
+	fUnder  // _
+	fDash   // -
+	fDot    // .
+	fPlus   // +
+	fSlash  // /
+	fEq     // =
+	fHex    // 0-9 a-f A-F
+	fSpace  // space, tab, CR, LF, VT, FF
+	fKey    // may appear in an assignment key: A-Z a-z 0-9 _ . -
+	fB64    // may appear in a high-entropy run: A-Z a-z 0-9 + / = _ -
+	fTilde  // ~
+	fNotHex // anything but 0-9 a-f A-F
 
 	fAlnum   = fUpper | fLower | fDigit
 	fWord    = fAlnum | fUnder
@@ -65,6 +67,11 @@ func fillCtab() {
 	ctab['/'] |= fSlash | fB64
 	ctab['='] |= fEq | fB64
 	ctab['~'] |= fTilde
+	for c := range ctab {
+		if ctab[c]&fHex == 0 {
+			ctab[c] |= fNotHex
+		}
+	}
 	for _, c := range " \t\r\n\v\f" {
 		ctab[c] |= fSpace
 	}
@@ -102,26 +109,46 @@ type scanner struct {
 	// before it are inside that value and are not examined again.
 	horizon int
 	// runs caches the last run found per byte-class mask (see runEnd).
-	runs [8]struct {
-		mask     uint16
-		from, to int
-	}
+	runs [8]run
 	// endFrom/endAt cache the last search for "-----END ": the first one at
 	// or after endFrom is at endAt (-1: none).
 	endFrom, endAt int
+	// cmd is the shell command of the last flag examined (see commandAt).
+	cmd command
 }
 
-// runEnd returns the end of the run of bytes of class mask starting at p.
-// Scans are cached per mask so that overlapping candidates (crafted input
-// like "sk-sk-sk-…") cost linear time in total.
-func (sc *scanner) runEnd(p int, mask uint16) int {
+// run is a maximal stretch s[from:to] of bytes of one class mask, with the
+// last offset at which each byte-class bit occurs in it.
+type run struct {
+	mask     uint16
+	from, to int
+	last     [16]int
+}
+
+// flagsFrom returns the union of the byte classes of s[p:r.to].
+func (r *run) flagsFrom(p int) uint16 {
+	var f uint16
+	for b := range r.last {
+		if r.last[b] >= p {
+			f |= 1 << b
+		}
+	}
+	return f
+}
+
+// runEnd returns the end of the run of bytes of class mask starting at p,
+// and the union of the byte classes of s[p:end]. Runs are cached per mask,
+// with where each class last occurs, so that overlapping candidates
+// (crafted input like "sk-sk-sk-…", where every "sk-" starts a candidate
+// that extends to the end) cost linear time in total, checks included.
+func (sc *scanner) runEnd(p int, mask uint16) (int, uint16) {
 	s := sc.s
 	slot := -1
 	for k := range sc.runs {
 		r := &sc.runs[k]
 		if r.mask == mask {
 			if r.from <= p && p <= r.to {
-				return r.to
+				return r.to, r.flagsFrom(p)
 			}
 			slot = k
 			break
@@ -131,15 +158,23 @@ func (sc *scanner) runEnd(p int, mask uint16) int {
 			break
 		}
 	}
-	e := p
-	for e < len(s) && ctab[s[e]]&mask != 0 {
-		e++
-	}
 	if slot < 0 {
 		slot = int(mask) % len(sc.runs)
 	}
-	sc.runs[slot].mask, sc.runs[slot].from, sc.runs[slot].to = mask, p, e
-	return e
+	r := &sc.runs[slot]
+	r.mask, r.from = mask, p
+	for b := range r.last {
+		r.last[b] = -1
+	}
+	e := p
+	for e < len(s) && ctab[s[e]]&mask != 0 {
+		for f := ctab[s[e]]; f != 0; f &= f - 1 {
+			r.last[bits.TrailingZeros16(f)] = e
+		}
+		e++
+	}
+	r.to = e
+	return e, r.flagsFrom(p)
 }
 
 func (sc *scanner) add(start, end int, kind string, prio int8) {
@@ -151,6 +186,7 @@ func (sc *scanner) add(start, end int, kind string, prio int8) {
 
 func (sc *scanner) scan() {
 	s := sc.s
+	sc.pgpass(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !anchor[c] {
@@ -168,6 +204,8 @@ func (sc *scanner) scan() {
 				if end := sc.url(i); end > i {
 					i = end - 1
 				}
+			} else if end := sc.telegram(i); end > i {
+				i = end - 1
 			} else {
 				sc.assign(i)
 			}
@@ -178,7 +216,11 @@ func (sc *scanner) scan() {
 				if end := sc.pem(i); end > i {
 					i = end - 1
 				}
+			} else if i > 0 && isHSpace(s[i-1]) {
+				sc.flag(i)
 			}
+		case '\n':
+			sc.pgpass(i + 1)
 		}
 	}
 }
@@ -236,14 +278,17 @@ type prefixRule struct {
 	kind     string
 	body     uint16 // classes allowed after the prefix
 	min, max int    // body length bounds; max 0 means unbounded
-	check    func(body string) bool
-	special  int // specialJWT or specialBearer: replaces the generic body match
+	// check, when set, must accept the body; f is the union of the byte
+	// classes of body.
+	check   func(body string, f uint16) bool
+	special int // specialJWT or specialBearer: replaces the generic body match
 }
 
 const (
 	specialNone = iota
 	specialJWT
 	specialBearer
+	specialNetrc
 )
 
 var (
@@ -251,31 +296,17 @@ var (
 	prefixRules [256][]prefixRule
 )
 
-func hasMix(s string) bool {
-	var f uint16
-	for i := 0; i < len(s); i++ {
-		f |= ctab[s[i]]
-	}
+// Body checks of prefix rules, on the union f of the body's byte classes.
+
+func hasMix(_ string, f uint16) bool {
 	return f&fUpper != 0 && f&fLower != 0 && f&fDigit != 0
 }
 
-func hasUpperLower(s string) bool {
-	var f uint16
-	for i := 0; i < len(s); i++ {
-		f |= ctab[s[i]]
-	}
-	return f&fUpper != 0 && f&fLower != 0
-}
+func hasUpperLower(_ string, f uint16) bool { return f&fUpper != 0 && f&fLower != 0 }
 
-func isLowerHex(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f') {
-			return false
-		}
-	}
-	return true
-}
+func hasDigit(_ string, f uint16) bool { return f&fDigit != 0 }
+
+func isLowerHex(f uint16) bool { return f&(fUpper|fNotHex) == 0 }
 
 func fillPrefixRules() {
 	rules := []prefixRule{
@@ -306,8 +337,8 @@ func fillPrefixRules() {
 		{prefix: "sk-proj-", kind: "openai-key", body: fB64URL, min: 20},
 		{prefix: "sk-svcacct-", kind: "openai-key", body: fB64URL, min: 20},
 		{prefix: "sk-admin-", kind: "openai-key", body: fB64URL, min: 20},
-		{prefix: "sk-", kind: "openai-key", body: fB64URL, min: 20, check: func(b string) bool {
-			return hasMix(b) || len(b) >= 32 && isLowerHex(b)
+		{prefix: "sk-", kind: "openai-key", body: fB64URL, min: 20, check: func(b string, f uint16) bool {
+			return hasMix(b, f) || len(b) >= 32 && isLowerHex(f)
 		}},
 		{prefix: "hf_", kind: "huggingface-token", body: fAlnum, min: 30, check: hasUpperLower},
 		{prefix: "gsk_", kind: "groq-key", body: fAlnum, min: 40},
@@ -333,7 +364,7 @@ func fillPrefixRules() {
 		// Twilio API key SID.
 		{prefix: "SK", kind: "twilio-key", body: fHex, min: 32, max: 32},
 		// SendGrid: SG.<22>.<43>.
-		{prefix: "SG.", kind: "sendgrid-key", body: fB64URL | fDot, min: 33, check: func(b string) bool {
+		{prefix: "SG.", kind: "sendgrid-key", body: fB64URL | fDot, min: 33, check: func(b string, _ uint16) bool {
 			k := strings.IndexByte(b, '.')
 			return k >= 16 && len(b)-k-1 >= 16 && strings.IndexByte(b[k+1:], '.') < 0
 		}},
@@ -353,8 +384,20 @@ func fillPrefixRules() {
 		{prefix: "hvb.", kind: "vault-token", body: fB64URL, min: 24},
 		{prefix: "PMAK-", kind: "postman-key", body: fAlnum | fDash, min: 40},
 		{prefix: "AGE-SECRET-KEY-1", kind: "age-secret-key", body: fUpAlnum, min: 50},
+		// Databricks personal access tokens.
+		{prefix: "dapi", kind: "databricks-token", body: fHex, min: 32, max: 32},
+		// Mailgun API keys (the older "key-" form).
+		{prefix: "key-", kind: "mailgun-key", body: fLower | fDigit, min: 32, max: 32, check: hasDigit},
+		// Docker Hub, Supabase, LangSmith, Tavily, New Relic.
+		{prefix: "dckr_pat_", kind: "docker-hub-token", body: fB64URL, min: 27},
+		{prefix: "sbp_", kind: "supabase-token", body: fHex, min: 40, max: 40},
+		{prefix: "lsv2_pt_", kind: "langsmith-key", body: fHex | fUnder, min: 32},
+		{prefix: "lsv2_sk_", kind: "langsmith-key", body: fHex | fUnder, min: 32},
+		{prefix: "tvly-", kind: "tavily-key", body: fB64URL, min: 32, check: hasMix},
+		{prefix: "NRAK-", kind: "newrelic-key", body: fUpAlnum, min: 27, max: 27},
 		// Structural anchors.
 		{prefix: "eyJ", special: specialJWT},
+		{prefix: "password", special: specialNetrc},
 		{prefix: "Be", special: specialBearer},
 		{prefix: "be", special: specialBearer},
 		{prefix: "BE", special: specialBearer},
@@ -367,6 +410,7 @@ func fillPrefixRules() {
 	anchor[':'] = true
 	anchor['='] = true
 	anchor['-'] = true
+	anchor['\n'] = true
 }
 
 // prefix tries the fixed-prefix rules at i (a word start). It returns the end
@@ -382,10 +426,13 @@ func (sc *scanner) prefix(i int) int {
 		}
 		if r.special != specialNone {
 			end := i
-			if r.special == specialJWT {
+			switch r.special {
+			case specialJWT:
 				end = sc.jwt(i)
-			} else {
+			case specialBearer:
 				end = sc.bearer(i)
+			case specialNetrc:
+				end = sc.netrc(i)
 			}
 			if end > i {
 				return end
@@ -393,7 +440,8 @@ func (sc *scanner) prefix(i int) int {
 			continue
 		}
 		b := len(r.prefix)
-		e := sc.runEnd(i+b, r.body) - i
+		e, f := sc.runEnd(i+b, r.body)
+		e -= i
 		n := e - b
 		if n < r.min || r.max > 0 && n > r.max {
 			continue
@@ -401,7 +449,7 @@ func (sc *scanner) prefix(i int) int {
 		if e < len(s) && isAlnum(s[e]) {
 			continue
 		}
-		if r.check != nil && !r.check(s[b:e]) {
+		if r.check != nil && !r.check(s[b:e], f) {
 			continue
 		}
 		sc.add(i, i+e, r.kind, prioSpecific)
@@ -417,7 +465,7 @@ func (sc *scanner) jwt(i int) int {
 	p := i
 	seg := func() int {
 		st := p
-		p = sc.runEnd(p, fB64URL)
+		p, _ = sc.runEnd(p, fB64URL)
 		return p - st
 	}
 	if seg() < 10 || p >= len(s) || s[p] != '.' {
@@ -453,12 +501,8 @@ func (sc *scanner) bearer(i int) int {
 		p++
 	}
 	st := p
-	p = sc.runEnd(p, fB64URL|fDot|fPlus|fSlash|fEq|fTilde)
+	p, f := sc.runEnd(p, fB64URL|fDot|fPlus|fSlash|fEq|fTilde)
 	tok := s[st:p]
-	var f uint16
-	for k := 0; k < len(tok); k++ {
-		f |= ctab[tok[k]]
-	}
 	if len(tok) < 16 || f&fDigit == 0 || f&(fUpper|fLower) == 0 || isPlaceholder(tok) {
 		return i
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // gateRE matches the commands of quality gates: tests, builds, linters.
@@ -94,11 +95,15 @@ func (x *Extractor) RestorePending(text string) error {
 	if err := json.Unmarshal([]byte(text), &st); err != nil {
 		return fmt.Errorf("transcript: pending state: %w", err)
 	}
+	// A state saved by an earlier version may hold secrets: redact it too.
 	for id, cmd := range st.Uses {
-		x.uses[id] = cmd
+		x.uses[id] = redact.Text(cmd)
 	}
 	for cmd, f := range st.Failing {
-		x.failing[cmd] = &failure{output: f.Output, files: f.Files}
+		for i := range f.Files {
+			f.Files[i] = redact.Text(f.Files[i])
+		}
+		x.failing[redact.Text(cmd)] = &failure{output: redact.Text(f.Output), files: f.Files}
 	}
 	return nil
 }
@@ -186,11 +191,13 @@ func (x *Extractor) Add(e Entry) []*cairn.Memory {
 			case "tool_use":
 				switch b.Name {
 				case "Bash":
-					if c := NormalizeCommand(b.Command); c != "" && IsGate(c) {
+					// Commands and their output are kept (in the pending
+					// state) and stored (in fixes): redacted from the start.
+					if c := NormalizeCommand(redact.Text(b.Command)); c != "" && IsGate(c) {
 						x.uses[b.ID] = c
 					}
 				case "Edit", "Write", "MultiEdit", "NotebookEdit":
-					f := x.relative(b.FilePath, e.CWD)
+					f := redact.Text(x.relative(b.FilePath, e.CWD))
 					x.addFile(f)
 					for _, fl := range x.failing {
 						if f != "" && !slices.Contains(fl.files, f) {
@@ -244,7 +251,7 @@ func (x *Extractor) signals(text string, e Entry) []*cairn.Memory {
 func (x *Extractor) result(cmd string, b Block, e Entry) *cairn.Memory {
 	if Failed(b.IsError, b.Text) {
 		if x.failing[cmd] == nil {
-			x.failing[cmd] = &failure{output: failingLines(b.Text)}
+			x.failing[cmd] = &failure{output: failingLines(redact.Text(b.Text))}
 		}
 		return nil
 	}
@@ -308,14 +315,29 @@ func failingLines(out string) string {
 	return sb.String()
 }
 
+// A text longer than n is redacted before it is cut: a secret cut in two
+// would no longer be recognised when the memory is stored.
 func cut(s string, n int) string {
 	if len(s) <= n {
+		return s
+	}
+	if s = redact.Text(s); len(s) <= n {
 		return s
 	}
 	for n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
 	return s[:n]
+}
+
+// shorten redacts s and cuts it to at most n runes, the last three "..."
+// when cut.
+func shorten(s string, n int) string {
+	s = redact.Text(s)
+	if utf8.RuneCountInString(s) > n {
+		s = strings.TrimSpace(cut(s, n-3)) + "..."
+	}
+	return s
 }
 
 // SessionKey is the key of a session's summary memory.
@@ -328,10 +350,7 @@ func (x *Extractor) Finish() *cairn.Memory {
 	if x.prompt == "" && len(x.files) == 0 && len(x.fixed) == 0 {
 		return nil
 	}
-	title := strings.Join(strings.Fields(x.prompt), " ")
-	if utf8.RuneCountInString(title) > 80 {
-		title = strings.TrimSpace(cut(title, 77)) + "..."
-	}
+	title := shorten(strings.Join(strings.Fields(x.prompt), " "), 80)
 	if title == "" {
 		title = "(no prompt)"
 	}

@@ -4,7 +4,6 @@ import (
 	"regexp"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -77,10 +76,7 @@ func Findings(text string) []string {
 // findingMemory turns one finding into a pitfall memory.
 func (x *Extractor) findingMemory(f string, e Entry) *cairn.Memory {
 	content := cut(f, 2000)
-	title := strings.Join(strings.Fields(strings.ReplaceAll(strings.SplitN(f, "\n", 2)[0], "**", "")), " ")
-	if utf8.RuneCountInString(title) > 80 {
-		title = strings.TrimSpace(cut(title, 77)) + "..."
-	}
+	title := shorten(strings.Join(strings.Fields(strings.ReplaceAll(strings.SplitN(f, "\n", 2)[0], "**", "")), " "), 80)
 	return &cairn.Memory{
 		Project:    x.Project,
 		Type:       "pitfall",

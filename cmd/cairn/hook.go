@@ -422,11 +422,13 @@ func (h *hookRun) log(err error) {
 	if event == "" {
 		event = "?"
 	}
+	event = redactSecrets(event)
 	session := ""
 	if h.p != nil && h.p.SessionID != "" {
-		session = " session " + h.p.SessionID
+		session = " session " + redactSecrets(h.p.SessionID)
 	}
-	msg := oneLine(err.Error())
+	// Redacted before it is cut: a cut secret is no longer recognised.
+	msg := redactSecrets(oneLine(err.Error()))
 	if len(msg) > 2000 {
 		msg = msg[:2000] + "…"
 	}

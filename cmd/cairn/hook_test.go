@@ -649,3 +649,24 @@ func TestBinaryHookStartsAServerThatStopsWhenIdle(t *testing.T) {
 		t.Errorf("want one server that stopped when idle; cairn.log:\n%s", log)
 	}
 }
+
+// The hook's log line is redacted: tried with a secret as the session id
+// (logged with a database that cannot be opened) and inside the error
+// message (an unknown event name).
+func TestHookLogLinesAreRedacted(t *testing.T) {
+	t.Parallel()
+	token := "gh" + "p_" + strings.Repeat("aB3dE6gH9k", 4)[:36]
+	c := newHookCLI(t)
+	c.db = filepath.Join(c.dir, "broken.db")
+	os.Mkdir(c.db, 0o755)
+	if r := c.hook(`{"session_id": "`+token+`", "prompt": "x"}`, "user-prompt-submit"); r.code != 0 {
+		t.Fatalf("hook: %v", r)
+	}
+	if r := c.raw(`{"prompt": "x"}`, "--db", c.db, "hook", "claude", "event-"+token); r.code != 0 {
+		t.Fatalf("hook: %v", r)
+	}
+	log := c.logText()
+	if len(splitLines(log)) != 2 || strings.Contains(log, token[:12]) || !strings.Contains(log, "[REDACTED:github-token]") {
+		t.Errorf("want 2 redacted log lines, got:\n%s", log)
+	}
+}

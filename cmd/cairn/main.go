@@ -363,10 +363,7 @@ func (s *session) Close() error {
 
 // redactSecrets removes secrets and <private> spans from text before it is
 // stored.
-func redactSecrets(s string) string {
-	out, _ := redact.String(s)
-	return out
-}
+func redactSecrets(s string) string { return redact.Text(s) }
 
 // errNoDatabase means a read found no database file: there is nothing to read.
 var errNoDatabase = errors.New("no database")

@@ -66,7 +66,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	var sigs []capture.Signal
 	switch event {
 	case "created":
-		mem.Type, mem.Key, mem.Content = "task_input", "task:"+task.v+":input", truncateRunes(text, maxTaskInputRunes)
+		mem.Type, mem.Key, mem.Content = "task_input", "task:"+task.v+":input", truncateRunes(redactSecrets(text), maxTaskInputRunes)
 	case "completed":
 		mem.Type, mem.Key, mem.Content = "task_result", "task:"+task.v+":result", taskResultContent(text, files.vals)
 		var probs []capture.Problem

@@ -1,5 +1,0 @@
-//go:build race
-
-package capture
-
-const raceEnabled = true
