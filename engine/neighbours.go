@@ -67,7 +67,7 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 			return nil, err
 		}
 		for _, m := range ms {
-			if part == "" && m.Scope != cairn.ScopeGlobal || part != "" && m.Project != q.Project {
+			if !inPartition(m, part, q.Project) {
 				continue // isolation is absolute, whatever the index says
 			}
 			lent, by := 0.0, ""

@@ -213,7 +213,7 @@ func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, 
 			return nil, err
 		}
 		for _, m := range ms {
-			if part == "" && m.Scope != cairn.ScopeGlobal || part != "" && m.Project != q.Project {
+			if !inPartition(m, part, q.Project) {
 				continue // isolation is absolute, whatever the index says
 			}
 			if !passes(m, q) {
@@ -480,4 +480,14 @@ func isWord(t string) bool {
 		}
 	}
 	return t != ""
+}
+
+// inPartition reports whether m may be returned from partition part to a
+// search of project: the global partition holds global-scope memories
+// only, a project's partition that project's only.
+func inPartition(m *cairn.Memory, part, project string) bool {
+	if part == "" {
+		return m.Scope == cairn.ScopeGlobal
+	}
+	return m.Project == project
 }

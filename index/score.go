@@ -82,30 +82,25 @@ var accPool sync.Pool
 // Release returns the scorer's buffers for reuse. The scorer must not be
 // used afterwards.
 func (s *Scorer) Release() {
-	if s.acc != nil {
-		for w, word := range s.hit {
-			for word != 0 {
-				b := bits.TrailingZeros64(word)
-				word &^= 1 << b
-				s.acc[int64(w)<<6|int64(b)] = 0
-			}
-		}
-		a := s.acc
-		accPool.Put(&a)
-		s.acc = nil
+	s.release(s.acc)
+	s.release(s.cov)
+	s.acc, s.cov = nil, nil
+}
+
+// release zeroes the entries of a dense accumulator that have a score and
+// pools it.
+func (s *Scorer) release(a []float32) {
+	if a == nil {
+		return
 	}
-	if s.cov != nil {
-		for w, word := range s.hit {
-			for word != 0 {
-				b := bits.TrailingZeros64(word)
-				word &^= 1 << b
-				s.cov[int64(w)<<6|int64(b)] = 0
-			}
+	for w, word := range s.hit {
+		for word != 0 {
+			b := bits.TrailingZeros64(word)
+			word &^= 1 << b
+			a[int64(w)<<6|int64(b)] = 0
 		}
-		c := s.cov
-		accPool.Put(&c)
-		s.cov = nil
 	}
+	accPool.Put(&a)
 }
 
 func getAcc(n int64) []float32 {
