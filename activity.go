@@ -40,7 +40,7 @@ type Activity struct {
 
 // ActivityFilter selects activity entries. Zero fields do not filter.
 type ActivityFilter struct {
-	Project   string // required
+	Project   string // required by Service methods; see Tx.FindActivity
 	MemoryID  string
 	SessionID string
 	Actions   []string  // any of

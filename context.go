@@ -33,6 +33,11 @@ type ContextRequest struct {
 	RelevantTypes []string
 	RelevantLimit int
 	MinRelevance  float64
+	// Floor: the relevant tier is empty unless the prompt's best match has
+	// at least this Strength (see Hit), and each relevant memory needs
+	// Relevance × that strength ≥ Floor/2. It makes a prompt that matches
+	// nothing well get nothing, rather than the best of weak matches.
+	Floor float64
 
 	Weights ContextWeights
 }
@@ -69,6 +74,7 @@ func DefaultContextRequest(project string) ContextRequest {
 		DynamicCount:       3,
 		RelevantLimit:      8,
 		MinRelevance:       0.25,
+		Floor:              0.4,
 		Weights: ContextWeights{
 			Relevance: 1, Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3,
 			TagMatch: 0.15, SameAgent: 0.1, SameTask: 0.15, RecencyMax: 0.1, RecencyPerDay: 0.002,
@@ -97,6 +103,10 @@ type ContextItem struct {
 	Tier    string
 	Score   float64
 	Reasons []ScoreReason
+	// Match is, for a relevant memory, its relevance on the scale that
+	// means the same for every prompt: Hit.Relevance times the match
+	// strength of the prompt's best memory (see ContextRequest.Floor).
+	Match float64
 }
 
 // ScoreReason is one component of a score.

@@ -45,6 +45,11 @@ type Hit struct {
 	// hold, in [0, 1].
 	Coverage float64
 	Match    float64 // Lexical adjusted by Coverage
+	// Strength is the share of the query's idf-weighted weight that the
+	// memory's own terms hold, in [0, 1]: unlike Relevance it means the
+	// same for every query, so that a floor can tell a real match from the
+	// best of weak ones. 0 for a memory found only through a neighbour.
+	Strength float64
 	// Lent is the share of a strong match's score that this memory gets
 	// as its neighbour in the same session or task; LentBy is that match.
 	Lent   float64

@@ -106,7 +106,9 @@ type Tx interface {
 	AppendActivity(ctx context.Context, as []Activity) error
 	// FindActivity returns the entries matching f, newest first (by At,
 	// then by insertion), at most f.Limit of them (0: no limit), and how
-	// many match in all.
+	// many match in all. An empty f.Project matches every project; the
+	// engine uses it only with a SessionID (a session's entries, whatever
+	// project their memories belong to).
 	FindActivity(ctx context.Context, f ActivityFilter) ([]Activity, int, error)
 
 	// FindIngestOffset returns how many bytes of the transcript source

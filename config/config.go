@@ -179,11 +179,16 @@ type DynamicTier struct {
 // static nor dynamic. MaxLimit caps what modes and keywords may raise Limit
 // to.
 type RelevantTier struct {
-	Enabled      bool     `json:"enabled"`
-	Limit        int      `json:"limit"`
-	MaxLimit     int      `json:"max_limit"`
-	MinRelevance float64  `json:"min_relevance"`
-	Types        []string `json:"types"`
+	Enabled      bool    `json:"enabled"`
+	Limit        int     `json:"limit"`
+	MaxLimit     int     `json:"max_limit"`
+	MinRelevance float64 `json:"min_relevance"`
+	// Floor is the match strength (cairn.Hit.Strength) the prompt's best
+	// memory must reach for any relevant memory to be injected; each
+	// memory then needs its relevance times that strength to reach half
+	// of it. 0 turns the floor off.
+	Floor float64  `json:"floor"`
+	Types []string `json:"types"`
 }
 
 // ScoringConfig holds the weights of seed 000's relevance score:
@@ -256,7 +261,7 @@ func Default() *Config {
 			Format:   "markdown",
 			Static:   StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
 			Dynamic:  DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
-			Relevant: RelevantTier{Enabled: true, Limit: 8, MaxLimit: 20, MinRelevance: 0.25, Types: []string{}},
+			Relevant: RelevantTier{Enabled: true, Limit: 8, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.4, Types: []string{}},
 		},
 		Scoring: ScoringConfig{
 			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,

@@ -113,6 +113,7 @@ func fixedLeaves() []leaf {
 		intLeaf("context.relevant.limit", 0, maxCount, func(c *Config) *int { return &c.Context.Relevant.Limit }),
 		intLeaf("context.relevant.max_limit", 0, maxCount, func(c *Config) *int { return &c.Context.Relevant.MaxLimit }),
 		floatLeaf("context.relevant.min_relevance", 0, 1, func(c *Config) *float64 { return &c.Context.Relevant.MinRelevance }),
+		floatLeaf("context.relevant.floor", 0, 1, func(c *Config) *float64 { return &c.Context.Relevant.Floor }),
 		listLeaf("context.relevant.types", checkTypeName, func(c *Config) *[]string { return &c.Context.Relevant.Types }),
 		boolLeaf("context.static.enabled", func(c *Config) *bool { return &c.Context.Static.Enabled }),
 		floatLeaf("context.static.min_constraint_confidence", 0, 1, func(c *Config) *float64 { return &c.Context.Static.MinConstraintConfidence }),

@@ -647,3 +647,23 @@ func BenchmarkRender(b *testing.B) {
 		})
 	}
 }
+
+// A title that only repeats the start of the content (a derived title,
+// maybe cut with an ellipsis) is not said twice; a title of its own is
+// kept.
+func TestItemsDoNotSayTheirTitleTwice(t *testing.T) {
+	t.Parallel()
+	for _, format := range []string{contextpack.FormatMarkdown, contextpack.FormatXML, contextpack.FormatJSON} {
+		res := contextpack.Render(contextpack.Request{Project: "p", Format: format, Sections: []contextpack.Section{{
+			Kind: "relevant", Title: "Relevant", Items: []contextpack.Item{
+				{ID: "a", Type: "pitfall", Title: "Errors wrap with fmt.Errorf and...", Content: "Errors wrap with fmt.Errorf and %w; never compare error strings.", Value: 1},
+				{ID: "b", Type: "decision", Title: "Postgres for sessions", Content: "One store to back up; the session table is small.", Value: 1},
+			}}}})
+		if n := strings.Count(res.Text, "Errors wrap with"); n != 1 {
+			t.Errorf("%s: the derived title is said %d times:\n%s", format, n, res.Text)
+		}
+		if !strings.Contains(res.Text, "Postgres for sessions") {
+			t.Errorf("%s: a title of its own was dropped:\n%s", format, res.Text)
+		}
+	}
+}

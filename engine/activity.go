@@ -15,7 +15,10 @@ import (
 // an agent's context in session: for each, one more use, last used now, and
 // seed 000's usage boost (confidence + cairn.UsageBoost, at most
 // cairn.MaxConfidence; a confidence already above it is kept), and a "used"
-// activity entry. It is one transaction and a targeted update: no memory
+// activity entry. A memory already used in the same (non-empty) session
+// gets the entry but neither the use nor the boost again: its use count
+// and confidence rise once per session in which it was shown, however
+// often it is shown there. It is one transaction and a targeted update: no memory
 // is rewritten and the search index is not touched. Repeated ids count
 // once; ids of memories that no longer exist (deleted since they were
 // selected) are skipped. An entry belongs to its memory's project (for a
@@ -61,9 +64,42 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 			if len(u.IDs) == 0 {
 				continue
 			}
-			projects, err := tx.TouchMemories(ctx, u.IDs, u.At, cairn.UsageBoost, cairn.MaxConfidence)
-			if err != nil {
-				return err
+			fresh := u.IDs
+			var again []string
+			if u.Session != "" {
+				shown, err := shownIn(ctx, tx, u.Session)
+				if err != nil {
+					return err
+				}
+				for _, a := range acts { // earlier uses of this batch
+					if a.SessionID == u.Session {
+						shown[a.MemoryID] = a.At
+					}
+				}
+				fresh = nil
+				for _, id := range u.IDs {
+					if _, ok := shown[id]; ok {
+						again = append(again, id)
+					} else {
+						fresh = append(fresh, id)
+					}
+				}
+			}
+			projects := map[string]string{}
+			if len(fresh) > 0 {
+				var err error
+				if projects, err = tx.TouchMemories(ctx, fresh, u.At, cairn.UsageBoost, cairn.MaxConfidence); err != nil {
+					return err
+				}
+			}
+			if len(again) > 0 {
+				ms, err := findByIDs(ctx, tx, again)
+				if err != nil {
+					return err
+				}
+				for _, m := range ms {
+					projects[m.ID] = m.Project
+				}
 			}
 			for _, id := range u.IDs {
 				if p, ok := projects[id]; ok {
@@ -220,4 +256,36 @@ func changedFields(a, b *cairn.Memory) []string {
 		}
 	}
 	return out
+}
+
+// shownIn returns the memories used (shown in a context) in session, with
+// when each was last shown.
+func shownIn(ctx context.Context, tx cairn.Tx, session string) (map[string]time.Time, error) {
+	acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{SessionID: session, Actions: []string{cairn.ActionUsed}})
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]time.Time, len(acts))
+	for _, a := range acts {
+		if a.At.After(out[a.MemoryID]) {
+			out[a.MemoryID] = a.At
+		}
+	}
+	return out, nil
+}
+
+// findByIDs returns the stored memories of ids; missing ones are skipped.
+func findByIDs(ctx context.Context, tx cairn.Tx, ids []string) ([]*cairn.Memory, error) {
+	var out []*cairn.Memory
+	for _, id := range ids {
+		m, err := tx.FindMemoryByID(ctx, id)
+		if cairn.ErrorCode(err) == cairn.ENOTFOUND {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, m)
+	}
+	return out, nil
 }

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/lexical"
@@ -37,12 +38,26 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 	sel := &cairn.ContextSelection{}
 	sc := newContextScorer(req)
 	seen := map[string]bool{}
+	var shown map[string]time.Time // memories already put into this session
+	if req.Session != "" {
+		err := e.store.View(ctx, func(tx cairn.Tx) error {
+			var err error
+			shown, err = shownIn(ctx, tx, req.Session)
+			return err
+		})
+		if err != nil {
+			return nil, err
+		}
+	}
 	keep := func(m *cairn.Memory) bool {
+		at, wasShown := shown[m.ID]
 		switch {
 		case seen[m.ID]:
 			return false
 		case req.Session != "" && m.SessionID == req.Session:
 			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "current session"})
+		case wasShown && !m.UpdatedAt.After(at):
+			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "already shown in this session"})
 		case m.SupersededBy != "":
 			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "superseded by " + m.SupersededBy})
 		case !m.Live(req.Now):
@@ -81,12 +96,21 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 		if err != nil {
 			return nil, err
 		}
+		strength := 0.0
+		for _, h := range hits {
+			strength = max(strength, h.Strength)
+		}
 		var rel []cairn.ContextItem
 		for _, h := range hits {
 			if seen[h.Memory.ID] || !keep(h.Memory) {
 				continue
 			}
+			if req.Floor > 0 && (strength < req.Floor || h.Relevance*strength < req.Floor/2) {
+				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: h.Memory.ID, Reason: fmt.Sprintf("below the relevance floor (match strength %.2f)", h.Relevance*strength), Score: round3(h.Relevance * strength)})
+				continue
+			}
 			it := sc.item(h.Memory, cairn.ContextRelevant, h.Relevance)
+			it.Match = round3(h.Relevance * strength)
 			if it.Score < req.MinRelevance {
 				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: h.Memory.ID, Reason: "below the relevance threshold", Score: it.Score})
 				continue

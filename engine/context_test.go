@@ -1,7 +1,10 @@
 package engine_test
 
 import (
+	"fmt"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -161,5 +164,135 @@ func TestSelectContextThresholdLeavesOutWeakMatches(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("no memory reported as below the threshold: %+v", sel.LeftOut)
+	}
+}
+
+func relevantIDs(sel *cairn.ContextSelection) []string {
+	var ids []string
+	for _, it := range sel.Items {
+		if it.Tier == cairn.ContextRelevant {
+			ids = append(ids, it.Memory.ID)
+		}
+	}
+	return ids
+}
+
+// A prompt that matches nothing well gets no relevant memory, rather than
+// the best of weak matches; one that names what a memory holds gets it.
+func TestContextFloorKeepsWeakMatchesOut(t *testing.T) {
+	t.Parallel()
+	e := rankingEngine(t, day0)
+	for i := range 30 {
+		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d on the billing export job and its retries", i)})
+	}
+	flaky := put(t, e, &cairn.Memory{Type: "pitfall", Content: "session_test.go is flaky when subtests share the fake clock"})
+	req := cairn.DefaultContextRequest("p")
+	req.StaticTypes, req.DynamicTypes = nil, nil
+	req.Prompt = "why is session_test.go flaky"
+	sel, err := e.SelectContext(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := relevantIDs(sel); len(ids) == 0 || ids[0] != flaky.ID {
+		t.Fatalf("a prompt about the flaky test got %v, want %s first", ids, flaky.ID)
+	}
+	if m := sel.Items[0].Match; m < req.Floor {
+		t.Errorf("the best item's match %v is below the floor %v", m, req.Floor)
+	}
+	// One shared word ("export") among words the project has never seen.
+	req.Prompt = "translate the onboarding wizard and export the strings to the localisation vendor"
+	if sel, err = e.SelectContext(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if ids := relevantIDs(sel); len(ids) != 0 {
+		t.Errorf("a prompt that matches nothing well got %v", ids)
+	}
+	found := false
+	for _, lo := range sel.LeftOut {
+		found = found || strings.HasPrefix(lo.Reason, "below the relevance floor")
+	}
+	if !found {
+		t.Errorf("left out %+v: want the weak matches named as below the floor", sel.LeftOut)
+	}
+	// Floor 0 turns it off: the best weak match comes back.
+	req.Floor = 0
+	if sel, err = e.SelectContext(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if ids := relevantIDs(sel); len(ids) == 0 {
+		t.Error("with the floor off, the weak matches are injected as before")
+	}
+}
+
+// A memory already put into a session is not put into it again while it
+// is unchanged; the next best takes its place. Its use and confidence
+// rise once per session.
+func TestContextShowsAMemoryOncePerSession(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	clock := day0
+	e := engine.New(newStore(t), &engine.Options{Now: func() time.Time {
+		mu.Lock()
+		defer mu.Unlock()
+		clock = clock.Add(time.Second)
+		return clock
+	}})
+	a := put(t, e, &cairn.Memory{Type: "pitfall", Content: "the payments webhook retries forever on a 500", Confidence: 0.6})
+	b := put(t, e, &cairn.Memory{Type: "fix", Content: "the payments webhook now stops retrying after five attempts"})
+	req := cairn.DefaultContextRequest("p")
+	req.StaticTypes, req.DynamicTypes = nil, nil
+	req.Prompt = "payments webhook retries"
+	req.Session = "s-1"
+	first, err := e.SelectContext(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := relevantIDs(first); len(ids) != 2 {
+		t.Fatalf("first context: %v, want both", ids)
+	}
+	if err := e.RecordUse(t.Context(), []string{a.ID}, "s-1"); err != nil {
+		t.Fatal(err)
+	}
+	second, err := e.SelectContext(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := relevantIDs(second); !slices.Equal(ids, []string{b.ID}) {
+		t.Errorf("second context in the session: %v, want only %s (the other was shown)", ids, b.ID)
+	}
+	other := req
+	other.Session = "s-2"
+	if sel, err := e.SelectContext(t.Context(), other); err != nil || len(relevantIDs(sel)) != 2 {
+		t.Errorf("another session: %v, %v; want both", relevantIDs(sel), err)
+	}
+	// Changed since it was shown: shown again.
+	if _, err := e.UpdateMemory(t.Context(), a.ID, cairn.MemoryUpdate{Content: ptr("the payments webhook retries forever on any 5xx")}); err != nil {
+		t.Fatal(err)
+	}
+	if sel, err := e.SelectContext(t.Context(), req); err != nil || !slices.Contains(relevantIDs(sel), a.ID) {
+		t.Errorf("after a change: %v, %v; want %s again", relevantIDs(sel), err, a.ID)
+	}
+	// Repeated uses in one session count once; another session counts.
+	for range 5 {
+		if err := e.RecordUse(t.Context(), []string{b.ID}, "s-1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, err := e.FindMemoryByID(t.Context(), b.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.UseCount != 1 || got.Confidence > b.Confidence+cairn.UsageBoost+1e-9 {
+		t.Errorf("after five uses in one session: use count %d, confidence %v (from %v); want one use", got.UseCount, got.Confidence, b.Confidence)
+	}
+	if err := e.RecordUse(t.Context(), []string{b.ID}, "s-2"); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ = e.FindMemoryByID(t.Context(), b.ID); got.UseCount != 2 {
+		t.Errorf("a use in another session: use count %d, want 2", got.UseCount)
+	}
+	acts, _, err := e.FindActivity(t.Context(), cairn.ActivityFilter{Project: "p", MemoryID: b.ID, Actions: []string{cairn.ActionUsed}})
+	if err != nil || len(acts) != 6 {
+		t.Errorf("activity: %d used entries, %v; want every showing logged (6)", len(acts), err)
 	}
 }

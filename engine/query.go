@@ -4,6 +4,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/lexical"
+	"math"
 )
 
 // compoundWhole is the share of a compound word's weight that its whole
@@ -99,4 +100,30 @@ func queryWeight(qs []index.Query, tps []cairn.TermPostings, n int64) float64 {
 		total += scoreWeight(qs, tp, n)
 	}
 	return total
+}
+
+// strengthPrior is how many memories that hold none of the query's words
+// Strength counts beside the partition's own: a background against which
+// a word is rare or common. Without it a small project's idf says little
+// (in two memories, a word both hold weighs a tenth of one neither holds,
+// so a prompt's unknown words swamp what matches); with 1,000, a word the
+// project has never seen still weighs more than one it holds, by about a
+// third at most. Measured on the eval at floor 0.4: answers kept in 88% of
+// the questions (84% without the prior), false fires 3.5% (3.9%).
+const strengthPrior = 1000
+
+// termIDFs is each query term's weight times its idf for Strength, in a
+// partition of n documents seen beside strengthPrior others.
+func termIDFs(qs []index.Query, tps []cairn.TermPostings, n int64) map[string]float64 {
+	df := map[string]int64{}
+	for _, tp := range tps {
+		df[tp.Term] = tp.DF
+	}
+	out := make(map[string]float64, len(qs))
+	prior := float64(strengthPrior)
+	for _, q := range qs {
+		d := float64(df[q.Term])
+		out[q.Term] = q.Weight * math.Log(1+(float64(n)+prior-d+0.5)/(d+0.5))
+	}
+	return out
 }

@@ -116,6 +116,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		parts = append(parts, "")
 	}
 	memo := docMemo{}
+	idfs := map[string]map[string]float64{} // partition → query term → idf × weight
 	var scored []partScore
 	defer func() {
 		for _, ps := range scored {
@@ -141,6 +142,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		if err != nil {
 			return nil, err
 		}
+		idfs[name] = termIDFs(terms, tps, stats.Docs)
 		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead, CoordShare: e.ranking.Coverage}
 		if s.CoordShare > 0 {
 			s.Coord = queryWeight(terms, tps, stats.Docs)
@@ -191,7 +193,39 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 	if err != nil {
 		return nil, err
 	}
-	return e.rankHits(q, kept), nil
+	hits := e.rankHits(q, kept)
+	setStrengths(hits, idfs)
+	return hits, nil
+}
+
+// setStrengths sets each hit's Strength from the idf-weighted query terms
+// of its partition.
+func setStrengths(hits []cairn.Hit, idfs map[string]map[string]float64) {
+	var buf []string
+	for i := range hits {
+		h := &hits[i]
+		if h.Match <= 0 {
+			continue
+		}
+		w := idfs[partitionOf(h.Memory)]
+		total := 0.0
+		for _, v := range w {
+			total += v
+		}
+		if total <= 0 {
+			continue
+		}
+		buf, _ = lexical.Analyze(indexedText(h.Memory), buf[:0])
+		held := 0.0
+		seen := map[string]bool{}
+		for _, t := range buf {
+			if v, ok := w[t]; ok && !seen[t] {
+				seen[t] = true
+				held += v
+			}
+		}
+		h.Strength = min(1, held/total)
+	}
 }
 
 // loadCandidates fetches the candidates' memories and keeps those that pass

@@ -41,7 +41,7 @@ agent() {
 }
 
 run="run-$$"
-tasks=("fix the failing tests in internal/api" "add a field to the user API and make the tests pass")
+tasks=("fix the failing tests in internal/api" "add a field to the user message in internal/pb and make go test pass")
 for i in "${!tasks[@]}"; do
   task="${tasks[$i]}"
   n=$((i + 1))

@@ -159,6 +159,7 @@ func ContextRequest(c *config.Config, r Request) cairn.ContextRequest {
 		HatRelations: sc.HatRelations,
 	}
 	req.MinRelevance = max(sc.Threshold, cc.Relevant.MinRelevance)
+	req.Floor = cc.Relevant.Floor
 	req.StaticTypes, req.CriticalTypes, req.DynamicTypes, req.DynamicCount, req.RelevantLimit = nil, nil, nil, 0, 0
 	req.RelevantTypes = cc.Relevant.Types
 	if cc.Static.Enabled {
@@ -222,7 +223,7 @@ func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 		}
 		items[kind] = append(items[kind], contextpack.Item{
 			ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Tags: m.Tags,
-			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: it.Score + m.Confidence, Reasons: reasons,
+			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: itemValue(it), Reasons: reasons,
 		})
 	}
 	var out []contextpack.Section
@@ -233,6 +234,20 @@ func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 		}
 	}
 	return out
+}
+
+// itemValue is what a memory is worth in the block; the packer places
+// items by value per token. A relevant memory is worth its Match squared
+// (0..1: a memory twice as relevant is worth four times as much, so that
+// a long, strong match is not traded for short, weak ones), plus a tenth
+// of its seed-000 score (hat, files, tags, agent, task, recency,
+// confidence) to break ties. Other tiers are worth their seed-000 score
+// plus confidence, as before.
+func itemValue(it cairn.ContextItem) float64 {
+	if it.Tier == cairn.ContextRelevant && it.Match > 0 {
+		return it.Match*it.Match + 0.1*it.Score
+	}
+	return it.Score + it.Memory.Confidence
 }
 
 // MemoryIndex is seed 001's memory index: each type with its count and its

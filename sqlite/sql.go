@@ -78,8 +78,12 @@ const (
 
 // activityFilterSQL returns the WHERE clause and arguments of f.
 func activityFilterSQL(f cairn.ActivityFilter) (string, []any) {
-	conds := []string{`project=?`}
-	args := []any{f.Project}
+	conds := []string{`1`}
+	var args []any
+	if f.Project != "" {
+		conds = append(conds, `project=?`)
+		args = append(args, f.Project)
+	}
 	if f.MemoryID != "" {
 		conds = append(conds, `memory_id=?`)
 		args = append(args, f.MemoryID)

@@ -95,6 +95,7 @@ func main() {
 	sshare := flag.Float64("sshare", -1, "salience share (-1: default)")
 	swing := flag.Float64("swing", -1, "salience swing (-1: default)")
 	verbose := flag.Bool("v", false, "print each miss at 1")
+	strength := flag.Bool("strength", false, "print, per floor, the share of questions whose best hit's strength clears it in their own project and in the other one")
 	fbw := flag.Float64("fbw", 0, "feedback weight (0: default)")
 	fbt := flag.Int("fbt", 0, "feedback terms (0: default)")
 	fbd := flag.Int("fbd", 0, "feedback documents (0: default)")
@@ -175,6 +176,8 @@ func main() {
 		w = bufio.NewWriter(of)
 		defer w.Flush()
 	}
+	var own, foreign []float64
+	projects := map[string]bool{}
 	all := metrics{}
 	byCat := map[int]*metrics{}
 	sc := bufio.NewScanner(qf)
@@ -199,6 +202,23 @@ func main() {
 		if q.Category < 1 || q.Category > 4 || len(q.Evidence) == 0 {
 			continue
 		}
+		projects[q.Project] = true
+		if *strength {
+			best := 0.0
+			if len(hits) > 0 {
+				best = maxStrength(hits)
+			}
+			own = append(own, best)
+			other := "conv-30"
+			if q.Project == "conv-30" {
+				other = "conv-26"
+			}
+			fh, err := eng.Search(ctx, cairn.Query{Project: other, Text: q.Question, Limit: 10, Now: now})
+			if err != nil {
+				log.Fatal(err)
+			}
+			foreign = append(foreign, maxStrength(fh))
+		}
 		all.add(ids, q.Evidence)
 		if byCat[q.Category] == nil {
 			byCat[q.Category] = &metrics{}
@@ -213,6 +233,11 @@ func main() {
 		}
 	}
 	fmt.Println("overall", all)
+	if *strength {
+		for _, f := range []float64{0.2, 0.3, 0.35, 0.4, 0.45, 0.5, 0.55, 0.6, 0.7} {
+			fmt.Printf("floor %.2f: own %.3f clear, foreign %.3f clear\n", f, shareAbove(own, f), shareAbove(foreign, f))
+		}
+	}
 	cats := []int{}
 	for c := range byCat {
 		cats = append(cats, c)
@@ -241,4 +266,22 @@ func engineParams(k1, b float64) index.Params {
 		p.B = b
 	}
 	return p
+}
+
+func maxStrength(hits []cairn.Hit) float64 {
+	best := 0.0
+	for _, h := range hits {
+		best = max(best, h.Strength)
+	}
+	return best
+}
+
+func shareAbove(xs []float64, floor float64) float64 {
+	n := 0
+	for _, x := range xs {
+		if x >= floor {
+			n++
+		}
+	}
+	return float64(n) / float64(max(len(xs), 1))
 }

@@ -91,7 +91,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			fmt.Fprintf(w, "    %s\n", clip(h.Memory.Content, 160))
 		}
 		if *explain {
-			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f", h.Lexical, h.Coverage, h.Match)
+			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f (strength %.2f)", h.Lexical, h.Coverage, h.Match, h.Strength)
 			if h.Lent > 0 {
 				fmt.Fprintf(w, "; lent %.3f by %s (same session or task)", h.Lent, h.LentBy)
 			}
@@ -122,6 +122,7 @@ type hitExplainJSON struct {
 	BM25           float64 `json:"bm25"`
 	Coverage       float64 `json:"coverage"`
 	Match          float64 `json:"match"`
+	Strength       float64 `json:"strength"`
 	Lent           float64 `json:"lent,omitempty"`
 	LentBy         string  `json:"lent_by,omitempty"`
 	DateFactor     float64 `json:"date_factor"`
@@ -130,7 +131,7 @@ type hitExplainJSON struct {
 
 func explainJSON(h cairn.Hit) *hitExplainJSON {
 	r := func(f float64) float64 { return math.Round(f*10000) / 10000 }
-	return &hitExplainJSON{BM25: r(h.Lexical), Coverage: r(h.Coverage), Match: r(h.Match), Lent: r(h.Lent), LentBy: h.LentBy,
+	return &hitExplainJSON{BM25: r(h.Lexical), Coverage: r(h.Coverage), Match: r(h.Match), Strength: r(h.Strength), Lent: r(h.Lent), LentBy: h.LentBy,
 		DateFactor: r(h.DateFactor), SalienceFactor: r(rank.Factor(h.Salience, rank.DefaultWeights()))}
 }
 
