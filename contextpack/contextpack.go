@@ -14,8 +14,9 @@
 // (Value per token; ties: higher Value, then smaller ID). An item is placed
 // if its tokens, plus its section's heading (and type sub-heading) the first
 // time the section (or type) gets something, fit in what is left of the
-// budget; otherwise it is omitted with "budget" and smaller items after it
-// are still tried. An item whose ID was already placed is omitted as
+// budget (and of its section's Share, if it has one); otherwise it is
+// omitted with "budget" (or "share") and smaller items after it are still
+// tried. An item whose ID was already placed is omitted as
 // "duplicate". The memory index (if any) is packed last, with fewer recent
 // titles per type until it fits, and dropped if not even its counts fit.
 //
@@ -96,6 +97,7 @@ const (
 	ReasonBudget    = "budget"    // did not fit in the token budget
 	ReasonDuplicate = "duplicate" // the same id was already placed
 	ReasonMaxChars  = "max_chars" // dropped to keep the text within MaxChars
+	ReasonShare     = "share"     // its section's Share of the budget was used up
 )
 
 // Reason is one component of an item's score, shown by Explain.
@@ -132,6 +134,13 @@ type Section struct {
 	// GroupByType renders the items under one sub-heading per type, in
 	// TypeOrder (markdown), or in that order (xml, json).
 	GroupByType bool
+	// Share, when positive, caps the tokens that the items of this section
+	// and of every other section with the same ShareGroup may take
+	// together, as a share of the budget (headings included); an item
+	// over it is omitted with ReasonShare. It lets static memories compete
+	// with relevant ones by value without crowding them out.
+	Share      float64
+	ShareGroup string
 	Items       []Item
 	// Text is free text shown before the items (loop status, a stuck-loop
 	// warning). It is cairn's own text, not memory text: it keeps its

@@ -80,7 +80,8 @@ type renderer struct {
 	ix        *index
 	indexK    int    // recent titles shown per type; -1: index not shown
 	indexWhy  string // why the index is not shown, or was cut
-	used      int    // tokens used
+	used      int            // tokens used
+	shareUsed map[string]int // tokens used per share group
 	omitted   []Omitted
 	dropped   []*item // the items of omitted, in the same order
 }
@@ -93,6 +94,7 @@ func newRenderer(req *Request) *renderer {
 		maxChars:  max(req.MaxChars, 0),
 		maxItem:   cmp.Or(max(req.MaxItemTokens, 0), DefaultMaxItemTokens),
 		groupCost: map[string]cost{},
+		shareUsed: map[string]int{},
 		indexK:    -1,
 	}
 	// The frame is priced with the budget as the token count json shows:
@@ -273,8 +275,16 @@ func (r *renderer) pack() {
 				r.omit(it, ReasonDuplicate)
 				continue
 			}
-			if c := r.itemTokens(it); r.used+c <= r.budget {
+			c := r.itemTokens(it)
+			if sh := it.sec.in.Share; sh > 0 && r.shareUsed[it.sec.in.ShareGroup]+c > int(sh*float64(r.budget)) {
+				r.omit(it, ReasonShare)
+				continue
+			}
+			if r.used+c <= r.budget {
 				r.used += c
+				if it.sec.in.Share > 0 {
+					r.shareUsed[it.sec.in.ShareGroup] += c
+				}
 				r.place(it)
 				if it.id != "" {
 					placedIDs[it.in.ID] = true

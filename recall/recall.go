@@ -179,22 +179,36 @@ func ContextRequest(c *config.Config, r Request) cairn.ContextRequest {
 	return req
 }
 
-// The sections of the block, in the order they are packed and shown.
+// The sections of the block, in the order they are shown. Pinned
+// memories are packed first; every other memory competes for the rest of
+// the budget by value per token (see itemValue), the static and recent
+// sessions' sections within StaticShare of the budget when the block is
+// for a prompt.
 var sectionOrder = []struct {
 	kind, title string
 	priority    int
 	grouped     bool
+	static      bool
 }{
-	{"pinned", "Pinned", 0, false},
-	{"constraints", "Critical Constraints", 1, false},
-	{"preferences", "Preferences", 1, false},
-	{"decisions", "Project Decisions", 1, false},
-	{"conventions", "Conventions", 1, false},
-	{"sessions", "Recent Sessions", 2, false},
-	{"relevant", "Relevant Knowledge", 3, true},
+	{"pinned", "Pinned", 0, false, false},
+	{"constraints", "Critical Constraints", 1, false, true},
+	{"preferences", "Preferences", 1, false, true},
+	{"decisions", "Project Decisions", 1, false, true},
+	{"conventions", "Conventions", 1, false, true},
+	{"sessions", "Recent Sessions", 1, false, true},
+	{"relevant", "Relevant Knowledge", 1, true, false},
 }
 
-// Sections groups the chosen memories into the block's sections.
+// StaticShare is the most of the budget that static memories (preferences,
+// decisions, conventions, constraints) and recent sessions may take
+// together when the block is for a prompt, so that they never crowd out
+// the memories that match it; at session start (no prompt) they may take
+// the whole budget.
+const StaticShare = 0.3
+
+// Sections groups the chosen memories into the block's sections. A
+// selection made for a prompt (sel.Terms not empty) caps the static
+// sections at StaticShare of the budget.
 func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 	items := map[string][]contextpack.Item{}
 	for _, it := range sel.Items {
@@ -229,8 +243,12 @@ func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 	var out []contextpack.Section
 	for _, so := range sectionOrder {
 		if len(items[so.kind]) > 0 {
-			out = append(out, contextpack.Section{Kind: so.kind, Title: so.title, Priority: so.priority,
-				GroupByType: so.grouped, Items: items[so.kind]})
+			sec := contextpack.Section{Kind: so.kind, Title: so.title, Priority: so.priority,
+				GroupByType: so.grouped, Items: items[so.kind]}
+			if so.static && len(sel.Terms) > 0 {
+				sec.Share, sec.ShareGroup = StaticShare, "static"
+			}
+			out = append(out, sec)
 		}
 	}
 	return out

@@ -1,10 +1,18 @@
 package recall_test
 
 import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 func TestContextRequestHonoursTheConfiguration(t *testing.T) {
@@ -19,5 +27,60 @@ func TestContextRequestHonoursTheConfiguration(t *testing.T) {
 	req = recall.ContextRequest(c, recall.Request{Project: "p", Prompt: "x"})
 	if len(req.CriticalTypes) != 0 || req.DynamicCount != 0 {
 		t.Errorf("min_constraint_confidence 0 and a disabled dynamic tier: %+v", req)
+	}
+}
+
+// With a prompt, the memory that matches it is in the block however many
+// static memories the project has: they compete by value and take at most
+// StaticShare of the budget. At session start they take the whole budget.
+func TestRelevantMemoryIsNeverCrowdedOutByStaticOnes(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
+	filler := strings.Repeat(" The reasons were discussed at length in the design review and recorded in the wiki.", 4)
+	for i := range 5 {
+		for _, typ := range []string{"preference", "decision", "convention"} {
+			c := fmt.Sprintf("%s %d: keep modules small and cohesive.%s", typ, i, filler)
+			if _, err := eng.AddMemory(ctx, &cairn.Memory{Project: "p", Type: typ, Content: c, Confidence: 0.9}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	res, err := eng.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "pitfall", Content: "The payments webhook retries forever when the signing secret rotates.", Confidence: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := res.Memory.ID
+	for _, format := range []string{"markdown", "json"} {
+		b, err := recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Prompt: "why does the payments webhook retry forever",
+			Format: format, Budget: 600, BudgetSet: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Contains(b.IDs(), want) {
+			t.Errorf("%s: the matching memory %s is not in the block: %v, omitted %+v", format, want, b.IDs(), b.Result.Omitted)
+		}
+		static := 0
+		for _, p := range b.Result.Placed {
+			if p.Section != "relevant" {
+				static += p.Tokens
+			}
+		}
+		if static > int(recall.StaticShare*600) {
+			t.Errorf("%s: static memories took %d tokens, over %v of 600", format, static, recall.StaticShare)
+		}
+	}
+	b, err := recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Budget: 600, BudgetSet: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if used := b.Result.Tokens; used < 450 {
+		t.Errorf("at session start static memories may fill the budget: %d of 600 tokens used", used)
 	}
 }
