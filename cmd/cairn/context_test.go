@@ -175,7 +175,9 @@ func TestContextJSONIsOneLineWithoutTagCharacters(t *testing.T) {
 		t.Fatalf("raw <, >, & or a line break in the JSON:\n%s", r.stdout)
 	}
 	var block struct {
-		Sections []struct{ Items []struct{ Title, Content string } }
+		Sections []struct {
+			Items []struct{ Title, Content string }
+		}
 	}
 	if err := json.Unmarshal([]byte(out), &block); err != nil {
 		t.Fatalf("not JSON: %v\n%s", err, out)
