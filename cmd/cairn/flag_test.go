@@ -7,7 +7,6 @@ package main
 
 import (
 	"encoding/json"
-	"io"
 	"strings"
 	"testing"
 
@@ -46,13 +45,7 @@ func TestFlaggedMemoryIsMarkedEverywhereItIsShown(t *testing.T) {
 	}
 
 	// MCP search and get.
-	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
-		Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.dir, nil }}
-	s, err := m.open(t.Context(), &globals{db: c.db, project: c.project}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	m, s := c.openSession()
 	srv, err := newMCPServer(m, s.eng, s.recordUse, c.project, true)
 	if err != nil {
 		t.Fatal(err)

@@ -26,19 +26,27 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
+// openSession opens c's database in process, as a server does, until the
+// test ends.
+func (c *cli) openSession() (*Main, *session) {
+	c.t.Helper()
+	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
+		Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.dir, nil }}
+	s, err := m.open(c.t.Context(), &globals{db: c.db, project: c.project}, false)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	c.t.Cleanup(func() { s.Close() })
+	return m, s
+}
+
 // startMCPHTTP serves MCP over HTTP in process, for the database of a
 // fresh cli, with lim (conns: the listener's cap).
 func startMCPHTTP(t *testing.T, lim httpLimits) (*mcpHTTP, *httptest.Server) {
 	t.Helper()
 	c := newCLI(t)
 	c.ok("add", "--type", "pitfall", "The flaky auth test shares one fake clock.")
-	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
-		Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.dir, nil }}
-	s, err := m.open(t.Context(), &globals{db: c.db, project: c.project}, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	m, s := c.openSession()
 	mh, err := newMCPHTTP(m, s, s.recordUse, c.project)
 	if err != nil {
 		t.Fatal(err)
