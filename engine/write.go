@@ -134,7 +134,7 @@ func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.M
 // 002): confidence only rises, tags and file refs are replaced when given.
 func (e *Engine) upsertKey(ctx context.Context, tx cairn.Tx, b *indexBatch, old, m *cairn.Memory, now time.Time) (*cairn.WriteResult, error) {
 	n := cloneMemory(old)
-	n.Title, n.Content, n.ContentHash = m.Title, m.Content, m.ContentHash
+	n.Title, n.Content, n.ContentHash, n.Flag = m.Title, m.Content, m.ContentHash, m.Flag
 	if len(m.Tags) > 0 {
 		n.Tags = m.Tags
 	}
