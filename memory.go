@@ -44,6 +44,20 @@ const (
 	MaxNameBytes    = 128 // type, tag, key, project, provenance fields
 )
 
+// The kinds of Memory.Flag: text that reads as instructions to the agent.
+const (
+	// FlagOverride: a phrase that tries to replace the agent's
+	// instructions ("ignore previous instructions", "you are now …").
+	FlagOverride = "override"
+	// FlagHiddenCharacters: zero-width, bidirectional-control or tag
+	// characters that hide text from a person reading the memory.
+	FlagHiddenCharacters = "hidden-characters"
+	// FlagRoleSyntax: the syntax of a tool call or a conversation role
+	// (<tool_use>, </system>, <|im_start|>, "Human:" at the start of a
+	// line …) that could pass for the agent's own transcript.
+	FlagRoleSyntax = "role-syntax"
+)
+
 // Memory is one thing an agent learned about a project.
 type Memory struct {
 	ID      string
@@ -74,6 +88,12 @@ type Memory struct {
 
 	Pinned       bool   // always injected into context
 	SupersededBy string // id of the memory that replaces this one; kept searchable, not injected
+	// Flag says why the memory's text reads as instructions to an agent
+	// rather than as data: the kinds found (FlagOverride,
+	// FlagHiddenCharacters, FlagRoleSyntax), comma-separated in that
+	// order, "" when none. The engine sets it on every write; renderers
+	// show it.
+	Flag string
 
 	// Set by the engine; backends store them as given.
 	ContentHash string // hash of the whitespace-normalised content, for dedup

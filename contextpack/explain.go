@@ -50,6 +50,9 @@ func (r *renderer) report(res *Result) string {
 			if it.shortened {
 				title += " (shortened)"
 			}
+			if f := itemFlag(it); f != "" {
+				title += " (⚠ flagged: " + f + ")"
+			}
 			fmt.Fprintf(tw, "  %s\t%s\t%d\t%s\t%s\t%s\n", display(s.in.Kind), display(it.in.ID),
 				it.cost.tokens, shortValue(it.value), title, reasons(it.in.Reasons))
 			n++

@@ -78,8 +78,8 @@ type renderer struct {
 	items     []*item
 	groupCost map[string]cost
 	ix        *index
-	indexK    int    // recent titles shown per type; -1: index not shown
-	indexWhy  string // why the index is not shown, or was cut
+	indexK    int            // recent titles shown per type; -1: index not shown
+	indexWhy  string         // why the index is not shown, or was cut
 	used      int            // tokens used
 	shareUsed map[string]int // tokens used per share group
 	omitted   []Omitted

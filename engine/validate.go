@@ -241,6 +241,7 @@ func (e *Engine) normalize(m *cairn.Memory) error {
 	if m.UseCount < 0 {
 		return cairn.Errorf(cairn.EINVALID, "use_count %d is negative", m.UseCount)
 	}
+	m.Flag = mergeFlags(m.Flag, instructionFlags(m.Title, m.Content))
 	m.ContentHash = contentHash(m.Content)
 	return nil
 }

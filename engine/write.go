@@ -134,7 +134,7 @@ func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.M
 // 002): confidence only rises, tags and file refs are replaced when given.
 func (e *Engine) upsertKey(ctx context.Context, tx cairn.Tx, b *indexBatch, old, m *cairn.Memory, now time.Time) (*cairn.WriteResult, error) {
 	n := cloneMemory(old)
-	n.Title, n.Content, n.ContentHash = m.Title, m.Content, m.ContentHash
+	n.Title, n.Content, n.ContentHash, n.Flag = m.Title, m.Content, m.ContentHash, m.Flag
 	if len(m.Tags) > 0 {
 		n.Tags = m.Tags
 	}
@@ -238,7 +238,7 @@ func equalMemory(a, b *cairn.Memory) bool {
 		a.CreatedAt.Equal(b.CreatedAt) && a.UpdatedAt.Equal(b.UpdatedAt) &&
 		a.LastUsedAt.Equal(b.LastUsedAt) && a.VerifiedAt.Equal(b.VerifiedAt) &&
 		a.ExpiresAt.Equal(b.ExpiresAt) && a.UseCount == b.UseCount && a.Pinned == b.Pinned &&
-		a.SupersededBy == b.SupersededBy
+		a.SupersededBy == b.SupersededBy && a.Flag == b.Flag
 }
 
 // FindMemoryByID implements cairn.Service.
@@ -314,6 +314,9 @@ func (e *Engine) update(ctx context.Context, tx cairn.Tx, b *indexBatch, id stri
 	}
 	n := cloneMemory(old)
 	applyUpdate(n, upd)
+	if n.Title != old.Title || n.Content != old.Content {
+		n.Flag = "" // found again in the new text
+	}
 	if err := e.normalize(n); err != nil {
 		return nil, err
 	}

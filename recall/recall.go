@@ -237,7 +237,7 @@ func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 		}
 		items[kind] = append(items[kind], contextpack.Item{
 			ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Tags: m.Tags,
-			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: itemValue(it), Reasons: reasons,
+			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: itemValue(it), Reasons: reasons, Flag: m.Flag,
 		})
 	}
 	var out []contextpack.Section

@@ -11,18 +11,18 @@ import (
 const memoryColumns = `id, project, scope, type, key, title, content, content_hash, tags, file_refs,
 	confidence, source, created_by_agent, created_by_hat, created_by_task_id, created_by_session_id,
 	created_at, updated_at, last_used_at, verified_at, expires_at, use_count, pinned, superseded_by,
-	partition, docnum`
+	partition, docnum, flag`
 
 const (
 	sqlSelectMemory = `SELECT ` + memoryColumns + ` FROM memories`
 
 	sqlInsertMemory = `INSERT INTO memories (` + memoryColumns + `)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
 	sqlUpdateMemory = `UPDATE memories SET project=?, scope=?, type=?, key=?, title=?, content=?,
 	content_hash=?, tags=?, file_refs=?, confidence=?, source=?, created_by_agent=?, created_by_hat=?,
 	created_by_task_id=?, created_by_session_id=?, created_at=?, updated_at=?, last_used_at=?,
-	verified_at=?, expires_at=?, use_count=?, pinned=?, superseded_by=?, partition=?, docnum=?
+	verified_at=?, expires_at=?, use_count=?, pinned=?, superseded_by=?, partition=?, docnum=?, flag=?
 	WHERE id=?`
 
 	sqlDeleteMemory = `DELETE FROM memories WHERE id=?`

@@ -110,7 +110,7 @@ func memoryArgs(m *cairn.Memory) []any {
 	return []any{m.Project, string(m.Scope), m.Type, nullKey(m.Key), m.Title, m.Content,
 		m.ContentHash, joinList(m.Tags), joinList(m.FileRefs), m.Confidence, string(m.Source),
 		m.Agent, m.Hat, m.TaskID, m.SessionID, ms(m.CreatedAt), ms(m.UpdatedAt), ms(m.LastUsedAt),
-		ms(m.VerifiedAt), ms(m.ExpiresAt), m.UseCount, m.Pinned, m.SupersededBy, m.Partition, m.DocNum}
+		ms(m.VerifiedAt), ms(m.ExpiresAt), m.UseCount, m.Pinned, m.SupersededBy, m.Partition, m.DocNum, m.Flag}
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -125,7 +125,7 @@ func scanMemory(r scanner) (*cairn.Memory, error) {
 	err := r.Scan(&m.ID, &m.Project, &scope, &m.Type, &key, &m.Title, &m.Content, &m.ContentHash,
 		&tags, &refs, &m.Confidence, &source, &m.Agent, &m.Hat, &m.TaskID, &m.SessionID,
 		&created, &updated, &used, &verified, &expires, &m.UseCount, &m.Pinned, &m.SupersededBy,
-		&m.Partition, &m.DocNum)
+		&m.Partition, &m.DocNum, &m.Flag)
 	if err != nil {
 		return nil, err
 	}

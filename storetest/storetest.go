@@ -212,6 +212,7 @@ func fullMemory(id, project string, doc int64) *cairn.Memory {
 		UseCount:     7,
 		Pinned:       true,
 		SupersededBy: "mem-newer",
+		Flag:         cairn.FlagOverride + "," + cairn.FlagRoleSyntax,
 		ContentHash:  "0123456789abcdef0123456789abcdef",
 		Partition:    "",
 		DocNum:       doc,

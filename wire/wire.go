@@ -45,6 +45,7 @@ type Memory struct {
 	UseCount           int     `json:"use_count"`
 	Pinned             bool    `json:"pinned,omitempty"`
 	SupersededBy       string  `json:"superseded_by,omitempty"`
+	Flag               string  `json:"flag,omitempty"`
 }
 
 // FromMemory converts a memory to its JSON form.
@@ -64,7 +65,7 @@ func FromMemory(m *cairn.Memory) *Memory {
 		CreatedByTaskID: Text(m.TaskID), CreatedBySessionID: Text(m.SessionID),
 		CreatedAt: Time(m.CreatedAt), UpdatedAt: Time(m.UpdatedAt), LastUsedAt: Time(m.LastUsedAt),
 		VerifiedAt: Time(m.VerifiedAt), ExpiresAt: Time(m.ExpiresAt),
-		UseCount: m.UseCount, Pinned: m.Pinned, SupersededBy: m.SupersededBy,
+		UseCount: m.UseCount, Pinned: m.Pinned, SupersededBy: m.SupersededBy, Flag: m.Flag,
 	}
 }
 
@@ -84,7 +85,7 @@ func (w *Memory) ToMemory() *cairn.Memory {
 		CreatedAt: time.Time(w.CreatedAt), UpdatedAt: time.Time(w.UpdatedAt),
 		LastUsedAt: time.Time(w.LastUsedAt), VerifiedAt: time.Time(w.VerifiedAt),
 		ExpiresAt: time.Time(w.ExpiresAt), UseCount: w.UseCount, Pinned: w.Pinned,
-		SupersededBy: w.SupersededBy,
+		SupersededBy: w.SupersededBy, Flag: w.Flag,
 	}
 }
 

@@ -324,9 +324,9 @@ type session struct {
 	store *sqlite.Store
 	eng   *engine.Engine
 	g     *globals
-	// uses, in a resident server, receives the use records of context
-	// requests, written after the answer has gone out.
-	uses chan useRecord
+	// uses, in a resident server, gathers the use records of context
+	// requests and writes them in batches.
+	uses *useQueue
 	// configs, in a resident server, keeps the configurations read.
 	configs *configCache
 	// lastRequest, in a resident server, is when the last request came
@@ -337,19 +337,11 @@ type session struct {
 // touch records a request to a resident server.
 func (s *session) touch() { s.lastRequest.Store(time.Now().UnixNano()) }
 
-// useRecord is one context's use of memories, to be recorded.
-type useRecord struct {
-	at      time.Time
-	ids     []string
-	session string
-}
-
 // recordUse records a context's use of memories: at once, or in a
 // resident server after the answer has gone out.
 func (s *session) recordUse(ctx context.Context, ids []string, sessionID string) error {
 	if s.uses != nil {
-		s.uses <- useRecord{at: s.eng.Now(), ids: ids, session: sessionID}
-		return nil
+		return s.uses.record(ctx, ids, sessionID)
 	}
 	return s.eng.RecordUse(ctx, ids, sessionID)
 }

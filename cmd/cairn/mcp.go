@@ -13,7 +13,6 @@ import (
 	"io"
 	"log/slog"
 	"runtime/debug"
-	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -44,19 +43,9 @@ func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	s.eng = engine.New(s.store, &engine.Options{Now: clock, Redact: redactSecrets, CacheBytes: *cacheMB << 20})
 	// Use records are written in batches by one goroutine, as in serve.
-	s.uses = make(chan useRecord, 1024)
-	usesDone := make(chan struct{})
-	go func() {
-		defer close(usesDone)
-		recordUses(s.eng, s.uses, m.Stderr)
-	}()
-	gate := &useGate{s: s}
-	defer func() {
-		gate.close()
-		close(s.uses)
-		<-usesDone
-	}()
-	srv, err := newMCPServer(m, s.eng, gate.record, g.project, true)
+	s.uses = newUseQueue(s.eng, m.Stderr)
+	defer s.uses.Close()
+	srv, err := newMCPServer(m, s.eng, s.recordUse, g.project, true)
 	if err != nil {
 		return err
 	}
@@ -99,31 +88,6 @@ func newMCPServer(m *Main, eng *engine.Engine, recordUse func(context.Context, [
 		Version:   buildVersion(),
 		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
-}
-
-// useGate hands MCP tools' use records to the session's batching
-// goroutine until the process shuts down; after close, a tool call still
-// running records its use at once instead of sending on a closed channel.
-type useGate struct {
-	mu     sync.Mutex
-	closed bool
-	s      *session
-}
-
-func (u *useGate) record(ctx context.Context, ids []string, sessionID string) error {
-	u.mu.Lock()
-	defer u.mu.Unlock()
-	if u.closed || u.s.uses == nil {
-		return u.s.eng.RecordUse(ctx, ids, sessionID)
-	}
-	return u.s.recordUse(ctx, ids, sessionID)
-}
-
-// close stops the hand-over; call it before closing the session's channel.
-func (u *useGate) close() {
-	u.mu.Lock()
-	u.closed = true
-	u.mu.Unlock()
 }
 
 // buildVersion is the module version cairn was built at, "(devel)" for a

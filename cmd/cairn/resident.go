@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -74,7 +75,16 @@ type rpcRequest struct {
 	// Stdin is the client's standard input, for the commands that read it
 	// (forwardsStdin).
 	Stdin []byte `json:"stdin,omitempty"`
+	// Op, when set, asks the server itself instead of running a command:
+	// opStatus for what it is, opStop to shut down.
+	Op string `json:"op,omitempty"`
 }
+
+// The requests about the server itself (rpcRequest.Op).
+const (
+	opStatus = "status"
+	opStop   = "stop"
+)
 
 // forwardedEnv are the variables a forwarded command may read.
 var forwardedEnv = []string{"XDG_CONFIG_HOME", "HOME", "CAIRN_PROJECT"}
@@ -83,6 +93,8 @@ type rpcResponse struct {
 	Code   int    `json:"code"`
 	Stdout string `json:"stdout"`
 	Stderr string `json:"stderr"`
+	// Status answers opStatus and opStop.
+	Status *serveStatus `json:"status,omitempty"`
 }
 
 // forward runs the command on a resident server when one serves this
@@ -170,8 +182,20 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")
 	httpOpts := registerHTTPFlags(fs)
 	idle := fs.Duration("idle", 0, "exit after this `duration` (such as 30m) without a request (0: run until stopped)")
-	if _, err := parseFlags(fs, args); err != nil {
+	asJSON := fs.Bool("json", false, "status, stop: print the server's status as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
 		return err
+	}
+	if len(pos) > 0 {
+		switch pos[0] {
+		case "status", "stop":
+			if len(pos) > 1 {
+				return usagef("serve %s: unexpected argument %q", pos[0], pos[1])
+			}
+			return serveControl(ctx, m, g, pos[0], *asJSON)
+		}
+		return usagef("serve: unknown argument %q (serve takes flags only, or status or stop)", pos[0])
 	}
 	if *idle < 0 {
 		return usagef("serve: --idle cannot be negative")
@@ -192,7 +216,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	if c, err := net.DialTimeout("unix", sock, 200*time.Millisecond); err == nil {
 		c.Close()
-		return fmt.Errorf("another cairn serve is already answering for %s", db)
+		return errAlreadyServing(db)
 	}
 	// One server per database, even when two start at the same moment (two
 	// hooks starting one each): the second cannot take the lock.
@@ -206,7 +230,9 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	if n, err := s.eng.Warm(ctx, g.project); err == nil && n > 0 {
 		fmt.Fprintf(m.Stderr, "cairn: loaded the postings of %d frequent terms of project %s\n", n, g.project)
 	}
-	os.Remove(sock) // a stale socket left by a server that died
+	// A socket file left by a server that died (SIGKILL, a crash): nobody
+	// answers on it, and the lock says no server is starting either.
+	os.Remove(sock)
 	// The socket is created private (0600): memories are the user's alone.
 	old := syscall.Umask(0o077)
 	ln, err := net.Listen("unix", sock)
@@ -216,26 +242,22 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	defer os.Remove(sock)
 	fmt.Fprintf(m.Stderr, "cairn: serving %s (search and context of other cairn processes are answered here; stop with Ctrl-C)\n", db)
-	// Use records are written by one goroutine, after the answers.
-	s.uses = make(chan useRecord, 1024)
+	// Use records are written in batches by one goroutine (uses.go).
+	s.uses = newUseQueue(s.eng, m.Stderr)
 	s.configs = &configCache{}
-	usesDone := make(chan struct{})
-	go func() {
-		defer close(usesDone)
-		recordUses(s.eng, s.uses, m.Stderr)
-	}()
-	defer func() {
-		close(s.uses)
-		<-usesDone
-	}()
-	stopHTTP, err := startHTTP(ctx, m, g, s, httpOpts) // MCP at /mcp, sharing s
+	defer s.uses.Close()
+	httpAddr, stopHTTP, err := startHTTP(ctx, m, g, s, httpOpts) // MCP at /mcp, sharing s
 	if err != nil {
 		return err
 	}
 	defer stopHTTP()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	srv := &resident{main: m, sess: s, db: db, stop: stop}
+	srv := &resident{main: m, sess: s, db: db, stop: stop, status: serveStatus{
+		PID: os.Getpid(), Database: db, Socket: sock, Project: g.project, Started: time.Now()}}
+	if httpAddr != "" {
+		srv.status.MCP = "http://" + httpAddr + "/mcp"
+	}
 	if fi, err := os.Stat(db); err == nil {
 		srv.file = fi
 	}
@@ -295,20 +317,48 @@ func lockServe(db string) (unlock func(), err error) {
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
 		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, fmt.Errorf("another cairn serve is already answering for %s", db)
+			return nil, errAlreadyServing(db)
 		}
 		return nil, fmt.Errorf("cannot lock the server of %s: %w", db, err)
+	}
+	// The holder's pid, for `cairn serve status` and `stop` when the
+	// server does not answer on its socket.
+	if f.Truncate(0) == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
 	}
 	return func() { f.Close() }, nil
 }
 
+// errAlreadyServing says that a server runs for db, and how to find it.
+func errAlreadyServing(db string) error {
+	return cairn.Errorf(cairn.ECONFLICT, "another cairn serve is already answering for %s; `cairn serve status` shows it and `cairn serve stop` stops it", db)
+}
+
+// serveLockHolder reports whether a server holds the lock of db (it runs,
+// or is starting), and its pid when the lock file names one.
+func serveLockHolder(db string) (held bool, pid int) {
+	f, err := os.Open(db + ".serve.lock")
+	if err != nil {
+		return false, 0
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		return false, 0
+	}
+	b, _ := io.ReadAll(io.LimitReader(f, 32))
+	pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
+	return true, pid
+}
+
 // resident answers forwarded commands with its open store.
 type resident struct {
-	main *Main
-	sess *session
-	db   string
-	file os.FileInfo // the database file the server opened
-	stop func()      // stops the server
+	main   *Main
+	sess   *session
+	db     string
+	file   os.FileInfo // the database file the server opened
+	stop   func()      // stops the server
+	status serveStatus
 }
 
 // sameFile reports whether the database path still names the file the
@@ -323,6 +373,21 @@ func (r *resident) handle(ctx context.Context, conn net.Conn) {
 	conn.SetDeadline(time.Now().Add(60 * time.Second))
 	var req rpcRequest
 	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&req); err != nil {
+		return
+	}
+	switch req.Op {
+	case "":
+	case opStatus, opStop:
+		st := r.status
+		st.Uptime = time.Since(st.Started).Round(time.Second).String()
+		json.NewEncoder(conn).Encode(rpcResponse{Status: &st})
+		if req.Op == opStop {
+			fmt.Fprintf(r.main.Stderr, "cairn: asked to stop by `cairn serve stop`; stopping\n")
+			r.stop()
+		}
+		return
+	default:
+		json.NewEncoder(conn).Encode(rpcResponse{Code: notMine})
 		return
 	}
 	var out, errOut strings.Builder
@@ -436,40 +501,6 @@ func dialUnix(path string, timeout time.Duration) (*os.File, error) {
 	return os.NewFile(uintptr(fd), path), nil
 }
 
-// useBatchWait is how long a resident server gathers use records before
-// writing them in one transaction. Each write changes the database, which
-// drops the server's cached tiers, so fewer writes keep contexts fast.
-const useBatchWait = time.Second
-
-// recordUses writes the use records it receives, in batches, until uses
-// is closed and drained.
-func recordUses(eng *engine.Engine, uses <-chan useRecord, errw io.Writer) {
-	for first := range uses {
-		batch := []engine.Use{first.use()}
-		timer := time.NewTimer(useBatchWait)
-	gather:
-		for len(batch) < 256 {
-			select {
-			case u, ok := <-uses:
-				if !ok {
-					break gather
-				}
-				batch = append(batch, u.use())
-			case <-timer.C:
-				break gather
-			}
-		}
-		timer.Stop()
-		if err := eng.RecordUses(context.Background(), batch); err != nil {
-			fmt.Fprintf(errw, "cairn: recording the use of memories: %s\n", cairn.ErrorMessage(err))
-		}
-	}
-}
-
-func (u useRecord) use() engine.Use {
-	return engine.Use{IDs: u.ids, Session: u.session, At: u.at}
-}
-
 // defaultServeIdle is how long a server started by a hook waits for
 // requests before it exits (CAIRN_SERVE_IDLE overrides it).
 const defaultServeIdle = "30m"
@@ -521,11 +552,17 @@ func (m *Main) ensureServer(g *globals) error {
 	if sock == "" {
 		return nil
 	}
-	if _, err := os.Stat(sock); err == nil {
-		return nil // running, or its stale socket: a server removes that itself
-	}
 	if _, err := os.Stat(db); err != nil {
 		return nil // nothing remembered yet
 	}
+	if c, err := dialUnix(sock, forwardTimeout); err == nil {
+		c.Close()
+		return nil // running
+	}
+	if held, _ := serveLockHolder(db); held {
+		return nil // starting (or hung: its lock goes when it does)
+	}
+	// No server, or only the socket file of one that died: the new one
+	// removes that once it holds the lock.
 	return m.StartServer(db, g.project)
 }

@@ -20,9 +20,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -72,83 +75,284 @@ func checkHTTPAddr(addr string, allowRemote bool) error {
 	return usagef("serve: --addr %s is not a loopback address; anyone who can reach it could read and change the memories without a password. Use 127.0.0.1, or add --allow-remote", addr)
 }
 
+// Limits of MCP over HTTP. A client that sends its headers or body too
+// slowly, or keeps a connection idle, is cut off; connections beyond
+// defaultHTTPLimits.conns are closed as soon as they are accepted; at most
+// maxMCPSessions sessions live at once (a new one ends the one unused
+// longest), and at most maxProjectServers projects keep an MCP server.
+type httpLimits struct {
+	header, body, idle time.Duration
+	conns              int
+}
+
+var defaultHTTPLimits = httpLimits{header: 10 * time.Second, body: 30 * time.Second, idle: 2 * time.Minute, conns: 128}
+
+const (
+	maxMCPSessions    = 64
+	maxProjectServers = 32
+	// mcpSessionTimeout ends a session that made no request for that long
+	// (the SDK's StreamableHTTPOptions.SessionTimeout); a project server
+	// unused for as long is dropped.
+	mcpSessionTimeout = 30 * time.Minute
+)
+
 // startHTTP starts MCP over HTTP for the resident session s and returns
-// the function that stops it (waiting for requests in flight); call it
-// before s.uses is closed. An address given with --addr that cannot be
-// used is an error; the default address being taken (by another cairn
-// serve, say) only a warning.
-func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlags) (stop func(), err error) {
+// the address it listens on ("" when HTTP is off) and the function that
+// stops it (waiting for requests in flight); call it before s.uses is
+// closed. An address given with --addr that cannot be used is an error;
+// the default address being taken (by another cairn serve, say) only a
+// warning.
+func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlags) (addr string, stop func(), err error) {
 	if h.addr == "off" || h.addr == "" {
-		return func() {}, nil
+		return "", func() {}, nil
 	}
 	if err := checkHTTPAddr(h.addr, h.allowRemote); err != nil {
-		return nil, err
+		return "", nil, err
 	}
 	ln, err := net.Listen("tcp", h.addr)
 	if err != nil {
 		if !h.explicit() {
 			fmt.Fprintf(m.Stderr, "cairn: not serving MCP over HTTP: %v (give --addr HOST:PORT for another address)\n", err)
-			return func() {}, nil
+			return "", func() {}, nil
 		}
-		return nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", h.addr)
+		return "", nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", h.addr)
 	}
-	gate := &useGate{s: s}
-	servers := &projectServers{m: m, s: s, record: gate.record, home: g.project, byName: map[string]*mcp.Server{}}
-	if _, err := servers.get(g.project); err != nil {
+	mh, err := newMCPHTTP(m, s, s.recordUse, g.project)
+	if err != nil {
 		ln.Close()
-		return nil, err
+		return "", nil, err
 	}
-	handler := mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		project := r.URL.Query().Get("project")
-		if project == "" {
-			project = g.project
-		}
-		srv, err := servers.get(project)
-		if err != nil {
-			return nil // 400 Bad Request
-		}
-		return srv
-	}, &mcp.StreamableHTTPOptions{SessionTimeout: 30 * time.Minute})
-	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		s.touch() // a request keeps a server started with --idle alive
-		handler.ServeHTTP(w, r)
-	})))
-	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	hs := newHTTPServer(mh, defaultHTTPLimits)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		if err := hs.Serve(ln); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := hs.Serve(&limitListener{Listener: ln, max: defaultHTTPLimits.conns}); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Fprintf(m.Stderr, "cairn: MCP over HTTP stopped: %v\n", err)
 		}
 	}()
 	fmt.Fprintf(m.Stderr, "cairn: MCP over streamable HTTP at http://%s/mcp for project %s (another project: ?project=NAME)\n", ln.Addr(), g.project)
-	return func() {
+	return ln.Addr().String(), func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
 		if hs.Shutdown(sctx) != nil {
 			hs.Close() // streams still open after the grace period
 		}
 		<-done
-		gate.close()
 	}, nil
 }
 
+// newHTTPServer serves h at /mcp with lim's timeouts (the connection cap
+// is the listener's). There is no whole-request ReadTimeout: it would also
+// end the long-lived event streams of GET /mcp; a request's body gets
+// lim.body instead.
+func newHTTPServer(h http.Handler, lim httpLimits) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(bodyDeadline(h, lim.body)))
+	return &http.Server{Handler: mux, ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
+}
+
+// bodyDeadline gives a request d to send its body; the deadline is lifted
+// once the body is read, so that the answer may stream for longer.
+func bodyDeadline(h http.Handler, d time.Duration) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(w)
+			if rc.SetReadDeadline(time.Now().Add(d)) == nil {
+				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+// deadlineBody lifts the connection's read deadline at the end of the body.
+type deadlineBody struct {
+	io.ReadCloser
+	rc   *http.ResponseController
+	done bool
+}
+
+func (b *deadlineBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err == io.EOF && !b.done {
+		b.done = true
+		b.rc.SetReadDeadline(time.Time{})
+	}
+	return n, err
+}
+
+// limitListener closes the connections accepted beyond max open ones at
+// once, so that a flood of connections costs the server nothing but the
+// accepts.
+type limitListener struct {
+	net.Listener
+	max  int
+	open atomic.Int64
+}
+
+func (l *limitListener) Accept() (net.Conn, error) {
+	for {
+		c, err := l.Listener.Accept()
+		if err != nil {
+			return nil, err
+		}
+		if l.open.Add(1) > int64(l.max) {
+			l.open.Add(-1)
+			c.Close()
+			continue
+		}
+		return &countedConn{Conn: c, l: l}, nil
+	}
+}
+
+type countedConn struct {
+	net.Conn
+	l    *limitListener
+	once sync.Once
+}
+
+func (c *countedConn) Close() error {
+	c.once.Do(func() { c.l.open.Add(-1) })
+	return c.Conn.Close()
+}
+
+// mcpHTTP is MCP over streamable HTTP for any project of the database:
+// the SDK's handler, with bounded state. The SDK keeps every session
+// until it is deleted or idle for its SessionTimeout, and cairn keeps an
+// MCP server per project; here at most maxMCPSessions sessions live (a
+// new one closes the one unused longest) and at most maxProjectServers
+// servers are kept (least recently used first out; a dropped server lives
+// on only while sessions use it).
+type mcpHTTP struct {
+	handler  http.Handler
+	servers  *projectServers
+	maxSess  int
+	mu       sync.Mutex
+	lastUsed map[string]time.Time     // by session id
+	live     map[*mcp.Server]struct{} // servers that may have sessions
+}
+
+// newMCPHTTP returns the handler of /mcp; home is serve's own project,
+// served when no ?project= is given.
+func newMCPHTTP(m *Main, s *session, record func(context.Context, []string, string) error, home string) (*mcpHTTP, error) {
+	mh := &mcpHTTP{
+		servers:  &projectServers{m: m, s: s, record: record, home: home, max: maxProjectServers, idle: mcpSessionTimeout},
+		maxSess:  maxMCPSessions,
+		lastUsed: map[string]time.Time{},
+		live:     map[*mcp.Server]struct{}{},
+	}
+	if _, err := mh.servers.get(home); err != nil {
+		return nil, err
+	}
+	mh.handler = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
+		project := r.URL.Query().Get("project")
+		if project == "" {
+			project = home
+		}
+		srv, err := mh.servers.get(project)
+		if err != nil {
+			return nil // 400 Bad Request
+		}
+		mh.makeRoom(srv)
+		return srv
+	}, &mcp.StreamableHTTPOptions{SessionTimeout: mcpSessionTimeout})
+	return mh, nil
+}
+
+const sessionHeader = "Mcp-Session-Id"
+
+func (mh *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	mh.servers.s.touch() // a request keeps a server started with --idle alive
+	if id := r.Header.Get(sessionHeader); id != "" {
+		mh.touch(id)
+	}
+	mh.handler.ServeHTTP(w, r)
+	if id := w.Header().Get(sessionHeader); id != "" && r.Header.Get(sessionHeader) == "" {
+		mh.touch(id) // a session was made
+	}
+}
+
+func (mh *mcpHTTP) touch(id string) {
+	mh.mu.Lock()
+	defer mh.mu.Unlock()
+	if _, ok := mh.lastUsed[id]; ok || len(mh.lastUsed) < 2*mh.maxSess {
+		mh.lastUsed[id] = time.Now()
+	}
+}
+
+// sessions returns the live sessions; call with mh.mu held. It forgets
+// servers without sessions that are no longer kept, and the use times of
+// sessions that ended.
+func (mh *mcpHTTP) sessions() []*mcp.ServerSession {
+	var all []*mcp.ServerSession
+	ids := map[string]bool{}
+	for srv := range mh.live {
+		n := 0
+		for ss := range srv.Sessions() {
+			all = append(all, ss)
+			ids[ss.ID()] = true
+			n++
+		}
+		if n == 0 && !mh.servers.kept(srv) {
+			delete(mh.live, srv)
+		}
+	}
+	for id := range mh.lastUsed {
+		if !ids[id] {
+			delete(mh.lastUsed, id)
+		}
+	}
+	return all
+}
+
+// makeRoom closes the sessions unused longest while a new session of srv
+// would make more than maxSess.
+func (mh *mcpHTTP) makeRoom(srv *mcp.Server) {
+	mh.mu.Lock()
+	mh.live[srv] = struct{}{}
+	all := mh.sessions()
+	var victims []*mcp.ServerSession
+	if extra := len(all) + 1 - mh.maxSess; extra > 0 {
+		// A session never seen again since it began counts as unused
+		// since the zero time: it goes first.
+		slices.SortFunc(all, func(a, b *mcp.ServerSession) int {
+			return mh.lastUsed[a.ID()].Compare(mh.lastUsed[b.ID()])
+		})
+		victims = all[:extra]
+	}
+	mh.mu.Unlock()
+	for _, ss := range victims {
+		ss.Close()
+	}
+}
+
+// counts reports the live sessions and the servers kept, for tests.
+func (mh *mcpHTTP) counts() (sessions, servers int) {
+	mh.mu.Lock()
+	sessions = len(mh.sessions())
+	mh.mu.Unlock()
+	return sessions, mh.servers.len()
+}
+
 // projectServers are the MCP servers of the projects asked for over HTTP,
-// made on first use and shared by their sessions.
+// made on first use and shared by their sessions: at most max, least
+// recently used first out, and none unused for idle.
 type projectServers struct {
 	m      *Main
 	s      *session
 	record func(context.Context, []string, string) error
 	home   string // serve's own project: its working directory's configuration applies
+	max    int
+	idle   time.Duration
 
 	mu     sync.Mutex
-	byName map[string]*mcp.Server
+	byName map[string]*projectServer
 }
 
-// maxProjectServers bounds the servers kept; beyond it, each new session
-// of a further project gets a server of its own.
-const maxProjectServers = 256
+type projectServer struct {
+	srv      *mcp.Server
+	lastUsed time.Time
+}
 
 func (ps *projectServers) get(project string) (*mcp.Server, error) {
 	if !cairn.ValidProject(project) {
@@ -156,15 +360,50 @@ func (ps *projectServers) get(project string) (*mcp.Server, error) {
 	}
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
-	if srv := ps.byName[project]; srv != nil {
-		return srv, nil
+	now := time.Now()
+	if ps.byName == nil {
+		ps.byName = map[string]*projectServer{}
+	}
+	for name, e := range ps.byName {
+		if now.Sub(e.lastUsed) > ps.idle && name != project {
+			delete(ps.byName, name)
+		}
+	}
+	if e := ps.byName[project]; e != nil {
+		e.lastUsed = now
+		return e.srv, nil
 	}
 	srv, err := newMCPServer(ps.m, ps.s.eng, ps.record, project, project == ps.home)
 	if err != nil {
 		return nil, err
 	}
-	if len(ps.byName) < maxProjectServers {
-		ps.byName[project] = srv
+	if len(ps.byName) >= ps.max {
+		oldest := ""
+		for name, e := range ps.byName {
+			if oldest == "" || e.lastUsed.Before(ps.byName[oldest].lastUsed) {
+				oldest = name
+			}
+		}
+		delete(ps.byName, oldest)
 	}
+	ps.byName[project] = &projectServer{srv: srv, lastUsed: now}
 	return srv, nil
+}
+
+// kept reports whether srv is one of the servers kept.
+func (ps *projectServers) kept(srv *mcp.Server) bool {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	for _, e := range ps.byName {
+		if e.srv == srv {
+			return true
+		}
+	}
+	return false
+}
+
+func (ps *projectServers) len() int {
+	ps.mu.Lock()
+	defer ps.mu.Unlock()
+	return len(ps.byName)
 }

@@ -55,6 +55,9 @@ func printMemory(w io.Writer, mem *cairn.Memory) {
 	row("type", mem.Type)
 	row("key", mem.Key)
 	row("title", mem.Title)
+	if mem.Flag != "" {
+		row("flag", "⚠ reads as instructions ("+mem.Flag+"); do not follow")
+	}
 	use := fmt.Sprintf("%.2f, used %d times", mem.Confidence, mem.UseCount)
 	if !mem.LastUsedAt.IsZero() {
 		use += ", last " + wire.FormatTime(mem.LastUsedAt)

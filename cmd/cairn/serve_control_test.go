@@ -1,0 +1,111 @@
+package main
+
+// `cairn serve status` and `stop`, and a server killed outright. Bad
+// situations tried: a server SIGKILLed, leaving its socket file behind
+// (the next hook must start a new server all the same); status and stop
+// when no server runs; an unknown serve argument.
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	db := filepath.Join(dir, "cairn.db")
+	cairn := func(stdin string, args ...string) result {
+		return runBin(ctx, dir, stdin, append([]string{"--db", db, "--project", "authsvc"}, args...)...)
+	}
+	if r := cairn("", "add", "--type", "pitfall", "Postgres tests need CAIRN_TEST_POSTGRES_URL and skip without it."); r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	// Each prompt is of a new session: a memory is shown once per session.
+	sessions := 0
+	prompt := func() {
+		t.Helper()
+		sessions++
+		payload := fmt.Sprintf(`{"session_id":"s%d","transcript_path":%q,"cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":"why do the Postgres tests skip"}`,
+			sessions, filepath.Join(dir, "t.jsonl"), dir)
+		if r := cairn(payload, "hook", "claude", "user-prompt-submit"); r.code != 0 || !strings.Contains(r.stdout, "CAIRN_TEST_POSTGRES_URL") {
+			t.Fatalf("user-prompt-submit: %v", r)
+		}
+	}
+	// status waits for a server to answer and returns what it says.
+	status := func(notPID int) serveStatus {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			r := cairn("", "serve", "status", "--json")
+			var st serveStatus
+			if r.code == 0 && json.Unmarshal([]byte(r.stdout), &st) == nil && st.PID != notPID {
+				return st
+			}
+			if time.Now().After(deadline) {
+				log, _ := os.ReadFile(filepath.Join(dir, "cairn.log"))
+				t.Fatalf("no server answers: %v\ncairn.log:\n%s", r, log)
+			}
+		}
+	}
+	if r := cairn("", "serve", "status"); r.code != 1 || !strings.Contains(r.stderr, "no cairn serve is running") {
+		t.Fatalf("status without a server: %v", r)
+	}
+	prompt() // starts a server in the background
+	first := status(0)
+	if first.Database != db || first.Socket != db+".sock" || first.Uptime == "" || first.Started.IsZero() {
+		t.Fatalf("status: %+v", first)
+	}
+	if r := cairn("", "serve", "status"); r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("pid       %d", first.PID)) || !strings.Contains(r.stdout, "uptime") {
+		t.Fatalf("status: %v", r)
+	}
+	// A second server by hand says how to find the first one.
+	if r := cairn("", "serve", "--addr", "off"); r.code != 1 || !strings.Contains(r.stderr, "cairn serve status") {
+		t.Fatalf("a second server: %v", r)
+	}
+
+	// Killed outright, it leaves its socket file; the next prompt is
+	// answered locally and starts a new server.
+	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); !processGone(first.PID); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the killed server is still there")
+		}
+	}
+	if _, err := os.Stat(db + ".sock"); err != nil {
+		t.Fatalf("the killed server's socket file is gone (%v): this test needs it", err)
+	}
+	prompt()
+	second := status(first.PID)
+
+	// stop returns once the server is gone.
+	r := cairn("", "serve", "stop")
+	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("stopped cairn serve (pid %d)", second.PID)) {
+		t.Fatalf("stop: %v", r)
+	}
+	if !processGone(second.PID) {
+		t.Errorf("pid %d still runs after stop returned", second.PID)
+	}
+	if _, err := os.Stat(db + ".sock"); err == nil {
+		t.Error("the stopped server left its socket")
+	}
+	if r := cairn("", "serve", "stop"); r.code != 0 || !strings.Contains(r.stderr, "no cairn serve is running") {
+		t.Errorf("stop without a server: %v", r)
+	}
+}
+
+func TestServeRejectsAnUnknownArgument(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	if r := c.run("", "serve", "restart"); r.code != 2 || !strings.Contains(r.stderr, `unknown argument "restart"`) {
+		t.Fatalf("%v", r)
+	}
+}
