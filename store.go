@@ -171,6 +171,7 @@ type MemoryFilter struct {
 	Before        time.Time // created before
 	Session       string    // created in this session
 	Pinned        bool      // only pinned memories
+	HasFileRefs   bool      // only memories with file references
 	// SkipTotal leaves the total count (FindMemories' second result) at
 	// 0, which saves a count of every match.
 	SkipTotal bool

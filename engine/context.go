@@ -101,23 +101,54 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			strength = max(strength, h.Strength)
 		}
 		var rel []cairn.ContextItem
-		for _, h := range hits {
-			if seen[h.Memory.ID] || !keep(h.Memory) {
-				continue
+		consider := func(m *cairn.Memory, relevance float64) {
+			if seen[m.ID] || !keep(m) {
+				return
 			}
-			if req.Floor > 0 && (strength < req.Floor || h.Relevance*strength < req.Floor/2) {
-				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: h.Memory.ID, Reason: fmt.Sprintf("below the relevance floor (match strength %.2f)", h.Relevance*strength), Score: round3(h.Relevance * strength)})
-				continue
+			it := sc.item(m, cairn.ContextRelevant, relevance)
+			text := 0.0
+			if strength >= req.Floor {
+				text = relevance * strength
 			}
-			it := sc.item(h.Memory, cairn.ContextRelevant, h.Relevance)
-			it.Match = round3(h.Relevance * strength)
-			if it.Score < req.MinRelevance {
-				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: h.Memory.ID, Reason: "below the relevance threshold", Score: it.Score})
-				continue
+			structured := sc.structuredMatch(m)
+			it.Match = round3(min(1, text+structured))
+			if req.Floor > 0 && (it.Match < req.Floor/2 || strength < req.Floor && structured < req.Floor) {
+				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f)", it.Match), Score: it.Match})
+				return
+			}
+			if it.Score < req.MinRelevance && structured < req.Floor {
+				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "below the relevance threshold", Score: it.Score})
+				return
 			}
 			rel = append(rel, it)
 		}
-		sort.SliceStable(rel, func(i, j int) bool { return rel[i].Score > rel[j].Score })
+		for _, h := range hits {
+			consider(h.Memory, h.Relevance)
+		}
+		if len(req.Files) > 0 {
+			// Memories about the files being worked on, whatever their words.
+			var ms []*cairn.Memory
+			err := e.store.View(ctx, func(tx cairn.Tx) error {
+				var err error
+				ms, _, err = tx.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, HasFileRefs: true, SkipTotal: true,
+					Sort: cairn.SortUpdatedDesc, Limit: fileCandidates})
+				return err
+			})
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range ms {
+				if pathsOverlap(m.FileRefs, req.Files) {
+					consider(m, 0)
+				}
+			}
+		}
+		sort.SliceStable(rel, func(i, j int) bool {
+			if rel[i].Match != rel[j].Match {
+				return rel[i].Match > rel[j].Match
+			}
+			return rel[i].Score > rel[j].Score
+		})
 		for i, it := range rel {
 			if i >= req.RelevantLimit {
 				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: it.Memory.ID, Reason: "over the relevant limit", Score: it.Score})
@@ -127,6 +158,41 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 		}
 	}
 	return sel, nil
+}
+
+// fileCandidates bounds the memories with file references that a context
+// for files reads (the most recently changed first).
+const fileCandidates = 500
+
+// Structured matches: what a memory's file references, tags, hat and agent
+// add to its match, on the scale of the relevance floor. A memory about a
+// file being worked on clears the default floor (0.4) on that alone; a tag,
+// the hat or the agent alone do not, but add to a text or file match.
+const (
+	fileMatch  = 0.5
+	tagMatch   = 0.25
+	hatMatch   = 0.15
+	agentMatch = 0.1
+)
+
+// structuredMatch is what m's file references, tags, hat and agent add to
+// its match for the request.
+func (sc *contextScorer) structuredMatch(m *cairn.Memory) float64 {
+	req := sc.req
+	v := 0.0
+	if len(req.Files) > 0 && pathsOverlap(m.FileRefs, req.Files) {
+		v += fileMatch
+	}
+	if sc.tagsMatch(m.Tags) {
+		v += tagMatch
+	}
+	if req.Hat != "" && m.Hat == req.Hat {
+		v += hatMatch
+	}
+	if req.Agent != "" && m.Agent == req.Agent {
+		v += agentMatch
+	}
+	return v
 }
 
 // contextScorer applies seed 000's formula (cairn.ContextWeights) for one

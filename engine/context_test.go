@@ -296,3 +296,34 @@ func TestContextShowsAMemoryOncePerSession(t *testing.T) {
 		t.Errorf("activity: %d used entries, %v; want every showing logged (6)", len(acts), err)
 	}
 }
+
+// A memory about a file being worked on is a candidate without a word of
+// the prompt; a tag or the hat alone is not enough.
+func TestContextFindsMemoriesAboutTheFilesWithoutTheirWords(t *testing.T) {
+	t.Parallel()
+	e := rankingEngine(t, day0)
+	for i := range 10 {
+		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d about the release train", i)})
+	}
+	about := put(t, e, &cairn.Memory{Type: "pitfall", Content: "subtests there share one fake clock; give each its own", FileRefs: []string{"internal/auth/*_test.go"}})
+	hatOnly := put(t, e, &cairn.Memory{Type: "pattern", Content: "review checklists live in the wiki", Hat: "critic"})
+	req := cairn.DefaultContextRequest("p")
+	req.StaticTypes, req.DynamicTypes = nil, nil
+	req.Prompt = "make the login page load faster"
+	req.Hat = "critic"
+	sel, err := e.SelectContext(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := relevantIDs(sel); len(ids) != 0 {
+		t.Fatalf("without files: %v, want nothing (the hat alone is below the floor)", ids)
+	}
+	req.Files = []string{"internal/auth/session_test.go"}
+	if sel, err = e.SelectContext(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	ids := relevantIDs(sel)
+	if !slices.Equal(ids, []string{about.ID}) {
+		t.Errorf("with the file: %v, want [%s] only (not the hat's %s)", ids, about.ID, hatOnly.ID)
+	}
+}

@@ -82,10 +82,11 @@ func (s *Store) prepared(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, 
 
 // Options tune Open. A nil *Options means defaults.
 type Options struct {
-	// ReadOnly opens without running migrations, and Update fails with
-	// EINVALID. Commands that only read use it, so that they never wait
-	// for a writer. A database whose schema does not exist yet gives
-	// ErrNotInitialized.
+	// ReadOnly opens for reading: Update fails with EINVALID. Commands
+	// that only read use it, so that they never wait for a writer. A
+	// database whose schema does not exist yet gives ErrNotInitialized;
+	// one whose schema is older than this binary's is migrated first (once
+	// per upgrade), since this binary's reads need its columns.
 	ReadOnly bool
 }
 
@@ -133,6 +134,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	} else if err := s.checkVersion(ctx); err != nil {
 		s.Close()
 		return nil, err
+	} else if v, err := s.userVersion(ctx, s.reader); err == nil && v < SchemaVersion() {
+		if err := s.migrate(ctx); err != nil {
+			s.Close()
+			return nil, err
+		}
 	}
 	return s, nil
 }

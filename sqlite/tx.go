@@ -292,6 +292,9 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 	if f.Pinned {
 		conds = append(conds, `pinned=1`)
 	}
+	if f.HasFileRefs {
+		conds = append(conds, `file_refs <> ''`)
+	}
 	if len(f.IDs) > 0 {
 		conds = append(conds, `id IN (`+placeholders(len(f.IDs))+`)`)
 		for _, id := range f.IDs {
