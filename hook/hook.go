@@ -45,10 +45,23 @@ const (
 	PreCompact       Event = "PreCompact"
 	SessionEnd       Event = "SessionEnd"
 	PostToolUse      Event = "PostToolUse"
+	PreToolUse       Event = "PreToolUse"
+	SubagentStart    Event = "SubagentStart"
 )
 
 // Events lists the events in the order a session meets them.
-var Events = []Event{SessionStart, UserPromptSubmit, PostToolUse, Stop, SubagentStop, PreCompact, SessionEnd}
+var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, SubagentStart, Stop, SubagentStop, PreCompact, SessionEnd}
+
+// Injects reports whether cairn answers event with context (and so must
+// answer it fast): SessionStart, UserPromptSubmit, PreToolUse and
+// SubagentStart. The other events capture and print nothing.
+func Injects(e Event) bool {
+	switch e {
+	case SessionStart, UserPromptSubmit, PreToolUse, SubagentStart:
+		return true
+	}
+	return false
+}
 
 // Kebab is the event's name on cairn's command line: "session-start",
 // "user-prompt-submit", …; `cairn install claude` writes these names.
@@ -93,7 +106,8 @@ type Payload struct {
 	Prompt string `json:"prompt"` // UserPromptSubmit
 
 	StopHookActive       bool   `json:"stop_hook_active"`       // Stop, SubagentStop
-	AgentID              string `json:"agent_id"`               // SubagentStop (newer versions)
+	AgentID              string `json:"agent_id"`               // SubagentStart, SubagentStop (newer versions)
+	AgentType            string `json:"agent_type"`             // SubagentStart, SubagentStop (newer versions)
 	AgentTranscriptPath  string `json:"agent_transcript_path"`  // SubagentStop (newer versions)
 	LastAssistantMessage string `json:"last_assistant_message"` // Stop, SubagentStop (newer versions)
 
@@ -102,7 +116,7 @@ type Payload struct {
 
 	Reason string `json:"reason"` // SessionEnd
 
-	ToolName     string          `json:"tool_name"` // PostToolUse
+	ToolName     string          `json:"tool_name"` // PreToolUse, PostToolUse
 	ToolInput    json.RawMessage `json:"tool_input"`
 	ToolResponse json.RawMessage `json:"tool_response"`
 	ToolUseID    string          `json:"tool_use_id"`
@@ -148,6 +162,27 @@ func (p *Payload) Command() string {
 		return ""
 	}
 	return in.Command
+}
+
+// FilePath is the file a file-editing tool call (Edit, MultiEdit, Write,
+// NotebookEdit) is about to change, "" for other tools.
+func (p *Payload) FilePath() string {
+	switch p.ToolName {
+	case "Edit", "MultiEdit", "Write", "NotebookEdit":
+	default:
+		return ""
+	}
+	var in struct {
+		FilePath     string `json:"file_path"`
+		NotebookPath string `json:"notebook_path"`
+	}
+	if len(p.ToolInput) == 0 || json.Unmarshal(p.ToolInput, &in) != nil {
+		return ""
+	}
+	if in.FilePath != "" {
+		return in.FilePath
+	}
+	return in.NotebookPath
 }
 
 // ToolResult is a tool call's output as text and whether Claude Code

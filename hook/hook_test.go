@@ -21,7 +21,7 @@ func TestParseEventTakesKebabAndCamelCase(t *testing.T) {
 	if UserPromptSubmit.Kebab() != "user-prompt-submit" || SessionStart.Kebab() != "session-start" {
 		t.Errorf("kebab names: %s %s", UserPromptSubmit.Kebab(), SessionStart.Kebab())
 	}
-	for _, bad := range []string{"", "-", "pre-tool-use", "Notification", "session"} {
+	for _, bad := range []string{"", "-", "permission-request", "Notification", "session"} {
 		if _, ok := ParseEvent(bad); ok {
 			t.Errorf("ParseEvent(%q) accepted", bad)
 		}

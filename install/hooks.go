@@ -28,6 +28,8 @@ var HookEvents = map[string]string{
 	"PreCompact":       "pre-compact",
 	"SessionEnd":       "session-end",
 	"PostToolUse":      "post-tool-use",
+	"PreToolUse":       "pre-tool-use",
+	"SubagentStart":    "subagent-start",
 }
 
 // cairnHookRE matches a hook command that runs cairn's hook handler:

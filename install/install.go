@@ -5,10 +5,12 @@
 // What is written where:
 //
 //	claude, --scope project (default), in the project's top-level folder:
-//	  .claude/settings.json   hooks SessionStart, UserPromptSubmit, Stop,
-//	                          SubagentStop, PreCompact, SessionEnd, each
-//	                          running `<cairn> hook claude <event>`, without
-//	                          a matcher (every occurrence); with CaptureTools
+//	  .claude/settings.json   hooks SessionStart, UserPromptSubmit,
+//	                          SubagentStart, Stop, SubagentStop, PreCompact,
+//	                          SessionEnd, each running `<cairn> hook claude
+//	                          <event>`, without a matcher (every occurrence),
+//	                          and PreToolUse with the matcher
+//	                          PreToolUseMatcher (edits and Bash); with CaptureTools
 //	                          also PostToolUse, matcher "Bash", running
 //	                          `<cairn> hook claude post-tool-use --capture-tools`
 //	  .mcp.json               mcpServers.cairn = {"type": "stdio",
@@ -130,8 +132,9 @@ func (s *Setup) Hooks() []Hook {
 		evs = []ev{{"SessionStart", "", 10, ""}, {"UserPromptSubmit", "", 10, ""}, {"Stop", "", 45, ""}}
 	} else {
 		evs = []ev{
-			{"SessionStart", "", 10, ""}, {"UserPromptSubmit", "", 10, ""}, {"Stop", "", 45, ""},
-			{"SubagentStop", "", 45, ""}, {"PreCompact", "", 45, ""}, {"SessionEnd", "", 5, ""},
+			{"SessionStart", "", 10, ""}, {"UserPromptSubmit", "", 10, ""},
+			{"PreToolUse", PreToolUseMatcher, 10, ""}, {"SubagentStart", "", 10, ""},
+			{"Stop", "", 45, ""}, {"SubagentStop", "", 45, ""}, {"PreCompact", "", 45, ""}, {"SessionEnd", "", 5, ""},
 		}
 	}
 	if s.CaptureTools {
@@ -147,6 +150,10 @@ func (s *Setup) Hooks() []Hook {
 	}
 	return hs
 }
+
+// PreToolUseMatcher is the tools whose calls cairn answers with the
+// memories about what they touch: file edits and shell commands.
+const PreToolUseMatcher = "Edit|MultiEdit|Write|NotebookEdit|Bash"
 
 // HookAgent is the agent name cairn's hook commands use for an agent:
 // `cairn hook codex EVENT` for Codex, whose hook input and output follow

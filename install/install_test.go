@@ -207,7 +207,8 @@ func checkClaudeShape(t *testing.T, data string) map[string]string {
 					if e != HookEvents[ev] {
 						t.Errorf("%s runs cairn's %s hook", ev, e)
 					}
-					if g.Matcher != nil && (eventsWithoutMatcher[ev] || *g.Matcher != "Bash") {
+					wantMatcher := map[string]string{"PostToolUse": "Bash", "PreToolUse": PreToolUseMatcher}[ev]
+					if g.Matcher != nil && (eventsWithoutMatcher[ev] || *g.Matcher != wantMatcher) {
 						t.Errorf("%s: cairn's group has matcher %q", ev, *g.Matcher)
 					}
 					if _, dup := cairn[ev]; dup {
@@ -275,11 +276,11 @@ func TestClaudeProjectInstallKeepsTheUsersEntriesAndUninstallRestoresThem(t *tes
 			t.Errorf("%s lost its spelling:\n%s", s, after)
 		}
 	}
-	if !strings.HasPrefix(after, userSettings[:strings.Index(userSettings, `          }
+	// The user's PreToolUse group stays first, as it was; cairn's follows.
+	if !strings.HasPrefix(after, userSettings[:strings.Index(userSettings, `"timeout": 5
+          }
         ]
-      }
-    ],
-    "Stop"`)]) {
+      }`)]) {
 		t.Errorf("the file's start changed:\n%s", after)
 	}
 
@@ -335,6 +336,29 @@ const freshSettings = `{
           {
             "type": "command",
             "command": "/opt/cairn/bin/cairn hook claude user-prompt-submit",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
+    "PreToolUse": [
+      {
+        "matcher": "Edit|MultiEdit|Write|NotebookEdit|Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude pre-tool-use",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
+    "SubagentStart": [
+      {
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude subagent-start",
             "timeout": 10
           }
         ]
@@ -467,8 +491,8 @@ func TestClaudeInstallUpdatesItsHooksInPlace(t *testing.T) {
 	if cairn["Stop"] != `'/new place/cairn' hook claude stop` {
 		t.Errorf("Stop: %q", cairn["Stop"])
 	}
-	if n := strings.Count(got, "hook claude"); n != 6 {
-		t.Errorf("%d cairn hooks, want 6:\n%s", n, got)
+	if n := strings.Count(got, "hook claude"); n != 8 {
+		t.Errorf("%d cairn hooks, want 8:\n%s", n, got)
 	}
 	// Same structure: only the commands differ.
 	if strings.ReplaceAll(got, `'/new place/cairn'`, cairnExe) != first {

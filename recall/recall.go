@@ -42,6 +42,9 @@ type Request struct {
 	// Hooks use it to inject the lasting tiers at session start and the
 	// relevant tier with each prompt.
 	Tiers []string
+	// Types, when not nil, narrows the relevant tier to these types
+	// (instead of the configuration's context.relevant.types).
+	Types []string
 
 	Explain bool // fill Result.Explain (see contextpack.Request)
 	Index   bool // add seed 001's memory index
@@ -162,6 +165,9 @@ func ContextRequest(c *config.Config, r Request) cairn.ContextRequest {
 	req.Floor = cc.Relevant.Floor
 	req.StaticTypes, req.CriticalTypes, req.DynamicTypes, req.DynamicCount, req.RelevantLimit = nil, nil, nil, 0, 0
 	req.RelevantTypes = cc.Relevant.Types
+	if r.Types != nil {
+		req.RelevantTypes = r.Types
+	}
 	if cc.Static.Enabled {
 		req.StaticTypes = cc.Static.Types
 		// min_constraint_confidence 0 turns critical constraints off.

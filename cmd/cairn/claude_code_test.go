@@ -223,3 +223,117 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 	}
 	a.checkNoHookFailed()
 }
+
+// toolModel is a Messages API stand-in that answers the request holding
+// the user's prompt with one tool call, and every later request with a
+// text; it keeps the request bodies.
+type toolModel struct {
+	prompt, tool, input, answer string
+	mu                          sync.Mutex
+	bodies                      []string
+}
+
+func (f *toolModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	if r.URL.Path != "/v1/messages" {
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"input_tokens": 10}`)
+		return
+	}
+	f.mu.Lock()
+	f.bodies = append(f.bodies, string(body))
+	f.mu.Unlock()
+	var req struct {
+		Stream bool `json:"stream"`
+	}
+	json.Unmarshal(body, &req)
+	call := strings.Contains(string(body), f.prompt) && !strings.Contains(string(body), `"tool_result"`)
+	text, _ := json.Marshal(f.answer)
+	name, _ := json.Marshal(f.tool)
+	input, _ := json.Marshal(f.input)
+	if !req.Stream {
+		w.Header().Set("Content-Type", "application/json")
+		if call {
+			fmt.Fprintf(w, `{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_01","name":%s,"input":%s}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5}}`, name, f.input)
+			return
+		}
+		fmt.Fprintf(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5}}`, text)
+		return
+	}
+	w.Header().Set("Content-Type", "text/event-stream")
+	events := [][2]string{{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`}}
+	if call {
+		events = append(events,
+			[2]string{"content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01","name":%s,"input":{}}}`, name)},
+			[2]string{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":%s}}`, input)},
+			[2]string{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+			[2]string{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":15}}`})
+	} else {
+		events = append(events,
+			[2]string{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
+			[2]string{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, text)},
+			[2]string{"content_block_stop", `{"type":"content_block_stop","index":0}`},
+			[2]string{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}`})
+	}
+	events = append(events, [2]string{"message_stop", `{"type":"message_stop"}`})
+	for _, ev := range events {
+		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev[0], ev[1])
+	}
+}
+
+func (f *toolModel) requests() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.bodies...)
+}
+
+// Before Claude Code writes a file, cairn's PreToolUse hook puts the
+// memories about that file into the model's next request; the prompt
+// itself, which names no file, gets nothing.
+func TestClaudeCodeGetsTheMemoriesOfAFileBeforeWritingIt(t *testing.T) {
+	t.Parallel()
+	needBinary(t)
+	claude := strings.TrimSpace(os.Getenv("CAIRN_TEST_CLAUDE_CODE"))
+	if claude == "" {
+		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
+	}
+	model := &toolModel{prompt: "add the helper we talked about", tool: "Write", answer: "Done."}
+	api := httptest.NewServer(model)
+	defer api.Close()
+	a := newAgentProject(t, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL="+api.URL,
+		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
+	target := filepath.Join(a.project, "internal", "session", "clock.go")
+	in, _ := json.Marshal(map[string]string{"file_path": target, "content": "package session\n"})
+	model.input = string(in)
+	a.run(cairnBin, "add", "--type", "pitfall", "--files", "internal/session/*.go",
+		"Code here never calls time.Now directly: it takes the injected Clock, or the midnight tests break.")
+	a.run(cairnBin, "install", "claude", "--command", cairnBin)
+
+	out := a.run(claude, "-p", "--permission-mode", "acceptEdits", model.prompt)
+	if !strings.Contains(out, "Done.") {
+		t.Fatalf("claude -p printed %q", out)
+	}
+	if _, err := os.Stat(target); err != nil {
+		t.Fatalf("Claude Code did not write the file: %v", err)
+	}
+	var first, after string
+	for _, b := range model.requests() {
+		switch {
+		case strings.Contains(b, model.prompt) && !strings.Contains(b, `"tool_result"`):
+			first = b
+		case strings.Contains(b, `"tool_result"`):
+			after = b
+		}
+	}
+	if first == "" || after == "" {
+		t.Fatalf("the model did not get the prompt and then the tool's result: %d requests", len(model.requests()))
+	}
+	const memory = "takes the injected Clock"
+	if strings.Contains(first, memory) {
+		t.Error("the prompt, which names no file, already got the file's memory")
+	}
+	if !strings.Contains(after, memory) {
+		t.Errorf("the request after the Write lacks the file's memory:\n%.3000s", after)
+	}
+	a.checkNoHookFailed()
+}

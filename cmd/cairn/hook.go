@@ -52,6 +52,10 @@ Events (kebab-case, or Claude Code's names such as SessionStart):
                       prints nothing
   pre-compact         capture, as stop; prints nothing
   session-end         capture and the session summary, within 1.2 s; prints nothing
+  pre-tool-use        before Edit, MultiEdit, Write or NotebookEdit: the pitfalls, fixes
+                      and decisions about the file; before Bash: those about the
+                      command; at most 300 tokens, nothing when nothing clears the floor
+  subagent-start      the memories relevant to the subagent's type, at most 300 tokens
   post-tool-use       with --capture-tools: when a test, build or lint command passes,
                       captures at once (a fix it ends is stored before the turn ends);
                       otherwise does nothing
@@ -153,14 +157,27 @@ func (h *hookRun) run(ctx context.Context) error {
 	}
 	switch h.event {
 	case hook.SessionStart:
-		err := h.inject(ctx, []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic}, "")
+		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic}})
 		return errors.Join(err, h.startServer())
 	case hook.UserPromptSubmit:
 		if strings.TrimSpace(p.Prompt) == "" {
 			return nil
 		}
-		err := h.inject(ctx, []string{cairn.ContextRelevant}, p.Prompt)
+		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextRelevant}, Prompt: p.Prompt})
 		return errors.Join(err, h.startServer())
+	case hook.PreToolUse:
+		req, ok := h.actionRequest()
+		if !ok {
+			return nil
+		}
+		return errors.Join(h.inject(ctx, req), h.startServer())
+	case hook.SubagentStart:
+		if strings.TrimSpace(p.AgentType) == "" {
+			return nil
+		}
+		req := recall.Request{Tiers: []string{cairn.ContextRelevant}, Prompt: p.AgentType, Agent: p.AgentType,
+			Budget: actionBudget, BudgetSet: true}
+		return errors.Join(h.inject(ctx, req), h.startServer())
 	case hook.Stop, hook.SubagentStop, hook.PreCompact:
 		return bounded(ctx, captureBudget, h.capture)
 	case hook.SessionEnd:
@@ -181,9 +198,41 @@ func (h *hookRun) run(ctx context.Context) error {
 	return nil
 }
 
-// inject prints the block of the given tiers as the event's additional
-// context, and records the use of the memories in it.
-func (h *hookRun) inject(ctx context.Context, tiers []string, prompt string) error {
+// actionBudget is the most tokens a point-of-action block (before a tool
+// call, at a subagent's start) adds.
+const actionBudget = 300
+
+// actionTypes are the memories worth reading before an edit or a command:
+// what went wrong there before and how it was fixed, and what was decided.
+var actionTypes = []string{"pitfall", "gotcha", "fix", "error_solution", "failure", "issue", "decision", "constraint", "convention"}
+
+// actionRequest is the block for a PreToolUse payload: memories about the
+// file an Edit, MultiEdit, Write or NotebookEdit is about to change (its
+// path relative to the project's folder), or about a Bash command; ok is
+// false for other tools.
+func (h *hookRun) actionRequest() (recall.Request, bool) {
+	req := recall.Request{Tiers: []string{cairn.ContextRelevant}, Types: actionTypes, Budget: actionBudget, BudgetSet: true}
+	switch p := h.p; {
+	case p.FilePath() != "":
+		f := p.FilePath()
+		if filepath.IsAbs(f) && p.CWD != "" {
+			if rel, err := filepath.Rel(projectRoot(p.CWD), f); err == nil && !strings.HasPrefix(rel, "..") {
+				f = rel
+			}
+		}
+		req.Files = []string{filepath.ToSlash(f)}
+	case strings.TrimSpace(p.Command()) != "":
+		req.Prompt = p.Command()
+	default:
+		return req, false
+	}
+	return req, true
+}
+
+// inject prints the block for req (its project, agent, hat and session
+// are the hook's) as the event's additional context, and records the use
+// of the memories in it.
+func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	m, g := h.m, h.g
 	if m.resident == nil {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
@@ -195,7 +244,10 @@ func (h *hookRun) inject(ctx context.Context, tiers []string, prompt string) err
 		return err
 	}
 	c := cfg.Config
-	req := recall.Request{Project: g.project, Prompt: prompt, Agent: h.agent, Hat: h.hat, Session: h.p.SessionID, Tiers: tiers}
+	req.Project, req.Hat, req.Session = g.project, h.hat, h.p.SessionID
+	if req.Agent == "" {
+		req.Agent = h.agent
+	}
 	if c.Context.MaxChars > hook.MaxContext {
 		req.MaxChars, req.MaxCharsSet = hook.MaxContext, true
 	}

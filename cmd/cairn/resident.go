@@ -127,7 +127,7 @@ func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
 		return 0, false
 	}
 	if commandName(args) == "hook" {
-		if ev, _ := hook.ParseEvent(hookEventArg(args)); ev != hook.SessionStart && ev != hook.UserPromptSubmit {
+		if ev, _ := hook.ParseEvent(hookEventArg(args)); !hook.Injects(ev) {
 			// Capture events run here: their work may outlast the forward
 			// timeout, and run again locally it would reinforce what it
 			// stores twice. Only the events that inject must be fast.
