@@ -212,7 +212,7 @@ func TestHookBadInputsExitZeroPrintNothingAndLogOneLine(t *testing.T) {
 		{"array", `[{"prompt": "x"}]`, "not a JSON object", nil},
 		{"wrong field type", `{"session_id": 5, "prompt": "refresh token"}`, "not valid JSON", nil},
 		{"two objects", `{"prompt": "a"} {"prompt": "b"}`, "more than one JSON value", nil},
-		{"unknown event", `{"prompt": "x"}`, `unknown hook event "pre-tool-use"`, []string{"hook", "claude", "pre-tool-use"}},
+		{"unknown event", `{"prompt": "x"}`, `unknown hook event "permission-request"`, []string{"hook", "claude", "permission-request"}},
 		{"no kind", `{"prompt": "x"}`, "usage: cairn hook claude|codex EVENT", []string{"hook", "user-prompt-submit"}},
 	}
 	for _, tc := range cases {
