@@ -107,6 +107,9 @@ type ContextItem struct {
 	// means the same for every prompt: Hit.Relevance times the match
 	// strength of the prompt's best memory (see ContextRequest.Floor).
 	Match float64
+	// Stale is set by the caller that can see the project's files when a
+	// file the memory refers to changed after it was written or verified.
+	Stale bool
 }
 
 // ScoreReason is one component of a score.

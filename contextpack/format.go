@@ -181,6 +181,10 @@ func flagMark(flag string) string {
 // none.
 func itemFlag(it *item) string { return display(it.in.Flag) }
 
+// staleMark is the mark of an item whose files changed since it was
+// written or verified.
+const staleMark = "[possibly stale] "
+
 func (markdownFormat) item(it *item) string {
 	var b strings.Builder
 	title, content := mdEscape(flatten(it.title)), mdEscape(flatten(it.content))
@@ -190,6 +194,9 @@ func (markdownFormat) item(it *item) string {
 	b.WriteString("] ")
 	if f := itemFlag(it); f != "" {
 		b.WriteString(mdEscape(flagMark(f)))
+	}
+	if it.in.Stale {
+		b.WriteString(staleMark)
 	}
 	if title != "" {
 		b.WriteString("**")
@@ -280,6 +287,9 @@ func (xmlFormat) item(it *item) string {
 	if f := itemFlag(it); f != "" {
 		b.WriteString(` flag="` + xmlEscape(f) + `"`)
 	}
+	if it.in.Stale {
+		b.WriteString(` stale="true"`)
+	}
 	if t := flatten(it.title); t != "" {
 		b.WriteString(` title="`)
 		b.WriteString(xmlEscape(t))
@@ -296,7 +306,7 @@ func (xmlFormat) itemSep() string { return "" }
 // jsonFormat is one compact JSON object with a stable field order:
 //
 //	{"project","notice","tokens","sections":[{"kind","title","text","items":[
-//	  {"id","type","flag","title","content","tags","file_refs","created_at","shortened","value"}]}],
+//	  {"id","type","flag","stale","title","content","tags","file_refs","created_at","shortened","value"}]}],
 //	 "index":[{"type","count","recent":[{"title","date"}],"more"}]}
 //
 // "text", "flag", "tags", "file_refs", "created_at", "index", "recent" and
@@ -367,6 +377,7 @@ type jsonItem struct {
 	ID        string   `json:"id"`
 	Type      string   `json:"type"`
 	Flag      string   `json:"flag,omitempty"`
+	Stale     bool     `json:"stale,omitempty"`
 	Title     string   `json:"title"`
 	Content   string   `json:"content"`
 	Tags      []string `json:"tags,omitempty"`
@@ -381,6 +392,7 @@ func (jsonFormat) item(it *item) string {
 		ID:        it.id,
 		Type:      it.typ,
 		Flag:      itemFlag(it),
+		Stale:     it.in.Stale,
 		Title:     it.title,
 		Content:   it.content,
 		Tags:      cleanAll(it.in.Tags),

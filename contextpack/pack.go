@@ -119,8 +119,8 @@ func newRenderer(req *Request) *renderer {
 			s.groups = map[string]int{}
 		}
 		for i := range s.in.Items {
-			it := r.prepare(&s.in.Items[i])
-			it.sec, it.pos = s, i
+			it := r.prepare(&s.in.Items[i], s)
+			it.pos = i
 			s.items = append(s.items, it)
 			r.items = append(r.items, it)
 		}
@@ -130,9 +130,10 @@ func newRenderer(req *Request) *renderer {
 }
 
 // prepare cleans, shortens and renders one item.
-func (r *renderer) prepare(in *Item) *item {
+func (r *renderer) prepare(in *Item, sec *section) *item {
 	it := &item{
 		in:    in,
+		sec:   sec,
 		id:    clean(in.ID),
 		typ:   clean(in.Type),
 		value: finite(in.Value),

@@ -51,6 +51,10 @@ type Options struct {
 	// session. A resident server queues it and writes in batches after
 	// the answer; nil means Engine.RecordUse, at once.
 	RecordUse func(ctx context.Context, ids []string, session string) error
+	// Root is the project's folder, when the server runs in it: context
+	// blocks mark the memories whose files there changed since (see
+	// recall.MarkStale). "" skips the check.
+	Root string
 	// Version is reported to clients as the server's version; "" means
 	// "(devel)".
 	Version string
@@ -66,6 +70,7 @@ type server struct {
 	config    func() (*config.Config, error)
 	recordUse func(ctx context.Context, ids []string, session string) error
 	log       *slog.Logger
+	root      string
 }
 
 // New returns an MCP server for opts.Project with cairn's tools,
@@ -79,7 +84,7 @@ func New(opts Options) (*mcp.Server, error) {
 	if !cairn.ValidProject(opts.Project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid: give 1 to %d bytes of text without control characters", opts.Project, cairn.MaxNameBytes)
 	}
-	s := &server{eng: opts.Engine, project: opts.Project, config: opts.Config, recordUse: opts.RecordUse, log: opts.Logger}
+	s := &server{eng: opts.Engine, project: opts.Project, config: opts.Config, recordUse: opts.RecordUse, log: opts.Logger, root: opts.Root}
 	if s.config == nil {
 		s.config = func() (*config.Config, error) { return config.Default(), nil }
 	}

@@ -19,6 +19,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -144,6 +145,7 @@ func TestToolsAreListedWithTruthfulAnnotationsAndSchemas(t *testing.T) {
 		"context":  {false, false, false}, // records use
 		"update":   {false, true, true},
 		"forget":   {false, true, true},
+		"verify":   {false, false, true},
 		"memory":   {false, true, false}, // writes files; a create twice is an error
 	}
 	got := map[string]*mcp.Tool{}
@@ -387,6 +389,20 @@ func TestUpdateChangesFieldsAndKeepsTheRest(t *testing.T) {
 	}
 	if r := ok[mcpserver.SearchOut](t, cs, "search", map[string]any{"query": "laptops"}); len(r.Results) != 0 {
 		t.Fatalf("search for the old words after an update: %+v", r.Results)
+	}
+}
+
+func TestVerifySetsTheVerifiedTime(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect("proj")
+	w := remember(t, cs, map[string]any{"content": "Handlers live in internal/api.", "files": []string{"internal/api/*.go"}})
+	m := ok[mcpserver.MemoryOut](t, cs, "verify", map[string]any{"id": w.ID}).Memory
+	if m.ID != w.ID || time.Time(m.VerifiedAt).IsZero() {
+		t.Fatalf("verify answered %+v, want the memory with verified_at", m)
+	}
+	other := f.connect("other")
+	if msg := toolErr(t, other, "verify", map[string]any{"id": w.ID}); !strings.Contains(msg, "not found") {
+		t.Errorf("verify from another project: %q, want not found", msg)
 	}
 }
 

@@ -210,6 +210,13 @@ func (s *server) addTools(srv *mcp.Server) {
 		Annotations:  annotations("Update a memory", false, true, true),
 	}, s.update)
 	mcp.AddTool(srv, &mcp.Tool{
+		Name:         "verify",
+		InputSchema:  inputSchemaFor[IDIn](),
+		Description:  "Confirm that a memory of this project still holds after its files changed: context blocks stop marking it possibly stale. Returns the memory.",
+		OutputSchema: schemaFor[MemoryOut](),
+		Annotations:  annotations("Verify a memory", false, false, true),
+	}, s.verify)
+	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "forget",
 		InputSchema: inputSchemaFor[IDIn](),
 		Description: "Delete a memory of this project for good.",
@@ -298,7 +305,7 @@ func (s *server) context(ctx context.Context, _ *mcp.CallToolRequest, in Context
 	}
 	req := recall.Request{
 		Project: s.project, Prompt: in.Prompt, Hat: in.Hat, Agent: in.Agent, Task: in.Task,
-		Session: in.Session, Files: in.Files, Format: in.Format,
+		Session: in.Session, Files: in.Files, Format: in.Format, Root: s.root,
 	}
 	if in.Budget != nil {
 		req.Budget, req.BudgetSet = *in.Budget, true
@@ -343,6 +350,19 @@ func (s *server) update(ctx context.Context, _ *mcp.CallToolRequest, in UpdateIn
 	n, err := s.eng.UpdateMemory(ctx, m.ID, upd)
 	if err != nil {
 		return nil, MemoryOut{}, s.toolError("update", err)
+	}
+	return nil, MemoryOut{Memory: wire.FromMemory(n)}, nil
+}
+
+func (s *server) verify(ctx context.Context, _ *mcp.CallToolRequest, in IDIn) (*mcp.CallToolResult, MemoryOut, error) {
+	m, err := s.owned(ctx, in.ID)
+	if err != nil {
+		return nil, MemoryOut{}, s.toolError("verify", err)
+	}
+	now := s.eng.Now()
+	n, err := s.eng.UpdateMemory(ctx, m.ID, cairn.MemoryUpdate{VerifiedAt: &now})
+	if err != nil {
+		return nil, MemoryOut{}, s.toolError("verify", err)
 	}
 	return nil, MemoryOut{Memory: wire.FromMemory(n)}, nil
 }

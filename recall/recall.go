@@ -12,6 +12,10 @@ package recall
 import (
 	"context"
 	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
@@ -45,6 +49,11 @@ type Request struct {
 	// Types, when not nil, narrows the relevant tier to these types
 	// (instead of the configuration's context.relevant.types).
 	Types []string
+
+	// Root is the project's folder: memories whose referenced files there
+	// changed after they were written or verified are marked stale and
+	// count for less (see MarkStale). "" skips the check.
+	Root string
 
 	Explain bool // fill Result.Explain (see contextpack.Request)
 	Index   bool // add seed 001's memory index
@@ -123,6 +132,9 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 	sel, err := eng.SelectContext(ctx, creq)
 	if err != nil {
 		return nil, err
+	}
+	if req.Root != "" {
+		MarkStale(sel, req.Root)
 	}
 	if req.Tiers != nil {
 		kept := sel.Items[:0:0]
@@ -243,7 +255,7 @@ func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 		}
 		items[kind] = append(items[kind], contextpack.Item{
 			ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Tags: m.Tags,
-			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: itemValue(it), Reasons: reasons, Flag: m.Flag,
+			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: itemValue(it), Reasons: reasons, Flag: m.Flag, Stale: it.Stale,
 		})
 	}
 	var out []contextpack.Section
@@ -268,10 +280,60 @@ func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 // confidence) to break ties. Other tiers are worth their seed-000 score
 // plus confidence, as before.
 func itemValue(it cairn.ContextItem) float64 {
+	v := it.Score + it.Memory.Confidence
 	if it.Tier == cairn.ContextRelevant && it.Match > 0 {
-		return it.Match*it.Match + 0.1*it.Score
+		v = it.Match*it.Match + 0.1*it.Score
 	}
-	return it.Score + it.Memory.Confidence
+	if it.Stale {
+		v *= staleValue
+	}
+	return v
+}
+
+// staleValue is what a stale memory is worth, as a share of its value.
+const staleValue = 0.5
+
+// maxStaleMatches bounds the files one glob of a memory is checked with.
+const maxStaleMatches = 64
+
+// MarkStale sets Stale on the chosen memories that refer to a file under
+// root that was modified after the memory was last updated or verified
+// (`cairn verify`): what it says about that file may no longer hold.
+// File references are paths or globs relative to root ("**" is not
+// expanded); a reference that matches nothing is not a change.
+func MarkStale(sel *cairn.ContextSelection, root string) {
+	for i := range sel.Items {
+		m := sel.Items[i].Memory
+		if len(m.FileRefs) == 0 {
+			continue
+		}
+		since := m.UpdatedAt
+		if m.VerifiedAt.After(since) {
+			since = m.VerifiedAt
+		}
+		sel.Items[i].Stale = changedSince(root, m.FileRefs, since)
+	}
+}
+
+func changedSince(root string, refs []string, since time.Time) bool {
+	for _, ref := range refs {
+		if strings.Contains(ref, "**") || filepath.IsAbs(ref) || strings.HasPrefix(filepath.Clean(ref), "..") {
+			continue
+		}
+		matches, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(ref)))
+		if err != nil {
+			continue
+		}
+		for i, f := range matches {
+			if i >= maxStaleMatches {
+				break
+			}
+			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.ModTime().After(since) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // MemoryIndex is seed 001's memory index: each type with its count and its

@@ -2,6 +2,7 @@ package recall_test
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -82,5 +83,78 @@ func TestRelevantMemoryIsNeverCrowdedOutByStaticOnes(t *testing.T) {
 	}
 	if used := b.Result.Tokens; used < 450 {
 		t.Errorf("at session start static memories may fill the budget: %d of 600 tokens used", used)
+	}
+}
+
+// A memory whose files changed after it was written is marked possibly
+// stale and counts for less; verifying it clears the mark until they
+// change again.
+func TestMemoriesWhoseFilesChangedAreMarkedStale(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	root := t.TempDir()
+	file := filepath.Join(root, "internal", "auth", "refresh.go")
+	if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(file, []byte("package auth\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	eng := engine.New(st, &engine.Options{Now: func() time.Time { return clock() }})
+	res, err := eng.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "pitfall", FileRefs: []string{"internal/auth/*.go"},
+		Content: "Refresh returns nil, nil for an unknown token.", CreatedAt: now.Add(-48 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := res.Memory.ID
+	build := func() *recall.Block {
+		t.Helper()
+		b, err := recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Prompt: "refresh returns nil for an unknown token", Root: root})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	// The file has not changed since the memory was written.
+	if err := os.Chtimes(file, now.Add(-72*time.Hour), now.Add(-72*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if b := build(); !slices.Contains(b.IDs(), id) || strings.Contains(b.Text, "possibly stale") {
+		t.Fatalf("an unchanged file: %v\n%s", b.IDs(), b.Text)
+	}
+	// Changed a day after.
+	if err := os.Chtimes(file, now.Add(-24*time.Hour), now.Add(-24*time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	b := build()
+	if !strings.Contains(b.Text, "[possibly stale] Refresh returns nil") {
+		t.Errorf("a changed file: the memory is not marked:\n%s", b.Text)
+	}
+	for _, p := range b.Result.Placed {
+		if p.ID == id && p.Value >= 1 {
+			t.Errorf("a stale memory keeps its value %v", p.Value)
+		}
+	}
+	// Verified now: no longer stale.
+	if _, err := eng.UpdateMemory(ctx, id, cairn.MemoryUpdate{VerifiedAt: &now}); err != nil {
+		t.Fatal(err)
+	}
+	if b := build(); strings.Contains(b.Text, "possibly stale") {
+		t.Errorf("after verify the memory is still marked:\n%s", b.Text)
+	}
+	// Without a root nothing is checked.
+	if err := os.Chtimes(file, now.Add(time.Hour), now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	b, err = recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Prompt: "refresh returns nil for an unknown token"})
+	if err != nil || strings.Contains(b.Text, "possibly stale") {
+		t.Errorf("without a root: %v\n%s", err, b.Text)
 	}
 }

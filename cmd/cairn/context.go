@@ -50,7 +50,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		Project: g.project, Prompt: *prompt, Hat: *hat, Agent: *agent, Task: *task, Session: *session,
 		Files: files.vals, Mode: *mode, Format: *format, Explain: *explain, Index: *index,
 		Budget: budget.v, BudgetSet: budget.set, Limit: limit.v, LimitSet: limit.set,
-		MaxChars: maxChars.v, MaxCharsSet: maxChars.set,
+		MaxChars: maxChars.v, MaxCharsSet: maxChars.set, Root: m.projectFolder(g),
 	}
 	// Check the request before touching the database, so that a mistake
 	// is reported even when nothing is remembered yet.

@@ -244,7 +244,7 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 		return err
 	}
 	c := cfg.Config
-	req.Project, req.Hat, req.Session = g.project, h.hat, h.p.SessionID
+	req.Project, req.Hat, req.Session, req.Root = g.project, h.hat, h.p.SessionID, m.projectFolder(g)
 	if req.Agent == "" {
 		req.Agent = h.agent
 	}

@@ -98,6 +98,7 @@ func commands() []command {
 		{"edit", "ID [flags]", "change fields of a memory", runEdit},
 		{"rm", "ID...", "delete memories", runRm},
 		{"pin", "[--json] ID", "always inject a memory into context; cleanup never touches it", runPin},
+		{"verify", "[--json] ID", "confirm a memory still holds: contexts stop marking it possibly stale", runVerify},
 		{"unpin", "[--json] ID", "stop always injecting a memory", runUnpin},
 		{"promote", "ID --type TYPE | --scope global", "promote a memory to a lasting type, or to every project", runPromote},
 		{"supersede", "[--json] OLD NEW", "mark OLD as replaced by NEW: still searchable, no longer injected", runSupersede},
@@ -301,6 +302,21 @@ func (g *globals) resolve(m *Main) error {
 		g.now = m.Getenv("CAIRN_NOW")
 	}
 	return nil
+}
+
+// projectFolder is the folder of the working directory's project when it
+// is the project g names (a context's memories are checked against its
+// files for staleness), else "".
+func (m *Main) projectFolder(g *globals) string {
+	wd, err := m.Getwd()
+	if err != nil || wd == "" {
+		return ""
+	}
+	root := projectRoot(wd)
+	if filepath.Base(root) != g.project {
+		return ""
+	}
+	return root
 }
 
 // projectOf names the project of a folder: the name of the enclosing git

@@ -74,9 +74,16 @@ func newMCPServer(m *Main, eng *engine.Engine, recordUse func(context.Context, [
 		c.Getwd = func() (string, error) { return "", errors.New("not the project's folder") }
 		cm = &c
 	}
+	root := ""
+	if ownDir {
+		if wd, err := m.Getwd(); err == nil && wd != "" {
+			root = projectRoot(wd)
+		}
+	}
 	return mcpserver.New(mcpserver.Options{
 		Engine:  eng,
 		Project: project,
+		Root:    root,
 		Config: func() (*config.Config, error) {
 			l, err := cm.loadConfig()
 			if err != nil {

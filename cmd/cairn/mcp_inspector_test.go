@@ -111,7 +111,7 @@ func exerciseInspector(t *testing.T, in *inspector) {
 		m := tl.(map[string]any)
 		names[m["name"].(string)] = m
 	}
-	for _, n := range []string{"remember", "search", "get", "context", "update", "forget", "memory"} {
+	for _, n := range []string{"remember", "search", "get", "context", "update", "verify", "forget", "memory"} {
 		if names[n] == nil {
 			t.Fatalf("tools/list lacks %s: %v", n, out)
 		}
