@@ -193,7 +193,7 @@ func (e *Engine) AddSuperseding(ctx context.Context, m *cairn.Memory, oldID stri
 	var res *cairn.WriteResult
 	var old *cairn.Memory
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
-		prev, err := findByIDOrPrefix(ctx, tx, oldID)
+		prev, err := e.owned(ctx, tx, oldID)
 		if err != nil {
 			return err
 		}
@@ -230,11 +230,12 @@ const maxSupersedeChain = 1000
 // each replaced memory before the one that replaces it (the farthest from
 // the newest first, then by creation). A memory that nothing supersedes
 // and that supersedes nothing is a chain of one. Links to memories that
-// no longer exist are left out. ENOTFOUND.
+// no longer exist are left out, and so are, on an engine bound to a
+// project, memories that project may not read. ENOTFOUND.
 func (e *Engine) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error) {
 	var out []*cairn.Memory
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
-		m, err := findByIDOrPrefix(ctx, tx, id)
+		m, err := e.visible(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -243,7 +244,7 @@ func (e *Engine) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory
 		// Forward: what replaces it, and what replaces that.
 		for next := m.SupersededBy; next != "" && !seen[next] && len(out) <= maxSupersedeChain; {
 			n, err := tx.FindMemoryByID(ctx, next)
-			if cairn.ErrorCode(err) == cairn.ENOTFOUND {
+			if cairn.ErrorCode(err) == cairn.ENOTFOUND || (err == nil && !e.mayRead(n)) {
 				break
 			}
 			if err != nil {
@@ -261,7 +262,7 @@ func (e *Engine) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory
 				return err
 			}
 			for _, o := range olds {
-				if !seen[o.ID] {
+				if !seen[o.ID] && e.mayRead(o) {
 					seen[o.ID] = true
 					out = append(out, o)
 					queue = append(queue, o.ID)

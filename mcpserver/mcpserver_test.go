@@ -461,6 +461,28 @@ func TestAnotherProjectsMemoriesAreNotFound(t *testing.T) {
 	}
 }
 
+// TestAPrefixIsResolvedAmongTheProjectsMemoriesOnly tries an id prefix
+// that a memory of another project shares: it must neither be ambiguous
+// nor tell that the other memory exists.
+func TestAPrefixIsResolvedAmongTheProjectsMemoriesOnly(t *testing.T) {
+	f := newFixture(t)
+	for _, m := range []*cairn.Memory{
+		{ID: "heron1-alpha", Project: "alpha", Content: "Alpha's heron protocol stays internal."},
+		{ID: "heron1-beta", Project: "beta", Content: "Beta's heron protocol is public."},
+	} {
+		if _, err := f.eng.AddMemory(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ok[mcpserver.MemoriesOut](t, f.connect("beta"), "get", map[string]any{"ids": []string{"heron1"}})
+	if len(got.Memories) != 1 || got.Memories[0].ID != "heron1-beta" {
+		t.Errorf("beta get heron1: %+v; want heron1-beta", got.Memories)
+	}
+	if msg := toolErr(t, f.connect("gamma"), "get", map[string]any{"ids": []string{"heron1"}}); !strings.Contains(msg, "not found") {
+		t.Errorf("gamma get heron1: %q", msg)
+	}
+}
+
 func TestResourcesReadAMemoryAndATypesExport(t *testing.T) {
 	cs := newFixture(t).connect("proj")
 	d1 := remember(t, cs, map[string]any{"type": "decision", "content": "First decision: SQLite."})

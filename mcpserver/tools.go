@@ -320,7 +320,7 @@ func (s *server) context(ctx context.Context, _ *mcp.CallToolRequest, in Context
 }
 
 func (s *server) update(ctx context.Context, _ *mcp.CallToolRequest, in UpdateIn) (*mcp.CallToolResult, MemoryOut, error) {
-	m, err := s.owned(ctx, in.ID)
+	m, err := s.visible(ctx, in.ID)
 	if err != nil {
 		return nil, MemoryOut{}, s.toolError("update", err)
 	}
@@ -345,7 +345,7 @@ func (s *server) update(ctx context.Context, _ *mcp.CallToolRequest, in UpdateIn
 }
 
 func (s *server) forget(ctx context.Context, _ *mcp.CallToolRequest, in IDIn) (*mcp.CallToolResult, ForgetOut, error) {
-	m, err := s.owned(ctx, in.ID)
+	m, err := s.visible(ctx, in.ID)
 	if err != nil {
 		return nil, ForgetOut{}, s.toolError("forget", err)
 	}

@@ -383,7 +383,7 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	}
 	if m.resident != nil {
 		// The engine's clock is per request here: --now may differ.
-		return &session{eng: m.resident.eng.WithClock(clock), g: g, uses: m.resident.uses}, nil
+		return &session{eng: m.resident.eng.WithClock(clock).WithProject(g.project), g: g, uses: m.resident.uses}, nil
 	}
 	if readOnly {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
@@ -397,6 +397,7 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	if err != nil {
 		return nil, err
 	}
-	eng := engine.New(st, &engine.Options{Now: clock, Redact: redactSecrets})
+	// Every id a command is given is looked up in its project only.
+	eng := engine.New(st, &engine.Options{Now: clock, Redact: redactSecrets}).WithProject(g.project)
 	return &session{store: st, eng: eng, g: g}, nil
 }

@@ -189,6 +189,7 @@ func TestDefaultProjectIsTheGitTopLevelFolderName(t *testing.T) {
 		t.Fatalf("add: %v", r)
 	}
 	id := strings.TrimSpace(r.stdout)
+	c.project = "my-repo"
 	if m := c.show(id); m["project"] != "my-repo" {
 		t.Errorf("default project = %v, want my-repo", m["project"])
 	}
@@ -246,10 +247,10 @@ func TestDatabaseComesFromCairnDBThenXDGDataHome(t *testing.T) {
 	if _, err := os.Stat(envDB); err != nil {
 		t.Errorf("CAIRN_DB %s was not created: %v", envDB, err)
 	}
-	if r := c.raw("", "--db", envDB, "show", id); r.code != 0 {
+	if r := c.raw("", "--db", envDB, "--project", "p", "show", id); r.code != 0 {
 		t.Errorf("the memory is not in CAIRN_DB: %v", r)
 	}
-	if r := c.raw("", "--db", xdg, "show", id); r.code != 1 {
+	if r := c.raw("", "--db", xdg, "--project", "p", "show", id); r.code != 1 {
 		t.Errorf("the memory went to the XDG database too: %v", r)
 	}
 	// --db wins over CAIRN_DB.
