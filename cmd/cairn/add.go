@@ -40,7 +40,7 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) == 0 {
 		return usagef("add: give the content to remember, or - to read it from standard input")
 	}
-	content, err := m.readContent(pos)
+	content, err := m.readContent(ctx, pos)
 	if err != nil {
 		return err
 	}

@@ -43,7 +43,7 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 	if len(pos) == 0 {
 		return usagef("converse add: give the message text, or - to read it from standard input")
 	}
-	text, err := m.readContent(pos)
+	text, err := m.readContent(ctx, pos)
 	if err != nil {
 		return err
 	}

@@ -46,7 +46,7 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 		return &o.v
 	}
 	if content.set && content.v == "-" {
-		c, err := m.readContent([]string{"-"})
+		c, err := m.readContent(ctx, []string{"-"})
 		if err != nil {
 			return err
 		}

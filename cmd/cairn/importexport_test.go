@@ -481,3 +481,17 @@ func TestImportFoldsDuplicatesWithinOneFile(t *testing.T) {
 		seen[id] = true
 	}
 }
+
+// TestImportWithoutAFileReadsRedirectedStdin is `cairn import < file`:
+// no file named, standard input not a terminal.
+func TestImportWithoutAFileReadsRedirectedStdin(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	r := c.run(`{"content":"imported from a redirected standard input"}`+"\n", "import")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 created") {
+		t.Fatalf("%v", r)
+	}
+	if r := c.run("", "import", "a.jsonl", "b.jsonl"); r.code != 2 {
+		t.Errorf("two files: want a usage error, got %v", r)
+	}
+}

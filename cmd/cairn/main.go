@@ -103,7 +103,7 @@ func commands() []command {
 		{"supersede", "[--json] OLD NEW", "mark OLD as replaced by NEW: still searchable, no longer injected", runSupersede},
 		{"cleanup", "[--apply] [--json]", "decay unused memories, remove expired and low-value ones (a dry run without --apply)", runCleanup},
 		{"log", "[flags]", "show what happened to memories: created, used, decayed, deleted …", runLog},
-		{"import", "[--skip-invalid] FILE|-", "read memories from JSON Lines or an export document", runImport},
+		{"import", "[--skip-invalid] [FILE|-]", "read memories from JSON Lines or an export document", runImport},
 		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},
 		{"stats", "[--json]", "count the project's memories by type", runStats},
 		{"types", "[--json]", "list the memory types and their policies", runTypes},

@@ -43,7 +43,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if *limit < 1 || *limit > cairn.MaxLimit {
 		return usagef("search: --limit must be from 1 to %d", cairn.MaxLimit)
 	}
-	text, err := m.readContent(pos)
+	text, err := m.readContent(ctx, pos)
 	if err != nil {
 		return err
 	}

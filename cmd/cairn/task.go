@@ -53,7 +53,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) == 0 {
 		return usagef("task %s: give the text, or - to read it from standard input", event)
 	}
-	text, err := m.readContent(pos)
+	text, err := m.readContent(ctx, pos)
 	if err != nil {
 		return err
 	}
