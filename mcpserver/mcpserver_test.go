@@ -254,6 +254,16 @@ func TestRememberRedactsSecrets(t *testing.T) {
 	}
 }
 
+// TestRememberDerivesACleanTitleFromTerminalOutput gives content whose
+// first line is coloured test output ending in a carriage return.
+func TestRememberDerivesACleanTitleFromTerminalOutput(t *testing.T) {
+	cs := newFixture(t).connect("proj")
+	w := remember(t, cs, map[string]any{"content": "\x1b[32mok\x1b[0m  pkg/auth 0.2s\r\nall green"})
+	if w.Title != "ok  pkg/auth 0.2s" {
+		t.Errorf("title %q", w.Title)
+	}
+}
+
 func TestBadToolInputGivesToolErrorsThatSayWhatToFix(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect("proj")
