@@ -264,6 +264,19 @@ func TestRememberDerivesACleanTitleFromTerminalOutput(t *testing.T) {
 	}
 }
 
+// TestRememberRefusesATypoOfAKnownTypeUnlessNew gives "pitfal" for
+// "pitfall", then confirms a near name as new.
+func TestRememberRefusesATypoOfAKnownTypeUnlessNew(t *testing.T) {
+	cs := newFixture(t).connect("proj")
+	msg := toolErr(t, cs, "remember", map[string]any{"type": "pitfal", "content": "The cache must be warmed."})
+	if !strings.Contains(msg, `did you mean "pitfall"?`) || !strings.Contains(msg, "new_type") {
+		t.Errorf("typo: %q", msg)
+	}
+	if w := remember(t, cs, map[string]any{"type": "pitfal", "new_type": true, "content": "The cache must be warmed."}); w.Type != "pitfal" {
+		t.Errorf("new_type: type %q", w.Type)
+	}
+}
+
 func TestBadToolInputGivesToolErrorsThatSayWhatToFix(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect("proj")

@@ -78,6 +78,7 @@ type RememberIn struct {
 	Confidence *float64 `json:"confidence,omitempty" jsonschema:"how sure, from 0 to 1 (default by type)"`
 	Session    string   `json:"session,omitempty" jsonschema:"the current session id: context leaves a session's own memories out"`
 	Agent      string   `json:"agent,omitempty" jsonschema:"the agent that learned it, e.g. claude"`
+	NewType    bool     `json:"new_type,omitempty" jsonschema:"true to use type as a new type even when it is one letter away from a known type (which is otherwise refused as a likely typo)"`
 }
 
 // WriteOut is what remember answers: the memory's id and what happened.
@@ -224,6 +225,16 @@ func (s *server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 			return nil, WriteOut{}, s.toolError("remember", cairn.Errorf(cairn.EINVALID, "confidence %v is not valid: give a number above 0, up to 1", *in.Confidence))
 		}
 		m.Confidence = *in.Confidence
+	}
+	if !in.NewType {
+		near, err := s.eng.NearType(ctx, s.project, in.Type)
+		if err != nil {
+			return nil, WriteOut{}, s.toolError("remember", err)
+		}
+		if near != "" {
+			return nil, WriteOut{}, s.toolError("remember", cairn.Errorf(cairn.EINVALID,
+				"%q is not a known type; did you mean %q? (set new_type to store it as a new type)", in.Type, near))
+		}
 	}
 	res, err := s.eng.AddMemory(ctx, m)
 	if err != nil {

@@ -35,6 +35,7 @@ func RunEngine(t *testing.T, open Opener) {
 		{"NearIdenticalTextReinforces", testNearDuplicate},
 		{"FindByIDAcceptsUniquePrefix", testFindByPrefix},
 		{"IDLookupsStayInTheirProject", testIDIsolation},
+		{"NearTypeFindsTyposOfKnownTypes", testNearType},
 		{"SearchNeverCrossesProjects", testSearchIsolation},
 		{"SearchFindsIdentifierAndPathParts", testSearchCodeParts},
 		{"SearchMatchesStems", testSearchStems},
@@ -321,6 +322,32 @@ func testFindByPrefix(t *testing.T, e *engine.Engine) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// testNearType tries typos of known types (a letter dropped, added,
+// replaced, two letters swapped), a name two edits away, a type in use in
+// the project, and one in use in another project only.
+func testNearType(t *testing.T, e *engine.Engine) {
+	add(t, e, &cairn.Memory{Project: "p", Type: "runbook", Content: "restart the queue first"})
+	add(t, e, &cairn.Memory{Project: "q", Type: "playbook", Content: "page the on-call"})
+	for _, tt := range []struct{ typ, want string }{
+		{"pitfal", "pitfall"},
+		{"pitfalls", "pitfall"},
+		{"pitfsll", "pitfall"},
+		{"ptifall", "pitfall"},
+		{"Decison", "decision"},
+		{"pitfall", ""},
+		{"ptifal", ""},
+		{"runbok", "runbook"},
+		{"runbook", ""},
+		{"playbok", ""},
+		{"incident", ""},
+	} {
+		got, err := e.NearType(t.Context(), "p", tt.typ)
+		if err != nil || got != tt.want {
+			t.Errorf("NearType(p, %q) = %q, %v; want %q", tt.typ, got, err, tt.want)
+		}
+	}
+}
 
 // testIDIsolation tries every method that takes an id, on an engine bound
 // to project alpha, with ids and id prefixes of project beta's memories:

@@ -82,6 +82,9 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTypeNames("export", types.vals...); err != nil {
+		return err
+	}
 	if len(pos) > 0 {
 		return usagef("export: unexpected argument %q", pos[0])
 	}

@@ -101,7 +101,7 @@ func commands() []command {
 		{"unpin", "[--json] ID", "stop always injecting a memory", runUnpin},
 		{"promote", "ID --type TYPE | --scope global", "promote a memory to a lasting type, or to every project", runPromote},
 		{"supersede", "[--json] OLD NEW", "mark OLD as replaced by NEW: still searchable, no longer injected", runSupersede},
-		{"cleanup", "[--apply] [--json]", "decay unused memories, remove expired and low-value ones (a dry run without --apply)", runCleanup},
+		{"cleanup", "[--dry-run|--apply] [--json]", "decay unused memories, remove expired and low-value ones (a dry run without --apply)", runCleanup},
 		{"log", "[flags]", "show what happened to memories: created, used, decayed, deleted …", runLog},
 		{"import", "[--skip-invalid] [FILE|-]", "read memories from JSON Lines or an export document", runImport},
 		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},

@@ -72,7 +72,7 @@ func TestUsageMistakesExitTwoWithOneLineOnStderr(t *testing.T) {
 		{[]string{"list", "extra"}, "unexpected"},
 		{[]string{"show"}, "id"},
 		{[]string{"rm"}, "id"},
-		{[]string{"import"}, "file"},
+		{[]string{"import", "a.jsonl", "b.jsonl"}, "file"},
 		{[]string{"export", "extra"}, "unexpected"},
 		{[]string{"--now", "yesterday", "list"}, "not a time"},
 		{[]string{"list", "--after", "last week"}, "not a time"},

@@ -31,6 +31,9 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTypeNames("search", types.vals...); err != nil {
+		return err
+	}
 	if *batch != "" {
 		if len(pos) > 0 {
 			return usagef("search: give either a QUERY or --batch, not both")
