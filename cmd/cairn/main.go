@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -276,6 +277,11 @@ func (g *globals) resolve(m *Main) error {
 	if g.db == "" {
 		g.db = m.Getenv("CAIRN_DB")
 	}
+	if isURL(g.db) {
+		// Taken as a path, "postgres://…" would quietly create a SQLite
+		// file named "postgres:" here.
+		return usagef("--db %s: database URLs are not supported yet (the PostgreSQL backend is still to come); give the path of a database file", redactURL(g.db))
+	}
 	if g.db == "" {
 		dir := m.Getenv("XDG_DATA_HOME")
 		if dir == "" {
@@ -301,6 +307,28 @@ func (g *globals) resolve(m *Main) error {
 		g.now = m.Getenv("CAIRN_NOW")
 	}
 	return nil
+}
+
+// isURL reports whether s starts with a URL scheme and "://".
+func isURL(s string) bool {
+	scheme, _, ok := strings.Cut(s, "://")
+	if !ok || scheme == "" {
+		return false
+	}
+	for i, r := range scheme {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+// redactURL keeps a URL's password out of an error message.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return s[:strings.Index(s, "://")+3] + "…"
 }
 
 // projectOf names the project of a folder: the name of the enclosing git

@@ -8,6 +8,7 @@ package main
 // one letter away from a known type (dropped, added, replaced, swapped).
 
 import (
+	"os"
 	"strings"
 	"testing"
 )
@@ -74,4 +75,27 @@ func TestATypeOneEditFromAKnownTypeIsRefusedUnlessNew(t *testing.T) {
 		t.Errorf("promote --type patern: %v", r)
 	}
 	c.add("--type", "incident", "A type far from every known one is simply new.")
+}
+
+// TestADatabaseURLIsRefusedAndCreatesNothing gives --db and CAIRN_DB as
+// URLs (with a password, which the error must not show).
+func TestADatabaseURLIsRefusedAndCreatesNothing(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	for _, args := range [][]string{
+		{"--db", "postgres://cairn:hunter2@127.0.0.1:5432/test", "--project", "p", "add", "x"},
+		{"--db", "sqlite:///tmp/x.db", "--project", "p", "list"},
+	} {
+		r := c.raw("", args...)
+		if r.code != 2 || !strings.Contains(r.stderr, "not supported yet") || strings.Contains(r.stderr, "hunter2") {
+			t.Errorf("want exit 2 refusing the URL without its password, got %v", r)
+		}
+	}
+	c.env["CAIRN_DB"] = "postgresql://localhost/test"
+	if r := c.raw("", "--project", "p", "stats"); r.code != 2 {
+		t.Errorf("CAIRN_DB as a URL: %v", r)
+	}
+	if ents, _ := os.ReadDir(c.wd); len(ents) != 0 {
+		t.Errorf("files created in the working folder: %v", ents)
+	}
 }
