@@ -418,6 +418,12 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 			return nil, errNoDatabase
 		}
 	}
+	// The types' policies (time to live, initial confidence, tier) are
+	// those of cairn.toml's [lifecycle.TYPE] tables.
+	cfg, err := m.loadConfig()
+	if err != nil {
+		return nil, err
+	}
 	st, err := sqlite.Open(ctx, g.db, &sqlite.Options{ReadOnly: readOnly})
 	if readOnly && errors.Is(err, sqlite.ErrNotInitialized) {
 		return nil, errNoDatabase
@@ -426,6 +432,6 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 		return nil, err
 	}
 	// Every id a command is given is looked up in its project only.
-	eng := engine.New(st, &engine.Options{Now: clock, Redact: redactSecrets}).WithProject(g.project)
+	eng := engine.New(st, &engine.Options{Now: clock, Redact: redactSecrets, Policies: cfg.Config.Policies()}).WithProject(g.project)
 	return &session{store: st, eng: eng, g: g}, nil
 }
