@@ -156,6 +156,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("cairn", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	g.register(fs)
+	version := fs.Bool("version", false, "print cairn's version")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			m.usage(m.Stdout)
@@ -164,6 +165,9 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return usagef("%v (see `cairn help`)", err)
 	}
 	rest := fs.Args()
+	if *version {
+		return runVersion(ctx, m, g, rest)
+	}
 	if len(rest) == 0 {
 		m.usage(m.Stderr)
 		return usagef("no command given")
@@ -199,6 +203,7 @@ Global flags (also accepted after the command):
   --db PATH         the database (env CAIRN_DB; default $XDG_DATA_HOME/cairn/cairn.db)
   --project NAME    the project (env CAIRN_PROJECT; default the git top-level folder's name)
   --now RFC3339     the clock for recency and expiry (env CAIRN_NOW; default now)
+  --version         print cairn's version (as the version command)
 
 Run 'cairn help COMMAND' for a command's flags.
 Exit status: 0 success, 1 failure, 2 usage error.

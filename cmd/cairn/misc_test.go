@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -337,5 +338,35 @@ func TestReadingCommandsOnADatabaseBeingCreatedShowNothing(t *testing.T) {
 	id := c.add("the first memory creates the schema")
 	if got := c.listIDs(); !slices.Equal(got, []string{id}) {
 		t.Errorf("list after the first add = %v", got)
+	}
+}
+
+// TestVersionNamesTheModuleVersionAndCommit formats build informations
+// with and without a version and VCS settings, and runs `version` and
+// `--version`.
+func TestVersionNamesTheModuleVersionAndCommit(t *testing.T) {
+	t.Parallel()
+	vcs := func(rev, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
+	}
+	for _, tt := range []struct {
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{nil, "(devel)"},
+		{&debug.BuildInfo{}, "(devel)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}, "v1.4.0"},
+		{&debug.BuildInfo{Settings: vcs("1310e87c3a2bd6f0a3c9e1b2", "false")}, "(devel) 1310e87c3a2b"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.4.1-0.20261122094715-1310e87c3a2b"}, Settings: vcs("1310e87c3a2bd6f0a3c9e1b2", "true")},
+			"v1.4.1-0.20261122094715-1310e87c3a2b 1310e87c3a2b, modified"},
+	} {
+		if got := versionOf(tt.bi); got != tt.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", tt.bi, got, tt.want)
+		}
+	}
+	c := newCLI(t)
+	a, b := c.raw("", "version"), c.raw("", "--version")
+	if a.code != 0 || b.code != 0 || !strings.HasPrefix(a.stdout, "cairn ") || a.stdout != b.stdout {
+		t.Errorf("version and --version differ:\n%v\n%v", a, b)
 	}
 }
