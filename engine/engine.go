@@ -119,10 +119,6 @@ func (e *Engine) WithProject(project string) *Engine {
 	return &c
 }
 
-// Project returns the project the engine's id lookups are bounded to, or
-// "" for none.
-func (e *Engine) Project() string { return e.project }
-
 // Policies returns the type policies in force.
 func (e *Engine) Policies() cairn.Policies { return e.policies }
 
