@@ -39,12 +39,35 @@ func (in *inputReader) Read(p []byte) (int, error) {
 	if int64(len(p)) > in.left {
 		p = p[:in.left]
 	}
-	n, err := in.r.Read(p)
+	n, err := in.readOrCancel(p)
 	in.left -= int64(n)
 	if in.left <= 0 && err == nil {
 		err = cairn.Errorf(cairn.EINVALID, "%s is larger than %s, the most cairn reads", in.what, byteSize(in.max))
 	}
 	return n, err
+}
+
+// readOrCancel reads into p, or returns the context's error as soon as it
+// is cancelled while the read waits (a terminal, a pipe nobody writes to).
+// The read runs on its own goroutine into its own buffer, so that one
+// given up on never writes into p afterwards; it ends with the process.
+func (in *inputReader) readOrCancel(p []byte) (int, error) {
+	type result struct {
+		b   []byte
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		b := make([]byte, len(p))
+		n, err := in.r.Read(b)
+		done <- result{b[:n], err}
+	}()
+	select {
+	case r := <-done:
+		return copy(p, r.b), r.err
+	case <-in.ctx.Done():
+		return 0, in.ctx.Err()
+	}
 }
 
 // byteSize writes n bytes in the largest binary unit that divides it.

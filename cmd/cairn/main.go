@@ -136,6 +136,11 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	if errors.Is(err, context.Canceled) && cairn.ErrorCode(err) == cairn.EINTERNAL {
+		// Ctrl-C or SIGTERM: every write is a transaction, rolled back.
+		fmt.Fprintln(m.Stderr, "cairn: interrupted; nothing of what the command was writing was kept")
+		return exitFailure
+	}
 	fmt.Fprintf(m.Stderr, "cairn: %s\n", oneLine(cairn.ErrorMessage(err)))
 	return exitFailure
 }

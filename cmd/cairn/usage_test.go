@@ -8,6 +8,8 @@ package main
 // one letter away from a known type (dropped, added, replaced, swapped).
 
 import (
+	"context"
+	"io"
 	"os"
 	"strings"
 	"testing"
@@ -97,5 +99,29 @@ func TestADatabaseURLIsRefusedAndCreatesNothing(t *testing.T) {
 	}
 	if ents, _ := os.ReadDir(c.wd); len(ents) != 0 {
 		t.Errorf("files created in the working folder: %v", ents)
+	}
+}
+
+// TestAddWaitingForStdinStopsWhenInterrupted cancels `add -` (as Ctrl-C
+// and SIGTERM do) while it waits for standard input that never comes: it
+// ends, says so, and stores nothing.
+func TestAddWaitingForStdinStopsWhenInterrupted(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	var errb strings.Builder
+	m := &Main{Stdin: pr, Stdout: io.Discard, Stderr: &errb,
+		Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.wd, nil }}
+	done := make(chan int, 1)
+	go func() { done <- m.Run(ctx, []string{"--db", c.db, "--project", c.project, "add", "-"}) }()
+	pw.Write([]byte("the first half of a memory")) // returns once the command reads
+	cancel()
+	if code := <-done; code != 1 || !strings.Contains(errb.String(), "interrupted") {
+		t.Errorf("exit %d, stderr %q; want 1 saying it was interrupted", code, errb.String())
+	}
+	if _, err := os.Stat(c.db); err == nil {
+		t.Errorf("the database was created")
 	}
 }
