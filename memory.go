@@ -162,11 +162,13 @@ func NormalizeContent(s string) string {
 // TitleFromContent derives a title from content by seed 000's rule: the
 // first sentence or line, at most 100 bytes (cut on a rune boundary) with
 // "..." appended when cut.
+//
+// The title is one clean line even when the content is terminal output:
+// ANSI escape sequences (colours, cursor moves, OSC titles) are dropped, a
+// carriage return ends the line as a newline does, a tab becomes a space,
+// and other control characters are dropped.
 func TitleFromContent(content string) string {
-	t := strings.TrimSpace(content)
-	if i := strings.IndexByte(t, '\n'); i >= 0 {
-		t = t[:i]
-	}
+	t := strings.TrimSpace(plainLine(content))
 	if i := sentenceEnd(t); i > 0 {
 		t = t[:i]
 	}
@@ -179,6 +181,76 @@ func TitleFromContent(content string) string {
 		t = strings.TrimSpace(t[:cut]) + "..."
 	}
 	return t
+}
+
+// plainLine returns the first line of s (ended by a newline or a carriage
+// return) without ANSI escape sequences and control characters, tabs
+// turned to spaces.
+func plainLine(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == '\n' || r == '\r':
+			if strings.TrimSpace(b.String()) != "" {
+				return b.String()
+			}
+			b.Reset() // leading blank lines
+		case r == 0x1b:
+			i += escapeLen(s[i:])
+			continue
+		case r == '\t':
+			b.WriteByte(' ')
+		case r < 0x20 || (r >= 0x7f && r < 0xa0):
+		case r == utf8.RuneError && size == 1:
+			b.WriteByte(s[i]) // left for validation to refuse
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// escapeLen returns the length of the escape sequence at the start of s,
+// which starts with ESC: a CSI sequence (ESC [ parameters final), an OSC or
+// similar string (ESC ] … BEL or ESC \\), or ESC, intermediate bytes and
+// one final character.
+func escapeLen(s string) int {
+	if len(s) < 2 {
+		return len(s)
+	}
+	switch s[1] {
+	case '[':
+		for i := 2; i < len(s); i++ {
+			if s[i] >= 0x40 && s[i] <= 0x7e {
+				return i + 1
+			}
+			if s[i] < 0x20 || s[i] > 0x7e {
+				return i // not a well-formed sequence: drop what was read
+			}
+		}
+		return len(s)
+	case ']', 'P', '_', '^', 'X':
+		for i := 2; i < len(s); i++ {
+			if s[i] == 0x07 {
+				return i + 1
+			}
+			if s[i] == 0x1b && i+1 < len(s) && s[i+1] == '\\' {
+				return i + 2
+			}
+			if s[i] == '\n' {
+				return i
+			}
+		}
+		return len(s)
+	}
+	// ESC, intermediate bytes (ESC ( B selects a character set), a final.
+	i := 1
+	for i < len(s) && s[i] >= 0x20 && s[i] <= 0x2f {
+		i++
+	}
+	return min(i+1, len(s))
 }
 
 // sentenceEnd returns the index of the first ". " (a period followed by

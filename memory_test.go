@@ -28,6 +28,15 @@ func TestTitleFromContent(t *testing.T) {
 		{"exactly 100 bytes kept", long[:100], long[:100]},
 		{"cut at 100 bytes", long, long[:100] + "..."},
 		{"empty", "   ", ""},
+		// Terminal output: colours, cursor moves, OSC titles, a progress
+		// line's carriage return, tabs, bells and C1 controls.
+		{"ANSI colours dropped", "\x1b[31mFAIL\x1b[0m TestAuth (0.01s)\nmore", "FAIL TestAuth (0.01s)"},
+		{"carriage return ends the line", "ok  \tpkg/auth\r\x1b[2K done", "ok   pkg/auth"},
+		{"OSC title dropped", "\x1b]0;build\x07go vet found nothing", "go vet found nothing"},
+		{"OSC ended by ST dropped", "\x1b]8;;http://x\x1b\\link\x1b]8;;\x1b\\ text", "link text"},
+		{"two-byte escape and controls dropped", "\x1b(Bbell\x07 and \u0085next", "bell and next"},
+		{"blank coloured line skipped", "\x1b[1m\x1b[0m\r\nreal title", "real title"},
+		{"cut escape at the end", "title\x1b[", "title"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -33,8 +33,9 @@ type Tx interface {
 	// FindMemoryByID returns the memory or ENOTFOUND.
 	FindMemoryByID(ctx context.Context, id string) (*Memory, error)
 	// FindMemoryIDsByPrefix returns up to limit ids that start with prefix,
-	// in byte order.
-	FindMemoryIDsByPrefix(ctx context.Context, prefix string, limit int) ([]string, error)
+	// in byte order: of any project when project is "", else of that
+	// project's memories and the global-scope ones only.
+	FindMemoryIDsByPrefix(ctx context.Context, project, prefix string, limit int) ([]string, error)
 	// FindMemoryByKey returns the memory of project with that type and key,
 	// or ENOTFOUND.
 	FindMemoryByKey(ctx context.Context, project, typ, key string) (*Memory, error)

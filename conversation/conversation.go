@@ -3,6 +3,8 @@ package conversation
 import (
 	"bufio"
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Roles a message may have.
@@ -57,9 +60,14 @@ func MonthOf(t time.Time) string { return t.UTC().Format("2006-01") }
 
 var monthRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`) })
 
-// Log is the conversation log under Dir/conversations.
+// Log is the conversation log of one project, under
+// Dir/conversations/<Project>.
 type Log struct {
 	Dir string // the data folder
+	// Project is the project whose log this is. "" is the layout of
+	// earlier versions, one log for the whole data folder, directly in
+	// Dir/conversations (see AdoptLegacy).
+	Project string
 }
 
 // Problem is a line of a month file that was skipped.
@@ -71,7 +79,48 @@ type Problem struct {
 func (p Problem) String() string { return fmt.Sprintf("line %d: %s", p.Line+1, p.Reason) }
 
 // Path returns the folder holding the month files and the state.
-func (l *Log) Path() string { return filepath.Join(l.Dir, "conversations") }
+func (l *Log) Path() string {
+	if l.Project == "" {
+		return l.legacyPath()
+	}
+	return filepath.Join(l.legacyPath(), FolderName(l.Project))
+}
+
+func (l *Log) legacyPath() string { return filepath.Join(l.Dir, "conversations") }
+
+// maxFolderName bounds a project folder's name, under the 255 bytes most
+// file systems allow.
+const maxFolderName = 200
+
+// FolderName returns the name of a project's folder: the project's name,
+// with "/", "\\", ":" and "%", a "." or "_" at its start and the "." of a
+// ".jsonl" at its end written as %XX, so that any two projects have
+// different folders inside the conversations folder, and none is named as
+// a month file of the earlier layout or the state. A name longer
+// than 200 bytes so written is cut, and ends with "~" and a hash of the
+// whole name.
+func FolderName(project string) string {
+	var b strings.Builder
+	for i := 0; i < len(project); i++ {
+		c := project[i]
+		if c == '/' || c == '\\' || c == ':' || c == '%' || (i == 0 && (c == '.' || c == '_')) ||
+			(i == len(project)-len(".jsonl") && strings.HasSuffix(project, ".jsonl")) {
+			fmt.Fprintf(&b, "%%%02X", c)
+			continue
+		}
+		b.WriteByte(c)
+	}
+	name := b.String()
+	if len(name) <= maxFolderName {
+		return name
+	}
+	sum := sha256.Sum256([]byte(project))
+	cut := maxFolderName - 17
+	for cut > 0 && !utf8.RuneStart(name[cut]) {
+		cut--
+	}
+	return name[:cut] + "~" + hex.EncodeToString(sum[:8])
+}
 
 // MonthPath returns the file of a month.
 func (l *Log) MonthPath(month string) string { return filepath.Join(l.Path(), month+".jsonl") }
@@ -229,6 +278,62 @@ func (l *Log) MarkExtracted(month string, upTo int) error {
 			ms.ExtractedUpTo = upTo
 		}
 		st[month] = ms
+		return nil
+	})
+}
+
+// AdoptLegacy moves into the project's folder the months of the data
+// folder's single log, as earlier versions kept it (directly in
+// Dir/conversations), that belong to the project: those whose state names
+// the project (projectPath, which cairn set to the project's name). Each
+// month keeps its lines and its extraction mark, so its pending messages
+// stay pending. A month the state gives no project, or another one, stays
+// where it is for that project; a month the project's folder already holds
+// is left as it is. Running it again, or in two processes at once, moves
+// nothing twice.
+func (l *Log) AdoptLegacy() error {
+	if l.Project == "" {
+		return nil
+	}
+	legacy := &Log{Dir: l.Dir}
+	months, err := legacy.Months()
+	if err != nil || len(months) == 0 {
+		return err
+	}
+	old, err := legacy.ReadState()
+	if err != nil {
+		return err
+	}
+	var mine []string
+	for _, m := range months {
+		if old[m].ProjectPath == l.Project {
+			if _, err := os.Stat(l.MonthPath(m)); errors.Is(err, os.ErrNotExist) {
+				mine = append(mine, m)
+			}
+		}
+	}
+	if len(mine) == 0 {
+		return nil
+	}
+	// The state first: a crash after it leaves the month in the old place,
+	// to be moved again next time.
+	if err := l.Update(func(st State) error {
+		for _, m := range mine {
+			st[m] = old[m]
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, m := range mine {
+		if err := os.Rename(legacy.MonthPath(m), l.MonthPath(m)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return legacy.Update(func(st State) error {
+		for _, m := range mine {
+			delete(st, m)
+		}
 		return nil
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 )
 
 func at(s string) time.Time {
@@ -201,5 +202,28 @@ func TestMalformedLinesAreSkipped(t *testing.T) {
 	}
 	if b, err := l.Read("2025-12", 0); err != nil || b.To != 0 || len(b.Messages) != 0 {
 		t.Errorf("missing month = %+v, %v", b, err)
+	}
+}
+
+// TestFolderNamesStayInsideAndApart tries project names that are paths,
+// the state file's name, a month file's name and names too long for a
+// file system: each folder is one plain name, and all differ.
+func TestFolderNamesStayInsideAndApart(t *testing.T) {
+	seen := map[string]string{}
+	long := strings.Repeat("ü", 64)
+	for _, p := range []string{"alpha", "../alpha", "a/b", "a%2Fb", `a\b`, "c:d", ".", "..", "_state.json", "2026-01.jsonl",
+		"café", long, long[:len(long)-2] + "x"} {
+		name := FolderName(p)
+		if name == "" || name == "." || name == ".." || strings.ContainsAny(name, `/\:`) || strings.HasPrefix(name, "_") ||
+			strings.HasSuffix(name, ".jsonl") || len(name) > maxFolderName || !utf8.ValidString(name) {
+			t.Errorf("FolderName(%q) = %q", p, name)
+		}
+		if other, ok := seen[name]; ok {
+			t.Errorf("FolderName(%q) = FolderName(%q) = %q", p, other, name)
+		}
+		seen[name] = p
+	}
+	if got := FolderName("alpha"); got != "alpha" {
+		t.Errorf("FolderName(alpha) = %q", got)
 	}
 }

@@ -1,17 +1,24 @@
-// Package conversation keeps the chat log of a cairn data folder: an
-// append-only record of the messages exchanged with an agent, from which
-// memories are extracted every few messages (seed 001).
+// Package conversation keeps the chat logs of a cairn data folder, one per
+// project: an append-only record of the messages exchanged with an agent,
+// from which memories are extracted every few messages (seed 001).
 //
 // # Layout
 //
-//	DIR/conversations/
+//	DIR/conversations/PROJECT/
 //	    _state.json     per month: {chatId, extractedUpTo, projectPath}
 //	    2026-01.jsonl   every message of January 2026 (UTC), one per line
 //	    2026-02.jsonl
 //
 // DIR is the data folder (for the cairn command: the folder holding the
-// database). Folders are created with mode 0700 and files with 0600: chat
-// logs may hold private text.
+// database); PROJECT is the project's name as FolderName writes it (the
+// name itself, unless it holds a path separator or the like). Folders are
+// created with mode 0700 and files with 0600: chat logs may hold private
+// text.
+//
+// Earlier versions kept one log for the whole data folder, directly in
+// DIR/conversations. Log.AdoptLegacy moves the months of that log whose
+// state names the project into the project's folder, extraction marks and
+// all; the cairn command does it before a project's first append.
 //
 // # Month files
 //

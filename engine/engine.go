@@ -57,6 +57,9 @@ type Engine struct {
 	feedback Feedback
 	cache    *postingsCache
 	ids      *idGen
+	// project, when set, bounds every method that takes a memory id to
+	// that project; see WithProject.
+	project string
 }
 
 // New returns an Engine over store. The caller keeps ownership of store.
@@ -122,6 +125,24 @@ func (e *Engine) WithClock(now func() time.Time) *Engine {
 	if c.now == nil {
 		c.now = time.Now
 	}
+	return &c
+}
+
+// WithProject returns an engine that shares e's store, settings and cache
+// but addresses memories by id within project, the rule every transport
+// serving one project relies on: FindMemoryByID, SupersedeChain and the
+// resolution of id prefixes see the project's memories and the
+// global-scope ones only, and UpdateMemory, DeleteMemory and
+// AddSuperseding change the project's own memories only. An id of another
+// project's memory is ENOTFOUND, exactly as one that does not exist, and a
+// prefix is ambiguous only when visible memories share it; a global memory
+// of another project is readable, and changing it is EINVALID (it is
+// changed from the project that holds it). "" means every project, as New
+// gives. Methods that name a project themselves (Search, FindMemories …)
+// are not affected.
+func (e *Engine) WithProject(project string) *Engine {
+	c := *e
+	c.project = project
 	return &c
 }
 

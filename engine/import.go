@@ -22,7 +22,9 @@ const importFlushEvery = 50_000
 // AddMemory, so importing the same file twice changes nothing.
 //
 // Without SkipInvalid, the first bad record fails the import with
-// EINVALID and a message naming its line.
+// EINVALID and a message naming its line. A cancelled ctx stops it at
+// once, even while it waits for records, and nothing is written
+// (EUNAVAILABLE).
 func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions) (*cairn.ImportReport, error) {
 	rep := &cairn.ImportReport{Skipped: []cairn.ImportProblem{}}
 	now := e.Now()
@@ -40,10 +42,24 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 		// that is not SQLite's.
 		done := make(chan struct{})
 		defer close(done)
-		for p := range e.prepareImports(records, opts, now, done) {
+		prepared := e.prepareImports(records, opts, now, done)
+		for {
+			// Waiting for the next record also waits for the context: a
+			// source that yields nothing (an endless line, a silent pipe)
+			// cannot hold a cancelled import open.
+			var p preparedImport
+			var more bool
+			select {
+			case p, more = <-prepared:
+			case <-ctx.Done():
+				return cairn.WrapError(cairn.EUNAVAILABLE, ctx.Err(), "import cancelled; nothing was imported")
+			}
+			if !more {
+				break
+			}
 			rec := p.rec
 			if err := ctx.Err(); err != nil {
-				return cairn.WrapError(cairn.EUNAVAILABLE, err, "import cancelled")
+				return cairn.WrapError(cairn.EUNAVAILABLE, err, "import cancelled; nothing was imported")
 			}
 			if rec.Line > 0 || rec.Memory != nil {
 				rep.Read++

@@ -19,7 +19,10 @@ import (
 //     cairn.MinConfidence. The decay clock is stored, so running Maintain
 //     twice in one week decays once.
 //   - expiry: a memory whose expiry (its type's time to live, e.g. 30 days
-//     for sessions, 90 for learnings and gotchas) has passed is removed.
+//     for sessions, 90 for learnings and gotchas) has passed is removed;
+//     the time to live is that of the engine's policies, also for
+//     memories stored before it was configured (an expiry set by hand
+//     stays as it is).
 //   - low value: a memory whose confidence (after this run's decay) is
 //     below cairn.LowValueConfidence, that was never used and is older
 //     than cairn.LowValueAge is removed.
@@ -113,7 +116,8 @@ func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cai
 func (e *Engine) maintenanceOf(s cairn.LifecycleState, now time.Time) (cairn.MaintenanceItem, cairn.Decay, bool) {
 	it := cairn.MaintenanceItem{MemoryID: s.ID, Title: s.Title, Type: s.Type, Confidence: s.Confidence, NewConfidence: s.Confidence}
 	conf, weeks, clock := decayOf(s, now)
-	expired := !s.ExpiresAt.IsZero() && !now.Before(s.ExpiresAt)
+	expires := e.expiryOf(s)
+	expired := !expires.IsZero() && !now.Before(expires)
 	age := now.Sub(s.CreatedAt)
 	lowValue := conf < cairn.LowValueConfidence && s.UseCount == 0 && age > cairn.LowValueAge
 	if s.Pinned {
@@ -121,7 +125,7 @@ func (e *Engine) maintenanceOf(s cairn.LifecycleState, now time.Time) (cairn.Mai
 	}
 	switch {
 	case expired:
-		it.Action, it.Reason = cairn.ActionExpired, e.expiryReason(s)
+		it.Action, it.Reason = cairn.ActionExpired, e.expiryReason(s, expires)
 	case lowValue:
 		it.Action = cairn.ActionDeleted
 		it.Reason = fmt.Sprintf("low value: confidence %.2f, never used, %d days old", conf, int(age/(24*time.Hour)))
@@ -164,12 +168,28 @@ func decayOf(s cairn.LifecycleState, now time.Time) (float64, int, time.Time) {
 	return c, weeks, from.Add(time.Duration(weeks) * cairn.DecayAfter)
 }
 
+// expiryOf is when cleanup takes s to expire. An expiry that came from a
+// type's time to live (the built-in one, or none) follows the engine's
+// policies, so that a time to live configured later applies to memories
+// stored before; an expiry set by hand stays.
+func (e *Engine) expiryOf(s cairn.LifecycleState) time.Time {
+	builtin := cairn.DefaultTypes().Of(s.Type).TTL
+	fromPolicy := s.ExpiresAt.IsZero() || (builtin > 0 && s.ExpiresAt.Equal(s.CreatedAt.Add(builtin)))
+	if !fromPolicy {
+		return s.ExpiresAt
+	}
+	if ttl := e.policies.Of(s.Type).TTL; ttl > 0 {
+		return s.CreatedAt.Add(ttl)
+	}
+	return time.Time{}
+}
+
 // expiryReason explains why an expired memory goes.
-func (e *Engine) expiryReason(s cairn.LifecycleState) string {
-	if ttl := e.policies.Of(s.Type).TTL; ttl > 0 && s.ExpiresAt.Equal(s.CreatedAt.Add(ttl)) {
+func (e *Engine) expiryReason(s cairn.LifecycleState, expires time.Time) string {
+	if ttl := e.policies.Of(s.Type).TTL; ttl > 0 && expires.Equal(s.CreatedAt.Add(ttl)) {
 		return fmt.Sprintf("expired: %s memories live %s, created %s", s.Type, plural(int(ttl/(24*time.Hour)), "day"), s.CreatedAt.Format(time.DateOnly))
 	}
-	return fmt.Sprintf("expired: it was set to expire on %s", s.ExpiresAt.Format(time.DateOnly))
+	return fmt.Sprintf("expired: it was set to expire on %s", expires.Format(time.DateOnly))
 }
 
 func plural(n int, unit string) string {
@@ -193,7 +213,7 @@ func (e *Engine) AddSuperseding(ctx context.Context, m *cairn.Memory, oldID stri
 	var res *cairn.WriteResult
 	var old *cairn.Memory
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
-		prev, err := findByIDOrPrefix(ctx, tx, oldID)
+		prev, err := e.owned(ctx, tx, oldID)
 		if err != nil {
 			return err
 		}
@@ -230,11 +250,12 @@ const maxSupersedeChain = 1000
 // each replaced memory before the one that replaces it (the farthest from
 // the newest first, then by creation). A memory that nothing supersedes
 // and that supersedes nothing is a chain of one. Links to memories that
-// no longer exist are left out. ENOTFOUND.
+// no longer exist are left out, and so are, on an engine bound to a
+// project, memories that project may not read. ENOTFOUND.
 func (e *Engine) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error) {
 	var out []*cairn.Memory
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
-		m, err := findByIDOrPrefix(ctx, tx, id)
+		m, err := e.visible(ctx, tx, id)
 		if err != nil {
 			return err
 		}
@@ -243,7 +264,7 @@ func (e *Engine) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory
 		// Forward: what replaces it, and what replaces that.
 		for next := m.SupersededBy; next != "" && !seen[next] && len(out) <= maxSupersedeChain; {
 			n, err := tx.FindMemoryByID(ctx, next)
-			if cairn.ErrorCode(err) == cairn.ENOTFOUND {
+			if cairn.ErrorCode(err) == cairn.ENOTFOUND || (err == nil && !e.mayRead(n)) {
 				break
 			}
 			if err != nil {
@@ -261,7 +282,7 @@ func (e *Engine) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory
 				return err
 			}
 			for _, o := range olds {
-				if !seen[o.ID] {
+				if !seen[o.ID] && e.mayRead(o) {
 					seen[o.ID] = true
 					out = append(out, o)
 					queue = append(queue, o.ID)

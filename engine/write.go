@@ -241,33 +241,65 @@ func equalMemory(a, b *cairn.Memory) bool {
 		a.SupersededBy == b.SupersededBy && a.Flag == b.Flag
 }
 
-// FindMemoryByID implements cairn.Service.
+// FindMemoryByID implements cairn.Service. On an engine bound to a
+// project (WithProject), only that project's memories and the global ones
+// are found.
 func (e *Engine) FindMemoryByID(ctx context.Context, id string) (*cairn.Memory, error) {
 	var m *cairn.Memory
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		var err error
-		m, err = findByIDOrPrefix(ctx, tx, id)
+		m, err = e.visible(ctx, tx, id)
 		return err
 	})
 	return m, err
 }
 
-func findByIDOrPrefix(ctx context.Context, tx cairn.Tx, id string) (*cairn.Memory, error) {
+// visible returns the memory with id, or a unique prefix of it of at least
+// 6 characters, among those the engine's project may read (every memory
+// when it has none). A memory it may not read is not found, whether or not
+// it exists.
+func (e *Engine) visible(ctx context.Context, tx cairn.Tx, id string) (*cairn.Memory, error) {
 	m, err := tx.FindMemoryByID(ctx, id)
+	if err == nil && !e.mayRead(m) {
+		err = cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s", id)
+	}
 	if cairn.ErrorCode(err) != cairn.ENOTFOUND || len(id) < 6 {
 		return m, err
 	}
-	ids, err := tx.FindMemoryIDsByPrefix(ctx, id, 2)
+	ids, err := tx.FindMemoryIDsByPrefix(ctx, e.project, id, 2)
 	if err != nil {
 		return nil, err
 	}
 	switch len(ids) {
 	case 0:
+		if e.project != "" {
+			return nil, cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s in project %s; `cairn list` shows the ids", id, e.project)
+		}
 		return nil, cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s; `cairn list` shows the ids", id)
 	case 1:
 		return tx.FindMemoryByID(ctx, ids[0])
 	}
 	return nil, cairn.Errorf(cairn.EINVALID, "id prefix %s matches several memories; give more of the id", id)
+}
+
+// owned returns the memory with id (or a unique prefix) if the engine's
+// project may change it: its own memories only. A global memory of
+// another project is changed from that project.
+func (e *Engine) owned(ctx context.Context, tx cairn.Tx, id string) (*cairn.Memory, error) {
+	m, err := e.visible(ctx, tx, id)
+	if err != nil {
+		return nil, err
+	}
+	if e.project != "" && m.Project != e.project {
+		return nil, cairn.Errorf(cairn.EINVALID, "memory %s is a global memory of project %s; change or remove it from that project", m.ID, m.Project)
+	}
+	return m, nil
+}
+
+// mayRead reports whether the engine's project may read m: its own
+// memories and the global-scope ones (every memory, without a project).
+func (e *Engine) mayRead(m *cairn.Memory) bool {
+	return e.project == "" || m.Project == e.project || m.Scope == cairn.ScopeGlobal
 }
 
 // FindMemories implements cairn.Service.
@@ -305,7 +337,7 @@ func (e *Engine) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryUp
 // to the new type's (a learning promoted to a pattern stops expiring); an
 // expiry set by hand stays.
 func (e *Engine) update(ctx context.Context, tx cairn.Tx, b *indexBatch, id string, upd cairn.MemoryUpdate, now time.Time) (*cairn.Memory, error) {
-	old, err := findByIDOrPrefix(ctx, tx, id)
+	old, err := e.owned(ctx, tx, id)
 	if err != nil {
 		return nil, err
 	}
@@ -333,7 +365,7 @@ func (e *Engine) update(ctx context.Context, tx cairn.Tx, b *indexBatch, id stri
 		}
 	}
 	if n.SupersededBy != "" && n.SupersededBy != old.SupersededBy {
-		if err := checkSupersede(ctx, tx, n); err != nil {
+		if err := e.checkSupersede(ctx, tx, n); err != nil {
 			return nil, err
 		}
 	}
@@ -365,8 +397,9 @@ func (e *Engine) expiryFromPolicy(m *cairn.Memory) bool {
 
 // checkSupersede validates n's new SupersededBy: an existing other memory,
 // of n's project or of global scope, whose own chain of replacements does
-// not lead back to n. A link to a memory deleted since ends a chain.
-func checkSupersede(ctx context.Context, tx cairn.Tx, n *cairn.Memory) error {
+// not lead back to n. A link to a memory deleted since ends a chain. On an
+// engine bound to a project, a replacement it may not read is not found.
+func (e *Engine) checkSupersede(ctx context.Context, tx cairn.Tx, n *cairn.Memory) error {
 	if n.SupersededBy == n.ID {
 		return cairn.Errorf(cairn.EINVALID, "a memory cannot supersede itself")
 	}
@@ -375,7 +408,8 @@ func checkSupersede(ctx context.Context, tx cairn.Tx, n *cairn.Memory) error {
 		seen[next] = true
 		m, err := tx.FindMemoryByID(ctx, next)
 		switch {
-		case cairn.ErrorCode(err) == cairn.ENOTFOUND && next == n.SupersededBy:
+		case err == nil && next == n.SupersededBy && !e.mayRead(m),
+			cairn.ErrorCode(err) == cairn.ENOTFOUND && next == n.SupersededBy:
 			return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s to supersede %s", next, n.ID)
 		case cairn.ErrorCode(err) == cairn.ENOTFOUND:
 			return nil
@@ -439,7 +473,7 @@ func applyUpdate(n *cairn.Memory, u cairn.MemoryUpdate) {
 // DeleteMemory implements cairn.Service.
 func (e *Engine) DeleteMemory(ctx context.Context, id string) error {
 	return e.store.Update(ctx, func(tx cairn.Tx) error {
-		m, err := findByIDOrPrefix(ctx, tx, id)
+		m, err := e.owned(ctx, tx, id)
 		if err != nil {
 			return err
 		}

@@ -84,7 +84,7 @@ func New(opts Options) (*mcp.Server, error) {
 	if !cairn.ValidProject(opts.Project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid: give 1 to %d bytes of text without control characters", opts.Project, cairn.MaxNameBytes)
 	}
-	s := &server{eng: opts.Engine, project: opts.Project, config: opts.Config, recordUse: opts.RecordUse, log: opts.Logger, root: opts.Root}
+	s := &server{eng: opts.Engine.WithProject(opts.Project), project: opts.Project, config: opts.Config, recordUse: opts.RecordUse, log: opts.Logger, root: opts.Root}
 	if s.config == nil {
 		s.config = func() (*config.Config, error) { return config.Default(), nil }
 	}
@@ -154,9 +154,9 @@ func (s *server) notFound(id string) error {
 
 // visible returns the memory with id (or a unique id prefix of at least 6
 // characters) if this project may read it: its own memories, and the
-// global-scope ones. Whether an id exists in another project is never
-// revealed: such an id is not found, and a prefix that several memories
-// share (of any project) is refused without saying whose they are.
+// global-scope ones (the engine, bound to the project, applies the rule).
+// Whether an id exists in another project is never revealed: such an id
+// is not found, and another project's ids never make a prefix ambiguous.
 func (s *server) visible(ctx context.Context, id string) (*cairn.Memory, error) {
 	id = strings.TrimSpace(id)
 	if id == "" {
@@ -165,29 +165,11 @@ func (s *server) visible(ctx context.Context, id string) (*cairn.Memory, error) 
 	m, err := s.eng.FindMemoryByID(ctx, id)
 	switch cairn.ErrorCode(err) {
 	case "":
+		return m, nil
 	case cairn.ENOTFOUND:
 		return nil, s.notFound(id)
 	case cairn.EINVALID:
 		return nil, cairn.Errorf(cairn.ENOTFOUND, "no single memory of project %s has an id starting with %q; give the whole id", s.project, id)
-	default:
-		return nil, err
 	}
-	if m.Project != s.project && m.Scope != cairn.ScopeGlobal {
-		return nil, s.notFound(id)
-	}
-	return m, nil
-}
-
-// owned returns the memory with id if this project may change it: its
-// own memories only. A global-scope memory learned in another project is
-// changed from that project.
-func (s *server) owned(ctx context.Context, id string) (*cairn.Memory, error) {
-	m, err := s.visible(ctx, id)
-	if err != nil {
-		return nil, err
-	}
-	if m.Project != s.project {
-		return nil, cairn.Errorf(cairn.EINVALID, "memory %s is a global memory of project %s; change or remove it from that project", m.ID, m.Project)
-	}
-	return m, nil
+	return nil, err
 }

@@ -256,6 +256,29 @@ func TestRememberRedactsSecrets(t *testing.T) {
 	}
 }
 
+// TestRememberDerivesACleanTitleFromTerminalOutput gives content whose
+// first line is coloured test output ending in a carriage return.
+func TestRememberDerivesACleanTitleFromTerminalOutput(t *testing.T) {
+	cs := newFixture(t).connect("proj")
+	w := remember(t, cs, map[string]any{"content": "\x1b[32mok\x1b[0m  pkg/auth 0.2s\r\nall green"})
+	if w.Title != "ok  pkg/auth 0.2s" {
+		t.Errorf("title %q", w.Title)
+	}
+}
+
+// TestRememberRefusesATypoOfAKnownTypeUnlessNew gives "pitfal" for
+// "pitfall", then confirms a near name as new.
+func TestRememberRefusesATypoOfAKnownTypeUnlessNew(t *testing.T) {
+	cs := newFixture(t).connect("proj")
+	msg := toolErr(t, cs, "remember", map[string]any{"type": "pitfal", "content": "The cache must be warmed."})
+	if !strings.Contains(msg, `did you mean "pitfall"?`) || !strings.Contains(msg, "new_type") {
+		t.Errorf("typo: %q", msg)
+	}
+	if w := remember(t, cs, map[string]any{"type": "pitfal", "new_type": true, "content": "The cache must be warmed."}); w.Type != "pitfal" {
+		t.Errorf("new_type: type %q", w.Type)
+	}
+}
+
 func TestBadToolInputGivesToolErrorsThatSayWhatToFix(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect("proj")
@@ -474,6 +497,28 @@ func TestAnotherProjectsMemoriesAreNotFound(t *testing.T) {
 	}
 	if m := ok[mcpserver.MemoriesOut](t, a, "get", map[string]any{"ids": []string{secret.ID}}).Memories[0]; m.Title == "stolen" {
 		t.Errorf("beta changed alpha's memory")
+	}
+}
+
+// TestAPrefixIsResolvedAmongTheProjectsMemoriesOnly tries an id prefix
+// that a memory of another project shares: it must neither be ambiguous
+// nor tell that the other memory exists.
+func TestAPrefixIsResolvedAmongTheProjectsMemoriesOnly(t *testing.T) {
+	f := newFixture(t)
+	for _, m := range []*cairn.Memory{
+		{ID: "heron1-alpha", Project: "alpha", Content: "Alpha's heron protocol stays internal."},
+		{ID: "heron1-beta", Project: "beta", Content: "Beta's heron protocol is public."},
+	} {
+		if _, err := f.eng.AddMemory(t.Context(), m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got := ok[mcpserver.MemoriesOut](t, f.connect("beta"), "get", map[string]any{"ids": []string{"heron1"}})
+	if len(got.Memories) != 1 || got.Memories[0].ID != "heron1-beta" {
+		t.Errorf("beta get heron1: %+v; want heron1-beta", got.Memories)
+	}
+	if msg := toolErr(t, f.connect("gamma"), "get", map[string]any{"ids": []string{"heron1"}}); !strings.Contains(msg, "not found") {
+		t.Errorf("gamma get heron1: %q", msg)
 	}
 }
 

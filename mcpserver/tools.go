@@ -78,6 +78,7 @@ type RememberIn struct {
 	Confidence *float64 `json:"confidence,omitempty" jsonschema:"how sure, from 0 to 1 (default by type)"`
 	Session    string   `json:"session,omitempty" jsonschema:"the current session id: context leaves a session's own memories out"`
 	Agent      string   `json:"agent,omitempty" jsonschema:"the agent that learned it, e.g. claude"`
+	NewType    bool     `json:"new_type,omitempty" jsonschema:"true to use type as a new type even when it is one letter away from a known type (which is otherwise refused as a likely typo)"`
 }
 
 // WriteOut is what remember answers: the memory's id and what happened.
@@ -235,6 +236,16 @@ func (s *server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 		}
 		m.Confidence = *in.Confidence
 	}
+	if !in.NewType {
+		near, err := s.eng.NearType(ctx, s.project, in.Type)
+		if err != nil {
+			return nil, WriteOut{}, s.toolError("remember", err)
+		}
+		if near != "" {
+			return nil, WriteOut{}, s.toolError("remember", cairn.Errorf(cairn.EINVALID,
+				"%q is not a known type; did you mean %q? (set new_type to store it as a new type)", in.Type, near))
+		}
+	}
 	res, err := s.eng.AddMemory(ctx, m)
 	if err != nil {
 		return nil, WriteOut{}, s.toolError("remember", err)
@@ -330,7 +341,7 @@ func (s *server) context(ctx context.Context, _ *mcp.CallToolRequest, in Context
 }
 
 func (s *server) update(ctx context.Context, _ *mcp.CallToolRequest, in UpdateIn) (*mcp.CallToolResult, MemoryOut, error) {
-	m, err := s.owned(ctx, in.ID)
+	m, err := s.visible(ctx, in.ID)
 	if err != nil {
 		return nil, MemoryOut{}, s.toolError("update", err)
 	}
@@ -355,7 +366,7 @@ func (s *server) update(ctx context.Context, _ *mcp.CallToolRequest, in UpdateIn
 }
 
 func (s *server) verify(ctx context.Context, _ *mcp.CallToolRequest, in IDIn) (*mcp.CallToolResult, MemoryOut, error) {
-	m, err := s.owned(ctx, in.ID)
+	m, err := s.visible(ctx, in.ID)
 	if err != nil {
 		return nil, MemoryOut{}, s.toolError("verify", err)
 	}
@@ -368,7 +379,7 @@ func (s *server) verify(ctx context.Context, _ *mcp.CallToolRequest, in IDIn) (*
 }
 
 func (s *server) forget(ctx context.Context, _ *mcp.CallToolRequest, in IDIn) (*mcp.CallToolResult, ForgetOut, error) {
-	m, err := s.owned(ctx, in.ID)
+	m, err := s.visible(ctx, in.ID)
 	if err != nil {
 		return nil, ForgetOut{}, s.toolError("forget", err)
 	}

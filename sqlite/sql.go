@@ -28,7 +28,7 @@ const (
 	sqlDeleteMemory = `DELETE FROM memories WHERE id=?`
 
 	sqlByID     = sqlSelectMemory + ` WHERE id=?`
-	sqlIDPrefix = `SELECT id FROM memories WHERE id >= ? AND id < ? ORDER BY id LIMIT ?`
+	sqlIDPrefix = `SELECT id FROM memories WHERE id >= ?1 AND id < ?2 AND (?3 = '' OR project = ?3 OR scope = 'global') ORDER BY id LIMIT ?4`
 	sqlByKey    = sqlSelectMemory + ` WHERE project=? AND type=? AND key=?`
 	sqlByHash   = sqlSelectMemory + ` INDEXED BY idx_memories_project_hash WHERE project=? AND content_hash=?`
 

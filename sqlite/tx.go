@@ -174,8 +174,8 @@ func (t *Tx) FindMemoryByID(ctx context.Context, id string) (*cairn.Memory, erro
 }
 
 // FindMemoryIDsByPrefix implements cairn.Tx.
-func (t *Tx) FindMemoryIDsByPrefix(ctx context.Context, prefix string, limit int) ([]string, error) {
-	rows, err := t.query(ctx, "find ids", sqlIDPrefix, prefix, prefix+"\U0010FFFF", limit)
+func (t *Tx) FindMemoryIDsByPrefix(ctx context.Context, project, prefix string, limit int) ([]string, error) {
+	rows, err := t.query(ctx, "find ids", sqlIDPrefix, prefix, prefix+"\U0010FFFF", project, limit)
 	if err != nil {
 		return nil, err
 	}

@@ -35,6 +35,8 @@ func RunEngine(t *testing.T, open Opener) {
 		{"ReinforcementCapsConfidence", testReinforceCap},
 		{"NearIdenticalTextReinforces", testNearDuplicate},
 		{"FindByIDAcceptsUniquePrefix", testFindByPrefix},
+		{"IDLookupsStayInTheirProject", testIDIsolation},
+		{"NearTypeFindsTyposOfKnownTypes", testNearType},
 		{"SearchNeverCrossesProjects", testSearchIsolation},
 		{"SearchFindsIdentifierAndPathParts", testSearchCodeParts},
 		{"SearchMatchesStems", testSearchStems},
@@ -322,6 +324,94 @@ func testFindByPrefix(t *testing.T, e *engine.Engine) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// testNearType tries typos of known types (a letter dropped, added,
+// replaced, two letters swapped), a name two edits away, a type in use in
+// the project, and one in use in another project only.
+func testNearType(t *testing.T, e *engine.Engine) {
+	add(t, e, &cairn.Memory{Project: "p", Type: "runbook", Content: "restart the queue first"})
+	add(t, e, &cairn.Memory{Project: "q", Type: "playbook", Content: "page the on-call"})
+	for _, tt := range []struct{ typ, want string }{
+		{"pitfal", "pitfall"},
+		{"pitfalls", "pitfall"},
+		{"pitfsll", "pitfall"},
+		{"ptifall", "pitfall"},
+		{"Decison", "decision"},
+		{"pitfall", ""},
+		{"ptifal", ""},
+		{"runbok", "runbook"},
+		{"runbook", ""},
+		{"playbok", ""},
+		{"incident", ""},
+	} {
+		got, err := e.NearType(t.Context(), "p", tt.typ)
+		if err != nil || got != tt.want {
+			t.Errorf("NearType(p, %q) = %q, %v; want %q", tt.typ, got, err, tt.want)
+		}
+	}
+}
+
+// testIDIsolation tries every method that takes an id, on an engine bound
+// to project alpha, with ids and id prefixes of project beta's memories:
+// they are not found (as an unknown id is), change nothing, and never make
+// a prefix ambiguous; beta's global memory is readable but not changeable.
+func testIDIsolation(t *testing.T, e *engine.Engine) {
+	ctx := t.Context()
+	a := add(t, e, &cairn.Memory{ID: "abcdef-alpha", Project: "alpha", Content: "alpha deploys on fridays"}).Memory
+	b := add(t, e, &cairn.Memory{ID: "abcdef-beta", Project: "beta", Content: "beta deploys on mondays"}).Memory
+	g := add(t, e, &cairn.Memory{ID: "fedcba-global", Project: "beta", Scope: cairn.ScopeGlobal, Content: "everyone reviews migrations"}).Memory
+	beta := e.WithProject("beta")
+	if _, err := beta.UpdateMemory(ctx, b.ID, cairn.MemoryUpdate{SupersededBy: ptr(g.ID)}); err != nil {
+		t.Fatalf("beta supersedes its own memory by its global one: %v", err)
+	}
+	alpha := e.WithProject("alpha")
+
+	_, err := alpha.FindMemoryByID(ctx, b.ID)
+	wantCode(t, err, cairn.ENOTFOUND, "find beta's id")
+	if err != nil && strings.Contains(err.Error(), "project beta") {
+		t.Errorf("find beta's id: %v names the other project", err)
+	}
+	if m, err := alpha.FindMemoryByID(ctx, "abcdef"); err != nil || m.ID != a.ID {
+		t.Errorf("a prefix shared only with beta's memory: %v, %v; want %s", m, err, a.ID)
+	}
+	if m, err := alpha.FindMemoryByID(ctx, "fedcba"); err != nil || m.ID != g.ID {
+		t.Errorf("a prefix of beta's global memory: %v, %v; want %s", m, err, g.ID)
+	}
+	if chain, err := alpha.SupersedeChain(ctx, g.ID); err != nil || len(chain) != 1 {
+		t.Errorf("chain of the global memory seen from alpha: %v, %v; want only itself", ids(chain), err)
+	}
+	_, err = alpha.SupersedeChain(ctx, b.ID)
+	wantCode(t, err, cairn.ENOTFOUND, "chain of beta's id")
+
+	_, err = alpha.UpdateMemory(ctx, b.ID, cairn.MemoryUpdate{Pinned: ptr(true)})
+	wantCode(t, err, cairn.ENOTFOUND, "update beta's id")
+	_, err = alpha.UpdateMemory(ctx, "abcdef-b", cairn.MemoryUpdate{Pinned: ptr(true)})
+	wantCode(t, err, cairn.ENOTFOUND, "update by a prefix of beta's id")
+	_, err = alpha.UpdateMemory(ctx, g.ID, cairn.MemoryUpdate{Pinned: ptr(true)})
+	wantCode(t, err, cairn.EINVALID, "update beta's global memory")
+	_, err = alpha.UpdateMemory(ctx, a.ID, cairn.MemoryUpdate{SupersededBy: ptr(b.ID)})
+	wantCode(t, err, cairn.ENOTFOUND, "supersede by beta's id")
+	wantCode(t, alpha.DeleteMemory(ctx, b.ID), cairn.ENOTFOUND, "delete beta's id")
+	wantCode(t, alpha.DeleteMemory(ctx, g.ID), cairn.EINVALID, "delete beta's global memory")
+	_, _, err = alpha.AddSuperseding(ctx, &cairn.Memory{Project: "alpha", Content: "alpha deploys on tuesdays"}, b.ID)
+	wantCode(t, err, cairn.ENOTFOUND, "add superseding beta's id")
+
+	if got := get(t, e, b.ID); got.Pinned || got.SupersededBy != g.ID {
+		t.Errorf("beta's memory changed: pinned %v, superseded by %q", got.Pinned, got.SupersededBy)
+	}
+	if got := get(t, e, g.ID); got.Pinned {
+		t.Error("beta's global memory was pinned from alpha")
+	}
+	if got := get(t, e, a.ID); got.SupersededBy != "" {
+		t.Errorf("alpha's memory is superseded by %q", got.SupersededBy)
+	}
+	if ms, _, _ := e.FindMemories(ctx, cairn.MemoryFilter{Project: "alpha"}); len(ms) != 1 {
+		t.Errorf("alpha holds %v; want only %s", ids(ms), a.ID)
+	}
+	if _, err := beta.UpdateMemory(ctx, g.ID, cairn.MemoryUpdate{Pinned: ptr(true)}); err != nil {
+		t.Errorf("beta pins its own global memory: %v", err)
+	}
+}
 
 // --- search --------------------------------------------------------------
 

@@ -38,6 +38,7 @@ var lifecycleEngineTests = []struct {
 	{"DecayLosesTwoHundredthsPerUnusedWeekOnce", testDecayWeeks},
 	{"DecayStopsAtTheFloor", testDecayFloor},
 	{"ExpiredMemoriesGoByTheirTypesTTL", testTTLExpiry},
+	{"ConfiguredPoliciesSetExpiryConfidenceAndCleanup", testConfiguredPolicies},
 	{"LowValueMemoriesGo", testLowValue},
 	{"PinnedMemoriesNeverDecayNorGo", testPinnedImmune},
 	{"CleanupDryRunChangesNothing", testDryRun},
@@ -414,6 +415,39 @@ func wantGone(t *testing.T, e *engine.Engine, id string) {
 	t.Helper()
 	if _, err := e.FindMemoryByID(t.Context(), id); cairn.ErrorCode(err) != cairn.ENOTFOUND {
 		t.Errorf("memory %s: error %v, want it deleted", id, err)
+	}
+}
+
+// testConfiguredPolicies gives an engine policies other than the
+// built-in ones (learnings live 10 days, notes 20, a note starts at 0.8):
+// new memories take them, and cleanup applies them to memories stored
+// before, except an expiry set by hand.
+func testConfiguredPolicies(t *testing.T, e *engine.Engine) {
+	ps := cairn.DefaultTypes()
+	learning, note := ps.Of("learning"), ps.Of("note")
+	learning.TTL, note.TTL, note.Confidence = 10*24*time.Hour, 20*24*time.Hour, 0.8
+	ps["learning"], ps["note"] = learning, note
+	conf := engine.New(e.Store(), &engine.Options{Policies: ps, Now: func() time.Time { return now }})
+
+	n := add(t, conf, &cairn.Memory{Project: "p", Content: "a note under the configured policy"}).Memory
+	if !approx(n.Confidence, 0.8) || !n.ExpiresAt.Equal(now.Add(20*24*time.Hour)) {
+		t.Errorf("new note: confidence %v, expires %v; want 0.8 and 20 days", n.Confidence, n.ExpiresAt)
+	}
+	old := add(t, e, &cairn.Memory{Project: "p", Type: "learning", Content: "a learning stored under the built-in 90 days"}).Memory
+	plain := add(t, e, &cairn.Memory{Project: "p", Content: "a note stored when notes kept"}).Memory
+	byHand := add(t, e, &cairn.Memory{Project: "p", Type: "learning", Content: "a learning kept by hand", ExpiresAt: now.Add(60 * 24 * time.Hour)}).Memory
+
+	rep := maintain(t, conf.WithClock(func() time.Time { return now.Add(25 * 24 * time.Hour) }), "p", false)
+	for _, id := range []string{old.ID, plain.ID, n.ID} {
+		if it := itemOf(rep, id); it == nil || it.Action != cairn.ActionExpired {
+			t.Errorf("%s after 25 days under the configured TTL: %+v, want expired", id, it)
+		}
+	}
+	if it := itemOf(rep, byHand.ID); it != nil && it.Action == cairn.ActionExpired {
+		t.Errorf("a hand-set expiry was overridden: %+v", it)
+	}
+	if it := itemOf(rep, old.ID); it != nil && !strings.Contains(it.Reason, "10 days") {
+		t.Errorf("reason %q does not name the configured 10 days", it.Reason)
 	}
 }
 

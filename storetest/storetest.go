@@ -55,7 +55,7 @@ func Run(t *testing.T, open Opener) {
 		{"FindMemoryByKeyIsScopedToProjectAndType", testFindByKey},
 		{"FindMemoriesByHashIsScopedAndOldestFirst", testFindByHash},
 		{"FindMemoriesByDocIsScopedAndSkipsMissing", testFindByDoc},
-		{"FindMemoryIDsByPrefixIsOrderedAndLimited", testFindIDsByPrefix},
+		{"FindMemoryIDsByPrefixIsOrderedLimitedAndScoped", testFindIDsByPrefix},
 		{"FindMemoriesFilters", testFindMemoriesFilters},
 		{"FindMemoriesSortOrders", testFindMemoriesSorts},
 		{"FindMemoriesPagesAndCountsAll", testFindMemoriesPaging},
@@ -540,27 +540,36 @@ func testFindIDsByPrefix(t *testing.T, s cairn.Store) {
 		m.ID = id
 		ms = append(ms, m)
 	}
+	// Project q holds mem-b2, and mem-a2 as a global memory: p sees the
+	// second, not the first.
+	ms[0].Project, ms[0].Partition = "q", "q"
+	ms[3].Project, ms[3].Scope, ms[3].Partition = "q", cairn.ScopeGlobal, ""
 	create(t, s, ms...)
 	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
 		for _, tt := range []struct {
-			prefix string
-			limit  int
-			want   []string
+			project string
+			prefix  string
+			limit   int
+			want    []string
 		}{
-			{"mem-a", 10, []string{"mem-a1", "mem-a10", "mem-a1\u00e9", "mem-a2"}},
-			{"mem-a", 2, []string{"mem-a1", "mem-a10"}},
-			{"mem-a1", 10, []string{"mem-a1", "mem-a10", "mem-a1\u00e9"}},
-			{"mem-", 10, []string{"mem-A3", "mem-a1", "mem-a10", "mem-a1\u00e9", "mem-a2", "mem-b2"}},
-			{"mem-c", 10, nil},
-			{"mem-_", 10, nil},
-			{"mem-%", 10, nil},
+			{"p", "mem-", 10, []string{"mem-A3", "mem-a1", "mem-a10", "mem-a1\u00e9", "mem-a2"}},
+			{"p", "mem-b", 10, nil},
+			{"q", "mem-", 10, []string{"mem-a2", "mem-b2"}},
+			{"r", "mem-a", 10, []string{"mem-a2"}},
+			{"", "mem-a", 10, []string{"mem-a1", "mem-a10", "mem-a1\u00e9", "mem-a2"}},
+			{"", "mem-a", 2, []string{"mem-a1", "mem-a10"}},
+			{"", "mem-a1", 10, []string{"mem-a1", "mem-a10", "mem-a1\u00e9"}},
+			{"", "mem-", 10, []string{"mem-A3", "mem-a1", "mem-a10", "mem-a1\u00e9", "mem-a2", "mem-b2"}},
+			{"", "mem-c", 10, nil},
+			{"", "mem-_", 10, nil},
+			{"", "mem-%", 10, nil},
 		} {
-			got, err := tx.FindMemoryIDsByPrefix(ctx, tt.prefix, tt.limit)
+			got, err := tx.FindMemoryIDsByPrefix(ctx, tt.project, tt.prefix, tt.limit)
 			if err != nil {
 				return err
 			}
 			if !slices.Equal(got, tt.want) {
-				t.Errorf("FindMemoryIDsByPrefix(%q, %d) = %q, want %q", tt.prefix, tt.limit, got, tt.want)
+				t.Errorf("FindMemoryIDsByPrefix(%q, %q, %d) = %q, want %q", tt.project, tt.prefix, tt.limit, got, tt.want)
 			}
 		}
 		return nil

@@ -340,6 +340,33 @@ func shorten(s string, n int) string {
 	return s
 }
 
+// maxSummaryItem bounds a file or command listed in a session summary;
+// a longer one is cut.
+const maxSummaryItem = 1024
+
+// listEndReserve is room kept for the line that says how many items of a
+// list a summary leaves out.
+const listEndReserve = 64
+
+// writeList appends a header and one line per item (each cut to
+// maxSummaryItem bytes) while sb stays within limit bytes; the items left
+// out are counted in a last line that, not starting with "- ", is not
+// taken for an item when the summary is resumed.
+func writeList(sb *strings.Builder, header string, items []string, format string, limit int, what string) {
+	if len(items) == 0 {
+		return
+	}
+	sb.WriteString(header)
+	for i, it := range items {
+		line := fmt.Sprintf(format, cut(it, maxSummaryItem))
+		if sb.Len()+len(line) > limit {
+			fmt.Fprintf(sb, "(and %d more %s)\n", len(items)-i, what)
+			return
+		}
+		sb.WriteString(line)
+	}
+}
+
 // SessionKey is the key of a session's summary memory.
 func SessionKey(sessionID string) string { return "session:" + sessionID }
 
@@ -350,22 +377,31 @@ func (x *Extractor) Finish() *cairn.Memory {
 	if x.prompt == "" && len(x.files) == 0 && len(x.fixed) == 0 {
 		return nil
 	}
-	title := shorten(strings.Join(strings.Fields(x.prompt), " "), 80)
+	title := strings.Join(strings.Fields(x.prompt), " ")
+	title = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1 // a title is one plain line
+		}
+		return r
+	}, title)
+	title = shorten(title, 80)
 	if title == "" {
 		title = "(no prompt)"
 	}
 	var sb strings.Builder
 	sb.WriteString("**Asked:** " + cut(strings.Join(strings.Fields(x.prompt), " "), 1000) + "\n")
-	if len(x.files) > 0 {
-		sb.WriteString("\n**Files changed:**\n")
-		for _, f := range x.files {
-			sb.WriteString("- " + f + "\n")
+	// The lists are bounded so that any session, however many files it
+	// touched, has a summary that fits in a memory.
+	budget := cairn.MaxContentBytes - 2*listEndReserve
+	writeList(&sb, "\n**Files changed:**\n", x.files, "- %s\n", budget/2, "files")
+	writeList(&sb, "\n**Failed, then passed:**\n", x.fixed, "- `%s`\n", budget, "commands")
+	var refs []string
+	for _, f := range x.files {
+		if len(refs) == cairn.MaxFileRefs {
+			break
 		}
-	}
-	if len(x.fixed) > 0 {
-		sb.WriteString("\n**Failed, then passed:**\n")
-		for _, c := range x.fixed {
-			sb.WriteString("- `" + c + "`\n")
+		if len(f) <= maxSummaryItem {
+			refs = append(refs, f)
 		}
 	}
 	m := &cairn.Memory{
@@ -373,7 +409,7 @@ func (x *Extractor) Finish() *cairn.Memory {
 		Type:      "session",
 		Title:     "Session: " + title,
 		Content:   strings.TrimSuffix(sb.String(), "\n"),
-		FileRefs:  slices.Clone(x.files),
+		FileRefs:  refs,
 		Source:    cairn.SourceAutomatic,
 		SessionID: x.sessionID,
 	}

@@ -17,6 +17,10 @@ import (
 // MaxLineBytes is the longest JSON Lines record Read accepts.
 const MaxLineBytes = 8 << 20
 
+// MaxDocumentBytes is the largest export document or JSON array Read
+// accepts: such a source is read whole before its records are yielded.
+const MaxDocumentBytes = 512 << 20
+
 // Read yields the records of an import source: JSON Lines of memory
 // objects, or a seed 000 export document ({"version", "project",
 // "memories": [...]}), or a JSON array of memory objects. Blank lines are
@@ -151,9 +155,13 @@ func readLine(br *bufio.Reader) ([]byte, error) {
 }
 
 func readDocument(br *bufio.Reader, yield func(cairn.ImportRecord) bool) {
-	data, err := io.ReadAll(br)
+	data, err := io.ReadAll(io.LimitReader(br, MaxDocumentBytes+1))
 	if err != nil {
 		yield(cairn.ImportRecord{Err: err})
+		return
+	}
+	if len(data) > MaxDocumentBytes {
+		yield(cairn.ImportRecord{Err: fmt.Errorf("an export document or JSON array is read whole, and this one is larger than %d MiB: write it as JSON Lines (`cairn export --format jsonl`)", MaxDocumentBytes>>20)})
 		return
 	}
 	var items []json.RawMessage

@@ -16,7 +16,7 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 		supersedes                                                optString
 		tags, files                                               listFlag
 		confidence                                                float64
-		pin, asJSON                                               bool
+		pin, asJSON, newType                                      bool
 	)
 	fs.Var(&typ, "type", "the memory `type` (default note; see `cairn types`)")
 	fs.Var(&title, "title", "a short `title` (default: the first sentence)")
@@ -33,6 +33,7 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.BoolVar(&pin, "pin", false, "always inject this memory into context")
 	fs.Var(&supersedes, "supersedes", "the `id` of a memory this one replaces (it stays searchable but is no longer injected)")
 	fs.BoolVar(&asJSON, "json", false, "print the stored memory and what happened as JSON")
+	fs.BoolVar(&newType, "new-type", false, "store --type as a new type even when it is one letter away from a known one")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -40,7 +41,15 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) == 0 {
 		return usagef("add: give the content to remember, or - to read it from standard input")
 	}
-	content, err := m.readContent(pos)
+	if err := checkScope("add", scope); err != nil {
+		return err
+	}
+	if typ.set {
+		if err := checkTypeNames("add", typ.v); err != nil {
+			return err
+		}
+	}
+	content, err := m.readContent(ctx, pos)
 	if err != nil {
 		return err
 	}
@@ -49,6 +58,9 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if err := checkNewType(ctx, s, g, "add", typ, newType); err != nil {
+		return err
+	}
 	mem := &cairn.Memory{
 		Project: g.project, Type: typ.v, Title: title.v, Content: content, Tags: tags.vals,
 		FileRefs: files.vals, Key: key.v, Confidence: confidence, Scope: cairn.Scope(scope.v),

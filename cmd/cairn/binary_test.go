@@ -18,6 +18,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -367,5 +368,81 @@ func TestBinaryExitStatusesAndOneLineErrors(t *testing.T) {
 	}
 	if n := statsTotal(t, runBin(ctx, dir, "", g("stats", "--json")...)); n != 2 {
 		t.Errorf("stats total = %d, want 2 (failed adds store nothing)", n)
+	}
+}
+
+// TestBinaryImportOfAnEndlessInputEndsWithAnError tries /dev/zero, a file
+// that never ends and holds no newline: the import stops at its size limit
+// with one line of error, and stores nothing.
+func TestBinaryImportOfAnEndlessInputEndsWithAnError(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	if _, err := os.Stat("/dev/zero"); err != nil {
+		t.Skip("no /dev/zero here")
+	}
+	dir := t.TempDir()
+	db := filepath.Join(dir, "c.db")
+	// The deadline only keeps a hang from stalling the suite.
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+	defer cancel()
+	for _, args := range [][]string{{"import", "/dev/zero"}, {"import", "--skip-invalid", "/dev/zero"}, {"capture", "/dev/zero"}} {
+		r := runBin(ctx, dir, "", append([]string{"--db", db, "--project", "p"}, args...)...)
+		if r.code != 1 || strings.Count(r.stderr, "\n") != 1 || !strings.Contains(r.stderr, "than") {
+			t.Errorf("want exit 1 and one line naming the limit, got %v", r)
+		}
+	}
+	if r := runBin(ctx, dir, "", "--db", db, "--project", "p", "stats", "--json"); !strings.Contains(r.stdout, `"total": 0`) {
+		t.Errorf("something was stored: %v", r)
+	}
+}
+
+// TestBinaryImportStopsOnSIGINTAndSIGTERMAndWritesNothing feeds an import
+// valid records through a pipe that stays open, then interrupts it: it
+// ends (not killed by the signal: it says so and exits 1), its transaction
+// rolls back, and the database is sound.
+func TestBinaryImportStopsOnSIGINTAndSIGTERMAndWritesNothing(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	dir := t.TempDir()
+	for i, sig := range []os.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		db := filepath.Join(dir, fmt.Sprintf("c%d.db", i))
+		// The deadline only keeps a hang from stalling the suite.
+		ctx, cancel := context.WithTimeout(t.Context(), 2*time.Minute)
+		cmd := exec.CommandContext(ctx, cairnBin, "--db", db, "--project", "p", "import", "-")
+		cmd.Env = binEnv(dir)
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var errb bytes.Buffer
+		cmd.Stderr = &errb
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		for j := range 100 {
+			fmt.Fprintf(stdin, `{"content":"record %d of an import that is interrupted"}`+"\n", j)
+		}
+		// The database exists once the command runs (its signal handler
+		// is set up before it opens the database).
+		for _, err := os.Stat(db); err != nil && ctx.Err() == nil; _, err = os.Stat(db) {
+			time.Sleep(10 * time.Millisecond)
+		}
+		cmd.Process.Signal(sig)
+		err = cmd.Wait()
+		stdin.Close()
+		cancel()
+		// The signal may land while the database is set up or while the
+		// import waits for records: either way the command says it was
+		// cancelled and exits 1 (a process the signal killed has no exit
+		// status).
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 || !strings.Contains(strings.ReplaceAll(errb.String(), "canceled", "cancelled"), "cancelled") {
+			t.Errorf("%v: want exit 1 saying the import was cancelled, got %v, stderr %q", sig, err, errb.String())
+			continue
+		}
+		integrityOK(t, db)
+		if r := runBin(t.Context(), dir, "", "--db", db, "--project", "p", "stats", "--json"); !strings.Contains(r.stdout, `"total": 0`) {
+			t.Errorf("%v: records were stored: %v", sig, r)
+		}
 	}
 }

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
@@ -28,7 +26,7 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) > 1 {
 		return usagef("capture: give one file, or - (or nothing) for standard input")
 	}
-	text, err := readCaptureInput(m, pos)
+	text, err := readCaptureInput(ctx, m, pos)
 	if err != nil {
 		return err
 	}
@@ -104,17 +102,9 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 
 // readCaptureInput reads the named file, or standard input for "-" or no
 // argument.
-func readCaptureInput(m *Main, pos []string) (string, error) {
+func readCaptureInput(ctx context.Context, m *Main, pos []string) (string, error) {
 	if len(pos) == 0 || pos[0] == "-" {
-		b, err := io.ReadAll(m.Stdin)
-		if err != nil {
-			return "", fmt.Errorf("reading standard input: %w", err)
-		}
-		return string(b), nil
+		return readText(ctx, m.Stdin, "standard input")
 	}
-	b, err := os.ReadFile(pos[0])
-	if err != nil {
-		return "", cairn.Errorf(cairn.EINVALID, "cannot read %s: %v", pos[0], err)
-	}
-	return string(b), nil
+	return readFileText(ctx, pos[0])
 }

@@ -12,12 +12,16 @@ import (
 )
 
 func runCleanup(ctx context.Context, m *Main, g *globals, args []string) error {
-	fs := newFlags(m, g, "cleanup", "[--apply] [--json]")
+	fs := newFlags(m, g, "cleanup", "[--dry-run|--apply] [--json]")
 	apply := fs.Bool("apply", false, "do it: remove expired and low-value memories and decay unused ones (default: only say what would happen)")
+	dryRun := fs.Bool("dry-run", false, "only say what would happen (the default)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	if *apply && *dryRun {
+		return usagef("cleanup: give --dry-run or --apply, not both")
 	}
 	if len(pos) > 0 {
 		return usagef("cleanup: unexpected argument %q (see `cairn help cleanup`)", pos[0])

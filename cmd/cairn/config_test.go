@@ -244,3 +244,29 @@ func TestConfigHelp(t *testing.T) {
 		t.Errorf("help does not list config")
 	}
 }
+
+// TestLifecycleConfigurationTakesEffect sets a type's time to live and
+// initial confidence in cairn.toml: add gives new memories both, and
+// cleanup expires by the configured time to live, also a memory stored
+// before the file said so.
+func TestLifecycleConfigurationTakesEffect(t *testing.T) {
+	t.Parallel()
+	f := newConfigFixture(t, "", "")
+	c := f.c
+	const start = "2026-03-01T00:00:00Z"
+	before := c.add("--now", start, "--type", "learning", "Stored while learnings lived 90 days.")
+	writeConfigFile(t, f.pfile, "[lifecycle.learning]\nttl_days = 10\n[lifecycle.note]\ninitial_confidence = 0.8\n")
+	learning := c.show(c.add("--now", start, "--type", "learning", "The queue needs a warm cache."))
+	if learning["expires_at"] != "2026-03-11T00:00:00Z" {
+		t.Errorf("learning expires %v, want 10 days after creation", learning["expires_at"])
+	}
+	if note := c.show(c.add("--now", start, "A plain note.")); note["confidence"] != 0.8 {
+		t.Errorf("note confidence %v, want 0.8", note["confidence"])
+	}
+	r := c.ok("--now", "2026-03-15T00:00:00Z", "cleanup")
+	for _, id := range []string{before, learning["id"].(string)} {
+		if !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "learning memories live 10 days") {
+			t.Errorf("cleanup does not expire %s by the configured 10 days:\n%s", id, r.stdout)
+		}
+	}
+}

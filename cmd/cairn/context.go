@@ -59,6 +59,9 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		if errors.As(err, &ie) {
 			return usagef("context: %s", ie.Msg)
 		}
+		if cairn.ErrorCode(err) == cairn.EINVALID {
+			return usagef("context: --mode: %s", cairn.ErrorMessage(err)) // an unknown mode
+		}
 		return err
 	}
 	if m.resident == nil {

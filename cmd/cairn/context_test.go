@@ -131,7 +131,7 @@ func TestContextModeAndConfigErrors(t *testing.T) {
 	t.Parallel()
 	c, _ := contextCLI(t)
 	r := c.run("", "context", "--prompt", "x", "--mode", "turbo")
-	if r.code != 1 || !strings.Contains(r.stderr, "turbo") || !strings.Contains(r.stderr, "eco") {
+	if r.code != 2 || !strings.Contains(r.stderr, "turbo") || !strings.Contains(r.stderr, "eco") {
 		t.Errorf("unknown mode: %v", r)
 	}
 	// A malformed project configuration names its file, line and key.

@@ -15,9 +15,9 @@ import (
 // defaultExtractEvery is how many pending messages trigger an extraction.
 const defaultExtractEvery = 5
 
-// runConverse appends chat messages to the conversation log of the data
-// folder (the database's folder; format in package conversation) and
-// extracts memories from them every N messages.
+// runConverse appends chat messages to the project's conversation log in
+// the data folder (the database's folder; format in package conversation)
+// and extracts memories from them every N messages.
 func runConverse(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "converse", "add --role user|assistant|system [flags] TEXT|-")
 	var role, sender, chat optString
@@ -43,7 +43,7 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 	if len(pos) == 0 {
 		return usagef("converse add: give the message text, or - to read it from standard input")
 	}
-	text, err := m.readContent(pos)
+	text, err := m.readContent(ctx, pos)
 	if err != nil {
 		return err
 	}
@@ -56,12 +56,16 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 	}
 	defer s.Close()
 
-	log := &conversation.Log{Dir: filepath.Dir(g.db)}
+	log := &conversation.Log{Dir: filepath.Dir(g.db), Project: g.project}
+	if err := log.AdoptLegacy(); err != nil {
+		return fmt.Errorf("moving the project's months of the earlier single conversation log: %w", err)
+	}
 	msg := conversation.Message{Role: role.v, Content: redactSecrets(text), SenderName: sender.v, Timestamp: s.eng.Now()}
 	if _, err := log.Append(msg); err != nil {
 		return err
 	}
 	month := conversation.MonthOf(msg.Timestamp)
+	file := filepath.ToSlash(filepath.Join("conversations", conversation.FolderName(g.project), month+".jsonl"))
 	if err := log.Update(func(st conversation.State) error {
 		ms := st[month]
 		if chat.set {
@@ -80,11 +84,11 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 		return err
 	}
 	for _, p := range batch.Problems {
-		fmt.Fprintf(m.Stderr, "cairn: conversations/%s.jsonl %s; skipped\n", month, p)
+		fmt.Fprintf(m.Stderr, "cairn: %s %s; skipped\n", file, p)
 	}
 	pending := len(batch.Messages)
 	if pending < every {
-		fmt.Fprintf(m.Stdout, "appended to conversations/%s.jsonl; %d pending (extracting at %d)\n", month, pending, every)
+		fmt.Fprintf(m.Stdout, "appended to %s; %d pending (extracting at %d)\n", file, pending, every)
 		return nil
 	}
 
@@ -125,14 +129,14 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 		return exitError(exitFailure)
 	}
 	if modelFailed {
-		fmt.Fprintf(m.Stdout, "stored %d memories from conversations/%s.jsonl without the model; %d pending\n", len(mems), month, pending)
+		fmt.Fprintf(m.Stdout, "stored %d memories from %s without the model; %d pending\n", len(mems), file, pending)
 		return nil
 	}
 	if err := log.MarkExtracted(month, batch.To); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "extracted %d messages of conversations/%s.jsonl: %d memories (%d new, %d reinforced, %d updated, %d unchanged); 0 pending\n",
-		pending, month, len(mems), counts[cairn.StatusCreated], counts[cairn.StatusReinforced],
+	fmt.Fprintf(m.Stdout, "extracted %d messages of %s: %d memories (%d new, %d reinforced, %d updated, %d unchanged); 0 pending\n",
+		pending, file, len(mems), counts[cairn.StatusCreated], counts[cairn.StatusReinforced],
 		counts[cairn.StatusUpdated], counts[cairn.StatusUnchanged])
 	return nil
 }

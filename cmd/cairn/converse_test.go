@@ -42,7 +42,7 @@ func TestConverseExtractsEveryNMessages(t *testing.T) {
 			t.Errorf("memory provenance: %v", m)
 		}
 	}
-	l := &conversation.Log{Dir: filepath.Dir(c.db)}
+	l := &conversation.Log{Dir: filepath.Dir(c.db), Project: c.project}
 	st, err := l.ReadState()
 	if err != nil || st["2026-02"].ExtractedUpTo != 5 || st["2026-02"].ChatID != "chat-1" || st["2026-02"].ProjectPath != "proj" {
 		t.Fatalf("state = %v, %v", st, err)
@@ -64,7 +64,7 @@ func TestConverseExtractsEveryNMessages(t *testing.T) {
 	}
 	// Another month gets its own file and state.
 	r = c.ok("--now", "2026-03-01T00:00:00Z", "converse", "add", "--role", "user", "March")
-	if !strings.Contains(r.stdout, "conversations/2026-03.jsonl; 1 pending") {
+	if !strings.Contains(r.stdout, "conversations/proj/2026-03.jsonl; 1 pending") {
 		t.Fatalf("March: %v", r)
 	}
 }
@@ -76,7 +76,7 @@ func TestConverseFromStdinAndMalformedLines(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "1 pending") {
 		t.Fatalf("%v", r)
 	}
-	month := filepath.Join(filepath.Dir(c.db), "conversations", "2026-02.jsonl")
+	month := filepath.Join(filepath.Dir(c.db), "conversations", "proj", "2026-02.jsonl")
 	f, err := os.OpenFile(month, os.O_WRONLY|os.O_APPEND, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -87,9 +87,80 @@ func TestConverseFromStdinAndMalformedLines(t *testing.T) {
 	if !strings.Contains(r.stderr, "line 2") || !strings.Contains(r.stdout, "extracted 2 messages") || c.total() != 1 {
 		t.Fatalf("malformed line: %v", r)
 	}
-	l := &conversation.Log{Dir: filepath.Dir(c.db)}
+	l := &conversation.Log{Dir: filepath.Dir(c.db), Project: c.project}
 	if st, _ := l.ReadState(); st["2026-02"].ExtractedUpTo != 3 {
 		t.Errorf("extractedUpTo = %d, want 3 (the malformed line counts)", st["2026-02"].ExtractedUpTo)
+	}
+}
+
+// TestConverseLogsAreKeptPerProject tries to extract one project's chat
+// into another project: each project appends to, and extracts from, its
+// own log only.
+func TestConverseLogsAreKeptPerProject(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	const now = "2026-02-04T10:00:00Z"
+	c.project = "alpha"
+	c.ok("--now", now, "converse", "add", "--role", "assistant", "MEMORY:decision:Alpha keeps its tokens in the vault.")
+	c.project = "beta"
+	for range 4 {
+		c.ok("--now", now, "converse", "add", "--role", "user", "hello")
+	}
+	if n := c.total(); n != 0 {
+		t.Errorf("beta extracted %d memories from alpha's chat", n)
+	}
+	c.project = "alpha"
+	if n := c.total(); n != 0 {
+		t.Errorf("alpha extracted %d memories before its fifth message", n)
+	}
+	for _, p := range []string{"alpha", "beta"} {
+		l := &conversation.Log{Dir: filepath.Dir(c.db), Project: p}
+		b, err := l.PendingBatch("2026-02")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[string]int{"alpha": 1, "beta": 4}[p]; len(b.Messages) != want {
+			t.Errorf("%s's log holds %d pending messages, want %d", p, len(b.Messages), want)
+		}
+	}
+}
+
+// TestConverseAdoptsTheEarlierSingleLogByProject writes a log in the
+// earlier layout (one folder for the data folder, the state naming the
+// project of each month) and checks that each project takes its own
+// months, pending messages included, and leaves the others'.
+func TestConverseAdoptsTheEarlierSingleLogByProject(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	dir := filepath.Join(filepath.Dir(c.db), "conversations")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	line := func(text string) string {
+		return `{"role":"assistant","content":"` + text + `","timestamp":"2026-01-10T10:00:00.000Z"}` + "\n"
+	}
+	writeConfigFile(t, filepath.Join(dir, "2026-01.jsonl"), line("MEMORY:decision:Alpha ships on Fridays.")+line("done"))
+	writeConfigFile(t, filepath.Join(dir, "2025-12.jsonl"), line("MEMORY:decision:Beta ships on Mondays."))
+	writeConfigFile(t, filepath.Join(dir, "_state.json"), `{"2026-01": {"extractedUpTo": 1, "projectPath": "alpha"}, "2025-12": {"projectPath": "beta"}}`)
+	c.project = "alpha"
+	c.ok("--now", "2026-01-10T11:00:00Z", "converse", "add", "--role", "user", "--every", "2", "thanks")
+	if n := c.total(); n != 0 {
+		t.Errorf("alpha stored %d memories; the signal was extracted before", n)
+	}
+	l := &conversation.Log{Dir: filepath.Dir(c.db), Project: "alpha"}
+	if st, _ := l.ReadState(); st["2026-01"].ExtractedUpTo != 3 {
+		t.Errorf("alpha's January: extractedUpTo %d, want 3", st["2026-01"].ExtractedUpTo)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "2026-01.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("alpha's January is still in the earlier folder: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "2025-12.jsonl")); err != nil {
+		t.Errorf("beta's December left the earlier folder: %v", err)
+	}
+	c.project = "beta"
+	c.ok("--now", "2025-12-10T11:00:00Z", "converse", "add", "--role", "user", "--every", "2", "thanks")
+	if n := c.total(); n != 1 {
+		t.Errorf("beta stored %d memories from its adopted December, want 1", n)
 	}
 }
 
@@ -163,7 +234,7 @@ func TestConverseModelFailureKeepsPending(t *testing.T) {
 		!strings.Contains(r.stdout, "1 pending") || c.total() != 0 {
 		t.Fatalf("500: %v (total %d)", r, c.total())
 	}
-	l := &conversation.Log{Dir: filepath.Dir(c.db)}
+	l := &conversation.Log{Dir: filepath.Dir(c.db), Project: c.project}
 	if st, _ := l.ReadState(); st["2026-02"].ExtractedUpTo != 0 {
 		t.Fatalf("marked extracted after a failure: %v", st)
 	}
@@ -194,7 +265,7 @@ func TestConverseModelBudgetReached(t *testing.T) {
 		!strings.Contains(r.stdout, "1 pending") || c.total() != 4 {
 		t.Fatalf("budget: hits %d: %v (total %d)", ms.Hits(), r, c.total())
 	}
-	l := &conversation.Log{Dir: filepath.Dir(c.db)}
+	l := &conversation.Log{Dir: filepath.Dir(c.db), Project: c.project}
 	if st, _ := l.ReadState(); st["2026-02"].ExtractedUpTo != 1 {
 		t.Fatalf("state: %v", st)
 	}

@@ -31,12 +31,21 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&task, "task", "the task it came from")
 	fs.Var(&session, "session", "the session that learned it")
 	asJSON := fs.Bool("json", false, "print the changed memory as JSON")
+	newType := fs.Bool("new-type", false, "take --type as a new type even when it is one letter away from a known one")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
 	if len(pos) != 1 {
 		return usagef("edit: give one memory id, then the fields to change (see `cairn help edit`)")
+	}
+	if err := checkScope("edit", scope); err != nil {
+		return err
+	}
+	if typ.set {
+		if err := checkTypeNames("edit", typ.v); err != nil {
+			return err
+		}
 	}
 	var upd cairn.MemoryUpdate
 	str := func(o *optString) *string {
@@ -46,7 +55,7 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 		return &o.v
 	}
 	if content.set && content.v == "-" {
-		c, err := m.readContent([]string{"-"})
+		c, err := m.readContent(ctx, []string{"-"})
 		if err != nil {
 			return err
 		}
@@ -88,6 +97,9 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
+	if err := checkNewType(ctx, s, g, "edit", typ, *newType); err != nil {
+		return err
+	}
 	mem, err := s.eng.UpdateMemory(ctx, pos[0], upd)
 	if err != nil {
 		return err

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -68,14 +69,10 @@ func writeJSON(w io.Writer, v any) error {
 }
 
 // readContent joins the positional arguments, or reads standard input when
-// the only argument is "-".
-func (m *Main) readContent(args []string) (string, error) {
+// the only argument is "-" (at most maxTextInput bytes).
+func (m *Main) readContent(ctx context.Context, args []string) (string, error) {
 	if len(args) == 1 && args[0] == "-" {
-		b, err := io.ReadAll(io.LimitReader(m.Stdin, 16<<20))
-		if err != nil {
-			return "", fmt.Errorf("reading standard input: %w", err)
-		}
-		return string(b), nil
+		return readText(ctx, m.Stdin, "standard input")
 	}
 	return strings.Join(args, " "), nil
 }

@@ -454,6 +454,57 @@ func TestHookForwardedThroughServeGivesTheLocalOutput(t *testing.T) {
 	}
 }
 
+// TestHookExplicitProjectWinsOverThePayloadsFolder gives a payload whose
+// cwd is a folder named like another project, with the project set by
+// --project (before and after the command) and by CAIRN_PROJECT, answered
+// by a server and locally: the explicit project is the one shown and the
+// one a capture writes to.
+func TestHookExplicitProjectWinsOverThePayloadsFolder(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t) // one pitfall about the flaky auth test's fake clock, project proj
+	cwd := filepath.Join(t.TempDir(), "elsewhere")
+	if err := os.Mkdir(cwd, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	stop, _ := json.Marshal(map[string]any{"session_id": "s-x", "transcript_path": "/nonexistent.jsonl", "cwd": cwd,
+		"hook_event_name": "Stop", "last_assistant_message": "MEMORY:convention:Hooks honour the explicit project."})
+	for _, how := range []struct {
+		name string
+		env  string
+		args []string
+	}{
+		{"--project before", "", []string{"--db", c.db, "--project", c.project, "hook", "claude"}},
+		{"--project after", "", []string{"--db", c.db, "hook", "claude", "--project", c.project}},
+		{"CAIRN_PROJECT", c.project, []string{"--db", c.db, "hook", "claude"}},
+	} {
+		for _, local := range []bool{false, true} {
+			c.env["CAIRN_PROJECT"] = how.env
+			if local {
+				c.env["CAIRN_NO_SERVER"] = "1"
+			}
+			// A session of its own: a memory is shown once per session.
+			prompt, _ := json.Marshal(map[string]any{"session_id": fmt.Sprintf("s-%s-%v", how.name, local), "transcript_path": "/nonexistent.jsonl", "cwd": cwd,
+				"hook_event_name": "UserPromptSubmit", "prompt": "why is the auth test flaky with the fake clock?"})
+			r := c.raw(string(prompt), append(how.args, "user-prompt-submit")...)
+			if r.code != 0 || !strings.Contains(r.stdout, "fake clock") || !strings.Contains(r.stdout, `project=\"proj\"`) || r.forwarded == local {
+				t.Errorf("%s (local %v): want proj's pitfall, got %v", how.name, local, r)
+			}
+			if r := c.raw(string(stop), append(how.args, "stop")...); r.code != 0 || r.stdout != "" {
+				t.Errorf("%s (local %v) stop: %v", how.name, local, r)
+			}
+			delete(c.env, "CAIRN_NO_SERVER")
+		}
+	}
+	delete(c.env, "CAIRN_PROJECT")
+	if got := c.searchIDs("explicit project"); len(got) != 1 {
+		t.Errorf("proj holds %d captured conventions, want 1", len(got))
+	}
+	c.project = "elsewhere"
+	if got := c.total(); got != 0 {
+		t.Errorf("the payload's folder's project holds %d memories", got)
+	}
+}
+
 // Codex sends Claude Code's payloads, but its transcript is a rollout file
 // of another format: `cairn hook codex stop` takes only the last message,
 // and what it stores names codex as its agent.

@@ -13,26 +13,36 @@ import (
 	"github.com/cairn-dev/cairn/wire"
 )
 
+// maxImportBytes is the most an import reads: 4 GiB of JSON Lines (an
+// export document or JSON array, read whole, stops at
+// wire.MaxDocumentBytes).
+const maxImportBytes = 4 << 30
+
 func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
-	fs := newFlags(m, g, "import", "[--skip-invalid] FILE|-")
+	fs := newFlags(m, g, "import", "[--skip-invalid] [FILE|-]")
 	skip := fs.Bool("skip-invalid", false, "import the valid records and report the invalid ones (default: one invalid record aborts the whole import)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	if len(pos) == 0 && !isTerminal(m.Stdin) {
+		pos = []string{"-"} // cairn import < file
+	}
 	if len(pos) != 1 {
 		return usagef("import: give one file, or - for standard input")
 	}
 	var in io.Reader = m.Stdin
+	name := "standard input"
 	if pos[0] != "-" {
 		f, err := os.Open(pos[0])
 		if err != nil {
 			return cairn.WrapError(cairn.EINVALID, err, "cannot read %s", pos[0])
 		}
 		defer f.Close()
-		in = f
+		in, name = f, pos[0]
 	}
+	in = newInput(ctx, in, maxImportBytes, name)
 	s, err := m.open(ctx, g, false)
 	if err != nil {
 		return err
@@ -70,6 +80,9 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	global := fs.Bool("global", false, "also export global-scope memories of other projects")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := checkTypeNames("export", types.vals...); err != nil {
 		return err
 	}
 	if len(pos) > 0 {

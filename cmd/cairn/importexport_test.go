@@ -35,7 +35,9 @@ func TestImportKeepsGivenIDProjectAndCreatedAt(t *testing.T) {
 	if !strings.Contains(r.stdout, "read 3 records: 3 created") {
 		t.Errorf("import report = %q", r.stdout)
 	}
+	c.project = "other"
 	m := c.show("custom-1")
+	c.project = "proj"
 	for k, v := range map[string]any{"id": "custom-1", "project": "other", "type": "decision", "title": "T1",
 		"created_at": "2020-05-06T07:08:09Z", "confidence": 0.66, "source": "imported"} {
 		if m[k] != v {
@@ -160,9 +162,11 @@ func TestImportOfAnIDOwnedByAnotherProjectFails(t *testing.T) {
 	if r.code != 1 || !strings.Contains(r.stderr, "line 2") || !strings.Contains(r.stderr, "shared-id") {
 		t.Errorf("want exit 1 naming line 2 and the id, got %v", r)
 	}
+	c.project = "a"
 	if m := c.show("shared-id"); m["project"] != "a" || m["content"] != "owned by a" {
 		t.Errorf("the other project's memory was changed: %v", m)
 	}
+	c.project = "b"
 	if r := c.run("", "show", "ok-id"); r.code != 1 {
 		t.Errorf("ok-id was imported though the import failed")
 	}
@@ -209,6 +213,7 @@ func TestImportReadsSeed000ExportDocument(t *testing.T) {
 	if !strings.Contains(r.stdout, "read 2 records: 2 created") {
 		t.Errorf("report = %q", r.stdout)
 	}
+	c.project = "myproject"
 	m := c.show("mem-abc123")
 	for k, v := range map[string]any{
 		"project": "myproject", "type": "pattern", "title": "Tests use table-driven pattern",
@@ -474,5 +479,19 @@ func TestImportFoldsDuplicatesWithinOneFile(t *testing.T) {
 			t.Errorf("search returns %s twice: %v", id, ids)
 		}
 		seen[id] = true
+	}
+}
+
+// TestImportWithoutAFileReadsRedirectedStdin is `cairn import < file`:
+// no file named, standard input not a terminal.
+func TestImportWithoutAFileReadsRedirectedStdin(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	r := c.run(`{"content":"imported from a redirected standard input"}`+"\n", "import")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 created") {
+		t.Fatalf("%v", r)
+	}
+	if r := c.run("", "import", "a.jsonl", "b.jsonl"); r.code != 2 {
+		t.Errorf("two files: want a usage error, got %v", r)
 	}
 }

@@ -8,6 +8,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -194,4 +195,41 @@ func anyStrings(v any) []string {
 		out = append(out, s)
 	}
 	return out
+}
+
+// TestIngestSummarisesASessionOfManyFiles reads a session that edits 100
+// files with 600-byte paths (more file references and more text than a
+// memory holds): the summary is stored, bounded, and a second run
+// succeeds too.
+func TestIngestSummarisesASessionOfManyFiles(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	var b strings.Builder
+	line := func(typ string, content any) {
+		msg, _ := json.Marshal(map[string]any{"type": typ, "sessionId": "s-many", "cwd": "/w",
+			"timestamp": "2025-07-01T10:00:00.000Z", "message": map[string]any{"role": typ, "content": content}})
+		b.Write(msg)
+		b.WriteByte('\n')
+	}
+	line("user", "Rename the package everywhere.")
+	for i := range 100 {
+		path := fmt.Sprintf("/w/%s/file%03d.go", strings.Repeat("d", 600), i)
+		line("assistant", []map[string]any{{"type": "tool_use", "id": fmt.Sprintf("t%d", i), "name": "Edit",
+			"input": map[string]any{"file_path": path, "old_string": "a", "new_string": "b"}}})
+	}
+	f := c.writeFile("many.jsonl", b.String())
+	for run := range 2 {
+		r := c.run("", "ingest", "claude", f)
+		if r.code != 0 {
+			t.Fatalf("run %d: %v", run+1, r)
+		}
+	}
+	mems := c.listJSON("--type", "session")
+	if len(mems) != 1 {
+		t.Fatalf("want one session summary, got %d", len(mems))
+	}
+	content := mems[0]["content"].(string)
+	if len(content) > 64<<10 || !strings.Contains(content, "more files)") || len(strList(mems[0]["file_refs"])) != 64 {
+		t.Errorf("summary of %d bytes, %d file refs; want it bounded, the rest counted:\n%.300s", len(content), len(strList(mems[0]["file_refs"])), content)
+	}
 }

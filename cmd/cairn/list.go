@@ -30,6 +30,9 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTypeNames("list", types.vals...); err != nil {
+		return err
+	}
 	if len(pos) > 0 {
 		return usagef("list: unexpected argument %q (to search, use `cairn search`)", pos[0])
 	}

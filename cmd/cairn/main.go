@@ -11,6 +11,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/signal"
 	"path/filepath"
@@ -102,9 +103,9 @@ func commands() []command {
 		{"unpin", "[--json] ID", "stop always injecting a memory", runUnpin},
 		{"promote", "ID --type TYPE | --scope global", "promote a memory to a lasting type, or to every project", runPromote},
 		{"supersede", "[--json] OLD NEW", "mark OLD as replaced by NEW: still searchable, no longer injected", runSupersede},
-		{"cleanup", "[--apply] [--json]", "decay unused memories, remove expired and low-value ones (a dry run without --apply)", runCleanup},
+		{"cleanup", "[--dry-run|--apply] [--json]", "decay unused memories, remove expired and low-value ones (a dry run without --apply)", runCleanup},
 		{"log", "[flags]", "show what happened to memories: created, used, decayed, deleted …", runLog},
-		{"import", "[--skip-invalid] FILE|-", "read memories from JSON Lines or an export document", runImport},
+		{"import", "[--skip-invalid] [FILE|-]", "read memories from JSON Lines or an export document", runImport},
 		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},
 		{"stats", "[--json]", "count the project's memories by type", runStats},
 		{"types", "[--json]", "list the memory types and their policies", runTypes},
@@ -136,6 +137,11 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 	if errors.Is(err, flag.ErrHelp) {
 		return exitOK
 	}
+	if errors.Is(err, context.Canceled) && cairn.ErrorCode(err) == cairn.EINTERNAL {
+		// Ctrl-C or SIGTERM: every write is a transaction, rolled back.
+		fmt.Fprintln(m.Stderr, "cairn: interrupted; nothing of what the command was writing was kept")
+		return exitFailure
+	}
 	fmt.Fprintf(m.Stderr, "cairn: %s\n", oneLine(cairn.ErrorMessage(err)))
 	return exitFailure
 }
@@ -156,6 +162,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("cairn", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	g.register(fs)
+	version := fs.Bool("version", false, "print cairn's version")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			m.usage(m.Stdout)
@@ -164,6 +171,9 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		return usagef("%v (see `cairn help`)", err)
 	}
 	rest := fs.Args()
+	if *version {
+		return runVersion(ctx, m, g, rest)
+	}
 	if len(rest) == 0 {
 		m.usage(m.Stderr)
 		return usagef("no command given")
@@ -199,6 +209,7 @@ Global flags (also accepted after the command):
   --db PATH         the database (env CAIRN_DB; default $XDG_DATA_HOME/cairn/cairn.db)
   --project NAME    the project (env CAIRN_PROJECT; default the git top-level folder's name)
   --now RFC3339     the clock for recency and expiry (env CAIRN_NOW; default now)
+  --version         print cairn's version (as the version command)
 
 Run 'cairn help COMMAND' for a command's flags.
 Exit status: 0 success, 1 failure, 2 usage error.
@@ -277,6 +288,11 @@ func (g *globals) resolve(m *Main) error {
 	if g.db == "" {
 		g.db = m.Getenv("CAIRN_DB")
 	}
+	if isURL(g.db) {
+		// Taken as a path, "postgres://…" would quietly create a SQLite
+		// file named "postgres:" here.
+		return usagef("--db %s: database URLs are not supported yet (the PostgreSQL backend is still to come); give the path of a database file", redactURL(g.db))
+	}
 	if g.db == "" {
 		dir := m.Getenv("XDG_DATA_HOME")
 		if dir == "" {
@@ -317,6 +333,28 @@ func (m *Main) projectFolder(g *globals) string {
 		return ""
 	}
 	return root
+}
+
+// isURL reports whether s starts with a URL scheme and "://".
+func isURL(s string) bool {
+	scheme, _, ok := strings.Cut(s, "://")
+	if !ok || scheme == "" {
+		return false
+	}
+	for i, r := range scheme {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || i > 0 && (r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return false
+		}
+	}
+	return true
+}
+
+// redactURL keeps a URL's password out of an error message.
+func redactURL(s string) string {
+	if u, err := url.Parse(s); err == nil {
+		return u.Redacted()
+	}
+	return s[:strings.Index(s, "://")+3] + "…"
 }
 
 // projectOf names the project of a folder: the name of the enclosing git
@@ -388,12 +426,18 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	}
 	if m.resident != nil {
 		// The engine's clock is per request here: --now may differ.
-		return &session{eng: m.resident.eng.WithClock(clock), g: g, uses: m.resident.uses}, nil
+		return &session{eng: m.resident.eng.WithClock(clock).WithProject(g.project), g: g, uses: m.resident.uses}, nil
 	}
 	if readOnly {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
 			return nil, errNoDatabase
 		}
+	}
+	// The types' policies (time to live, initial confidence, tier) are
+	// those of cairn.toml's [lifecycle.TYPE] tables.
+	cfg, err := m.loadConfig()
+	if err != nil {
+		return nil, err
 	}
 	st, err := sqlite.Open(ctx, g.db, &sqlite.Options{ReadOnly: readOnly})
 	if readOnly && errors.Is(err, sqlite.ErrNotInitialized) {
@@ -402,6 +446,7 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	if err != nil {
 		return nil, err
 	}
-	eng := engine.New(st, &engine.Options{Now: clock, Redact: redactSecrets})
+	// Every id a command is given is looked up in its project only.
+	eng := engine.New(st, &engine.Options{Now: clock, Redact: redactSecrets, Policies: cfg.Config.Policies()}).WithProject(g.project)
 	return &session{store: st, eng: eng, g: g}, nil
 }

@@ -7,8 +7,9 @@ package main
 //
 // Bad inputs tried by the tests of this package, file by file:
 //   - add_test.go: content over 64 KiB, invalid UTF-8, NUL bytes, empty
-//     content, bad confidence, bad type and scope names, repeated content
-//     with different white space, repeated keys with lower confidence.
+//     content, bad confidence, repeated content with different white
+//     space, repeated keys with lower confidence, ANSI escapes and
+//     carriage returns in the first line.
 //   - search_test.go: FTS/SQL-hostile queries (unbalanced quotes, boolean
 //     operators, NEAR(), column filters, SQL injection, emoji, 5 KB of
 //     punctuation), empty and blank queries, malformed --batch lines,
@@ -19,7 +20,13 @@ package main
 //   - misc_test.go: unknown commands and flags, bad --now, missing
 //     databases, project resolution from git folders and the environment.
 //   - binary_test.go: concurrent writer processes, a process killed in the
-//     middle of a 200,000-memory import, exit statuses of the real binary.
+//     middle of a 200,000-memory import, exit statuses of the real binary,
+//     /dev/zero as an import and capture, SIGINT and SIGTERM to an import
+//     reading a pipe that stays open.
+//   - usage_test.go: unknown --mode and --scope, invalid type names,
+//     typos of known types, database URLs as --db and CAIRN_DB.
+//   - isolation_test.go: another project's ids and id prefixes given to
+//     every command taking an id.
 
 import (
 	"bytes"

@@ -97,13 +97,10 @@ func newMCPServer(m *Main, eng *engine.Engine, recordUse func(context.Context, [
 	})
 }
 
-// buildVersion is the module version cairn was built at, "(devel)" for a
-// build from a checkout.
+// buildVersion is what `cairn version` prints after the name.
 func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
-		return bi.Main.Version
-	}
-	return "(devel)"
+	bi, _ := debug.ReadBuildInfo()
+	return versionOf(bi)
 }
 
 // readCloser and writeCloser let the transport use the command's streams;

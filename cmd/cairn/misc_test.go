@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -72,7 +73,7 @@ func TestUsageMistakesExitTwoWithOneLineOnStderr(t *testing.T) {
 		{[]string{"list", "extra"}, "unexpected"},
 		{[]string{"show"}, "id"},
 		{[]string{"rm"}, "id"},
-		{[]string{"import"}, "file"},
+		{[]string{"import", "a.jsonl", "b.jsonl"}, "file"},
 		{[]string{"export", "extra"}, "unexpected"},
 		{[]string{"--now", "yesterday", "list"}, "not a time"},
 		{[]string{"list", "--after", "last week"}, "not a time"},
@@ -189,6 +190,7 @@ func TestDefaultProjectIsTheGitTopLevelFolderName(t *testing.T) {
 		t.Fatalf("add: %v", r)
 	}
 	id := strings.TrimSpace(r.stdout)
+	c.project = "my-repo"
 	if m := c.show(id); m["project"] != "my-repo" {
 		t.Errorf("default project = %v, want my-repo", m["project"])
 	}
@@ -246,10 +248,10 @@ func TestDatabaseComesFromCairnDBThenXDGDataHome(t *testing.T) {
 	if _, err := os.Stat(envDB); err != nil {
 		t.Errorf("CAIRN_DB %s was not created: %v", envDB, err)
 	}
-	if r := c.raw("", "--db", envDB, "show", id); r.code != 0 {
+	if r := c.raw("", "--db", envDB, "--project", "p", "show", id); r.code != 0 {
 		t.Errorf("the memory is not in CAIRN_DB: %v", r)
 	}
-	if r := c.raw("", "--db", xdg, "show", id); r.code != 1 {
+	if r := c.raw("", "--db", xdg, "--project", "p", "show", id); r.code != 1 {
 		t.Errorf("the memory went to the XDG database too: %v", r)
 	}
 	// --db wins over CAIRN_DB.
@@ -336,5 +338,35 @@ func TestReadingCommandsOnADatabaseBeingCreatedShowNothing(t *testing.T) {
 	id := c.add("the first memory creates the schema")
 	if got := c.listIDs(); !slices.Equal(got, []string{id}) {
 		t.Errorf("list after the first add = %v", got)
+	}
+}
+
+// TestVersionNamesTheModuleVersionAndCommit formats build informations
+// with and without a version and VCS settings, and runs `version` and
+// `--version`.
+func TestVersionNamesTheModuleVersionAndCommit(t *testing.T) {
+	t.Parallel()
+	vcs := func(rev, modified string) []debug.BuildSetting {
+		return []debug.BuildSetting{{Key: "vcs", Value: "git"}, {Key: "vcs.revision", Value: rev}, {Key: "vcs.modified", Value: modified}}
+	}
+	for _, tt := range []struct {
+		bi   *debug.BuildInfo
+		want string
+	}{
+		{nil, "(devel)"},
+		{&debug.BuildInfo{}, "(devel)"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.4.0"}}, "v1.4.0"},
+		{&debug.BuildInfo{Settings: vcs("1310e87c3a2bd6f0a3c9e1b2", "false")}, "(devel) 1310e87c3a2b"},
+		{&debug.BuildInfo{Main: debug.Module{Version: "v1.4.1-0.20261122094715-1310e87c3a2b"}, Settings: vcs("1310e87c3a2bd6f0a3c9e1b2", "true")},
+			"v1.4.1-0.20261122094715-1310e87c3a2b 1310e87c3a2b, modified"},
+	} {
+		if got := versionOf(tt.bi); got != tt.want {
+			t.Errorf("versionOf(%+v) = %q, want %q", tt.bi, got, tt.want)
+		}
+	}
+	c := newCLI(t)
+	a, b := c.raw("", "version"), c.raw("", "--version")
+	if a.code != 0 || b.code != 0 || !strings.HasPrefix(a.stdout, "cairn ") || a.stdout != b.stdout {
+		t.Errorf("version and --version differ:\n%v\n%v", a, b)
 	}
 }

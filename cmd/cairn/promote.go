@@ -18,6 +18,7 @@ func runPromote(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&typ, "type", "the new `type`, e.g. pattern for a learning that proved lasting (expiry follows the type)")
 	fs.Var(&scope, "scope", "global: share the memory with every project")
 	asJSON := fs.Bool("json", false, "print the promoted memory as JSON")
+	newType := fs.Bool("new-type", false, "take --type as a new type even when it is one letter away from a known one")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -31,11 +32,19 @@ func runPromote(ctx context.Context, m *Main, g *globals, args []string) error {
 	if scope.set && scope.v != string(cairn.ScopeGlobal) {
 		return usagef("promote: --scope can only be global (to narrow a memory's scope, use `cairn edit --scope project`)")
 	}
+	if typ.set {
+		if err := checkTypeNames("promote", typ.v); err != nil {
+			return err
+		}
+	}
 	s, err := m.open(ctx, g, false)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	if err := checkNewType(ctx, s, g, "promote", typ, *newType); err != nil {
+		return err
+	}
 	old, err := s.eng.FindMemoryByID(ctx, pos[0])
 	if err != nil {
 		return err

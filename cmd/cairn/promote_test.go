@@ -75,7 +75,7 @@ func TestPromoteMistakes(t *testing.T) {
 		t.Errorf("promote of a missing id: %v", r)
 	}
 	oneErrorLine(t, r)
-	if r := c.run("", "promote", id, "--type", "Not A Type"); r.code != 1 {
+	if r := c.run("", "promote", id, "--type", "Not A Type"); r.code != 2 {
 		t.Errorf("promote to a bad type: %v", r)
 	}
 }

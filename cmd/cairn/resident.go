@@ -205,7 +205,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
-	s.eng = engine.New(s.store, &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20})
+	s.eng = engine.New(s.store, &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()})
 	db, err := filepath.Abs(g.db)
 	if err != nil {
 		return err

@@ -34,6 +34,9 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := checkTypeNames("search", types.vals...); err != nil {
+		return err
+	}
 	if *batch != "" {
 		if len(pos) > 0 {
 			return usagef("search: give either a QUERY or --batch, not both")
@@ -46,7 +49,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if *limit < 1 || *limit > cairn.MaxLimit {
 		return usagef("search: --limit must be from 1 to %d", cairn.MaxLimit)
 	}
-	text, err := m.readContent(pos)
+	text, err := m.readContent(ctx, pos)
 	if err != nil {
 		return err
 	}

@@ -82,10 +82,43 @@ func runTypes(ctx context.Context, m *Main, g *globals, args []string) error {
 }
 
 func runVersion(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "version", "")
+	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	bi, _ := debug.ReadBuildInfo()
+	fmt.Fprintf(m.Stdout, "cairn %s\n", versionOf(bi))
+	return nil
+}
+
+// versionOf describes a build: the module version ("(devel)" for a build
+// from a checkout), then the commit it was built from and whether the
+// work tree had changes, when the build recorded them (vcs.revision,
+// vcs.modified): "(devel) 1310e87c3a2b, modified".
+func versionOf(bi *debug.BuildInfo) string {
 	v := "(devel)"
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+	if bi == nil {
+		return v
+	}
+	if bi.Main.Version != "" {
 		v = bi.Main.Version
 	}
-	fmt.Fprintf(m.Stdout, "cairn %s\n", v)
-	return nil
+	var rev string
+	modified := false
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			modified = s.Value == "true"
+		}
+	}
+	if rev == "" {
+		return v
+	}
+	v += " " + rev[:min(len(rev), 12)]
+	if modified {
+		v += ", modified"
+	}
+	return v
 }

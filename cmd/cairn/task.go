@@ -53,7 +53,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) == 0 {
 		return usagef("task %s: give the text, or - to read it from standard input", event)
 	}
-	text, err := m.readContent(pos)
+	text, err := m.readContent(ctx, pos)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 		return usagef("task %s: the text is empty", event)
 	}
 
-	mem := &cairn.Memory{Project: g.project, Title: title.v, FileRefs: files.vals, Source: cairn.SourceAutomatic}
+	mem := &cairn.Memory{Title: title.v, FileRefs: files.vals, Source: cairn.SourceAutomatic}
 	var sigs []capture.Signal
 	switch event {
 	case "created":
@@ -83,6 +83,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
+	mem.Project = g.project // known once the store is open
 	prov := provenance{hat: hat.v, agent: agent.v, task: task.v, session: session.v}
 	mem.TaskID, mem.Agent, mem.SessionID, mem.Hat = prov.task, prov.agent, prov.session, prov.hat
 	res, err := s.eng.AddMemory(ctx, mem)

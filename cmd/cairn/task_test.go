@@ -114,3 +114,20 @@ func TestTruncateRunes(t *testing.T) {
 		}
 	}
 }
+
+// TestTaskUsesTheDefaultProject runs task events without --project: the
+// project is the working directory's, as for every other command.
+func TestTaskUsesTheDefaultProject(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.env["CAIRN_PROJECT"] = "from-env"
+	for _, ev := range []string{"created", "completed", "failed"} {
+		if r := c.raw("", "--db", c.db, "task", ev, "--task", "T-1", "The importer is "+ev+"."); r.code != 0 {
+			t.Errorf("task %s without --project: %v", ev, r)
+		}
+	}
+	c.project = "from-env"
+	if n := c.total(); n != 3 {
+		t.Errorf("project from-env holds %d memories, want 3", n)
+	}
+}
