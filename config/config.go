@@ -147,13 +147,17 @@ type Config struct {
 
 // ContextConfig is what context injection puts into a prompt.
 type ContextConfig struct {
-	Budget   int          `json:"budget"`    // tokens
-	MaxChars int          `json:"max_chars"` // hard cap on the rendered block
-	Format   string       `json:"format"`    // "markdown"
-	Static   StaticTier   `json:"static"`
-	Dynamic  DynamicTier  `json:"dynamic"`
-	Relevant RelevantTier `json:"relevant"`
-	Mode     string       `json:"mode"` // the active mode, or ""
+	Budget int `json:"budget"` // tokens
+	// StartBudget caps the budget of a block without a prompt (the
+	// session-start block), so that what is injected before any task is
+	// known stays small.
+	StartBudget int          `json:"start_budget"`
+	MaxChars    int          `json:"max_chars"` // hard cap on the rendered block
+	Format      string       `json:"format"`    // "markdown"
+	Static      StaticTier   `json:"static"`
+	Dynamic     DynamicTier  `json:"dynamic"`
+	Relevant    RelevantTier `json:"relevant"`
+	Mode        string       `json:"mode"` // the active mode, or ""
 }
 
 // StaticTier is what is injected always: pinned memories, memories of
@@ -256,12 +260,13 @@ const (
 func Default() *Config {
 	c := &Config{
 		Context: ContextConfig{
-			Budget:   1500,
-			MaxChars: 10000,
-			Format:   "markdown",
-			Static:   StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
-			Dynamic:  DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
-			Relevant: RelevantTier{Enabled: true, Limit: 8, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.4, Types: []string{}},
+			Budget:      1500,
+			StartBudget: 600,
+			MaxChars:    10000,
+			Format:      "markdown",
+			Static:      StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
+			Dynamic:     DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
+			Relevant:    RelevantTier{Enabled: true, Limit: 8, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.4, Types: []string{}},
 		},
 		Scoring: ScoringConfig{
 			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,

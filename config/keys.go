@@ -102,6 +102,7 @@ func fixedLeaves() []leaf {
 	weight := func(key string, p func(*Config) *float64) leaf { return floatLeaf(key, 0, maxWeight, p) }
 	return []leaf{
 		intLeaf("context.budget", 1, maxBudget, func(c *Config) *int { return &c.Context.Budget }),
+		intLeaf("context.start_budget", 1, maxBudget, func(c *Config) *int { return &c.Context.StartBudget }),
 		boolLeaf("context.dynamic.enabled", func(c *Config) *bool { return &c.Context.Dynamic.Enabled }),
 		intLeaf("context.dynamic.count", 0, maxCount, func(c *Config) *int { return &c.Context.Dynamic.Count }),
 		intLeaf("context.dynamic.max_count", 0, maxCount, func(c *Config) *int { return &c.Context.Dynamic.MaxCount }),

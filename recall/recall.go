@@ -97,6 +97,8 @@ func Configure(c *config.Config, req *Request) (keywords []string, format string
 	keywords = c.ApplyKeywords(req.Prompt)
 	if req.BudgetSet {
 		c.Context.Budget = req.Budget
+	} else if strings.TrimSpace(req.Prompt) == "" && len(req.Files) == 0 && c.Context.StartBudget > 0 {
+		c.Context.Budget = min(c.Context.Budget, c.Context.StartBudget)
 	}
 	if req.LimitSet {
 		c.Context.Relevant.Limit = req.Limit
@@ -148,8 +150,12 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 		}
 		sel.Items = kept
 	}
+	sections := Sections(sel)
+	if startBlock(req) {
+		sections = append(sections, HowToRecord)
+	}
 	pr := contextpack.Request{
-		Project: req.Project, Sections: Sections(sel), Budget: c.Context.Budget,
+		Project: req.Project, Sections: sections, Budget: c.Context.Budget,
 		MaxChars: c.Context.MaxChars, Format: format, Explain: req.Explain,
 	}
 	if req.Index {
@@ -159,6 +165,31 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 	}
 	res := contextpack.Render(pr)
 	return &Block{Text: res.Text, Result: res, Selection: sel, Config: c, Keywords: keywords}, nil
+}
+
+// HowToRecord is the paragraph a session-start block ends with: how the
+// agent leaves memories for later sessions (the signals package capture
+// reads). It is packed first, so it is always there.
+var HowToRecord = contextpack.Section{Kind: "recording", Title: "Recording What You Learn", Priority: -1,
+	Text: "To leave a memory for later sessions, write a line `MEMORY:type:what, and why` in your answer " +
+		"(type: decision, convention, pattern, pitfall, fix or preference); cairn stores it when the session stops. " +
+		"Cite a memory's id when it helped."}
+
+// startBlock reports whether req is for a session's start: no prompt and
+// no files, and the lasting tiers asked for.
+func startBlock(req Request) bool {
+	if strings.TrimSpace(req.Prompt) != "" || len(req.Files) > 0 || req.Task != "" {
+		return false
+	}
+	if req.Tiers == nil {
+		return true
+	}
+	for _, t := range req.Tiers {
+		if t == cairn.ContextStatic || t == cairn.ContextPinned {
+			return true
+		}
+	}
+	return false
 }
 
 // ContextRequest maps the configuration and a request to the engine's

@@ -158,3 +158,49 @@ func TestMemoriesWhoseFilesChangedAreMarkedStale(t *testing.T) {
 		t.Errorf("without a root: %v\n%s", err, b.Text)
 	}
 }
+
+// A session-start block (no prompt) of a project with hundreds of
+// memories of every type stays within context.start_budget, holds the
+// pinned memory, and ends the agent's questions about how to record.
+func TestSessionStartBlockIsSmallAndSaysHowToRecord(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
+	types := []string{"decision", "convention", "constraint", "architecture", "preference", "pattern", "pitfall", "fix", "session", "learning"}
+	for i := range 300 {
+		typ := types[i%len(types)]
+		c := fmt.Sprintf("%s %d: the %s module keeps its state in one place and reports errors with their cause, which took a while to learn.", typ, i, typ)
+		if _, err := eng.AddMemory(ctx, &cairn.Memory{Project: "p", Type: typ, Content: c, Confidence: 0.95, CreatedAt: now.Add(-time.Duration(i) * time.Hour)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pin, err := eng.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "decision", Content: "Releases are cut on Tuesdays.", Pinned: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := config.Default()
+	b, err := recall.Build(ctx, eng, c, recall.Request{Project: "p"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.Result.Tokens > c.Context.StartBudget || c.Context.StartBudget != 600 {
+		t.Errorf("session-start block: %d tokens, start budget %d", b.Result.Tokens, c.Context.StartBudget)
+	}
+	if !strings.Contains(b.Text, "MEMORY:type:") || !slices.Contains(b.IDs(), pin.Memory.ID) {
+		t.Errorf("the block lacks the recording paragraph or the pinned memory:\n%s", b.Text)
+	}
+	// With a prompt the full budget applies and the paragraph is left out.
+	b, err = recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Prompt: "how does the pitfall module report errors"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.Text, "MEMORY:type:") || b.Config.Context.Budget != 1500 {
+		t.Errorf("a prompt's block: budget %d, paragraph %v", b.Config.Context.Budget, strings.Contains(b.Text, "MEMORY:type:"))
+	}
+}

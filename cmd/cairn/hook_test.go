@@ -284,7 +284,7 @@ func TestHookContextStaysWithinClaudeCodesCapWhenEscaped(t *testing.T) {
 	c.ok("import", f)
 	// A budget far above the cap, so that the character cap is what binds.
 	c.env["XDG_CONFIG_HOME"] = filepath.Join(c.dir, "config")
-	writeConfigFile(t, filepath.Join(c.dir, "config", "cairn", "cairn.toml"), "[context]\nbudget = 100000\n[context.relevant]\nlimit = 40\nmax_limit = 40\n")
+	writeConfigFile(t, filepath.Join(c.dir, "config", "cairn", "cairn.toml"), "[context]\nbudget = 100000\nstart_budget = 100000\n[context.relevant]\nlimit = 40\nmax_limit = 40\n")
 	for _, tc := range []struct{ file, event string }{{"session-start-startup.json", "session-start"}, {"user-prompt-submit.json", "user-prompt-submit"}} {
 		in := strings.Replace(c.payload(tc.file), "The refresh endpoint panics on an unknown token, can you fix AuthService.Refresh?", "refresh token path to auth", 1)
 		r := c.hook(in, tc.event)
