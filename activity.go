@@ -47,4 +47,7 @@ type ActivityFilter struct {
 	After     time.Time // at or after
 	Before    time.Time // before
 	Limit     int       // 0: no limit
+	// SkipTotal leaves the total count (FindActivity's second result) at
+	// 0, which saves a count of every match.
+	SkipTotal bool
 }

@@ -261,17 +261,22 @@ func changedFields(a, b *cairn.Memory) []string {
 // shownIn returns the memories used (shown in a context) in session, with
 // when each was last shown.
 func shownIn(ctx context.Context, tx cairn.Tx, session string) (map[string]time.Time, error) {
-	acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{SessionID: session, Actions: []string{cairn.ActionUsed}})
+	out := map[string]time.Time{}
+	return out, addShown(ctx, tx, session, time.Time{}, out)
+}
+
+// addShown adds to shown the uses in session at or after since.
+func addShown(ctx context.Context, tx cairn.Tx, session string, since time.Time, shown map[string]time.Time) error {
+	acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{SessionID: session, Actions: []string{cairn.ActionUsed}, After: since, SkipTotal: true})
 	if err != nil {
-		return nil, err
+		return err
 	}
-	out := make(map[string]time.Time, len(acts))
 	for _, a := range acts {
-		if a.At.After(out[a.MemoryID]) {
-			out[a.MemoryID] = a.At
+		if a.At.After(shown[a.MemoryID]) {
+			shown[a.MemoryID] = a.At
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // findByIDs returns the stored memories of ids; missing ones are skipped.

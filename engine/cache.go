@@ -3,7 +3,9 @@ package engine
 import (
 	"container/list"
 	"context"
+	"maps"
 	"sync"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -25,6 +27,36 @@ type postingsCache struct {
 	// tierSets are the static and dynamic tiers' query results, by
 	// request shape, with the data version they were read at.
 	tierSets map[string]tierSet
+
+	// shown are, by session, the memories already put into that session
+	// and through when the activity log was read for them.
+	shown map[string]*sessionShown
+}
+
+// sessionShown is what a session was shown, read from the activity log up
+// to through.
+type sessionShown struct {
+	mu      sync.Mutex
+	ids     map[string]time.Time
+	through time.Time
+}
+
+// maxShownSessions bounds the sessions whose shown memories are kept.
+const maxShownSessions = 256
+
+// shownOf returns the session's entry, creating it when missing.
+func (c *postingsCache) shownOf(session string) *sessionShown {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.shown == nil || len(c.shown) >= maxShownSessions && c.shown[session] == nil {
+		c.shown = map[string]*sessionShown{}
+	}
+	s := c.shown[session]
+	if s == nil {
+		s = &sessionShown{ids: map[string]time.Time{}}
+		c.shown[session] = s
+	}
+	return s
 }
 
 type tierSet struct {
@@ -229,4 +261,40 @@ func (c *postingsCache) full() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.size >= c.max*9/10
+}
+
+// shownRereadWindow is how far back a cached session's activity is read
+// again: a use is logged with the time of its context, which a batching
+// server writes up to a second or two later.
+const shownRereadWindow = 10 * time.Second
+
+// sessionShownIn returns the memories already put into session, from the
+// cache when there is one (reading only the log's newest entries).
+func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string]time.Time, error) {
+	if e.cache == nil {
+		var shown map[string]time.Time
+		err := e.store.View(ctx, func(tx cairn.Tx) error {
+			var err error
+			shown, err = shownIn(ctx, tx, session)
+			return err
+		})
+		return shown, err
+	}
+	s := e.cache.shownOf(session)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := e.Now()
+	since := time.Time{}
+	if !s.through.IsZero() && !now.Before(s.through) {
+		// A clock set back (--now) reads the whole log again.
+		since = s.through.Add(-shownRereadWindow)
+	}
+	err := e.store.View(ctx, func(tx cairn.Tx) error { return addShown(ctx, tx, session, since, s.ids) })
+	if err != nil {
+		return nil, err
+	}
+	if now.After(s.through) {
+		s.through = now
+	}
+	return maps.Clone(s.ids), nil
 }

@@ -40,12 +40,8 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 	seen := map[string]bool{}
 	var shown map[string]time.Time // memories already put into this session
 	if req.Session != "" {
-		err := e.store.View(ctx, func(tx cairn.Tx) error {
-			var err error
-			shown, err = shownIn(ctx, tx, req.Session)
-			return err
-		})
-		if err != nil {
+		var err error
+		if shown, err = e.sessionShownIn(ctx, req.Session); err != nil {
 			return nil, err
 		}
 	}
@@ -112,7 +108,10 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			}
 			structured := sc.structuredMatch(m)
 			it.Match = round3(min(1, text+structured))
-			if req.Floor > 0 && (it.Match < req.Floor/2 || strength < req.Floor && structured < req.Floor) {
+			// It passes on its words (the prompt's best match clears the
+			// floor and this one reaches half of it) or on its files, tags,
+			// hat and agent together; those also raise a passing match.
+			if req.Floor > 0 && !(strength >= req.Floor && text >= req.Floor/2) && structured < req.Floor {
 				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f)", it.Match), Score: it.Match})
 				return
 			}

@@ -668,8 +668,10 @@ func (t *Tx) AppendActivity(ctx context.Context, as []cairn.Activity) error {
 func (t *Tx) FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.Activity, int, error) {
 	where, args := activityFilterSQL(f)
 	var total int
-	if err := t.tx.QueryRowContext(ctx, sqlCountActivity(where), args...).Scan(&total); err != nil {
-		return nil, 0, translate(err, "count activity")
+	if !f.SkipTotal {
+		if err := t.tx.QueryRowContext(ctx, sqlCountActivity(where), args...).Scan(&total); err != nil {
+			return nil, 0, translate(err, "count activity")
+		}
 	}
 	if f.Limit > 0 {
 		args = append(args, f.Limit)
