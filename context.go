@@ -35,7 +35,7 @@ type ContextRequest struct {
 	MinRelevance  float64
 	// Floor: the relevant tier is empty unless the prompt's best match has
 	// at least this Strength (see Hit), and each relevant memory needs
-	// Relevance × that strength ≥ Floor/2. It makes a prompt that matches
+	// Relevance × that strength ≥ Floor/4. It makes a prompt that matches
 	// nothing well get nothing, rather than the best of weak matches.
 	Floor float64
 
@@ -74,7 +74,7 @@ func DefaultContextRequest(project string) ContextRequest {
 		DynamicCount:       3,
 		RelevantLimit:      8,
 		MinRelevance:       0.25,
-		Floor:              0.4,
+		Floor:              0.3,
 		Weights: ContextWeights{
 			Relevance: 1, Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3,
 			TagMatch: 0.15, SameAgent: 0.1, SameTask: 0.15, RecencyMax: 0.1, RecencyPerDay: 0.002,

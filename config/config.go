@@ -189,7 +189,7 @@ type RelevantTier struct {
 	MinRelevance float64 `json:"min_relevance"`
 	// Floor is the match strength (cairn.Hit.Strength) the prompt's best
 	// memory must reach for any relevant memory to be injected; each
-	// memory then needs its relevance times that strength to reach half
+	// memory then needs its relevance times that strength to reach a quarter
 	// of it. 0 turns the floor off.
 	Floor float64  `json:"floor"`
 	Types []string `json:"types"`
@@ -266,7 +266,7 @@ func Default() *Config {
 			Format:      "markdown",
 			Static:      StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
 			Dynamic:     DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
-			Relevant:    RelevantTier{Enabled: true, Limit: 8, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.4, Types: []string{}},
+			Relevant:    RelevantTier{Enabled: true, Limit: 8, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
 		},
 		Scoring: ScoringConfig{
 			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,

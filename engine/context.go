@@ -109,9 +109,9 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			structured := sc.structuredMatch(m)
 			it.Match = round3(min(1, text+structured))
 			// It passes on its words (the prompt's best match clears the
-			// floor and this one reaches half of it) or on its files, tags,
-			// hat and agent together; those also raise a passing match.
-			if req.Floor > 0 && !(strength >= req.Floor && text >= req.Floor/2) && structured < req.Floor {
+			// floor and this one reaches a quarter of it) or on its files,
+			// tags, hat and agent together; those also raise a passing match.
+			if req.Floor > 0 && !(strength >= req.Floor && text >= req.Floor/4) && structured < req.Floor {
 				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f)", it.Match), Score: it.Match})
 				return
 			}

@@ -327,3 +327,36 @@ func TestContextFindsMemoriesAboutTheFilesWithoutTheirWords(t *testing.T) {
 		t.Errorf("with the file: %v, want [%s] only (not the hat's %s)", ids, about.ID, hatOnly.ID)
 	}
 }
+
+// A prompt about a name the project has never seen gets nothing, though
+// its other words match: the name counts double in the match strength.
+func TestContextPromptAboutAnUnknownNameGetsNothing(t *testing.T) {
+	t.Parallel()
+	e := rankingEngine(t, day0)
+	for i := range 20 {
+		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d: Gina opened her dance studio downtown", i)})
+	}
+	put(t, e, &cairn.Memory{Type: "context", Content: "Gina researched adoption agencies for weeks"})
+	req := cairn.DefaultContextRequest("p")
+	req.StaticTypes, req.DynamicTypes = nil, nil
+	req.Prompt = "What did Gina research?"
+	sel, err := e.SelectContext(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(relevantIDs(sel)) == 0 {
+		t.Fatal("a prompt about a known name got nothing")
+	}
+	req.Prompt = "What did Caroline research?"
+	if sel, err = e.SelectContext(t.Context(), req); err != nil {
+		t.Fatal(err)
+	}
+	if ids := relevantIDs(sel); len(ids) != 0 {
+		t.Errorf("a prompt about a name the project has never seen got %v", ids)
+	}
+	// Lower case, the same word is not a name: it counts once.
+	req.Prompt = "what did we research about adoption"
+	if sel, err = e.SelectContext(t.Context(), req); err != nil || len(relevantIDs(sel)) == 0 {
+		t.Errorf("a plain prompt: %v, %v", relevantIDs(sel), err)
+	}
+}

@@ -21,10 +21,16 @@ const compoundWhole = 0.5
 // words by the number of its parts. A word repeated counts once; a term
 // given by two words keeps its larger weight. Terms come in first-seen
 // order.
-func QueryWeights(text string) []index.Query { return queryWeights(text) }
+func QueryWeights(text string) []index.Query {
+	qs, _ := queryWeights(text)
+	return qs
+}
 
-func queryWeights(text string) []index.Query {
+// queryWeights returns QueryWeights and the terms of the words written as
+// names (see lexical.QueryWord.Name).
+func queryWeights(text string) ([]index.Query, map[string]bool) {
 	var out []index.Query
+	var names map[string]bool
 	at := map[string]int{}
 	set := func(t string, w float64) {
 		if i, ok := at[t]; ok {
@@ -35,6 +41,14 @@ func queryWeights(text string) []index.Query {
 		out = append(out, index.Query{Term: t, Weight: w})
 	}
 	for _, w := range lexical.QueryWords(text) {
+		if w.Name {
+			if names == nil {
+				names = map[string]bool{}
+			}
+			for _, t := range w.Terms {
+				names[t] = true
+			}
+		}
 		if !w.Compound() {
 			set(w.Terms[0], 1)
 			continue
@@ -45,7 +59,7 @@ func queryWeights(text string) []index.Query {
 			set(t, (1-compoundWhole)/float64(len(rest)))
 		}
 	}
-	return out
+	return out, names
 }
 
 func termNames(qs []index.Query) []string {
@@ -112,9 +126,18 @@ func queryWeight(qs []index.Query, tps []cairn.TermPostings, n int64) float64 {
 // the questions (84% without the prior), false fires 3.5% (3.9%).
 const strengthPrior = 1000
 
+// unknownNameWeight multiplies, in Strength, the weight of a word written as
+// a name (lexical.QueryWord.Name) that no memory of the partition holds: a
+// prompt about a person, a service or an identifier the project has never
+// seen is most likely not about this project's memories. Measured on the
+// eval (a question put to the other conversation): false fires at floor
+// 0.35 fell from 9.1% to 1.3%, while 91% of questions kept a match.
+const unknownNameWeight = 2
+
 // termIDFs is each query term's weight times its idf for Strength, in a
-// partition of n documents seen beside strengthPrior others.
-func termIDFs(qs []index.Query, tps []cairn.TermPostings, n int64) map[string]float64 {
+// partition of n documents seen beside strengthPrior others; names are the
+// terms of words written as names.
+func termIDFs(qs []index.Query, tps []cairn.TermPostings, n int64, names map[string]bool) map[string]float64 {
 	df := map[string]int64{}
 	for _, tp := range tps {
 		df[tp.Term] = tp.DF
@@ -124,6 +147,9 @@ func termIDFs(qs []index.Query, tps []cairn.TermPostings, n int64) map[string]fl
 	for _, q := range qs {
 		d := float64(df[q.Term])
 		out[q.Term] = q.Weight * math.Log(1+(float64(n)+prior-d+0.5)/(d+0.5))
+		if d == 0 && names[q.Term] {
+			out[q.Term] *= unknownNameWeight
+		}
 	}
 	return out
 }

@@ -57,14 +57,14 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 		}
 		q.Tags = append(q.Tags, n)
 	}
-	terms := queryWeights(q.Text)
+	terms, names := queryWeights(q.Text)
 	if len(terms) == 0 {
 		return nil, nil
 	}
 	var hits []cairn.Hit
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		var err error
-		hits, err = e.search(ctx, tx, q, terms, true)
+		hits, err = e.search(ctx, tx, q, terms, names, true)
 		return err
 	})
 	if err == errStaleIndex {
@@ -76,7 +76,7 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 		}
 		err = e.store.View(ctx, func(tx cairn.Tx) error {
 			var err error
-			hits, err = e.search(ctx, tx, q, terms, !stale)
+			hits, err = e.search(ctx, tx, q, terms, names, !stale)
 			return err
 		})
 	}
@@ -110,7 +110,7 @@ type candidate struct {
 	sc   index.Scored
 }
 
-func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, checkAnalyzer bool) ([]cairn.Hit, error) {
+func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, names map[string]bool, checkAnalyzer bool) ([]cairn.Hit, error) {
 	parts := []string{q.Project}
 	if !q.NoGlobal {
 		parts = append(parts, "")
@@ -142,7 +142,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		if err != nil {
 			return nil, err
 		}
-		idfs[name] = termIDFs(terms, tps, stats.Docs)
+		idfs[name] = termIDFs(terms, tps, stats.Docs, names)
 		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead, CoordShare: e.ranking.Coverage}
 		if s.CoordShare > 0 {
 			s.Coord = queryWeight(terms, tps, stats.Docs)

@@ -135,6 +135,11 @@ func QueryTerms(q string) []string {
 // hyphen-joined spelling when it has one.
 type QueryWord struct {
 	Terms []string
+	// Name reports that the word is written as a name: capitalized where
+	// a sentence does not start ("ask Caroline"), or with a capital inside
+	// ("AuthService", "LGBTQ"). A name the project has never seen says
+	// more about a prompt than a plain word it has not seen.
+	Name bool
 }
 
 // Compound reports whether the word is a compound, whose first term is the
@@ -153,7 +158,7 @@ func QueryWords(q string) []QueryWord {
 	var out []QueryWord
 	if len(a.spans) > 0 {
 		s := string(a.arena)
-		seen := map[string]bool{}
+		seen := map[string]int{}
 		for i, start := range a.words {
 			end := len(a.spans)
 			if i+1 < len(a.words) {
@@ -166,11 +171,13 @@ func QueryWords(q string) []QueryWord {
 			for _, sp := range a.spans[start:end] {
 				w.Terms = append(w.Terms, s[sp.start:sp.end])
 			}
+			w.Name = a.names[i]
 			key := strings.Join(w.Terms, " ")
-			if seen[key] {
+			if j, ok := seen[key]; ok {
+				out[j].Name = out[j].Name || w.Name
 				continue
 			}
-			seen[key] = true
+			seen[key] = len(out)
 			out = append(out, w)
 		}
 	}
@@ -244,9 +251,13 @@ type analyzer struct {
 	scratch []byte // hyphen-joined spelling of the current chunk
 
 	// words, when tracking, holds the index in spans of the first term of
-	// each word (chunk or CJK character) that emitted terms.
-	tracking bool
-	words    []int
+	// each word (chunk or CJK character) that emitted terms, and names
+	// whether it is written as a name; midSentence is false at the start
+	// of the text and after a sentence's end.
+	tracking    bool
+	words       []int
+	names       []bool
+	midSentence bool
 }
 
 var pool = sync.Pool{New: func() any { return new(analyzer) }}
@@ -259,7 +270,7 @@ func putAnalyzer(a *analyzer) {
 	}
 	a.buf, a.kind, a.arena, a.spans = a.buf[:0], a.kind[:0], a.arena[:0], a.spans[:0]
 	a.upper, a.join, a.lastASCII, a.n = false, false, false, 0
-	a.tracking, a.words = false, a.words[:0]
+	a.tracking, a.words, a.names, a.midSentence = false, a.words[:0], a.names[:0], false
 	pool.Put(a)
 }
 
@@ -286,6 +297,9 @@ func (a *analyzer) run(text string) {
 			continue
 		default:
 			a.flush()
+			if c == '!' || c == '?' || c == '\n' {
+				a.midSentence = false
+			}
 		}
 		i++
 	}
@@ -300,6 +314,9 @@ func (a *analyzer) joiner(text string, i int) int {
 	j := i + 1
 	for j < len(text) && text[j] == c {
 		j++
+	}
+	if c == '.' && (j == len(text) || !isWordStart(text[j:])) {
+		defer func() { a.midSentence = false }() // after the flush below
 	}
 	if len(a.buf) > 0 && j < len(text) && isWordStart(text[j:]) {
 		for ; i < j; i++ {
@@ -351,6 +368,7 @@ func (a *analyzer) addRune(r rune) {
 		a.flush()
 		if a.tracking {
 			a.words = append(a.words, len(a.spans))
+			a.names = append(a.names, false)
 		}
 		start := len(a.arena)
 		a.arena = utf8.AppendRune(a.arena, r)
@@ -430,15 +448,31 @@ func isCJK(r rune) bool {
 	return false
 }
 
+// innerUpper reports whether a chunk has an uppercase letter after its
+// first character ("AuthService", "LGBTQ", "iOS").
+func innerUpper(kind []uint8) bool {
+	for _, k := range kind[1:] {
+		if k == kUpper {
+			return true
+		}
+	}
+	return false
+}
+
 // flush emits the terms of the current chunk and starts a new one.
 func (a *analyzer) flush() {
 	if len(a.buf) == 0 {
 		return
 	}
 	if a.tracking {
+		name := a.upper && (a.midSentence || innerUpper(a.kind))
 		if n := len(a.words); n == 0 || a.words[n-1] != len(a.spans) {
 			a.words = append(a.words, len(a.spans))
+			a.names = append(a.names, name)
+		} else {
+			a.names[n-1] = name // the last word gave no term
 		}
+		a.midSentence = true
 	}
 	if !a.upper && !a.join {
 		a.part(a.buf)

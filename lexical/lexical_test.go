@@ -448,3 +448,18 @@ func TestQueryWordsGroupCompounds(t *testing.T) {
 		}
 	}
 }
+
+// A word is a name when it is capitalized inside a sentence or has a
+// capital inside; the first word of a sentence is not.
+func TestQueryWordsTellNames(t *testing.T) {
+	t.Parallel()
+	names := map[string]bool{}
+	for _, w := range QueryWords("Where did Caroline move from? Melanie asked. Fix AuthService in the LGBTQ app, then the parser.") {
+		names[w.Terms[0]] = w.Name
+	}
+	for term, want := range map[string]bool{"carolin": true, "melani": false, "fix": false, "authservice": true, "lgbtq": true, "app": false, "parser": false, "move": false} {
+		if got, ok := names[term]; !ok || got != want {
+			t.Errorf("%q: name %v (found %v), want %v; all %v", term, got, ok, want, names)
+		}
+	}
+}
