@@ -165,7 +165,7 @@ const fileCandidates = 500
 
 // Structured matches: what a memory's file references, tags, hat and agent
 // add to its match, on the scale of the relevance floor. A memory about a
-// file being worked on clears the default floor (0.4) on that alone; a tag,
+// file being worked on clears the default floor (0.3) on that alone; a tag,
 // the hat or the agent alone do not, but add to a text or file match.
 const (
 	fileMatch  = 0.5

@@ -45,6 +45,7 @@ type Store struct {
 	reader   *sql.DB
 	writer   *sql.DB
 	readOnly bool
+	upTo     int // see Options.upTo
 
 	mu       sync.Mutex
 	prepStmt map[prepKey]*sql.Stmt
@@ -88,6 +89,10 @@ type Options struct {
 	// one whose schema is older than this binary's is migrated first (once
 	// per upgrade), since this binary's reads need its columns.
 	ReadOnly bool
+
+	// upTo, when positive, stops migrations after that version: tests make
+	// a database as an older cairn left it.
+	upTo int
 }
 
 // Open opens (creating if needed) the database at path and brings its
@@ -126,6 +131,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		s.reader.SetMaxIdleConns(4)
 	}
 	s.readOnly = opts.ReadOnly
+	s.upTo = opts.upTo
 	if !opts.ReadOnly {
 		if err := s.migrate(ctx); err != nil {
 			s.Close()
@@ -269,6 +275,11 @@ func (s *Store) migrate(ctx context.Context) error {
 	ms, err := migrations()
 	if err != nil {
 		return cairn.WrapError(cairn.EINTERNAL, err, "read migrations")
+	}
+	if s.upTo > 0 {
+		for len(ms) > 1 && ms[len(ms)-1].version > s.upTo {
+			ms = ms[:len(ms)-1]
+		}
 	}
 	latest := ms[len(ms)-1].version
 	v, err := s.userVersion(ctx, s.writer)

@@ -207,41 +207,6 @@ func TestReadOnlyOpenReadsAndRefusesWrites(t *testing.T) {
 	}
 }
 
-// A database written by an older cairn is read by a read-only command
-// after an upgrade: its schema is brought up to date first, since this
-// binary's reads need the newer columns (here the last migration's).
-func TestReadOnlyOpenOfAnOlderSchemaMigratesIt(t *testing.T) {
-	t.Parallel()
-	path := filepath.Join(t.TempDir(), "c.db")
-	s := open(t, path, nil)
-	res, err := engine.New(s, nil).AddMemory(t.Context(), &cairn.Memory{Project: "p", Content: "written by an older cairn"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.Close()
-	// Undo the last migration, as if an older cairn had written the file.
-	db := rawDB(t, path)
-	last := sqlite.SchemaVersion()
-	for _, q := range []string{
-		"ALTER TABLE memories DROP COLUMN flag",
-		fmt.Sprintf("DELETE FROM schema_migrations WHERE version=%d", last),
-		fmt.Sprintf("PRAGMA user_version=%d", last-1),
-	} {
-		if _, err := db.ExecContext(t.Context(), q); err != nil {
-			t.Fatalf("%s: %v", q, err)
-		}
-	}
-	db.Close()
-	ro := open(t, path, &sqlite.Options{ReadOnly: true})
-	defer ro.Close()
-	if _, err := engine.New(ro, nil).FindMemoryByID(t.Context(), res.Memory.ID); err != nil {
-		t.Errorf("a read-only open of an older schema cannot read: %v", err)
-	}
-	if v := userVersion(t, path); v != last {
-		t.Errorf("user_version = %d after a read-only open, want %d", v, last)
-	}
-}
-
 func TestWALModeIsOn(t *testing.T) {
 	t.Parallel()
 	path := filepath.Join(t.TempDir(), "c.db")
