@@ -32,53 +32,6 @@ import (
 	"time"
 )
 
-// fakeModel is a Messages API endpoint that answers every request with
-// one text, streamed or not as asked, and keeps the request bodies.
-type fakeModel struct {
-	answer string
-	mu     sync.Mutex
-	bodies []string
-}
-
-func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	body, _ := io.ReadAll(r.Body)
-	if r.URL.Path != "/v1/messages" {
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"input_tokens": 10}`) // count_tokens and the like
-		return
-	}
-	f.mu.Lock()
-	f.bodies = append(f.bodies, string(body))
-	f.mu.Unlock()
-	var req struct {
-		Stream bool `json:"stream"`
-	}
-	json.Unmarshal(body, &req)
-	text, _ := json.Marshal(f.answer)
-	if !req.Stream {
-		w.Header().Set("Content-Type", "application/json")
-		fmt.Fprintf(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5}}`, text)
-		return
-	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	for _, ev := range [][2]string{
-		{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`},
-		{"content_block_start", `{"type":"content_block_start","index":0,"content_block":{"type":"text","text":""}}`},
-		{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"text_delta","text":%s}}`, text)},
-		{"content_block_stop", `{"type":"content_block_stop","index":0}`},
-		{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"end_turn","stop_sequence":null},"usage":{"output_tokens":15}}`},
-		{"message_stop", `{"type":"message_stop"}`},
-	} {
-		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev[0], ev[1])
-	}
-}
-
-func (f *fakeModel) requests() []string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return append([]string(nil), f.bodies...)
-}
-
 // agentProject is a project for one real agent's turn: a git repository
 // (Claude Code reads a project's local settings only in one), a HOME of
 // its own, and a database with a pinned decision and a pitfall that the
@@ -224,16 +177,18 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 	a.checkNoHookFailed()
 }
 
-// toolModel is a Messages API stand-in that answers the request holding
-// the user's prompt with one tool call, and every later request with a
-// text; it keeps the request bodies.
-type toolModel struct {
+// fakeModel is a Messages API stand-in for Claude Code's model. With a
+// tool, it answers the request holding prompt with one call of tool with
+// input, and every other request with answer; without one, every request
+// with answer. It keeps the request bodies, and answers streamed or not as
+// asked.
+type fakeModel struct {
 	prompt, tool, input, answer string
 	mu                          sync.Mutex
 	bodies                      []string
 }
 
-func (f *toolModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
 	if r.URL.Path != "/v1/messages" {
 		w.Header().Set("Content-Type", "application/json")
@@ -247,7 +202,7 @@ func (f *toolModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		Stream bool `json:"stream"`
 	}
 	json.Unmarshal(body, &req)
-	call := strings.Contains(string(body), f.prompt) && !strings.Contains(string(body), `"tool_result"`)
+	call := f.tool != "" && strings.Contains(string(body), f.prompt) && !strings.Contains(string(body), `"tool_result"`)
 	text, _ := json.Marshal(f.answer)
 	name, _ := json.Marshal(f.tool)
 	input, _ := json.Marshal(f.input)
@@ -281,7 +236,7 @@ func (f *toolModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func (f *toolModel) requests() []string {
+func (f *fakeModel) requests() []string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return append([]string(nil), f.bodies...)
@@ -297,7 +252,7 @@ func TestClaudeCodeGetsTheMemoriesOfAFileBeforeWritingIt(t *testing.T) {
 	if claude == "" {
 		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
 	}
-	model := &toolModel{prompt: "add the helper we talked about", tool: "Write", answer: "Done."}
+	model := &fakeModel{prompt: "add the helper we talked about", tool: "Write", answer: "Done."}
 	api := httptest.NewServer(model)
 	defer api.Close()
 	a := newAgentProject(t, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL="+api.URL,

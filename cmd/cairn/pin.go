@@ -19,6 +19,23 @@ func runUnpin(ctx context.Context, m *Main, g *globals, args []string) error {
 // setPinned pins or unpins one memory: a pinned memory is always injected
 // into context, and cleanup never decays nor removes it.
 func setPinned(ctx context.Context, m *Main, g *globals, name string, args []string, pin bool) error {
+	return updateOne(ctx, m, g, name, args, func(*cairn.Memory, *session) cairn.MemoryUpdate {
+		return cairn.MemoryUpdate{Pinned: &pin}
+	}, func(old, mem *cairn.Memory) string {
+		state := name + "ned" // pinned, unpinned
+		if old.Pinned == pin {
+			return fmt.Sprintf("%s was already %s", mem.ID, state)
+		}
+		return fmt.Sprintf("%s %s", state, mem.ID)
+	})
+}
+
+// updateOne is a command that changes one memory, given by id: it finds
+// the memory in the project, applies the update that change makes of it,
+// and prints the changed memory as JSON (--json) or the line that say
+// makes of it.
+func updateOne(ctx context.Context, m *Main, g *globals, name string, args []string,
+	change func(old *cairn.Memory, s *session) cairn.MemoryUpdate, say func(old, mem *cairn.Memory) string) error {
 	fs := newFlags(m, g, name, "[--json] ID")
 	asJSON := fs.Bool("json", false, "print the memory as JSON")
 	pos, err := parseFlags(fs, args)
@@ -37,18 +54,13 @@ func setPinned(ctx context.Context, m *Main, g *globals, name string, args []str
 	if err != nil {
 		return err
 	}
-	mem, err := s.eng.UpdateMemory(ctx, old.ID, cairn.MemoryUpdate{Pinned: &pin})
+	mem, err := s.eng.UpdateMemory(ctx, old.ID, change(old, s))
 	if err != nil {
 		return err
 	}
 	if *asJSON {
 		return writeJSON(m.Stdout, wire.FromMemory(mem))
 	}
-	state := name + "ned" // pinned, unpinned
-	if old.Pinned == pin {
-		fmt.Fprintf(m.Stdout, "%s was already %s\n", mem.ID, state)
-		return nil
-	}
-	fmt.Fprintf(m.Stdout, "%s %s\n", state, mem.ID)
+	fmt.Fprintln(m.Stdout, say(old, mem))
 	return nil
 }

@@ -59,3 +59,24 @@ func TestPinMistakes(t *testing.T) {
 	}
 	oneErrorLine(t, r)
 }
+
+// verify sets the verified time to the clock's now; a missing id or one of
+// another project is not found.
+func TestVerifySetsTheVerifiedTime(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	id := c.add("--now", day0, "--files", "internal/api/*.go", "Handlers live in internal/api")
+	r := c.ok("--now", "2026-11-05T10:00:00Z", "verify", id)
+	if r.stdout != "verified "+id+" at 2026-11-05T10:00:00Z\n" {
+		t.Errorf("verify: %q", r.stdout)
+	}
+	if got := c.show(id)["verified_at"]; got != "2026-11-05T10:00:00Z" {
+		t.Errorf("verified_at %v", got)
+	}
+	if r := c.run("", "verify", "mem-doesnotexist0000"); r.code != 1 {
+		t.Errorf("verify of a missing id: %v", r)
+	}
+	if r := c.run("", "verify"); r.code != 2 {
+		t.Errorf("verify without an id: %v", r)
+	}
+}
