@@ -63,9 +63,9 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		defer s.Close()
 		st := newStorer(ctx, m, s, asJSON)
-		prov := provenance{hat: hat.v, agent: agent.v, task: task.v, session: session.v}
+		prov := capture.Provenance{Hat: hat.v, Agent: agent.v, Task: task.v, Session: session.v}
 		for _, sig := range sigs {
-			res, err := st.store(signalMemory(sig, g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
+			res, err := st.store(sig.MemoryFrom(g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
 			if err != nil {
 				return err
 			}
