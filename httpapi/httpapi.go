@@ -358,3 +358,16 @@ func readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error 
 	}
 	return nil
 }
+
+// Guard wraps h, a handler outside the API (MCP over HTTP, say), in the
+// API's token checks for the project that project(r) names. Every request
+// counts as a write: a read-only token is refused.
+func (s *Server) Guard(project func(*http.Request) string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.authorize(r, project(r), write); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}
