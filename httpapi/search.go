@@ -115,37 +115,15 @@ type captureIn struct {
 	Session string `json:"session"`
 }
 
-// captureOut is what `cairn capture --json` prints: the memories stored
-// and the signals that could not be (Reason), by line.
-type captureOut struct {
-	Stored   []capturedOut `json:"stored"`
-	Problems []problemOut  `json:"problems"`
-}
-
-type capturedOut struct {
-	ID     string `json:"id"`
-	Status string `json:"status"`
-	Kind   string `json:"kind"`
-	Type   string `json:"type"`
-	Title  string `json:"title"`
-	Line   int    `json:"line"`
-}
-
-type problemOut struct {
-	Line   int    `json:"line"`
-	Reason string `json:"reason"`
-	Text   string `json:"text"`
-}
-
 func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) error {
 	var in captureIn
 	if err := readJSON(w, r, MaxCaptureBytes, &in); err != nil {
 		return err
 	}
 	sigs, probs := capture.Parse(in.Text)
-	out := captureOut{Stored: []capturedOut{}, Problems: []problemOut{}}
+	out := wire.CaptureReport{Stored: []wire.Captured{}, Problems: []wire.CaptureProblem{}}
 	for _, pr := range probs {
-		out.Problems = append(out.Problems, problemOut{Line: pr.Line, Reason: pr.Reason, Text: pr.Text})
+		out.Problems = append(out.Problems, wire.CaptureProblem{Line: pr.Line, Reason: pr.Reason, Text: pr.Text})
 	}
 	prov := capture.Provenance{Hat: in.Hat, Agent: in.Agent, Task: in.Task, Session: in.Session}
 	for _, sig := range sigs {
@@ -153,10 +131,10 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) err
 		switch code := cairn.ErrorCode(err); {
 		case err == nil:
 			m := res.Memory
-			out.Stored = append(out.Stored, capturedOut{ID: m.ID, Status: res.Status, Kind: sig.Kind, Type: m.Type, Title: m.Title, Line: sig.Line})
+			out.Stored = append(out.Stored, wire.Captured{ID: m.ID, Status: res.Status, Kind: sig.Kind, Type: m.Type, Title: m.Title, Line: sig.Line})
 		case code == cairn.EINVALID:
 			// One bad signal does not stop the others, as in the CLI.
-			out.Problems = append(out.Problems, problemOut{Line: sig.Line, Reason: "cannot store the " + sig.Kind + ": " + cairn.ErrorMessage(err), Text: sig.Title})
+			out.Problems = append(out.Problems, wire.CaptureProblem{Line: sig.Line, Reason: "cannot store the " + sig.Kind + ": " + cairn.ErrorMessage(err), Text: sig.Title})
 		default:
 			return err
 		}

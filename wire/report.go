@@ -127,3 +127,27 @@ func FromStats(st *cairn.Stats) Stats {
 	return Stats{Project: st.Project, Total: st.Total, ByType: by, GlobalTotal: st.GlobalTotal,
 		IndexDocs: st.IndexDocs, IndexDeadDocs: st.DeadDocs}
 }
+
+// CaptureReport is what a capture stored, and the signals it could not
+// read or store, by line.
+type CaptureReport struct {
+	Stored   []Captured       `json:"stored"`
+	Problems []CaptureProblem `json:"problems"`
+}
+
+// Captured is one memory a capture stored.
+type Captured struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Kind   string `json:"kind"`
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Line   int    `json:"line"`
+}
+
+// CaptureProblem is a signal that was not stored.
+type CaptureProblem struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+	Text   string `json:"text"`
+}

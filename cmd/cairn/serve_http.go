@@ -86,8 +86,8 @@ func checkHTTPAddr(addr string, allowRemote bool) (remote bool, err error) {
 	return true, nil
 }
 
-// checkTokens refuses a remote server when no token exists: nobody could
-// use it, and a token created later must not be needed to notice that.
+// checkTokens refuses a remote server when no token exists: it would
+// refuse every request.
 func checkTokens(ctx context.Context, s *session, addr string) error {
 	toks, err := s.eng.FindTokens(ctx)
 	if err != nil {
