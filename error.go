@@ -9,9 +9,15 @@ import (
 // so transports can map it once (to an exit status, an HTTP status, a tool
 // error) without reading messages.
 const (
-	EINVALID     = "invalid"     // the caller's input is wrong; the message says how to fix it
-	ENOTFOUND    = "not_found"   // the named thing does not exist
-	ECONFLICT    = "conflict"    // the write contradicts what is stored (e.g. an id taken)
+	EINVALID  = "invalid"   // the caller's input is wrong; the message says how to fix it
+	ENOTFOUND = "not_found" // the named thing does not exist
+	ECONFLICT = "conflict"  // the write contradicts what is stored (e.g. an id taken)
+	// EUNAUTHORIZED: the caller did not say who it is, or its credentials
+	// are not valid (an unknown or revoked token).
+	EUNAUTHORIZED = "unauthorized"
+	// EFORBIDDEN: the caller is known but may not do this (a token of
+	// another project, a read-only token asked to write).
+	EFORBIDDEN   = "forbidden"
 	EUNAVAILABLE = "unavailable" // the store or a model endpoint cannot be reached right now
 	EINTERNAL    = "internal"    // a bug or an unexpected failure; logged once at the edge
 )

@@ -123,6 +123,16 @@ type Tx interface {
 	// PutIngestState records the offset and the pending text of source in
 	// one write.
 	PutIngestState(ctx context.Context, source string, offset int64, pending string, at time.Time) error
+
+	// CreateToken stores an access token. ECONFLICT when its ID or Hash
+	// is taken.
+	CreateToken(ctx context.Context, tok *Token) error
+	// FindTokenByHash returns the token whose Hash is hash, or ENOTFOUND.
+	FindTokenByHash(ctx context.Context, hash string) (*Token, error)
+	// FindTokens returns every token, oldest first.
+	FindTokens(ctx context.Context) ([]*Token, error)
+	// DeleteToken removes a token. ENOTFOUND when it does not exist.
+	DeleteToken(ctx context.Context, id string) error
 }
 
 // PartitionStats describe one search index partition (a project's

@@ -1041,3 +1041,18 @@ func (s Signal) Memory(project string) *cairn.Memory {
 // 100 bytes, and a secret cut there would no longer be recognised when
 // the memory is stored.
 func titleOf(text string) string { return cairn.TitleFromContent(redact.Text(text)) }
+
+// Provenance is who wrote the output signals come from, while doing what.
+type Provenance struct{ Hat, Agent, Task, Session string }
+
+// MemoryFrom is the memory to store for s, with its provenance. A task's
+// difficulty estimate is keyed by the task, so that the task keeps only
+// its latest estimate.
+func (s Signal) MemoryFrom(project string, p Provenance) *cairn.Memory {
+	mem := s.Memory(project)
+	mem.Hat, mem.Agent, mem.TaskID, mem.SessionID = p.Hat, p.Agent, p.Task, p.Session
+	if s.Kind == KindDifficulty && p.Task != "" {
+		mem.Key = "difficulty:" + p.Task
+	}
+	return mem
+}

@@ -156,6 +156,7 @@ func secretCases() []secretCase {
 	add("supabase token", "supabase-token", cat("sb", "p_", hexs(40, 67)), "supabase login --token ", "")
 	add("langsmith key", "langsmith-key", cat("lsv2", "_pt_", hexs(32, 68), "_", hexs(10, 69)), "LANGSMITH ", "")
 	add("tavily key", "tavily-key", cat("tv", "ly-", mixed(32, 70)), "tavily ", "")
+	add("cairn api token", "cairn-token", cat("cai", "rn_", rnd("abcdefghijklmnopqrstuvwxyz234567", 52, 171)), "CAIRN_TOKEN=", " cairn serve")
 	add("newrelic key", "newrelic-key", cat("NR", "AK-", strings.ToUpper(alnum(27, 71))), "newrelic ", "")
 	add("base64 of a secret", "high-entropy", base64.StdEncoding.EncodeToString([]byte("DB_PASSWORD="+alnum(16, 72)+"\n")), "echo ", " | base64 -d")
 	add("kubeconfig client key data", "high-entropy", base64.StdEncoding.EncodeToString([]byte(cat("-----BEGIN RSA ", "PRIVATE KEY-----\n", b64(64, 73), "\n-----END RSA PRIVATE KEY-----\n"))),

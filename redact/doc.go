@@ -58,6 +58,7 @@
 //	supabase-token      sbp_ + 40 hex
 //	langsmith-key       lsv2_pt_ lsv2_sk_ + 32+ of [0-9a-f_]
 //	tavily-key          tvly- + 32+ of [A-Za-z0-9_-] with upper, lower and digit
+//	cairn-token         cairn_ + 52 of [a-z2-7] (cairn token create)
 //	newrelic-key        NRAK- + 27 of [A-Z0-9]
 //	telegram-bot-token  a bot id of 6–12 digits, ':', 35 of [A-Za-z0-9_-]
 //	                    with upper and lower case; also after "bot" in

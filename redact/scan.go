@@ -394,6 +394,8 @@ func fillPrefixRules() {
 		{prefix: "lsv2_pt_", kind: "langsmith-key", body: fHex | fUnder, min: 32},
 		{prefix: "lsv2_sk_", kind: "langsmith-key", body: fHex | fUnder, min: 32},
 		{prefix: "tvly-", kind: "tavily-key", body: fB64URL, min: 32, check: hasMix},
+		// cairn's own HTTP API access tokens (cairn token create).
+		{prefix: "cairn_", kind: "cairn-token", body: fAlnum, min: 52, max: 52},
 		{prefix: "NRAK-", kind: "newrelic-key", body: fUpAlnum, min: 27, max: 27},
 		// Structural anchors.
 		{prefix: "eyJ", special: specialJWT},

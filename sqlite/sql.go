@@ -137,3 +137,12 @@ const (
 	sqlPutIngestState    = `INSERT INTO ingest_state(source, offset, pending, updated_at) VALUES (?,?,?,?)
 	ON CONFLICT(source) DO UPDATE SET offset=excluded.offset, pending=excluded.pending, updated_at=excluded.updated_at`
 )
+
+// Access tokens of the HTTP API (migration 0009).
+const (
+	tokenColumns       = `id, name, project, read_only, hash, created_at`
+	sqlInsertToken     = `INSERT INTO api_tokens(` + tokenColumns + `) VALUES (?,?,?,?,?,?)`
+	sqlFindTokenByHash = `SELECT ` + tokenColumns + ` FROM api_tokens WHERE hash=?`
+	sqlFindTokens      = `SELECT ` + tokenColumns + ` FROM api_tokens ORDER BY created_at, id`
+	sqlDeleteToken     = `DELETE FROM api_tokens WHERE id=?`
+)

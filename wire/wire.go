@@ -114,6 +114,9 @@ func (t Time) MarshalJSON() ([]byte, error) {
 	return []byte(`"` + FormatTime(tt) + `"`), nil
 }
 
+// Time returns t as a time.Time.
+func (t Time) Time() time.Time { return time.Time(t) }
+
 // IsZero lets omitzero leave unset times out.
 func (t Time) IsZero() bool { return time.Time(t).IsZero() }
 

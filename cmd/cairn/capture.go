@@ -6,6 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // runCapture stores the memories an agent's output signals. The formats
@@ -32,25 +33,9 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	sigs, probs := capture.Parse(text)
 
-	type storedJSON struct {
-		ID     string `json:"id"`
-		Status string `json:"status"`
-		Kind   string `json:"kind"`
-		Type   string `json:"type"`
-		Title  string `json:"title"`
-		Line   int    `json:"line"`
-	}
-	type problemJSON struct {
-		Line   int    `json:"line"`
-		Reason string `json:"reason"`
-		Text   string `json:"text"`
-	}
-	out := struct {
-		Stored   []storedJSON  `json:"stored"`
-		Problems []problemJSON `json:"problems"`
-	}{Stored: []storedJSON{}, Problems: []problemJSON{}}
+	out := wire.CaptureReport{Stored: []wire.Captured{}, Problems: []wire.CaptureProblem{}}
 	for _, p := range probs {
-		out.Problems = append(out.Problems, problemJSON{Line: p.Line, Reason: p.Reason, Text: p.Text})
+		out.Problems = append(out.Problems, wire.CaptureProblem{Line: p.Line, Reason: p.Reason, Text: p.Text})
 		fmt.Fprintf(m.Stderr, "cairn: line %d: %s\n", p.Line, p.Reason)
 	}
 
@@ -63,14 +48,14 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		defer s.Close()
 		st := newStorer(ctx, m, s, asJSON)
-		prov := provenance{hat: hat.v, agent: agent.v, task: task.v, session: session.v}
+		prov := capture.Provenance{Hat: hat.v, Agent: agent.v, Task: task.v, Session: session.v}
 		for _, sig := range sigs {
-			res, err := st.store(signalMemory(sig, g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
+			res, err := st.store(sig.MemoryFrom(g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
 			if err != nil {
 				return err
 			}
 			if res != nil {
-				out.Stored = append(out.Stored, storedJSON{ID: res.Memory.ID, Status: res.Status, Kind: sig.Kind,
+				out.Stored = append(out.Stored, wire.Captured{ID: res.Memory.ID, Status: res.Status, Kind: sig.Kind,
 					Type: res.Memory.Type, Title: res.Memory.Title, Line: sig.Line})
 			}
 		}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
@@ -44,56 +43,10 @@ func runCleanup(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 	}
 	if *asJSON {
-		return writeJSON(m.Stdout, cleanupJSON(rep))
+		return writeJSON(m.Stdout, wire.FromMaintenance(rep))
 	}
 	printCleanup(m.Stdout, rep)
 	return nil
-}
-
-// cleanupItem and cleanupReport are the JSON form of a cleanup report.
-type cleanupItem struct {
-	ID            string   `json:"id"`
-	Type          string   `json:"type"`
-	Title         string   `json:"title"`
-	Action        string   `json:"action"`
-	Reason        string   `json:"reason"`
-	Confidence    float64  `json:"confidence"`
-	NewConfidence *float64 `json:"new_confidence,omitempty"` // decays only
-	Weeks         int      `json:"weeks,omitempty"`
-}
-
-type cleanupReport struct {
-	Project string        `json:"project"`
-	At      wire.Time     `json:"at,omitzero"`
-	Applied bool          `json:"applied"`
-	Expired int           `json:"expired"`
-	Deleted int           `json:"deleted"`
-	Decayed int           `json:"decayed"`
-	Pinned  int           `json:"pinned_kept"`
-	Items   []cleanupItem `json:"items"`
-}
-
-func cleanupJSON(rep *cairn.MaintenanceReport) cleanupReport {
-	out := cleanupReport{Project: rep.Project, At: wire.Time(rep.At), Applied: rep.Applied,
-		Expired: rep.Expired, Deleted: rep.Deleted, Decayed: rep.Decayed, Pinned: rep.Pinned,
-		Items: make([]cleanupItem, 0, len(rep.Items))}
-	for _, it := range rep.Items {
-		ci := cleanupItem{ID: it.MemoryID, Type: it.Type, Title: it.Title, Action: it.Action,
-			Reason: it.Reason, Confidence: round4(it.Confidence), Weeks: it.Weeks}
-		if it.Action == cairn.ActionDecayed {
-			c := round4(it.NewConfidence)
-			ci.NewConfidence = &c
-		}
-		out.Items = append(out.Items, ci)
-	}
-	return out
-}
-
-// round4 writes confidences as wire does: to four decimals, so that
-// floating-point noise (0.45999999999999996) does not show.
-func round4(f float64) float64 {
-	v, _ := strconv.ParseFloat(strconv.FormatFloat(f, 'f', 4, 64), 64)
-	return v
 }
 
 // cleanupVerbs are the words for each action: what a dry run would do,

@@ -404,9 +404,9 @@ func (h *hookRun) captureLastMessage(ctx context.Context) error {
 	qm := *h.m
 	qm.Stderr = &errOut
 	sto := newStorer(ctx, &qm, s, true)
-	prov := provenance{hat: h.hat, agent: h.agent, session: p.SessionID}
+	prov := capture.Provenance{Hat: h.hat, Agent: h.agent, Session: p.SessionID}
 	for _, sig := range sigs {
-		if _, err := sto.store(signalMemory(sig, h.g.project, prov), "", sig.Kind); err != nil {
+		if _, err := sto.store(sig.MemoryFrom(h.g.project, prov), "", sig.Kind); err != nil {
 			return err
 		}
 	}

@@ -67,29 +67,13 @@ func runLog(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 	}
 	if *asJSON {
-		out := make([]logEntry, 0, len(acts))
-		for _, a := range acts {
-			out = append(out, logEntry{ID: a.ID, At: wire.Time(a.At), Project: a.Project, MemoryID: a.MemoryID,
-				Action: a.Action, SessionID: a.SessionID, Detail: a.Detail})
-		}
-		return writeJSON(m.Stdout, out)
+		return writeJSON(m.Stdout, wire.FromActivity(acts))
 	}
 	printLog(m.Stdout, acts)
 	if total > len(acts) {
 		fmt.Fprintf(m.Stderr, "cairn: showing the newest %d of %d; use --limit for more\n", len(acts), total)
 	}
 	return nil
-}
-
-// logEntry is the JSON form of an activity entry.
-type logEntry struct {
-	ID        int64     `json:"id"`
-	At        wire.Time `json:"at"`
-	Project   string    `json:"project"`
-	MemoryID  string    `json:"memory_id"`
-	Action    string    `json:"action"`
-	SessionID string    `json:"session_id,omitempty"`
-	Detail    string    `json:"detail,omitempty"`
 }
 
 // printLog prints one entry a line: time, action, memory, session, detail.

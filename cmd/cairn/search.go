@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -70,13 +69,9 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 	}
 	if *asJSON {
-		out := make([]hitJSON, 0, len(hits))
+		out := make([]wire.Hit, 0, len(hits))
 		for _, h := range hits {
-			hj := toHitJSON(h)
-			if *explain {
-				hj.Explain = explainJSON(h)
-			}
-			out = append(out, hj)
+			out = append(out, wire.FromHit(h, *explain))
 		}
 		return writeJSON(m.Stdout, out)
 	}
@@ -109,38 +104,6 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintln(m.Stderr, "cairn: no memory matches")
 	}
 	return w.Flush()
-}
-
-// hitJSON is a search hit in JSON: the memory's fields plus its score.
-type hitJSON struct {
-	Score     float64         `json:"score"`
-	Relevance float64         `json:"relevance"`
-	Salience  float64         `json:"salience"`
-	Explain   *hitExplainJSON `json:"explain,omitempty"`
-	*wire.Memory
-}
-
-// hitExplainJSON is every part of a hit's score (see cairn.Hit).
-type hitExplainJSON struct {
-	BM25           float64 `json:"bm25"`
-	Coverage       float64 `json:"coverage"`
-	Match          float64 `json:"match"`
-	Strength       float64 `json:"strength"`
-	Lent           float64 `json:"lent,omitempty"`
-	LentBy         string  `json:"lent_by,omitempty"`
-	DateFactor     float64 `json:"date_factor"`
-	SalienceFactor float64 `json:"salience_factor"`
-}
-
-func explainJSON(h cairn.Hit) *hitExplainJSON {
-	r := func(f float64) float64 { return math.Round(f*10000) / 10000 }
-	return &hitExplainJSON{BM25: r(h.Lexical), Coverage: r(h.Coverage), Match: r(h.Match), Strength: r(h.Strength), Lent: r(h.Lent), LentBy: h.LentBy,
-		DateFactor: r(h.DateFactor), SalienceFactor: r(rank.Factor(h.Salience, rank.DefaultWeights()))}
-}
-
-func toHitJSON(h cairn.Hit) hitJSON {
-	r := func(f float64) float64 { return math.Round(f*10000) / 10000 }
-	return hitJSON{Score: r(h.Score), Relevance: r(h.Relevance), Salience: r(h.Salience), Memory: wire.FromMemory(h.Memory)}
 }
 
 // batchQuery is one line of `search --batch` input.

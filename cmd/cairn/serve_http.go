@@ -4,25 +4,31 @@ package main
 // streamable HTTP at /mcp, sharing the resident session (its open store,
 // postings cache and batched use recording) with the Unix socket.
 //
-// It listens on loopback by default (127.0.0.1:7421): the memories are the
-// user's, and MCP over HTTP has no authentication here. A non-loopback
-// address is refused unless --allow-remote is given. Requests from web
-// pages of other origins are refused (CSRF), and so are requests to a
-// loopback address that name another host (DNS rebinding; the SDK's
-// protection).
+// The REST API (package httpapi) is served beside it at /api/, with the
+// same limits and the same cross-origin and DNS rebinding protection.
+//
+// It listens on loopback by default (127.0.0.1:7421), where no token is
+// needed. A non-loopback address is refused unless --allow-remote is
+// given and at least one token exists (cairn token create): such a server
+// needs a token on every /api and /mcp request. Requests from web pages
+// of other origins are refused (CSRF), and so are requests to a loopback
+// address that name another host (DNS rebinding).
 //
 // /mcp serves the project of `cairn serve` (its --project, or its working
 // directory's); /mcp?project=NAME serves project NAME, with the user's
 // configuration only. A session keeps the project it started with.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
+	"net/url"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -31,6 +37,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/recall"
 )
 
 // defaultHTTPAddr is where `cairn serve` answers MCP over HTTP unless told
@@ -48,7 +56,7 @@ type httpFlags struct {
 func registerHTTPFlags(fs *flagSet) *httpFlags {
 	h := &httpFlags{fs: fs}
 	fs.StringVar(&h.addr, "addr", defaultHTTPAddr, "answer MCP over streamable HTTP at http://`host:port`/mcp (\"off\": no HTTP)")
-	fs.BoolVar(&h.allowRemote, "allow-remote", false, "allow --addr to be a non-loopback address (anyone who can reach it can read and change the memories)")
+	fs.BoolVar(&h.allowRemote, "allow-remote", false, "allow --addr to be a non-loopback address; every request must then send a token (cairn token create)")
 	return h
 }
 
@@ -60,19 +68,35 @@ func (h *httpFlags) explicit() bool {
 }
 
 // checkHTTPAddr refuses an address that is not loopback unless remote
-// access was asked for.
-func checkHTTPAddr(addr string, allowRemote bool) error {
+// access was asked for, and reports whether it is remote.
+func checkHTTPAddr(addr string, allowRemote bool) (remote bool, err error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return usagef("serve: --addr %q is not host:port (e.g. 127.0.0.1:7421)", addr)
+		return false, usagef("serve: --addr %q is not host:port (e.g. 127.0.0.1:7421)", addr)
 	}
-	if allowRemote || host == "localhost" {
-		return nil
+	if host == "localhost" {
+		return false, nil
 	}
 	if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
-		return nil
+		return false, nil
 	}
-	return usagef("serve: --addr %s is not a loopback address; anyone who can reach it could read and change the memories without a password. Use 127.0.0.1, or add --allow-remote", addr)
+	if !allowRemote {
+		return true, usagef("serve: --addr %s is not a loopback address; anyone who can reach it could read and change the memories. Use 127.0.0.1, or add --allow-remote (requests then need a token: cairn token create)", addr)
+	}
+	return true, nil
+}
+
+// checkTokens refuses a remote server when no token exists: it would
+// refuse every request.
+func checkTokens(ctx context.Context, s *session, addr string) error {
+	toks, err := s.eng.FindTokens(ctx)
+	if err != nil {
+		return err
+	}
+	if len(toks) == 0 {
+		return usagef("serve: --addr %s is reachable from other machines, and every request to it needs a token, but none exists; create one first with `cairn token create --project NAME`", addr)
+	}
+	return nil
 }
 
 // Limits of MCP over HTTP. A client that sends its headers or body too
@@ -106,8 +130,14 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 	if h.addr == "off" || h.addr == "" {
 		return "", func() {}, nil
 	}
-	if err := checkHTTPAddr(h.addr, h.allowRemote); err != nil {
+	remote, err := checkHTTPAddr(h.addr, h.allowRemote)
+	if err != nil {
 		return "", nil, err
+	}
+	if remote {
+		if err := checkTokens(ctx, s, h.addr); err != nil {
+			return "", nil, err
+		}
 	}
 	ln, err := net.Listen("tcp", h.addr)
 	if err != nil {
@@ -122,7 +152,12 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 		ln.Close()
 		return "", nil, err
 	}
-	hs := newHTTPServer(mh, defaultHTTPLimits)
+	api := newAPI(m, s, g.project, remote)
+	var mcpHandler http.Handler = mh
+	if remote {
+		mcpHandler = api.Guard(func(r *http.Request) string { return cmp.Or(r.URL.Query().Get("project"), g.project) }, mh)
+	}
+	hs := newHTTPServer(mcpHandler, api, defaultHTTPLimits)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -131,6 +166,10 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 		}
 	}()
 	fmt.Fprintf(m.Stderr, "cairn: MCP over streamable HTTP at http://%s/mcp for project %s (another project: ?project=NAME)\n", ln.Addr(), g.project)
+	fmt.Fprintf(m.Stderr, "cairn: REST API at http://%s/api/projects/%s/ (described at /api/openapi.json)\n", ln.Addr(), url.PathEscape(g.project))
+	if remote {
+		fmt.Fprintf(m.Stderr, "cairn: every request needs Authorization: Bearer TOKEN (cairn token list)\n")
+	}
 	return ln.Addr().String(), func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
@@ -141,14 +180,52 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 	}, nil
 }
 
-// newHTTPServer serves h at /mcp with lim's timeouts (the connection cap
-// is the listener's). There is no whole-request ReadTimeout: it would also
-// end the long-lived event streams of GET /mcp; a request's body gets
-// lim.body instead.
-func newHTTPServer(h http.Handler, lim httpLimits) *http.Server {
+// newHTTPServer serves mcp at /mcp and api at /api/ with lim's timeouts
+// (the connection cap is the listener's). There is no whole-request
+// ReadTimeout: it would also end the long-lived event streams of GET /mcp;
+// a request's body gets lim.body instead.
+func newHTTPServer(mcp, api http.Handler, lim httpLimits) *http.Server {
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(bodyDeadline(h, lim.body)))
+	csrf := http.NewCrossOriginProtection()
+	mux.Handle("/mcp", csrf.Handler(bodyDeadline(mcp, lim.body)))
+	if api != nil {
+		mux.Handle("/api/", csrf.Handler(bodyDeadline(api, lim.body)))
+	}
 	return &http.Server{Handler: mux, ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
+}
+
+// newAPI returns the REST API over the resident session s. home is
+// serve's own project: its working directory's configuration applies to
+// its context blocks; other projects get the user's configuration only.
+// remote makes a token necessary on every request.
+func newAPI(m *Main, s *session, home string, remote bool) *httpapi.Server {
+	other := *m
+	other.Getwd = func() (string, error) { return "", errors.New("not the project's folder") }
+	root := ""
+	if wd, err := m.Getwd(); err == nil && wd != "" {
+		root = projectRoot(wd)
+	}
+	return httpapi.New(httpapi.Options{
+		Service: func(project string) httpapi.Service {
+			s.touch() // a request keeps a server started with --idle alive
+			return s.eng.WithProject(project)
+		},
+		Context: func(ctx context.Context, req recall.Request) (*recall.Block, error) {
+			cm := &other
+			if req.Project == home {
+				cm, req.Root = m, root
+			}
+			l, err := cm.loadConfig()
+			if err != nil {
+				return nil, err
+			}
+			return recall.Build(ctx, s.eng.WithProject(req.Project), l.Config, req)
+		},
+		RecordUse:    s.recordUse,
+		Tokens:       s.eng,
+		RequireToken: remote,
+		Logger:       slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+	})
 }
 
 // bodyDeadline gives a request d to send its body; the deadline is lifted

@@ -1,8 +1,11 @@
 package main
 
-// `cairn serve`'s MCP over streamable HTTP, through the real binary.
+// `cairn serve`'s MCP over streamable HTTP and REST API, through the real
+// binary.
 //
-// Bad input tried here: a non-loopback --addr without --allow-remote, an
+// Bad input tried here: a non-loopback --addr without --allow-remote, a
+// remote server without any token, requests to it without a token or for
+// another project, an
 // address that is not host:port, an explicit --addr already in use, a
 // request naming another host (DNS rebinding), a cross-site request from a
 // web page, an invalid ?project=, another project's ids over HTTP.
@@ -45,12 +48,25 @@ func (h *httpServe) log() string {
 // when the test ends, and must exit 0.
 func startHTTPServe(t *testing.T, project string, extra ...string) *httpServe {
 	t.Helper()
+	return startHTTPServeIn(t, serveDir(t), project, extra...)
+}
+
+// serveDir is a short folder for a server's database, removed at the end
+// of the test; its database is dir/c.db.
+func serveDir(t *testing.T) string {
+	t.Helper()
 	needBinary(t)
 	dir, err := os.MkdirTemp("", "cs")
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// startHTTPServeIn is startHTTPServe with the database dir/c.db.
+func startHTTPServeIn(t *testing.T, dir, project string, extra ...string) *httpServe {
+	t.Helper()
 	h := &httpServe{db: filepath.Join(dir, "c.db"), dir: dir}
 	args := append([]string{"--db", h.db, "--project", project, "serve", "--addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(cairnBin, args...)
@@ -246,10 +262,53 @@ func TestServeWithAnExplicitAddressInUseFails(t *testing.T) {
 	}
 }
 
-func TestServeAllowRemoteListensOnAllInterfaces(t *testing.T) {
+// TestServeAllowRemoteNeedsATokenAndListensOnAllInterfaces starts a remote
+// server without any token (refused), then with one: its /api and /mcp
+// refuse requests without the token.
+func TestServeAllowRemoteNeedsATokenAndListensOnAllInterfaces(t *testing.T) {
 	t.Parallel()
-	h := startHTTPServe(t, "p", "--addr", "0.0.0.0:0", "--allow-remote")
+	dir := serveDir(t)
+	db := filepath.Join(dir, "c.db")
+	r := runBin(t.Context(), dir, "", "--db", db, "--project", "p", "serve", "--addr", "0.0.0.0:0", "--allow-remote")
+	if r.code != exitUsage || !strings.Contains(r.stderr, "needs a token, but none exists") || !strings.Contains(r.stderr, "cairn token create") {
+		t.Fatalf("a remote server without tokens: want exit 2 saying to create a token, got %v", r)
+	}
+	r = runBin(t.Context(), dir, "", "--db", db, "--project", "p", "token", "create", "--name", "remote")
+	if r.code != 0 || !strings.HasPrefix(r.stdout, "cairn_") {
+		t.Fatalf("token create: %v", r)
+	}
+	token := strings.TrimSpace(r.stdout)
+	h := startHTTPServeIn(t, dir, "p", "--addr", "0.0.0.0:0", "--allow-remote")
 	if !strings.HasPrefix(h.url, "http://0.0.0.0:") && !strings.HasPrefix(h.url, "http://[::]:") {
 		t.Fatalf("listening at %s", h.url)
+	}
+	base := "http://127.0.0.1:" + h.url[strings.LastIndex(h.url, ":")+1:len(h.url)-len("/mcp")]
+	get := func(path, tok string) int {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(t.Context(), "GET", base+path, nil)
+		if tok != "" {
+			req.Header.Set("Authorization", "Bearer "+tok)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if st := get("/api/projects/p/stats", ""); st != http.StatusUnauthorized {
+		t.Errorf("/api without a token: %d, want 401", st)
+	}
+	if st := get("/mcp", ""); st != http.StatusUnauthorized {
+		t.Errorf("/mcp without a token: %d, want 401", st)
+	}
+	if st := get("/api/projects/p/stats", token); st != http.StatusOK {
+		t.Errorf("/api with the token: %d, want 200", st)
+	}
+	if st := get("/api/projects/other/stats", token); st != http.StatusForbidden {
+		t.Errorf("/api of another project with the token: %d, want 403", st)
+	}
+	if strings.Contains(h.log(), token) {
+		t.Errorf("the server logged the token: %s", h.log())
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
@@ -29,11 +30,10 @@ func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 	}
 	if *asJSON {
-		return writeJSON(m.Stdout, map[string]any{
-			"project": st.Project, "total": st.Total, "by_type": st.ByType,
-			"global_total": st.GlobalTotal, "database": g.db,
-			"index_docs": st.IndexDocs, "index_dead_docs": st.DeadDocs,
-		})
+		return writeJSON(m.Stdout, struct {
+			wire.Stats
+			Database string `json:"database"`
+		}{wire.FromStats(st), g.db})
 	}
 	fmt.Fprintf(m.Stdout, "project %s: %d memories (%d global-scope memories also visible)\ndatabase %s\n", st.Project, st.Total, st.GlobalTotal, g.db)
 	types := make([]string, 0, len(st.ByType))

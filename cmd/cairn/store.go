@@ -5,23 +5,7 @@ import (
 	"fmt"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/capture"
 )
-
-// provenance is who learned a captured memory, while doing what.
-type provenance struct{ hat, agent, task, session string }
-
-// signalMemory turns a captured signal into the memory to store, with its
-// provenance. A task's difficulty estimate is keyed by the task, so that
-// the task keeps only its latest estimate.
-func signalMemory(sig capture.Signal, project string, p provenance) *cairn.Memory {
-	mem := sig.Memory(project)
-	mem.Hat, mem.Agent, mem.TaskID, mem.SessionID = p.hat, p.agent, p.task, p.session
-	if sig.Kind == capture.KindDifficulty && p.task != "" {
-		mem.Key = "difficulty:" + p.task
-	}
-	return mem
-}
 
 // storer stores captured memories one at a time: a memory that cannot be
 // stored is reported on standard error and counted, and the others are

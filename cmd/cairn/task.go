@@ -84,8 +84,8 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	defer s.Close()
 	mem.Project = g.project // known once the store is open
-	prov := provenance{hat: hat.v, agent: agent.v, task: task.v, session: session.v}
-	mem.TaskID, mem.Agent, mem.SessionID, mem.Hat = prov.task, prov.agent, prov.session, prov.hat
+	prov := capture.Provenance{Hat: hat.v, Agent: agent.v, Task: task.v, Session: session.v}
+	mem.TaskID, mem.Agent, mem.SessionID, mem.Hat = prov.Task, prov.Agent, prov.Session, prov.Hat
 	res, err := s.eng.AddMemory(ctx, mem)
 	if err != nil {
 		return err
@@ -93,7 +93,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	fmt.Fprintf(m.Stdout, "%s %s %s\n", res.Memory.ID, res.Status, res.Memory.Type)
 	st := newStorer(ctx, m, s, true)
 	for _, sig := range sigs {
-		r, err := st.store(signalMemory(sig, g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
+		r, err := st.store(sig.MemoryFrom(g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
 		if err != nil {
 			return err
 		}

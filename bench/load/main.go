@@ -1,0 +1,148 @@
+// Command load measures the REST API of a running `cairn serve`: C
+// concurrent keep-alive clients send GET .../search?q=QUERY for a
+// duration, over a list of queries taken in turn, and it prints the
+// requests per second and the latency percentiles of the answers.
+//
+//	load -url http://127.0.0.1:7421/api/projects/bench -queries queries.txt -c 8 -d 20s
+//
+// A request that fails or answers other than 200 counts as an error and
+// not in the latencies; any error makes the exit status 1. -json prints
+// one line of JSON instead of text.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+func main() {
+	base := flag.String("url", "http://127.0.0.1:7421/api/projects/bench", "the project's API `URL`")
+	queries := flag.String("queries", "", "a `file` of queries, one a line")
+	conc := flag.Int("c", 8, "concurrent clients")
+	dur := flag.Duration("d", 20*time.Second, "how long to send requests")
+	warm := flag.Duration("warmup", 2*time.Second, "send requests this long first, not measured")
+	limit := flag.Int("limit", 10, "hits asked for per search")
+	token := flag.String("token", os.Getenv("CAIRN_TOKEN"), "a bearer `token` (default $CAIRN_TOKEN)")
+	asJSON := flag.Bool("json", false, "print one line of JSON")
+	flag.Parse()
+	qs, err := readLines(*queries)
+	if err != nil || len(qs) == 0 || *conc < 1 || *dur <= 0 {
+		fmt.Fprintf(os.Stderr, "load: give -queries FILE with at least one query, -c ≥ 1 and -d > 0 (%v)\n", err)
+		os.Exit(2)
+	}
+	urls := make([]string, len(qs))
+	for i, q := range qs {
+		urls[i] = fmt.Sprintf("%s/search?limit=%d&q=%s", strings.TrimSuffix(*base, "/"), *limit, url.QueryEscape(q))
+	}
+	client := &http.Client{Transport: &http.Transport{MaxIdleConns: *conc, MaxIdleConnsPerHost: *conc, MaxConnsPerHost: *conc}}
+	if *warm > 0 {
+		run(client, urls, *token, *conc, *warm)
+	}
+	r := run(client, urls, *token, *conc, *dur)
+	slices.Sort(r.lat)
+	pct := func(p float64) float64 {
+		if len(r.lat) == 0 {
+			return 0
+		}
+		return float64(r.lat[min(len(r.lat)-1, int(p*float64(len(r.lat))))]) / 1e6
+	}
+	rate := float64(len(r.lat)) / r.elapsed.Seconds()
+	if *asJSON {
+		json.NewEncoder(os.Stdout).Encode(map[string]any{"requests": len(r.lat), "errors": r.errors, "seconds": r.elapsed.Seconds(),
+			"rps": rate, "p50_ms": pct(0.50), "p90_ms": pct(0.90), "p99_ms": pct(0.99), "max_ms": pct(1), "clients": *conc})
+	} else {
+		fmt.Printf("%d requests in %.1f s, %d clients: %.0f req/s; latency p50 %.2f ms, p90 %.2f ms, p99 %.2f ms, max %.2f ms; %d errors\n",
+			len(r.lat), r.elapsed.Seconds(), *conc, rate, pct(0.50), pct(0.90), pct(0.99), pct(1), r.errors)
+	}
+	if r.errors > 0 {
+		fmt.Fprintf(os.Stderr, "load: %d requests failed; first: %s\n", r.errors, r.firstErr)
+		os.Exit(1)
+	}
+}
+
+type result struct {
+	lat      []time.Duration
+	errors   int64
+	firstErr string
+	elapsed  time.Duration
+}
+
+// run sends requests from conc clients for d and returns the latencies
+// of the answers that succeeded.
+func run(client *http.Client, urls []string, token string, conc int, d time.Duration) result {
+	ctx, cancel := context.WithTimeout(context.Background(), d)
+	defer cancel()
+	var next, errs atomic.Int64
+	var mu sync.Mutex
+	var res result
+	var wg sync.WaitGroup
+	start := time.Now()
+	for range conc {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, 1<<14)
+			for ctx.Err() == nil {
+				u := urls[int(next.Add(1)-1)%len(urls)]
+				req, _ := http.NewRequest("GET", u, nil)
+				if token != "" {
+					req.Header.Set("Authorization", "Bearer "+token)
+				}
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err == nil {
+					_, err = io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+					if err == nil && resp.StatusCode != http.StatusOK {
+						err = fmt.Errorf("%s: status %d", u, resp.StatusCode)
+					}
+				}
+				if err != nil {
+					errs.Add(1)
+					mu.Lock()
+					if res.firstErr == "" {
+						res.firstErr = err.Error()
+					}
+					mu.Unlock()
+					continue
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			res.lat = append(res.lat, lat...)
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	res.errors = errs.Load()
+	return res
+}
+
+func readLines(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []string
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if l := strings.TrimSpace(sc.Text()); l != "" {
+			out = append(out, l)
+		}
+	}
+	return out, sc.Err()
+}

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# bench/rest.sh [N] — measure the REST API of `cairn serve` with N
+# generated memories (default 100000) in one project: bench/load runs
+# CLIENTS concurrent keep-alive clients (default 8) from a second process
+# over loopback for DURATION (default 20s), each GET .../search?q=QUERY
+# over the generated queries in turn, and prints requests per second and
+# latency percentiles beside the start-up floor (`cairn version`) and the
+# load average before and after.
+#
+# Budget: at least 5,000 requests/s with p99 ≤ 20 ms.
+set -euo pipefail
+export LC_ALL=C
+
+N=${1:-100000}
+CLIENTS=${CLIENTS:-8}
+DURATION=${DURATION:-20s}
+QUERIES=${QUERIES:-200}
+NOW=2026-11-01T00:00:00Z
+PROJECT=bench
+PORT=${PORT:-7439}
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+case $N in '' | *[!0-9]*)
+	echo "usage: bench/rest.sh [N]  (N: number of memories, default 100000)" >&2
+	exit 2
+	;;
+esac
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cairn-rest.XXXXXX")
+SERVER=
+cleanup() {
+	if [[ -n $SERVER ]]; then
+		kill -INT "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null || true
+	fi
+	rm -rf "$WORK"
+}
+trap cleanup EXIT
+step() { printf 'bench: %s\n' "$*" >&2; }
+loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
+
+step "building"
+CGO_ENABLED=0 go build -o "$WORK/cairn" ./cmd/cairn
+go build -o "$WORK/gen" ./bench/gen
+go build -o "$WORK/timeit" ./bench/timeit
+go build -o "$WORK/load" ./bench/load
+
+step "generating and importing $N memories"
+"$WORK/gen" -n "$N" -project "$PROJECT" -seed 1 -now "$NOW" >"$WORK/corpus.jsonl"
+"$WORK/gen" -queries "$QUERIES" -seed 2 -project "$PROJECT" >"$WORK/queries.txt"
+DB=$WORK/bench.db
+"$WORK/cairn" --db "$DB" --project "$PROJECT" import "$WORK/corpus.jsonl" >/dev/null
+
+step "start-up floor: cairn version, 100 runs"
+FLOOR=$("$WORK/timeit" -runs 100 -warmup 5 -- "$WORK/cairn" version)
+
+export CAIRN_NO_SERVER=1
+"$WORK/cairn" --db "$DB" --project "$PROJECT" serve --addr "127.0.0.1:$PORT" 2>"$WORK/serve.log" &
+SERVER=$!
+URL="http://127.0.0.1:$PORT/api/projects/$PROJECT"
+for _ in $(seq 100); do
+	curl -fsS "$URL/stats" >/dev/null 2>&1 && break
+	sleep 0.1
+done
+curl -fsS "$URL/stats" >/dev/null || { cat "$WORK/serve.log" >&2; exit 1; }
+
+LOAD_BEFORE=$(loadavg)
+step "REST search: $CLIENTS clients for $DURATION"
+RESULT=$("$WORK/load" -url "$URL" -queries "$WORK/queries.txt" -c "$CLIENTS" -d "$DURATION")
+LOAD_AFTER=$(loadavg)
+RSS=$(awk '/VmRSS/ {print $2 / 1024 " MiB"}' "/proc/$SERVER/status" 2>/dev/null || echo "?")
+
+echo "REST search, $N memories, $(nproc) CPUs: $RESULT"
+echo "start-up floor (cairn version): $FLOOR"
+echo "cairn serve RSS after the run: $RSS"
+echo "load average before: $LOAD_BEFORE; after: $LOAD_AFTER"

@@ -1,0 +1,97 @@
+package httpapi_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// TestRemoteServerRefusesRequestsWithoutAValidToken tries no token, a
+// malformed header, an unknown token and a revoked one.
+func TestRemoteServerRefusesRequestsWithoutAValidToken(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, true)
+	tok := a.token("p", false)
+	r := a.do("GET", "/api/projects/p/memories", nil, "")
+	want(t, "no token", r, 401, cairn.EUNAUTHORIZED)
+	if r := a.do("GET", "/api/projects/p/stats", nil, "", "Authorization", "Basic dXNlcjpwdw=="); r.status != 401 {
+		t.Errorf("basic credentials: %v, want 401", r)
+	}
+	want(t, "unknown token", a.do("GET", "/api/projects/p/memories", nil, "cairn_"+strings.Repeat("a", 52)), 401, cairn.EUNAUTHORIZED)
+	if r := a.do("GET", "/api/projects/p/memories", nil, tok); r.status != 200 {
+		t.Fatalf("a valid token is refused: %v", r)
+	}
+	toks, err := a.eng.FindTokens(t.Context())
+	if err != nil || len(toks) != 1 {
+		t.Fatalf("FindTokens = %v, %v", toks, err)
+	}
+	if err := a.eng.RevokeToken(t.Context(), toks[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	want(t, "revoked token", a.do("GET", "/api/projects/p/memories", nil, tok), 401, cairn.EUNAUTHORIZED)
+	// The document describing the API needs no token.
+	if r := a.do("GET", "/api/openapi.json", nil, ""); r.status != 200 {
+		t.Errorf("openapi.json: %v", r)
+	}
+}
+
+func TestTokenOfOneProjectIsForbiddenOnAnother(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, true)
+	tokA := a.token("a", false)
+	want(t, "A's token on B", a.do("GET", "/api/projects/b/memories", nil, tokA), 403, cairn.EFORBIDDEN)
+	want(t, "A's token writing on B", a.do("POST", "/api/projects/b/memories", map[string]any{"content": "x"}, tokA), 403, cairn.EFORBIDDEN)
+	a.add("a", map[string]any{"content": "x"}, tokA)
+}
+
+// TestReadOnlyTokenIsRefusedOnWrites tries every write route with a
+// read-only token, and the reads it may do.
+func TestReadOnlyTokenIsRefusedOnWrites(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, true)
+	id := a.add("p", map[string]any{"content": "the build needs Go 1.26"}, a.token("p", false))
+	ro := a.token("p", true)
+	for _, w := range []struct{ method, path string }{
+		{"POST", "/memories"}, {"PATCH", "/memories/" + id}, {"DELETE", "/memories/" + id},
+		{"POST", "/memories/" + id + "/pin"}, {"POST", "/memories/" + id + "/unpin"}, {"POST", "/memories/" + id + "/verify"},
+		{"POST", "/memories/" + id + "/promote"}, {"POST", "/memories/" + id + "/supersede"},
+		{"POST", "/capture"}, {"POST", "/import"}, {"POST", "/cleanup"},
+	} {
+		want(t, w.method+" "+w.path, a.do(w.method, "/api/projects/p"+w.path, map[string]any{"content": "x"}, ro), 403, cairn.EFORBIDDEN)
+	}
+	for _, path := range []string{"/memories", "/memories/" + id, "/search?q=build", "/export", "/stats", "/activity"} {
+		if r := a.do("GET", "/api/projects/p"+path, nil, ro); r.status != 200 {
+			t.Errorf("GET %s with a read-only token: %v", path, r)
+		}
+	}
+	if r := a.do("POST", "/api/projects/p/context", map[string]any{"prompt": "build"}, ro); r.status != 200 {
+		t.Errorf("context with a read-only token: %v", r)
+	}
+}
+
+// TestLoopbackServerTakesRequestsWithoutAToken also sends a bad token to
+// it, which is refused: a token sent must be valid.
+func TestLoopbackServerTakesRequestsWithoutAToken(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, false)
+	a.add("p", map[string]any{"content": "x"}, "")
+	want(t, "a bad token on loopback", a.do("GET", "/api/projects/p/memories", nil, "cairn_nope"), 401, cairn.EUNAUTHORIZED)
+	want(t, "another project's token on loopback", a.do("GET", "/api/projects/q/memories", nil, a.token("p", true)), 403, cairn.EFORBIDDEN)
+}
+
+// TestRebindingHostIsRefused sends requests to the loopback server under
+// other hosts' names, as a page of a rebound domain would.
+func TestRebindingHostIsRefused(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, false)
+	for _, host := range []string{"evil.example", "evil.example:80", "10.0.0.1"} {
+		want(t, "Host "+host, a.do("GET", "/api/projects/p/memories", nil, "", "Host", host), 403, cairn.EFORBIDDEN)
+	}
+	for _, host := range []string{"localhost", "localhost:7421", "127.0.0.1", "[::1]:7421"} {
+		if r := a.do("GET", "/api/projects/p/memories", nil, "", "Host", host); r.status != http.StatusOK {
+			t.Errorf("Host %s: %v", host, r)
+		}
+	}
+}

@@ -1,0 +1,373 @@
+// Package httpapi is cairn's REST API: JSON over HTTP on the memory
+// service, every route scoped to the project named in its path
+// (/api/projects/{project}/...), described by the OpenAPI 3.1 document it
+// serves at /api/openapi.json.
+//
+// JSON in and out uses package wire's objects (the field names of the
+// export format). cairn's error codes map to HTTP statuses in one table
+// (statusOf); an error's body is {"error": {"code", "message"}}, and an
+// internal error's message never carries its cause, which is logged once.
+//
+// Access: a request to a loopback address must name a loopback host (DNS
+// rebinding is refused with 403). A server that RequireToken needs
+// "Authorization: Bearer TOKEN" on every project route; on any server, a
+// request that sends a token must send a valid one. A token opens one
+// project (another project's routes answer 403) and, when read-only, the
+// routes that change nothing (403 otherwise). Tokens and request headers
+// are never logged.
+//
+// A Server is safe for concurrent use.
+package httpapi
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"iter"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/recall"
+)
+
+// Service is what the API calls, bound to one project: ids are looked up
+// in that project (and among global-scope memories) only, as
+// engine.Engine.WithProject gives.
+type Service interface {
+	cairn.Service
+	FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.Activity, int, error)
+	Maintain(ctx context.Context, project string, apply bool) (*cairn.MaintenanceReport, error)
+	Import(ctx context.Context, records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions) (*cairn.ImportReport, error)
+	// NearType returns a known type one edit away from typ, or "".
+	NearType(ctx context.Context, project, typ string) (string, error)
+	Now() time.Time
+}
+
+// Authenticator finds the token of a secret: EUNAUTHORIZED when none has
+// it. engine.Engine implements it.
+type Authenticator interface {
+	Authenticate(ctx context.Context, secret string) (*cairn.Token, error)
+}
+
+// Options configure a Server.
+type Options struct {
+	// Service returns the service bound to project; required.
+	Service func(project string) Service
+	// Context builds a context block for req (req.Project is set), as
+	// recall.Build does with the project's configuration; required for
+	// the context route. Errors of type *recall.InvalidError are the
+	// caller's mistakes (400).
+	Context func(ctx context.Context, req recall.Request) (*recall.Block, error)
+	// RecordUse records that a context block showed the memories ids in
+	// session; nil records nothing.
+	RecordUse func(ctx context.Context, ids []string, session string) error
+	// Tokens checks the tokens requests send; nil refuses every token.
+	Tokens Authenticator
+	// RequireToken makes a token necessary on every project route (a
+	// server reachable from other machines).
+	RequireToken bool
+	// Logger receives internal errors; nil discards them.
+	Logger *slog.Logger
+}
+
+// Limits of request bodies.
+const (
+	// MaxJSONBytes bounds a JSON request body: a memory's content is at
+	// most cairn.MaxContentBytes (64 KiB), which JSON escaping can make
+	// up to six times longer.
+	MaxJSONBytes = 512 << 10
+	// MaxCaptureBytes bounds the agent output a capture reads, as
+	// `cairn capture` does.
+	MaxCaptureBytes = 16 << 20
+	// MaxImportBytes bounds an import body, as `cairn import` does; an
+	// export document within it is also bounded by wire.MaxDocumentBytes.
+	MaxImportBytes = 4 << 30
+)
+
+// Server answers the API. Mount it at /api/ (its routes hold the whole
+// path).
+type Server struct {
+	opts Options
+	mux  *http.ServeMux
+	log  *slog.Logger
+}
+
+// New returns the API server of opts.
+func New(opts Options) *Server {
+	s := &Server{opts: opts, mux: http.NewServeMux(), log: opts.Logger}
+	if s.log == nil {
+		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	s.routes()
+	return s
+}
+
+// access is what a route may do: read only, or change memories.
+type access bool
+
+const (
+	read  access = false
+	write access = true
+)
+
+// handlerFunc is a route's handler: it writes its answer, or returns the
+// error to answer with.
+type handlerFunc func(w http.ResponseWriter, r *http.Request, p *project) error
+
+// project is a request's project and its service.
+type project struct {
+	name string
+	svc  Service
+}
+
+func (s *Server) routes() {
+	s.mux.HandleFunc("GET /api/openapi.json", serveOpenAPI)
+	s.route("GET /memories", read, s.listMemories)
+	s.route("POST /memories", write, s.addMemory)
+	s.route("GET /memories/{id}", read, s.getMemory)
+	s.route("PATCH /memories/{id}", write, s.updateMemory)
+	s.route("DELETE /memories/{id}", write, s.deleteMemory)
+	s.route("POST /memories/{id}/pin", write, s.pin(true))
+	s.route("POST /memories/{id}/unpin", write, s.pin(false))
+	s.route("POST /memories/{id}/verify", write, s.verify)
+	s.route("POST /memories/{id}/promote", write, s.promote)
+	s.route("POST /memories/{id}/supersede", write, s.supersede)
+	s.route("GET /search", read, s.search)
+	// A context records the use of what it shows (use counts, not
+	// memories' content): a read-only token may ask for one.
+	s.route("POST /context", read, s.context)
+	s.route("POST /capture", write, s.capture)
+	s.route("POST /import", write, s.importMemories)
+	s.route("GET /export", read, s.export)
+	s.route("GET /stats", read, s.stats)
+	s.route("GET /activity", read, s.activity)
+	s.route("POST /cleanup", write, s.cleanup)
+	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		s.fail(w, r, cairn.Errorf(cairn.ENOTFOUND, "no route %s %s; GET /api/openapi.json lists them", r.Method, r.URL.Path))
+	})
+}
+
+// route registers h at METHOD /api/projects/{project}PATH.
+func (s *Server) route(pattern string, a access, h handlerFunc) {
+	method, path, _ := strings.Cut(pattern, " ")
+	s.mux.Handle(method+" /api/projects/{project}"+path, s.guard(a, func(w http.ResponseWriter, r *http.Request) {
+		p := &project{name: r.PathValue("project")}
+		p.svc = s.opts.Service(p.name)
+		if err := h(w, r, p); err != nil {
+			s.fail(w, r, err)
+		}
+	}))
+}
+
+// Handle registers h for pattern (a http.ServeMux pattern, such as
+// "GET /api/projects/{project}/events"). A pattern with {project} gets
+// the token checks of the other project routes: GET and HEAD are reads,
+// other methods writes. Call it before the server answers requests.
+func (s *Server) Handle(pattern string, h http.Handler) {
+	if !strings.Contains(pattern, "{project}") {
+		s.mux.Handle(pattern, h)
+		return
+	}
+	s.mux.Handle(pattern, s.guard(access(!isSafe(pattern)), h.ServeHTTP))
+}
+
+func isSafe(pattern string) bool {
+	method, _, ok := strings.Cut(pattern, " ")
+	return ok && (method == http.MethodGet || method == http.MethodHead)
+}
+
+// ServeHTTP answers a request, refusing one that reached a loopback
+// address under another host's name (DNS rebinding).
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+		if isLoopback(local.String()) && !isLoopback(r.Host) {
+			s.fail(w, r, cairn.Errorf(cairn.EFORBIDDEN, "the Host header %q is not this machine's loopback address; use 127.0.0.1 or localhost", r.Host))
+			return
+		}
+	}
+	s.mux.ServeHTTP(w, r)
+}
+
+// isLoopback reports whether addr (host or host:port) is localhost or a
+// loopback IP.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
+
+// guard checks the project name and the request's token before h.
+func (s *Server) guard(a access, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("project")
+		if !cairn.ValidProject(name) {
+			s.fail(w, r, cairn.Errorf(cairn.EINVALID, "project %q is not valid: give 1 to %d bytes of text without control characters", name, cairn.MaxNameBytes))
+			return
+		}
+		if err := s.authorize(r, name, a); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		h(w, r)
+	})
+}
+
+// authorize checks the token of a request for project: one is needed
+// when the server requires tokens, and one that is sent must be valid,
+// for project, and not read-only for a write.
+func (s *Server) authorize(r *http.Request, name string, a access) error {
+	header := r.Header.Get("Authorization")
+	if header == "" {
+		if s.opts.RequireToken {
+			return cairn.Errorf(cairn.EUNAUTHORIZED, "this server needs a token: send Authorization: Bearer TOKEN (cairn token create)")
+		}
+		return nil
+	}
+	scheme, secret, ok := strings.Cut(header, " ")
+	secret = strings.TrimSpace(secret)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" {
+		return cairn.Errorf(cairn.EUNAUTHORIZED, "the Authorization header must be Bearer TOKEN")
+	}
+	if s.opts.Tokens == nil {
+		return cairn.Errorf(cairn.EUNAUTHORIZED, "the token is not valid (unknown or revoked)")
+	}
+	tok, err := s.opts.Tokens.Authenticate(r.Context(), secret)
+	if err != nil {
+		return err
+	}
+	if tok.Project != name {
+		return cairn.Errorf(cairn.EFORBIDDEN, "the token %s is for project %s, not %s", tok.ID, tok.Project, name)
+	}
+	if a == write && tok.ReadOnly {
+		return cairn.Errorf(cairn.EFORBIDDEN, "the token %s is read-only", tok.ID)
+	}
+	return nil
+}
+
+// statuses is the one table from cairn's error codes to HTTP statuses.
+var statuses = map[string]int{
+	cairn.EINVALID:      http.StatusBadRequest,
+	cairn.ENOTFOUND:     http.StatusNotFound,
+	cairn.ECONFLICT:     http.StatusConflict,
+	cairn.EUNAUTHORIZED: http.StatusUnauthorized,
+	cairn.EFORBIDDEN:    http.StatusForbidden,
+	cairn.EUNAVAILABLE:  http.StatusServiceUnavailable,
+	cairn.EINTERNAL:     http.StatusInternalServerError,
+}
+
+// statusOf is the HTTP status of err: by its code, 413 for a body over
+// its limit.
+func statusOf(err error) int {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return http.StatusRequestEntityTooLarge
+	}
+	if st, ok := statuses[cairn.ErrorCode(err)]; ok {
+		return st
+	}
+	return http.StatusInternalServerError
+}
+
+// errorBody is the JSON of an error answer.
+type errorBody struct {
+	Error struct {
+		Code    string `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+// fail answers with err. Internal errors are logged (method and path,
+// never headers) and answered without their cause.
+func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	st := statusOf(err)
+	var body errorBody
+	body.Error.Code = cairn.ErrorCode(err)
+	body.Error.Message = strings.Join(strings.Fields(cairn.ErrorMessage(err)), " ")
+	var mbe *http.MaxBytesError
+	switch {
+	case errors.As(err, &mbe):
+		body.Error.Code = cairn.EINVALID
+		body.Error.Message = "the request body is larger than " + byteSize(mbe.Limit) + ", the most this route reads"
+	case st == http.StatusInternalServerError:
+		s.log.Error("request failed", "method", r.Method, "path", r.URL.Path, "err", err)
+		body.Error.Code = cairn.EINTERNAL
+		body.Error.Message = "internal error: the request could not be completed; the server's log has the details"
+	}
+	if st == http.StatusUnauthorized {
+		w.Header().Set("WWW-Authenticate", `Bearer realm="cairn"`)
+	}
+	writeJSON(w, st, body)
+}
+
+func byteSize(n int64) string {
+	switch {
+	case n >= 1<<30 && n%(1<<30) == 0:
+		return itoa(n>>30) + " GiB"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return itoa(n>>20) + " MiB"
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return itoa(n>>10) + " KiB"
+	}
+	return itoa(n) + " bytes"
+}
+
+func itoa(n int64) string { return strconv.FormatInt(n, 10) }
+
+// writeJSON answers v as JSON with status st.
+func writeJSON(w http.ResponseWriter, st int, v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		st = http.StatusInternalServerError
+		b = []byte(`{"error":{"code":"internal","message":"internal error: the answer could not be encoded"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(st)
+	w.Write(append(b, '\n'))
+}
+
+// readJSON decodes the request's body, of at most limit bytes, into v.
+// Unknown fields, trailing data and an empty body are EINVALID.
+func readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var mbe *http.MaxBytesError
+		switch {
+		case errors.As(err, &mbe):
+			return err
+		case errors.Is(err, io.EOF):
+			return cairn.Errorf(cairn.EINVALID, "the request body is empty; send a JSON object")
+		}
+		return cairn.Errorf(cairn.EINVALID, "the request body is not the JSON this route takes: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if dec.More() {
+		return cairn.Errorf(cairn.EINVALID, "the request body holds more than one JSON value")
+	}
+	return nil
+}
+
+// Guard wraps h, a handler outside the API (MCP over HTTP, say), in the
+// API's token checks for the project that project(r) names. Every request
+// counts as a write: a read-only token is refused.
+func (s *Server) Guard(project func(*http.Request) string, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if err := s.authorize(r, project(r), write); err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,245 @@
+package httpapi_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/sqlite"
+)
+
+// now is the clock of every test server.
+var now = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+
+// testAPI is an API server over a fresh database.
+type testAPI struct {
+	t   *testing.T
+	eng *engine.Engine
+	srv *httptest.Server
+}
+
+// newAPI starts an API server over a new database; requireToken makes it
+// behave as a server reachable from other machines.
+func newAPI(t *testing.T, requireToken bool) *testAPI {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
+	return startAPI(t, eng, httpapi.Options{
+		Service: func(p string) httpapi.Service { return eng.WithProject(p) },
+		Context: func(ctx context.Context, req recall.Request) (*recall.Block, error) {
+			return recall.Build(ctx, eng.WithProject(req.Project), config.Default(), req)
+		},
+		RecordUse:    eng.RecordUse,
+		Tokens:       eng,
+		RequireToken: requireToken,
+	})
+}
+
+func startAPI(t *testing.T, eng *engine.Engine, opts httpapi.Options) *testAPI {
+	t.Helper()
+	srv := httptest.NewServer(httpapi.New(opts))
+	t.Cleanup(srv.Close)
+	return &testAPI{t: t, eng: eng, srv: srv}
+}
+
+// response is an answer: its status, content type and body.
+type response struct {
+	status int
+	ctype  string
+	body   []byte
+}
+
+func (r response) String() string { return http.StatusText(r.status) + ": " + string(r.body) }
+
+// decode decodes the body into v.
+func (r response) decode(t *testing.T, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.body, v); err != nil {
+		t.Fatalf("decoding %s: %v", r, err)
+	}
+}
+
+// errorCode is the code of an error answer.
+func (r response) errorCode() string {
+	var e struct {
+		Error struct{ Code string }
+	}
+	json.Unmarshal(r.body, &e)
+	return e.Error.Code
+}
+
+// do sends a request; body is JSON-encoded unless it is a string; token,
+// when not empty, is sent as a bearer token.
+func (a *testAPI) do(method, path string, body any, token string, hdr ...string) response {
+	a.t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	default:
+		j, err := json.Marshal(b)
+		if err != nil {
+			a.t.Fatal(err)
+		}
+		rd = bytes.NewReader(j)
+	}
+	req, err := http.NewRequestWithContext(a.t.Context(), method, a.srv.URL+path, rd)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
+	for i := 0; i+1 < len(hdr); i += 2 {
+		if hdr[i] == "Host" {
+			req.Host = hdr[i+1]
+		} else {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+	}
+	resp, err := a.srv.Client().Do(req)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return response{status: resp.StatusCode, ctype: resp.Header.Get("Content-Type"), body: b}
+}
+
+// add stores a memory in project over the API and returns its id.
+func (a *testAPI) add(project string, m map[string]any, token string) string {
+	a.t.Helper()
+	r := a.do("POST", "/api/projects/"+project+"/memories", m, token)
+	if r.status != http.StatusCreated {
+		a.t.Fatalf("add: %v", r)
+	}
+	var out struct{ Memory struct{ ID string } }
+	r.decode(a.t, &out)
+	return out.Memory.ID
+}
+
+// token creates a token and returns its secret.
+func (a *testAPI) token(project string, readOnly bool) string {
+	a.t.Helper()
+	secret, _, err := a.eng.CreateToken(a.t.Context(), project, "test", readOnly)
+	if err != nil {
+		a.t.Fatal(err)
+	}
+	return secret
+}
+
+func want(t *testing.T, what string, r response, status int, code string) {
+	t.Helper()
+	if r.status != status || r.errorCode() != code {
+		t.Errorf("%s: got %v, want %d %q", what, r, status, code)
+	}
+}
+
+// TestErrorCodesMapToStatuses tries a bad body, an unknown field, an
+// unknown id, a key taken, content over 64 KiB, a bad query parameter, an
+// unknown route and an invalid project name.
+func TestErrorCodesMapToStatuses(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, false)
+	want(t, "not JSON", a.do("POST", "/api/projects/p/memories", "{", ""), 400, cairn.EINVALID)
+	want(t, "empty body", a.do("POST", "/api/projects/p/memories", "", ""), 400, cairn.EINVALID)
+	want(t, "unknown field", a.do("POST", "/api/projects/p/memories", map[string]any{"content": "x", "contnet": "y"}, ""), 400, cairn.EINVALID)
+	want(t, "unknown id", a.do("GET", "/api/projects/p/memories/mem-0000000000000000", nil, ""), 404, cairn.ENOTFOUND)
+	big := strings.Repeat("a", cairn.MaxContentBytes+1)
+	want(t, "content over 64 KiB", a.do("POST", "/api/projects/p/memories", map[string]any{"content": big}, ""), 400, cairn.EINVALID)
+	want(t, "body over its limit", a.do("POST", "/api/projects/p/memories", map[string]any{"content": strings.Repeat("\u0001", httpapi.MaxJSONBytes/6+1)}, ""), 413, cairn.EINVALID)
+	want(t, "bad limit", a.do("GET", "/api/projects/p/memories?limit=-1", nil, ""), 400, cairn.EINVALID)
+	want(t, "bad sort", a.do("GET", "/api/projects/p/memories?sort=sideways", nil, ""), 400, cairn.EINVALID)
+	want(t, "search without words", a.do("GET", "/api/projects/p/search", nil, ""), 400, cairn.EINVALID)
+	want(t, "unknown route", a.do("GET", "/api/projects/p/nothing", nil, ""), 404, cairn.ENOTFOUND)
+	want(t, "invalid project", a.do("GET", "/api/projects/%01/memories", nil, ""), 400, cairn.EINVALID)
+	id := a.add("p", map[string]any{"content": "first", "type": "decision", "key": "k"}, "")
+	want(t, "a typo of a type", a.do("PATCH", "/api/projects/p/memories/"+id, map[string]any{"type": "decison"}, ""), 400, cairn.EINVALID)
+	want(t, "nothing to change", a.do("PATCH", "/api/projects/p/memories/"+id, map[string]any{}, ""), 400, cairn.EINVALID)
+}
+
+// failingService fails every call with an internal error whose cause
+// names a detail that must not reach the client.
+type failingService struct{ httpapi.Service }
+
+func (failingService) FindMemoryByID(context.Context, string) (*cairn.Memory, error) {
+	return nil, cairn.WrapError(cairn.EINTERNAL, io.ErrUnexpectedEOF, "disk I/O error at /secret/path/cairn.db")
+}
+
+func TestInternalErrorsAre500WithoutTheirCause(t *testing.T) {
+	t.Parallel()
+	a := startAPI(t, nil, httpapi.Options{Service: func(string) httpapi.Service { return failingService{} }})
+	r := a.do("GET", "/api/projects/p/memories/mem-1", nil, "")
+	want(t, "internal error", r, 500, cairn.EINTERNAL)
+	if bytes.Contains(r.body, []byte("secret")) || bytes.Contains(r.body, []byte("unexpected EOF")) {
+		t.Errorf("the answer leaks the cause: %s", r.body)
+	}
+}
+
+// TestMemoriesAreScopedToThePathsProject tries another project's id, and
+// a change to another project's global memory.
+func TestMemoriesAreScopedToThePathsProject(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, false)
+	other := a.add("b", map[string]any{"content": "b's own memory"}, "")
+	global := a.add("b", map[string]any{"content": "tabs, not spaces, everywhere", "scope": "global", "type": "preference"}, "")
+	want(t, "another project's id", a.do("GET", "/api/projects/a/memories/"+other, nil, ""), 404, cairn.ENOTFOUND)
+	want(t, "deleting another project's id", a.do("DELETE", "/api/projects/a/memories/"+other, nil, ""), 404, cairn.ENOTFOUND)
+	if r := a.do("GET", "/api/projects/a/memories/"+global, nil, ""); r.status != 200 {
+		t.Errorf("a global memory is not readable from another project: %v", r)
+	}
+	want(t, "changing another project's global memory", a.do("POST", "/api/projects/a/memories/"+global+"/pin", nil, ""), 400, cairn.EINVALID)
+	// An import into a may not write into b.
+	r := a.do("POST", "/api/projects/a/import", `{"project":"b","type":"note","content":"smuggled"}`+"\n", "")
+	want(t, "an import record of another project", r, 400, cairn.EINVALID)
+	var list struct{ Total int }
+	a.do("GET", "/api/projects/b/memories?global=false", nil, "").decode(t, &list)
+	if list.Total != 2 {
+		t.Errorf("project b has %d memories after the refused import, want 2", list.Total)
+	}
+}
+
+// TestContextRecordsUseUnlessDryRun asks for the same block twice, once
+// as a dry run.
+func TestContextRecordsUseUnlessDryRun(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, false)
+	id := a.add("p", map[string]any{"content": "The auth tests share a clock; reset it in each test.", "type": "pitfall"}, "")
+	uses := func() int {
+		var m struct {
+			UseCount int `json:"use_count"`
+		}
+		a.do("GET", "/api/projects/p/memories/"+id, nil, "").decode(t, &m)
+		return m.UseCount
+	}
+	var out struct{ IDs []string }
+	a.do("POST", "/api/projects/p/context", map[string]any{"prompt": "fix the auth tests clock", "dry_run": true}, "").decode(t, &out)
+	if len(out.IDs) != 1 || out.IDs[0] != id || uses() != 0 {
+		t.Fatalf("dry run: ids %v, use count %d; want [%s] and 0", out.IDs, uses(), id)
+	}
+	a.do("POST", "/api/projects/p/context", map[string]any{"prompt": "fix the auth tests clock"}, "").decode(t, &out)
+	if uses() != 1 {
+		t.Errorf("use count %d after a context, want 1", uses())
+	}
+	want(t, "unknown format", a.do("POST", "/api/projects/p/context", map[string]any{"format": "yaml"}, ""), 400, cairn.EINVALID)
+}

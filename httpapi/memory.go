@@ -1,0 +1,318 @@
+package httpapi
+
+import (
+	"context"
+	"net/http"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+// Routes of memories: list, add, get, update, delete, and the lifecycle
+// actions pin, unpin, verify, promote and supersede.
+
+// listOut is a page of memories and how many match in all.
+type listOut struct {
+	Memories []*wire.Memory `json:"memories"`
+	Total    int            `json:"total"`
+}
+
+// maxListLimit bounds a page of GET /memories.
+const maxListLimit = 1000
+
+func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, p *project) error {
+	q := &query{r: r}
+	f := cairn.MemoryFilter{
+		Project: p.name, IncludeGlobal: q.flag("global", true), Types: q.types("type"), Tags: q.list("tag"),
+		MinConfidence: q.number("min_confidence"), After: q.time("after"), Before: q.time("before"),
+		Session: q.str("session"), Limit: q.integer("limit", 50, 1, maxListLimit), Offset: q.integer("offset", 0, 0, 1<<30),
+		Sort: q.oneOf("sort", cairn.SortCreatedDesc, cairn.SortCreatedDesc, cairn.SortCreatedAsc, cairn.SortUpdatedDesc,
+			cairn.SortConfidenceDesc, cairn.SortUsedDesc, cairn.SortLastUsedDesc),
+	}
+	if q.err != nil {
+		return q.err
+	}
+	mems, total, err := p.svc.FindMemories(r.Context(), f)
+	if err != nil {
+		return err
+	}
+	out := listOut{Memories: make([]*wire.Memory, 0, len(mems)), Total: total}
+	for _, m := range mems {
+		out.Memories = append(out.Memories, wire.FromMemory(m))
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+// addIn is the body of POST /memories: a memory in the export format's
+// fields (those cairn sets itself, such as id, times and use_count, are
+// not taken), and new_type to store a type one letter away from a known
+// one.
+type addIn struct {
+	Type               string    `json:"type"`
+	Key                string    `json:"key"`
+	Title              string    `json:"title"`
+	Content            string    `json:"content"`
+	Tags               wire.List `json:"tags"`
+	FileRefs           wire.List `json:"file_refs"`
+	Confidence         float64   `json:"confidence"`
+	Scope              string    `json:"scope"`
+	Pinned             bool      `json:"pinned"`
+	ExpiresAt          wire.Time `json:"expires_at"`
+	CreatedByAgent     wire.Text `json:"created_by_agent"`
+	CreatedByHat       wire.Text `json:"created_by_hat"`
+	CreatedByTaskID    wire.Text `json:"created_by_task_id"`
+	CreatedBySessionID wire.Text `json:"created_by_session_id"`
+	NewType            bool      `json:"new_type"`
+}
+
+// writeOut is what a write did and the memory as stored.
+type writeOut struct {
+	Status string       `json:"status"`
+	Memory *wire.Memory `json:"memory"`
+}
+
+func (s *Server) addMemory(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in addIn
+	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
+		return err
+	}
+	if in.Confidence < 0 || in.Confidence > 1 {
+		return cairn.Errorf(cairn.EINVALID, "confidence %v is not valid: give a number above 0, up to 1", in.Confidence)
+	}
+	if in.Scope != "" && in.Scope != string(cairn.ScopeProject) && in.Scope != string(cairn.ScopeGlobal) {
+		return cairn.Errorf(cairn.EINVALID, "scope %q is not valid: give project or global", in.Scope)
+	}
+	if err := checkNewType(r.Context(), p, in.Type, in.NewType); err != nil {
+		return err
+	}
+	m := &cairn.Memory{
+		Project: p.name, Scope: cairn.Scope(in.Scope), Type: in.Type, Key: in.Key, Title: in.Title, Content: in.Content,
+		Tags: in.Tags, FileRefs: in.FileRefs, Confidence: in.Confidence, Source: cairn.SourceExplicit, Pinned: in.Pinned,
+		ExpiresAt: in.ExpiresAt.Time(), Agent: string(in.CreatedByAgent), Hat: string(in.CreatedByHat),
+		TaskID: string(in.CreatedByTaskID), SessionID: string(in.CreatedBySessionID),
+	}
+	res, err := p.svc.AddMemory(r.Context(), m)
+	if err != nil {
+		return err
+	}
+	st := http.StatusOK
+	if res.Status == cairn.StatusCreated {
+		st = http.StatusCreated
+	}
+	writeJSON(w, st, writeOut{Status: res.Status, Memory: wire.FromMemory(res.Memory)})
+	return nil
+}
+
+// checkNewType refuses a type one edit away from a known type, a likely
+// typo, unless newType says it is meant.
+func checkNewType(ctx context.Context, p *project, typ string, newType bool) error {
+	if typ == "" || newType {
+		return nil
+	}
+	near, err := p.svc.NearType(ctx, p.name, typ)
+	if err != nil || near == "" {
+		return err
+	}
+	return cairn.Errorf(cairn.EINVALID, "%q is not a known type; did you mean %q? (set new_type to store it as a new type)", typ, near)
+}
+
+// visible returns the memory the path's id names, in the project.
+func visible(r *http.Request, p *project) (*cairn.Memory, error) {
+	id := strings.TrimSpace(r.PathValue("id"))
+	if id == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "the id is empty")
+	}
+	return p.svc.FindMemoryByID(r.Context(), id)
+}
+
+func (s *Server) getMemory(w http.ResponseWriter, r *http.Request, p *project) error {
+	m, err := visible(r, p)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wire.FromMemory(m))
+	return nil
+}
+
+// updateIn is the body of PATCH /memories/{id}: only the fields given
+// change. A time given as "" is cleared.
+type updateIn struct {
+	Type               *string    `json:"type"`
+	Key                *string    `json:"key"`
+	Title              *string    `json:"title"`
+	Content            *string    `json:"content"`
+	Tags               *wire.List `json:"tags"`
+	FileRefs           *wire.List `json:"file_refs"`
+	Confidence         *float64   `json:"confidence"`
+	Scope              *string    `json:"scope"`
+	Pinned             *bool      `json:"pinned"`
+	SupersededBy       *string    `json:"superseded_by"`
+	ExpiresAt          *wire.Time `json:"expires_at"`
+	VerifiedAt         *wire.Time `json:"verified_at"`
+	CreatedByAgent     *wire.Text `json:"created_by_agent"`
+	CreatedByHat       *wire.Text `json:"created_by_hat"`
+	CreatedByTaskID    *wire.Text `json:"created_by_task_id"`
+	CreatedBySessionID *wire.Text `json:"created_by_session_id"`
+	NewType            bool       `json:"new_type"`
+}
+
+func ptrTo[T, U any](v *T, conv func(T) U) *U {
+	if v == nil {
+		return nil
+	}
+	u := conv(*v)
+	return &u
+}
+
+func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in updateIn
+	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
+		return err
+	}
+	m, err := visible(r, p)
+	if err != nil {
+		return err
+	}
+	text := func(t wire.Text) string { return string(t) }
+	upd := cairn.MemoryUpdate{
+		Type: in.Type, Key: in.Key, Title: in.Title, Content: in.Content,
+		Tags:  ptrTo(in.Tags, func(l wire.List) []string { return []string(l) }),
+		Scope: ptrTo(in.Scope, func(s string) cairn.Scope { return cairn.Scope(s) }), Pinned: in.Pinned,
+		FileRefs: ptrTo(in.FileRefs, func(l wire.List) []string { return []string(l) }), Confidence: in.Confidence,
+		ExpiresAt: ptrTo(in.ExpiresAt, wire.Time.Time), VerifiedAt: ptrTo(in.VerifiedAt, wire.Time.Time),
+		Agent: ptrTo(in.CreatedByAgent, text), Hat: ptrTo(in.CreatedByHat, text),
+		TaskID: ptrTo(in.CreatedByTaskID, text), SessionID: ptrTo(in.CreatedBySessionID, text),
+	}
+	if upd == (cairn.MemoryUpdate{}) && in.SupersededBy == nil {
+		return cairn.Errorf(cairn.EINVALID, "nothing to change: give at least one field")
+	}
+	if in.Type != nil {
+		if err := checkNewType(r.Context(), p, *in.Type, in.NewType); err != nil {
+			return err
+		}
+	}
+	if in.SupersededBy != nil {
+		by := *in.SupersededBy
+		if by != "" {
+			// The replacement must be a memory this project can see.
+			n, err := p.svc.FindMemoryByID(r.Context(), by)
+			if err != nil {
+				return err
+			}
+			by = n.ID
+		}
+		upd.SupersededBy = &by
+	}
+	return s.update(w, r, p, m.ID, upd)
+}
+
+// update applies upd to the memory id and answers it.
+func (s *Server) update(w http.ResponseWriter, r *http.Request, p *project, id string, upd cairn.MemoryUpdate) error {
+	n, err := p.svc.UpdateMemory(r.Context(), id, upd)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wire.FromMemory(n))
+	return nil
+}
+
+// deleteOut says which memory was deleted.
+type deleteOut struct {
+	ID      string `json:"id"`
+	Deleted bool   `json:"deleted"`
+}
+
+func (s *Server) deleteMemory(w http.ResponseWriter, r *http.Request, p *project) error {
+	m, err := visible(r, p)
+	if err != nil {
+		return err
+	}
+	if err := p.svc.DeleteMemory(r.Context(), m.ID); err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, deleteOut{ID: m.ID, Deleted: true})
+	return nil
+}
+
+// pin returns the handler that pins (or unpins) a memory.
+func (s *Server) pin(on bool) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request, p *project) error {
+		m, err := visible(r, p)
+		if err != nil {
+			return err
+		}
+		return s.update(w, r, p, m.ID, cairn.MemoryUpdate{Pinned: &on})
+	}
+}
+
+func (s *Server) verify(w http.ResponseWriter, r *http.Request, p *project) error {
+	m, err := visible(r, p)
+	if err != nil {
+		return err
+	}
+	now := p.svc.Now()
+	return s.update(w, r, p, m.ID, cairn.MemoryUpdate{VerifiedAt: &now})
+}
+
+// promoteIn is the body of POST /memories/{id}/promote.
+type promoteIn struct {
+	Type    string `json:"type"`
+	Scope   string `json:"scope"`
+	NewType bool   `json:"new_type"`
+}
+
+func (s *Server) promote(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in promoteIn
+	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
+		return err
+	}
+	if in.Type == "" && in.Scope == "" {
+		return cairn.Errorf(cairn.EINVALID, "say what to promote to: type, scope global, or both")
+	}
+	if in.Scope != "" && in.Scope != string(cairn.ScopeGlobal) {
+		return cairn.Errorf(cairn.EINVALID, "scope can only be global (to narrow a memory's scope, PATCH it)")
+	}
+	if err := checkNewType(r.Context(), p, in.Type, in.NewType); err != nil {
+		return err
+	}
+	m, err := visible(r, p)
+	if err != nil {
+		return err
+	}
+	var upd cairn.MemoryUpdate
+	if in.Type != "" {
+		upd.Type = &in.Type
+	}
+	if in.Scope != "" {
+		sc := cairn.ScopeGlobal
+		upd.Scope = &sc
+	}
+	return s.update(w, r, p, m.ID, upd)
+}
+
+// supersedeIn is the body of POST /memories/{id}/supersede: the memory
+// that replaces it.
+type supersedeIn struct {
+	By string `json:"by"`
+}
+
+func (s *Server) supersede(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in supersedeIn
+	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
+		return err
+	}
+	if strings.TrimSpace(in.By) == "" {
+		return cairn.Errorf(cairn.EINVALID, "give by: the id of the memory that replaces this one")
+	}
+	old, err := visible(r, p)
+	if err != nil {
+		return err
+	}
+	nw, err := p.svc.FindMemoryByID(r.Context(), in.By)
+	if err != nil {
+		return err
+	}
+	return s.update(w, r, p, old.ID, cairn.MemoryUpdate{SupersededBy: &nw.ID})
+}

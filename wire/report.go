@@ -1,0 +1,153 @@
+package wire
+
+import (
+	"math"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/rank"
+)
+
+// The JSON forms of what commands report besides memories: search hits,
+// cleanup reports, activity entries and stats. `cairn … --json` and the
+// HTTP API write the same objects.
+
+// Hit is a search hit: the memory's fields plus its score.
+type Hit struct {
+	Score     float64     `json:"score"`
+	Relevance float64     `json:"relevance"`
+	Salience  float64     `json:"salience"`
+	Explain   *HitExplain `json:"explain,omitempty"`
+	*Memory
+}
+
+// HitExplain is every part of a hit's score (see cairn.Hit).
+type HitExplain struct {
+	BM25           float64 `json:"bm25"`
+	Coverage       float64 `json:"coverage"`
+	Match          float64 `json:"match"`
+	Strength       float64 `json:"strength"`
+	Lent           float64 `json:"lent,omitempty"`
+	LentBy         string  `json:"lent_by,omitempty"`
+	DateFactor     float64 `json:"date_factor"`
+	SalienceFactor float64 `json:"salience_factor"`
+}
+
+func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
+
+// FromHit converts a hit to its JSON form; explain adds the parts of its
+// score.
+func FromHit(h cairn.Hit, explain bool) Hit {
+	out := Hit{Score: round4(h.Score), Relevance: round4(h.Relevance), Salience: round4(h.Salience), Memory: FromMemory(h.Memory)}
+	if explain {
+		out.Explain = &HitExplain{BM25: round4(h.Lexical), Coverage: round4(h.Coverage), Match: round4(h.Match),
+			Strength: round4(h.Strength), Lent: round4(h.Lent), LentBy: h.LentBy, DateFactor: round4(h.DateFactor),
+			SalienceFactor: round4(rank.Factor(h.Salience, rank.DefaultWeights()))}
+	}
+	return out
+}
+
+// CleanupItem is one memory a cleanup expires, deletes or decays.
+type CleanupItem struct {
+	ID            string   `json:"id"`
+	Type          string   `json:"type"`
+	Title         string   `json:"title"`
+	Action        string   `json:"action"`
+	Reason        string   `json:"reason"`
+	Confidence    float64  `json:"confidence"`
+	NewConfidence *float64 `json:"new_confidence,omitempty"` // decays only
+	Weeks         int      `json:"weeks,omitempty"`
+}
+
+// CleanupReport is what a cleanup did, or would do when Applied is false.
+type CleanupReport struct {
+	Project string        `json:"project"`
+	At      Time          `json:"at,omitzero"`
+	Applied bool          `json:"applied"`
+	Expired int           `json:"expired"`
+	Deleted int           `json:"deleted"`
+	Decayed int           `json:"decayed"`
+	Pinned  int           `json:"pinned_kept"`
+	Items   []CleanupItem `json:"items"`
+}
+
+// FromMaintenance converts a cleanup report to its JSON form.
+func FromMaintenance(rep *cairn.MaintenanceReport) CleanupReport {
+	out := CleanupReport{Project: rep.Project, At: Time(rep.At), Applied: rep.Applied,
+		Expired: rep.Expired, Deleted: rep.Deleted, Decayed: rep.Decayed, Pinned: rep.Pinned,
+		Items: make([]CleanupItem, 0, len(rep.Items))}
+	for _, it := range rep.Items {
+		ci := CleanupItem{ID: it.MemoryID, Type: it.Type, Title: it.Title, Action: it.Action,
+			Reason: it.Reason, Confidence: round(it.Confidence), Weeks: it.Weeks}
+		if it.Action == cairn.ActionDecayed {
+			c := round(it.NewConfidence)
+			ci.NewConfidence = &c
+		}
+		out.Items = append(out.Items, ci)
+	}
+	return out
+}
+
+// Activity is an entry of the activity log.
+type Activity struct {
+	ID        int64  `json:"id"`
+	At        Time   `json:"at"`
+	Project   string `json:"project"`
+	MemoryID  string `json:"memory_id"`
+	Action    string `json:"action"`
+	SessionID string `json:"session_id,omitempty"`
+	Detail    string `json:"detail,omitempty"`
+}
+
+// FromActivity converts activity entries to their JSON form.
+func FromActivity(acts []cairn.Activity) []Activity {
+	out := make([]Activity, 0, len(acts))
+	for _, a := range acts {
+		out = append(out, Activity{ID: a.ID, At: Time(a.At), Project: a.Project, MemoryID: a.MemoryID,
+			Action: a.Action, SessionID: a.SessionID, Detail: a.Detail})
+	}
+	return out
+}
+
+// Stats are a project's counts.
+type Stats struct {
+	Project       string         `json:"project"`
+	Total         int            `json:"total"`
+	ByType        map[string]int `json:"by_type"`
+	GlobalTotal   int            `json:"global_total"`
+	IndexDocs     int64          `json:"index_docs"`
+	IndexDeadDocs int64          `json:"index_dead_docs"`
+}
+
+// FromStats converts stats to their JSON form.
+func FromStats(st *cairn.Stats) Stats {
+	by := st.ByType
+	if by == nil {
+		by = map[string]int{}
+	}
+	return Stats{Project: st.Project, Total: st.Total, ByType: by, GlobalTotal: st.GlobalTotal,
+		IndexDocs: st.IndexDocs, IndexDeadDocs: st.DeadDocs}
+}
+
+// CaptureReport is what a capture stored, and the signals it could not
+// read or store, by line.
+type CaptureReport struct {
+	Stored   []Captured       `json:"stored"`
+	Problems []CaptureProblem `json:"problems"`
+}
+
+// Captured is one memory a capture stored.
+type Captured struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Kind   string `json:"kind"`
+	Type   string `json:"type"`
+	Title  string `json:"title"`
+	Line   int    `json:"line"`
+}
+
+// CaptureProblem is a signal that was not stored.
+type CaptureProblem struct {
+	Line   int    `json:"line"`
+	Reason string `json:"reason"`
+	Text   string `json:"text"`
+}
