@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/lexical"
 )
@@ -63,21 +62,22 @@ const commonFloor = 20
 // commonLeast is the least share of its weight a common term keeps.
 const commonLeast = 0.2
 
-// scoreWeight is the weight tp's term is scored with in a partition of n
-// documents: its query weight, lowered further for a term that most
-// memories hold (BM25's idf alone keeps such a term at about a tenth of a
-// rare one's weight; a project's name in every memory says nothing).
-func scoreWeight(qs []index.Query, tp cairn.TermPostings, n int64) float64 {
+// scoreWeight is the weight a term found in df documents is scored with
+// in a partition of n documents: its query weight, lowered further for a
+// term that most memories hold (BM25's idf alone keeps such a term at
+// about a tenth of a rare one's weight; a project's name in every memory
+// says nothing).
+func scoreWeight(qs []index.Query, term string, df, n int64) float64 {
 	w := 0.0
 	for _, q := range qs {
-		if q.Term == tp.Term {
+		if q.Term == term {
 			w = q.Weight
 			break
 		}
 	}
-	if n >= commonFloor && tp.DF*2 > n {
+	if n >= commonFloor && df*2 > n {
 		// Half the documents: unchanged; all of them: commonLeast.
-		w *= max(commonLeast, 2*float64(n-tp.DF)/float64(n))
+		w *= max(commonLeast, 2*float64(n-df)/float64(n))
 	}
 	return w
 }
@@ -85,18 +85,14 @@ func scoreWeight(qs []index.Query, tp cairn.TermPostings, n int64) float64 {
 // queryWeight is the query's total weight in a partition of n documents,
 // given the postings found for its terms: the denominator of coverage.
 // A term without postings counts with its full weight.
-func queryWeight(qs []index.Query, tps []cairn.TermPostings, n int64) float64 {
-	found := map[string]cairn.TermPostings{}
-	for _, tp := range tps {
-		found[tp.Term] = tp
+func queryWeight(qs []index.Query, tps []*index.Postings, n int64) float64 {
+	df := map[string]int64{}
+	for _, p := range tps {
+		df[p.Term] = p.DF
 	}
 	total := 0.0
 	for _, q := range qs {
-		tp, ok := found[q.Term]
-		if !ok {
-			tp = cairn.TermPostings{Term: q.Term}
-		}
-		total += scoreWeight(qs, tp, n)
+		total += scoreWeight(qs, q.Term, df[q.Term], n)
 	}
 	return total
 }

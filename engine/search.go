@@ -26,6 +26,12 @@ const (
 
 // Search implements cairn.Service.
 func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error) {
+	return e.searchWith(ctx, q, false)
+}
+
+// searchWith is Search; exhaustive makes it score every posting (see
+// index.Scorer.Exhaustive), for comparisons.
+func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool) ([]cairn.Hit, error) {
 	if !cairn.ValidProject(q.Project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", q.Project)
 	}
@@ -64,7 +70,7 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 	var hits []cairn.Hit
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		var err error
-		hits, err = e.search(ctx, tx, q, terms, true)
+		hits, err = e.search(ctx, tx, q, terms, true, exhaustive)
 		return err
 	})
 	if err == errStaleIndex {
@@ -76,7 +82,7 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 		}
 		err = e.store.View(ctx, func(tx cairn.Tx) error {
 			var err error
-			hits, err = e.search(ctx, tx, q, terms, !stale)
+			hits, err = e.search(ctx, tx, q, terms, !stale, exhaustive)
 			return err
 		})
 	}
@@ -110,7 +116,7 @@ type candidate struct {
 	sc   index.Scored
 }
 
-func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, checkAnalyzer bool) ([]cairn.Hit, error) {
+func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, checkAnalyzer, exhaustive bool) ([]cairn.Hit, error) {
 	parts := []string{q.Project}
 	if !q.NoGlobal {
 		parts = append(parts, "")
@@ -137,22 +143,19 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		if err != nil {
 			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
 		}
-		tps, err := e.postings(ctx, tx, stats, termNames(terms))
+		tps, err := e.preparedPostings(ctx, tx, stats, termNames(terms))
 		if err != nil {
 			return nil, err
 		}
-		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead, CoordShare: e.ranking.Coverage}
+		if len(tps) == 0 {
+			continue
+		}
+		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead, CoordShare: e.ranking.Coverage, Exhaustive: exhaustive}
 		if s.CoordShare > 0 {
 			s.Coord = queryWeight(terms, tps, stats.Docs)
 		}
-		for _, tp := range tps {
-			if err := s.Add(tp, scoreWeight(terms, tp, stats.Docs)); err != nil {
-				return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", name, tp.Term)
-			}
-		}
-		if s.Matches() == 0 {
-			s.Release()
-			continue
+		for _, p := range tps {
+			s.AddPostings(p, scoreWeight(terms, p.Term, p.DF, stats.Docs))
 		}
 		scored = append(scored, partScore{name: name, scorer: s})
 	}
@@ -170,8 +173,8 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		var cands []candidate
 		exhausted := true
 		for _, ps := range scored {
-			top := ps.scorer.Top(k)
-			if ps.scorer.Matches() > k {
+			top, more := ps.scorer.TopMore(k)
+			if more {
 				exhausted = false
 			}
 			for _, s := range top {
@@ -400,18 +403,18 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored [
 		for _, c := range cands {
 			names = append(names, c.t)
 		}
-		tps, err := e.postings(ctx, tx, ps.scorer.Stats, names)
+		tps, err := e.preparedPostings(ctx, tx, ps.scorer.Stats, names)
 		if err != nil {
 			return err
 		}
-		byTerm := map[string]cairn.TermPostings{}
-		for _, tp := range tps {
-			byTerm[tp.Term] = tp
+		byTerm := map[string]*index.Postings{}
+		for _, p := range tps {
+			byTerm[p.Term] = p
 		}
 		maxw := cands[0].w
 		for _, c := range cands {
-			if err := ps.scorer.AddExpansion(byTerm[c.t], e.feedback.Weight*c.w/maxw); err != nil {
-				return err
+			if p := byTerm[c.t]; p != nil {
+				ps.scorer.AddExpansionPostings(p, e.feedback.Weight*c.w/maxw)
 			}
 		}
 	}
