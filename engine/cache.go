@@ -137,47 +137,50 @@ func (e *Engine) postings(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionS
 
 // preparedPostings returns the postings of terms in a partition whose
 // statistics are ps, checked and ready for scoring (index.Prepare), from
-// the cache when there is one; terms without postings are left out.
+// the cache when there is one. They come in the order of terms, whatever
+// the cache holds, so that a document's score is summed in the same order
+// in every search; terms without postings are left out.
 func (e *Engine) preparedPostings(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionStats, terms []string) ([]*index.Postings, error) {
-	var out []*index.Postings
-	missing := terms
 	st := stampOf(ps)
-	if e.cache != nil {
-		missing = nil
-		for _, t := range terms {
+	byTerm := make(map[string]*index.Postings, len(terms))
+	var missing []string
+	for _, t := range terms {
+		if e.cache != nil {
 			if p, ok := e.cache.get(cacheKey{ps.Name, t}, st); ok {
-				if len(p.Data) > 0 {
-					out = append(out, p)
-				}
+				byTerm[t] = p
 				continue
 			}
-			missing = append(missing, t)
 		}
-		if len(missing) == 0 {
-			return out, nil
-		}
+		missing = append(missing, t)
 	}
-	got, err := tx.Postings(ctx, ps.Name, missing)
-	if err != nil {
-		return nil, err
-	}
-	found := map[string]bool{}
-	for _, tp := range got {
-		p, err := index.Prepare(tp)
+	if len(missing) > 0 {
+		got, err := tx.Postings(ctx, ps.Name, missing)
 		if err != nil {
-			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", ps.Name, tp.Term)
+			return nil, err
 		}
-		found[tp.Term] = true
-		if e.cache != nil {
-			e.cache.put(cacheKey{ps.Name, tp.Term}, st, p)
-		}
-		out = append(out, p)
-	}
-	if e.cache != nil {
-		for _, t := range missing {
-			if !found[t] {
-				e.cache.put(cacheKey{ps.Name, t}, st, &index.Postings{TermPostings: cairn.TermPostings{Term: t}})
+		for _, tp := range got {
+			p, err := index.Prepare(tp)
+			if err != nil {
+				return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", ps.Name, tp.Term)
 			}
+			byTerm[tp.Term] = p
+			if e.cache != nil {
+				e.cache.put(cacheKey{ps.Name, tp.Term}, st, p)
+			}
+		}
+		if e.cache != nil {
+			for _, t := range missing {
+				if byTerm[t] == nil {
+					e.cache.put(cacheKey{ps.Name, t}, st, &index.Postings{TermPostings: cairn.TermPostings{Term: t}})
+				}
+			}
+		}
+	}
+	out := make([]*index.Postings, 0, len(terms))
+	for _, t := range terms {
+		if p := byTerm[t]; p != nil && len(p.Data) > 0 {
+			out = append(out, p)
+			delete(byTerm, t) // a term asked for twice is scored once
 		}
 	}
 	return out, nil
