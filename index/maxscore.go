@@ -107,9 +107,20 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	}
 
 	h := topHeap{k: k}
-	theta := math.Inf(-1) // the k-th best score once the heap is full
-	ne := 0               // terms ts[:ne] are not essential
-	seen := 0             // documents that match, whether ranked or not
+	// theta is the score the k-th best reaches at least: that of the k-th
+	// best so far once the heap is full, and before, that of the k-th best
+	// document an earlier Top scored.
+	theta := math.Inf(-1)
+	if len(s.known) >= k {
+		slices.Sort(s.known)
+		theta = s.known[len(s.known)-k]
+	}
+	s.known = s.known[:0]
+	ne := 0 // terms ts[:ne] are not essential
+	for ne < m && reach(ne+1, 0, 0) < theta {
+		ne++
+	}
+	seen := 0 // documents that match, whether ranked or not
 	dead, next := s.Dead, s.Stats.NextDoc
 	for {
 		doc := ts[ne].cur.doc
@@ -154,8 +165,10 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 		if j >= 0 || reach(0, se, ce) < theta {
 			continue // cannot enter the k best
 		}
-		h.offer(s.exact(doc, ts, byAdd, wide))
-		if h.full() {
+		sc := s.exact(doc, ts, byAdd, wide)
+		s.known = append(s.known, sc.Score)
+		h.offer(sc)
+		if h.full() && h.s[0].Score > theta {
 			theta = h.s[0].Score
 			for ne < m && reach(ne+1, 0, 0) < theta {
 				ne++

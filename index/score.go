@@ -74,6 +74,10 @@ type Scorer struct {
 
 	terms []scoredTerm
 	ex    *accumulator // made by Matches, and by Top when it cannot bound
+	// known are the scores of the documents the last bounded Top scored
+	// in full, for the terms added so far: a later Top for more documents
+	// knows from them a score its k-th best reaches at least.
+	known []float64
 }
 
 // scoredTerm is a term added to a scorer: its postings, score weight w
@@ -176,6 +180,7 @@ func (s *Scorer) add(p *Postings, w, cw float64) {
 		return
 	}
 	s.terms = append(s.terms, scoredTerm{p: p, w: w, cw: cw})
+	s.known = s.known[:0]
 }
 
 // norms returns the BM25 length norm of every quantised length.
