@@ -14,10 +14,12 @@ import (
 	"github.com/cairn-dev/cairn/rank"
 )
 
-// Candidate caps. Search scores every posting of the query's terms (cheap),
-// then loads at most a few candidates per wanted hit from the store (the
-// costly part) to apply filters and salience. When filters reject too many,
-// it loads more, growing the cap, until it has enough or none are left.
+// Candidate caps. Search finds the best-scoring documents for the query's
+// terms (index.Scorer.TopMore, which skips the postings of documents that
+// cannot be among them), then loads at most a few candidates per wanted
+// hit from the store to apply filters and salience. When filters reject
+// too many, it asks for more, growing the cap, until it has enough or none
+// are left.
 const (
 	minCandidates    = 20
 	candidatesPerHit = 2

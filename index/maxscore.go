@@ -37,6 +37,7 @@ type bterm struct {
 	// parts[tf] is what the term adds at term frequency tf (below
 	// len(parts)), by quantised length, each made on first use.
 	parts [4]*[256]float64
+	bm    *bm25
 }
 
 // topBounded is TopMore by MaxScore. Terms are ordered by what they can
@@ -71,10 +72,11 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 		byAdd[i] = i
 	}
 	slices.SortStableFunc(byAdd, func(a, b int) int { return cmp.Compare(ubs[a], ubs[b]) })
+	bm := &bm25{k1: k1, norm: norm, wide: wide}
 	ts := make([]bterm, m)
 	for j, i := range byAdd {
 		t := s.terms[i]
-		ts[j] = bterm{idf: s.idf(t), cw: t.cw, ub: ubs[i], add: i, at: -1}
+		ts[j] = bterm{idf: s.idf(t), cw: t.cw, ub: ubs[i], add: i, at: -1, bm: bm}
 		ts[j].cur.reset(t.p)
 	}
 	for j := range ts {
@@ -140,7 +142,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				continue
 			}
 			if live {
-				t.at, t.score = doc, t.contribution(k1, norm, wide)
+				t.at, t.score = doc, t.contribution()
 				se += t.score
 				ce += t.cw
 			}
@@ -157,7 +159,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				t.cur.seek(doc)
 			}
 			if t.cur.doc == doc {
-				t.at, t.score = doc, t.contribution(k1, norm, wide)
+				t.at, t.score = doc, t.contribution()
 				se += t.score
 				ce += t.cw
 			}
@@ -180,18 +182,20 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 
 // contribution is what t adds to the BM25 sum of the document its cursor
 // is at, rounded as exhaustive scoring rounds it.
-func (t *bterm) contribution(k1 float64, norm *[256]float64, wide bool) float64 {
-	tf, dl := t.cur.tf(), t.cur.dl()
-	if tf < byte(len(t.parts)) {
+func (t *bterm) contribution() float64 {
+	k := t.cur.k & (blockSize - 1)
+	if tf := t.cur.tfs[k]; tf < byte(len(t.parts)) {
 		if p := t.parts[tf]; p != nil {
-			return p[dl]
+			return p[t.cur.dls[k]]
 		}
 	}
-	return t.fill(tf, dl, k1, norm, wide)
+	return t.fill()
 }
 
 // fill is contribution when the part is not in t.parts yet.
-func (t *bterm) fill(tf, dl byte, k1 float64, norm *[256]float64, wide bool) float64 {
+func (t *bterm) fill() float64 {
+	tf, dl := t.cur.tf(), t.cur.dl()
+	k1, norm, wide := t.bm.k1, t.bm.norm, t.bm.wide
 	if tf >= byte(len(t.parts)) {
 		return round(part(t.idf, float64(tf), k1, norm[dl]), wide)
 	}
@@ -201,6 +205,13 @@ func (t *bterm) fill(tf, dl byte, k1 float64, norm *[256]float64, wide bool) flo
 	}
 	t.parts[tf] = p
 	return p[dl]
+}
+
+// bm25 is what every term of a bounded search scores with.
+type bm25 struct {
+	k1   float64
+	norm *[256]float64
+	wide bool // sums in float64 (see maxDense)
 }
 
 // round rounds a part of a BM25 sum as exhaustive scoring does: to

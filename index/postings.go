@@ -125,11 +125,13 @@ type cursor struct {
 // reset places c before the first entry of p.
 func (c *cursor) reset(p *Postings) {
 	c.data, c.blocks, c.blk = p.Data, p.blocks, -1
-	c.load(0)
+	c.load()
 }
 
-// load decodes block b and moves to its first entry.
-func (c *cursor) load(b int) {
+// load decodes the block after the current one and moves to its first
+// entry.
+func (c *cursor) load() {
+	b := c.blk + 1
 	if b >= len(c.blocks) {
 		c.blk, c.k, c.n, c.doc = len(c.blocks), 0, 0, endDoc
 		return
@@ -170,12 +172,11 @@ func (c *cursor) dl() byte { return c.dls[c.k&(blockSize-1)] }
 
 // next moves to the following entry.
 func (c *cursor) next() {
-	if c.k+1 < c.n {
-		c.k++
+	if c.k++; c.k < c.n {
 		c.doc = c.docs[c.k&(blockSize-1)]
-		return
+	} else {
+		c.load()
 	}
-	c.load(c.blk + 1)
 }
 
 // seek moves to the first entry whose document is target or after it,
@@ -187,7 +188,8 @@ func (c *cursor) seek(target int64) {
 	if b := c.blk; c.blocks[b].last < target {
 		for b++; b < len(c.blocks) && c.blocks[b].last < target; b++ {
 		}
-		c.load(b)
+		c.blk = b - 1
+		c.load()
 	}
 	k := c.k
 	for k < c.n && c.docs[k] < target {
