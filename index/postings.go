@@ -51,9 +51,11 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 	for i := 0; i < len(data); {
 		start := i
 		prev := doc
-		v, w := binary.Uvarint(data[i:])
-		if w <= 0 {
-			return nil, ErrCorrupt
+		v, w := uint64(data[i]), 1 // most entries start with a one-byte delta
+		if v == 0 || v >= 0x80 {
+			if v, w = binary.Uvarint(data[i:]); w <= 0 {
+				return nil, ErrCorrupt
+			}
 		}
 		i += w
 		if v == 0 {
