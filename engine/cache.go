@@ -11,11 +11,12 @@ import (
 
 // postingsCache keeps recently read postings in memory, ready for scoring
 // (index.Prepare), for a long-lived process (`cairn serve`), so that a
-// search reads little or nothing from the store. An entry is valid while its partition's statistics are the
-// ones it was read under: every change to a partition's postings changes
-// its statistics (a new document raises NextDoc, a removal changes Docs
-// and DeadDocs, a compaction resets DeadDocs), so a stale entry is never
-// used, even when other processes write to the store.
+// search reads little or nothing from the store. An entry is valid while
+// its partition's statistics are the ones it was read under: every change
+// to a partition's postings changes its statistics (a new document raises
+// NextDoc, a removal changes Docs and DeadDocs, a compaction resets
+// DeadDocs), so a stale entry is never used, even when other processes
+// write to the store.
 type postingsCache struct {
 	mu      sync.Mutex
 	max     int64

@@ -243,8 +243,8 @@ func (s *Scorer) exhaust() {
 			})
 			continue
 		}
-		// The hot loop: decode and accumulate in one pass, without a call
-		// per posting. The postings were checked by Prepare.
+		// The hot loop: a block of entries decoded at a time, one
+		// accumulator write per posting.
 		cwf := float32(cw)
 		acc, cov, dead := a.acc, a.cov, s.Dead
 		for c.reset(t.p); c.doc != endDoc; c.next() {
