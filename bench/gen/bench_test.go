@@ -151,20 +151,27 @@ func benchTime(b *testing.B) time.Time {
 	return now
 }
 
+// entryFor returns the entry for corpus size n of one of bench's maps,
+// adding an empty one on first use.
+func entryFor[T any](m *map[int]*T, n int) *T {
+	bench.mu.Lock()
+	defer bench.mu.Unlock()
+	if *m == nil {
+		*m = map[int]*T{}
+	}
+	e := (*m)[n]
+	if e == nil {
+		e = new(T)
+		(*m)[n] = e
+	}
+	return e
+}
+
 // corpus returns the generated corpus of n memories, generating it on
 // first use.
 func corpus(b *testing.B, n int) []byte {
 	b.Helper()
-	bench.mu.Lock()
-	if bench.corpora == nil {
-		bench.corpora = map[int]*corpusSet{}
-	}
-	c := bench.corpora[n]
-	if c == nil {
-		c = &corpusSet{}
-		bench.corpora[n] = c
-	}
-	bench.mu.Unlock()
+	c := entryFor(&bench.corpora, n)
 	now := benchTime(b)
 	c.once.Do(func() {
 		var buf bytes.Buffer
@@ -234,16 +241,7 @@ func importCorpus(ctx context.Context, path string, n int, now time.Time, jsonl 
 // DIR/search-N.db, kept after the run and reused by later runs.
 func database(b *testing.B, n int) string {
 	b.Helper()
-	bench.mu.Lock()
-	if bench.dbs == nil {
-		bench.dbs = map[int]*dbSet{}
-	}
-	d := bench.dbs[n]
-	if d == nil {
-		d = &dbSet{}
-		bench.dbs[n] = d
-	}
-	bench.mu.Unlock()
+	d := entryFor(&bench.dbs, n)
 	d.once.Do(func() {
 		dir := os.Getenv("CAIRN_BENCH_KEEP")
 		if dir != "" {
