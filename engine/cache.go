@@ -8,15 +8,17 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/index"
 )
 
-// postingsCache keeps recently read postings in memory, for a long-lived
-// process (`cairn serve`), so that a search reads little or nothing from
-// the store. An entry is valid while its partition's statistics are the
-// ones it was read under: every change to a partition's postings changes
-// its statistics (a new document raises NextDoc, a removal changes Docs
-// and DeadDocs, a compaction resets DeadDocs), so a stale entry is never
-// used, even when other processes write to the store.
+// postingsCache keeps recently read postings in memory, ready for scoring
+// (index.Prepare), for a long-lived process (`cairn serve`), so that a
+// search reads little or nothing from the store. An entry is valid while
+// its partition's statistics are the ones it was read under: every change
+// to a partition's postings changes its statistics (a new document raises
+// NextDoc, a removal changes Docs and DeadDocs, a compaction resets
+// DeadDocs), so a stale entry is never used, even when other processes
+// write to the store.
 type postingsCache struct {
 	mu      sync.Mutex
 	max     int64
@@ -94,7 +96,7 @@ type statsStamp struct{ docs, totalLen, nextDoc, deadDocs int64 }
 type cacheEntry struct {
 	key   cacheKey
 	stamp statsStamp
-	tp    cairn.TermPostings // empty Data: the term has no postings
+	p     *index.Postings // empty Data: the term has no postings
 }
 
 func stampOf(ps *cairn.PartitionStats) statsStamp {
@@ -105,24 +107,29 @@ func newPostingsCache(maxBytes int64) *postingsCache {
 	return &postingsCache{max: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}}
 }
 
-func (c *postingsCache) get(k cacheKey, st statsStamp) (cairn.TermPostings, bool) {
+func (c *postingsCache) get(k cacheKey, st statsStamp) (*index.Postings, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
 	if !ok {
-		return cairn.TermPostings{}, false
+		return nil, false
 	}
 	e := el.Value.(*cacheEntry)
 	if e.stamp != st {
 		c.remove(el)
-		return cairn.TermPostings{}, false
+		return nil, false
 	}
 	c.lru.MoveToFront(el)
-	return e.tp, true
+	return e.p, true
 }
 
-func (c *postingsCache) put(k cacheKey, st statsStamp, tp cairn.TermPostings) {
-	n := int64(len(tp.Data) + len(k.term) + len(k.part) + 96)
+// entrySize is about how many bytes an entry holds.
+func entrySize(k cacheKey, p *index.Postings) int64 {
+	return int64(p.Size() + len(k.term) + len(k.part) + 96)
+}
+
+func (c *postingsCache) put(k cacheKey, st statsStamp, p *index.Postings) {
+	n := entrySize(k, p)
 	if n > c.max/8 {
 		return // one term must not evict everything else
 	}
@@ -131,7 +138,7 @@ func (c *postingsCache) put(k cacheKey, st statsStamp, tp cairn.TermPostings) {
 	if el, ok := c.entries[k]; ok {
 		c.remove(el)
 	}
-	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, stamp: st, tp: tp})
+	c.entries[k] = c.lru.PushFront(&cacheEntry{key: k, stamp: st, p: p})
 	c.size += n
 	for c.size > c.max {
 		c.remove(c.lru.Back())
@@ -141,7 +148,7 @@ func (c *postingsCache) put(k cacheKey, st statsStamp, tp cairn.TermPostings) {
 func (c *postingsCache) remove(el *list.Element) {
 	e := c.lru.Remove(el).(*cacheEntry)
 	delete(c.entries, e.key)
-	c.size -= int64(len(e.tp.Data) + len(e.key.term) + len(e.key.part) + 96)
+	c.size -= entrySize(e.key, e.p)
 }
 
 // postings returns the postings of terms in a partition whose statistics
@@ -150,34 +157,63 @@ func (e *Engine) postings(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionS
 	if e.cache == nil {
 		return tx.Postings(ctx, ps.Name, terms)
 	}
-	st := stampOf(ps)
-	var out []cairn.TermPostings
-	var missing []string
-	for _, t := range terms {
-		if tp, ok := e.cache.get(cacheKey{ps.Name, t}, st); ok {
-			if len(tp.Data) > 0 {
-				out = append(out, tp)
-			}
-			continue
-		}
-		missing = append(missing, t)
-	}
-	if len(missing) == 0 {
-		return out, nil
-	}
-	got, err := tx.Postings(ctx, ps.Name, missing)
+	got, err := e.preparedPostings(ctx, tx, ps, terms)
 	if err != nil {
 		return nil, err
 	}
-	found := map[string]bool{}
-	for _, tp := range got {
-		found[tp.Term] = true
-		e.cache.put(cacheKey{ps.Name, tp.Term}, st, tp)
-		out = append(out, tp)
+	out := make([]cairn.TermPostings, len(got))
+	for i, p := range got {
+		out[i] = p.TermPostings
 	}
-	for _, t := range missing {
-		if !found[t] {
-			e.cache.put(cacheKey{ps.Name, t}, st, cairn.TermPostings{Term: t})
+	return out, nil
+}
+
+// preparedPostings returns the postings of terms in a partition whose
+// statistics are ps, checked and ready for scoring (index.Prepare), from
+// the cache when there is one. They come in the order of terms, whatever
+// the cache holds, so that a document's score is summed in the same order
+// in every search; terms without postings are left out.
+func (e *Engine) preparedPostings(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionStats, terms []string) ([]*index.Postings, error) {
+	st := stampOf(ps)
+	byTerm := make(map[string]*index.Postings, len(terms))
+	var missing []string
+	for _, t := range terms {
+		if e.cache != nil {
+			if p, ok := e.cache.get(cacheKey{ps.Name, t}, st); ok {
+				byTerm[t] = p
+				continue
+			}
+		}
+		missing = append(missing, t)
+	}
+	if len(missing) > 0 {
+		got, err := tx.Postings(ctx, ps.Name, missing)
+		if err != nil {
+			return nil, err
+		}
+		for _, tp := range got {
+			p, err := index.Prepare(tp)
+			if err != nil {
+				return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", ps.Name, tp.Term)
+			}
+			byTerm[tp.Term] = p
+			if e.cache != nil {
+				e.cache.put(cacheKey{ps.Name, tp.Term}, st, p)
+			}
+		}
+		if e.cache != nil {
+			for _, t := range missing {
+				if byTerm[t] == nil {
+					e.cache.put(cacheKey{ps.Name, t}, st, &index.Postings{TermPostings: cairn.TermPostings{Term: t}})
+				}
+			}
+		}
+	}
+	out := make([]*index.Postings, 0, len(terms))
+	for _, t := range terms {
+		if p := byTerm[t]; p != nil && len(p.Data) > 0 {
+			out = append(out, p)
+			delete(byTerm, t) // a term asked for twice is scored once
 		}
 	}
 	return out, nil
@@ -192,9 +228,9 @@ func (e *Engine) docFreqs(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionS
 	out := map[string]int64{}
 	var missing []string
 	for _, t := range terms {
-		if tp, ok := e.cache.get(cacheKey{ps.Name, t}, st); ok {
-			if len(tp.Data) > 0 {
-				out[t] = tp.DF
+		if p, ok := e.cache.get(cacheKey{ps.Name, t}, st); ok {
+			if len(p.Data) > 0 {
+				out[t] = p.DF
 			}
 			continue
 		}
@@ -242,7 +278,11 @@ func (e *Engine) Warm(ctx context.Context, project string) (int, error) {
 				}
 				for _, tp := range tps {
 					if tp.DF >= warmMinDF {
-						e.cache.put(cacheKey{part, tp.Term}, st, tp)
+						p, err := index.Prepare(tp)
+						if err != nil {
+							return cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", part, tp.Term)
+						}
+						e.cache.put(cacheKey{part, tp.Term}, st, p)
 						loaded++
 					}
 				}

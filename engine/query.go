@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/lexical"
 	"math"
@@ -78,21 +77,22 @@ const commonFloor = 20
 // commonLeast is the least share of its weight a common term keeps.
 const commonLeast = 0.2
 
-// scoreWeight is the weight tp's term is scored with in a partition of n
-// documents: its query weight, lowered further for a term that most
-// memories hold (BM25's idf alone keeps such a term at about a tenth of a
-// rare one's weight; a project's name in every memory says nothing).
-func scoreWeight(qs []index.Query, tp cairn.TermPostings, n int64) float64 {
+// scoreWeight is the weight a term found in df documents is scored with
+// in a partition of n documents: its query weight, lowered further for a
+// term that most memories hold (BM25's idf alone keeps such a term at
+// about a tenth of a rare one's weight; a project's name in every memory
+// says nothing).
+func scoreWeight(qs []index.Query, term string, df, n int64) float64 {
 	w := 0.0
 	for _, q := range qs {
-		if q.Term == tp.Term {
+		if q.Term == term {
 			w = q.Weight
 			break
 		}
 	}
-	if n >= commonFloor && tp.DF*2 > n {
+	if n >= commonFloor && df*2 > n {
 		// Half the documents: unchanged; all of them: commonLeast.
-		w *= max(commonLeast, 2*float64(n-tp.DF)/float64(n))
+		w *= max(commonLeast, 2*float64(n-df)/float64(n))
 	}
 	return w
 }
@@ -100,18 +100,14 @@ func scoreWeight(qs []index.Query, tp cairn.TermPostings, n int64) float64 {
 // queryWeight is the query's total weight in a partition of n documents,
 // given the postings found for its terms: the denominator of coverage.
 // A term without postings counts with its full weight.
-func queryWeight(qs []index.Query, tps []cairn.TermPostings, n int64) float64 {
-	found := map[string]cairn.TermPostings{}
-	for _, tp := range tps {
-		found[tp.Term] = tp
+func queryWeight(qs []index.Query, tps []*index.Postings, n int64) float64 {
+	df := map[string]int64{}
+	for _, p := range tps {
+		df[p.Term] = p.DF
 	}
 	total := 0.0
 	for _, q := range qs {
-		tp, ok := found[q.Term]
-		if !ok {
-			tp = cairn.TermPostings{Term: q.Term}
-		}
-		total += scoreWeight(qs, tp, n)
+		total += scoreWeight(qs, q.Term, df[q.Term], n)
 	}
 	return total
 }
@@ -137,19 +133,20 @@ const unknownNameWeight = 2
 // termIDFs is each query term's weight times its idf for Strength, in a
 // partition of n documents seen beside strengthPrior others; names are the
 // terms of words written as names.
-func termIDFs(qs []index.Query, tps []cairn.TermPostings, n int64, names map[string]bool) map[string]float64 {
+func termIDFs(qs []index.Query, tps []*index.Postings, n int64, names map[string]bool) []index.Query {
 	df := map[string]int64{}
 	for _, tp := range tps {
 		df[tp.Term] = tp.DF
 	}
-	out := make(map[string]float64, len(qs))
+	out := make([]index.Query, 0, len(qs))
 	prior := float64(strengthPrior)
 	for _, q := range qs {
 		d := float64(df[q.Term])
-		out[q.Term] = q.Weight * math.Log(1+(float64(n)+prior-d+0.5)/(d+0.5))
+		w := q.Weight * math.Log(1+(float64(n)+prior-d+0.5)/(d+0.5))
 		if d == 0 && names[q.Term] {
-			out[q.Term] *= unknownNameWeight
+			w *= unknownNameWeight
 		}
+		out = append(out, index.Query{Term: q.Term, Weight: w})
 	}
 	return out
 }

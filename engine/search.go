@@ -14,10 +14,12 @@ import (
 	"github.com/cairn-dev/cairn/rank"
 )
 
-// Candidate caps. Search scores every posting of the query's terms (cheap),
-// then loads at most a few candidates per wanted hit from the store (the
-// costly part) to apply filters and salience. When filters reject too many,
-// it loads more, growing the cap, until it has enough or none are left.
+// Candidate caps. Search finds the best-scoring documents for the query's
+// terms (index.Scorer.TopMore, which skips the postings of documents that
+// cannot be among them), then loads at most a few candidates per wanted
+// hit from the store to apply filters and salience. When filters reject
+// too many, it asks for more, growing the cap, until it has enough or none
+// are left.
 const (
 	minCandidates    = 20
 	candidatesPerHit = 2
@@ -26,6 +28,12 @@ const (
 
 // Search implements cairn.Service.
 func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error) {
+	return e.searchWith(ctx, q, false)
+}
+
+// searchWith is Search; exhaustive makes it score every posting (see
+// index.Scorer.Exhaustive), for comparisons.
+func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool) ([]cairn.Hit, error) {
 	if !cairn.ValidProject(q.Project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", q.Project)
 	}
@@ -64,7 +72,7 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 	var hits []cairn.Hit
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		var err error
-		hits, err = e.search(ctx, tx, q, terms, names, true)
+		hits, err = e.search(ctx, tx, q, terms, names, true, exhaustive)
 		return err
 	})
 	if err == errStaleIndex {
@@ -76,7 +84,7 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 		}
 		err = e.store.View(ctx, func(tx cairn.Tx) error {
 			var err error
-			hits, err = e.search(ctx, tx, q, terms, names, !stale)
+			hits, err = e.search(ctx, tx, q, terms, names, !stale, exhaustive)
 			return err
 		})
 	}
@@ -110,13 +118,13 @@ type candidate struct {
 	sc   index.Scored
 }
 
-func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, names map[string]bool, checkAnalyzer bool) ([]cairn.Hit, error) {
+func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, names map[string]bool, checkAnalyzer, exhaustive bool) ([]cairn.Hit, error) {
 	parts := []string{q.Project}
 	if !q.NoGlobal {
 		parts = append(parts, "")
 	}
 	memo := docMemo{}
-	idfs := map[string]map[string]float64{} // partition → query term → idf × weight
+	idfs := map[string][]index.Query{} // partition → query terms, weighted by idf
 	var scored []partScore
 	defer func() {
 		for _, ps := range scored {
@@ -138,23 +146,20 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		if err != nil {
 			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
 		}
-		tps, err := e.postings(ctx, tx, stats, termNames(terms))
+		tps, err := e.preparedPostings(ctx, tx, stats, termNames(terms))
 		if err != nil {
 			return nil, err
 		}
+		if len(tps) == 0 {
+			continue
+		}
 		idfs[name] = termIDFs(terms, tps, stats.Docs, names)
-		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead, CoordShare: e.ranking.Coverage}
+		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead, CoordShare: e.ranking.Coverage, Exhaustive: exhaustive}
 		if s.CoordShare > 0 {
 			s.Coord = queryWeight(terms, tps, stats.Docs)
 		}
-		for _, tp := range tps {
-			if err := s.Add(tp, scoreWeight(terms, tp, stats.Docs)); err != nil {
-				return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", name, tp.Term)
-			}
-		}
-		if s.Matches() == 0 {
-			s.Release()
-			continue
+		for _, p := range tps {
+			s.AddPostings(p, scoreWeight(terms, p.Term, p.DF, stats.Docs))
 		}
 		scored = append(scored, partScore{name: name, scorer: s})
 	}
@@ -172,8 +177,8 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		var cands []candidate
 		exhausted := true
 		for _, ps := range scored {
-			top := ps.scorer.Top(k)
-			if ps.scorer.Matches() > k {
+			top, more := ps.scorer.TopMore(k)
+			if more {
 				exhausted = false
 			}
 			for _, s := range top {
@@ -199,8 +204,9 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 }
 
 // setStrengths sets each hit's Strength from the idf-weighted query terms
-// of its partition.
-func setStrengths(hits []cairn.Hit, idfs map[string]map[string]float64) {
+// of its partition. The sums run in query order, so that the same search
+// gives the same figure to the last bit.
+func setStrengths(hits []cairn.Hit, idfs map[string][]index.Query) {
 	var buf []string
 	for i := range hits {
 		h := &hits[i]
@@ -209,19 +215,21 @@ func setStrengths(hits []cairn.Hit, idfs map[string]map[string]float64) {
 		}
 		w := idfs[partitionOf(h.Memory)]
 		total := 0.0
-		for _, v := range w {
-			total += v
+		for _, q := range w {
+			total += q.Weight
 		}
 		if total <= 0 {
 			continue
 		}
 		buf, _ = lexical.Analyze(indexedText(h.Memory), buf[:0])
-		held := 0.0
-		seen := map[string]bool{}
+		has := make(map[string]bool, len(buf))
 		for _, t := range buf {
-			if v, ok := w[t]; ok && !seen[t] {
-				seen[t] = true
-				held += v
+			has[t] = true
+		}
+		held := 0.0
+		for _, q := range w {
+			if has[q.Term] {
+				held += q.Weight
 			}
 		}
 		h.Strength = min(1, held/total)
@@ -434,18 +442,18 @@ func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored [
 		for _, c := range cands {
 			names = append(names, c.t)
 		}
-		tps, err := e.postings(ctx, tx, ps.scorer.Stats, names)
+		tps, err := e.preparedPostings(ctx, tx, ps.scorer.Stats, names)
 		if err != nil {
 			return err
 		}
-		byTerm := map[string]cairn.TermPostings{}
-		for _, tp := range tps {
-			byTerm[tp.Term] = tp
+		byTerm := map[string]*index.Postings{}
+		for _, p := range tps {
+			byTerm[p.Term] = p
 		}
 		maxw := cands[0].w
 		for _, c := range cands {
-			if err := ps.scorer.AddExpansion(byTerm[c.t], e.feedback.Weight*c.w/maxw); err != nil {
-				return err
+			if p := byTerm[c.t]; p != nil {
+				ps.scorer.AddExpansionPostings(p, e.feedback.Weight*c.w/maxw)
 			}
 		}
 	}

@@ -556,6 +556,11 @@ func FuzzDecode(f *testing.F) {
 		err := index.Decode(data, func(doc int64, tf int, dl byte) {
 			got = append(got, entry{doc, tf, dl})
 		})
+		// Prepare, which scoring reads postings through, accepts what
+		// Decode accepts.
+		if _, perr := index.Prepare(cairn.TermPostings{Term: "t", DF: int64(len(got)), Data: data}); (perr == nil) != (err == nil) {
+			t.Fatalf("Prepare error %v, Decode error %v", perr, err)
+		}
 		if err != nil {
 			if !errors.Is(err, index.ErrCorrupt) {
 				t.Fatalf("Decode error %v is not ErrCorrupt", err)

@@ -2,7 +2,6 @@ package index
 
 import (
 	"container/heap"
-	"encoding/binary"
 	"math"
 	"math/bits"
 	"sync"
@@ -50,6 +49,14 @@ func IDF(n, df int64) float64 {
 
 // Scorer ranks the documents of one partition. It is not safe for
 // concurrent use; create one per search.
+//
+// Add and AddExpansion only record a term; Top does the work. It walks
+// the query's postings in document order and bounds what each document
+// can still score (MaxScore): once the k best documents so far score
+// above what a document can reach with the terms it may hold, the
+// postings of the cheapest terms are no longer walked but only consulted,
+// through their skip tables, for the documents that can still enter the
+// k best. Its result is the same as scoring every posting.
 type Scorer struct {
 	Params Params
 	Stats  *cairn.PartitionStats
@@ -61,11 +68,33 @@ type Scorer struct {
 	// a query outranks one that matches one rare word often.
 	Coord      float64
 	CoordShare float64
+	// Exhaustive makes the scorer score every posting of every term, as a
+	// reference for the bounded work: slower, and the same results.
+	Exhaustive bool
 
-	// A dense accumulator (one score per document of the partition) with
-	// a bitmap of the documents that have a score, rather than a list of
-	// them: in a fresh process every page of memory costs a fault, and a
-	// list would cost many more pages than the bitmap's 1 bit a document.
+	terms []scoredTerm
+	ex    *accumulator // made by Matches, and by Top when it cannot bound
+	// known are the scores of the documents the last bounded Top scored
+	// in full, for the terms added so far: a later Top for more documents
+	// knows from them a score its k-th best reaches at least.
+	known []float64
+}
+
+// scoredTerm is a term added to a scorer: its postings, score weight w
+// and coverage weight cw.
+type scoredTerm struct {
+	p     *Postings
+	w, cw float64
+}
+
+// accumulator holds the scores of every document of the partition that
+// has one, for exhaustive scoring.
+//
+// A dense accumulator (one score per document of the partition) with a
+// bitmap of the documents that have a score, rather than a list of them:
+// in a fresh process every page of memory costs a fault, and a list would
+// cost many more pages than the bitmap's 1 bit a document.
+type accumulator struct {
 	acc     []float32
 	cov     []float32 // weight of the query terms each document holds
 	hit     []uint64
@@ -73,6 +102,7 @@ type Scorer struct {
 	touched []int64 // sparse mode only
 	sparse  map[int64]float64
 	scov    map[int64]float64
+	added   int // how many of the scorer's terms it holds
 }
 
 // accPool recycles dense accumulators between searches of a long-lived
@@ -82,25 +112,27 @@ var accPool sync.Pool
 // Release returns the scorer's buffers for reuse. The scorer must not be
 // used afterwards.
 func (s *Scorer) Release() {
-	s.release(s.acc)
-	s.release(s.cov)
-	s.acc, s.cov = nil, nil
+	if a := s.ex; a != nil {
+		a.release(a.acc)
+		a.release(a.cov)
+		a.acc, a.cov = nil, nil
+	}
 }
 
 // release zeroes the entries of a dense accumulator that have a score and
 // pools it.
-func (s *Scorer) release(a []float32) {
-	if a == nil {
+func (a *accumulator) release(v []float32) {
+	if v == nil {
 		return
 	}
-	for w, word := range s.hit {
+	for w, word := range a.hit {
 		for word != 0 {
 			b := bits.TrailingZeros64(word)
 			word &^= 1 << b
-			a[int64(w)<<6|int64(b)] = 0
+			v[int64(w)<<6|int64(b)] = 0
 		}
 	}
-	accPool.Put(&a)
+	accPool.Put(&v)
 }
 
 func getAcc(n int64) []float32 {
@@ -110,110 +142,127 @@ func getAcc(n int64) []float32 {
 	return make([]float32, n)
 }
 
-// maxDense is the largest partition scored with a dense accumulator.
+// maxDense is the largest partition scored with float32 sums (and, when
+// exhaustive, a dense accumulator); larger ones sum in float64.
 const maxDense = 1 << 22
 
 // Add scores the postings of one query term with weight w; the term
-// counts toward coverage with the same weight.
-func (s *Scorer) Add(tp cairn.TermPostings, w float64) error { return s.add(tp, w, w) }
+// counts toward coverage with the same weight. It returns ErrCorrupt for
+// postings that cannot be decoded.
+func (s *Scorer) Add(tp cairn.TermPostings, w float64) error { return s.addRaw(tp, w, w) }
 
 // AddExpansion scores the postings of a term that is not the query's own
 // (feedback) with weight w; it does not count toward coverage.
-func (s *Scorer) AddExpansion(tp cairn.TermPostings, w float64) error { return s.add(tp, w, 0) }
+func (s *Scorer) AddExpansion(tp cairn.TermPostings, w float64) error {
+	return s.addRaw(tp, w, 0)
+}
 
-func (s *Scorer) add(tp cairn.TermPostings, w, cw float64) error {
-	n := s.Stats.Docs
-	if n <= 0 || len(tp.Data) == 0 {
+// AddPostings is Add for postings made ready by Prepare.
+func (s *Scorer) AddPostings(p *Postings, w float64) { s.add(p, w, w) }
+
+// AddExpansionPostings is AddExpansion for postings made ready by Prepare.
+func (s *Scorer) AddExpansionPostings(p *Postings, w float64) { s.add(p, w, 0) }
+
+func (s *Scorer) addRaw(tp cairn.TermPostings, w, cw float64) error {
+	if s.Stats.Docs <= 0 || len(tp.Data) == 0 {
 		return nil
 	}
-	if s.acc == nil && s.sparse == nil {
-		if s.Stats.NextDoc <= maxDense {
-			s.acc = getAcc(s.Stats.NextDoc)
-			s.hit = make([]uint64, (s.Stats.NextDoc+63)/64)
-			if s.Coord > 0 {
-				s.cov = getAcc(s.Stats.NextDoc)
-			}
-		} else {
-			s.sparse = map[int64]float64{}
-			s.scov = map[int64]float64{}
-		}
+	p, err := Prepare(tp)
+	if err != nil {
+		return err
 	}
-	cwf := float32(cw)
-	avgdl := float64(s.Stats.TotalLen) / float64(n)
+	s.add(p, w, cw)
+	return nil
+}
+
+func (s *Scorer) add(p *Postings, w, cw float64) {
+	if s.Stats.Docs <= 0 || len(p.Data) == 0 {
+		return
+	}
+	s.terms = append(s.terms, scoredTerm{p: p, w: w, cw: cw})
+	s.known = s.known[:0]
+}
+
+// norms returns the BM25 length norm of every quantised length.
+func (s *Scorer) norms() *[256]float64 {
+	avgdl := float64(s.Stats.TotalLen) / float64(s.Stats.Docs)
 	if avgdl <= 0 {
 		avgdl = 1
 	}
 	k1, b := s.Params.K1, s.Params.B
-	idf := IDF(n, tp.DF) * w
-	// Precompute the length norm per quantised length.
 	var norm [256]float64
 	for i := range norm {
 		norm[i] = k1 * (1 - b + b*lenTable[i]/avgdl)
 	}
-	if s.acc == nil {
-		return Decode(tp.Data, func(doc int64, tf int, dl byte) {
-			if s.Dead.Has(doc) {
-				return
-			}
-			f := float64(tf)
-			if _, ok := s.sparse[doc]; !ok {
-				s.touched = append(s.touched, doc)
-			}
-			s.sparse[doc] += idf * f * (k1 + 1) / (f + norm[dl])
-			s.scov[doc] += cw
-		})
+	return &norm
+}
+
+// idf is term t's idf times its weight.
+func (s *Scorer) idf(t scoredTerm) float64 { return IDF(s.Stats.Docs, t.p.DF) * t.w }
+
+// part is what one posting adds to a document's BM25 sum: the one
+// expression both ways of scoring use, so that they agree to the bit.
+func part(idf, f, k1, norm float64) float64 { return idf * f * (k1 + 1) / (f + norm) }
+
+// exhaust scores every posting of the terms added since the last call.
+func (s *Scorer) exhaust() {
+	if s.ex == nil {
+		s.ex = &accumulator{}
 	}
-	// The hot loop: decode and accumulate in one pass, without a call per
-	// posting. Entries are almost always one-byte deltas.
-	acc, cov, dead, data := s.acc, s.cov, s.Dead, tp.Data
-	var doc int64 = -1
-	for i := 0; i < len(data); {
-		c := data[i]
-		if c != 0 && c < 0x80 {
-			if doc < 0 {
-				return ErrCorrupt
+	a := s.ex
+	if a.added == len(s.terms) {
+		return
+	}
+	if a.acc == nil && a.sparse == nil {
+		if s.Stats.NextDoc <= maxDense {
+			a.acc = getAcc(s.Stats.NextDoc)
+			a.hit = make([]uint64, (s.Stats.NextDoc+63)/64)
+			if s.Coord > 0 {
+				a.cov = getAcc(s.Stats.NextDoc)
 			}
-			doc += int64(c)
-			i++
 		} else {
-			v, n := binary.Uvarint(data[i:])
-			if n <= 0 {
-				return ErrCorrupt
-			}
-			i += n
-			if v == 0 {
-				a, n := binary.Uvarint(data[i:])
-				if n <= 0 || a > math.MaxInt64 {
-					return ErrCorrupt
-				}
-				i += n
-				doc = int64(a)
-			} else {
-				if doc < 0 || v > uint64(math.MaxInt64-doc) {
-					return ErrCorrupt
-				}
-				doc += int64(v)
-			}
-		}
-		if i+2 > len(data) {
-			return ErrCorrupt
-		}
-		tf, dl := data[i], data[i+1]
-		i += 2
-		if doc >= int64(len(acc)) || (len(dead) > 0 && dead.Has(doc)) {
-			continue // dead, or written after the stats were read
-		}
-		f := float64(tf)
-		if w, bit := doc>>6, uint64(1)<<(doc&63); s.hit[w]&bit == 0 {
-			s.hit[w] |= bit
-			s.matches++
-		}
-		acc[doc] += float32(idf * f * (k1 + 1) / (f + norm[dl]))
-		if cov != nil {
-			cov[doc] += cwf
+			a.sparse = map[int64]float64{}
+			a.scov = map[int64]float64{}
 		}
 	}
-	return nil
+	norm := s.norms()
+	k1 := s.Params.K1
+	var c cursor
+	for _, t := range s.terms[a.added:] {
+		idf, cw := s.idf(t), t.cw
+		if a.acc == nil {
+			Decode(t.p.Data, func(doc int64, tf int, dl byte) {
+				if doc >= s.Stats.NextDoc || s.Dead.Has(doc) {
+					return
+				}
+				if _, ok := a.sparse[doc]; !ok {
+					a.touched = append(a.touched, doc)
+				}
+				a.sparse[doc] += part(idf, float64(tf), k1, norm[dl])
+				a.scov[doc] += cw
+			})
+			continue
+		}
+		// The hot loop: a block of entries decoded at a time, one
+		// accumulator write per posting.
+		cwf := float32(cw)
+		acc, cov, dead := a.acc, a.cov, s.Dead
+		for c.reset(t.p); c.doc != endDoc; c.next() {
+			doc := c.doc
+			if doc >= int64(len(acc)) || (len(dead) > 0 && dead.Has(doc)) {
+				continue // dead, or written after the stats were read
+			}
+			if w, bit := doc>>6, uint64(1)<<(doc&63); a.hit[w]&bit == 0 {
+				a.hit[w] |= bit
+				a.matches++
+			}
+			acc[doc] += float32(part(idf, float64(c.tf()), k1, norm[c.dl()]))
+			if cov != nil {
+				cov[doc] += cwf
+			}
+		}
+	}
+	a.added = len(s.terms)
 }
 
 // scored is doc's entry: its BM25 sum bm and held query weight c.
@@ -225,54 +274,89 @@ func (s *Scorer) scored(doc int64, bm, c float64) Scored {
 	return Scored{Doc: doc, Score: bm * (1 - s.CoordShare + s.CoordShare*cover), BM25: bm, Coverage: cover}
 }
 
-// Matches reports how many documents have a score.
+// Matches reports how many documents have a score. It scores every
+// posting; TopMore answers whether more than k documents match for less.
 func (s *Scorer) Matches() int {
-	if s.acc != nil {
-		return s.matches
+	s.exhaust()
+	if s.ex.acc != nil {
+		return s.ex.matches
 	}
-	return len(s.touched)
+	return len(s.ex.touched)
 }
 
 // Top returns up to k documents by score, best first; ties go to the newer
 // document.
 func (s *Scorer) Top(k int) []Scored {
+	top, _ := s.TopMore(k)
+	return top
+}
+
+// TopMore is Top, and reports whether more than k documents may match: it
+// is never false when they do, and true only when at least k documents
+// match.
+func (s *Scorer) TopMore(k int) ([]Scored, bool) {
 	if k <= 0 {
-		return nil
+		return nil, len(s.terms) > 0
 	}
-	h := make(minHeap, 0, k)
-	offer := func(x Scored) {
-		if len(h) < k {
-			heap.Push(&h, x)
-		} else if less(h[0], x) {
-			h[0] = x
-			heap.Fix(&h, 0)
-		}
+	if !s.Exhaustive && s.boundable() {
+		return s.topBounded(k)
 	}
-	if s.acc != nil {
-		for w, word := range s.hit {
+	s.exhaust()
+	return s.topExhaustive(k), s.Matches() > k
+}
+
+// topExhaustive is Top over the exhaustive accumulator.
+func (s *Scorer) topExhaustive(k int) []Scored {
+	var h topHeap
+	h.k = k
+	a := s.ex
+	if a.acc != nil {
+		for w, word := range a.hit {
 			for word != 0 {
 				b := bits.TrailingZeros64(word)
 				word &^= 1 << b
 				doc := int64(w)<<6 | int64(b)
-				v := float64(s.acc[doc])
-				if len(h) == k && v < h[0].Score {
+				v := float64(a.acc[doc])
+				if h.full() && v < h.s[0].Score {
 					continue // coverage never raises a score above BM25
 				}
 				c := 0.0
-				if s.cov != nil {
-					c = float64(s.cov[doc])
+				if a.cov != nil {
+					c = float64(a.cov[doc])
 				}
-				offer(s.scored(doc, v, c))
+				h.offer(s.scored(doc, v, c))
 			}
 		}
 	} else {
-		for _, doc := range s.touched {
-			offer(s.scored(doc, s.sparse[doc], s.scov[doc]))
+		for _, doc := range a.touched {
+			h.offer(s.scored(doc, a.sparse[doc], a.scov[doc]))
 		}
 	}
-	out := make([]Scored, len(h))
-	for i := len(h) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h).(Scored)
+	return h.sorted()
+}
+
+// topHeap keeps the k best documents offered, the worst at the root.
+type topHeap struct {
+	k int
+	s minHeap
+}
+
+func (h *topHeap) full() bool { return len(h.s) == h.k }
+
+func (h *topHeap) offer(x Scored) {
+	if len(h.s) < h.k {
+		heap.Push(&h.s, x)
+	} else if less(h.s[0], x) {
+		h.s[0] = x
+		heap.Fix(&h.s, 0)
+	}
+}
+
+// sorted empties the heap into a list, best first.
+func (h *topHeap) sorted() []Scored {
+	out := make([]Scored, len(h.s))
+	for i := len(h.s) - 1; i >= 0; i-- {
+		out[i] = heap.Pop(&h.s).(Scored)
 	}
 	return out
 }

@@ -1,0 +1,247 @@
+package index
+
+import (
+	"cmp"
+	"math"
+	"slices"
+)
+
+// boundable reports whether Top may bound scores: every term's postings
+// are regular (see Postings) and every part of a score grows with the
+// terms a document holds (weights not negative, BM25 parameters and
+// coverage share in their usual ranges).
+func (s *Scorer) boundable() bool {
+	p := s.Params
+	if !(p.K1 > 0 && p.B >= 0 && p.B <= 1) || !(s.CoordShare >= 0 && s.CoordShare <= 1) || math.IsNaN(s.Coord) {
+		return false
+	}
+	for _, t := range s.terms {
+		if !t.p.regular || !(t.w >= 0 && t.cw >= 0) || math.IsInf(t.w, 0) || math.IsInf(t.cw, 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// bterm is a term of a bounded search.
+type bterm struct {
+	cur cursor
+	idf float64 // idf times weight
+	cw  float64
+	ub  float64 // the most the term adds to a document's BM25 sum
+	add int     // the term's place in the order it was added
+	// at is the document the term last held (-1: none yet), and score
+	// what it added to it.
+	at    int64
+	score float64
+	// parts[tf] is what the term adds at term frequency tf (below
+	// len(parts)), by quantised length, each made on first use.
+	parts [4]*[256]float64
+	bm    *bm25
+}
+
+// topBounded is TopMore by MaxScore. Terms are ordered by what they can
+// add to a score (ub), least first. Documents are walked in order over
+// the "essential" terms only: a document that holds none of them cannot
+// score above the k-th best so far, because the other terms together can
+// add less. For each document the essential terms hold, the others are
+// looked up, the likeliest first, until what the document can still reach
+// falls below the k-th best. Scores are summed in the order the terms
+// were added and in the precision exhaustive scoring uses, so that both
+// give the same scores to the bit; every bound is inflated by a margin
+// far above the rounding of those sums.
+func (s *Scorer) topBounded(k int) ([]Scored, bool) {
+	m := len(s.terms)
+	if m == 0 {
+		return nil, false
+	}
+	norm := s.norms()
+	k1 := s.Params.K1
+	wide := s.Stats.NextDoc > maxDense
+	// ts are the terms by bound, least first; byAdd[i] is the place of
+	// the i-th term added.
+	ubs := make([]float64, m)
+	for i, t := range s.terms {
+		idf := s.idf(t)
+		for _, e := range t.p.peaks {
+			ubs[i] = max(ubs[i], part(idf, float64(e.tf), k1, norm[e.dl]))
+		}
+	}
+	byAdd := make([]int, m)
+	for i := range byAdd {
+		byAdd[i] = i
+	}
+	slices.SortStableFunc(byAdd, func(a, b int) int { return cmp.Compare(ubs[a], ubs[b]) })
+	bm := &bm25{k1: k1, norm: norm, wide: wide}
+	ts := make([]bterm, m)
+	for j, i := range byAdd {
+		t := s.terms[i]
+		ts[j] = bterm{idf: s.idf(t), cw: t.cw, ub: ubs[i], add: i, at: -1, bm: bm}
+		ts[j].cur.reset(t.p)
+	}
+	for j := range ts {
+		byAdd[ts[j].add] = j
+	}
+	// A document that holds terms adding se to its BM25 sum and ce to its
+	// coverage, and perhaps the terms ts[:j] besides, scores at most
+	// (se + pub[j]) × (base + share × min(1, (ce + pcw[j]) × perWeight));
+	// pub and perWeight carry the margin.
+	slack := 1 + 1e-6*float64(m+8)
+	pub := make([]float64, m+1)
+	pcw := make([]float64, m+1)
+	for j := range ts {
+		pub[j+1] = pub[j] + ts[j].ub
+		pcw[j+1] = pcw[j] + ts[j].cw
+	}
+	base, share, perWeight := 1.0, 0.0, 0.0
+	if s.Coord > 0 {
+		base, share, perWeight = 1-s.CoordShare, s.CoordShare, slack/s.Coord
+	}
+	for j := range pub {
+		pub[j] *= slack
+	}
+	reach := func(j int, se, ce float64) float64 {
+		c := (ce + pcw[j]) * perWeight
+		if c > 1 {
+			c = 1
+		}
+		return (se*slack + pub[j]) * (base + share*c)
+	}
+
+	h := topHeap{k: k}
+	// theta is the score the k-th best reaches at least: that of the k-th
+	// best so far once the heap is full, and before, that of the k-th best
+	// document an earlier Top scored.
+	theta := math.Inf(-1)
+	if len(s.known) >= k {
+		slices.Sort(s.known)
+		theta = s.known[len(s.known)-k]
+	}
+	s.known = s.known[:0]
+	ne := 0 // terms ts[:ne] are not essential
+	for ne < m && reach(ne+1, 0, 0) < theta {
+		ne++
+	}
+	seen := 0 // documents that match, whether ranked or not
+	dead, next := s.Dead, s.Stats.NextDoc
+	for {
+		doc := ts[ne].cur.doc
+		for j := ne + 1; j < m; j++ {
+			if d := ts[j].cur.doc; d < doc {
+				doc = d
+			}
+		}
+		if doc == endDoc {
+			break
+		}
+		live := doc < next && (len(dead) == 0 || !dead.Has(doc))
+		se, ce := 0.0, 0.0
+		for j := ne; j < m; j++ {
+			t := &ts[j]
+			if t.cur.doc != doc {
+				continue
+			}
+			if live {
+				t.at, t.score = doc, t.contribution()
+				se += t.score
+				ce += t.cw
+			}
+			t.cur.next()
+		}
+		if !live {
+			continue // dead, or written after the stats were read
+		}
+		seen++
+		j := ne - 1
+		for ; j >= 0 && reach(j+1, se, ce) >= theta; j-- {
+			t := &ts[j]
+			if t.cur.doc < doc {
+				t.cur.seek(doc)
+			}
+			if t.cur.doc == doc {
+				t.at, t.score = doc, t.contribution()
+				se += t.score
+				ce += t.cw
+			}
+		}
+		if j >= 0 || reach(0, se, ce) < theta {
+			continue // cannot enter the k best
+		}
+		sc := s.exact(doc, ts, byAdd, wide)
+		s.known = append(s.known, sc.Score)
+		h.offer(sc)
+		if h.full() && h.s[0].Score > theta {
+			theta = h.s[0].Score
+			for ne < m && reach(ne+1, 0, 0) < theta {
+				ne++
+			}
+		}
+	}
+	return h.sorted(), seen > k || ne > 0
+}
+
+// contribution is what t adds to the BM25 sum of the document its cursor
+// is at, rounded as exhaustive scoring rounds it.
+func (t *bterm) contribution() float64 {
+	k := t.cur.k & (blockSize - 1)
+	if tf := t.cur.tfs[k]; tf < byte(len(t.parts)) {
+		if p := t.parts[tf]; p != nil {
+			return p[t.cur.dls[k]]
+		}
+	}
+	return t.fill()
+}
+
+// fill is contribution when the part is not in t.parts yet.
+func (t *bterm) fill() float64 {
+	tf, dl := t.cur.tf(), t.cur.dl()
+	k1, norm, wide := t.bm.k1, t.bm.norm, t.bm.wide
+	if tf >= byte(len(t.parts)) {
+		return round(part(t.idf, float64(tf), k1, norm[dl]), wide)
+	}
+	p := new([256]float64)
+	for l, n := range norm {
+		p[l] = round(part(t.idf, float64(tf), k1, n), wide)
+	}
+	t.parts[tf] = p
+	return p[dl]
+}
+
+// bm25 is what every term of a bounded search scores with.
+type bm25 struct {
+	k1   float64
+	norm *[256]float64
+	wide bool // sums in float64 (see maxDense)
+}
+
+// round rounds a part of a BM25 sum as exhaustive scoring does: to
+// float32, unless the partition is summed in float64.
+func round(v float64, wide bool) float64 {
+	if !wide {
+		return float64(float32(v))
+	}
+	return v
+}
+
+// exact is doc's score from the terms that hold it, summed in the order
+// the terms were added and in the precision of exhaustive scoring.
+func (s *Scorer) exact(doc int64, ts []bterm, byAdd []int, wide bool) Scored {
+	if wide {
+		bm, c := 0.0, 0.0
+		for _, j := range byAdd {
+			if ts[j].at == doc {
+				bm += ts[j].score
+				c += ts[j].cw
+			}
+		}
+		return s.scored(doc, bm, c)
+	}
+	var bm, c float32
+	for _, j := range byAdd {
+		if ts[j].at == doc {
+			bm += float32(ts[j].score)
+			c += float32(ts[j].cw)
+		}
+	}
+	return s.scored(doc, float64(bm), float64(c))
+}

@@ -1,0 +1,142 @@
+package index_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/index"
+)
+
+// randomPartition builds a partition of n documents whose words follow a
+// Zipf-like law over a vocabulary of v words (so that some words are in
+// most documents and most in few), written in chunks of random sizes as
+// separate transactions append them, with some documents dead and, with
+// after > 0, the last documents written after the statistics were read.
+func randomPartition(r *rand.Rand, n, v, after int, deadShare float64) (*cairn.PartitionStats, map[string]cairn.TermPostings, index.DeadSet) {
+	zipf := rand.NewZipf(r, 1.1, 2, uint64(v-1))
+	data := map[string][]byte{}
+	df := map[string]int64{}
+	stats := &cairn.PartitionStats{Name: "p"}
+	var dead index.DeadSet
+	for doc := 0; doc < n; {
+		b := index.NewBuilder()
+		for end := min(n, doc+1+r.IntN(300)); doc < end; doc++ {
+			terms := make([]string, 1+r.IntN(40))
+			for i := range terms {
+				terms[i] = fmt.Sprintf("w%d", zipf.Uint64())
+			}
+			if r.IntN(50) == 0 { // a very long document, past QuantLen's exact range
+				terms = append(terms, slices.Repeat([]string{"w0"}, 300)...)
+			}
+			b.Add(int64(doc), len(terms), terms)
+			if doc >= n-after {
+				continue // not counted in the statistics
+			}
+			if r.Float64() < deadShare {
+				dead.Add(int64(doc))
+				continue
+			}
+			stats.Docs++
+			stats.TotalLen += int64(len(terms))
+		}
+		for _, tp := range b.Postings() {
+			data[tp.Term] = append(data[tp.Term], tp.Data...)
+			df[tp.Term] += tp.DF
+		}
+	}
+	stats.NextDoc = int64(n - after)
+	stats.DeadDocs = int64(dead.Len())
+	tps := map[string]cairn.TermPostings{}
+	for t, d := range data {
+		tps[t] = cairn.TermPostings{Term: t, DF: df[t], Data: d}
+	}
+	return stats, tps, dead
+}
+
+// TestBoundedTopEqualsExhaustiveScoring compares Top, which skips the
+// postings of documents that cannot enter the k best, with scoring every
+// posting, on random partitions (seeded): queries of 1 to 12 words with
+// random weights, common and rare words, words without postings, dead
+// documents, documents written after the statistics, coverage on and
+// off, feedback terms that add score but no coverage, k from 1 to past
+// the number of matches (as a search grows k when filters reject
+// candidates), and partitions past the size where scores are summed in
+// float64. Documents, scores and coverage must be equal to the bit, and
+// TopMore must report more matches whenever there are more than k.
+func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(7, 11))
+	queries, compared := 0, 0
+	for round := 0; round < 60; round++ {
+		n := 1 + r.IntN(3000)
+		v := 20 + r.IntN(2000)
+		after := 0
+		if r.IntN(4) == 0 {
+			after = r.IntN(n)
+		}
+		stats, tps, dead := randomPartition(r, n, v, after, []float64{0, 0.05, 0.5}[r.IntN(3)])
+		if r.IntN(6) == 0 {
+			stats.NextDoc = 1<<22 + 1 // the float64 sums of large partitions
+		}
+		for range 25 {
+			queries++
+			nw := 1 + r.IntN(12)
+			var qs []index.Query
+			var qw float64
+			for range nw {
+				w := []float64{1, 0.5, 0.25, 0.2, 1.7, 0}[r.IntN(6)]
+				qs = append(qs, index.Query{Term: fmt.Sprintf("w%d", r.IntN(v+5)), Weight: w})
+				qw += w
+			}
+			var exp []index.Query
+			for range r.IntN(3) * r.IntN(4) {
+				exp = append(exp, index.Query{Term: fmt.Sprintf("w%d", r.IntN(v)), Weight: 0.4 * r.Float64()})
+			}
+			coord := 0.0
+			if r.IntN(3) > 0 {
+				coord = qw
+			}
+			share := []float64{0, 0.5, 1}[r.IntN(3)]
+			scorers := [2]*index.Scorer{}
+			for i := range scorers {
+				s := &index.Scorer{Params: index.DefaultParams(), Stats: stats, Dead: dead, Coord: coord, CoordShare: share, Exhaustive: i == 1}
+				for _, q := range qs {
+					if err := s.Add(tps[q.Term], q.Weight); err != nil {
+						t.Fatal(err)
+					}
+				}
+				for _, q := range exp {
+					if err := s.AddExpansion(tps[q.Term], q.Weight); err != nil {
+						t.Fatal(err)
+					}
+				}
+				scorers[i] = s
+			}
+			bounded, exhaustive := scorers[0], scorers[1]
+			matches := exhaustive.Matches()
+			for _, k := range []int{1, 5, 20, 80, 320, matches, matches + 1} {
+				if k <= 0 {
+					continue
+				}
+				compared++
+				got, more := bounded.TopMore(k)
+				want := exhaustive.Top(k)
+				if !slices.Equal(got, want) {
+					t.Fatalf("round %d, query %v + %v, k %d, coord %v share %v: bounded Top\n%v\nwant\n%v", round, qs, exp, k, coord, share, got, want)
+				}
+				if matches > k && !more {
+					t.Fatalf("round %d, query %v, k %d: TopMore says no more, but %d documents match", round, qs, k, matches)
+				}
+				if more && matches < k {
+					t.Fatalf("round %d, query %v, k %d: TopMore says more, but %d documents match", round, qs, k, matches)
+				}
+			}
+			bounded.Release()
+			exhaustive.Release()
+		}
+	}
+	t.Logf("%d queries, %d comparisons", queries, compared)
+}

@@ -1,0 +1,205 @@
+package index
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// blockSize is the number of entries a block of a skip table spans.
+const blockSize = 128
+
+// Postings are one term's stored postings, checked and made ready for
+// scoring: a skip table with the last document of every block of entries
+// (about 4 % of the postings' size), and the term's peaks, from which the
+// scorer bounds what the term can add to a document. A Postings is read-only and may
+// be shared by any number of concurrent scorers.
+type Postings struct {
+	cairn.TermPostings
+	blocks []block
+	peaks  []peak
+	// regular: the documents strictly increase and every term frequency
+	// is at least 1, as every writer of the index makes them; the scorer
+	// ranks other postings exhaustively.
+	regular bool
+}
+
+// block is one entry of a skip table.
+type block struct {
+	off  int   // byte offset of the block's first entry
+	prev int64 // the document before the block; -1 for the first block
+	last int64 // the block's last document
+}
+
+// peak is a term frequency of the term and the shortest length of a
+// document that holds the term that often; a term's peaks leave out those
+// that another has both a higher frequency and a shorter length than.
+// BM25 grows with the frequency and falls with the length, so the most a
+// term adds to a document is what it adds at one of its peaks.
+type peak struct{ tf, dl byte }
+
+// Prepare checks tp's postings and builds their skip table. It returns
+// ErrCorrupt for postings Decode rejects.
+func Prepare(tp cairn.TermPostings) (*Postings, error) {
+	p := &Postings{TermPostings: tp, regular: true}
+	data := tp.Data
+	var doc int64 = -1
+	var cur block
+	n := 0
+	var shortest [256]int16 // by term frequency; 0: none, else length+1
+	for i := 0; i < len(data); {
+		start := i
+		prev := doc
+		v, w := uint64(data[i]), 1 // most entries start with a one-byte delta
+		if v == 0 || v >= 0x80 {
+			if v, w = binary.Uvarint(data[i:]); w <= 0 {
+				return nil, ErrCorrupt
+			}
+		}
+		i += w
+		if v == 0 {
+			a, w := binary.Uvarint(data[i:])
+			if w <= 0 || a > math.MaxInt64 {
+				return nil, ErrCorrupt
+			}
+			i += w
+			doc = int64(a)
+		} else {
+			if doc < 0 || v > uint64(math.MaxInt64-doc) {
+				return nil, ErrCorrupt
+			}
+			doc += int64(v)
+		}
+		if i+2 > len(data) {
+			return nil, ErrCorrupt
+		}
+		tf, dl := data[i], data[i+1]
+		i += 2
+		if doc <= prev || tf == 0 {
+			p.regular = false
+		}
+		if l := int16(dl) + 1; shortest[tf] == 0 || l < shortest[tf] {
+			shortest[tf] = l
+		}
+		if n%blockSize == 0 {
+			if n > 0 {
+				p.blocks = append(p.blocks, cur)
+			}
+			cur = block{off: start, prev: prev}
+		}
+		cur.last = doc
+		n++
+	}
+	if n > 0 {
+		p.blocks = append(p.blocks, cur)
+	}
+	least := int16(math.MaxInt16)
+	for tf := 255; tf >= 0; tf-- {
+		if l := shortest[tf]; l != 0 && l < least {
+			p.peaks = append(p.peaks, peak{byte(tf), byte(l - 1)})
+			least = l
+		}
+	}
+	return p, nil
+}
+
+// Size is about how many bytes p holds in memory.
+func (p *Postings) Size() int { return len(p.Data) + len(p.blocks)*24 + len(p.peaks)*2 }
+
+// endDoc is a cursor's document once it has passed the last entry.
+const endDoc = math.MaxInt64
+
+// cursor walks the entries of checked postings in document order. It
+// decodes a block of entries at a time: a tight loop, and moving to the
+// next entry is an increment.
+type cursor struct {
+	data   []byte
+	blocks []block
+	blk    int   // the block decoded into the buffer
+	k, n   int   // the current entry in the buffer, and how many it holds
+	doc    int64 // the current entry's document; endDoc after the last
+	docs   [blockSize]int64
+	tfs    [blockSize]byte
+	dls    [blockSize]byte
+}
+
+// reset places c before the first entry of p.
+func (c *cursor) reset(p *Postings) {
+	c.data, c.blocks, c.blk = p.Data, p.blocks, -1
+	c.load()
+}
+
+// load decodes the block after the current one and moves to its first
+// entry.
+func (c *cursor) load() {
+	b := c.blk + 1
+	if b >= len(c.blocks) {
+		c.blk, c.k, c.n, c.doc = len(c.blocks), 0, 0, endDoc
+		return
+	}
+	c.blk = b
+	end := len(c.data)
+	if b+1 < len(c.blocks) {
+		end = c.blocks[b+1].off
+	}
+	// The postings were checked by Prepare, so this decodes without
+	// checks of its own.
+	data, doc, n := c.data[:end], c.blocks[b].prev, 0
+	for i := c.blocks[b].off; i < len(data); n++ {
+		if v := data[i]; v != 0 && v < 0x80 {
+			doc += int64(v)
+			i++
+		} else {
+			d, w := binary.Uvarint(data[i:])
+			i += w
+			if d == 0 {
+				a, w := binary.Uvarint(data[i:])
+				i += w
+				doc = int64(a)
+			} else {
+				doc += int64(d)
+			}
+		}
+		c.docs[n], c.tfs[n], c.dls[n] = doc, data[i], data[i+1]
+		i += 2
+	}
+	c.k, c.n, c.doc = 0, n, c.docs[0]
+}
+
+// tf and dl are the current entry's term frequency and quantised
+// document length.
+func (c *cursor) tf() byte { return c.tfs[c.k&(blockSize-1)] }
+func (c *cursor) dl() byte { return c.dls[c.k&(blockSize-1)] }
+
+// next moves to the following entry.
+func (c *cursor) next() {
+	if c.k++; c.k < c.n {
+		c.doc = c.docs[c.k&(blockSize-1)]
+	} else {
+		c.load()
+	}
+}
+
+// seek moves to the first entry whose document is target or after it,
+// skipping whole blocks that end before target without decoding them.
+func (c *cursor) seek(target int64) {
+	if c.doc >= target {
+		return
+	}
+	if b := c.blk; c.blocks[b].last < target {
+		for b++; b < len(c.blocks) && c.blocks[b].last < target; b++ {
+		}
+		c.blk = b - 1
+		c.load()
+	}
+	k := c.k
+	for k < c.n && c.docs[k] < target {
+		k++
+	}
+	if k == c.n { // only after the last block
+		c.k, c.doc = k, endDoc
+		return
+	}
+	c.k, c.doc = k, c.docs[k]
+}
