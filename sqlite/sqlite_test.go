@@ -219,13 +219,15 @@ func TestReadOnlyOpenOfAnOlderSchemaMigratesIt(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Close()
-	// Undo the last migration, as if an older cairn had written the file.
+	// Undo the last two migrations (0008's index, 0007's column), as if
+	// an older cairn had written the file.
 	db := rawDB(t, path)
 	last := sqlite.SchemaVersion()
 	for _, q := range []string{
+		"DROP INDEX idx_activity_project_id",
 		"ALTER TABLE memories DROP COLUMN flag",
-		fmt.Sprintf("DELETE FROM schema_migrations WHERE version=%d", last),
-		fmt.Sprintf("PRAGMA user_version=%d", last-1),
+		fmt.Sprintf("DELETE FROM schema_migrations WHERE version>=%d", last-1),
+		fmt.Sprintf("PRAGMA user_version=%d", last-2),
 	} {
 		if _, err := db.ExecContext(t.Context(), q); err != nil {
 			t.Fatalf("%s: %v", q, err)

@@ -73,7 +73,7 @@ func Run(t *testing.T, open Opener) {
 		{"ViewSeesOneSnapshot", testSnapshot},
 		{"ConcurrentUpdatesAreSerialised", testSerialisedUpdates},
 	}
-	for _, tt := range append(append(tests, lifecycleStoreTests...), ingestStoreTests...) {
+	for _, tt := range append(append(append(tests, lifecycleStoreTests...), ingestStoreTests...), eventStoreTests...) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, openStore(t, open))
