@@ -14,6 +14,9 @@ package main
 // /mcp serves the project of `cairn serve` (its --project, or its working
 // directory's); /mcp?project=NAME serves project NAME, with the user's
 // configuration only. A session keeps the project it started with.
+//
+// GET /api/projects/{project}/events streams the project's events
+// (serve_events.go), under the same loopback, Host and cross-origin rules.
 
 import (
 	"context"
@@ -24,6 +27,7 @@ import (
 	"net"
 	"net/http"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -31,6 +35,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/eventstream"
 )
 
 // defaultHTTPAddr is where `cairn serve` answers MCP over HTTP unless told
@@ -122,7 +127,9 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 		ln.Close()
 		return "", nil, err
 	}
-	hs := newHTTPServer(mh, defaultHTTPLimits)
+	events := eventstream.New(s.eng, &eventstream.Options{Active: s.touch})
+	hs := newHTTPServer(mh, events, defaultHTTPLimits)
+	hs.RegisterOnShutdown(events.Shutdown) // streams end with their last seq
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -131,6 +138,7 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 		}
 	}()
 	fmt.Fprintf(m.Stderr, "cairn: MCP over streamable HTTP at http://%s/mcp for project %s (another project: ?project=NAME)\n", ln.Addr(), g.project)
+	fmt.Fprintf(m.Stderr, "cairn: events as server-sent events at http://%s%s\n", ln.Addr(), strings.Replace(eventsPattern, "GET ", "", 1))
 	return ln.Addr().String(), func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()
@@ -141,13 +149,18 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 	}, nil
 }
 
-// newHTTPServer serves h at /mcp with lim's timeouts (the connection cap
-// is the listener's). There is no whole-request ReadTimeout: it would also
-// end the long-lived event streams of GET /mcp; a request's body gets
-// lim.body instead.
-func newHTTPServer(h http.Handler, lim httpLimits) *http.Server {
+// newHTTPServer serves h at /mcp and, when not nil, events at
+// eventsPattern, with lim's timeouts (the connection cap is the
+// listener's). There is no whole-request ReadTimeout nor WriteTimeout:
+// they would also end the long-lived event streams of GET /mcp and of
+// the events; a request's body gets lim.body instead, and the events
+// bound each write themselves.
+func newHTTPServer(h, events http.Handler, lim httpLimits) *http.Server {
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(bodyDeadline(h, lim.body)))
+	if events != nil {
+		mux.Handle(eventsPattern, loopbackHostOnly(http.NewCrossOriginProtection().Handler(events)))
+	}
 	return &http.Server{Handler: mux, ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
 }
 

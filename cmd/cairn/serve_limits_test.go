@@ -52,7 +52,7 @@ func startMCPHTTP(t *testing.T, lim httpLimits) (*mcpHTTP, *httptest.Server) {
 		t.Fatal(err)
 	}
 	ts := httptest.NewUnstartedServer(nil)
-	ts.Config = newHTTPServer(mh, lim)
+	ts.Config = newHTTPServer(mh, nil, lim)
 	if lim.conns > 0 {
 		ts.Listener = &limitListener{Listener: ts.Listener, max: lim.conns}
 	}
