@@ -28,6 +28,7 @@ import (
 // httpServe is a running `cairn serve` binary.
 type httpServe struct {
 	url, db, dir string
+	proc         *os.Process
 
 	mu     sync.Mutex
 	stderr strings.Builder
@@ -63,6 +64,7 @@ func startHTTPServe(t *testing.T, project string, extra ...string) *httpServe {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	h.proc = cmd.Process
 	urls := make(chan string, 1)
 	copied := make(chan struct{})
 	go func() {
