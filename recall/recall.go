@@ -148,8 +148,12 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 		}
 		sel.Items = kept
 	}
+	sections, err := withParallel(ctx, eng, req, sel, Sections(sel))
+	if err != nil {
+		return nil, err
+	}
 	pr := contextpack.Request{
-		Project: req.Project, Sections: Sections(sel), Budget: c.Context.Budget,
+		Project: req.Project, Sections: sections, Budget: c.Context.Budget,
 		MaxChars: c.Context.MaxChars, Format: format, Explain: req.Explain,
 	}
 	if req.Index {
