@@ -30,6 +30,7 @@ import (
 type sseFrame struct {
 	id, event, data string
 	comment         bool
+	recv            time.Time // when its last line was read
 }
 
 // sseStream reads frames from a response body on a goroutine.
@@ -44,7 +45,7 @@ func (h *httpServe) eventsURL(project string) string {
 
 // openEvents opens a project's stream with the given query and headers
 // ("Name", "value" pairs); the stream is closed when the test ends.
-func openEvents(t *testing.T, h *httpServe, project, query string, hdr ...string) *sseStream {
+func openEvents(t testing.TB, h *httpServe, project, query string, hdr ...string) *sseStream {
 	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, h.eventsURL(project)+query, nil)
@@ -77,6 +78,7 @@ func openEvents(t *testing.T, h *httpServe, project, query string, hdr ...string
 			line := sc.Text()
 			if line == "" {
 				if started {
+					f.recv = time.Now()
 					s.frames <- f
 				}
 				f, started = sseFrame{}, false
@@ -114,7 +116,7 @@ type streamEvent struct {
 // next returns the next frame that is not a comment, failing when the
 // stream ends or nothing comes within a generous guard time (a guard
 // against a hang, not a timing assertion).
-func (s *sseStream) next(t *testing.T) sseFrame {
+func (s *sseStream) next(t testing.TB) sseFrame {
 	t.Helper()
 	guard := time.After(20 * time.Second)
 	for {
@@ -133,7 +135,7 @@ func (s *sseStream) next(t *testing.T) sseFrame {
 }
 
 // start reads the stream's first frame, the id-only one, and returns its seq.
-func (s *sseStream) start(t *testing.T) int64 {
+func (s *sseStream) start(t testing.TB) int64 {
 	t.Helper()
 	f := s.next(t)
 	n, err := strconv.ParseInt(f.id, 10, 64)

@@ -44,7 +44,7 @@ func (h *httpServe) log() string {
 // short folder (Unix socket paths are limited) and returns once it
 // answers MCP at the URL it printed. The server is stopped with SIGINT
 // when the test ends, and must exit 0.
-func startHTTPServe(t *testing.T, project string, extra ...string) *httpServe {
+func startHTTPServe(t testing.TB, project string, extra ...string) *httpServe {
 	t.Helper()
 	needBinary(t)
 	dir, err := os.MkdirTemp("", "cs")
