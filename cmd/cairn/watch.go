@@ -45,10 +45,8 @@ func runWatch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if *count < 0 {
 		return usagef("watch: --count cannot be negative")
 	}
-	for _, a := range actions.vals {
-		if !slices.Contains(cairn.Actions(), a) {
-			return usagef("watch: --action %q is not one of %s", a, strings.Join(cairn.Actions(), ", "))
-		}
+	if err := checkActions("watch", actions.vals); err != nil {
+		return err
 	}
 	s, err := m.open(ctx, g, false)
 	if err != nil {
