@@ -91,8 +91,8 @@ func (e *Engine) Subscribe(ctx context.Context, project string, after int64) (*S
 	if err != nil {
 		return nil, err
 	}
-	if after > head {
-		// The feed reads a poll late; the store has the last word.
+	if after < 0 || after > head {
+		// The feed reads up to a poll late; the store has the last word.
 		last, err := e.LastEventSeq(ctx)
 		if err == nil && after > last {
 			err = cairn.Errorf(cairn.EINVALID, "event %d does not exist (the newest is %d): the database was replaced; resume from 0, or without an event id", after, last)
@@ -101,9 +101,9 @@ func (e *Engine) Subscribe(ctx context.Context, project string, after int64) (*S
 			e.events.leave()
 			return nil, err
 		}
-	}
-	if after < 0 {
-		after = head
+		if after < 0 {
+			after = last
+		}
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	s := &Subscription{ch: make(chan cairn.Event), cancel: cancel}
