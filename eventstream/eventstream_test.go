@@ -6,10 +6,8 @@ package eventstream_test
 
 import (
 	"bufio"
-	"flag"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -18,10 +16,9 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/eventstream"
+	"github.com/cairn-dev/cairn/internal/golden"
 	"github.com/cairn-dev/cairn/sqlite"
 )
-
-var update = flag.Bool("update", false, "rewrite the golden files")
 
 func TestFrameIsOneEventWithItsDataOnOneLine(t *testing.T) {
 	t.Parallel()
@@ -29,19 +26,7 @@ func TestFrameIsOneEventWithItsDataOnOneLine(t *testing.T) {
 		Action: cairn.ActionCreated, SessionID: "s-1", Detail: "Prices <in> cents", Type: "pitfall",
 		Title: "Prices \"in\" cents\ndata: forged"}
 	got := eventstream.Frame(ev) + eventstream.Frame(cairn.Event{Seq: 43, Project: "shop", MemoryID: "gone", Action: cairn.ActionDeleted})
-	golden := filepath.Join("testdata", "frames.golden")
-	if *update {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("frames:\n%s\nwant:\n%s", got, want)
-	}
+	golden.Check(t, filepath.Join("testdata", "frames.golden"), got, "./eventstream")
 }
 
 func newServer(t *testing.T, opts *eventstream.Options) (*httptest.Server, *eventstream.Handler) {
