@@ -243,3 +243,35 @@ func TestSubscribeRefusesBadProjectsAndSeqsPastTheNewest(t *testing.T) {
 		t.Errorf("event = %+v, want %s's creation", got[0], m.ID)
 	}
 }
+
+// A subscription from now starts after the newest event stored, even
+// while the feed of an earlier subscription has not yet read it (here it
+// never polls again): a write made before the call is not news to it.
+func TestSubscribeFromNowStartsAfterTheNewestStoredEvent(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	s, err := sqlite.Open(t.Context(), path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	reader := engine.New(s, &engine.Options{EventPoll: time.Hour})
+	first, err := reader.Subscribe(t.Context(), "a", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	m := addTo(t, eventEngine(t, path), "a", "", "Written before the second subscription.")
+	last, err := reader.LastEventSeq(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	second, err := reader.Subscribe(t.Context(), "a", -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer second.Close()
+	if second.Seq() != last {
+		t.Errorf("a subscription from now starts after %d, want %d (the creation of %s)", second.Seq(), last, m.ID)
+	}
+}
