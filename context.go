@@ -95,6 +95,10 @@ const (
 	ContextStatic   = "static"
 	ContextDynamic  = "dynamic"
 	ContextRelevant = "relevant"
+	// ContextParallel is not a tier of the engine's selection: it names
+	// the block's section of memories other agent sessions of the project
+	// wrote since the session's previous context (package recall).
+	ContextParallel = "parallel"
 )
 
 // ContextItem is a memory chosen for a context, with its score and why.

@@ -111,6 +111,16 @@ type Tx interface {
 	// engine uses it only with a SessionID (a session's entries, whatever
 	// project their memories belong to).
 	FindActivity(ctx context.Context, f ActivityFilter) ([]Activity, int, error)
+	// FindEvents returns the activity entries matching f as events, in
+	// Seq order, each with its memory's type and title when the memory
+	// exists. An entry's Seq is its activity ID: IDs must increase in
+	// the order transactions commit (a reader that has seen ID N never
+	// later sees a smaller one appear) and are never reused, so that
+	// "after N" resumes without loss.
+	FindEvents(ctx context.Context, f EventFilter) ([]Event, error)
+	// LastEventSeq returns the greatest activity ID stored, 0 when there
+	// is none.
+	LastEventSeq(ctx context.Context) (int64, error)
 
 	// FindIngestOffset returns how many bytes of the transcript source
 	// (an absolute path) have been ingested, or 0 when it is unknown.

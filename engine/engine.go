@@ -43,6 +43,9 @@ type Options struct {
 	// Redact, when set, is applied to every text field before it is
 	// stored, on every write path.
 	Redact func(string) string
+	// EventPoll is how often, while anyone subscribes to events, the
+	// store is checked for writes; 0 means DefaultEventPoll.
+	EventPoll time.Duration
 }
 
 // Engine is the memory service.
@@ -56,6 +59,7 @@ type Engine struct {
 	redact   func(string) string
 	feedback Feedback
 	cache    *postingsCache
+	events   *feed // shared by the engines derived from this one
 	ids      *idGen
 	// project, when set, bounds every method that takes a memory id to
 	// that project; see WithProject.
@@ -68,7 +72,8 @@ func New(store cairn.Store, opts *Options) *Engine {
 		opts = &Options{}
 	}
 	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{},
-		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback}
+		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback,
+		events: newFeed(store, opts.EventPoll)}
 	if e.policies == nil {
 		e.policies = cairn.DefaultTypes()
 	}

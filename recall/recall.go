@@ -150,7 +150,10 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 		}
 		sel.Items = kept
 	}
-	sections := Sections(sel)
+	sections, err := withParallel(ctx, eng, req, sel, Sections(sel))
+	if err != nil {
+		return nil, err
+	}
 	if startBlock(req) {
 		sections = append(sections, HowToRecord)
 	}

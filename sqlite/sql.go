@@ -129,6 +129,17 @@ const activityBatch = 128
 var sqlInsertActivityBatch = `INSERT INTO activity(at, project, memory_id, action, session_id, detail)
 	VALUES ` + strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", activityBatch), ",")
 
+// Events: the activity log read forward from a seq (migration 0008).
+// LIMIT -1 is no limit.
+const (
+	sqlEventColumns = `SELECT a.id, a.at, a.project, a.memory_id, a.action, a.session_id, a.detail,
+	coalesce(m.type, ''), coalesce(m.title, '')
+	FROM activity a LEFT JOIN memories m ON m.id = a.memory_id`
+	sqlFindEvents        = sqlEventColumns + ` WHERE a.id > ? ORDER BY a.id LIMIT ?`
+	sqlFindProjectEvents = sqlEventColumns + ` WHERE a.project = ? AND a.id > ? ORDER BY a.project, a.id LIMIT ?`
+	sqlLastEventSeq      = `SELECT coalesce(max(id), 0) FROM activity`
+)
+
 const (
 	sqlFindIngestOffset = `SELECT offset FROM ingest_state WHERE source=?`
 	sqlPutIngestOffset  = `INSERT INTO ingest_state(source, offset, updated_at) VALUES (?,?,?)

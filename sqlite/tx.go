@@ -694,6 +694,55 @@ func (t *Tx) FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.
 	return out, total, translate(rows.Err(), "read activity")
 }
 
+// FindEvents implements cairn.Tx. Activity ids are SQLite rowids: a
+// write transaction holds the database's only write lock from its first
+// insert to its commit, and activity rows are never deleted, so ids
+// increase in commit order and are never reused.
+func (t *Tx) FindEvents(ctx context.Context, f cairn.EventFilter) ([]cairn.Event, error) {
+	limit := int64(f.Limit)
+	if limit <= 0 {
+		limit = -1
+	}
+	var rows *sql.Rows
+	var err error
+	if f.Project == "" {
+		rows, err = t.query(ctx, "find events", sqlFindEvents, f.After, limit)
+	} else {
+		rows, err = t.query(ctx, "find events", sqlFindProjectEvents, f.Project, f.After, limit)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []cairn.Event
+	for rows.Next() {
+		var e cairn.Event
+		var at int64
+		if err := rows.Scan(&e.Seq, &at, &e.Project, &e.MemoryID, &e.Action, &e.SessionID, &e.Detail, &e.Type, &e.Title); err != nil {
+			return nil, translate(err, "read events")
+		}
+		e.At = fromMS(at)
+		out = append(out, e)
+	}
+	return out, translate(rows.Err(), "read events")
+}
+
+// LastEventSeq implements cairn.Tx.
+func (t *Tx) LastEventSeq(ctx context.Context) (int64, error) {
+	rows, err := t.query(ctx, "read the last event", sqlLastEventSeq)
+	if err != nil {
+		return 0, err
+	}
+	defer rows.Close()
+	var seq int64
+	if rows.Next() {
+		if err := rows.Scan(&seq); err != nil {
+			return 0, translate(err, "read the last event")
+		}
+	}
+	return seq, translate(rows.Err(), "read the last event")
+}
+
 // FindIngestOffset implements cairn.Tx.
 func (t *Tx) FindIngestOffset(ctx context.Context, source string) (int64, error) {
 	rows, err := t.query(ctx, "find ingest offset", sqlFindIngestOffset, source)

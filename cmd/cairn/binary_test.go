@@ -34,7 +34,7 @@ import (
 	_ "modernc.org/sqlite" // driver "sqlite", for PRAGMA integrity_check
 )
 
-func needBinary(t *testing.T) {
+func needBinary(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("whole-binary test; skipped under -short")

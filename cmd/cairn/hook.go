@@ -157,13 +157,13 @@ func (h *hookRun) run(ctx context.Context) error {
 	}
 	switch h.event {
 	case hook.SessionStart:
-		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic}})
+		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic, cairn.ContextParallel}})
 		return errors.Join(err, h.startServer())
 	case hook.UserPromptSubmit:
 		if strings.TrimSpace(p.Prompt) == "" {
 			return nil
 		}
-		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextRelevant}, Prompt: p.Prompt})
+		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}, Prompt: p.Prompt})
 		return errors.Join(err, h.startServer())
 	case hook.PreToolUse:
 		req, ok := h.actionRequest()

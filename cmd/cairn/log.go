@@ -29,10 +29,8 @@ func runLog(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) > 0 {
 		return usagef("log: unexpected argument %q (to see one memory's log, use --memory ID)", pos[0])
 	}
-	for _, a := range actions.vals {
-		if !slices.Contains(cairn.Actions(), a) {
-			return usagef("log: --action %q is not one of %s", a, strings.Join(cairn.Actions(), ", "))
-		}
+	if err := checkActions("log", actions.vals); err != nil {
+		return err
 	}
 	if *limit < 0 {
 		return usagef("log: --limit cannot be negative")
@@ -72,6 +70,17 @@ func runLog(ctx context.Context, m *Main, g *globals, args []string) error {
 	printLog(m.Stdout, acts)
 	if total > len(acts) {
 		fmt.Fprintf(m.Stderr, "cairn: showing the newest %d of %d; use --limit for more\n", len(acts), total)
+	}
+	return nil
+}
+
+// checkActions refuses (usage error) an --action of cmd that is not an
+// activity action.
+func checkActions(cmd string, actions []string) error {
+	for _, a := range actions {
+		if !slices.Contains(cairn.Actions(), a) {
+			return usagef("%s: --action %q is not one of %s", cmd, a, strings.Join(cairn.Actions(), ", "))
+		}
 	}
 	return nil
 }

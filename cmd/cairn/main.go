@@ -105,6 +105,7 @@ func commands() []command {
 		{"supersede", "[--json] OLD NEW", "mark OLD as replaced by NEW: still searchable, no longer injected", runSupersede},
 		{"cleanup", "[--dry-run|--apply] [--json]", "decay unused memories, remove expired and low-value ones (a dry run without --apply)", runCleanup},
 		{"log", "[flags]", "show what happened to memories: created, used, decayed, deleted …", runLog},
+		{"watch", "[--after SEQ] [--json]", "print the project's events as they are written, by any process: created, updated, used …", runWatch},
 		{"import", "[--skip-invalid] [FILE|-]", "read memories from JSON Lines or an export document", runImport},
 		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},
 		{"stats", "[--json]", "count the project's memories by type", runStats},

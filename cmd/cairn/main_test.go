@@ -27,6 +27,10 @@ package main
 //     typos of known types, database URLs as --db and CAIRN_DB.
 //   - isolation_test.go: another project's ids and id prefixes given to
 //     every command taking an id.
+//   - serve_events_test.go: a bad Last-Event-ID, a negative ?after=, a
+//     seq past the newest event, another Host, a stream cut while writes
+//     go on, interleaved projects, a server stopped under open streams,
+//     bad watch flags.
 
 import (
 	"bytes"

@@ -17,6 +17,9 @@ package main
 // /mcp serves the project of `cairn serve` (its --project, or its working
 // directory's); /mcp?project=NAME serves project NAME, with the user's
 // configuration only. A session keeps the project it started with.
+//
+// GET /api/projects/{project}/events streams the project's events
+// (serve_events.go), under the same loopback, Host and cross-origin rules.
 
 import (
 	"cmp"
@@ -30,6 +33,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -37,6 +41,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/eventstream"
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/recall"
 )
@@ -153,11 +158,14 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 		return "", nil, err
 	}
 	api := newAPI(m, s, g.project, remote)
+	events := eventstream.New(s.eng, &eventstream.Options{Active: s.touch})
+	api.Handle(eventsPattern, events) // the API's host, origin and token checks
 	var mcpHandler http.Handler = mh
 	if remote {
 		mcpHandler = api.Guard(func(r *http.Request) string { return cmp.Or(r.URL.Query().Get("project"), g.project) }, mh)
 	}
 	hs := newHTTPServer(mcpHandler, api, defaultHTTPLimits)
+	hs.RegisterOnShutdown(events.Shutdown) // streams end with their last seq
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
@@ -170,6 +178,7 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 	if remote {
 		fmt.Fprintf(m.Stderr, "cairn: every request needs Authorization: Bearer TOKEN (cairn token list)\n")
 	}
+	fmt.Fprintf(m.Stderr, "cairn: events as server-sent events at http://%s%s\n", ln.Addr(), strings.Replace(eventsPattern, "GET ", "", 1))
 	return ln.Addr().String(), func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
 		defer cancel()

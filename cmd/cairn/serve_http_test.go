@@ -31,6 +31,7 @@ import (
 // httpServe is a running `cairn serve` binary.
 type httpServe struct {
 	url, db, dir string
+	proc         *os.Process
 
 	mu     sync.Mutex
 	stderr strings.Builder
@@ -46,14 +47,14 @@ func (h *httpServe) log() string {
 // short folder (Unix socket paths are limited) and returns once it
 // answers MCP at the URL it printed. The server is stopped with SIGINT
 // when the test ends, and must exit 0.
-func startHTTPServe(t *testing.T, project string, extra ...string) *httpServe {
+func startHTTPServe(t testing.TB, project string, extra ...string) *httpServe {
 	t.Helper()
 	return startHTTPServeIn(t, serveDir(t), project, extra...)
 }
 
 // serveDir is a short folder for a server's database, removed at the end
 // of the test; its database is dir/c.db.
-func serveDir(t *testing.T) string {
+func serveDir(t testing.TB) string {
 	t.Helper()
 	needBinary(t)
 	dir, err := os.MkdirTemp("", "cs")
@@ -65,7 +66,7 @@ func serveDir(t *testing.T) string {
 }
 
 // startHTTPServeIn is startHTTPServe with the database dir/c.db.
-func startHTTPServeIn(t *testing.T, dir, project string, extra ...string) *httpServe {
+func startHTTPServeIn(t testing.TB, dir, project string, extra ...string) *httpServe {
 	t.Helper()
 	h := &httpServe{db: filepath.Join(dir, "c.db"), dir: dir}
 	args := append([]string{"--db", h.db, "--project", project, "serve", "--addr", "127.0.0.1:0"}, extra...)
@@ -79,6 +80,7 @@ func startHTTPServeIn(t *testing.T, dir, project string, extra ...string) *httpS
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	h.proc = cmd.Process
 	urls := make(chan string, 1)
 	copied := make(chan struct{})
 	go func() {

@@ -1,0 +1,57 @@
+package engine
+
+import (
+	"context"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// parallelScan is how many of the newest memories NewFromOtherSessions
+// looks at: a burst of writes (an import, a session summary) beyond it
+// is not "new from parallel work".
+const parallelScan = 50
+
+// NewFromOtherSessions returns what parallel agents learned while session
+// worked: the memories of project created by other agent sessions after
+// session's previous context (its latest "used" activity entry in
+// project), newest first, at most limit. Memories written without a
+// session (imports, `cairn add` by hand), superseded and expired ones are
+// left out. A session that has had no context in project yet gets none:
+// everything is new to it, and the usual tiers choose. It reads only.
+func (e *Engine) NewFromOtherSessions(ctx context.Context, project, session string, limit int) ([]*cairn.Memory, error) {
+	if session == "" || limit <= 0 {
+		return nil, nil
+	}
+	if !cairn.ValidProject(project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
+	}
+	if e.redact != nil {
+		session = e.redact(session) // as RecordUses stored it
+	}
+	now := e.Now()
+	var out []*cairn.Memory
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		last, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
+			Actions: []string{cairn.ActionUsed}, Limit: 1})
+		if err != nil || len(last) == 0 {
+			return err
+		}
+		ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, After: last[0].At.Add(time.Millisecond),
+			Sort: cairn.SortCreatedDesc, Limit: parallelScan, SkipTotal: true})
+		if err != nil {
+			return err
+		}
+		for _, m := range ms {
+			if m.SessionID == "" || m.SessionID == session || m.SupersededBy != "" ||
+				(!m.ExpiresAt.IsZero() && !m.ExpiresAt.After(now)) {
+				continue
+			}
+			if out = append(out, m); len(out) == limit {
+				break
+			}
+		}
+		return nil
+	})
+	return out, err
+}
