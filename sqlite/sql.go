@@ -129,7 +129,7 @@ const activityBatch = 128
 var sqlInsertActivityBatch = `INSERT INTO activity(at, project, memory_id, action, session_id, detail)
 	VALUES ` + strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", activityBatch), ",")
 
-// Events: the activity log read forward from a seq (migration 0008).
+// Events: the activity log read forward from a seq (migration 0010).
 // LIMIT -1 is no limit.
 const (
 	sqlEventColumns = `SELECT a.id, a.at, a.project, a.memory_id, a.action, a.session_id, a.detail,
