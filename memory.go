@@ -3,6 +3,7 @@ package cairn
 import (
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -263,3 +264,39 @@ func sentenceEnd(s string) int {
 	}
 	return -1
 }
+
+// TitleRepeatsContent reports whether a title only repeats the start of
+// the content, as a title derived from the first sentence does (maybe cut,
+// with "..." appended): up to white space, and with a trailing "..." of
+// the title ignored. Such a title is neither indexed nor rendered again.
+func TitleRepeatsContent(title, content string) bool {
+	return hasNormalizedPrefix(content, strings.TrimSuffix(title, "..."))
+}
+
+// hasNormalizedPrefix reports whether content starts with title when runs
+// of white space in both count as one space (and leading space is ignored).
+func hasNormalizedPrefix(content, title string) bool {
+	c := strings.TrimLeftFunc(content, unicode.IsSpace)
+	t := strings.TrimSpace(title)
+	for len(t) > 0 {
+		if len(c) == 0 {
+			return false
+		}
+		tr, tn := utf8.DecodeRuneInString(t)
+		cr, cn := utf8.DecodeRuneInString(c)
+		if unicode.IsSpace(tr) {
+			if !unicode.IsSpace(cr) {
+				return false
+			}
+			t = strings.TrimLeftFunc(t, unicode.IsSpace)
+			c = strings.TrimLeftFunc(c, unicode.IsSpace)
+			continue
+		}
+		if tr != cr {
+			return false
+		}
+		t, c = t[tn:], c[cn:]
+	}
+	return true
+}
+

@@ -169,3 +169,25 @@ func TestDefaultTypesHaveWeights(t *testing.T) {
 		t.Errorf("InitialConfidence(note, explicit) = %v, want 0.6", c)
 	}
 }
+
+func TestTitleRepeatsContentFoldsWhiteSpaceAndACut(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		content, title string
+		want           bool
+	}{
+		{"Tests use  t.Run.\nMore", "Tests use t.Run", true},
+		{"  Tests\tuse t.Run", "Tests use", true},
+		{"Tests use t.Run", "Tests used", false},
+		{"Short", "Short but longer", false},
+		{"anything", "", true},
+		{"Tests use", "Tests  use", true},
+		{"Testsuse", "Tests use", false},
+		{"Errors wrap with fmt.Errorf and %w; never compare", "Errors wrap with fmt.Errorf and...", true},
+		{"Errors wrap with fmt.Errorf", "Errors wrap with fmt.Errorf, always...", false},
+	} {
+		if got := cairn.TitleRepeatsContent(c.title, c.content); got != c.want {
+			t.Errorf("TitleRepeatsContent(%q, %q) = %v, want %v", c.title, c.content, got, c.want)
+		}
+	}
+}

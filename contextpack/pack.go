@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"github.com/cairn-dev/cairn"
 )
 
 // Decision states of items and free text.
@@ -142,7 +144,7 @@ func (r *renderer) prepare(in *Item, sec *section) *item {
 		it.typ = defaultType
 	}
 	title, content := clean(in.Title), clean(in.Content)
-	if saidByContent(title, content) {
+	if title != "" && cairn.TitleRepeatsContent(strings.TrimSuffix(title, "…"), content) {
 		title = "" // the content says it: no text twice
 	}
 	it.title, it.content, it.shortened = shorten(title, content, it.id, r.maxItem)
@@ -150,29 +152,6 @@ func (r *renderer) prepare(in *Item, sec *section) *item {
 	it.cost = costOf(it.piece).add(costOf(r.f.itemSep()))
 	it.density = it.value / float64(max(it.cost.tokens, 1))
 	return it
-}
-
-// saidByContent reports whether a title only repeats the start of the
-// content (a title derived from the first sentence, maybe cut with an
-// ellipsis), up to white space.
-func saidByContent(title, content string) bool {
-	if title == "" || content == "" {
-		return false
-	}
-	t := strings.Fields(strings.TrimSuffix(strings.TrimSuffix(strings.TrimSpace(title), "…"), "..."))
-	c := strings.Fields(content)
-	if len(t) == 0 || len(t) > len(c) {
-		return false
-	}
-	for i, w := range t {
-		if i == len(t)-1 {
-			return strings.HasPrefix(c[i], w) // the last word may be cut
-		}
-		if c[i] != w {
-			return false
-		}
-	}
-	return true
 }
 
 // shorten cuts title and content so that together with the pointer to the

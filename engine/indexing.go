@@ -56,33 +56,6 @@ func contentHash(content string) string {
 
 var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}
 
-// hasNormalizedPrefix reports whether content starts with title when runs
-// of white space in both count as one space (and leading space is ignored).
-func hasNormalizedPrefix(content, title string) bool {
-	c := strings.TrimLeftFunc(content, unicode.IsSpace)
-	t := strings.TrimSpace(title)
-	for len(t) > 0 {
-		if len(c) == 0 {
-			return false
-		}
-		tr, tn := utf8.DecodeRuneInString(t)
-		cr, cn := utf8.DecodeRuneInString(c)
-		if unicode.IsSpace(tr) {
-			if !unicode.IsSpace(cr) {
-				return false
-			}
-			t = strings.TrimLeftFunc(t, unicode.IsSpace)
-			c = strings.TrimLeftFunc(c, unicode.IsSpace)
-			continue
-		}
-		if tr != cr {
-			return false
-		}
-		t, c = t[tn:], c[cn:]
-	}
-	return true
-}
-
 // partitionOf is the index partition of a memory.
 func partitionOf(m *cairn.Memory) string {
 	if m.Scope == cairn.ScopeGlobal {
@@ -95,7 +68,7 @@ func partitionOf(m *cairn.Memory) string {
 // not just the start of the content), key, content, tags and file refs.
 func indexedText(m *cairn.Memory) string {
 	var b strings.Builder
-	if !hasNormalizedPrefix(m.Content, strings.TrimSuffix(m.Title, "...")) {
+	if !cairn.TitleRepeatsContent(m.Title, m.Content) {
 		b.WriteString(m.Title)
 		b.WriteByte('\n')
 	}

@@ -28,23 +28,3 @@ func TestContentHashEqualsHashOfNormalizedContent(t *testing.T) {
 		}
 	}
 }
-
-func TestHasNormalizedPrefixFoldsWhiteSpace(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		content, title string
-		want           bool
-	}{
-		{"Tests use  t.Run.\nMore", "Tests use t.Run", true},
-		{"  Tests\tuse t.Run", "Tests use", true},
-		{"Tests use t.Run", "Tests used", false},
-		{"Short", "Short but longer", false},
-		{"anything", "", true},
-		{"Tests use", "Tests  use", true},
-		{"Testsuse", "Tests use", false},
-	} {
-		if got := hasNormalizedPrefix(c.content, c.title); got != c.want {
-			t.Errorf("hasNormalizedPrefix(%q, %q) = %v, want %v", c.content, c.title, got, c.want)
-		}
-	}
-}
