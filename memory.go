@@ -299,4 +299,3 @@ func hasNormalizedPrefix(content, title string) bool {
 	}
 	return true
 }
-
