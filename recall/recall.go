@@ -97,7 +97,7 @@ func Configure(c *config.Config, req *Request) (keywords []string, format string
 	keywords = c.ApplyKeywords(req.Prompt)
 	if req.BudgetSet {
 		c.Context.Budget = req.Budget
-	} else if strings.TrimSpace(req.Prompt) == "" && len(req.Files) == 0 && c.Context.StartBudget > 0 {
+	} else if startBlock(*req) && c.Context.StartBudget > 0 {
 		c.Context.Budget = min(c.Context.Budget, c.Context.StartBudget)
 	}
 	if req.LimitSet {
@@ -135,9 +135,6 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 	if err != nil {
 		return nil, err
 	}
-	if req.Root != "" {
-		MarkStale(sel, req.Root)
-	}
 	if req.Tiers != nil {
 		kept := sel.Items[:0:0]
 		for _, it := range sel.Items {
@@ -149,6 +146,9 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 			}
 		}
 		sel.Items = kept
+	}
+	if req.Root != "" {
+		MarkStale(sel, req.Root) // only the tiers kept: it reads the file system
 	}
 	sections, err := withParallel(ctx, eng, req, sel, Sections(sel))
 	if err != nil {
@@ -336,6 +336,7 @@ const maxStaleMatches = 64
 // File references are paths or globs relative to root ("**" is not
 // expanded); a reference that matches nothing is not a change.
 func MarkStale(sel *cairn.ContextSelection, root string) {
+	mtimes := newestOf{root: root, seen: map[string]time.Time{}}
 	for i := range sel.Items {
 		m := sel.Items[i].Memory
 		if len(m.FileRefs) == 0 {
@@ -345,29 +346,37 @@ func MarkStale(sel *cairn.ContextSelection, root string) {
 		if m.VerifiedAt.After(since) {
 			since = m.VerifiedAt
 		}
-		sel.Items[i].Stale = changedSince(root, m.FileRefs, since)
+		for _, ref := range m.FileRefs {
+			if mtimes.of(ref).After(since) {
+				sel.Items[i].Stale = true
+				break
+			}
+		}
 	}
 }
 
-func changedSince(root string, refs []string, since time.Time) bool {
-	for _, ref := range refs {
-		if strings.Contains(ref, "**") || filepath.IsAbs(ref) || strings.HasPrefix(filepath.Clean(ref), "..") {
-			continue
-		}
-		matches, err := filepath.Glob(filepath.Join(root, filepath.FromSlash(ref)))
-		if err != nil {
-			continue
-		}
-		for i, f := range matches {
-			if i >= maxStaleMatches {
-				break
-			}
-			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.ModTime().After(since) {
-				return true
+// newestOf finds the newest modification time of the files a reference
+// matches under root, reading each reference's files once per block.
+type newestOf struct {
+	root string
+	seen map[string]time.Time
+}
+
+func (n newestOf) of(ref string) time.Time {
+	if t, ok := n.seen[ref]; ok {
+		return t
+	}
+	var newest time.Time
+	if !strings.Contains(ref, "**") && !filepath.IsAbs(ref) && !strings.HasPrefix(filepath.Clean(ref), "..") {
+		matches, _ := filepath.Glob(filepath.Join(n.root, filepath.FromSlash(ref)))
+		for _, f := range matches[:min(len(matches), maxStaleMatches)] {
+			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.ModTime().After(newest) {
+				newest = fi.ModTime()
 			}
 		}
 	}
-	return false
+	n.seen[ref] = newest
+	return newest
 }
 
 // MemoryIndex is seed 001's memory index: each type with its count and its
