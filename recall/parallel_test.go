@@ -1,14 +1,12 @@
 package recall_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/sqlite"
 )
@@ -21,13 +19,8 @@ import (
 func TestParallelWorkOfAnotherSessionIsShownOnceInTheNextContext(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
 	now := time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
-	eng := engine.New(st, &engine.Options{Now: func() time.Time { now = now.Add(time.Second); return now }})
+	eng := newEngine(t, func() time.Time { now = now.Add(time.Second); return now })
 	add := func(session, typ, content string) string {
 		t.Helper()
 		res, err := eng.AddMemory(ctx, &cairn.Memory{Project: "p", SessionID: session, Type: typ, Content: content})

@@ -16,6 +16,17 @@ import (
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
+// newEngine is an engine over a fresh database that reads clock.
+func newEngine(t *testing.T, clock func() time.Time) *engine.Engine {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return engine.New(st, &engine.Options{Now: clock})
+}
+
 func TestContextRequestHonoursTheConfiguration(t *testing.T) {
 	t.Parallel()
 	c := config.Default()
@@ -37,13 +48,8 @@ func TestContextRequestHonoursTheConfiguration(t *testing.T) {
 func TestRelevantMemoryIsNeverCrowdedOutByStaticOnes(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
+	eng := newEngine(t, func() time.Time { return now })
 	filler := strings.Repeat(" The reasons were discussed at length in the design review and recorded in the wiki.", 4)
 	for i := range 5 {
 		for _, typ := range []string{"preference", "decision", "convention"} {
@@ -100,14 +106,8 @@ func TestMemoriesWhoseFilesChangedAreMarkedStale(t *testing.T) {
 	if err := os.WriteFile(file, []byte("package auth\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	clock := func() time.Time { return now }
-	eng := engine.New(st, &engine.Options{Now: func() time.Time { return clock() }})
+	eng := newEngine(t, func() time.Time { return now })
 	res, err := eng.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "pitfall", FileRefs: []string{"internal/auth/*.go"},
 		Content: "Refresh returns nil, nil for an unknown token.", CreatedAt: now.Add(-48 * time.Hour)})
 	if err != nil {
@@ -165,13 +165,8 @@ func TestMemoriesWhoseFilesChangedAreMarkedStale(t *testing.T) {
 func TestSessionStartBlockIsSmallAndSaysHowToRecord(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
-	st, err := sqlite.Open(ctx, filepath.Join(t.TempDir(), "c.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
 	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
+	eng := newEngine(t, func() time.Time { return now })
 	types := []string{"decision", "convention", "constraint", "architecture", "preference", "pattern", "pitfall", "fix", "session", "learning"}
 	for i := range 300 {
 		typ := types[i%len(types)]
