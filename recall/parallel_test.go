@@ -8,7 +8,6 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/recall"
-	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // Two sessions of one project: what session b writes while session a
