@@ -50,7 +50,7 @@
 //
 //	[context.relevant]         # memories a search for the task finds
 //	enabled = true
-//	limit = 8
+//	limit = 10
 //	max_limit = 20             # the cap for modes and keywords
 //	min_relevance = 0.25
 //	types = []                 # [] = every type of the relevant tier
@@ -266,7 +266,7 @@ func Default() *Config {
 			Format:      "markdown",
 			Static:      StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
 			Dynamic:     DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
-			Relevant:    RelevantTier{Enabled: true, Limit: 8, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
+			Relevant:    RelevantTier{Enabled: true, Limit: 10, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
 		},
 		Scoring: ScoringConfig{
 			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,

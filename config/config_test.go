@@ -169,7 +169,7 @@ search_limit = 2
 		t.Fatal(err)
 	}
 	c := l.Config
-	if c.Context.Budget != 4000 || c.Context.MaxChars != 8000 || c.Context.Dynamic.Count != 4 || c.Context.Relevant.Limit != 8 {
+	if c.Context.Budget != 4000 || c.Context.MaxChars != 8000 || c.Context.Dynamic.Count != 4 || c.Context.Relevant.Limit != 10 {
 		t.Errorf("budget %d, max_chars %d, count %d, limit %d", c.Context.Budget, c.Context.MaxChars, c.Context.Dynamic.Count, c.Context.Relevant.Limit)
 	}
 	if got := c.Modes["turbo"]; got != (config.ModeOverride{DynamicCount: 9, SearchLimit: 12}) {
@@ -457,7 +457,7 @@ func TestModes(t *testing.T) {
 			mode                 string
 			count, limit, budget int
 		}{
-			{"", 3, 8, 1500},
+			{"", 3, 10, 1500},
 			{"autopilot", 5, 5, 1500},
 			{"ralph", 5, 5, 1500},
 			{"swarm", 3, 3, 1500},
@@ -546,16 +546,16 @@ func TestApplyKeywords(t *testing.T) {
 		count, limit, budget int
 		mode                 string
 	}{
-		{"fix the login bug", nil, 3, 8, 1500, ""},
-		{"Please give me DETAILED Context on auth", []string{"detailed context"}, 5, 8, 1500, ""},
-		{"quick\n\ttask: rename a field", []string{"quick task"}, 1, 8, 1500, ""},
-		{"read the full history", []string{"full history"}, 10, 8, 1500, ""},
-		{"eco mode!", []string{"eco mode"}, 1, 8, 1500, ""},
-		{"the deco model is wrong", nil, 3, 8, 1500, ""},
-		{"quick tasks only", nil, 3, 8, 1500, ""},
-		{"full history, then a quick task", []string{"full history", "quick task"}, 1, 8, 1500, ""},
+		{"fix the login bug", nil, 3, 10, 1500, ""},
+		{"Please give me DETAILED Context on auth", []string{"detailed context"}, 5, 10, 1500, ""},
+		{"quick\n\ttask: rename a field", []string{"quick task"}, 1, 10, 1500, ""},
+		{"read the full history", []string{"full history"}, 10, 10, 1500, ""},
+		{"eco mode!", []string{"eco mode"}, 1, 10, 1500, ""},
+		{"the deco model is wrong", nil, 3, 10, 1500, ""},
+		{"quick tasks only", nil, 3, 10, 1500, ""},
+		{"full history, then a quick task", []string{"full history", "quick task"}, 1, 10, 1500, ""},
 		{"go wide on this", []string{"go wide"}, 3, 15, 4000, ""},
-		{"port it to C++ today", []string{"c++"}, 2, 8, 1500, ""},
+		{"port it to C++ today", []string{"c++"}, 2, 10, 1500, ""},
 		{"autopilot please, quick task", []string{"quick task", "autopilot please"}, 1, 7, 1500, "autopilot"},
 	}
 	for _, tt := range tests {

@@ -189,9 +189,12 @@ func (markdownFormat) item(it *item) string {
 	var b strings.Builder
 	title, content := mdEscape(flatten(it.title)), mdEscape(flatten(it.content))
 	b.Grow(len(title) + len(content) + len(it.id) + 40)
-	b.WriteString("- [")
-	b.WriteString(mdEscape(flatten(it.typ)))
-	b.WriteString("] ")
+	b.WriteString("- ")
+	if it.sec.groups == nil { // under a type's sub-heading the type is not said again
+		b.WriteString("[")
+		b.WriteString(mdEscape(flatten(it.typ)))
+		b.WriteString("] ")
+	}
 	if f := itemFlag(it); f != "" {
 		b.WriteString(mdEscape(flagMark(f)))
 	}

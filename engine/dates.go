@@ -61,15 +61,18 @@ var patterns = sync.OnceValue(func() *datePatterns {
 	}
 })
 
-// queryPeriods returns the periods that text names, read at now.
-func queryPeriods(text string, now time.Time) []period {
+// queryPeriods returns the periods that text names, read at now, and the
+// phrases that name them (lower case), whose words a memory holds by when
+// it was written rather than by what it says (see setStrengths).
+func queryPeriods(text string, now time.Time) ([]period, []string) {
 	low := strings.ToLower(text)
 	if !mayNameDate(low) {
-		return nil
+		return nil, nil
 	}
 	p := patterns()
 	now = now.UTC()
 	var out []period
+	var phrases []string
 	day := func(y int, m time.Month, d int) {
 		if d < 1 || d > 31 || m < 1 || m > 12 {
 			return
@@ -97,6 +100,7 @@ func queryPeriods(text string, now time.Time) []period {
 		return y, err == nil && y >= 1970 && y <= 2200
 	}
 	for _, m := range p.iso.FindAllStringSubmatch(low, -1) {
+		phrases = append(phrases, m[0])
 		y, _ := strconv.Atoi(m[1])
 		mo, _ := strconv.Atoi(m[2])
 		d, _ := strconv.Atoi(m[3])
@@ -104,6 +108,7 @@ func queryPeriods(text string, now time.Time) []period {
 	}
 	named := len(out)
 	for _, m := range p.dayMonth.FindAllStringSubmatch(low, -1) {
+		phrases = append(phrases, m[0])
 		d, _ := strconv.Atoi(m[1])
 		mo := months[m[2]]
 		y, ok := year(m[3])
@@ -113,6 +118,7 @@ func queryPeriods(text string, now time.Time) []period {
 		day(y, mo, d)
 	}
 	for _, m := range p.monthDay.FindAllStringSubmatch(low, -1) {
+		phrases = append(phrases, m[0])
 		mo := months[m[1]]
 		d, _ := strconv.Atoi(m[2])
 		y, ok := year(m[3])
@@ -123,6 +129,7 @@ func queryPeriods(text string, now time.Time) []period {
 	}
 	if len(out) == named { // a month alone, when no day of it was named
 		for _, m := range p.monthYear.FindAllStringSubmatch(low, -1) {
+			phrases = append(phrases, m[0])
 			y, _ := year(m[2])
 			if y > 0 {
 				month(y, months[m[1]])
@@ -130,6 +137,7 @@ func queryPeriods(text string, now time.Time) []period {
 		}
 		if len(out) == named {
 			for _, m := range p.inMonth.FindAllStringSubmatch(low, -1) {
+				phrases = append(phrases, m[0])
 				mo := months[m[1]]
 				month(latest(mo, 1), mo)
 			}
@@ -138,6 +146,7 @@ func queryPeriods(text string, now time.Time) []period {
 	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
 	end := now.Add(time.Minute) // "today" reaches now, and a little past for clock skew
 	for _, m := range p.relative.FindAllStringSubmatch(low, -1) {
+		phrases = append(phrases, m[0])
 		switch m[1] {
 		case "today":
 			out = append(out, period{today, end})
@@ -157,6 +166,7 @@ func queryPeriods(text string, now time.Time) []period {
 		}
 	}
 	for _, m := range p.ago.FindAllStringSubmatch(low, -1) {
+		phrases = append(phrases, m[0])
 		n, err := strconv.Atoi(m[1])
 		if err != nil {
 			n = numberWords[m[1]]
@@ -172,7 +182,10 @@ func queryPeriods(text string, now time.Time) []period {
 			out = append(out, period{from.AddDate(0, 0, -3), from.AddDate(0, 0, 4).Add(weekSlack)})
 		}
 	}
-	return out
+	if len(out) == 0 {
+		return nil, nil
+	}
+	return out, phrases
 }
 
 // mayNameDate is a quick test that spares most queries the patterns.

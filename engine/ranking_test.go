@@ -194,6 +194,36 @@ func TestDatesInTheQueryFavourMemoriesWrittenThen(t *testing.T) {
 	}
 }
 
+// The words of a date the query names are held, for Strength, by a memory
+// written in that period: "what did we rotate on 8 May 2023" is matched in
+// full by the memory of 8 May that says what was rotated, and a memory of
+// another day holding the same words matches less of the query.
+func TestAMemoryWrittenOnTheDateTheQueryNamesHoldsTheDate(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2023, 10, 22, 9, 0, 0, 0, time.UTC)
+	e := rankingEngine(t, now)
+	for i := range 20 {
+		put(t, e, &cairn.Memory{Content: fmt.Sprintf("filler memory %d about the release", i), CreatedAt: now.Add(-time.Duration(i+1) * time.Hour)})
+	}
+	then := put(t, e, &cairn.Memory{Content: "rotated the signing key", CreatedAt: time.Date(2023, 5, 8, 10, 0, 0, 0, time.UTC)})
+	other := put(t, e, &cairn.Memory{Content: "rotated the signing key again", CreatedAt: time.Date(2023, 8, 2, 10, 0, 0, 0, time.UTC)})
+	strength := map[string]float64{}
+	for _, h := range searchHits(t, e, cairn.Query{Text: "signing key rotated on 8 May 2023", Now: now}) {
+		strength[h.Memory.ID] = h.Strength
+	}
+	if strength[then.ID] != 1 {
+		t.Errorf("the memory written on the named day has strength %v, want 1 (its words and its date)", strength[then.ID])
+	}
+	if s := strength[other.ID]; s <= 0 || s >= 0.9 {
+		t.Errorf("the memory of another day has strength %v, want its words' share only", s)
+	}
+	for _, h := range searchHits(t, e, cairn.Query{Text: "signing key rotated", Now: now}) {
+		if h.Strength != 1 {
+			t.Errorf("without a date in the query %s has strength %v, want 1", h.Memory.ID, h.Strength)
+		}
+	}
+}
+
 // Salience breaks near-ties but never lifts a clearly weaker match: a
 // pinned, trusted, often used memory that holds one query word stays
 // below a plain one that holds them all.

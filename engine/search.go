@@ -198,15 +198,35 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 	if err != nil {
 		return nil, err
 	}
-	hits := e.rankHits(q, kept)
-	setStrengths(hits, idfs)
+	periods, phrases := queryPeriods(q.Text, q.Now)
+	hits := e.rankHits(q, kept, periods)
+	setStrengths(hits, idfs, dateTerms(phrases))
 	return hits, nil
 }
 
+// dateTerms is the set of index terms of the phrases that name a date.
+func dateTerms(phrases []string) map[string]bool {
+	if len(phrases) == 0 {
+		return nil
+	}
+	out := map[string]bool{}
+	var buf []string
+	for _, p := range phrases {
+		buf, _ = lexical.Analyze(p, buf[:0])
+		for _, t := range buf {
+			out[t] = true
+		}
+	}
+	return out
+}
+
 // setStrengths sets each hit's Strength from the idf-weighted query terms
-// of its partition. The sums run in query order, so that the same search
-// gives the same figure to the last bit.
-func setStrengths(hits []cairn.Hit, idfs map[string][]index.Query) {
+// of its partition. The words of a date the query names (dated) are held by
+// a memory written in that period (DateFactor above 1), whatever its text
+// says: "what did we change on 13 October" is matched in full by a memory
+// of 13 October about the change. The sums run in query order, so that the
+// same search gives the same figure to the last bit.
+func setStrengths(hits []cairn.Hit, idfs map[string][]index.Query, dated map[string]bool) {
 	var buf []string
 	for i := range hits {
 		h := &hits[i]
@@ -227,8 +247,9 @@ func setStrengths(hits []cairn.Hit, idfs map[string][]index.Query) {
 			has[t] = true
 		}
 		held := 0.0
+		inPeriod := h.DateFactor > 1
 		for _, q := range w {
-			if has[q.Term] {
+			if has[q.Term] || (inPeriod && dated[q.Term]) {
 				held += q.Weight
 			}
 		}
@@ -295,10 +316,9 @@ func passes(m *cairn.Memory, q cairn.Query) bool {
 	return true
 }
 
-// rankHits combines the parts of each hit's score (see cairn.Hit) and
-// returns the best q.Limit.
-func (e *Engine) rankHits(q cairn.Query, hits []cairn.Hit) []cairn.Hit {
-	periods := queryPeriods(q.Text, q.Now)
+// rankHits combines the parts of each hit's score (see cairn.Hit), with
+// the periods the query names, and returns the best q.Limit.
+func (e *Engine) rankHits(q cairn.Query, hits []cairn.Hit, periods []period) []cairn.Hit {
 	best := 0.0
 	for i := range hits {
 		h := &hits[i]

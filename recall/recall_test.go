@@ -31,7 +31,7 @@ func TestContextRequestHonoursTheConfiguration(t *testing.T) {
 	t.Parallel()
 	c := config.Default()
 	req := recall.ContextRequest(c, recall.Request{Project: "p", Prompt: "x"})
-	if len(req.CriticalTypes) == 0 || req.CriticalConfidence != 0.9 || req.DynamicCount != 3 || req.RelevantLimit != 8 {
+	if len(req.CriticalTypes) == 0 || req.CriticalConfidence != 0.9 || req.DynamicCount != 3 || req.RelevantLimit != 10 {
 		t.Fatalf("defaults: %+v", req)
 	}
 	c.Context.Static.MinConstraintConfidence = 0 // "none of those"

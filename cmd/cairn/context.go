@@ -28,7 +28,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	session := fs.String("session", "", "the current `session`: its own memories are left out")
 	fs.Var(&files, "files", "comma-separated `paths` being worked on")
 	fs.Var(&budget, "budget", "token `budget` for the block (default from the configuration, 1500)")
-	fs.Var(&limit, "limit", "at most `N` relevant memories (default from the configuration, 8)")
+	fs.Var(&limit, "limit", "at most `N` relevant memories (default from the configuration, 10)")
 	fs.Var(&maxChars, "max-chars", "hard cap on the block in characters (default 10000, Claude Code's limit)")
 	format := fs.String("format", "", "markdown (default), xml or json")
 	mode := fs.String("mode", "", "a mode from the configuration: autopilot, ralph, swarm, eco, …")

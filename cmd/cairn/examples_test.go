@@ -33,7 +33,7 @@ func TestAgentLoopExampleCarriesMemoryAcrossIterations(t *testing.T) {
 	if strings.Contains(ctx1, "vendored protobuf") || !strings.Contains(ctx1, "nothing stored yet") {
 		t.Errorf("the first context is not empty:\n%s", ctx1)
 	}
-	for _, want := range []string{"<cairn-context", "[pitfall] The vendored protobuf code in internal/pb goes stale", "[convention] Generated files live in internal/pb"} {
+	for _, want := range []string{"<cairn-context", "#### Pitfall\n- The vendored protobuf code in internal/pb goes stale", "[convention] Generated files live in internal/pb"} {
 		if !strings.Contains(ctx2, want) {
 			t.Errorf("the second context lacks %q:\n%s", want, ctx2)
 		}
