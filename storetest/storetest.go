@@ -73,7 +73,7 @@ func Run(t *testing.T, open Opener) {
 		{"ViewSeesOneSnapshot", testSnapshot},
 		{"ConcurrentUpdatesAreSerialised", testSerialisedUpdates},
 	}
-	for _, tt := range slices.Concat(tests, lifecycleStoreTests, ingestStoreTests, tokenStoreTests, eventStoreTests) {
+	for _, tt := range slices.Concat(tests, lifecycleStoreTests, ingestStoreTests, tokenStoreTests, eventStoreTests, iterationStoreTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, openStore(t, open))
