@@ -1,0 +1,239 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/contextpack"
+)
+
+// ContextRequest asks for the memory of the next iteration on a task.
+type ContextRequest struct {
+	Project     string
+	Task        string // required
+	Title       string // the task's title, when the loop has one
+	Description string
+	Files       []string // files the task is about
+	// Budget is the most characters of the whole text; 0 means
+	// DefaultBudget.
+	Budget    int
+	Iteration int      // the iteration about to run; 0: one after the latest recorded
+	Tiers     []string // for the model choice shown in Loop Status
+	Policy    Policy
+	Format    string // contextpack's formats; "" is markdown
+	Explain   bool
+	Now       time.Time
+}
+
+// DefaultBudget is the character budget of a loop context when none is
+// given.
+const DefaultBudget = 4000
+
+// maxAttempts is how many previous attempts are shown at most.
+const maxAttempts = 5
+
+// learningTypes are the memory types offered as learnings: what an
+// iteration (or any session) learned that applies beyond its own attempt.
+var learningTypes = []string{"learning", "pattern", "pitfall", "gotcha", "fix", "error_solution", "convention",
+	"decision", "constraint", "architecture", "dependency", "retry_suggestion", "task_result", "issue"}
+
+// Context is a rendered loop context and what it is made of.
+type Context struct {
+	contextpack.Result
+	Choice *Choice
+}
+
+// BuildContext renders, within one character budget, what the next
+// iteration on a task needs, most useful first:
+//
+//	Stuck Loop Warning   once the task failed Policy.StuckAfter times in a row
+//	Previous Attempts    the task's failed attempts, newest first (at most 5):
+//	                     what was tried, the error, what to avoid
+//	Loop Status          the iteration, attempts on this task, the recent
+//	                     success rate, the model choice and why
+//	Learnings from Previous Iterations
+//	                     memories of any task that match the task's words,
+//	                     files and the errors of its attempts, by relevance
+//	                     then recency
+//
+// An item that does not fit is left out whole (a long one is shortened
+// first, pointing to cairn show ID); with nothing recorded and nothing
+// relevant the text is "".
+func BuildContext(ctx context.Context, svc Service, req ContextRequest) (*Context, error) {
+	req.Task = strings.TrimSpace(req.Task)
+	if req.Task == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "loop context: the task is required")
+	}
+	p := req.Policy.withDefaults()
+	tiers := req.Tiers
+	if len(tiers) == 0 {
+		tiers = DefaultTiers
+	}
+	budget := req.Budget
+	if budget <= 0 {
+		budget = DefaultBudget
+	}
+	st, recent, err := load(ctx, svc, req.Project, req.Task, p)
+	if err != nil {
+		return nil, err
+	}
+	choice := choose(st, recent, tiers, p)
+	iteration := req.Iteration
+	if iteration <= 0 {
+		iteration = 1
+		if len(recent) > 0 {
+			iteration = maxIteration(recent) + 1
+		}
+	}
+
+	var sections []contextpack.Section
+	if st.Stuck {
+		sections = append(sections, contextpack.Section{Kind: "stuck_warning", Title: "Stuck Loop Warning", Priority: 0,
+			Text: stuckText(req.Task, st, p)})
+	}
+	attempts, failures, seen := attemptItems(ctx, svc, st)
+	if len(attempts) > 0 {
+		sections = append(sections, contextpack.Section{Kind: "attempts", Title: "Previous Attempts", Priority: 1, Items: attempts})
+	}
+	if len(recent) > 0 || st.Attempts > 0 {
+		sections = append(sections, contextpack.Section{Kind: "loop_status", Title: "Loop Status", Priority: 2,
+			Text: statusText(req.Task, iteration, st, choice)})
+	}
+	learnings, err := learningItems(ctx, svc, req, failures, seen)
+	if err != nil {
+		return nil, err
+	}
+	if len(learnings) > 0 {
+		sections = append(sections, contextpack.Section{Kind: "learnings", Title: "Learnings from Previous Iterations", Priority: 3, Items: learnings})
+	}
+	if len(sections) == 0 {
+		return &Context{Choice: &choice}, nil
+	}
+	res := contextpack.Render(contextpack.Request{
+		Project: req.Project, Sections: sections, Budget: budget / 4, MaxChars: budget,
+		Format: req.Format, Explain: req.Explain,
+	})
+	return &Context{Result: res, Choice: &choice}, nil
+}
+
+func maxIteration(its []*cairn.Iteration) int {
+	n := 0
+	for _, it := range its {
+		n = max(n, it.Iteration)
+	}
+	return n
+}
+
+// attemptItems are the task's failed attempts with their reports, newest
+// first; failures is the reports' text (for the learnings' query), seen
+// the ids shown.
+func attemptItems(ctx context.Context, svc Service, st TaskState) ([]contextpack.Item, string, map[string]bool) {
+	var items []contextpack.Item
+	var failures strings.Builder
+	seen := map[string]bool{}
+	for i, it := range st.Recent {
+		if it.Outcome == cairn.OutcomeDone || len(items) == maxAttempts {
+			continue
+		}
+		title := fmt.Sprintf("Attempt %d (iteration %d", st.Attempts-i, it.Iteration)
+		if it.Model != "" {
+			title += ", " + it.Model
+		}
+		title += ", " + it.Outcome + ")"
+		content := it.Summary
+		id := ""
+		if it.FailureID != "" {
+			if m, err := svc.FindMemoryByID(ctx, it.FailureID); err == nil {
+				content, id = m.Content, m.ID
+				if !seen[id] {
+					failures.WriteString(m.Content + "\n")
+				}
+				seen[id] = true
+			}
+		}
+		if content == "" {
+			content = "(no report)"
+		}
+		items = append(items, contextpack.Item{ID: id, Type: "attempt", Title: title, Content: content,
+			CreatedAt: it.CreatedAt, Value: 2 - float64(len(items))*0.1})
+	}
+	return items, failures.String(), seen
+}
+
+// learningItems are the memories that match the task: its title,
+// description, id and files, and the errors of its failed attempts.
+func learningItems(ctx context.Context, svc Service, req ContextRequest, failures string, seen map[string]bool) ([]contextpack.Item, error) {
+	text := strings.Join([]string{req.Title, req.Description, strings.Join(req.Files, " "), errorWords(failures)}, " ")
+	if strings.TrimSpace(text) == "" {
+		return nil, nil
+	}
+	hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: learningTypes, Limit: 20,
+		ExcludeSuperseded: true, NoFeedback: true, Now: req.Now})
+	if err != nil {
+		return nil, err
+	}
+	now := req.Now
+	if now.IsZero() {
+		now = time.Now()
+	}
+	var items []contextpack.Item
+	for _, h := range hits {
+		m := h.Memory
+		if seen[m.ID] || (m.TaskID == req.Task && m.Type == "failure") || !m.Live(now) {
+			continue
+		}
+		if h.Relevance < 0.2 {
+			continue
+		}
+		// Relevance first; recency breaks near-ties (a week costs 0.01).
+		age := now.Sub(m.CreatedAt).Hours() / 24
+		value := h.Relevance - min(age, 365)/700
+		items = append(items, contextpack.Item{ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content,
+			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: max(value, 0.01), Flag: m.Flag})
+	}
+	return items, nil
+}
+
+// errorWords is the error lines of failure reports: what a learning about
+// the same failure would share.
+func errorWords(failures string) string {
+	var out []string
+	for _, l := range strings.Split(failures, "\n") {
+		if rest, ok := strings.CutPrefix(l, "**Error:** "); ok {
+			out = append(out, rest)
+		}
+	}
+	return strings.Join(out, " ")
+}
+
+func stuckText(task string, st TaskState, p Policy) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Task %s has failed %d times in a row. Do not retry an approach listed under Previous Attempts.\n", task, st.ConsecutiveFailures)
+	b.WriteString("Split the task into smaller steps that can each be checked on their own (one per failing part), do the first, and say what is left in a <retry-suggestion>.\n")
+	if st.Flagged {
+		fmt.Fprintf(&b, "The task is flagged for human review (%d failures in a row, the limit is %d).", st.ConsecutiveFailures, p.ReviewAfter)
+	} else {
+		fmt.Fprintf(&b, "After %d failures in a row it is flagged for human review.", p.ReviewAfter)
+	}
+	return b.String()
+}
+
+func statusText(task string, iteration int, st TaskState, c Choice) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Iteration %d. Task %s: %d earlier attempts", iteration, task, st.Attempts)
+	if st.Attempts > 0 {
+		fmt.Fprintf(&b, ", %d failed", st.Failures)
+		if st.ConsecutiveFailures > 0 {
+			fmt.Fprintf(&b, " (%d in a row)", st.ConsecutiveFailures)
+		}
+	}
+	b.WriteString(".\n")
+	if c.RecentCount > 0 {
+		fmt.Fprintf(&b, "Recent success: %d of the last %d iterations done (%d%%).\n", c.RecentDone, c.RecentCount, c.RecentDone*100/c.RecentCount)
+	}
+	fmt.Fprintf(&b, "Model: %s (%s).", c.Model, c.Reason)
+	return b.String()
+}

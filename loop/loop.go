@@ -1,0 +1,183 @@
+// Package loop is iteration memory for agent loops (seed 003): a loop
+// claims a task, runs a fresh agent session on it, reads its result and
+// repeats. Record stores what one iteration did (its outcome and metrics,
+// a failure report, the learnings and estimates its result signals);
+// Context renders what the next iteration on a task needs (Previous
+// Attempts, Learnings from Previous Iterations, Loop Status and, once the
+// task keeps failing, a Stuck Loop Warning); ChooseModel picks the model
+// tier from the recorded metrics; Status lists the tasks and flags those
+// that need a person. docs/iteration-memory.md is the whole design.
+package loop
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
+)
+
+// Service is what the loop needs of cairn: the engine implements it.
+type Service interface {
+	AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error)
+	FindMemoryByID(ctx context.Context, id string) (*cairn.Memory, error)
+	UpdateMemory(ctx context.Context, id string, upd cairn.MemoryUpdate) (*cairn.Memory, error)
+	Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
+	PutIteration(ctx context.Context, it *cairn.Iteration) error
+	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)
+	IterationTotals(ctx context.Context, project, task string) ([]cairn.IterationTotals, error)
+	AggregateIterations(ctx context.Context, project string, before time.Time) (int, error)
+}
+
+// Record is one finished iteration, as the loop saw it.
+type Record struct {
+	Project    string
+	Run        string // the loop run, when the loop names one
+	Task       string // required
+	Iteration  int    // the loop's iteration number, from 1
+	Model      string
+	Outcome    string // cairn.OutcomeDone, OutcomeFailed or OutcomeNoSignal
+	DurationMS int64
+	CostUSD    float64
+	Result     string // the agent's final output: its signals are read
+	Agent      string // e.g. "claude"; provenance of what is stored
+	Session    string // the agent session, when known
+	Now        time.Time
+}
+
+// Recorded is what Record stored.
+type Recorded struct {
+	Iteration cairn.Iteration
+	// Memories are the memories written from the result's signals and the
+	// failure report, with their write status (created, reinforced, …).
+	Memories []*cairn.WriteResult
+	// Problems are the malformed signals of the result: none is dropped
+	// silently, and none stops the others from being stored.
+	Problems []capture.Problem
+	// MinimalReport is true when the failure report was made from the
+	// result text because the agent wrote none.
+	MinimalReport bool
+}
+
+// maxMinimalReport bounds the result text quoted by a minimal failure
+// report, in bytes.
+const maxMinimalReport = 1200
+
+// RecordIteration stores one iteration: every signal of the result as a
+// memory of the task (learnings, MEMORY: lines, the difficulty estimate,
+// a retry suggestion), the first <failure-report> as the iteration's
+// failure report (a failed or signal-less iteration without one gets a
+// minimal report made from the result text and the outcome), and the
+// iteration's outcome and metrics, linked to its failure report. Recording
+// the same iteration again replaces its row and reinforces, rather than
+// duplicates, its memories.
+func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, error) {
+	r.Task = strings.TrimSpace(r.Task)
+	if r.Task == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "loop record: the task is required")
+	}
+	if !cairn.ValidOutcome(r.Outcome) {
+		return nil, cairn.Errorf(cairn.EINVALID, "loop record: outcome %q: want done, failed or no-signal", r.Outcome)
+	}
+	if r.Iteration < 1 {
+		return nil, cairn.Errorf(cairn.EINVALID, "loop record: iteration %d: iterations are numbered from 1", r.Iteration)
+	}
+	if !utf8.ValidString(r.Result) {
+		r.Result = strings.ToValidUTF8(r.Result, "\uFFFD")
+	}
+	out := &Recorded{}
+	sigs, probs := capture.Parse(r.Result)
+	out.Problems = probs
+	prov := capture.Provenance{Agent: r.Agent, Task: r.Task, Session: r.Session}
+	it := cairn.Iteration{Project: r.Project, Run: r.Run, Task: r.Task, Iteration: r.Iteration, Model: r.Model,
+		Outcome: r.Outcome, DurationMS: r.DurationMS, CostUSD: r.CostUSD, Summary: summary(r.Result), CreatedAt: r.Now}
+	for _, s := range sigs {
+		m := s.MemoryFrom(r.Project, prov)
+		if s.Kind == capture.KindLearning || s.Kind == capture.KindMemory {
+			m.Tags = appendTag(m.Tags, "loop")
+		}
+		res, err := svc.AddMemory(ctx, m)
+		if err != nil {
+			// One bad signal does not lose the others, nor the iteration.
+			out.Problems = append(out.Problems, capture.Problem{Line: s.Line, Reason: err.Error()})
+			continue
+		}
+		out.Memories = append(out.Memories, res)
+		switch s.Kind {
+		case capture.KindFailureReport:
+			if it.FailureID == "" && r.Outcome != cairn.OutcomeDone {
+				it.FailureID = res.Memory.ID
+			}
+		case capture.KindDifficulty:
+			it.Difficulty = s.Fields["level"]
+		}
+	}
+	if r.Outcome != cairn.OutcomeDone && it.FailureID == "" {
+		res, err := svc.AddMemory(ctx, minimalReport(r, prov))
+		if err != nil {
+			return nil, err
+		}
+		out.Memories = append(out.Memories, res)
+		out.MinimalReport = true
+		it.FailureID = res.Memory.ID
+	}
+	if err := svc.PutIteration(ctx, &it); err != nil {
+		return nil, err
+	}
+	out.Iteration = it
+	return out, nil
+}
+
+// minimalReport is the failure report of an iteration whose agent wrote
+// none: the outcome and the end of the result text, where agents say what
+// went wrong.
+func minimalReport(r Record, prov capture.Provenance) *cairn.Memory {
+	what := "failed"
+	if r.Outcome == cairn.OutcomeNoSignal {
+		what = "ended without saying whether the task was done"
+	}
+	text := strings.TrimSpace(r.Result)
+	if len(text) > maxMinimalReport {
+		i := len(text) - maxMinimalReport
+		for i < len(text) && !utf8.RuneStart(text[i]) {
+			i++
+		}
+		text = "…" + text[i:]
+	}
+	if text == "" {
+		text = "(the agent printed nothing)"
+	}
+	content := fmt.Sprintf("**Error:** iteration %d %s (no failure report).\n**Result:** %s", r.Iteration, what, text)
+	m := &cairn.Memory{
+		Project: r.Project, Type: "failure", Source: cairn.SourceAutomatic,
+		Title:   fmt.Sprintf("Failed: task %s, iteration %d (%s)", r.Task, r.Iteration, r.Outcome),
+		Content: content, Tags: []string{"failure-report", "minimal"},
+	}
+	m.Agent, m.TaskID, m.SessionID = prov.Agent, prov.Task, prov.Session
+	return m
+}
+
+// summary is the start of the result, on one line, for the iteration row.
+func summary(result string) string {
+	s := strings.Join(strings.Fields(result), " ")
+	if len(s) <= cairn.MaxIterationSummary {
+		return s
+	}
+	i := cairn.MaxIterationSummary - len("…")
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
+}
+
+func appendTag(tags []string, tag string) []string {
+	for _, t := range tags {
+		if t == tag {
+			return tags
+		}
+	}
+	return append(tags, tag)
+}

@@ -1,0 +1,251 @@
+package loop
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+)
+
+// DefaultTiers are the model tiers, cheapest first, when none are given.
+var DefaultTiers = []string{"haiku", "sonnet", "opus"}
+
+// Policy holds the thresholds of the escalation lifecycle. The zero value
+// means the defaults below.
+type Policy struct {
+	// EscalateAfter consecutive failures on a task, the next attempt runs
+	// one tier up (default 2).
+	EscalateAfter int
+	// StuckAfter consecutive failures, the task is stuck: the context
+	// carries the Stuck Loop Warning with a decomposition suggestion, and
+	// the most capable tier runs it (default 3).
+	StuckAfter int
+	// ReviewAfter consecutive failures, the task is flagged for a person
+	// (default 5).
+	ReviewAfter int
+	// RecentWindow is how many of the project's latest iterations make the
+	// recent success rate (default 10).
+	RecentWindow int
+}
+
+func (p Policy) withDefaults() Policy {
+	if p.EscalateAfter <= 0 {
+		p.EscalateAfter = 2
+	}
+	if p.StuckAfter <= 0 {
+		p.StuckAfter = 3
+	}
+	if p.ReviewAfter <= 0 {
+		p.ReviewAfter = 5
+	}
+	if p.RecentWindow <= 0 {
+		p.RecentWindow = 10
+	}
+	return p
+}
+
+// TaskState is what the recorded iterations say about one task.
+type TaskState struct {
+	Task     string
+	Attempts int // every recorded attempt, aggregated ones included
+	Failures int // failed or signal-less attempts, aggregated ones included
+	// ConsecutiveFailures counts the failed or signal-less attempts since
+	// the task was last done (or since its first attempt).
+	ConsecutiveFailures int
+	LastOutcome         string
+	LastModel           string
+	LastAt              time.Time
+	Difficulty          string // the latest estimate, "" when none
+	Done                bool   // the latest attempt was done
+	Stuck               bool   // ConsecutiveFailures reached Policy.StuckAfter
+	Flagged             bool   // ConsecutiveFailures reached Policy.ReviewAfter
+	// Attempts, newest first, of the iterations not yet aggregated.
+	Recent []*cairn.Iteration
+}
+
+// taskState folds a task's iterations (newest first) and totals.
+func taskState(task string, its []*cairn.Iteration, totals []cairn.IterationTotals, p Policy) TaskState {
+	s := TaskState{Task: task, Recent: its}
+	counting := true
+	for _, it := range its {
+		s.Attempts++
+		failed := it.Outcome != cairn.OutcomeDone
+		if failed {
+			s.Failures++
+		}
+		if counting {
+			if failed {
+				s.ConsecutiveFailures++
+			} else {
+				counting = false
+			}
+		}
+		if s.Difficulty == "" {
+			s.Difficulty = it.Difficulty
+		}
+	}
+	if len(its) > 0 {
+		s.LastOutcome, s.LastModel, s.LastAt = its[0].Outcome, its[0].Model, its[0].CreatedAt
+		s.Done = its[0].Outcome == cairn.OutcomeDone
+	}
+	for _, t := range totals {
+		if t.Task != task {
+			continue
+		}
+		s.Attempts += t.Count
+		if t.Outcome != cairn.OutcomeDone {
+			s.Failures += t.Count
+		}
+		if s.LastAt.IsZero() || t.Last.After(s.LastAt) && len(its) == 0 {
+			s.LastAt = t.Last
+		}
+	}
+	s.Stuck = s.ConsecutiveFailures >= p.StuckAfter
+	s.Flagged = s.ConsecutiveFailures >= p.ReviewAfter
+	return s
+}
+
+// Choice is a model tier picked for the next attempt at a task, and why.
+type Choice struct {
+	Model  string
+	Tier   int // its index in the tiers, cheapest 0
+	Reason string
+	State  TaskState
+	// RecentDone and RecentCount are the project's recent success rate
+	// that the choice read: done iterations of the latest ones.
+	RecentDone, RecentCount int
+}
+
+// ChooseModel picks the tier for the next attempt at task from the
+// recorded iterations, with tiers ordered cheapest first:
+//
+//   - the middle tier by default (sonnet of haiku, sonnet, opus);
+//   - one tier cheaper when the project's recent iterations mostly succeed
+//     (at least 80% of the latest Policy.RecentWindow, and at least 5 of
+//     them) and the task is not estimated hard;
+//   - one tier up when the task is estimated hard, or when the recent
+//     success rate is under 50% (of at least 5);
+//   - one more tier up per failure from the Policy.EscalateAfter-th
+//     consecutive failure on the task, and the most capable tier once it
+//     is stuck (Policy.StuckAfter).
+//
+// The reason says which rules applied, in that order.
+func ChooseModel(ctx context.Context, svc Service, project, task string, tiers []string, p Policy) (*Choice, error) {
+	p = p.withDefaults()
+	if len(tiers) == 0 {
+		tiers = DefaultTiers
+	}
+	st, recent, err := load(ctx, svc, project, task, p)
+	if err != nil {
+		return nil, err
+	}
+	c := choose(st, recent, tiers, p)
+	return &c, nil
+}
+
+// load reads the task's state and the project's latest iterations.
+func load(ctx context.Context, svc Service, project, task string, p Policy) (TaskState, []*cairn.Iteration, error) {
+	its, err := svc.FindIterations(ctx, cairn.IterationFilter{Project: project, Task: task, Limit: 200})
+	if err != nil {
+		return TaskState{}, nil, err
+	}
+	totals, err := svc.IterationTotals(ctx, project, task)
+	if err != nil {
+		return TaskState{}, nil, err
+	}
+	recent, err := svc.FindIterations(ctx, cairn.IterationFilter{Project: project, Limit: p.RecentWindow})
+	if err != nil {
+		return TaskState{}, nil, err
+	}
+	return taskState(task, its, totals, p), recent, nil
+}
+
+func choose(st TaskState, recent []*cairn.Iteration, tiers []string, p Policy) Choice {
+	c := Choice{State: st, RecentCount: len(recent)}
+	for _, it := range recent {
+		if it.Outcome == cairn.OutcomeDone {
+			c.RecentDone++
+		}
+	}
+	top := len(tiers) - 1
+	tier := top / 2
+	why := []string{fmt.Sprintf("%s by default", tiers[tier])}
+	rate := func() string { return fmt.Sprintf("%d of the last %d iterations done", c.RecentDone, c.RecentCount) }
+	switch {
+	case st.Difficulty == "hard":
+		tier++
+		why = append(why, "up: the task is estimated hard")
+	case c.RecentCount >= 5 && c.RecentDone*10 >= c.RecentCount*8:
+		tier--
+		why = append(why, "down: "+rate())
+	case c.RecentCount >= 5 && c.RecentDone*2 < c.RecentCount:
+		tier++
+		why = append(why, "up: only "+rate())
+	}
+	switch f := st.ConsecutiveFailures; {
+	case f >= p.StuckAfter:
+		tier = top
+		why = append(why, fmt.Sprintf("the most capable: %d failures in a row, the task is stuck", f))
+	case f >= p.EscalateAfter:
+		tier += f - p.EscalateAfter + 1
+		why = append(why, fmt.Sprintf("escalated: %d failures in a row", f))
+	case f == 1:
+		why = append(why, "not escalated after one failure: its report is in the context")
+	}
+	tier = max(0, min(tier, top))
+	c.Tier, c.Model = tier, tiers[tier]
+	c.Reason = strings.Join(why, "; ")
+	return c
+}
+
+// Status is the state of every task of a project, flagged ones first, then
+// stuck ones, then by the latest attempt (newest first).
+func Status(ctx context.Context, svc Service, project string, p Policy) ([]TaskState, error) {
+	p = p.withDefaults()
+	its, err := svc.FindIterations(ctx, cairn.IterationFilter{Project: project})
+	if err != nil {
+		return nil, err
+	}
+	totals, err := svc.IterationTotals(ctx, project, "")
+	if err != nil {
+		return nil, err
+	}
+	byTask := map[string][]*cairn.Iteration{}
+	var order []string
+	for _, it := range its {
+		if _, ok := byTask[it.Task]; !ok {
+			order = append(order, it.Task)
+		}
+		byTask[it.Task] = append(byTask[it.Task], it)
+	}
+	for _, t := range totals {
+		if _, ok := byTask[t.Task]; !ok {
+			byTask[t.Task] = nil
+			order = append(order, t.Task)
+		}
+	}
+	out := make([]TaskState, 0, len(order))
+	for _, task := range order {
+		out = append(out, taskState(task, byTask[task], totals, p))
+	}
+	slices.SortStableFunc(out, func(a, b TaskState) int {
+		if a.Flagged != b.Flagged {
+			return boolFirst(a.Flagged)
+		}
+		if a.Stuck != b.Stuck {
+			return boolFirst(a.Stuck)
+		}
+		return b.LastAt.Compare(a.LastAt)
+	})
+	return out, nil
+}
+
+func boolFirst(a bool) int {
+	if a {
+		return -1
+	}
+	return 1
+}
