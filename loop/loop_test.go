@@ -1,0 +1,311 @@
+package loop_test
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/sqlite"
+)
+
+var t0 = time.Date(2026, 11, 1, 9, 0, 0, 0, time.UTC)
+
+// fixture is an engine over a fresh SQLite file, with a clock the test
+// moves.
+type fixture struct {
+	t   *testing.T
+	e   *engine.Engine
+	now time.Time
+	n   int // iterations recorded
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	f := &fixture{t: t, now: t0}
+	f.e = engine.New(s, &engine.Options{Now: func() time.Time { return f.now }})
+	return f
+}
+
+func (f *fixture) record(task, model, outcome, result string) *loop.Recorded {
+	f.t.Helper()
+	f.n++
+	f.now = f.now.Add(10 * time.Minute)
+	r, err := loop.RecordIteration(f.t.Context(), f.e, loop.Record{Project: "p", Task: task, Iteration: f.n, Model: model,
+		Outcome: outcome, DurationMS: 60000, CostUSD: 0.3, Result: result, Agent: "claude", Now: f.now})
+	if err != nil {
+		f.t.Fatalf("record %s #%d: %v", task, f.n, err)
+	}
+	return r
+}
+
+func (f *fixture) context(req loop.ContextRequest) string {
+	f.t.Helper()
+	req.Project = "p"
+	req.Now = f.now
+	c, err := loop.BuildContext(f.t.Context(), f.e, req)
+	if err != nil {
+		f.t.Fatal(err)
+	}
+	return c.Text
+}
+
+const failedResult = `I changed the retry loop in sync/client.go but go test ./sync still times out.
+<failure-report>
+error: TestSyncRetries times out after 30s
+approach: raised the retry count to 10
+avoid: raising the retry count: the server rate-limits the client
+files: sync/client.go
+</failure-report>
+<learning category="pitfall" files="sync/client.go">The sync server rate-limits clients that retry faster than once a second.</learning>
+<difficulty-estimate>hard: the retry logic is shared by three callers</difficulty-estimate>`
+
+// A failed iteration leaves its report, its learning and its difficulty;
+// the next context on the task holds the report (what was tried, the
+// error, what to avoid) and the status.
+func TestTheNextAttemptSeesWhatFailedBefore(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.record("7", "sonnet", cairn.OutcomeFailed, failedResult)
+	if r.MinimalReport || r.Iteration.FailureID == "" || r.Iteration.Difficulty != "hard" {
+		t.Fatalf("recorded %+v", r.Iteration)
+	}
+	types := map[string]bool{}
+	for _, m := range r.Memories {
+		types[m.Memory.Type] = true
+		if m.Memory.TaskID != "7" || m.Memory.Agent != "claude" {
+			t.Errorf("memory %s lacks its provenance: task %q agent %q", m.Memory.ID, m.Memory.TaskID, m.Memory.Agent)
+		}
+	}
+	for _, typ := range []string{"failure", "pitfall", "task_result"} {
+		if !types[typ] {
+			t.Errorf("no %s memory stored: %v", typ, types)
+		}
+	}
+	text := f.context(loop.ContextRequest{Task: "7", Title: "Make sync retries pass"})
+	for _, want := range []string{"### Previous Attempts", "Attempt 1 (iteration 1, sonnet, failed)", "TestSyncRetries times out",
+		"raised the retry count to 10", "**Avoid:**", "### Loop Status", "Iteration 2. Task 7: 1 earlier attempts, 1 failed (1 in a row)",
+		"### Learnings from Previous Iterations", "rate-limits clients"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the context lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "Stuck Loop Warning") {
+		t.Errorf("a warning after one failure:\n%s", text)
+	}
+	// Another task has no attempts; an unknown task with no words gets nothing.
+	if text := f.context(loop.ContextRequest{Task: "99"}); strings.Contains(text, "Previous Attempts") {
+		t.Errorf("task 99 shows another task's attempts:\n%s", text)
+	}
+}
+
+// A failed or signal-less iteration without a report gets a minimal one
+// from the end of its result and its outcome.
+func TestAnIterationWithoutAReportGetsAMinimalOne(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	long := strings.Repeat("compiling… ", 400) + "panic: nil map write in cache.Put"
+	r := f.record("3", "haiku", cairn.OutcomeNoSignal, long)
+	if !r.MinimalReport || r.Iteration.FailureID == "" {
+		t.Fatalf("no minimal report: %+v", r)
+	}
+	m, err := f.e.FindMemoryByID(t.Context(), r.Iteration.FailureID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Type != "failure" || !strings.Contains(m.Content, "ended without saying") || !strings.Contains(m.Content, "panic: nil map write") || len(m.Content) > 1500 {
+		t.Errorf("minimal report %q (%d bytes)", m.Content, len(m.Content))
+	}
+	if len(r.Iteration.Summary) > cairn.MaxIterationSummary {
+		t.Errorf("summary of %d bytes", len(r.Iteration.Summary))
+	}
+	// An empty result still says what happened; a done one has no report.
+	if r := f.record("3", "haiku", cairn.OutcomeFailed, ""); !r.MinimalReport {
+		t.Errorf("an empty failed result got no report")
+	}
+	if r := f.record("3", "haiku", cairn.OutcomeDone, "all green"); r.MinimalReport || r.Iteration.FailureID != "" {
+		t.Errorf("a done iteration got a failure report: %+v", r.Iteration)
+	}
+}
+
+// Malformed signals are reported and lose nothing else; bad records are
+// refused with a clear error and store nothing.
+func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.record("5", "sonnet", cairn.OutcomeFailed, "<learning>never closed\n<difficulty-estimate>impossible</difficulty-estimate>\nMEMORY:fix:restart the daemon after editing its config")
+	if len(r.Problems) < 2 {
+		t.Errorf("problems %v, want the unclosed learning and the bad difficulty", r.Problems)
+	}
+	if !r.MinimalReport {
+		t.Errorf("the failed iteration lost its report")
+	}
+	var fix bool
+	for _, m := range r.Memories {
+		fix = fix || m.Memory.Type == "fix"
+	}
+	if !fix {
+		t.Errorf("the good MEMORY: line was lost beside the bad signals")
+	}
+	for _, bad := range []loop.Record{
+		{Project: "p", Task: "", Iteration: 1, Outcome: "failed"},
+		{Project: "p", Task: "5", Iteration: 0, Outcome: "failed"},
+		{Project: "p", Task: "5", Iteration: 1, Outcome: "maybe"},
+		{Project: "p", Task: "5", Iteration: 1, Outcome: "done", CostUSD: -1},
+	} {
+		if _, err := loop.RecordIteration(t.Context(), f.e, bad); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("record %+v: %v, want EINVALID", bad, err)
+		}
+	}
+	its, err := f.e.FindIterations(t.Context(), cairn.IterationFilter{Project: "p"})
+	if err != nil || len(its) != 1 {
+		t.Errorf("iterations %d (%v), want the one good record", len(its), err)
+	}
+}
+
+// The escalation lifecycle: the first failure leaves a report, the second
+// escalates the model, the third makes the task stuck (warning, most
+// capable tier), the fifth flags it for a person; a done attempt resets.
+func TestFailuresEscalateThenWarnThenFlag(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	choose := func() *loop.Choice {
+		t.Helper()
+		c, err := loop.ChooseModel(t.Context(), f.e, "p", "7", nil, loop.Policy{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := choose(); c.Model != "sonnet" {
+		t.Errorf("first attempt: %s (%s), want sonnet", c.Model, c.Reason)
+	}
+	f.record("7", "sonnet", cairn.OutcomeFailed, "tests fail")
+	if c := choose(); c.Model != "sonnet" || !strings.Contains(c.Reason, "not escalated after one failure") {
+		t.Errorf("after one failure: %s (%s), want sonnet", c.Model, c.Reason)
+	}
+	f.record("7", "sonnet", cairn.OutcomeNoSignal, "ran out of turns")
+	if c := choose(); c.Model != "opus" || !strings.Contains(c.Reason, "escalated: 2 failures in a row") {
+		t.Errorf("after two failures: %s (%s), want opus", c.Model, c.Reason)
+	}
+	if text := f.context(loop.ContextRequest{Task: "7"}); strings.Contains(text, "Stuck Loop Warning") {
+		t.Errorf("stuck after two failures:\n%s", text)
+	}
+	f.record("7", "opus", cairn.OutcomeFailed, "still failing")
+	text := f.context(loop.ContextRequest{Task: "7"})
+	if !strings.Contains(text, "### Stuck Loop Warning") || !strings.Contains(text, "failed 3 times in a row") || !strings.Contains(text, "Split the task") {
+		t.Errorf("no stuck warning after three failures:\n%s", text)
+	}
+	if strings.Index(text, "Stuck Loop Warning") > strings.Index(text, "Previous Attempts") {
+		t.Errorf("the warning is not first:\n%s", text)
+	}
+	f.record("7", "opus", cairn.OutcomeFailed, "4")
+	f.record("7", "opus", cairn.OutcomeFailed, "5")
+	st, err := loop.Status(t.Context(), f.e, "p", loop.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st) != 1 || !st[0].Flagged || st[0].ConsecutiveFailures != 5 {
+		t.Fatalf("status %+v, want task 7 flagged after 5 failures", st)
+	}
+	f.record("7", "opus", cairn.OutcomeDone, "finally")
+	if c := choose(); c.State.ConsecutiveFailures != 0 || c.State.Stuck || c.Model == "opus" && !strings.Contains(c.Reason, "up") {
+		t.Errorf("after a done attempt: %+v", c)
+	}
+	// Tiers of the loop's own: a fresh task of a project whose recent
+	// iterations mostly failed starts one tier up.
+	c, _ := loop.ChooseModel(t.Context(), f.e, "p", "8", []string{"small", "large"}, loop.Policy{})
+	if c.Model != "large" || !strings.Contains(c.Reason, "small by default; up: only 1 of the last 6") {
+		t.Errorf("two tiers, fresh task: %s (%s), want large", c.Model, c.Reason)
+	}
+}
+
+// Recent success lowers the tier; a hard estimate raises it.
+func TestSuccessAndDifficultyMoveTheTier(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for i := range 6 {
+		f.record(fmt.Sprint(100+i), "sonnet", cairn.OutcomeDone, "ok")
+	}
+	c, err := loop.ChooseModel(t.Context(), f.e, "p", "200", nil, loop.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "haiku" || !strings.Contains(c.Reason, "6 of the last 6") {
+		t.Errorf("after 6 successes: %s (%s), want haiku", c.Model, c.Reason)
+	}
+	f.record("200", "haiku", cairn.OutcomeFailed, "<difficulty-estimate>5</difficulty-estimate>")
+	c, _ = loop.ChooseModel(t.Context(), f.e, "p", "200", nil, loop.Policy{})
+	if c.Model != "opus" || !strings.Contains(c.Reason, "estimated hard") {
+		t.Errorf("a hard task: %s (%s), want opus", c.Model, c.Reason)
+	}
+}
+
+// A learning from one task reaches another task about the same files;
+// the learnings keep to the budget; the failure reports of a task done
+// long ago are archived and old metrics are folded into totals that still
+// count.
+func TestLearningsCrossTasksAndOldDataIsPruned(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.record("7", "sonnet", cairn.OutcomeFailed, failedResult)
+	f.record("7", "opus", cairn.OutcomeDone, "<learning category=\"pattern\" files=\"sync/client.go\">Back off exponentially in sync/client.go, starting at one second.</learning>")
+	text := f.context(loop.ContextRequest{Task: "12", Title: "Add a timeout to sync/client.go", Files: []string{"sync/client.go"}})
+	if !strings.Contains(text, "Back off exponentially") || !strings.Contains(text, "rate-limits clients") {
+		t.Errorf("task 12 lacks task 7's learnings:\n%s", text)
+	}
+	if strings.Contains(text, "Previous Attempts") {
+		t.Errorf("task 12 shows task 7's attempts:\n%s", text)
+	}
+	if small := f.context(loop.ContextRequest{Task: "12", Title: "Add a timeout to sync/client.go", Budget: 400}); len([]rune(small)) > 400 {
+		t.Errorf("a 400-character budget gave %d characters", len([]rune(small)))
+	}
+
+	f.now = f.now.Add(100 * 24 * time.Hour)
+	p, err := loop.Prune(t.Context(), f.e, "p", loop.PruneOptions{Now: f.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.Archived) != 1 || p.Aggregated != 2 {
+		t.Fatalf("pruned %+v, want task 7's report archived and 2 iterations folded", p)
+	}
+	if m, _ := f.e.FindMemoryByID(t.Context(), p.Archived[0]); m.Live(f.now) {
+		t.Errorf("the archived report is still live")
+	}
+	st, err := loop.Status(t.Context(), f.e, "p", loop.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st) != 1 || st[0].Attempts != 2 || st[0].Failures != 1 {
+		t.Errorf("status after folding: %+v, want task 7 with 2 attempts, 1 failed", st)
+	}
+	if p, _ := loop.Prune(t.Context(), f.e, "p", loop.PruneOptions{Now: f.now}); len(p.Archived) != 0 || p.Aggregated != 0 {
+		t.Errorf("a second prune did more: %+v", p)
+	}
+}
+
+// Recording the same iteration again replaces its row.
+func TestRecordingAgainIsSafe(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	rec := loop.Record{Project: "p", Task: "1", Iteration: 1, Outcome: cairn.OutcomeFailed, Result: "boom", Now: t0}
+	for range 2 {
+		if _, err := loop.RecordIteration(context.Background(), f.e, rec); err != nil {
+			t.Fatal(err)
+		}
+	}
+	its, _ := f.e.FindIterations(t.Context(), cairn.IterationFilter{Project: "p"})
+	if len(its) != 1 {
+		t.Errorf("%d rows after recording twice, want 1", len(its))
+	}
+}
