@@ -143,6 +143,16 @@ type Config struct {
 	Lifecycle map[string]TypeLifecycle `json:"lifecycle"` // by type name
 	Modes     map[string]ModeOverride  `json:"modes"`     // by mode name
 	Keywords  []KeywordOverride        `json:"keywords"`  // in the order they apply
+	Loop      LoopConfig               `json:"loop"`
+}
+
+// LoopConfig is iteration memory for agent loops (cairn loop; seed 003).
+type LoopConfig struct {
+	BudgetChars   int      `json:"budget_chars"`   // characters of cairn loop context
+	Tiers         []string `json:"tiers"`          // model tiers, cheapest first
+	EscalateAfter int      `json:"escalate_after"` // consecutive failures before one tier up
+	StuckAfter    int      `json:"stuck_after"`    // consecutive failures before the stuck warning
+	ReviewAfter   int      `json:"review_after"`   // consecutive failures before a human review flag
 }
 
 // ContextConfig is what context injection puts into a prompt.
@@ -268,6 +278,7 @@ func Default() *Config {
 			Dynamic:     DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
 			Relevant:    RelevantTier{Enabled: true, Limit: 10, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
 		},
+		Loop: LoopConfig{BudgetChars: 4000, Tiers: []string{"haiku", "sonnet", "opus"}, EscalateAfter: 2, StuckAfter: 3, ReviewAfter: 5},
 		Scoring: ScoringConfig{
 			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,
 			RecencyMax: 0.1, RecencyPerDay: 0.002, Relevance: 1.0, Threshold: 0.25,

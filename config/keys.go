@@ -119,6 +119,11 @@ func fixedLeaves() []leaf {
 		boolLeaf("context.static.enabled", func(c *Config) *bool { return &c.Context.Static.Enabled }),
 		floatLeaf("context.static.min_constraint_confidence", 0, 1, func(c *Config) *float64 { return &c.Context.Static.MinConstraintConfidence }),
 		listLeaf("context.static.types", checkTypeName, func(c *Config) *[]string { return &c.Context.Static.Types }),
+		intLeaf("loop.budget_chars", 100, maxChars, func(c *Config) *int { return &c.Loop.BudgetChars }),
+		intLeaf("loop.escalate_after", 1, maxCount, func(c *Config) *int { return &c.Loop.EscalateAfter }),
+		intLeaf("loop.review_after", 1, maxCount, func(c *Config) *int { return &c.Loop.ReviewAfter }),
+		intLeaf("loop.stuck_after", 1, maxCount, func(c *Config) *int { return &c.Loop.StuckAfter }),
+		listLeaf("loop.tiers", checkModelTier, func(c *Config) *[]string { return &c.Loop.Tiers }),
 		weight("scoring.confidence", func(c *Config) *float64 { return &c.Scoring.Confidence }),
 		weight("scoring.path_overlap", func(c *Config) *float64 { return &c.Scoring.PathOverlap }),
 		weight("scoring.recency_max", func(c *Config) *float64 { return &c.Scoring.RecencyMax }),
@@ -134,7 +139,7 @@ func fixedLeaves() []leaf {
 // The tables that hold keys, and the maps whose entries are named by the
 // user.
 var (
-	fixedTables = []string{"context", "context.static", "context.dynamic", "context.relevant", "scoring", "scoring.hat_relations", "lifecycle", "modes"}
+	fixedTables = []string{"context", "context.static", "context.dynamic", "context.relevant", "scoring", "scoring.hat_relations", "lifecycle", "modes", "loop"}
 	entryFields = map[string][]string{
 		"lifecycle": {"initial_confidence", "tier", "ttl_days"},
 		"modes":     {"budget", "dynamic_count", "search_limit"},
@@ -400,6 +405,13 @@ func checkList(xs []string, check func(string) string) string {
 func checkTypeName(s string) string {
 	if !cairn.ValidName(s) {
 		return fmt.Sprintf("%q is not a type name (lowercase letters, digits and _ - : . /)", s)
+	}
+	return ""
+}
+
+func checkModelTier(s string) string {
+	if strings.TrimSpace(s) == "" || strings.ContainsAny(s, ", \t\n") || len(s) > 100 {
+		return fmt.Sprintf("%q is not a model tier name (no spaces or commas, at most 100 bytes)", s)
 	}
 	return ""
 }

@@ -212,7 +212,7 @@ func errorWords(failures string) string {
 func stuckText(task string, st TaskState, p Policy) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %s has failed %d times in a row. Do not retry an approach listed under Previous Attempts.\n", task, st.ConsecutiveFailures)
-	b.WriteString("Split the task into smaller steps that can each be checked on their own (one per failing part), do the first, and say what is left in a <retry-suggestion>.\n")
+	b.WriteString("Split the task into smaller steps that can each be checked on their own (one per failing part), do the first, and name what is left in a retry-suggestion tag.\n")
 	if st.Flagged {
 		fmt.Fprintf(&b, "The task is flagged for human review (%d failures in a row, the limit is %d).", st.ConsecutiveFailures, p.ReviewAfter)
 	} else {

@@ -92,6 +92,7 @@ func commands() []command {
 		{"ingest", "claude PATH", "read a Claude Code transcript (JSONL): fixes, a session summary, signals; review findings with --hat critic", runIngest},
 		{"converse", "add --role R TEXT|-", "append a chat message to the conversation log; every 5 messages extract memories (also by a model when CAIRN_MODEL is set)", runConverse},
 		{"task", "created|completed|failed --task ID ...", "store a task event as memory (task_input, task_result, issue)", runTask},
+		{"loop", "record|context|model|status|prune ...", "iteration memory for agent loops: record an iteration, the next one's context, the model to run it", runLoop},
 		{"show", "[--json] ID", "show one memory in full", runShow},
 		{"list", "[flags]", "list memories, newest first", runList},
 		{"search", "[flags] QUERY | --batch FILE|-", "find the memories that match QUERY", runSearch},
