@@ -76,33 +76,13 @@ func BuildContext(ctx context.Context, svc Service, req ContextRequest) (*Contex
 	if budget <= 0 {
 		budget = DefaultBudget
 	}
-	st, recent, err := load(ctx, svc, req.Project, req.Task, p)
+	t, err := taskSections(ctx, svc, req.Project, req.Task, req.Iteration, tiers, p, 0)
 	if err != nil {
 		return nil, err
 	}
-	choice := choose(st, recent, tiers, p)
-	iteration := req.Iteration
-	if iteration <= 0 {
-		iteration = 1
-		if len(recent) > 0 {
-			iteration = maxIteration(recent) + 1
-		}
-	}
-
-	var sections []contextpack.Section
-	if st.Stuck {
-		sections = append(sections, contextpack.Section{Kind: "stuck_warning", Title: "Stuck Loop Warning", Priority: 0,
-			Text: stuckText(req.Task, st, p)})
-	}
-	attempts, failures, seen := attemptItems(ctx, svc, st)
-	if len(attempts) > 0 {
-		sections = append(sections, contextpack.Section{Kind: "attempts", Title: "Previous Attempts", Priority: 1, Items: attempts})
-	}
-	if len(recent) > 0 || st.Attempts > 0 {
-		sections = append(sections, contextpack.Section{Kind: "loop_status", Title: "Loop Status", Priority: 2,
-			Text: statusText(req.Task, iteration, st, choice)})
-	}
-	learnings, err := learningItems(ctx, svc, req, failures, seen)
+	sections := t.sections
+	choice := t.choice
+	learnings, err := learningItems(ctx, svc, req, t.failures, t.seen)
 	if err != nil {
 		return nil, err
 	}
@@ -110,13 +90,66 @@ func BuildContext(ctx context.Context, svc Service, req ContextRequest) (*Contex
 		sections = append(sections, contextpack.Section{Kind: "learnings", Title: "Learnings from Previous Iterations", Priority: 3, Items: learnings})
 	}
 	if len(sections) == 0 {
-		return &Context{Choice: &choice}, nil
+		return &Context{Choice: choice}, nil
 	}
 	res := contextpack.Render(contextpack.Request{
 		Project: req.Project, Sections: sections, Budget: budget / 4, MaxChars: budget,
 		Format: req.Format, Explain: req.Explain,
 	})
-	return &Context{Result: res, Choice: &choice}, nil
+	return &Context{Result: res, Choice: choice}, nil
+}
+
+// TaskSections are the sections about a task's own attempts: the Stuck
+// Loop Warning, Previous Attempts (priority first) and Loop Status
+// (priority+1), for a block that finds its relevant memories itself
+// (cairn context --task). They are nil when nothing is recorded for the
+// task.
+func TaskSections(ctx context.Context, svc Service, project, task string, tiers []string, p Policy, priority int) ([]contextpack.Section, error) {
+	if len(tiers) == 0 {
+		tiers = DefaultTiers
+	}
+	t, err := taskSections(ctx, svc, project, strings.TrimSpace(task), 0, tiers, p.withDefaults(), priority)
+	if err != nil || t.state.Attempts == 0 {
+		return nil, err
+	}
+	return t.sections, nil
+}
+
+type taskPart struct {
+	sections []contextpack.Section
+	choice   *Choice
+	state    TaskState
+	failures string
+	seen     map[string]bool
+}
+
+func taskSections(ctx context.Context, svc Service, project, task string, iteration int, tiers []string, p Policy, priority int) (*taskPart, error) {
+	st, recent, err := load(ctx, svc, project, task, p)
+	if err != nil {
+		return nil, err
+	}
+	choice := choose(st, recent, tiers, p)
+	if iteration <= 0 {
+		iteration = 1
+		if len(recent) > 0 {
+			iteration = maxIteration(recent) + 1
+		}
+	}
+	out := &taskPart{choice: &choice, state: st}
+	if st.Stuck {
+		out.sections = append(out.sections, contextpack.Section{Kind: "stuck_warning", Title: "Stuck Loop Warning", Priority: priority,
+			Text: stuckText(task, st, p)})
+	}
+	var attempts []contextpack.Item
+	attempts, out.failures, out.seen = attemptItems(ctx, svc, st)
+	if len(attempts) > 0 {
+		out.sections = append(out.sections, contextpack.Section{Kind: "attempts", Title: "Previous Attempts", Priority: priority, Items: attempts})
+	}
+	if len(recent) > 0 || st.Attempts > 0 {
+		out.sections = append(out.sections, contextpack.Section{Kind: "loop_status", Title: "Loop Status", Priority: priority + 1,
+			Text: statusText(task, iteration, st, choice)})
+	}
+	return out, nil
 }
 
 func maxIteration(its []*cairn.Iteration) int {

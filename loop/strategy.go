@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
 )
 
 // DefaultTiers are the model tiers, cheapest first, when none are given.
@@ -29,6 +30,11 @@ type Policy struct {
 	// RecentWindow is how many of the project's latest iterations make the
 	// recent success rate (default 10).
 	RecentWindow int
+}
+
+// PolicyOf is the policy of a [loop] configuration table.
+func PolicyOf(lc config.LoopConfig) Policy {
+	return Policy{EscalateAfter: lc.EscalateAfter, StuckAfter: lc.StuckAfter, ReviewAfter: lc.ReviewAfter}
 }
 
 func (p Policy) withDefaults() Policy {

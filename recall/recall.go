@@ -21,6 +21,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/contextpack"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/loop"
 )
 
 // Request is one block to build. Zero values take the configuration's
@@ -153,6 +154,14 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 	sections, err := withParallel(ctx, eng, req, sel, Sections(sel))
 	if err != nil {
 		return nil, err
+	}
+	if req.Task != "" {
+		// A loop's task: its own attempts come first (seed 003).
+		ts, err := loop.TaskSections(ctx, eng, req.Project, req.Task, c.Loop.Tiers, loop.PolicyOf(c.Loop), 0)
+		if err != nil {
+			return nil, err
+		}
+		sections = append(ts, sections...)
 	}
 	if startBlock(req) {
 		sections = append(sections, HowToRecord)

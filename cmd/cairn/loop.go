@@ -62,8 +62,7 @@ func loopPolicy(m *Main) (loop.Policy, config.LoopConfig, error) {
 	if err != nil {
 		return loop.Policy{}, config.LoopConfig{}, err
 	}
-	lc := cfg.Config.Loop
-	return loop.Policy{EscalateAfter: lc.EscalateAfter, StuckAfter: lc.StuckAfter, ReviewAfter: lc.ReviewAfter}, lc, nil
+	return loop.PolicyOf(cfg.Config.Loop), cfg.Config.Loop, nil
 }
 
 func runLoopRecord(ctx context.Context, m *Main, g *globals, args []string) error {
