@@ -107,6 +107,7 @@ func New(opts Options) (*mcp.Server, error) {
 		Capabilities: &mcp.ServerCapabilities{}, // no logging capability: logs go to the operator, not the agent
 	})
 	s.addTools(srv)
+	s.addLoopTools(srv)
 	s.addResources(srv)
 	s.addPrompts(srv)
 	registerMemoryTool(srv, s)

@@ -139,14 +139,18 @@ func TestToolsAreListedWithTruthfulAnnotationsAndSchemas(t *testing.T) {
 	}
 	type hints struct{ readOnly, destructive, idempotent bool }
 	want := map[string]hints{
-		"remember": {false, true, false}, // a key replaces; repeats reinforce
-		"search":   {true, false, true},
-		"get":      {true, false, true},
-		"context":  {false, false, false}, // records use
-		"update":   {false, true, true},
-		"forget":   {false, true, true},
-		"verify":   {false, false, true},
-		"memory":   {false, true, false}, // writes files; a create twice is an error
+		"remember":     {false, true, false}, // a key replaces; repeats reinforce
+		"search":       {true, false, true},
+		"get":          {true, false, true},
+		"context":      {false, false, false}, // records use
+		"update":       {false, true, true},
+		"forget":       {false, true, true},
+		"verify":       {false, false, true},
+		"memory":       {false, true, false}, // writes files; a create twice is an error
+		"loop_record":  {false, false, true}, // recording an iteration again replaces it
+		"loop_context": {true, false, true},
+		"loop_model":   {true, false, true},
+		"loop_status":  {true, false, true},
 	}
 	got := map[string]*mcp.Tool{}
 	for _, tl := range res.Tools {
@@ -647,5 +651,39 @@ func TestMemoryToolFilesAreMemoriesOfTheProject(t *testing.T) {
 	// Another project sees no such file.
 	if msg := toolErr(t, other, "memory", map[string]any{"command": "view", "path": "/memories/auth.md"}); !strings.Contains(msg, "does not exist") {
 		t.Fatalf("another project viewed the file: %q", msg)
+	}
+}
+
+// The loop tools record an iteration, show its report to the next one,
+// escalate the model and list the task, all within the server's project.
+func TestLoopToolsRecordAndRecallIterations(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect("proj")
+	rec := ok[mcpserver.LoopRecordOut](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 1, "outcome": "failed", "model": "sonnet",
+		"result": "<failure-report>\nerror: TestSync times out\navoid: more retries\n</failure-report>\n<learning>never closed"})
+	if rec.FailureID == "" || rec.MinimalReport || len(rec.Problems) != 1 {
+		t.Fatalf("loop_record answered %+v", rec)
+	}
+	ok[mcpserver.LoopRecordOut](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 2, "outcome": "no-signal", "model": "sonnet"})
+	c := ok[mcpserver.ContextOut](t, cs, "loop_context", map[string]any{"task": "7"})
+	if !strings.Contains(c.Block, "Previous Attempts") || !strings.Contains(c.Block, "TestSync times out") || !slices.Contains(c.IDs, rec.FailureID) {
+		t.Errorf("loop_context answered %+v", c)
+	}
+	m := ok[mcpserver.LoopModelOut](t, cs, "loop_model", map[string]any{"task": "7"})
+	if m.Model != "opus" || m.ConsecutiveFailures != 2 {
+		t.Errorf("loop_model answered %+v", m)
+	}
+	st := ok[mcpserver.LoopStatusOut](t, cs, "loop_status", map[string]any{})
+	if len(st.Tasks) != 1 || st.Tasks[0].Attempts != 2 {
+		t.Errorf("loop_status answered %+v", st)
+	}
+	// Another project sees nothing of it; bad input is a tool error.
+	if st := ok[mcpserver.LoopStatusOut](t, f.connect("other"), "loop_status", map[string]any{}); len(st.Tasks) != 0 {
+		t.Errorf("another project's status: %+v", st)
+	}
+	for _, args := range []map[string]any{{"task": "7", "iteration": 0, "outcome": "failed"}, {"task": "7", "iteration": 3, "outcome": "maybe"}, {"iteration": 3, "outcome": "done"}} {
+		if msg := toolErr(t, cs, "loop_record", args); msg == "" {
+			t.Errorf("loop_record %v: no error", args)
+		}
 	}
 }
