@@ -184,8 +184,10 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 // asked.
 type fakeModel struct {
 	prompt, tool, input, answer string
-	mu                          sync.Mutex
-	bodies                      []string
+	// answerFor, when set, chooses the answer by the request body.
+	answerFor func(body string) string
+	mu        sync.Mutex
+	bodies    []string
 }
 
 func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -203,7 +205,11 @@ func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	json.Unmarshal(body, &req)
 	call := f.tool != "" && strings.Contains(string(body), f.prompt) && !strings.Contains(string(body), `"tool_result"`)
-	text, _ := json.Marshal(f.answer)
+	answer := f.answer
+	if f.answerFor != nil {
+		answer = f.answerFor(string(body))
+	}
+	text, _ := json.Marshal(answer)
 	name, _ := json.Marshal(f.tool)
 	input, _ := json.Marshal(f.input)
 	if !req.Stream {
