@@ -267,6 +267,8 @@ func statusText(task string, iteration int, st TaskState, c Choice) string {
 	if c.RecentCount > 0 {
 		fmt.Fprintf(&b, "Recent success: %d of the last %d iterations done (%d%%).\n", c.RecentDone, c.RecentCount, c.RecentDone*100/c.RecentCount)
 	}
-	fmt.Fprintf(&b, "Model: %s (%s).", c.Model, c.Reason)
+	fmt.Fprintf(&b, "Model: %s (%s).\n", c.Model, c.Reason)
+	b.WriteString("If this attempt fails, say why in a failure-report tag (lines error:, approach:, avoid:); " +
+		"put what holds beyond this task in learning tags; a difficulty-estimate tag (easy, medium or hard) helps choose the next model.")
 	return b.String()
 }

@@ -252,7 +252,10 @@ func runLoopModel(ctx context.Context, m *Main, g *globals, args []string) error
 	if tiers.set {
 		t = tiers.vals
 	}
-	s, err := m.open(ctx, g, false)
+	s, err := m.open(ctx, g, true)
+	if err == errNoDatabase {
+		s, err = m.open(ctx, g, false) // nothing recorded yet: the default choice
+	}
 	if err != nil {
 		return err
 	}
