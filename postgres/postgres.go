@@ -168,6 +168,21 @@ func Open(ctx context.Context, conn string, opts *Options) (*Store, error) {
 		s.pool.Close()
 		return nil, s.openErr(err)
 	}
+	if s.schema == "" && !opts.ReadOnly {
+		// A search_path (say ?search_path=team in the URL) whose schema
+		// does not exist yet: create it.
+		if name := firstSearchPath(ctx, s.pool); name != "" {
+			if _, err := s.pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{name}.Sanitize()); err != nil {
+				s.pool.Close()
+				return nil, s.openErr(err)
+			}
+			s.schema = name
+		}
+	}
+	if s.schema == "" && opts.ReadOnly {
+		s.pool.Close()
+		return nil, ErrNotInitialized
+	}
 	if s.schema == "" {
 		s.pool.Close()
 		return nil, cairn.Errorf(cairn.EINVALID, "the database %s has no schema on its search_path to hold cairn's tables; set search_path or give a schema", s.label)
@@ -189,6 +204,24 @@ func Open(ctx context.Context, conn string, opts *Options) (*Store, error) {
 		return nil, err
 	}
 	return s, nil
+}
+
+// firstSearchPath returns the first schema of the connection's
+// search_path, "" when it is "$user" or cannot be read.
+func firstSearchPath(ctx context.Context, q querier) string {
+	var sp string
+	if err := q.QueryRow(ctx, "SHOW search_path").Scan(&sp); err != nil {
+		return ""
+	}
+	first, _, _ := strings.Cut(sp, ",")
+	first = strings.TrimSpace(first)
+	if strings.HasPrefix(first, `"`) && strings.HasSuffix(first, `"`) && len(first) >= 2 {
+		first = strings.ReplaceAll(first[1:len(first)-1], `""`, `"`)
+	}
+	if first == "$user" {
+		return ""
+	}
+	return first
 }
 
 // parseProblem returns what is wrong with a connection string, without
