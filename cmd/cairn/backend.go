@@ -45,6 +45,8 @@ func (g *globals) resolveDB(m *Main) error {
 	return nil
 }
 
+func isPostgres(s string) bool { return postgres.IsURL(s) }
+
 // remote reports whether g names a PostgreSQL database.
 func (g *globals) remote() bool { return postgres.IsURL(g.db) }
 

@@ -108,6 +108,7 @@ func commands() []command {
 		{"import", "[--skip-invalid] [FILE|-]", "read memories from JSON Lines or an export document", runImport},
 		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},
 		{"stats", "[--json]", "count the project's memories by type", runStats},
+		{"migrate", "--from sqlite:PATH --to postgres://…", "copy a whole database to another backend (SQLite to PostgreSQL, or back); safe to run again", runMigrate},
 		{"types", "[--json]", "list the memory types and their policies", runTypes},
 		{"config", "[--json]", "print the effective configuration and where each value came from", runConfig},
 		{"hook", "claude|codex EVENT", "answer a Claude Code (or Codex) hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
