@@ -71,6 +71,9 @@ func (g *globals) label() string {
 // no memories yet returns errNoDatabase.
 func openStore(ctx context.Context, g *globals, readOnly bool) (cairn.Store, error) {
 	if g.remote() {
+		// The local folder of a server's socket and lock, logs and the
+		// conversation; a failure shows where it is needed.
+		os.MkdirAll(filepath.Dir(g.local), 0o700)
 		st, err := postgres.Open(ctx, g.db, &postgres.Options{ReadOnly: readOnly})
 		if readOnly && errors.Is(err, postgres.ErrNotInitialized) {
 			return nil, errNoDatabase
