@@ -139,3 +139,12 @@ func TestMigrateCommandCopiesBothWays(t *testing.T) {
 		t.Errorf("search after the round trip printed %q, want %q", got.stdout, want)
 	}
 }
+
+// Eight writer processes adding to one project of a PostgreSQL database,
+// with two searching: nothing lost, no lock or serialisation error shown.
+func TestBinaryConcurrentWritersOnPostgresLoseNothing(t *testing.T) {
+	needBinary(t)
+	db := pgTestURL(t)
+	t.Parallel()
+	concurrentWriters(t, t.TempDir(), db)
+}
