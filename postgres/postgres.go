@@ -420,6 +420,9 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	if err := fn(t); err != nil {
 		return err
 	}
+	if err := t.flushMemories(ctx); err != nil {
+		return err
+	}
 	if err := t.flushActivity(ctx); err != nil {
 		return err
 	}

@@ -24,6 +24,59 @@ type Tx struct {
 	wrote bool               // a write statement ran
 	held  map[int64]struct{} // advisory locks taken
 	acts  []cairn.Activity   // appended, not yet inserted
+
+	created int             // memories created so far
+	mems    []*cairn.Memory // created in bulk mode, not yet inserted
+	failed  error           // a bulk insert failed: the transaction is lost
+}
+
+// Bulk creation: after bulkAfter creates in one transaction (an import),
+// CreateMemory keeps memories and inserts them bulkBatch at a time through
+// COPY, and before any statement that reads memories, so the transaction
+// still reads its own writes.
+const (
+	bulkAfter = 64
+	bulkBatch = 5000
+)
+
+// flushMemories inserts the memories kept by CreateMemory. A conflict
+// found then (a memory created meanwhile by another process with the same
+// id or key) fails the whole transaction with ECONFLICT.
+func (t *Tx) flushMemories(ctx context.Context) error {
+	if t.failed != nil {
+		return t.failed
+	}
+	if len(t.mems) == 0 {
+		return nil
+	}
+	ms := t.mems
+	t.mems = nil
+	fail := func(err error) error {
+		t.failed = err
+		return err
+	}
+	if _, err := t.tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS cairn_new_memories (LIKE memories INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`); err != nil {
+		return fail(translate(err, "store memories"))
+	}
+	cols := strings.Split(strings.Join(strings.Fields(memoryColumns), ""), ",")
+	n, err := t.tx.CopyFrom(ctx, pgx.Identifier{"cairn_new_memories"}, cols, pgx.CopyFromSlice(len(ms), func(i int) ([]any, error) {
+		return append([]any{ms[i].ID}, memoryArgs(ms[i])...), nil
+	}))
+	if err != nil {
+		return fail(translate(err, "store memories"))
+	}
+	tag, err := t.tx.Exec(ctx, `INSERT INTO memories (`+memoryColumns+`) SELECT `+memoryColumns+` FROM cairn_new_memories ON CONFLICT DO NOTHING`)
+	if err != nil {
+		return fail(translate(err, "store memories"))
+	}
+	if _, err := t.tx.Exec(ctx, `TRUNCATE cairn_new_memories`); err != nil {
+		return fail(translate(err, "store memories"))
+	}
+	if tag.RowsAffected() != n {
+		return fail(cairn.Errorf(cairn.ECONFLICT, "%d of %d memories stored in bulk conflict with memories written meanwhile (same id, or same project, type and key); nothing was written, run it again", n-tag.RowsAffected(), n))
+	}
+	t.wrote = true
+	return nil
 }
 
 // Lock kinds.
@@ -167,6 +220,9 @@ func scanMemory(r pgx.Row) (*cairn.Memory, error) {
 }
 
 func (t *Tx) one(ctx context.Context, what, q string, args ...any) (*cairn.Memory, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
 	m, err := scanMemory(t.tx.QueryRow(ctx, q, args...))
 	if errors.Is(err, pgx.ErrNoRows) {
 		return nil, cairn.Errorf(cairn.ENOTFOUND, "no memory %s", what)
@@ -175,6 +231,9 @@ func (t *Tx) one(ctx context.Context, what, q string, args ...any) (*cairn.Memor
 }
 
 func (t *Tx) many(ctx context.Context, q string, args ...any) ([]*cairn.Memory, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := t.tx.Query(ctx, q, args...)
 	if err != nil {
 		return nil, translate(err, "find memories")
@@ -194,6 +253,9 @@ func (t *Tx) many(ctx context.Context, q string, args ...any) ([]*cairn.Memory, 
 // projectsOf returns the projects of the stored memories with the given
 // ids (a memory's project never changes).
 func (t *Tx) projectsOf(ctx context.Context, ids []string) ([]string, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := t.tx.Query(ctx, `SELECT DISTINCT project FROM memories WHERE id = ANY($1)`, ids)
 	if err != nil {
 		return nil, translate(err, "find projects")
@@ -225,6 +287,9 @@ func (t *Tx) FindMemoryByID(ctx context.Context, id string) (*cairn.Memory, erro
 
 // FindMemoryIDsByPrefix implements cairn.Tx. It takes no lock.
 func (t *Tx) FindMemoryIDsByPrefix(ctx context.Context, project, prefix string, limit int) ([]string, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := t.tx.Query(ctx, `SELECT id FROM memories WHERE id >= $1 AND id < $2
 		AND ($3 = '' OR project = $3 OR scope = 'global') ORDER BY id LIMIT $4`,
 		prefix, prefix+"\U0010FFFF", project, limit)
@@ -268,6 +333,9 @@ func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int
 // FindMemories implements cairn.Tx; in an Update it takes the lock of
 // f.Project first (of no project for f.GlobalScope).
 func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, 0, err
+	}
 	if !f.GlobalScope {
 		if err := t.lock(ctx, lockProject, f.Project); err != nil {
 			return nil, 0, err
@@ -360,6 +428,9 @@ func orderSQL(sort string) string {
 // it as a hint, and look a memory up (under its project's lock) before
 // writing it.
 func (t *Tx) ScanMemoryKeys(ctx context.Context, fn func(id, project, hash string)) error {
+	if err := t.flushMemories(ctx); err != nil {
+		return err
+	}
 	rows, err := t.tx.Query(ctx, `SELECT id, project, content_hash FROM memories`)
 	if err != nil {
 		return translate(err, "scan memories")
@@ -377,6 +448,9 @@ func (t *Tx) ScanMemoryKeys(ctx context.Context, fn func(id, project, hash strin
 
 // CountByType implements cairn.Tx. It takes no lock.
 func (t *Tx) CountByType(ctx context.Context, project string) (map[string]int, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
 	rows, err := t.tx.Query(ctx, `SELECT type, count(*) FROM memories WHERE project=$1 GROUP BY type`, project)
 	if err != nil {
 		return nil, translate(err, "count memories")
@@ -394,13 +468,28 @@ func (t *Tx) CountByType(ctx context.Context, project string) (map[string]int, e
 	return out, translate(rows.Err(), "count memories")
 }
 
-// CreateMemory implements cairn.Tx under the lock of m.Project.
+// CreateMemory implements cairn.Tx under the lock of m.Project. The
+// first bulkAfter creates of a transaction are inserted at once (ECONFLICT
+// at the call); later ones (an import) are kept and inserted through COPY
+// in batches, before any read of memories and at commit: a conflict found
+// then fails the whole transaction with ECONFLICT, and nothing is written.
 func (t *Tx) CreateMemory(ctx context.Context, m *cairn.Memory) error {
 	if err := t.needWrite("store memory " + m.ID); err != nil {
 		return err
 	}
 	if err := t.lock(ctx, lockProject, m.Project); err != nil {
 		return err
+	}
+	if t.failed != nil {
+		return t.failed
+	}
+	if t.created++; t.created > bulkAfter {
+		c := *m
+		t.mems = append(t.mems, &c)
+		if len(t.mems) >= bulkBatch {
+			return t.flushMemories(ctx)
+		}
+		return nil
 	}
 	args := append([]any{m.ID}, memoryArgs(m)...)
 	// ON CONFLICT DO NOTHING rather than a unique violation, which would
@@ -416,6 +505,9 @@ func (t *Tx) CreateMemory(ctx context.Context, m *cairn.Memory) error {
 
 // UpdateMemory implements cairn.Tx under the lock of m.Project.
 func (t *Tx) UpdateMemory(ctx context.Context, m *cairn.Memory) error {
+	if err := t.flushMemories(ctx); err != nil {
+		return err
+	}
 	if err := t.needWrite("update memory " + m.ID); err != nil {
 		return err
 	}
@@ -446,6 +538,9 @@ func (t *Tx) UpdateMemory(ctx context.Context, m *cairn.Memory) error {
 
 // DeleteMemory implements cairn.Tx under the lock of the memory's project.
 func (t *Tx) DeleteMemory(ctx context.Context, id string) error {
+	if err := t.flushMemories(ctx); err != nil {
+		return err
+	}
 	if err := t.needWrite("delete memory " + id); err != nil {
 		return err
 	}
@@ -660,6 +755,9 @@ func (t *Tx) FindMemoriesSupersededBy(ctx context.Context, id string) ([]*cairn.
 // FindLifecycleStates implements cairn.Tx; in an Update it takes
 // project's lock first.
 func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.LifecycleState, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
 	if err := t.lock(ctx, lockProject, project); err != nil {
 		return nil, err
 	}
@@ -689,6 +787,9 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 // TouchMemories implements cairn.Tx in one statement, under the locks of
 // the memories' projects (taken in byte order).
 func (t *Tx) TouchMemories(ctx context.Context, ids []string, now time.Time, boost, max float64) (map[string]string, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
 	if err := t.needWrite("record use"); err != nil {
 		return nil, err
 	}
@@ -726,6 +827,9 @@ func (t *Tx) TouchMemories(ctx context.Context, ids []string, now time.Time, boo
 // DecayMemories implements cairn.Tx under the locks of the memories'
 // projects.
 func (t *Tx) DecayMemories(ctx context.Context, ds []cairn.Decay) error {
+	if err := t.flushMemories(ctx); err != nil {
+		return err
+	}
 	if err := t.needWrite("decay memories"); err != nil {
 		return err
 	}
@@ -877,6 +981,9 @@ const sqlEventColumns = `SELECT a.id, a.at, a.project, a.memory_id, a.action, a.
 // only under the event lock, which the writer holds until it commits, so
 // they increase in commit order and are never reused.
 func (t *Tx) FindEvents(ctx context.Context, f cairn.EventFilter) ([]cairn.Event, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
 	if err := t.flushActivity(ctx); err != nil {
 		return nil, err
 	}
