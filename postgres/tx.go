@@ -55,25 +55,19 @@ func (t *Tx) flushMemories(ctx context.Context) error {
 		t.failed = err
 		return err
 	}
-	if _, err := t.tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS cairn_new_memories (LIKE memories INCLUDING DEFAULTS) ON COMMIT DELETE ROWS`); err != nil {
-		return fail(translate(err, "store memories"))
-	}
+	// COPY straight into the table: a conflict (a memory created
+	// meanwhile by another process with the same id or key) aborts the
+	// transaction, which is lost anyway.
 	cols := strings.Split(strings.Join(strings.Fields(memoryColumns), ""), ",")
-	n, err := t.tx.CopyFrom(ctx, pgx.Identifier{"cairn_new_memories"}, cols, pgx.CopyFromSlice(len(ms), func(i int) ([]any, error) {
+	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{"memories"}, cols, pgx.CopyFromSlice(len(ms), func(i int) ([]any, error) {
 		return append([]any{ms[i].ID}, memoryArgs(ms[i])...), nil
 	}))
 	if err != nil {
-		return fail(translate(err, "store memories"))
-	}
-	tag, err := t.tx.Exec(ctx, `INSERT INTO memories (`+memoryColumns+`) SELECT `+memoryColumns+` FROM cairn_new_memories ON CONFLICT DO NOTHING`)
-	if err != nil {
-		return fail(translate(err, "store memories"))
-	}
-	if _, err := t.tx.Exec(ctx, `TRUNCATE cairn_new_memories`); err != nil {
-		return fail(translate(err, "store memories"))
-	}
-	if tag.RowsAffected() != n {
-		return fail(cairn.Errorf(cairn.ECONFLICT, "%d of %d memories stored in bulk conflict with memories written meanwhile (same id, or same project, type and key); nothing was written, run it again", n-tag.RowsAffected(), n))
+		err = translate(err, "store memories")
+		if cairn.ErrorCode(err) == cairn.ECONFLICT {
+			err = cairn.WrapError(cairn.ECONFLICT, err, "memories stored in bulk conflict with memories written meanwhile (same id, or same project, type and key); nothing was written, run it again")
+		}
+		return fail(err)
 	}
 	t.wrote = true
 	return nil

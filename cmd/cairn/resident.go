@@ -259,7 +259,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		srv.status.MCP = "http://" + httpAddr + "/mcp"
 	}
 	if g.remote() {
-		srv.remote = true
+		srv.remote, srv.url = true, g.db
 		srv.status.Database = g.label()
 	} else if fi, err := os.Stat(db); err == nil {
 		srv.file = fi
@@ -361,6 +361,7 @@ type resident struct {
 	db     string
 	file   os.FileInfo // the database file the server opened
 	remote bool        // a PostgreSQL database: no file to watch
+	url    string      // its URL
 	stop   func()      // stops the server
 	status serveStatus
 }
@@ -417,7 +418,11 @@ func (r *resident) handle(ctx context.Context, conn net.Conn) {
 		fmt.Fprintf(r.main.Stderr, "cairn: %s was removed or replaced; stopping\n", r.db)
 		r.stop()
 	} else if g, ok := forwardedGlobals(m, req.Args); ok {
-		if db, err := filepath.Abs(g.path()); err == nil && db == r.db {
+		if g.remote() && g.db == r.url {
+			// The local path of a URL depends on the data folder of the
+			// environment, which the client may not have sent.
+			code = m.Run(ctx, req.Args)
+		} else if db, err := filepath.Abs(g.path()); err == nil && db == r.db {
 			code = m.Run(ctx, req.Args)
 		}
 	}
