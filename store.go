@@ -11,16 +11,26 @@ import (
 // (package storetest) proves it.
 //
 // A Store is safe for concurrent use by many goroutines, and several
-// processes may open the same store at once; each Update is serialised with
-// every other Update on the same store, across processes.
+// processes (on several machines, for a server database) may open the same
+// store at once. Updates are serialised across processes as far as they
+// touch the same things: an Update that reads a project's memories, or an
+// index partition's statistics or postings, or a transcript's ingest state,
+// and writes from what it read, never interleaves with another Update
+// touching the same project, partition or source, so read-modify-write
+// loses nothing. Updates touching different ones may run in parallel (the
+// PostgreSQL backend) or one at a time (SQLite serialises every Update).
+// Activity IDs increase in commit order whatever the Updates touch (see
+// FindEvents).
 type Store interface {
 	// View runs fn in a read transaction that sees one consistent snapshot.
 	View(ctx context.Context, fn func(Tx) error) error
 	// Update runs fn in a write transaction: everything fn writes is
 	// committed together when fn returns nil, and nothing is when it returns
 	// an error or the process dies. Update waits for other writers rather
-	// than failing with a "locked" error; it returns EUNAVAILABLE only when
-	// the wait exceeds the backend's documented limit.
+	// than failing with a "locked" error; it returns EUNAVAILABLE, having
+	// written nothing, only when the wait exceeds the backend's documented
+	// limit or (PostgreSQL) when two Updates spanning several projects
+	// deadlock and the server fails one of them.
 	Update(ctx context.Context, fn func(Tx) error) error
 	// Close releases the store. Transactions must not be used after it.
 	Close() error

@@ -64,7 +64,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		return err
 	}
-	if m.resident == nil {
+	if m.resident == nil && !g.remote() {
 		if _, err := os.Stat(g.db); err != nil {
 			return nil // nothing remembered yet: an empty block, and no file created
 		}

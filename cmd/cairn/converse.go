@@ -56,7 +56,7 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 	}
 	defer s.Close()
 
-	log := &conversation.Log{Dir: filepath.Dir(g.db), Project: g.project}
+	log := &conversation.Log{Dir: filepath.Dir(g.path()), Project: g.project}
 	if err := log.AdoptLegacy(); err != nil {
 		return fmt.Errorf("moving the project's months of the earlier single conversation log: %w", err)
 	}
@@ -95,7 +95,7 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 	mems := extractMemories(batch.Messages)
 	modelFailed := false
 	if cfg, ok := extract.ConfigFromEnv(m.Getenv); ok {
-		budget := &extract.FileBudget{Path: filepath.Join(filepath.Dir(g.db), "model-budget.json")}
+		budget := &extract.FileBudget{Path: filepath.Join(filepath.Dir(g.path()), "model-budget.json")}
 		client := extract.New(cfg, budget, nil, s.eng.Now)
 		got, _, err := client.Extract(ctx, renderMessages(batch.Messages))
 		if err != nil {

@@ -234,7 +234,7 @@ func (h *hookRun) actionRequest() (recall.Request, bool) {
 // of the memories in it.
 func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	m, g := h.m, h.g
-	if m.resident == nil {
+	if m.resident == nil && !g.remote() {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
 			return nil // nothing remembered yet
 		}
@@ -432,7 +432,7 @@ func (h *hookRun) expandHome(path string) string {
 // ~/.local/state/cairn/cairn.log).
 func hookLogPath(m *Main, g *globals) string {
 	if g.db != "" {
-		dir := filepath.Dir(g.db)
+		dir := filepath.Dir(g.path())
 		if fi, err := os.Stat(dir); err == nil && fi.IsDir() {
 			return filepath.Join(dir, logFileName)
 		}

@@ -55,8 +55,10 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 	if rep.Created+rep.Updated > 1000 {
 		// A large import leaves a large write-ahead log; fold it in now so
 		// that the next commands open the database quickly.
-		if err := s.store.Checkpoint(ctx); err != nil {
-			return err
+		if c, ok := s.store.(interface{ Checkpoint(context.Context) error }); ok {
+			if err := c.Checkpoint(ctx); err != nil {
+				return err
+			}
 		}
 	}
 	if *asJSON {

@@ -23,7 +23,6 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/redact"
-	"github.com/cairn-dev/cairn/sqlite"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -110,6 +109,7 @@ func commands() []command {
 		{"import", "[--skip-invalid] [FILE|-]", "read memories from JSON Lines or an export document", runImport},
 		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},
 		{"stats", "[--json]", "count the project's memories by type", runStats},
+		{"migrate", "--from sqlite:PATH --to postgres://…", "copy a whole database to another backend (SQLite to PostgreSQL, or back); safe to run again", runMigrate},
 		{"types", "[--json]", "list the memory types and their policies", runTypes},
 		{"config", "[--json]", "print the effective configuration and where each value came from", runConfig},
 		{"hook", "claude|codex EVENT", "answer a Claude Code (or Codex) hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
@@ -209,7 +209,8 @@ Commands:
 	}
 	fmt.Fprint(w, `
 Global flags (also accepted after the command):
-  --db PATH         the database (env CAIRN_DB; default $XDG_DATA_HOME/cairn/cairn.db)
+  --db PATH|URL     the database: a SQLite file, or postgres://user@host/db for one
+                    shared by a team (env CAIRN_DB; default $XDG_DATA_HOME/cairn/cairn.db)
   --project NAME    the project (env CAIRN_PROJECT; default the git top-level folder's name)
   --now RFC3339     the clock for recency and expiry (env CAIRN_NOW; default now)
   --version         print cairn's version (as the version command)
@@ -231,10 +232,14 @@ func (m *Main) helpFor(name string) error {
 // globals are the flags every command takes.
 type globals struct {
 	db, project, now string
+	// local stands for a PostgreSQL database on this machine: a path in
+	// the data folder that names its server's socket and lock and holds
+	// the local files (logs, conversation) a database file's folder holds.
+	local string
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.db, "db", g.db, "the database `path` (env CAIRN_DB)")
+	fs.StringVar(&g.db, "db", g.db, "the database `path` or postgres:// URL (env CAIRN_DB)")
 	fs.StringVar(&g.project, "project", g.project, "the project `name` (env CAIRN_PROJECT)")
 	fs.StringVar(&g.now, "now", g.now, "the clock, as RFC 3339 `time` (env CAIRN_NOW)")
 }
@@ -291,21 +296,8 @@ func (g *globals) resolve(m *Main) error {
 	if g.db == "" {
 		g.db = m.Getenv("CAIRN_DB")
 	}
-	if isURL(g.db) {
-		// Taken as a path, "postgres://…" would quietly create a SQLite
-		// file named "postgres:" here.
-		return usagef("--db %s: database URLs are not supported yet (the PostgreSQL backend is still to come); give the path of a database file", redactURL(g.db))
-	}
-	if g.db == "" {
-		dir := m.Getenv("XDG_DATA_HOME")
-		if dir == "" {
-			home, err := os.UserHomeDir()
-			if err != nil {
-				return cairn.Errorf(cairn.EINVALID, "cannot find a place for the database: set --db or CAIRN_DB")
-			}
-			dir = filepath.Join(home, ".local", "share")
-		}
-		g.db = filepath.Join(dir, "cairn", "cairn.db")
+	if err := g.resolveDB(m); err != nil {
+		return err
 	}
 	if g.project == "" {
 		g.project = m.Getenv("CAIRN_PROJECT")
@@ -378,7 +370,7 @@ func (g *globals) clock() (func() time.Time, error) {
 
 // session is an open store and engine; close it when done.
 type session struct {
-	store *sqlite.Store
+	store cairn.Store
 	eng   *engine.Engine
 	g     *globals
 	// uses, in a resident server, gathers the use records of context
@@ -431,7 +423,7 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 		// The engine's clock is per request here: --now may differ.
 		return &session{eng: m.resident.eng.WithClock(clock).WithProject(g.project), g: g, uses: m.resident.uses}, nil
 	}
-	if readOnly {
+	if readOnly && !g.remote() {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
 			return nil, errNoDatabase
 		}
@@ -442,10 +434,7 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	if err != nil {
 		return nil, err
 	}
-	st, err := sqlite.Open(ctx, g.db, &sqlite.Options{ReadOnly: readOnly})
-	if readOnly && errors.Is(err, sqlite.ErrNotInitialized) {
-		return nil, errNoDatabase
-	}
+	st, err := openStore(ctx, g, readOnly)
 	if err != nil {
 		return nil, err
 	}

@@ -49,7 +49,7 @@ func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "cairn: MCP server for project %s (database %s) on standard input and output\n", g.project, g.db)
+	fmt.Fprintf(m.Stderr, "cairn: MCP server for project %s (database %s) on standard input and output\n", g.project, g.label())
 	t := &mcp.IOTransport{Reader: readCloser(m.Stdin), Writer: writeCloser(m.Stdout)}
 	err = srv.Run(ctx, t)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {

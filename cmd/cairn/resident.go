@@ -115,7 +115,7 @@ func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
 	if g.resolve(m) != nil {
 		return 0, false
 	}
-	db, err := filepath.Abs(g.db)
+	db, err := filepath.Abs(g.path())
 	if err != nil {
 		return 0, false
 	}
@@ -206,7 +206,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	defer s.Close()
 	s.eng = engine.New(s.store, &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()})
-	db, err := filepath.Abs(g.db)
+	db, err := filepath.Abs(g.path())
 	if err != nil {
 		return err
 	}
@@ -258,7 +258,10 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	if httpAddr != "" {
 		srv.status.MCP = "http://" + httpAddr + "/mcp"
 	}
-	if fi, err := os.Stat(db); err == nil {
+	if g.remote() {
+		srv.remote, srv.url = true, g.db
+		srv.status.Database = g.label()
+	} else if fi, err := os.Stat(db); err == nil {
 		srv.file = fi
 	}
 	if *idle > 0 {
@@ -357,6 +360,8 @@ type resident struct {
 	sess   *session
 	db     string
 	file   os.FileInfo // the database file the server opened
+	remote bool        // a PostgreSQL database: no file to watch
+	url    string      // its URL
 	stop   func()      // stops the server
 	status serveStatus
 }
@@ -364,6 +369,9 @@ type resident struct {
 // sameFile reports whether the database path still names the file the
 // server opened.
 func (r *resident) sameFile() bool {
+	if r.remote {
+		return true
+	}
 	fi, err := os.Stat(r.db)
 	return err == nil && (r.file == nil || os.SameFile(fi, r.file))
 }
@@ -410,7 +418,11 @@ func (r *resident) handle(ctx context.Context, conn net.Conn) {
 		fmt.Fprintf(r.main.Stderr, "cairn: %s was removed or replaced; stopping\n", r.db)
 		r.stop()
 	} else if g, ok := forwardedGlobals(m, req.Args); ok {
-		if db, err := filepath.Abs(g.db); err == nil && db == r.db {
+		if g.remote() && g.db == r.url {
+			// The local path of a URL depends on the data folder of the
+			// environment, which the client may not have sent.
+			code = m.Run(ctx, req.Args)
+		} else if db, err := filepath.Abs(g.path()); err == nil && db == r.db {
 			code = m.Run(ctx, req.Args)
 		}
 	}
@@ -544,7 +556,7 @@ func (m *Main) ensureServer(g *globals) error {
 	if m.StartServer == nil || m.resident != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
 		return nil
 	}
-	db, err := filepath.Abs(g.db)
+	db, err := filepath.Abs(g.path())
 	if err != nil {
 		return nil
 	}
@@ -552,7 +564,7 @@ func (m *Main) ensureServer(g *globals) error {
 	if sock == "" {
 		return nil
 	}
-	if _, err := os.Stat(db); err != nil {
+	if _, err := os.Stat(db); err != nil && !g.remote() {
 		return nil // nothing remembered yet
 	}
 	if c, err := dialUnix(sock, forwardTimeout); err == nil {

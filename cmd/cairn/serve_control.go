@@ -44,7 +44,7 @@ func serveControl(ctx context.Context, m *Main, g *globals, op string, asJSON bo
 	if err := g.resolve(m); err != nil {
 		return err
 	}
-	db, err := filepath.Abs(g.db)
+	db, err := filepath.Abs(g.path())
 	if err != nil {
 		return err
 	}

@@ -68,7 +68,14 @@ func serveDir(t testing.TB) string {
 // startHTTPServeIn is startHTTPServe with the database dir/c.db.
 func startHTTPServeIn(t testing.TB, dir, project string, extra ...string) *httpServe {
 	t.Helper()
-	h := &httpServe{db: filepath.Join(dir, "c.db"), dir: dir}
+	return startHTTPServeDB(t, dir, filepath.Join(dir, "c.db"), project, extra...)
+}
+
+// startHTTPServeDB is startHTTPServe with the database db (a file or a
+// postgres:// URL), run in dir.
+func startHTTPServeDB(t testing.TB, dir, db, project string, extra ...string) *httpServe {
+	t.Helper()
+	h := &httpServe{db: db, dir: dir}
 	args := append([]string{"--db", h.db, "--project", project, "serve", "--addr", "127.0.0.1:0"}, extra...)
 	cmd := exec.Command(cairnBin, args...)
 	cmd.Dir = dir

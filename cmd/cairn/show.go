@@ -22,7 +22,7 @@ func runShow(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	s, err := m.open(ctx, g, true)
 	if err == errNoDatabase {
-		return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s (the database %s is empty)", pos[0], g.db)
+		return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s (the database %s is empty)", pos[0], g.label())
 	}
 	if err != nil {
 		return err

@@ -33,9 +33,9 @@ func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
 		return writeJSON(m.Stdout, struct {
 			wire.Stats
 			Database string `json:"database"`
-		}{wire.FromStats(st), g.db})
+		}{wire.FromStats(st), g.label()})
 	}
-	fmt.Fprintf(m.Stdout, "project %s: %d memories (%d global-scope memories also visible)\ndatabase %s\n", st.Project, st.Total, st.GlobalTotal, g.db)
+	fmt.Fprintf(m.Stdout, "project %s: %d memories (%d global-scope memories also visible)\ndatabase %s\n", st.Project, st.Total, st.GlobalTotal, g.label())
 	types := make([]string, 0, len(st.ByType))
 	for t := range st.ByType {
 		types = append(types, t)

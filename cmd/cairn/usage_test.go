@@ -79,26 +79,60 @@ func TestATypeOneEditFromAKnownTypeIsRefusedUnlessNew(t *testing.T) {
 	c.add("--type", "incident", "A type far from every known one is simply new.")
 }
 
-// TestADatabaseURLIsRefusedAndCreatesNothing gives --db and CAIRN_DB as
-// URLs (with a password, which the error must not show).
-func TestADatabaseURLIsRefusedAndCreatesNothing(t *testing.T) {
+// TestADatabaseURLOfAnotherKindIsRefusedAndCreatesNothing gives --db
+// and CAIRN_DB as URLs that name no database cairn can use: a usage error,
+// and no file named after the scheme.
+func TestADatabaseURLOfAnotherKindIsRefusedAndCreatesNothing(t *testing.T) {
 	t.Parallel()
 	c := newCLI(t)
 	for _, args := range [][]string{
-		{"--db", "postgres://cairn:hunter2@127.0.0.1:5432/test", "--project", "p", "add", "x"},
+		{"--db", "mysql://cairn:hunter2@127.0.0.1:3306/test", "--project", "p", "add", "x"},
 		{"--db", "sqlite:///tmp/x.db", "--project", "p", "list"},
 	} {
 		r := c.raw("", args...)
-		if r.code != 2 || !strings.Contains(r.stderr, "not supported yet") || strings.Contains(r.stderr, "hunter2") {
+		if r.code != 2 || !strings.Contains(r.stderr, "postgres://") || strings.Contains(r.stderr, "hunter2") {
 			t.Errorf("want exit 2 refusing the URL without its password, got %v", r)
 		}
 	}
-	c.env["CAIRN_DB"] = "postgresql://localhost/test"
+	c.env["CAIRN_DB"] = "redis://localhost/test"
 	if r := c.raw("", "--project", "p", "stats"); r.code != 2 {
 		t.Errorf("CAIRN_DB as a URL: %v", r)
 	}
 	if ents, _ := os.ReadDir(c.wd); len(ents) != 0 {
 		t.Errorf("files created in the working folder: %v", ents)
+	}
+}
+
+// TestAPostgresURLIsAServerNotAFile gives --db and CAIRN_DB as
+// postgres:// URLs of a server that does not answer (a closed port), with
+// a password: the command fails (exit 1) naming the server without the
+// password, and creates no file named "postgres:".
+func TestAPostgresURLIsAServerNotAFile(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	for _, args := range [][]string{
+		{"--db", "postgres://cairn:hunter2@127.0.0.1:1/test?connect_timeout=2", "--project", "p", "add", "x"},
+		{"--db", "postgresql://cairn:hunter2@127.0.0.1:1/test?connect_timeout=2", "--project", "p", "search", "x"},
+		{"--db", "postgres://cairn@127.0.0.1:1/test?password=hunter2&connect_timeout=2", "--project", "p", "stats"},
+	} {
+		r := c.raw("", args...)
+		if r.code != 1 || !strings.Contains(r.stderr, "127.0.0.1") || strings.Contains(r.stderr, "hunter2") {
+			t.Errorf("%v: want exit 1 naming the server without its password, got %v", args, r)
+		}
+	}
+	c.env["CAIRN_DB"] = "postgres://cairn:hunter2@127.0.0.1:1/test?connect_timeout=2"
+	if r := c.raw("", "--project", "p", "add", "x"); r.code != 1 || strings.Contains(r.stderr, "hunter2") {
+		t.Errorf("CAIRN_DB as a postgres URL: %v", r)
+	}
+	// A URL that does not parse is a clear error, still without the password.
+	if r := c.raw("", "--db", "postgres://cairn:hunter2@127.0.0.1:notaport/test", "--project", "p", "add", "x"); r.code == 0 || strings.Contains(r.stderr, "hunter2") {
+		t.Errorf("a bad URL: %v", r)
+	}
+	ents, _ := os.ReadDir(c.wd)
+	for _, e := range ents {
+		if strings.HasPrefix(e.Name(), "postgres") {
+			t.Errorf("a file named after the URL was created: %s", e.Name())
+		}
 	}
 }
 

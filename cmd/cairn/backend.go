@@ -1,0 +1,94 @@
+package main
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"os"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/sqlite"
+)
+
+// resolveDB settles which database g names: --db, else CAIRN_DB, else the
+// default SQLite file. A postgres:// URL names a PostgreSQL database; any
+// other URL is refused rather than taken for a file name.
+func (g *globals) resolveDB(m *Main) error {
+	if g.db == "" {
+		g.db = m.Getenv("CAIRN_DB")
+	}
+	if g.db == "" || postgres.IsURL(g.db) {
+		dir := m.Getenv("XDG_DATA_HOME")
+		if dir == "" {
+			home, err := os.UserHomeDir()
+			if err != nil {
+				return cairn.Errorf(cairn.EINVALID, "cannot find a place for the database: set --db or CAIRN_DB")
+			}
+			dir = filepath.Join(home, ".local", "share")
+		}
+		if g.db == "" {
+			g.db = filepath.Join(dir, "cairn", "cairn.db")
+			return nil
+		}
+		sum := sha256.Sum256([]byte(g.db))
+		g.local = filepath.Join(dir, "cairn", "pg-"+hex.EncodeToString(sum[:8])+".db")
+		return nil
+	}
+	if isURL(g.db) {
+		// Taken as a path, "mysql://…" would quietly create a file
+		// named "mysql:" here.
+		return usagef("--db %s: only postgres:// (or postgresql://) URLs name a database server; give one, or the path of a SQLite file", redactURL(g.db))
+	}
+	return nil
+}
+
+func isPostgres(s string) bool { return postgres.IsURL(s) }
+
+// remote reports whether g names a PostgreSQL database.
+func (g *globals) remote() bool { return postgres.IsURL(g.db) }
+
+// path is the local path that stands for the database: the SQLite file,
+// or for PostgreSQL a path in the data folder (see globals.local).
+func (g *globals) path() string {
+	if g.local != "" {
+		return g.local
+	}
+	return g.db
+}
+
+// label names the database in messages: a URL without its password.
+func (g *globals) label() string {
+	if g.remote() {
+		return postgres.Redact(g.db)
+	}
+	return g.db
+}
+
+// openStore opens the database g names. A read-only open of one that has
+// no memories yet returns errNoDatabase.
+func openStore(ctx context.Context, g *globals, readOnly bool) (cairn.Store, error) {
+	if g.remote() {
+		// The local folder of a server's socket and lock, logs and the
+		// conversation; a failure shows where it is needed.
+		os.MkdirAll(filepath.Dir(g.local), 0o700)
+		st, err := postgres.Open(ctx, g.db, &postgres.Options{ReadOnly: readOnly})
+		if readOnly && errors.Is(err, postgres.ErrNotInitialized) {
+			return nil, errNoDatabase
+		}
+		if err != nil {
+			return nil, err
+		}
+		return st, nil
+	}
+	st, err := sqlite.Open(ctx, g.db, &sqlite.Options{ReadOnly: readOnly})
+	if readOnly && errors.Is(err, sqlite.ErrNotInitialized) {
+		return nil, errNoDatabase
+	}
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}

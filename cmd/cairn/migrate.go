@@ -1,0 +1,47 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/cairn-dev/cairn/transfer"
+)
+
+// runMigrate copies a whole database to another backend.
+func runMigrate(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "migrate", "--from sqlite:PATH|postgres://… --to postgres://…|sqlite:PATH")
+	from := fs.String("from", "", "the database to copy: `sqlite:PATH` (or a path) or a postgres:// URL")
+	to := fs.String("to", "", "the database to copy into, created when missing: a postgres:// `URL` or sqlite:PATH")
+	batch := fs.Int("batch", 5000, "rows written per transaction")
+	quiet := fs.Bool("quiet", false, "print no progress")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case len(pos) > 0:
+		return usagef("migrate: unexpected argument %q (give --from and --to)", pos[0])
+	case *from == "" || *to == "":
+		return usagef("migrate: give both --from and --to (e.g. --from sqlite:~/.local/share/cairn/cairn.db --to postgres://user@host/db)")
+	case *batch <= 0:
+		return usagef("migrate: --batch must be positive")
+	}
+	for _, loc := range []string{*from, *to} {
+		if !transfer.IsSQLite(loc) && !isPostgres(loc) {
+			return usagef("migrate: %s is neither sqlite:PATH nor a postgres:// URL", redactURL(loc))
+		}
+	}
+	opts := &transfer.Options{Batch: *batch}
+	if !*quiet {
+		opts.Progress = m.Stderr
+	}
+	fmt.Fprintf(m.Stderr, "cairn: migrate: copying %s to %s\n", transfer.Label(*from), transfer.Label(*to))
+	rep, err := transfer.Copy(ctx, *from, *to, opts)
+	if err != nil {
+		return err
+	}
+	for _, t := range rep.Tables {
+		fmt.Fprintf(m.Stdout, "%-16s %d rows (checked: %d in the target)\n", t.Name, t.Source, t.Target)
+	}
+	return nil
+}

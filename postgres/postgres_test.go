@@ -1,0 +1,70 @@
+package postgres_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"testing"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/storetest"
+	"github.com/jackc/pgx/v5"
+)
+
+// testURL returns the test server's URL, or skips the test when
+// CAIRN_TEST_POSTGRES_URL is not set.
+func testURL(t testing.TB) string {
+	t.Helper()
+	u := os.Getenv("CAIRN_TEST_POSTGRES_URL")
+	if u == "" {
+		t.Skip("CAIRN_TEST_POSTGRES_URL is not set: the PostgreSQL backend is not tested (set it to postgres://user@host:port/db?sslmode=disable)")
+	}
+	return u
+}
+
+// newSchema returns a fresh schema name, dropped when the test ends.
+func newSchema(t testing.TB) string {
+	t.Helper()
+	url := testURL(t)
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "cairn_test_" + hex.EncodeToString(b)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		c, err := pgx.Connect(ctx, url)
+		if err != nil {
+			t.Errorf("drop schema %s: %v", name, err)
+			return
+		}
+		defer c.Close(ctx)
+		if _, err := c.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
+			t.Errorf("drop schema %s: %v", name, err)
+		}
+	})
+	return name
+}
+
+// openStore opens a store in a schema of its own, so tests run in
+// parallel on one database.
+func openStore(t *testing.T) cairn.Store {
+	t.Helper()
+	s, err := postgres.Open(t.Context(), testURL(t), &postgres.Options{Schema: newSchema(t), MaxConns: 4})
+	if err != nil {
+		t.Fatalf("Open: %v", err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	testURL(t)
+	t.Parallel()
+	storetest.Run(t, openStore)
+}
+
+func TestEngineConformance(t *testing.T) {
+	testURL(t)
+	t.Parallel()
+	storetest.RunEngine(t, openStore)
+}

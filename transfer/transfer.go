@@ -1,0 +1,543 @@
+// Package transfer copies a whole cairn database from one backend to
+// another (SQLite to PostgreSQL and back): every table as stored —
+// memories, the search index (partitions and postings), the activity log
+// with its ids (the events' sequence numbers, so subscribers resume where
+// they were), ingest cursors and access tokens.
+//
+// The source is read in one snapshot; the target is written in batches,
+// each committed on its own, as upserts by primary key, so a copy that
+// stopped half-way (or one run twice) is finished by running it again. At
+// the end the rows of every table are counted on both sides and must be
+// equal. Writers should be stopped while it runs: a write made to the
+// source after its snapshot is not copied.
+package transfer
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/jackc/pgx/v5"
+)
+
+// column kinds.
+const (
+	kText    = iota // TEXT NOT NULL
+	kNullStr        // TEXT, may be NULL
+	kInt            // INTEGER
+	kFloat          // REAL
+	kBool           // 0/1 in SQLite, BOOLEAN in PostgreSQL
+	kBytes          // BLOB / BYTEA
+)
+
+type column struct {
+	name string
+	kind int
+}
+
+type table struct {
+	name string
+	pk   []string
+	cols []column
+}
+
+func cols(kind int, names ...string) []column {
+	out := make([]column, len(names))
+	for i, n := range names {
+		out[i] = column{n, kind}
+	}
+	return out
+}
+
+func concat(xs ...[]column) []column {
+	var out []column
+	for _, x := range xs {
+		out = append(out, x...)
+	}
+	return out
+}
+
+// tables are cairn's tables, in the order they are copied.
+var tables = []table{
+	{name: "memories", pk: []string{"id"}, cols: concat(
+		cols(kText, "id", "project", "scope", "type"), cols(kNullStr, "key"),
+		cols(kText, "title", "content", "content_hash", "tags", "file_refs"), cols(kFloat, "confidence"),
+		cols(kText, "source", "created_by_agent", "created_by_hat", "created_by_task_id", "created_by_session_id"),
+		cols(kInt, "created_at", "updated_at", "last_used_at", "verified_at", "expires_at", "use_count"),
+		cols(kBool, "pinned"), cols(kText, "superseded_by", "partition"), cols(kInt, "docnum", "decayed_at"),
+		cols(kText, "flag"))},
+	{name: "index_partitions", pk: []string{"name"}, cols: concat(
+		cols(kText, "name"), cols(kInt, "docs", "total_len", "next_doc", "dead_docs"), cols(kBytes, "dead"), cols(kInt, "analyzer"))},
+	{name: "index_terms", pk: []string{"partition", "term"}, cols: concat(
+		cols(kText, "partition", "term"), cols(kInt, "df"), cols(kBytes, "postings"))},
+	{name: "activity", pk: []string{"id"}, cols: concat(
+		cols(kInt, "id", "at"), cols(kText, "project", "memory_id", "action", "session_id", "detail"))},
+	{name: "ingest_state", pk: []string{"source"}, cols: concat(
+		cols(kText, "source"), cols(kInt, "offset"), cols(kText, "pending"), cols(kInt, "updated_at"))},
+	{name: "api_tokens", pk: []string{"id"}, cols: concat(
+		cols(kText, "id", "name", "project"), cols(kBool, "read_only"), cols(kText, "hash"), cols(kInt, "created_at"))},
+}
+
+func quoted(t table) []string {
+	out := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		out[i] = `"` + c.name + `"`
+	}
+	return out
+}
+
+// Options tune Copy.
+type Options struct {
+	// Batch is how many rows are written per transaction (default 5000).
+	Batch int
+	// Progress receives one line per batch; nil: none.
+	Progress io.Writer
+}
+
+// Report says what Copy copied, by table.
+type Report struct {
+	Tables []TableReport
+}
+
+// TableReport is one table's count on each side after the copy.
+type TableReport struct {
+	Name   string
+	Source int64
+	Target int64
+}
+
+// IsSQLite reports whether loc names a SQLite database: "sqlite:PATH" or
+// a plain path.
+func IsSQLite(loc string) bool { return !postgres.IsURL(loc) && !strings.Contains(loc, "://") }
+
+// sqlitePath returns the file of a SQLite location.
+func sqlitePath(loc string) string {
+	return strings.TrimPrefix(strings.TrimPrefix(loc, "sqlite://"), "sqlite:")
+}
+
+// Label names a location in messages (without a password).
+func Label(loc string) string {
+	if postgres.IsURL(loc) {
+		return postgres.Redact(loc)
+	}
+	return sqlitePath(loc)
+}
+
+// Copy copies every table of the database at from into the one at to
+// (each "sqlite:PATH", a path, or a postgres:// URL; the target is
+// created or migrated to the current schema). It returns the counts of
+// both sides; ECONFLICT when the target holds rows the source has not
+// (it was in use before: nothing of it is deleted).
+func Copy(ctx context.Context, from, to string, opts *Options) (*Report, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	if opts.Batch <= 0 {
+		opts.Batch = 5000
+	}
+	if from == to {
+		return nil, cairn.Errorf(cairn.EINVALID, "the source and the target are the same database")
+	}
+	src, err := openSource(ctx, from)
+	if err != nil {
+		return nil, err
+	}
+	defer src.close()
+	dst, err := openTarget(ctx, to)
+	if err != nil {
+		return nil, err
+	}
+	defer dst.close()
+
+	rep := &Report{}
+	for _, t := range tables {
+		total, err := src.count(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		var done int64
+		batch := make([][]any, 0, opts.Batch)
+		flush := func() error {
+			if len(batch) == 0 {
+				return nil
+			}
+			if err := dst.write(ctx, t, batch); err != nil {
+				return err
+			}
+			done += int64(len(batch))
+			batch = batch[:0]
+			if opts.Progress != nil {
+				pct := 100.0
+				if total > 0 {
+					pct = 100 * float64(done) / float64(total)
+				}
+				fmt.Fprintf(opts.Progress, "cairn: migrate: %-16s %s %3.0f%% (%d/%d)\n", t.name, bar(pct), pct, done, total)
+			}
+			return nil
+		}
+		err = src.rows(ctx, t, func(row []any) error {
+			batch = append(batch, row)
+			if len(batch) >= opts.Batch {
+				return flush()
+			}
+			return nil
+		})
+		if err == nil {
+			err = flush()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if total == 0 && opts.Progress != nil {
+			fmt.Fprintf(opts.Progress, "cairn: migrate: %-16s %s 100%% (0/0)\n", t.name, bar(100))
+		}
+	}
+	if err := dst.finish(ctx); err != nil {
+		return nil, err
+	}
+	for _, t := range tables {
+		s, err := src.count(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		d, err := dst.count(ctx, t)
+		if err != nil {
+			return nil, err
+		}
+		rep.Tables = append(rep.Tables, TableReport{Name: t.name, Source: s, Target: d})
+	}
+	for _, tr := range rep.Tables {
+		if tr.Source != tr.Target {
+			return rep, cairn.Errorf(cairn.ECONFLICT, "after the copy, table %s has %d rows in %s and %d in %s: the target held other data before (nothing of it was deleted); copy into an empty database",
+				tr.Name, tr.Source, Label(from), tr.Target, Label(to))
+		}
+	}
+	return rep, nil
+}
+
+func bar(pct float64) string {
+	n := int(pct / 5)
+	return "[" + strings.Repeat("#", n) + strings.Repeat(".", 20-n) + "]"
+}
+
+// source reads one snapshot of a database.
+type source interface {
+	count(ctx context.Context, t table) (int64, error)
+	rows(ctx context.Context, t table, fn func([]any) error) error
+	close()
+}
+
+// target writes batches of rows as upserts.
+type target interface {
+	write(ctx context.Context, t table, rows [][]any) error
+	finish(ctx context.Context) error
+	count(ctx context.Context, t table) (int64, error)
+	close()
+}
+
+func openSource(ctx context.Context, loc string) (source, error) {
+	if postgres.IsURL(loc) {
+		st, err := postgres.Open(ctx, loc, &postgres.Options{ReadOnly: true})
+		if err != nil {
+			return nil, err
+		}
+		tx, err := st.Pool().BeginTx(ctx, pgx.TxOptions{IsoLevel: pgx.RepeatableRead, AccessMode: pgx.ReadOnly})
+		if err != nil {
+			st.Close()
+			return nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "read %s", st.Label())
+		}
+		return &pgSource{st: st, tx: tx}, nil
+	}
+	path := sqlitePath(loc)
+	if _, err := os.Stat(path); err != nil {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "no database at %s", path)
+	}
+	// Open brings an older file's schema up to date first.
+	st, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(30000)&_pragma=query_only(1)")
+	if err != nil {
+		return nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "open %s", path)
+	}
+	db.SetMaxOpenConns(1)
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		db.Close()
+		return nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "read %s", path)
+	}
+	return &liteSource{db: db, tx: tx}, nil
+}
+
+func openTarget(ctx context.Context, loc string) (target, error) {
+	if postgres.IsURL(loc) {
+		st, err := postgres.Open(ctx, loc, nil)
+		if err != nil {
+			return nil, err
+		}
+		c, err := st.Pool().Acquire(ctx)
+		if err != nil {
+			st.Close()
+			return nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "connect to %s", st.Label())
+		}
+		return &pgTarget{st: st, conn: c.Hijack()}, nil
+	}
+	path := sqlitePath(loc)
+	st, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		return nil, err
+	}
+	st.Close()
+	db, err := sql.Open("sqlite", "file:"+path+"?_pragma=busy_timeout(30000)&_txlock=immediate")
+	if err != nil {
+		return nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "open %s", path)
+	}
+	db.SetMaxOpenConns(1)
+	return &liteTarget{db: db, path: path}, nil
+}
+
+// scanDest returns pointers to scan one row of t into, by kind.
+func scanDest(t table, sqliteSide bool) []any {
+	out := make([]any, len(t.cols))
+	for i, c := range t.cols {
+		switch c.kind {
+		case kText:
+			out[i] = new(string)
+		case kNullStr:
+			out[i] = new(*string)
+		case kInt:
+			out[i] = new(int64)
+		case kFloat:
+			out[i] = new(float64)
+		case kBool:
+			if sqliteSide {
+				out[i] = new(int64)
+			} else {
+				out[i] = new(bool)
+			}
+		case kBytes:
+			out[i] = new([]byte)
+		}
+	}
+	return out
+}
+
+// values turns scanned pointers into plain values, booleans as bool.
+func values(dest []any) []any {
+	out := make([]any, len(dest))
+	for i, d := range dest {
+		switch p := d.(type) {
+		case *string:
+			out[i] = *p
+		case **string:
+			if *p == nil {
+				out[i] = nil
+			} else {
+				out[i] = **p
+			}
+		case *int64:
+			out[i] = *p
+		case *float64:
+			out[i] = *p
+		case *bool:
+			out[i] = *p
+		case *[]byte:
+			b := *p
+			if b == nil {
+				b = []byte{}
+			}
+			out[i] = b
+		}
+	}
+	return out
+}
+
+type liteSource struct {
+	db *sql.DB
+	tx *sql.Tx
+}
+
+func (s *liteSource) count(ctx context.Context, t table) (int64, error) {
+	var n int64
+	err := s.tx.QueryRowContext(ctx, `SELECT count(*) FROM `+t.name).Scan(&n)
+	return n, wrap(err, "count "+t.name)
+}
+
+func (s *liteSource) rows(ctx context.Context, t table, fn func([]any) error) error {
+	rows, err := s.tx.QueryContext(ctx, `SELECT `+strings.Join(quoted(t), ", ")+` FROM `+t.name)
+	if err != nil {
+		return wrap(err, "read "+t.name)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		dest := scanDest(t, true)
+		if err := rows.Scan(dest...); err != nil {
+			return wrap(err, "read "+t.name)
+		}
+		row := values(dest)
+		for i, c := range t.cols {
+			if c.kind == kBool {
+				row[i] = row[i].(int64) != 0
+			}
+		}
+		if err := fn(row); err != nil {
+			return err
+		}
+	}
+	return wrap(rows.Err(), "read "+t.name)
+}
+
+func (s *liteSource) close() {
+	s.tx.Rollback()
+	s.db.Close()
+}
+
+type pgSource struct {
+	st *postgres.Store
+	tx pgx.Tx
+}
+
+func (s *pgSource) count(ctx context.Context, t table) (int64, error) {
+	var n int64
+	err := s.tx.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&n)
+	return n, wrap(err, "count "+t.name)
+}
+
+func (s *pgSource) rows(ctx context.Context, t table, fn func([]any) error) error {
+	rows, err := s.tx.Query(ctx, `SELECT `+strings.Join(quoted(t), ", ")+` FROM `+t.name)
+	if err != nil {
+		return wrap(err, "read "+t.name)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		dest := scanDest(t, false)
+		if err := rows.Scan(dest...); err != nil {
+			return wrap(err, "read "+t.name)
+		}
+		if err := fn(values(dest)); err != nil {
+			return err
+		}
+	}
+	return wrap(rows.Err(), "read "+t.name)
+}
+
+func (s *pgSource) close() {
+	s.tx.Rollback(context.Background())
+	s.st.Close()
+}
+
+func upsertSet(t table) string {
+	var set []string
+	for _, c := range quoted(t) {
+		set = append(set, c+" = excluded."+c)
+	}
+	return strings.Join(set, ", ")
+}
+
+type liteTarget struct {
+	db   *sql.DB
+	path string
+}
+
+func (d *liteTarget) write(ctx context.Context, t table, rows [][]any) error {
+	tx, err := d.db.BeginTx(ctx, nil)
+	if err != nil {
+		return wrap(err, "write "+t.name)
+	}
+	defer tx.Rollback()
+	q := `INSERT INTO ` + t.name + ` (` + strings.Join(quoted(t), ", ") + `) VALUES (` +
+		strings.TrimSuffix(strings.Repeat("?,", len(t.cols)), ",") + `) ON CONFLICT(` + strings.Join(t.pk, ", ") + `) DO UPDATE SET ` + upsertSet(t)
+	st, err := tx.PrepareContext(ctx, q)
+	if err != nil {
+		return wrap(err, "write "+t.name)
+	}
+	defer st.Close()
+	for _, r := range rows {
+		if _, err := st.ExecContext(ctx, r...); err != nil {
+			return wrap(err, "write "+t.name)
+		}
+	}
+	return wrap(tx.Commit(), "write "+t.name)
+}
+
+func (d *liteTarget) finish(ctx context.Context) error {
+	_, err := d.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	return wrap(err, "checkpoint")
+}
+
+func (d *liteTarget) count(ctx context.Context, t table) (int64, error) {
+	var n int64
+	err := d.db.QueryRowContext(ctx, `SELECT count(*) FROM `+t.name).Scan(&n)
+	return n, wrap(err, "count "+t.name)
+}
+
+func (d *liteTarget) close() { d.db.Close() }
+
+type pgTarget struct {
+	st   *postgres.Store
+	conn *pgx.Conn
+}
+
+// write copies rows into a temporary table with COPY, then upserts them
+// into t in one statement, in one transaction.
+func (d *pgTarget) write(ctx context.Context, t table, rows [][]any) error {
+	tmp := "cairn_transfer_" + t.name
+	names := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		names[i] = c.name
+	}
+	err := pgx.BeginFunc(ctx, d.conn, func(tx pgx.Tx) error {
+		if _, err := tx.Exec(ctx, `CREATE TEMP TABLE IF NOT EXISTS `+tmp+` (LIKE `+t.name+`) ON COMMIT DELETE ROWS`); err != nil {
+			return err
+		}
+		if _, err := tx.CopyFrom(ctx, pgx.Identifier{tmp}, names, pgx.CopyFromRows(rows)); err != nil {
+			return err
+		}
+		cs := strings.Join(quoted(t), ", ")
+		_, err := tx.Exec(ctx, `INSERT INTO `+t.name+` (`+cs+`) SELECT `+cs+` FROM `+tmp+
+			` ON CONFLICT (`+strings.Join(t.pk, ", ")+`) DO UPDATE SET `+upsertSet(t))
+		return err
+	})
+	return wrap(err, "write "+t.name)
+}
+
+// finish moves the activity id sequence past the ids copied, so that new
+// events come after them.
+func (d *pgTarget) finish(ctx context.Context) error {
+	_, err := d.conn.Exec(ctx, `SELECT setval(pg_get_serial_sequence('activity', 'id'), max(id)) FROM activity HAVING max(id) IS NOT NULL`)
+	return wrap(err, "set the event sequence")
+}
+
+func (d *pgTarget) count(ctx context.Context, t table) (int64, error) {
+	var n int64
+	err := d.conn.QueryRow(ctx, `SELECT count(*) FROM `+t.name).Scan(&n)
+	return n, wrap(err, "count "+t.name)
+}
+
+func (d *pgTarget) close() {
+	d.conn.Close(context.Background())
+	d.st.Close()
+}
+
+func wrap(err error, op string) error {
+	if err == nil {
+		return nil
+	}
+	var ce *cairn.Error
+	if errors.As(err, &ce) {
+		return err
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return cairn.WrapError(cairn.EUNAVAILABLE, err, "%s was cancelled; run the same migrate again to finish", op)
+	}
+	return cairn.WrapError(cairn.EUNAVAILABLE, err, "%s failed; run the same migrate again to finish", op)
+}

@@ -1,0 +1,249 @@
+package transfer_test
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/internal/corpus"
+	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/transfer"
+	"github.com/jackc/pgx/v5"
+)
+
+// schemaURL returns the test server's URL with a fresh schema as its
+// search_path (dropped when the test ends), or skips the test.
+func schemaURL(t *testing.T) string {
+	t.Helper()
+	base := os.Getenv("CAIRN_TEST_POSTGRES_URL")
+	if base == "" {
+		t.Skip("CAIRN_TEST_POSTGRES_URL is not set: copying to and from PostgreSQL is not tested")
+	}
+	b := make([]byte, 6)
+	rand.Read(b)
+	name := "cairn_test_" + hex.EncodeToString(b)
+	t.Cleanup(func() {
+		ctx := context.Background()
+		c, err := pgx.Connect(ctx, base)
+		if err != nil {
+			t.Errorf("drop schema: %v", err)
+			return
+		}
+		defer c.Close(ctx)
+		c.Exec(ctx, "DROP SCHEMA IF EXISTS "+name+" CASCADE")
+	})
+	u, err := url.Parse(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := u.Query()
+	q.Set("search_path", name)
+	u.RawQuery = q.Encode()
+	return u.String()
+}
+
+type opener func(ctx context.Context) (cairn.Store, error)
+
+func openLoc(loc string) opener {
+	return func(ctx context.Context) (cairn.Store, error) {
+		if postgres.IsURL(loc) {
+			return postgres.Open(ctx, loc, nil)
+		}
+		return sqlite.Open(ctx, strings.TrimPrefix(loc, "sqlite:"), nil)
+	}
+}
+
+func withEngine(t *testing.T, open opener, fn func(e *engine.Engine)) {
+	t.Helper()
+	st, err := open(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fn(engine.New(st, &engine.Options{Now: func() time.Time { return corpus.Now }}))
+}
+
+func results(t *testing.T, open opener) [][]corpus.Hit {
+	t.Helper()
+	var out [][]corpus.Hit
+	withEngine(t, open, func(e *engine.Engine) {
+		var err error
+		if out, err = corpus.Search(t.Context(), e, corpus.Queries()); err != nil {
+			t.Fatal(err)
+		}
+	})
+	return out
+}
+
+func events(t *testing.T, open opener) []cairn.Event {
+	t.Helper()
+	st, err := open(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	var out []cairn.Event
+	err = st.View(t.Context(), func(tx cairn.Tx) error {
+		var err error
+		out, err = tx.FindEvents(t.Context(), cairn.EventFilter{})
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// TestRoundTripKeepsSearchAndEvents copies a SQLite database (memories,
+// index, activity, an ingest cursor, a token) to PostgreSQL and back to a
+// new SQLite file: the three give the same search results and the same
+// events with the same sequence numbers, counts match, a second run
+// changes nothing, and a new event in the copy comes after the copied
+// ones.
+func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
+	pgURL := schemaURL(t)
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	src := "sqlite:" + filepath.Join(dir, "src.db")
+	back := "sqlite:" + filepath.Join(dir, "back.db")
+
+	ms := corpus.Memories(3000)
+	withEngine(t, openLoc(src), func(e *engine.Engine) {
+		if _, err := e.Import(ctx, corpus.Records(ms), cairn.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+		ep := e.WithProject("alpha")
+		if err := ep.RecordUse(ctx, []string{ms[0].ID, ms[4].ID}, "s-1"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ep.DeleteMemory(ctx, ms[8].ID); err != nil {
+			t.Fatal(err)
+		}
+	})
+	withLite(t, src, func(st *sqlite.Store) {
+		err := st.Update(ctx, func(tx cairn.Tx) error {
+			if err := tx.PutIngestState(ctx, "/tmp/t.jsonl", 1234, "pending text", corpus.Now); err != nil {
+				return err
+			}
+			return tx.CreateToken(ctx, &cairn.Token{ID: "tok-000000000001", Project: "alpha", Hash: "h1", CreatedAt: corpus.Now})
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+	})
+	want := results(t, openLoc(src))
+	wantEvents := events(t, openLoc(src))
+	if len(wantEvents) < 3000 {
+		t.Fatalf("only %d events in the source", len(wantEvents))
+	}
+
+	var progress strings.Builder
+	rep, err := transfer.Copy(ctx, src, pgURL, &transfer.Options{Batch: 700, Progress: &progress})
+	if err != nil {
+		t.Fatalf("copy to PostgreSQL: %v", err)
+	}
+	if !strings.Contains(progress.String(), "memories") || !strings.Contains(progress.String(), "100%") {
+		t.Errorf("progress:\n%s", progress.String())
+	}
+	for _, tr := range rep.Tables {
+		if tr.Source != tr.Target || tr.Name == "memories" && tr.Source < 2500 {
+			t.Errorf("table %+v", tr)
+		}
+	}
+	if d := corpus.Diff(corpus.Queries(), want, results(t, openLoc(pgURL))); d != "" {
+		t.Errorf("SQLite, then its copy in PostgreSQL:\n%s", d)
+	}
+	// Run again: nothing changes, counts still match.
+	if _, err := transfer.Copy(ctx, src, pgURL, &transfer.Options{Batch: 1000}); err != nil {
+		t.Fatalf("second copy: %v", err)
+	}
+	if _, err := transfer.Copy(ctx, pgURL, back, nil); err != nil {
+		t.Fatalf("copy back to SQLite: %v", err)
+	}
+	if d := corpus.Diff(corpus.Queries(), want, results(t, openLoc(back))); d != "" {
+		t.Errorf("SQLite, then after a round trip:\n%s", d)
+	}
+	for _, loc := range []string{pgURL, back} {
+		got := events(t, openLoc(loc))
+		if len(got) != len(wantEvents) {
+			t.Fatalf("%d events in %s, want %d", len(got), transfer.Label(loc), len(wantEvents))
+		}
+		for i := range got {
+			if got[i] != wantEvents[i] {
+				t.Fatalf("event %d in %s: %+v, want %+v", i, transfer.Label(loc), got[i], wantEvents[i])
+			}
+		}
+	}
+	// The ingest cursor and the token came along.
+	withEngine(t, openLoc(pgURL), func(e *engine.Engine) {
+		toks, err := e.FindTokens(ctx)
+		if err != nil || len(toks) != 1 || toks[0].ID != "tok-000000000001" {
+			t.Errorf("tokens in PostgreSQL: %v %v", toks, err)
+		}
+	})
+	// A new event in the copy comes after every copied one.
+	last := wantEvents[len(wantEvents)-1].Seq
+	withEngine(t, openLoc(pgURL), func(e *engine.Engine) {
+		if _, err := e.WithProject("beta").AddMemory(ctx, &cairn.Memory{Project: "beta", Content: "written after the copy"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	evs := events(t, openLoc(pgURL))
+	if n := evs[len(evs)-1]; n.Seq <= last || n.Project != "beta" {
+		t.Errorf("the first event after the copy is %+v, want a seq after %d", n, last)
+	}
+}
+
+// TestCopyIntoADatabaseInUseIsRefusedByCount copies into a target that
+// already holds other memories: nothing of it is deleted, and the count
+// check reports the difference (ECONFLICT).
+func TestCopyIntoADatabaseInUseIsRefusedByCount(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	src, dst := "sqlite:"+filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	withEngine(t, openLoc(src), func(e *engine.Engine) {
+		if _, err := e.Import(ctx, corpus.Records(corpus.Memories(50)), cairn.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	withEngine(t, openLoc(dst), func(e *engine.Engine) {
+		if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "zeta", Content: "already here"}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	_, err := transfer.Copy(ctx, src, dst, nil)
+	if cairn.ErrorCode(err) != cairn.ECONFLICT || !strings.Contains(cairn.ErrorMessage(err), "memories") {
+		t.Fatalf("copy into a database in use: %v, want ECONFLICT naming the table", err)
+	}
+	// Bad input: a missing source, and the same database twice.
+	if _, err := transfer.Copy(ctx, "sqlite:"+filepath.Join(dir, "missing.db"), dst, nil); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		t.Errorf("missing source: %v", err)
+	}
+	if _, err := transfer.Copy(ctx, src, src, nil); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("same database: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing.db")); err == nil {
+		t.Error("a missing source was created")
+	}
+}
+
+func withLite(t *testing.T, loc string, fn func(*sqlite.Store)) {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), strings.TrimPrefix(loc, "sqlite:"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fn(st)
+}
