@@ -2,7 +2,8 @@
 // another (SQLite to PostgreSQL and back): every table as stored —
 // memories, the search index (partitions and postings), the activity log
 // with its ids (the events' sequence numbers, so subscribers resume where
-// they were), ingest cursors and access tokens.
+// they were), ingest cursors, access tokens, and agent-loop iterations
+// with their totals.
 //
 // The source is read in one snapshot; the target is written in batches,
 // each committed on its own, as upserts by primary key, so a copy that
@@ -83,6 +84,12 @@ var tables = []table{
 		cols(kText, "source"), cols(kInt, "offset"), cols(kText, "pending"), cols(kInt, "updated_at"))},
 	{name: "api_tokens", pk: []string{"id"}, cols: concat(
 		cols(kText, "id", "name", "project"), cols(kBool, "read_only"), cols(kText, "hash"), cols(kInt, "created_at"))},
+	{name: "iterations", pk: []string{"project", "run", "task", "iteration"}, cols: concat(
+		cols(kText, "project", "run", "task"), cols(kInt, "iteration"), cols(kText, "model", "outcome"), cols(kInt, "duration_ms"),
+		cols(kFloat, "cost_usd"), cols(kText, "difficulty", "failure_id", "summary"), cols(kInt, "created_at"))},
+	{name: "iteration_totals", pk: []string{"project", "task", "model", "outcome"}, cols: concat(
+		cols(kText, "project", "task", "model", "outcome"), cols(kInt, "count", "duration_ms"), cols(kFloat, "cost_usd"),
+		cols(kInt, "first_at", "last_at"))},
 }
 
 func quoted(t table) []string {

@@ -135,6 +135,17 @@ func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
 			if err := tx.PutIngestState(ctx, "/tmp/t.jsonl", 1234, "pending text", corpus.Now); err != nil {
 				return err
 			}
+			if err := tx.(cairn.IterationTx).PutIteration(ctx, &cairn.Iteration{Project: "alpha", Task: "7", Iteration: 1, Model: "sonnet",
+				Outcome: cairn.OutcomeFailed, DurationMS: 1500, CostUSD: 0.25, Difficulty: "hard", FailureID: "mem-x", Summary: "it failed", CreatedAt: corpus.Now}); err != nil {
+				return err
+			}
+			if err := tx.(cairn.IterationTx).PutIteration(ctx, &cairn.Iteration{Project: "alpha", Task: "8", Iteration: 2,
+				Outcome: cairn.OutcomeDone, CreatedAt: corpus.Now.Add(-24 * 365 * time.Hour)}); err != nil {
+				return err
+			}
+			if _, err := tx.(cairn.IterationTx).AggregateIterations(ctx, "alpha", corpus.Now.Add(-time.Hour)); err != nil {
+				return err
+			}
 			return tx.CreateToken(ctx, &cairn.Token{ID: "tok-000000000001", Project: "alpha", Hash: "h1", CreatedAt: corpus.Now})
 		})
 		if err != nil {
@@ -189,6 +200,15 @@ func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
 		toks, err := e.FindTokens(ctx)
 		if err != nil || len(toks) != 1 || toks[0].ID != "tok-000000000001" {
 			t.Errorf("tokens in PostgreSQL: %v %v", toks, err)
+		}
+		// And the loop's iterations, with their totals.
+		its, err := e.FindIterations(ctx, cairn.IterationFilter{Project: "alpha"})
+		if err != nil || len(its) != 1 || its[0].CostUSD != 0.25 || its[0].Difficulty != "hard" || !its[0].CreatedAt.Equal(corpus.Now) {
+			t.Errorf("iterations in PostgreSQL: %+v %v", its, err)
+		}
+		totals, err := e.IterationTotals(ctx, "alpha", "")
+		if err != nil || len(totals) != 1 || totals[0].Task != "8" || totals[0].Count != 1 {
+			t.Errorf("iteration totals in PostgreSQL: %+v %v", totals, err)
 		}
 	})
 	// A new event in the copy comes after every copied one.
