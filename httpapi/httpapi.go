@@ -35,6 +35,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // Service is what the API calls, bound to one project: ids are looked up
@@ -58,16 +59,15 @@ type Authenticator interface {
 
 // Options configure a Server.
 type Options struct {
-	// Service returns the service bound to project; required.
-	Service func(project string) Service
-	// Context builds a context block for req (req.Project is set), as
-	// recall.Build does with the project's configuration; required for
+	// Service returns the service bound to project, its clock at now
+	// (a request's Cairn-Now header; zero: the server's clock); required.
+	Service func(project string, now time.Time) Service
+	// Context builds the block of call (call.Project is set; call.Config
+	// nil asks for the server's configuration of the project) and records
+	// its use when call.Record, as recall.AnswerCall does; required for
 	// the context route. Errors of type *recall.InvalidError are the
 	// caller's mistakes (400).
-	Context func(ctx context.Context, req recall.Request) (*recall.Block, error)
-	// RecordUse records that a context block showed the memories ids in
-	// session; nil records nothing.
-	RecordUse func(ctx context.Context, ids []string, session string) error
+	Context func(ctx context.Context, call recall.Call) (*recall.Answer, error)
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
 	// RequireToken makes a token necessary on every project route (a
@@ -124,7 +124,27 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, p *project) error
 // project is a request's project and its service.
 type project struct {
 	name string
+	now  time.Time // the request's clock (Cairn-Now); zero: the server's
 	svc  Service
+}
+
+// NowHeader is the request header that sets the clock of one request
+// (RFC 3339), as the CLI's --now does for a command: recency, expiry and
+// the times of what it writes.
+const NowHeader = "Cairn-Now"
+
+// requestNow is the time of the request's NowHeader; zero when it sends
+// none.
+func requestNow(r *http.Request) (time.Time, error) {
+	v := r.Header.Get(NowHeader)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := wire.ParseTime(v)
+	if err != nil {
+		return time.Time{}, cairn.Errorf(cairn.EINVALID, "the %s header: %v", NowHeader, err)
+	}
+	return t, nil
 }
 
 func (s *Server) routes() {
@@ -159,7 +179,13 @@ func (s *Server) route(pattern string, a access, h handlerFunc) {
 	method, path, _ := strings.Cut(pattern, " ")
 	s.mux.Handle(method+" /api/projects/{project}"+path, s.guard(a, func(w http.ResponseWriter, r *http.Request) {
 		p := &project{name: r.PathValue("project")}
-		p.svc = s.opts.Service(p.name)
+		now, err := requestNow(r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		p.now = now
+		p.svc = s.opts.Service(p.name, now)
 		if err := h(w, r, p); err != nil {
 			s.fail(w, r, err)
 		}

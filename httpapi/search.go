@@ -6,6 +6,8 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -42,26 +44,34 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 
 // contextIn is the body of POST /context.
 type contextIn struct {
-	Prompt   string   `json:"prompt"`
-	Files    []string `json:"files"`
-	Hat      string   `json:"hat"`
-	Agent    string   `json:"agent"`
-	Task     string   `json:"task"`
-	Session  string   `json:"session"`
-	Budget   *int     `json:"budget"`
-	Limit    *int     `json:"limit"`
-	MaxChars *int     `json:"max_chars"`
-	Format   string   `json:"format"`
-	Mode     string   `json:"mode"`
-	DryRun   bool     `json:"dry_run"`
+	Prompt       string         `json:"prompt"`
+	Files        []string       `json:"files"`
+	Hat          string         `json:"hat"`
+	Agent        string         `json:"agent"`
+	Task         string         `json:"task"`
+	Session      string         `json:"session"`
+	Budget       *int           `json:"budget"`
+	Limit        *int           `json:"limit"`
+	MaxChars     *int           `json:"max_chars"`
+	Format       string         `json:"format"`
+	Mode         string         `json:"mode"`
+	DryRun       bool           `json:"dry_run"`
+	Tiers        []string       `json:"tiers"`
+	Types        []string       `json:"types"`
+	Index        bool           `json:"index"`
+	Explain      bool           `json:"explain"`
+	MaxJSONChars int            `json:"max_json_chars"`
+	Root         string         `json:"root"`
+	Config       *config.Config `json:"config"`
 }
 
 // contextOut is the block and the ids of the memories it shows, in block
 // order.
 type contextOut struct {
-	Block  string   `json:"block"`
-	IDs    []string `json:"ids"`
-	Tokens int      `json:"tokens"`
+	Block   string   `json:"block"`
+	IDs     []string `json:"ids"`
+	Tokens  int      `json:"tokens"`
+	Explain string   `json:"explain,omitempty"`
 }
 
 func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) error {
@@ -72,34 +82,52 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	if s.opts.Context == nil {
 		return cairn.Errorf(cairn.EUNAVAILABLE, "this server does not build context blocks")
 	}
-	req := recall.Request{Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
-		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode}
+	if in.MaxJSONChars < 0 {
+		return cairn.Errorf(cairn.EINVALID, "max_json_chars cannot be negative")
+	}
+	if in.Config != nil {
+		if err := in.Config.Validate(); err != nil {
+			return cairn.Errorf(cairn.EINVALID, "config: %v", err)
+		}
+	}
+	for _, t := range in.Tiers {
+		switch t {
+		case cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic, cairn.ContextRelevant, cairn.ContextParallel:
+		default:
+			return cairn.Errorf(cairn.EINVALID, "tiers: %q is not a tier (pinned, static, dynamic, relevant, parallel)", t)
+		}
+	}
+	call := recall.Call{Request: recall.Request{Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
+		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, Tiers: in.Tiers, Types: in.Types,
+		Index: in.Index, Explain: in.Explain},
+		Config: in.Config, Now: p.now, Record: !in.DryRun, MaxJSONChars: in.MaxJSONChars}
+	if !s.opts.RequireToken {
+		// A server that needs no token answers this machine's user only:
+		// the folder named is theirs to read.
+		call.Root = in.Root
+	}
 	if in.Budget != nil {
-		req.Budget, req.BudgetSet = *in.Budget, true
+		call.Budget, call.BudgetSet = *in.Budget, true
 	}
 	if in.Limit != nil {
-		req.Limit, req.LimitSet = *in.Limit, true
+		call.Limit, call.LimitSet = *in.Limit, true
 	}
 	if in.MaxChars != nil {
-		req.MaxChars, req.MaxCharsSet = *in.MaxChars, true
+		call.MaxChars, call.MaxCharsSet = *in.MaxChars, true
 	}
-	b, err := s.opts.Context(r.Context(), req)
-	var ie *recall.InvalidError
-	if errors.As(err, &ie) {
-		err = cairn.Errorf(cairn.EINVALID, "%s", ie.Msg)
+	a, err := s.opts.Context(r.Context(), call)
+	if err != nil && a != nil {
+		// The block is right; only its bookkeeping failed.
+		s.log.Error("recording the use of memories", "project", p.name, "err", err)
+	} else if err != nil {
+		if errors.Is(err, hook.ErrTooLong) {
+			return cairn.Errorf(cairn.EINVALID, "no block fits in max_json_chars %d", in.MaxJSONChars)
+		}
+		return recall.AsInvalid(err)
 	}
-	if err != nil {
-		return err
-	}
-	out := contextOut{Block: b.Text, IDs: b.IDs(), Tokens: b.Result.Tokens}
+	out := contextOut{Block: a.Text, IDs: a.IDs, Tokens: a.Tokens, Explain: a.Explain}
 	if out.IDs == nil {
 		out.IDs = []string{}
-	}
-	if !in.DryRun && len(out.IDs) > 0 && s.opts.RecordUse != nil {
-		if err := s.opts.RecordUse(r.Context(), out.IDs, in.Session); err != nil {
-			// The block is right; only its bookkeeping failed.
-			s.log.Error("recording the use of memories", "project", p.name, "err", err)
-		}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
