@@ -24,6 +24,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 		ExcludeSession: q.str("exclude_session"), NoGlobal: q.flag("no_global", false),
 	}
 	explain := q.flag("explain", false)
+	exact := q.flag("exact", false)
 	if q.err != nil {
 		return q.err
 	}
@@ -36,7 +37,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	}
 	out := make([]wire.Hit, 0, len(hits))
 	for _, h := range hits {
-		out = append(out, wire.FromHit(h, explain))
+		if exact {
+			out = append(out, wire.FromHitExact(h))
+		} else {
+			out = append(out, wire.FromHit(h, explain))
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
