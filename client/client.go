@@ -284,3 +284,11 @@ func IsUnavailable(err error) bool {
 
 // String names the server, for messages.
 func (c *Client) String() string { return fmt.Sprint(c.base) }
+
+// Call sends a request to a route outside the project routes (its path
+// from the server's root, such as /serve/status on the Unix socket of
+// `cairn serve`), with in as its JSON body when not nil, and decodes the
+// JSON answer into out when not nil. Errors as the Project methods.
+func (c *Client) Call(ctx context.Context, method, path string, in, out any) error {
+	return (&Project{c: c}).do(ctx, method, c.base+path, in, out)
+}

@@ -53,20 +53,21 @@ type Main struct {
 	// Tests leave it nil.
 	StartServer func(db, project string) error
 
-	// signals makes Ctrl-C and SIGTERM cancel the command's context. It is
-	// set up only once a command runs here rather than on a server: a
-	// signal handler costs a forwarded command a noticeable part of its
-	// start-up.
+	// signals makes Ctrl-C and SIGTERM cancel the command's context.
 	signals bool
 
-	// forwarded reports, after Run, that a server answered the command.
-	forwarded bool
+	// served reports, after Run, that a server answered the command
+	// (service.go).
+	served bool
 
-	// resident, when set, is the open store of a `cairn serve` process
-	// answering a forwarded command: reads use it instead of opening the
-	// database again.
-	resident *session
+	// configs, in `cairn serve`, keeps the configuration files read.
+	configs *configCache
 }
+
+// exitError is an exit status a command chose (a hook's, a capture's).
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // usageError is a mistake in how cairn was called (exit status 2).
 type usageError struct{ msg string }
@@ -151,10 +152,6 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (m *Main) run(ctx context.Context, args []string) error {
-	if code, ok := m.forward(ctx, args); ok {
-		m.forwarded = true
-		return exitError(code)
-	}
 	if m.signals {
 		var stop context.CancelFunc
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
@@ -211,6 +208,8 @@ Global flags (also accepted after the command):
   --db PATH         the database (env CAIRN_DB; default $XDG_DATA_HOME/cairn/cairn.db)
   --project NAME    the project (env CAIRN_PROJECT; default the git top-level folder's name)
   --now RFC3339     the clock for recency and expiry (env CAIRN_NOW; default now)
+  --server URL      the cairn serve that answers search, context and the hooks
+                    (env CAIRN_SERVER; default the one serving the database, if any)
   --version         print cairn's version (as the version command)
 
 Run 'cairn help COMMAND' for a command's flags.
@@ -230,12 +229,14 @@ func (m *Main) helpFor(name string) error {
 // globals are the flags every command takes.
 type globals struct {
 	db, project, now string
+	server           string // --server: the server that answers (a URL, or unix:PATH)
 }
 
 func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.db, "db", g.db, "the database `path` (env CAIRN_DB)")
 	fs.StringVar(&g.project, "project", g.project, "the project `name` (env CAIRN_PROJECT)")
 	fs.StringVar(&g.now, "now", g.now, "the clock, as RFC 3339 `time` (env CAIRN_NOW)")
+	fs.StringVar(&g.server, "server", g.server, "the cairn serve that answers search, context and hooks: an http:// `URL` or unix:PATH (env CAIRN_SERVER; default the server of the database, if one runs)")
 }
 
 // flagSet is a subcommand's flags; help prints its usage.
@@ -319,6 +320,9 @@ func (g *globals) resolve(m *Main) error {
 	if g.now == "" {
 		g.now = m.Getenv("CAIRN_NOW")
 	}
+	if g.server == "" {
+		g.server = m.Getenv("CAIRN_SERVER")
+	}
 	return nil
 }
 
@@ -383,8 +387,6 @@ type session struct {
 	// uses, in a resident server, gathers the use records of context
 	// requests and writes them in batches.
 	uses *useQueue
-	// configs, in a resident server, keeps the configurations read.
-	configs *configCache
 	// lastRequest, in a resident server, is when the last request came
 	// (Unix nanoseconds), for --idle.
 	lastRequest atomic.Int64
@@ -425,10 +427,6 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	clock, err := g.clock()
 	if err != nil {
 		return nil, err
-	}
-	if m.resident != nil {
-		// The engine's clock is per request here: --now may differ.
-		return &session{eng: m.resident.eng.WithClock(clock).WithProject(g.project), g: g, uses: m.resident.uses}, nil
 	}
 	if readOnly {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
