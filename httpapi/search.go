@@ -28,9 +28,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	if q.err != nil {
 		return q.err
 	}
-	if text == "" {
-		return cairn.Errorf(cairn.EINVALID, "give the words to look for: ?q=WORDS")
-	}
+	// An empty q is the service's EINVALID, worded as it words it.
 	hits, err := p.svc.Search(r.Context(), qr)
 	if err != nil {
 		return err
