@@ -94,9 +94,10 @@ const (
 // Server answers the API. Mount it at /api/ (its routes hold the whole
 // path).
 type Server struct {
-	opts Options
-	mux  *http.ServeMux
-	log  *slog.Logger
+	opts    Options
+	mux     *http.ServeMux
+	log     *slog.Logger
+	configs configCache // of context requests
 }
 
 // New returns the API server of opts.

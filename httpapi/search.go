@@ -1,8 +1,12 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
@@ -47,25 +51,25 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 
 // contextIn is the body of POST /context.
 type contextIn struct {
-	Prompt       string         `json:"prompt"`
-	Files        []string       `json:"files"`
-	Hat          string         `json:"hat"`
-	Agent        string         `json:"agent"`
-	Task         string         `json:"task"`
-	Session      string         `json:"session"`
-	Budget       *int           `json:"budget"`
-	Limit        *int           `json:"limit"`
-	MaxChars     *int           `json:"max_chars"`
-	Format       string         `json:"format"`
-	Mode         string         `json:"mode"`
-	DryRun       bool           `json:"dry_run"`
-	Tiers        []string       `json:"tiers"`
-	Types        []string       `json:"types"`
-	Index        bool           `json:"index"`
-	Explain      bool           `json:"explain"`
-	MaxJSONChars int            `json:"max_json_chars"`
-	Root         string         `json:"root"`
-	Config       *config.Config `json:"config"`
+	Prompt       string          `json:"prompt"`
+	Files        []string        `json:"files"`
+	Hat          string          `json:"hat"`
+	Agent        string          `json:"agent"`
+	Task         string          `json:"task"`
+	Session      string          `json:"session"`
+	Budget       *int            `json:"budget"`
+	Limit        *int            `json:"limit"`
+	MaxChars     *int            `json:"max_chars"`
+	Format       string          `json:"format"`
+	Mode         string          `json:"mode"`
+	DryRun       bool            `json:"dry_run"`
+	Tiers        []string        `json:"tiers"`
+	Types        []string        `json:"types"`
+	Index        bool            `json:"index"`
+	Explain      bool            `json:"explain"`
+	MaxJSONChars int             `json:"max_json_chars"`
+	Root         string          `json:"root"`
+	Config       json.RawMessage `json:"config"`
 }
 
 // contextOut is the block and the ids of the memories it shows, in block
@@ -88,10 +92,9 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	if in.MaxJSONChars < 0 {
 		return cairn.Errorf(cairn.EINVALID, "max_json_chars cannot be negative")
 	}
-	if in.Config != nil {
-		if err := in.Config.Validate(); err != nil {
-			return cairn.Errorf(cairn.EINVALID, "config: %v", err)
-		}
+	cfg, err := s.configs.get(in.Config)
+	if err != nil {
+		return err
 	}
 	for _, t := range in.Tiers {
 		switch t {
@@ -103,7 +106,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	call := recall.Call{Request: recall.Request{Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
 		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, Tiers: in.Tiers, Types: in.Types,
 		Index: in.Index, Explain: in.Explain},
-		Config: in.Config, Now: p.now, Record: !in.DryRun, MaxJSONChars: in.MaxJSONChars}
+		Config: cfg, Now: p.now, Record: !in.DryRun, MaxJSONChars: in.MaxJSONChars}
 	if !s.opts.RequireToken {
 		// A server that needs no token answers this machine's user only:
 		// the folder named is theirs to read.
@@ -172,4 +175,47 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) err
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// configCache keeps the configurations clients sent, decoded and checked,
+// by their JSON: a client sends the same one with every context, and
+// checking one costs more than building a small block. At most
+// maxCachedConfigs are kept; the cache starts over when full. Safe for
+// concurrent use.
+type configCache struct {
+	mu sync.Mutex
+	m  map[string]*config.Config
+}
+
+const maxCachedConfigs = 64
+
+// get decodes and checks raw; nil for an absent or null configuration.
+// The configuration returned is shared: callers must not change it
+// (recall.AnswerCall works on a copy).
+func (c *configCache) get(raw json.RawMessage) (*config.Config, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	c.mu.Lock()
+	cfg, ok := c.m[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return cfg, nil
+	}
+	cfg = &config.Config{}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(cfg); err != nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "config: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "config: %v", err)
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedConfigs {
+		c.m = map[string]*config.Config{}
+	}
+	c.m[string(raw)] = cfg
+	c.mu.Unlock()
+	return cfg, nil
 }

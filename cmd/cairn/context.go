@@ -107,7 +107,7 @@ func (m *Main) loadConfig() (*config.Loaded, error) {
 	if m.configs != nil {
 		return m.configs.load(projectDir, userDir)
 	}
-	return config.Load(projectDir, userDir)
+	return config.Effective(projectDir, userDir)
 }
 
 // projectRoot is the git top-level folder of dir, else dir.
@@ -180,7 +180,7 @@ func (c *configCache) load(projectDir, userDir string) (*config.Loaded, error) {
 	e, ok := c.entries[key]
 	c.mu.Unlock()
 	if !ok || e.stamps != stamps {
-		l, err := config.Load(projectDir, userDir)
+		l, err := config.Effective(projectDir, userDir)
 		if err != nil {
 			return nil, err
 		}
