@@ -218,8 +218,7 @@ func (m *Main) catchSignals() {
 		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
 		go func() {
 			<-ch
-			signal.Stop(ch) // a second Ctrl-C ends the process at once
-			m.sig.cancel()
+			m.sig.cancel() // later signals are caught too: the command ends as it chooses
 		}()
 	})
 }
