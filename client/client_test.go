@@ -245,3 +245,27 @@ func TestTokensAndUnreachableServers(t *testing.T) {
 		}
 	}
 }
+
+func TestTheBuiltInConfigurationTravelsAsAFlag(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	add(t, s.eng, "alpha", "pitfall", "The deploy script needs AWS_PROFILE set or it deploys to staging")
+	l, err := config.Effective("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := recall.Call{Request: recall.Request{Project: "alpha", Prompt: "deploy to staging", Explain: true}, Config: l.Config, DefaultConfig: true}
+	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), call, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both(t, s, func(t *testing.T, p *client.Project) {
+		got, err := p.Context(t.Context(), call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || got.Text == "" {
+			t.Errorf("through the client:\n%+v\nlocal:\n%+v", got, want)
+		}
+	})
+}

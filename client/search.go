@@ -76,6 +76,8 @@ type contextBody struct {
 	MaxJSONChars int            `json:"max_json_chars,omitempty"`
 	Root         string         `json:"root,omitempty"`
 	Config       *config.Config `json:"config,omitempty"`
+	// DefaultConfig stands for the built-in configuration.
+	DefaultConfig bool `json:"default_config,omitempty"`
 }
 
 type contextAnswer struct {
@@ -96,6 +98,11 @@ func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer
 		Session: call.Session, Format: call.Format, Mode: call.Mode, DryRun: !call.Record, Tiers: call.Tiers,
 		Types: call.Types, Index: call.Index, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
 		Root: call.Root, Config: call.Config}
+	if call.DefaultConfig && call.Config != nil {
+		// Encoding the whole configuration costs a short-lived process
+		// more than the rest of the request.
+		in.Config, in.DefaultConfig = nil, true
+	}
 	if call.BudgetSet {
 		in.Budget = &call.Budget
 	}

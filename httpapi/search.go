@@ -51,25 +51,26 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 
 // contextIn is the body of POST /context.
 type contextIn struct {
-	Prompt       string          `json:"prompt"`
-	Files        []string        `json:"files"`
-	Hat          string          `json:"hat"`
-	Agent        string          `json:"agent"`
-	Task         string          `json:"task"`
-	Session      string          `json:"session"`
-	Budget       *int            `json:"budget"`
-	Limit        *int            `json:"limit"`
-	MaxChars     *int            `json:"max_chars"`
-	Format       string          `json:"format"`
-	Mode         string          `json:"mode"`
-	DryRun       bool            `json:"dry_run"`
-	Tiers        []string        `json:"tiers"`
-	Types        []string        `json:"types"`
-	Index        bool            `json:"index"`
-	Explain      bool            `json:"explain"`
-	MaxJSONChars int             `json:"max_json_chars"`
-	Root         string          `json:"root"`
-	Config       json.RawMessage `json:"config"`
+	Prompt        string          `json:"prompt"`
+	Files         []string        `json:"files"`
+	Hat           string          `json:"hat"`
+	Agent         string          `json:"agent"`
+	Task          string          `json:"task"`
+	Session       string          `json:"session"`
+	Budget        *int            `json:"budget"`
+	Limit         *int            `json:"limit"`
+	MaxChars      *int            `json:"max_chars"`
+	Format        string          `json:"format"`
+	Mode          string          `json:"mode"`
+	DryRun        bool            `json:"dry_run"`
+	Tiers         []string        `json:"tiers"`
+	Types         []string        `json:"types"`
+	Index         bool            `json:"index"`
+	Explain       bool            `json:"explain"`
+	MaxJSONChars  int             `json:"max_json_chars"`
+	Root          string          `json:"root"`
+	Config        json.RawMessage `json:"config"`
+	DefaultConfig bool            `json:"default_config"`
 }
 
 // contextOut is the block and the ids of the memories it shows, in block
@@ -95,6 +96,14 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	cfg, err := s.configs.get(in.Config)
 	if err != nil {
 		return err
+	}
+	if in.DefaultConfig {
+		if cfg != nil {
+			return cairn.Errorf(cairn.EINVALID, "give config or default_config, not both")
+		}
+		if cfg, err = s.configs.builtIn(); err != nil {
+			return err
+		}
 	}
 	for _, t := range in.Tiers {
 		switch t {
@@ -183,8 +192,23 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) err
 // maxCachedConfigs are kept; the cache starts over when full. Safe for
 // concurrent use.
 type configCache struct {
-	mu sync.Mutex
-	m  map[string]*config.Config
+	mu       sync.Mutex
+	m        map[string]*config.Config
+	defaults *config.Config // the built-in configuration, once made
+}
+
+// builtIn is the configuration of a caller that read no file.
+func (c *configCache) builtIn() (*config.Config, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.defaults == nil {
+		l, err := config.Effective("", "")
+		if err != nil {
+			return nil, err
+		}
+		c.defaults = l.Config
+	}
+	return c.defaults, nil
 }
 
 const maxCachedConfigs = 64

@@ -23,6 +23,10 @@ type Call struct {
 	// Config is the effective configuration (the caller's files read);
 	// nil takes the service's own.
 	Config *config.Config
+	// DefaultConfig says that Config is the built-in configuration (no
+	// configuration file was read): a transport may send this flag
+	// instead of the whole configuration.
+	DefaultConfig bool
 	// Now is the clock of the block (recency, expiry); zero takes the
 	// service's.
 	Now time.Time

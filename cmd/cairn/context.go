@@ -63,7 +63,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		return err
 	}
-	call := recall.Call{Request: req, Config: c, Record: !*dryRun}
+	call := recall.Call{Request: req, Config: c, DefaultConfig: len(cfg.Files) == 0, Record: !*dryRun}
 	var a *recall.Answer
 	access := recordDB
 	if *dryRun {

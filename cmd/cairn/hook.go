@@ -247,7 +247,7 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 		req.MaxChars, req.MaxCharsSet = hook.MaxContext, true
 	}
 	// Claude Code counts the escaped text against its cap.
-	call := recall.Call{Request: req, Config: c, Record: true, MaxJSONChars: hook.MaxContext}
+	call := recall.Call{Request: req, Config: c, DefaultConfig: len(cfg.Files) == 0, Record: true, MaxJSONChars: hook.MaxContext}
 	var a *recall.Answer
 	err = m.withService(ctx, g, recordDB, func(svc service) error {
 		a, err = svc.Context(ctx, call)
@@ -272,6 +272,9 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 // startServer starts `cairn serve` in the background when this hook ran
 // without one, so that the next prompt's hook is answered by it.
 func (h *hookRun) startServer() error {
+	if h.m.served {
+		return nil // one answered
+	}
 	if err := h.m.ensureServer(h.g); err != nil {
 		return fmt.Errorf("starting cairn serve: %w", err)
 	}
