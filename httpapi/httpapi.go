@@ -24,7 +24,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"iter"
 	"log/slog"
 	"net"
 	"net/http"
@@ -43,9 +42,9 @@ import (
 // engine.Engine.WithProject gives.
 type Service interface {
 	cairn.Service
-	FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.Activity, int, error)
-	Maintain(ctx context.Context, project string, apply bool) (*cairn.MaintenanceReport, error)
-	Import(ctx context.Context, records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions) (*cairn.ImportReport, error)
+	cairn.ActivityService
+	cairn.LifecycleService
+	cairn.ImportService
 	// NearType returns a known type one edit away from typ, or "".
 	NearType(ctx context.Context, project, typ string) (string, error)
 	Now() time.Time
