@@ -2,6 +2,7 @@ package cairn
 
 import (
 	"context"
+	"iter"
 	"time"
 )
 
@@ -120,4 +121,49 @@ type Service interface {
 	Search(ctx context.Context, q Query) ([]Hit, error)
 	// Stats describes a project's memories.
 	Stats(ctx context.Context, project string) (*Stats, error)
+}
+
+// The services below are what transports need besides Service, each a
+// small contract of its own, so that a transport names what it calls.
+// engine.Engine implements them all; bound to a project
+// (engine.Engine.WithProject), it looks ids up in that project and among
+// global-scope memories only. Implementations are safe for concurrent
+// use.
+
+// ActivityService reads the activity log.
+type ActivityService interface {
+	// FindActivity lists what happened to memories, newest first, and how
+	// many entries match in all (0 with SkipTotal). f.Project is required
+	// (EINVALID without it).
+	FindActivity(ctx context.Context, f ActivityFilter) ([]Activity, int, error)
+}
+
+// LifecycleService runs the lifecycle of a project's memories.
+type LifecycleService interface {
+	// Maintain decays unused memories and removes expired and low-value
+	// ones of project: a dry run that changes nothing unless apply; the
+	// report says what was (or would be) done. One transaction: a
+	// cancelled run changes nothing.
+	Maintain(ctx context.Context, project string, apply bool) (*MaintenanceReport, error)
+}
+
+// ImportService reads memories in bulk.
+type ImportService interface {
+	// Import stores records in one transaction: with opts.SkipInvalid the
+	// valid ones (the others reported in ImportReport.Skipped), else all
+	// or, at the first invalid record, none (EINVALID naming its line). A
+	// given id, project and created_at are kept; the same memory
+	// imported again is unchanged. The records are read as they are
+	// stored: the sequence may stream a large file.
+	Import(ctx context.Context, records iter.Seq[ImportRecord], opts ImportOptions) (*ImportReport, error)
+}
+
+// UseRecorder records what a context showed.
+type UseRecorder interface {
+	// RecordUse records that a context block showed the memories ids in
+	// session: their use counts and last use rise, and their confidence a
+	// little. Unknown ids are skipped. The caller of a context decides
+	// whether its use is recorded (a dry run records nothing); a
+	// long-running server may batch these writes.
+	RecordUse(ctx context.Context, ids []string, session string) error
 }

@@ -627,3 +627,16 @@ func isBare(s string) bool {
 	}
 	return true
 }
+
+// Validate checks every value of c against the ranges and rules a
+// configuration file must keep to: a configuration that came another way
+// (as JSON over the REST API, say) is held to the same limits. The error
+// names the first key out of bounds.
+func (c *Config) Validate() error {
+	for _, l := range leaves(c) {
+		if msg := l.validate(l.get(c)); msg != "" {
+			return fmt.Errorf("%s: %s", l.key, msg)
+		}
+	}
+	return nil
+}

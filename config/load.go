@@ -39,11 +39,12 @@ type Source struct {
 // concurrently once no one calls Set or changes it.
 type Loaded struct {
 	Config  *Config  // the effective configuration
-	Sources []Source // one per key of Config, sorted by key
+	Sources []Source // one per key of Config, sorted by key; nil from Effective
 	Files   []string // the files read, lowest precedence first
 
-	raw    *Config           // the layers merged, before tiers are reconciled and the mode applied
-	origin map[string]origin // of raw's keys, and of map entries created by files or Set
+	raw       *Config           // the layers merged, before tiers are reconciled and the mode applied
+	origin    map[string]origin // of raw's keys, and of map entries created by files or Set
+	noSources bool              // Effective: leave Sources nil
 }
 
 type origin struct {
@@ -93,7 +94,19 @@ func errAt(o origin, key, problem string) error {
 // *cairn.Error values wrapping an *Error (errors.As finds it), except that a
 // file that exists but cannot be read is reported with the read error.
 func Load(projectDir, userConfigDir string) (*Loaded, error) {
-	l := &Loaded{raw: Default(), origin: map[string]origin{}}
+	return load(projectDir, userConfigDir, true)
+}
+
+// Effective is Load without Sources (left nil): the effective
+// configuration alone, for a command that applies it and does not show
+// where each value came from. Rendering every key's source costs more than
+// reading the files, a noticeable part of a short command's run.
+func Effective(projectDir, userConfigDir string) (*Loaded, error) {
+	return load(projectDir, userConfigDir, false)
+}
+
+func load(projectDir, userConfigDir string, sources bool) (*Loaded, error) {
+	l := &Loaded{raw: Default(), origin: map[string]origin{}, noSources: !sources}
 	type file struct {
 		path string
 		rank int
@@ -409,6 +422,10 @@ func (l *Loaded) resolve() error {
 		return err
 	}
 	applyActiveMode(c, eff)
+	if l.noSources {
+		l.Config = c
+		return nil
+	}
 	srcs := make([]Source, 0, 128)
 	for _, lf := range leaves(c) {
 		srcs = append(srcs, Source{Key: lf.key, Value: render(lf.get(c)), From: originOf(eff, lf).from})

@@ -9,7 +9,13 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-var _ cairn.Service = (*Engine)(nil)
+var (
+	_ cairn.Service          = (*Engine)(nil)
+	_ cairn.ActivityService  = (*Engine)(nil)
+	_ cairn.LifecycleService = (*Engine)(nil)
+	_ cairn.ImportService    = (*Engine)(nil)
+	_ cairn.UseRecorder      = (*Engine)(nil)
+)
 
 // AddMemory implements cairn.Service.
 func (e *Engine) AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error) {

@@ -24,7 +24,6 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
-	"iter"
 	"log/slog"
 	"net"
 	"net/http"
@@ -35,6 +34,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // Service is what the API calls, bound to one project: ids are looked up
@@ -42,9 +42,9 @@ import (
 // engine.Engine.WithProject gives.
 type Service interface {
 	cairn.Service
-	FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.Activity, int, error)
-	Maintain(ctx context.Context, project string, apply bool) (*cairn.MaintenanceReport, error)
-	Import(ctx context.Context, records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions) (*cairn.ImportReport, error)
+	cairn.ActivityService
+	cairn.LifecycleService
+	cairn.ImportService
 	// NearType returns a known type one edit away from typ, or "".
 	NearType(ctx context.Context, project, typ string) (string, error)
 	Now() time.Time
@@ -58,16 +58,15 @@ type Authenticator interface {
 
 // Options configure a Server.
 type Options struct {
-	// Service returns the service bound to project; required.
-	Service func(project string) Service
-	// Context builds a context block for req (req.Project is set), as
-	// recall.Build does with the project's configuration; required for
+	// Service returns the service bound to project, its clock at now
+	// (a request's Cairn-Now header; zero: the server's clock); required.
+	Service func(project string, now time.Time) Service
+	// Context builds the block of call (call.Project is set; call.Config
+	// nil asks for the server's configuration of the project) and records
+	// its use when call.Record, as recall.AnswerCall does; required for
 	// the context route. Errors of type *recall.InvalidError are the
 	// caller's mistakes (400).
-	Context func(ctx context.Context, req recall.Request) (*recall.Block, error)
-	// RecordUse records that a context block showed the memories ids in
-	// session; nil records nothing.
-	RecordUse func(ctx context.Context, ids []string, session string) error
+	Context func(ctx context.Context, call recall.Call) (*recall.Answer, error)
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
 	// RequireToken makes a token necessary on every project route (a
@@ -94,9 +93,10 @@ const (
 // Server answers the API. Mount it at /api/ (its routes hold the whole
 // path).
 type Server struct {
-	opts Options
-	mux  *http.ServeMux
-	log  *slog.Logger
+	opts    Options
+	mux     *http.ServeMux
+	log     *slog.Logger
+	configs configCache // of context requests
 }
 
 // New returns the API server of opts.
@@ -124,7 +124,27 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, p *project) error
 // project is a request's project and its service.
 type project struct {
 	name string
+	now  time.Time // the request's clock (Cairn-Now); zero: the server's
 	svc  Service
+}
+
+// NowHeader is the request header that sets the clock of one request
+// (RFC 3339), as the CLI's --now does for a command: recency, expiry and
+// the times of what it writes.
+const NowHeader = "Cairn-Now"
+
+// requestNow is the time of the request's NowHeader; zero when it sends
+// none.
+func requestNow(r *http.Request) (time.Time, error) {
+	v := r.Header.Get(NowHeader)
+	if v == "" {
+		return time.Time{}, nil
+	}
+	t, err := wire.ParseTime(v)
+	if err != nil {
+		return time.Time{}, cairn.Errorf(cairn.EINVALID, "the %s header: %v", NowHeader, err)
+	}
+	return t, nil
 }
 
 func (s *Server) routes() {
@@ -159,7 +179,13 @@ func (s *Server) route(pattern string, a access, h handlerFunc) {
 	method, path, _ := strings.Cut(pattern, " ")
 	s.mux.Handle(method+" /api/projects/{project}"+path, s.guard(a, func(w http.ResponseWriter, r *http.Request) {
 		p := &project{name: r.PathValue("project")}
-		p.svc = s.opts.Service(p.name)
+		now, err := requestNow(r)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		p.now = now
+		p.svc = s.opts.Service(p.name, now)
 		if err := h(w, r, p); err != nil {
 			s.fail(w, r, err)
 		}

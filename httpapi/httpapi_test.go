@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/recall"
@@ -41,11 +40,10 @@ func newAPI(t *testing.T, requireToken bool) *testAPI {
 	t.Cleanup(func() { st.Close() })
 	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
 	return startAPI(t, eng, httpapi.Options{
-		Service: func(p string) httpapi.Service { return eng.WithProject(p) },
-		Context: func(ctx context.Context, req recall.Request) (*recall.Block, error) {
-			return recall.Build(ctx, eng.WithProject(req.Project), config.Default(), req)
+		Service: func(p string, at time.Time) httpapi.Service { return atTime(eng.WithProject(p), at) },
+		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
+			return recall.AnswerCall(ctx, eng.WithProject(call.Project), call, eng.RecordUse)
 		},
-		RecordUse:    eng.RecordUse,
 		Tokens:       eng,
 		RequireToken: requireToken,
 	})
@@ -188,7 +186,7 @@ func (failingService) FindMemoryByID(context.Context, string) (*cairn.Memory, er
 
 func TestInternalErrorsAre500WithoutTheirCause(t *testing.T) {
 	t.Parallel()
-	a := startAPI(t, nil, httpapi.Options{Service: func(string) httpapi.Service { return failingService{} }})
+	a := startAPI(t, nil, httpapi.Options{Service: func(string, time.Time) httpapi.Service { return failingService{} }})
 	r := a.do("GET", "/api/projects/p/memories/mem-1", nil, "")
 	want(t, "internal error", r, 500, cairn.EINTERNAL)
 	if bytes.Contains(r.body, []byte("secret")) || bytes.Contains(r.body, []byte("unexpected EOF")) {
@@ -242,4 +240,13 @@ func TestContextRecordsUseUnlessDryRun(t *testing.T) {
 		t.Errorf("use count %d after a context, want 1", uses())
 	}
 	want(t, "unknown format", a.do("POST", "/api/projects/p/context", map[string]any{"format": "yaml"}, ""), 400, cairn.EINVALID)
+}
+
+// atTime is eng at the time of a request that sent Cairn-Now; eng itself
+// when it sent none.
+func atTime(eng *engine.Engine, at time.Time) *engine.Engine {
+	if at.IsZero() {
+		return eng
+	}
+	return eng.WithClock(func() time.Time { return at })
 }

@@ -1,11 +1,17 @@
 package httpapi
 
 import (
+	"bytes"
+	"encoding/json"
 	"errors"
 	"net/http"
+	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -22,19 +28,22 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 		ExcludeSession: q.str("exclude_session"), NoGlobal: q.flag("no_global", false),
 	}
 	explain := q.flag("explain", false)
+	exact := q.flag("exact", false)
 	if q.err != nil {
 		return q.err
 	}
-	if text == "" {
-		return cairn.Errorf(cairn.EINVALID, "give the words to look for: ?q=WORDS")
-	}
+	// An empty q is the service's EINVALID, worded as it words it.
 	hits, err := p.svc.Search(r.Context(), qr)
 	if err != nil {
 		return err
 	}
 	out := make([]wire.Hit, 0, len(hits))
 	for _, h := range hits {
-		out = append(out, wire.FromHit(h, explain))
+		if exact {
+			out = append(out, wire.FromHitExact(h))
+		} else {
+			out = append(out, wire.FromHit(h, explain))
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -42,26 +51,35 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 
 // contextIn is the body of POST /context.
 type contextIn struct {
-	Prompt   string   `json:"prompt"`
-	Files    []string `json:"files"`
-	Hat      string   `json:"hat"`
-	Agent    string   `json:"agent"`
-	Task     string   `json:"task"`
-	Session  string   `json:"session"`
-	Budget   *int     `json:"budget"`
-	Limit    *int     `json:"limit"`
-	MaxChars *int     `json:"max_chars"`
-	Format   string   `json:"format"`
-	Mode     string   `json:"mode"`
-	DryRun   bool     `json:"dry_run"`
+	Prompt        string          `json:"prompt"`
+	Files         []string        `json:"files"`
+	Hat           string          `json:"hat"`
+	Agent         string          `json:"agent"`
+	Task          string          `json:"task"`
+	Session       string          `json:"session"`
+	Budget        *int            `json:"budget"`
+	Limit         *int            `json:"limit"`
+	MaxChars      *int            `json:"max_chars"`
+	Format        string          `json:"format"`
+	Mode          string          `json:"mode"`
+	DryRun        bool            `json:"dry_run"`
+	Tiers         []string        `json:"tiers"`
+	Types         []string        `json:"types"`
+	Index         bool            `json:"index"`
+	Explain       bool            `json:"explain"`
+	MaxJSONChars  int             `json:"max_json_chars"`
+	Root          string          `json:"root"`
+	Config        json.RawMessage `json:"config"`
+	DefaultConfig bool            `json:"default_config"`
 }
 
 // contextOut is the block and the ids of the memories it shows, in block
 // order.
 type contextOut struct {
-	Block  string   `json:"block"`
-	IDs    []string `json:"ids"`
-	Tokens int      `json:"tokens"`
+	Block   string   `json:"block"`
+	IDs     []string `json:"ids"`
+	Tokens  int      `json:"tokens"`
+	Explain string   `json:"explain,omitempty"`
 }
 
 func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) error {
@@ -72,34 +90,59 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	if s.opts.Context == nil {
 		return cairn.Errorf(cairn.EUNAVAILABLE, "this server does not build context blocks")
 	}
-	req := recall.Request{Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
-		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode}
-	if in.Budget != nil {
-		req.Budget, req.BudgetSet = *in.Budget, true
+	if in.MaxJSONChars < 0 {
+		return cairn.Errorf(cairn.EINVALID, "max_json_chars cannot be negative")
 	}
-	if in.Limit != nil {
-		req.Limit, req.LimitSet = *in.Limit, true
-	}
-	if in.MaxChars != nil {
-		req.MaxChars, req.MaxCharsSet = *in.MaxChars, true
-	}
-	b, err := s.opts.Context(r.Context(), req)
-	var ie *recall.InvalidError
-	if errors.As(err, &ie) {
-		err = cairn.Errorf(cairn.EINVALID, "%s", ie.Msg)
-	}
+	cfg, err := s.configs.get(in.Config)
 	if err != nil {
 		return err
 	}
-	out := contextOut{Block: b.Text, IDs: b.IDs(), Tokens: b.Result.Tokens}
+	if in.DefaultConfig {
+		if cfg != nil {
+			return cairn.Errorf(cairn.EINVALID, "give config or default_config, not both")
+		}
+		if cfg, err = s.configs.builtIn(); err != nil {
+			return err
+		}
+	}
+	for _, t := range in.Tiers {
+		switch t {
+		case cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic, cairn.ContextRelevant, cairn.ContextParallel:
+		default:
+			return cairn.Errorf(cairn.EINVALID, "tiers: %q is not a tier (pinned, static, dynamic, relevant, parallel)", t)
+		}
+	}
+	call := recall.Call{Request: recall.Request{Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
+		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, Tiers: in.Tiers, Types: in.Types,
+		Index: in.Index, Explain: in.Explain},
+		Config: cfg, Now: p.now, Record: !in.DryRun, MaxJSONChars: in.MaxJSONChars}
+	if !s.opts.RequireToken {
+		// A server that needs no token answers this machine's user only:
+		// the folder named is theirs to read.
+		call.Root = in.Root
+	}
+	if in.Budget != nil {
+		call.Budget, call.BudgetSet = *in.Budget, true
+	}
+	if in.Limit != nil {
+		call.Limit, call.LimitSet = *in.Limit, true
+	}
+	if in.MaxChars != nil {
+		call.MaxChars, call.MaxCharsSet = *in.MaxChars, true
+	}
+	a, err := s.opts.Context(r.Context(), call)
+	if err != nil && a != nil {
+		// The block is right; only its bookkeeping failed.
+		s.log.Error("recording the use of memories", "project", p.name, "err", err)
+	} else if err != nil {
+		if errors.Is(err, hook.ErrTooLong) {
+			return cairn.Errorf(cairn.EINVALID, "no block fits in max_json_chars %d", in.MaxJSONChars)
+		}
+		return recall.AsInvalid(err)
+	}
+	out := contextOut{Block: a.Text, IDs: a.IDs, Tokens: a.Tokens, Explain: a.Explain}
 	if out.IDs == nil {
 		out.IDs = []string{}
-	}
-	if !in.DryRun && len(out.IDs) > 0 && s.opts.RecordUse != nil {
-		if err := s.opts.RecordUse(r.Context(), out.IDs, in.Session); err != nil {
-			// The block is right; only its bookkeeping failed.
-			s.log.Error("recording the use of memories", "project", p.name, "err", err)
-		}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
@@ -141,4 +184,62 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) err
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
+}
+
+// configCache keeps the configurations clients sent, decoded and checked,
+// by their JSON: a client sends the same one with every context, and
+// checking one costs more than building a small block. At most
+// maxCachedConfigs are kept; the cache starts over when full. Safe for
+// concurrent use.
+type configCache struct {
+	mu       sync.Mutex
+	m        map[string]*config.Config
+	defaults *config.Config // the built-in configuration, once made
+}
+
+// builtIn is the configuration of a caller that read no file.
+func (c *configCache) builtIn() (*config.Config, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.defaults == nil {
+		l, err := config.Effective("", "")
+		if err != nil {
+			return nil, err
+		}
+		c.defaults = l.Config
+	}
+	return c.defaults, nil
+}
+
+const maxCachedConfigs = 64
+
+// get decodes and checks raw; nil for an absent or null configuration.
+// The configuration returned is shared: callers must not change it
+// (recall.AnswerCall works on a copy).
+func (c *configCache) get(raw json.RawMessage) (*config.Config, error) {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil, nil
+	}
+	c.mu.Lock()
+	cfg, ok := c.m[string(raw)]
+	c.mu.Unlock()
+	if ok {
+		return cfg, nil
+	}
+	cfg = &config.Config{}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(cfg); err != nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "config: %s", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "config: %v", err)
+	}
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxCachedConfigs {
+		c.m = map[string]*config.Config{}
+	}
+	c.m[string(raw)] = cfg
+	c.mu.Unlock()
+	return cfg, nil
 }

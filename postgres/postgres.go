@@ -159,7 +159,7 @@ func Open(ctx context.Context, conn string, opts *Options) (*Store, error) {
 		return nil, s.openErr(err)
 	}
 	if opts.Schema != "" && !opts.ReadOnly {
-		if _, err := s.pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{opts.Schema}.Sanitize()); err != nil {
+		if err := createSchema(ctx, s.pool, opts.Schema); err != nil {
 			s.pool.Close()
 			return nil, s.openErr(err)
 		}
@@ -172,7 +172,7 @@ func Open(ctx context.Context, conn string, opts *Options) (*Store, error) {
 		// A search_path (say ?search_path=team in the URL) whose schema
 		// does not exist yet: create it.
 		if name := firstSearchPath(ctx, s.pool); name != "" {
-			if _, err := s.pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{name}.Sanitize()); err != nil {
+			if err := createSchema(ctx, s.pool, name); err != nil {
 				s.pool.Close()
 				return nil, s.openErr(err)
 			}
@@ -331,6 +331,19 @@ func (s *Store) checkVersion(ctx context.Context) error {
 		return cairn.Errorf(cairn.EINVALID, "the database %s was written by a newer cairn (schema %d, this binary knows %d); upgrade cairn", s.label, v, SchemaVersion())
 	}
 	return nil
+}
+
+// createSchema creates the schema unless it exists. Processes that open
+// a new schema together race in CREATE SCHEMA IF NOT EXISTS: all but one
+// may fail with a unique violation in the catalog (or duplicate_schema),
+// which only says that another one created it.
+func createSchema(ctx context.Context, pool *pgxpool.Pool, name string) error {
+	_, err := pool.Exec(ctx, "CREATE SCHEMA IF NOT EXISTS "+pgx.Identifier{name}.Sanitize())
+	var pe *pgconn.PgError
+	if errors.As(err, &pe) && (pe.Code == "23505" || pe.Code == "42P06") {
+		return nil
+	}
+	return err
 }
 
 // migrate applies the migrations not applied yet, each in its own

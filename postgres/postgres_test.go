@@ -68,3 +68,26 @@ func TestEngineConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunEngine(t, openStore)
 }
+
+// Processes that open a new schema at the same time all succeed: their
+// CREATE SCHEMA IF NOT EXISTS race in the catalog, and the migrations run
+// once.
+func TestOpeningANewSchemaTogetherSucceeds(t *testing.T) {
+	t.Parallel()
+	url, schema := testURL(t), newSchema(t)
+	errs := make(chan error, 8)
+	for range 8 {
+		go func() {
+			s, err := postgres.Open(t.Context(), url, &postgres.Options{Schema: schema, MaxConns: 2})
+			if err == nil {
+				s.Close()
+			}
+			errs <- err
+		}()
+	}
+	for range 8 {
+		if err := <-errs; err != nil {
+			t.Errorf("open: %v", err)
+		}
+	}
+}

@@ -46,6 +46,30 @@ func FromHit(h cairn.Hit, explain bool) Hit {
 	return out
 }
 
+// FromHitExact is FromHit with every part of the score as computed, not
+// rounded: for a client that prints or ranks the figures itself.
+func FromHitExact(h cairn.Hit) Hit {
+	out := Hit{Score: h.Score, Relevance: h.Relevance, Salience: h.Salience, Memory: FromMemory(h.Memory)}
+	out.Memory.Confidence = h.Memory.Confidence
+	out.Explain = &HitExplain{BM25: h.Lexical, Coverage: h.Coverage, Match: h.Match, Strength: h.Strength,
+		Lent: h.Lent, LentBy: h.LentBy, DateFactor: h.DateFactor, SalienceFactor: rank.Factor(h.Salience, rank.DefaultWeights())}
+	return out
+}
+
+// ToHit converts the JSON form back to a hit; the parts of the score are
+// there only when the JSON has its explanation.
+func (w Hit) ToHit() cairn.Hit {
+	h := cairn.Hit{Score: w.Score, Relevance: w.Relevance, Salience: w.Salience}
+	if w.Memory != nil {
+		h.Memory = w.Memory.ToMemory()
+	}
+	if e := w.Explain; e != nil {
+		h.Lexical, h.Coverage, h.Match, h.Strength = e.BM25, e.Coverage, e.Match, e.Strength
+		h.Lent, h.LentBy, h.DateFactor = e.Lent, e.LentBy, e.DateFactor
+	}
+	return h
+}
+
 // CleanupItem is one memory a cleanup expires, deletes or decays.
 type CleanupItem struct {
 	ID            string   `json:"id"`

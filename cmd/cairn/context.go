@@ -13,7 +13,6 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/contextpack"
 	"github.com/cairn-dev/cairn/recall"
 )
 
@@ -64,68 +63,36 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		return err
 	}
-	if m.resident == nil && !g.remote() {
-		if _, err := os.Stat(g.db); err != nil {
-			return nil // nothing remembered yet: an empty block, and no file created
-		}
+	call := recall.Call{Request: req, Config: c, DefaultConfig: len(cfg.Files) == 0, Record: !*dryRun}
+	var a *recall.Answer
+	access := recordDB
+	if *dryRun {
+		access = readDB
 	}
-	s, err := m.open(ctx, g, *dryRun)
-	if err == errNoDatabase {
-		return nil // nothing remembered yet: an empty block
+	err = m.withService(ctx, g, access, func(svc service) error {
+		a, err = svc.Context(ctx, call)
+		return err
+	})
+	if errIsNoDatabase(err) {
+		return nil // nothing remembered yet: an empty block, and no file created
 	}
-	if err != nil {
+	if a == nil {
 		return err
 	}
-	defer s.Close()
-	b, err := recall.Build(ctx, s.eng, c, req)
-	if err != nil {
-		return err
-	}
-	res := b.Result
-	if res.Text != "" {
-		fmt.Fprint(m.Stdout, res.Text)
-		if !strings.HasSuffix(res.Text, "\n") {
+	if a.Text != "" {
+		fmt.Fprint(m.Stdout, a.Text)
+		if !strings.HasSuffix(a.Text, "\n") {
 			fmt.Fprintln(m.Stdout)
 		}
 	}
 	if *explain {
-		printExplain(m, b.Config, b.Keywords, b.Selection, res)
+		fmt.Fprint(m.Stdout, a.Explain)
 	}
-	if *dryRun || len(res.Placed) == 0 {
-		return nil
-	}
-	return s.recordUse(ctx, b.IDs(), *session)
-}
-
-func printExplain(m *Main, c *config.Config, keywords []string, sel *cairn.ContextSelection, res contextpack.Result) {
-	w := m.Stdout
-	fmt.Fprintf(w, "\n--- explain ---\n")
-	if c.Context.Mode != "" {
-		fmt.Fprintf(w, "mode: %s\n", c.Context.Mode)
-	}
-	if len(keywords) > 0 {
-		fmt.Fprintf(w, "keywords: %s\n", strings.Join(keywords, ", "))
-	}
-	fmt.Fprintf(w, "search terms: %s\n", strings.Join(sel.Terms, " "))
-	fmt.Fprintf(w, "budget: %d tokens, used %d; relevant limit %d, threshold %.2f, sessions %d\n",
-		c.Context.Budget, res.Tokens, c.Context.Relevant.Limit, c.Scoring.Threshold, c.Context.Dynamic.Count)
-	if res.Explain != "" {
-		fmt.Fprint(w, res.Explain)
-		if !strings.HasSuffix(res.Explain, "\n") {
-			fmt.Fprintln(w)
-		}
-	}
-	for _, l := range sel.LeftOut {
-		if l.Score != 0 {
-			fmt.Fprintf(w, "left out %s: %s (score %.3f)\n", l.ID, l.Reason, l.Score)
-		} else {
-			fmt.Fprintf(w, "left out %s: %s\n", l.ID, l.Reason)
-		}
-	}
+	return err // the use of the block's memories not recorded
 }
 
 // loadConfig reads the user's and the project's configuration files (the
-// folders configDirs names). A resident server keeps what it read and
+// folders configDirs names). `cairn serve` keeps what it read and
 // reads again only when a file changed.
 func (m *Main) loadConfig() (*config.Loaded, error) {
 	projectDir, userDir, err := m.configDirs()
@@ -137,10 +104,10 @@ func (m *Main) loadConfig() (*config.Loaded, error) {
 			userDir = filepath.Join(home, ".config")
 		}
 	}
-	if m.resident != nil && m.resident.configs != nil {
-		return m.resident.configs.load(projectDir, userDir)
+	if m.configs != nil {
+		return m.configs.load(projectDir, userDir)
 	}
-	return config.Load(projectDir, userDir)
+	return config.Effective(projectDir, userDir)
 }
 
 // projectRoot is the git top-level folder of dir, else dir.
@@ -213,7 +180,7 @@ func (c *configCache) load(projectDir, userDir string) (*config.Loaded, error) {
 	e, ok := c.entries[key]
 	c.mu.Unlock()
 	if !ok || e.stamps != stamps {
-		l, err := config.Load(projectDir, userDir)
+		l, err := config.Effective(projectDir, userDir)
 		if err != nil {
 			return nil, err
 		}

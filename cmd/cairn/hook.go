@@ -21,7 +21,6 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
-	"github.com/cairn-dev/cairn/contextpack"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/transcript"
@@ -116,6 +115,7 @@ func runHook(ctx context.Context, m *Main, g *globals, args []string) (err error
 	if err := h.run(ctx); err != nil {
 		h.log(err)
 	}
+	m.served = m.served || h.m.served // h.m is the payload folder's copy
 	return nil
 }
 
@@ -234,11 +234,6 @@ func (h *hookRun) actionRequest() (recall.Request, bool) {
 // of the memories in it.
 func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	m, g := h.m, h.g
-	if m.resident == nil && !g.remote() {
-		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
-			return nil // nothing remembered yet
-		}
-	}
 	cfg, err := m.loadConfig()
 	if err != nil {
 		return err
@@ -251,57 +246,39 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	if c.Context.MaxChars > hook.MaxContext {
 		req.MaxChars, req.MaxCharsSet = hook.MaxContext, true
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
+	// Claude Code counts the escaped text against its cap.
+	call := recall.Call{Request: req, Config: c, DefaultConfig: len(cfg.Files) == 0, Record: true, MaxJSONChars: hook.MaxContext}
+	var a *recall.Answer
+	err = m.withService(ctx, g, recordDB, func(svc service) error {
+		a, err = svc.Context(ctx, call)
+		return err
+	})
+	if errIsNoDatabase(err) {
+		return nil // nothing remembered yet
+	}
+	if a == nil {
 		return err
 	}
-	defer s.Close()
-	b, err := recall.Build(ctx, s.eng, c, req)
-	if err != nil {
-		return err
+	out, oerr := hook.Context(h.event, a.Text)
+	if oerr != nil || out == nil {
+		return errors.Join(err, oerr)
 	}
-	if err := fitContext(b, g.project); err != nil {
-		return err
+	if _, werr := h.m.Stdout.Write(out); werr != nil {
+		return werr
 	}
-	out, err := hook.Context(h.event, b.Result.Text)
-	if err != nil || out == nil {
-		return err
-	}
-	if _, err := h.m.Stdout.Write(out); err != nil {
-		return err
-	}
-	return s.recordUse(ctx, b.IDs(), h.p.SessionID)
+	return err // the use of the block's memories not recorded
 }
 
 // startServer starts `cairn serve` in the background when this hook ran
 // without one, so that the next prompt's hook is answered by it.
 func (h *hookRun) startServer() error {
+	if h.m.served {
+		return nil // one answered
+	}
 	if err := h.m.ensureServer(h.g); err != nil {
 		return fmt.Errorf("starting cairn serve: %w", err)
 	}
 	return nil
-}
-
-// fitContext renders the block again, shorter, while its JSON-escaped
-// text is longer than Claude Code takes: the character cap counts the
-// text, and escaping (a line break is \n) makes it longer.
-func fitContext(b *recall.Block, project string) error {
-	c := b.Config
-	for maxChars := c.Context.MaxChars; ; {
-		over := hook.EscapedLen(b.Result.Text) - hook.MaxContext
-		if over <= 0 {
-			return nil
-		}
-		maxChars -= over + 64
-		if maxChars <= 0 {
-			return hook.ErrTooLong
-		}
-		b.Result = contextpack.Render(contextpack.Request{
-			Project: project, Sections: recall.Sections(b.Selection), Budget: c.Context.Budget,
-			MaxChars: maxChars, Format: c.Context.Format,
-		})
-		b.Text = b.Result.Text
-	}
 }
 
 // bounded runs fn with a deadline and returns when it is done or when the

@@ -449,8 +449,8 @@ func TestHookForwardedThroughServeGivesTheLocalOutput(t *testing.T) {
 	if viaServer.code != 0 || viaServer.stdout == "" || viaServer.stdout != local.stdout {
 		t.Fatalf("server and local answers differ:\n%v\n---\n%v", viaServer, local)
 	}
-	if !viaServer.forwarded || local.forwarded {
-		t.Fatalf("forwarded: %v with a server, %v with CAIRN_NO_SERVER=1", viaServer.forwarded, local.forwarded)
+	if !viaServer.served || local.served {
+		t.Fatalf("served: %v with a server, %v with CAIRN_NO_SERVER=1", viaServer.served, local.served)
 	}
 }
 
@@ -486,7 +486,7 @@ func TestHookExplicitProjectWinsOverThePayloadsFolder(t *testing.T) {
 			prompt, _ := json.Marshal(map[string]any{"session_id": fmt.Sprintf("s-%s-%v", how.name, local), "transcript_path": "/nonexistent.jsonl", "cwd": cwd,
 				"hook_event_name": "UserPromptSubmit", "prompt": "why is the auth test flaky with the fake clock?"})
 			r := c.raw(string(prompt), append(how.args, "user-prompt-submit")...)
-			if r.code != 0 || !strings.Contains(r.stdout, "fake clock") || !strings.Contains(r.stdout, `project=\"proj\"`) || r.forwarded == local {
+			if r.code != 0 || !strings.Contains(r.stdout, "fake clock") || !strings.Contains(r.stdout, `project=\"proj\"`) || r.served == local {
 				t.Errorf("%s (local %v): want proj's pitfall, got %v", how.name, local, r)
 			}
 			if r := c.raw(string(stop), append(how.args, "stop")...); r.code != 0 || r.stdout != "" {

@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -52,20 +53,26 @@ type Main struct {
 	// Tests leave it nil.
 	StartServer func(db, project string) error
 
-	// signals makes Ctrl-C and SIGTERM cancel the command's context. It is
-	// set up only once a command runs here rather than on a server: a
-	// signal handler costs a forwarded command a noticeable part of its
-	// start-up.
+	// signals makes Ctrl-C and SIGTERM cancel the command's context once
+	// the command opens the database itself (catchSignals): a signal
+	// handler costs a process about half a millisecond of start-up, which
+	// a command answered by a server does without (a write on the server
+	// is its own).
 	signals bool
+	sig     *signalCatch // set by Run when signals is; shared by copies of Main
 
-	// forwarded reports, after Run, that a server answered the command.
-	forwarded bool
+	// served reports, after Run, that a server answered the command
+	// (service.go).
+	served bool
 
-	// resident, when set, is the open store of a `cairn serve` process
-	// answering a forwarded command: reads use it instead of opening the
-	// database again.
-	resident *session
+	// configs, in `cairn serve`, keeps the configuration files read.
+	configs *configCache
 }
+
+// exitError is an exit status a command chose (a hook's, a capture's).
+type exitError int
+
+func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
 
 // usageError is a mistake in how cairn was called (exit status 2).
 type usageError struct{ msg string }
@@ -152,14 +159,11 @@ func (m *Main) Run(ctx context.Context, args []string) int {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 func (m *Main) run(ctx context.Context, args []string) error {
-	if code, ok := m.forward(ctx, args); ok {
-		m.forwarded = true
-		return exitError(code)
-	}
 	if m.signals {
-		var stop context.CancelFunc
-		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-		defer stop()
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		m.sig = &signalCatch{cancel: cancel}
 	}
 	g := &globals{}
 	fs := flag.NewFlagSet("cairn", flag.ContinueOnError)
@@ -197,6 +201,29 @@ func (m *Main) run(ctx context.Context, args []string) error {
 	return usagef("unknown command %q (see `cairn help`)", name)
 }
 
+// signalCatch turns Ctrl-C and SIGTERM into the cancellation of a
+// command's context, once asked to.
+type signalCatch struct {
+	once   sync.Once
+	cancel context.CancelFunc
+}
+
+// catchSignals makes Ctrl-C and SIGTERM cancel the command's context from
+// now on, when Main.signals asks for it.
+func (m *Main) catchSignals() {
+	if m.sig == nil {
+		return
+	}
+	m.sig.once.Do(func() {
+		ch := make(chan os.Signal, 1)
+		signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+		go func() {
+			<-ch
+			m.sig.cancel() // later signals are caught too: the command ends as it chooses
+		}()
+	})
+}
+
 func (m *Main) usage(w io.Writer) {
 	fmt.Fprint(w, `cairn — a cross-session memory for AI coding agents
 
@@ -213,6 +240,8 @@ Global flags (also accepted after the command):
                     shared by a team (env CAIRN_DB; default $XDG_DATA_HOME/cairn/cairn.db)
   --project NAME    the project (env CAIRN_PROJECT; default the git top-level folder's name)
   --now RFC3339     the clock for recency and expiry (env CAIRN_NOW; default now)
+  --server URL      the cairn serve that answers search, context and the hooks
+                    (env CAIRN_SERVER; default the one serving the database, if any)
   --version         print cairn's version (as the version command)
 
 Run 'cairn help COMMAND' for a command's flags.
@@ -232,6 +261,7 @@ func (m *Main) helpFor(name string) error {
 // globals are the flags every command takes.
 type globals struct {
 	db, project, now string
+	server           string // --server: the server that answers (a URL, or unix:PATH)
 	// local stands for a PostgreSQL database on this machine: a path in
 	// the data folder that names its server's socket and lock and holds
 	// the local files (logs, conversation) a database file's folder holds.
@@ -242,6 +272,7 @@ func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.db, "db", g.db, "the database `path` or postgres:// URL (env CAIRN_DB)")
 	fs.StringVar(&g.project, "project", g.project, "the project `name` (env CAIRN_PROJECT)")
 	fs.StringVar(&g.now, "now", g.now, "the clock, as RFC 3339 `time` (env CAIRN_NOW)")
+	fs.StringVar(&g.server, "server", g.server, "the cairn serve that answers search, context and hooks: an http:// `URL` or unix:PATH (env CAIRN_SERVER; default the server of the database, if one runs)")
 }
 
 // flagSet is a subcommand's flags; help prints its usage.
@@ -312,6 +343,9 @@ func (g *globals) resolve(m *Main) error {
 	if g.now == "" {
 		g.now = m.Getenv("CAIRN_NOW")
 	}
+	if g.server == "" {
+		g.server = m.Getenv("CAIRN_SERVER")
+	}
 	return nil
 }
 
@@ -376,8 +410,6 @@ type session struct {
 	// uses, in a resident server, gathers the use records of context
 	// requests and writes them in batches.
 	uses *useQueue
-	// configs, in a resident server, keeps the configurations read.
-	configs *configCache
 	// lastRequest, in a resident server, is when the last request came
 	// (Unix nanoseconds), for --idle.
 	lastRequest atomic.Int64
@@ -412,16 +444,13 @@ var errNoDatabase = errors.New("no database")
 // open opens the store. A read-only open of a database that does not exist
 // returns errNoDatabase, so readers show "nothing" without creating files.
 func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, error) {
+	m.catchSignals()
 	if err := g.resolve(m); err != nil {
 		return nil, err
 	}
 	clock, err := g.clock()
 	if err != nil {
 		return nil, err
-	}
-	if m.resident != nil {
-		// The engine's clock is per request here: --now may differ.
-		return &session{eng: m.resident.eng.WithClock(clock).WithProject(g.project), g: g, uses: m.resident.uses}, nil
 	}
 	if readOnly && !g.remote() {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {

@@ -88,7 +88,7 @@ type cli struct {
 
 // result is what one run of cairn produced.
 type result struct {
-	forwarded      bool // a server answered
+	served         bool // a server answered
 	args           []string
 	code           int
 	stdout, stderr string
@@ -124,7 +124,7 @@ func (c *cli) raw(stdin string, args ...string) result {
 		StartServer: c.startServer,
 	}
 	code := m.Run(c.t.Context(), args)
-	return result{args: args, code: code, stdout: out.String(), stderr: errb.String(), forwarded: m.forwarded}
+	return result{args: args, code: code, stdout: out.String(), stderr: errb.String(), served: m.served}
 }
 
 // run runs cairn with the test's --db and --project before args.

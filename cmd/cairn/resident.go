@@ -1,50 +1,32 @@
 package main
 
-// A resident store: `cairn serve` keeps the database open, and other cairn
-// processes on the machine hand it their read commands (search, context)
-// over a Unix socket next to the database file instead of opening the
-// database themselves. The forwarded command runs through the same code
-// as a local one, so its output is the same; any failure to reach the
-// server means the command runs locally, as if no server were there.
+// `cairn serve`'s Unix socket: the server keeps the database open and
+// answers the REST API (package httpapi) on a socket next to the database
+// file, where the CLI of other processes finds it (service.go): their
+// search, context and hooks are answered here in a millisecond instead of
+// opening the database themselves. The socket also answers
+// GET /serve/status and POST /serve/stop (`cairn serve status|stop`).
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/engine"
-	"github.com/cairn-dev/cairn/hook"
 )
-
-// exitError carries the exit status of a forwarded command.
-type exitError int
-
-func (e exitError) Error() string { return fmt.Sprintf("exit status %d", int(e)) }
-
-// forwarded are the commands a resident server answers: reads that must
-// be fast, and Claude Code's hooks, whose prompt hook must be as fast.
-var forwarded = map[string]bool{"search": true, "context": true, "hook": true}
-
-// forwardsStdin are the forwarded commands that read standard input: the
-// client sends it along, up to maxForwardedStdin bytes (more runs locally).
-var forwardsStdin = map[string]bool{"hook": true}
-
-// maxForwardedStdin bounds the standard input a client forwards.
-const maxForwardedStdin = 1 << 20
 
 // socketPath is where the server for a database listens; "" when the path
 // would be too long for a Unix socket.
@@ -56,126 +38,11 @@ func socketPath(db string) string {
 	return p
 }
 
-// forwardTimeout bounds a forwarded command: a server that does not answer
-// in time (hung, or stopped in a debugger) must not stall an agent's
-// prompt; the command then runs locally.
-const forwardTimeout = 3 * time.Second
-
-// notMine is the answer of a server asked about another database (or a
-// command it does not run): the client then runs the command itself.
-const notMine = -1
-
-type rpcRequest struct {
-	Args []string `json:"args"`
-	// The client's working directory and the environment variables that
-	// locate its configuration: a forwarded command reads the client's
-	// project and user configuration, not the server's.
-	Wd  string            `json:"wd"`
-	Env map[string]string `json:"env"`
-	// Stdin is the client's standard input, for the commands that read it
-	// (forwardsStdin).
-	Stdin []byte `json:"stdin,omitempty"`
-	// Op, when set, asks the server itself instead of running a command:
-	// opStatus for what it is, opStop to shut down.
-	Op string `json:"op,omitempty"`
-}
-
-// The requests about the server itself (rpcRequest.Op).
+// The requests about the server itself (serve status and serve stop).
 const (
 	opStatus = "status"
 	opStop   = "stop"
 )
-
-// forwardedEnv are the variables a forwarded command may read.
-var forwardedEnv = []string{"XDG_CONFIG_HOME", "HOME", "CAIRN_PROJECT"}
-
-type rpcResponse struct {
-	Code   int    `json:"code"`
-	Stdout string `json:"stdout"`
-	Stderr string `json:"stderr"`
-	// Status answers opStatus and opStop.
-	Status *serveStatus `json:"status,omitempty"`
-}
-
-// forward runs the command on a resident server when one serves this
-// database, and reports whether it did.
-func (m *Main) forward(ctx context.Context, args []string) (int, bool) {
-	if m.resident != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
-		return 0, false
-	}
-	g, ok := forwardedGlobals(m, args)
-	if !ok {
-		return 0, false
-	}
-	for _, a := range args {
-		if a == "-" || a == "-h" || a == "--help" || a == "-help" || strings.HasPrefix(a, "--batch") || strings.HasPrefix(a, "-batch") {
-			return 0, false // standard input, or help: run locally
-		}
-	}
-	if g.resolve(m) != nil {
-		return 0, false
-	}
-	db, err := filepath.Abs(g.path())
-	if err != nil {
-		return 0, false
-	}
-	sock := socketPath(db)
-	if sock == "" {
-		return 0, false
-	}
-	if _, err := os.Stat(sock); err != nil {
-		return 0, false
-	}
-	if commandName(args) == "hook" {
-		if ev, _ := hook.ParseEvent(hookEventArg(args)); !hook.Injects(ev) {
-			// Capture events run here: their work may outlast the forward
-			// timeout, and run again locally it would reinforce what it
-			// stores twice. Only the events that inject must be fast.
-			return 0, false
-		}
-	}
-	var stdin []byte
-	if forwardsStdin[commandName(args)] {
-		b, err := io.ReadAll(io.LimitReader(m.Stdin, maxForwardedStdin+1))
-		// Run locally, if it comes to that, on the same input.
-		m.Stdin = io.MultiReader(bytes.NewReader(b), m.Stdin)
-		if err != nil || len(b) > maxForwardedStdin {
-			return 0, false
-		}
-		stdin = b
-	}
-	conn, err := dialUnix(sock, forwardTimeout)
-	if err != nil {
-		return 0, false
-	}
-	defer conn.Close()
-	pre := []string{"--db", db, "--project", g.project, "--now", g.now}
-	if forwardsStdin[commandName(args)] {
-		// A hook's project is that of the folder its payload names: the
-		// server finds it while reading the payload, as a local run would
-		// (an explicit --project is in args, CAIRN_PROJECT in Env).
-		pre = []string{"--db", db, "--now", g.now}
-	}
-	req := rpcRequest{Args: append(pre, args...), Env: map[string]string{}, Stdin: stdin}
-	if wd, err := m.Getwd(); err == nil {
-		req.Wd = wd
-	}
-	for _, k := range forwardedEnv {
-		if v := m.Getenv(k); v != "" {
-			req.Env[k] = v
-		}
-	}
-	if err := json.NewEncoder(conn).Encode(req); err != nil {
-		return 0, false
-	}
-	var resp rpcResponse
-	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&resp); err != nil || resp.Code < 0 {
-		return 0, false
-	}
-	io.WriteString(m.Stdout, resp.Stdout)
-	io.WriteString(m.Stderr, resp.Stderr)
-	return resp.Code, true
-}
 
 func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "serve", "[flags]")
@@ -241,13 +108,14 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		return fmt.Errorf("cannot listen on %s: %w", sock, err)
 	}
 	defer os.Remove(sock)
-	fmt.Fprintf(m.Stderr, "cairn: serving %s (search and context of other cairn processes are answered here; stop with Ctrl-C)\n", db)
+	fmt.Fprintf(m.Stderr, "cairn: serving %s (search, context and hooks of other cairn processes are answered here; stop with Ctrl-C)\n", db)
 	// Use records are written in batches by one goroutine (uses.go).
 	s.uses = newUseQueue(s.eng, m.Stderr)
-	s.configs = &configCache{}
+	m.configs = &configCache{}
 	defer s.uses.Close()
 	httpAddr, stopHTTP, err := startHTTP(ctx, m, g, s, httpOpts) // MCP at /mcp, sharing s
 	if err != nil {
+		ln.Close()
 		return err
 	}
 	defer stopHTTP()
@@ -267,27 +135,25 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	if *idle > 0 {
 		go srv.exitWhenIdle(ctx, *idle, stop, m.Stderr)
 	}
-	go func() {
-		<-ctx.Done()
-		ln.Close()
-	}()
-	var wg sync.WaitGroup
-	for {
-		conn, err := ln.Accept()
-		if err != nil {
-			wg.Wait()
-			if ctx.Err() != nil {
-				return nil
-			}
+	hs := &http.Server{Handler: srv.handler(newAPI(m, s, g.project, false)),
+		ReadHeaderTimeout: defaultHTTPLimits.header, IdleTimeout: defaultHTTPLimits.idle}
+	done := make(chan error, 1)
+	go func() { done <- hs.Serve(ln) }()
+	select {
+	case <-ctx.Done():
+	case err := <-done:
+		if !errors.Is(err, http.ErrServerClosed) {
 			return err
 		}
-		s.touch()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			srv.handle(ctx, conn)
-		}()
 	}
+	// Requests in flight finish; the use records they made are written
+	// when s.uses closes.
+	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if hs.Shutdown(sctx) != nil {
+		hs.Close()
+	}
+	return nil
 }
 
 // exitWhenIdle stops the server (stop) once it has answered no request
@@ -376,141 +242,46 @@ func (r *resident) sameFile() bool {
 	return err == nil && (r.file == nil || os.SameFile(fi, r.file))
 }
 
-func (r *resident) handle(ctx context.Context, conn net.Conn) {
-	defer conn.Close()
-	conn.SetDeadline(time.Now().Add(60 * time.Second))
-	var req rpcRequest
-	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&req); err != nil {
-		return
-	}
-	switch req.Op {
-	case "":
-	case opStatus, opStop:
-		st := r.status
-		st.Uptime = time.Since(st.Started).Round(time.Second).String()
-		json.NewEncoder(conn).Encode(rpcResponse{Status: &st})
-		if req.Op == opStop {
-			fmt.Fprintf(r.main.Stderr, "cairn: asked to stop by `cairn serve stop`; stopping\n")
-			r.stop()
-		}
-		return
-	default:
-		json.NewEncoder(conn).Encode(rpcResponse{Code: notMine})
-		return
-	}
-	var out, errOut strings.Builder
-	m := &Main{
-		Stdin: bytes.NewReader(req.Stdin), Stdout: &out, Stderr: &errOut,
-		Getenv: func(k string) string { return req.Env[k] },
-		Getwd: func() (string, error) {
-			if req.Wd == "" {
-				return "", fmt.Errorf("the client sent no working directory")
-			}
-			return req.Wd, nil
-		},
-		resident: r.sess,
-	}
-	code := notMine
-	if !r.sameFile() {
-		// The database was deleted or replaced under the server: answering
-		// from the old file, or opening a new empty one, would be wrong.
-		// The client runs the command itself, and the server stops.
-		fmt.Fprintf(r.main.Stderr, "cairn: %s was removed or replaced; stopping\n", r.db)
+// handler answers the socket: the REST API, and the server's status
+// and stop. A request that comes after the database file was replaced or
+// removed is answered 503 (the client then opens the new file itself) and
+// stops the server: answering from the old file, or opening a new empty
+// one, would be wrong.
+func (r *resident) handler(api http.Handler) http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/api/", bodyDeadline(api, defaultHTTPLimits.body))
+	mux.HandleFunc("GET /serve/status", func(w http.ResponseWriter, _ *http.Request) {
+		writeHTTPJSON(w, r.currentStatus())
+	})
+	mux.HandleFunc("POST /serve/stop", func(w http.ResponseWriter, _ *http.Request) {
+		writeHTTPJSON(w, r.currentStatus())
+		fmt.Fprintf(r.main.Stderr, "cairn: asked to stop by `cairn serve stop`; stopping\n")
 		r.stop()
-	} else if g, ok := forwardedGlobals(m, req.Args); ok {
-		if g.remote() && g.db == r.url {
-			// The local path of a URL depends on the data folder of the
-			// environment, which the client may not have sent.
-			code = m.Run(ctx, req.Args)
-		} else if db, err := filepath.Abs(g.path()); err == nil && db == r.db {
-			code = m.Run(ctx, req.Args)
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		r.sess.touch()
+		if !r.sameFile() {
+			fmt.Fprintf(r.main.Stderr, "cairn: %s was removed or replaced; stopping\n", r.db)
+			r.stop()
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": cairn.EUNAVAILABLE,
+				"message": "the database file of this server was removed or replaced; the server is stopping"}})
+			return
 		}
-	}
-	json.NewEncoder(conn).Encode(rpcResponse{Code: code, Stdout: out.String(), Stderr: errOut.String()})
+		mux.ServeHTTP(w, req)
+	})
 }
 
-// commandName is the first argument that is not a global flag or its value.
-func commandName(args []string) string {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if !strings.HasPrefix(a, "-") {
-			return a
-		}
-		name := strings.TrimLeft(a, "-")
-		if strings.Contains(name, "=") {
-			continue
-		}
-		switch name {
-		case "db", "project", "now":
-			i++ // the flag's value
-		default:
-			return ""
-		}
-	}
-	return ""
+func (r *resident) currentStatus() serveStatus {
+	st := r.status
+	st.Uptime = time.Since(st.Started).Round(time.Second).String()
+	return st
 }
 
-// hookEventArg is the EVENT of `cairn hook AGENT EVENT` in args, wherever
-// the flags stand; "" when there is none.
-func hookEventArg(args []string) string {
-	var pos []string
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		if strings.HasPrefix(a, "-") {
-			switch strings.TrimLeft(a, "-") {
-			case "db", "project", "now", "hat":
-				i++ // the flag's value
-			}
-			continue
-		}
-		pos = append(pos, a)
-	}
-	if len(pos) < 3 || pos[0] != "hook" {
-		return ""
-	}
-	return pos[2]
-}
-
-// forwardedGlobals parses a forwardable command's arguments just enough to
-// resolve the global flags, wherever they stand; ok is false for commands
-// that are not forwarded or that do not parse.
-func forwardedGlobals(m *Main, args []string) (*globals, bool) {
-	if !forwarded[commandName(args)] {
-		return nil, false
-	}
-	g := &globals{}
-	fs := newFlags(m, g, "cairn", "")
-	for _, f := range []string{"prompt", "hat", "agent", "files", "task", "session", "budget", "format", "mode", "limit", "type", "tag", "after", "before", "exclude-session"} {
-		fs.String(f, "", "")
-	}
-	for _, f := range []string{"json", "no-global", "explain", "index", "dry-run", "capture-tools"} {
-		fs.Bool(f, false, "")
-	}
-	if _, err := parseFlags(fs, args); err != nil {
-		return nil, false
-	}
-	if g.resolve(m) != nil {
-		return nil, false
-	}
-	return g, true
-}
-
-// dialUnix connects to a Unix socket with plain blocking system calls. The
-// net package would start its poller and threads first, which costs a
-// short-lived process more than the whole exchange.
-func dialUnix(path string, timeout time.Duration) (*os.File, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
-	if err != nil {
-		return nil, err
-	}
-	tv := syscall.NsecToTimeval(timeout.Nanoseconds())
-	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
-	syscall.SetsockoptTimeval(fd, syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
-	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
-		syscall.Close(fd)
-		return nil, err
-	}
-	return os.NewFile(uintptr(fd), path), nil
+func writeHTTPJSON(w http.ResponseWriter, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	json.NewEncoder(w).Encode(v)
 }
 
 // defaultServeIdle is how long a server started by a hook waits for
@@ -553,7 +324,7 @@ func startServerProcess(db, project string) error {
 // ensureServer starts a server for the session's database when none
 // answers, for the commands to come; CAIRN_NO_SERVER=1 turns it off.
 func (m *Main) ensureServer(g *globals) error {
-	if m.StartServer == nil || m.resident != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
+	if m.StartServer == nil || m.configs != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
 		return nil
 	}
 	db, err := filepath.Abs(g.path())
@@ -567,8 +338,7 @@ func (m *Main) ensureServer(g *globals) error {
 	if _, err := os.Stat(db); err != nil && !g.remote() {
 		return nil // nothing remembered yet
 	}
-	if c, err := dialUnix(sock, forwardTimeout); err == nil {
-		c.Close()
+	if client.Answers(sock, serverTimeout) {
 		return nil // running
 	}
 	if held, _ := serveLockHolder(db); held {

@@ -53,20 +53,15 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	var hits []cairn.Hit
-	s, err := m.open(ctx, g, true)
-	switch {
-	case err == errNoDatabase:
-	case err != nil:
-		return err
-	default:
-		defer s.Close()
-		hits, err = s.eng.Search(ctx, cairn.Query{
+	err = m.withService(ctx, g, readDB, func(svc service) error {
+		hits, err = svc.Search(ctx, cairn.Query{
 			Project: g.project, Text: text, Limit: *limit, Types: types.vals, Tags: tags.vals,
 			After: after.t, Before: before.t, ExcludeSession: *exclude, NoGlobal: *noGlobal,
 		})
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil && !errIsNoDatabase(err) {
+		return err
 	}
 	if *asJSON {
 		out := make([]wire.Hit, 0, len(hits))
@@ -133,13 +128,20 @@ func runBatch(ctx context.Context, m *Main, g *globals, path string) error {
 		defer f.Close()
 		in = f
 	}
-	s, err := m.open(ctx, g, true)
-	if err != nil && err != errNoDatabase {
-		return err
+	// The whole batch runs on one service. A query the service cannot
+	// answer gets its error on its line.
+	err := m.withService(ctx, g, readDB, func(svc service) error {
+		return answerBatch(ctx, m, g, svc.Search, in)
+	})
+	if errIsNoDatabase(err) {
+		// Nothing remembered yet: every query finds nothing.
+		return answerBatch(ctx, m, g, func(context.Context, cairn.Query) ([]cairn.Hit, error) { return nil, nil }, in)
 	}
-	if s != nil {
-		defer s.Close()
-	}
+	return err
+}
+
+// answerBatch answers the queries of in with search.
+func answerBatch(ctx context.Context, m *Main, g *globals, search func(context.Context, cairn.Query) ([]cairn.Hit, error), in io.Reader) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	w := bufio.NewWriter(m.Stdout)
@@ -158,7 +160,8 @@ func runBatch(ctx context.Context, m *Main, g *globals, path string) error {
 			res.Error = fmt.Sprintf("line %d: not a JSON query object: %v", line, err)
 		} else {
 			res.QID = q.QID
-			res.IDs, err = batchSearch(ctx, s, g, q)
+			var err error
+			res.IDs, err = batchSearch(ctx, search, g, q)
 			if err != nil {
 				res.IDs = []string{}
 				res.Error = oneLine(cairn.ErrorMessage(err))
@@ -184,7 +187,7 @@ func runBatch(ctx context.Context, m *Main, g *globals, path string) error {
 	return nil
 }
 
-func batchSearch(ctx context.Context, s *session, g *globals, q batchQuery) ([]string, error) {
+func batchSearch(ctx context.Context, search func(context.Context, cairn.Query) ([]cairn.Hit, error), g *globals, q batchQuery) ([]string, error) {
 	project := q.Project
 	if project == "" {
 		project = g.project
@@ -196,10 +199,7 @@ func batchSearch(ctx context.Context, s *session, g *globals, q batchQuery) ([]s
 			return nil, cairn.Errorf(cairn.EINVALID, "now: %v", err)
 		}
 	}
-	if s == nil {
-		return []string{}, nil
-	}
-	hits, err := s.eng.Search(ctx, cairn.Query{Project: project, Text: q.Query, Limit: q.Limit, Now: now})
+	hits, err := search(ctx, cairn.Query{Project: project, Text: q.Query, Limit: q.Limit, Now: now})
 	if err != nil {
 		return nil, err
 	}

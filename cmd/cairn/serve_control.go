@@ -7,10 +7,9 @@ package main
 // and which.
 
 import (
-	"bufio"
 	"context"
-	"encoding/json"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -19,6 +18,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
 )
 
 // serveStatus is what a server says about itself.
@@ -117,22 +117,19 @@ func processGone(pid int) bool {
 
 // askServer sends op to the server listening on sock and returns its status.
 func askServer(sock, op string) (*serveStatus, error) {
-	conn, err := dialUnix(sock, forwardTimeout)
+	c, err := client.New("unix:"+sock, &client.Options{Timeout: serverTimeout})
 	if err != nil {
 		return nil, err
 	}
-	defer conn.Close()
-	if err := json.NewEncoder(conn).Encode(rpcRequest{Op: op}); err != nil {
+	method := http.MethodGet
+	if op == opStop {
+		method = http.MethodPost
+	}
+	var st serveStatus
+	if err := c.Call(context.Background(), method, "/serve/"+op, nil, &st); err != nil {
 		return nil, err
 	}
-	var resp rpcResponse
-	if err := json.NewDecoder(bufio.NewReader(conn)).Decode(&resp); err != nil {
-		return nil, err
-	}
-	if resp.Status == nil {
-		return nil, fmt.Errorf("the server on %s does not know %q (an older cairn)", sock, op)
-	}
-	return resp.Status, nil
+	return &st, nil
 }
 
 func printServeStatus(m *Main, st *serveStatus, asJSON bool) error {

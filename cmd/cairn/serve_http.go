@@ -41,6 +41,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/eventstream"
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/recall"
@@ -215,22 +216,27 @@ func newAPI(m *Main, s *session, home string, remote bool) *httpapi.Server {
 		root = projectRoot(wd)
 	}
 	return httpapi.New(httpapi.Options{
-		Service: func(project string) httpapi.Service {
+		Service: func(project string, now time.Time) httpapi.Service {
 			s.touch() // a request keeps a server started with --idle alive
-			return s.eng.WithProject(project)
+			return atTime(s.eng.WithProject(project), now)
 		},
-		Context: func(ctx context.Context, req recall.Request) (*recall.Block, error) {
-			cm := &other
-			if req.Project == home {
-				cm, req.Root = m, root
+		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
+			if call.Config == nil {
+				cm := &other
+				if call.Project == home {
+					cm = m
+				}
+				l, err := cm.loadConfig()
+				if err != nil {
+					return nil, err
+				}
+				call.Config = l.Config
 			}
-			l, err := cm.loadConfig()
-			if err != nil {
-				return nil, err
+			if call.Project == home && call.Root == "" {
+				call.Root = root
 			}
-			return recall.Build(ctx, s.eng.WithProject(req.Project), l.Config, req)
+			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.recordUse)
 		},
-		RecordUse:    s.recordUse,
 		Tokens:       s.eng,
 		RequireToken: remote,
 		Logger:       slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
@@ -492,4 +498,13 @@ func (ps *projectServers) len() int {
 	ps.mu.Lock()
 	defer ps.mu.Unlock()
 	return len(ps.byName)
+}
+
+// atTime is eng at now, the clock a request asked for; eng itself when
+// now is zero.
+func atTime(eng *engine.Engine, now time.Time) *engine.Engine {
+	if now.IsZero() {
+		return eng
+	}
+	return eng.WithClock(func() time.Time { return now })
 }

@@ -7,9 +7,7 @@ package main
 // database refuses writes (the use records it can lose are bounded).
 
 import (
-	"bufio"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -24,6 +22,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/client"
+	"github.com/cairn-dev/cairn/recall"
 )
 
 // openSession opens c's database in process, as a server does, until the
@@ -177,22 +178,18 @@ func TestBinaryServeKilledLosesABoundedNumberOfUses(t *testing.T) {
 	}
 
 	// Contexts one after the other until one is not answered within 2 s.
-	req, _ := json.Marshal(rpcRequest{Args: []string{"--db", db, "--project", "p", "context", "--prompt", "flaky clock"}, Wd: dir, Env: map[string]string{}})
+	cl, err := client.New("unix:"+db+".sock", &client.Options{Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
 	answered := 0
 	for answered < 4*useMaxUnwritten {
-		c, err := dialUnix(db+".sock", 2*time.Second)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Write(append(req, '\n'))
-		var resp rpcResponse
-		err = json.NewDecoder(bufio.NewReader(c)).Decode(&resp)
-		c.Close()
+		a, err := cl.Project("p").Context(ctx, recall.Call{Request: recall.Request{Project: "p", Prompt: "flaky clock"}, Record: true})
 		if err != nil {
 			break // held back
 		}
-		if resp.Code != 0 || !strings.Contains(resp.Stdout, "fake clock") {
-			t.Fatalf("context: %+v", resp)
+		if !strings.Contains(a.Text, "fake clock") {
+			t.Fatalf("context: %+v", a)
 		}
 		answered++
 	}

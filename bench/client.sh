@@ -1,0 +1,101 @@
+#!/usr/bin/env bash
+# bench/client.sh [REV] [N] — whole-process search, context and hook
+# latency with `cairn serve` running, for the current tree and for the
+# cairn of git revision REV (default: the last revision whose CLI forwarded
+# its arguments to the server, 1a35301), each against its own server over
+# its own copy of one database of N generated memories (default 100000).
+# Rounds alternate between the two binaries so that both see the same
+# machine load; `cairn version` of each is measured in every round: the
+# start-up floor the figures stand beside.
+#
+# Environment: RUNS (measured runs per figure and round, default 100),
+# ROUNDS (default 3), QUERIES (default 200), KEEP=1 keeps the temporary
+# folder. Prints medians and p99 per binary, over all rounds.
+set -euo pipefail
+export LC_ALL=C
+
+REV=${1:-1a35301}
+N=${2:-100000}
+RUNS=${RUNS:-100}
+ROUNDS=${ROUNDS:-3}
+QUERIES=${QUERIES:-200}
+NOW=2026-11-01T00:00:00Z
+PROJECT=bench
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$ROOT"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/cairn-client.XXXXXX")
+PIDS=()
+cleanup() {
+	for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null || true; done
+	wait 2>/dev/null || true
+	if [[ ${KEEP:-} == 1 ]]; then echo "bench: kept $WORK" >&2; else rm -rf "$WORK"; fi
+}
+trap cleanup EXIT
+step() { printf 'bench: %s\n' "$*" >&2; }
+
+step "building the current cairn and that of $REV"
+CGO_ENABLED=0 go build -o "$WORK/new" ./cmd/cairn
+mkdir -p "$WORK/old-src"
+git archive "$REV" | tar -x -C "$WORK/old-src"
+(cd "$WORK/old-src" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -o "$WORK/old" ./cmd/cairn)
+go build -o "$WORK/gen" ./bench/gen
+go build -o "$WORK/timeit" ./bench/timeit
+
+step "generating and importing $N memories"
+"$WORK/gen" -n "$N" -project "$PROJECT" -seed 1 -now "$NOW" >"$WORK/corpus.jsonl"
+"$WORK/gen" -queries "$QUERIES" -seed 2 -project "$PROJECT" >"$WORK/queries.txt"
+"$WORK/new" --db "$WORK/new.db" --project "$PROJECT" import "$WORK/corpus.jsonl" >/dev/null
+"$WORK/new" --db "$WORK/new.db" --project "$PROJECT" version >/dev/null
+cp "$WORK/new.db" "$WORK/old.db"
+[[ -f "$WORK/new.db-wal" ]] && cp "$WORK/new.db-wal" "$WORK/old.db-wal"
+
+for b in old new; do
+	"$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" serve --addr off >"$WORK/$b.serve.log" 2>&1 &
+	PIDS+=($!)
+done
+for b in old new; do
+	for _ in $(seq 200); do [[ -S "$WORK/$b.db.sock" ]] && break; sleep 0.05; done
+	[[ -S "$WORK/$b.db.sock" ]] || { cat "$WORK/$b.serve.log" >&2; exit 1; }
+done
+mkdir -p "$WORK/$PROJECT"
+printf '{"session_id":"bench-session","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"{}"}\n' "$WORK" "$WORK/$PROJECT" >"$WORK/hook.json"
+printf '{"session_id":"bench-tools","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"{}","description":"run it"},"tool_use_id":"toolu_bench"}\n' "$WORK" "$WORK/$PROJECT" >"$WORK/pretool.json"
+
+# measure BIN WHAT ARGS... appends timeit's samples summary to WORK/BIN.WHAT.
+measure() {
+	local b=$1 what=$2
+	shift 2
+	"$WORK/timeit" -runs "$RUNS" -warmup 5 -json "$@" >>"$WORK/$b.$what"
+}
+for r in $(seq "$ROUNDS"); do
+	step "round $r of $ROUNDS"
+	for b in old new; do
+		G=("$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" --now "$NOW")
+		measure "$b" version -- "$WORK/$b" version
+		measure "$b" search -each "$WORK/queries.txt" -- "${G[@]}" search -- '{}'
+		measure "$b" context -each "$WORK/queries.txt" -- "${G[@]}" context --prompt '{}'
+		measure "$b" hook -each "$WORK/queries.txt" -stdin "$WORK/hook.json" -- "${G[@]}" hook claude user-prompt-submit
+		measure "$b" pretool -each "$WORK/queries.txt" -stdin "$WORK/pretool.json" -- "${G[@]}" hook claude pre-tool-use
+	done
+done
+
+# The median over rounds of each round's median (and p99).
+field() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$2" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+printf 'load average %s; %d rounds of %d runs; N=%d\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$ROUNDS" "$RUNS" "$N"
+printf '%-34s %-24s %-24s\n' "median (p99), ms" "forwarding ($REV)" "client (this tree)"
+for what in version search context hook pretool; do
+	case $what in
+	version) label="cairn version (start-up floor)" ;;
+	search) label="cairn search" ;;
+	context) label="cairn context --prompt" ;;
+	hook) label="hook user-prompt-submit" ;;
+	pretool) label="hook pre-tool-use (Bash)" ;;
+	esac
+	row=()
+	for b in old new; do
+		f=$WORK/$b.$what
+		row+=("$(printf '%.2f (%.1f)' "$(field median_ms "$f")" "$(field p99_ms "$f")")")
+	done
+	printf '%-34s %-24s %-24s\n' "$label" "${row[0]}" "${row[1]}"
+done

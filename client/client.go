@@ -1,0 +1,294 @@
+// Package client is a Go client of cairn's REST API (package httpapi): a
+// Project implements the same service as a local engine bound to a
+// project, over HTTP or over the Unix socket next to a database that
+// `cairn serve` answers on, so that a program (the cairn CLI among them)
+// holds one interface and does not care which it got.
+//
+// Errors keep cairn's codes: an error answer of the server comes back as
+// a cairn error with the server's code and message (cairn.ErrorCode), a
+// server that cannot be reached or answers what is not cairn's API as
+// EUNAVAILABLE. A Client and its Projects are safe for concurrent use.
+package client
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+// Options configure a Client; nil means the defaults.
+type Options struct {
+	// Token is sent as "Authorization: Bearer TOKEN" (a server on a
+	// non-loopback address needs one; cairn token create).
+	Token string
+	// Timeout bounds each request, connection included; 0 means
+	// DefaultTimeout.
+	Timeout time.Duration
+}
+
+// DefaultTimeout bounds a request when Options.Timeout is 0: a server that
+// does not answer in time (hung, stopped in a debugger) must not stall an
+// agent's prompt.
+const DefaultTimeout = 30 * time.Second
+
+// Client talks to one cairn server.
+type Client struct {
+	base    string // scheme://host, without a trailing slash
+	hc      *http.Client
+	token   string
+	timeout time.Duration
+}
+
+// New returns a client of the server at target: an http:// or https://
+// URL (a path after the host is kept as the API's prefix), or unix:PATH
+// for the Unix socket of `cairn serve` (PATH is the socket, the database
+// file's path with ".sock" added). Nothing is sent yet. EINVALID for a
+// target of another form.
+func New(target string, opts *Options) (*Client, error) {
+	if opts == nil {
+		opts = &Options{}
+	}
+	c := &Client{token: opts.Token, timeout: opts.Timeout}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	if path, ok := strings.CutPrefix(target, "unix:"); ok {
+		if path == "" {
+			return nil, cairn.Errorf(cairn.EINVALID, "the server %q names no socket: give unix:PATH", target)
+		}
+		c.base = "http://localhost"
+		c.hc = &http.Client{Transport: &unixTransport{path: path, timeout: c.timeout}}
+		return c, nil
+	}
+	u, err := url.Parse(target)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "the server %q is not an http:// or https:// URL, or unix:PATH", target)
+	}
+	c.base = strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path, "/")
+	c.hc = &http.Client{Timeout: c.timeout}
+	return c, nil
+}
+
+// Project returns the service of project on the server: ids are looked up
+// in that project (and among global-scope memories) only.
+func (c *Client) Project(name string) *Project {
+	return &Project{c: c, name: name}
+}
+
+// Project is a project's service on a server. Its methods are those of
+// cairn.Service, plus the context and the lifecycle routes.
+type Project struct {
+	c    *Client
+	name string
+	now  time.Time
+}
+
+var _ cairn.Service = (*Project)(nil)
+
+// At returns the project's service at the clock now (recency, expiry, the
+// times of what it writes), as the CLI's --now; zero is the server's
+// clock.
+func (p *Project) At(now time.Time) *Project {
+	q := *p
+	q.now = now
+	return &q
+}
+
+// Name is the project's name.
+func (p *Project) Name() string { return p.name }
+
+// path is the URL of a route of the project.
+func (p *Project) path(route string) string {
+	return p.c.base + "/api/projects/" + url.PathEscape(p.name) + route
+}
+
+// do sends a request with body (JSON-encoded when not nil and not an
+// io.Reader) and decodes a JSON answer into out (when not nil). An error
+// answer becomes a cairn error with the server's code.
+func (p *Project) do(ctx context.Context, method, target string, body, out any) error {
+	var rd io.Reader
+	ctype := ""
+	switch b := body.(type) {
+	case nil:
+	case io.Reader:
+		rd, ctype = b, "application/x-ndjson"
+	default:
+		data, err := json.Marshal(b)
+		if err != nil {
+			return cairn.WrapError(cairn.EINTERNAL, err, "encoding the request")
+		}
+		rd, ctype = bytes.NewReader(data), "application/json"
+	}
+	req, err := http.NewRequestWithContext(ctx, method, target, rd)
+	if err != nil {
+		return cairn.WrapError(cairn.EINVALID, err, "building the request")
+	}
+	if ctype != "" {
+		req.Header.Set("Content-Type", ctype)
+	}
+	if p.c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+p.c.token)
+	}
+	if !p.now.IsZero() {
+		req.Header.Set(httpapi.NowHeader, wire.FormatTime(p.now))
+	}
+	resp, err := p.c.hc.Do(req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return cairn.WrapError(cairn.EUNAVAILABLE, err, "the cairn server does not answer")
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode >= 300 {
+		return errorOf(resp)
+	}
+	if out == nil {
+		io.Copy(io.Discard, resp.Body)
+		return nil
+	}
+	if w, ok := out.(io.Writer); ok {
+		if _, err := io.Copy(w, resp.Body); err != nil {
+			return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer was cut short")
+		}
+		return nil
+	}
+	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+		return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer is not the JSON of cairn's API")
+	}
+	return nil
+}
+
+// errorOf reads an error answer: {"error": {"code", "message"}}.
+func errorOf(resp *http.Response) error {
+	var body struct {
+		Error struct {
+			Code    string `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	data, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<20))
+	if json.Unmarshal(data, &body) != nil || body.Error.Code == "" {
+		return cairn.Errorf(cairn.EUNAVAILABLE, "the server answered %s, not as cairn's API does", resp.Status)
+	}
+	return cairn.Errorf(body.Error.Code, "%s", body.Error.Message)
+}
+
+// unixTransport sends each request on a new connection to a Unix socket,
+// made with plain blocking system calls: the net package would start its
+// poller and threads first, which costs a short-lived process (a CLI
+// command, a hook) more than the whole exchange.
+type unixTransport struct {
+	path    string
+	timeout time.Duration
+}
+
+func (t *unixTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	f, err := dialUnix(t.path, t.timeout)
+	if err != nil {
+		if req.Body != nil {
+			req.Body.Close()
+		}
+		return nil, err
+	}
+	if deadline, ok := req.Context().Deadline(); ok {
+		setTimeout(f, time.Until(deadline))
+	}
+	req.Close = true // one request a connection
+	bw := bufio.NewWriter(f)
+	if err := req.Write(bw); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if err := bw.Flush(); err != nil {
+		f.Close()
+		return nil, err
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(f), req)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	resp.Body = &closeBoth{ReadCloser: resp.Body, f: f}
+	return resp, nil
+}
+
+// closeBoth closes a response's body and its connection.
+type closeBoth struct {
+	io.ReadCloser
+	f *os.File
+}
+
+func (c *closeBoth) Close() error {
+	err := c.ReadCloser.Close()
+	c.f.Close()
+	return err
+}
+
+// dialUnix connects to a Unix socket with blocking system calls, each
+// send and receive bounded by timeout.
+func dialUnix(path string, timeout time.Duration) (*os.File, error) {
+	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return nil, err
+	}
+	f := os.NewFile(uintptr(fd), path)
+	setTimeout(f, timeout)
+	if err := syscall.Connect(fd, &syscall.SockaddrUnix{Name: path}); err != nil {
+		f.Close()
+		return nil, &os.PathError{Op: "connect", Path: path, Err: err}
+	}
+	return f, nil
+}
+
+func setTimeout(f *os.File, d time.Duration) {
+	if d <= 0 {
+		d = time.Millisecond
+	}
+	tv := syscall.NsecToTimeval(d.Nanoseconds())
+	syscall.SetsockoptTimeval(int(f.Fd()), syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
+	syscall.SetsockoptTimeval(int(f.Fd()), syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
+}
+
+// Answers reports whether a server answers on the Unix socket path: a
+// cheap check before choosing a client over a local engine.
+func Answers(path string, timeout time.Duration) bool {
+	f, err := dialUnix(path, timeout)
+	if err != nil {
+		return false
+	}
+	f.Close()
+	return true
+}
+
+// IsUnavailable reports whether err says the server could not be reached
+// or did not answer as cairn's API does (EUNAVAILABLE), as opposed to an
+// answer of the service.
+func IsUnavailable(err error) bool {
+	return err != nil && cairn.ErrorCode(err) == cairn.EUNAVAILABLE && !errors.Is(err, context.Canceled)
+}
+
+// String names the server, for messages.
+func (c *Client) String() string { return fmt.Sprint(c.base) }
+
+// Call sends a request to a route outside the project routes (its path
+// from the server's root, such as /serve/status on the Unix socket of
+// `cairn serve`), with in as its JSON body when not nil, and decodes the
+// JSON answer into out when not nil. Errors as the Project methods.
+func (c *Client) Call(ctx context.Context, method, path string, in, out any) error {
+	return (&Project{c: c}).do(ctx, method, c.base+path, in, out)
+}

@@ -1,0 +1,271 @@
+package client_test
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/sqlite"
+)
+
+var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+// server is an engine over a new database, answered by the REST API over
+// TCP (url) and over a Unix socket (sock).
+type server struct {
+	eng  *engine.Engine
+	url  string
+	sock string
+}
+
+func startServer(t *testing.T, requireToken bool) *server {
+	t.Helper()
+	dir := t.TempDir()
+	st, err := sqlite.Open(t.Context(), filepath.Join(dir, "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
+	api := httpapi.New(httpapi.Options{
+		Service: func(p string, at time.Time) httpapi.Service {
+			if at.IsZero() {
+				return eng.WithProject(p)
+			}
+			return eng.WithProject(p).WithClock(func() time.Time { return at })
+		},
+		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
+			return recall.AnswerCall(ctx, eng.WithProject(call.Project), call, eng.RecordUse)
+		},
+		Tokens:       eng,
+		RequireToken: requireToken,
+	})
+	ts := httptest.NewServer(api)
+	t.Cleanup(ts.Close)
+	sock := filepath.Join(dir, "c.db.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: api}
+	go hs.Serve(ln)
+	t.Cleanup(func() { hs.Close() })
+	return &server{eng: eng, url: ts.URL, sock: sock}
+}
+
+// both runs fn with a client over TCP and one over the Unix socket.
+func both(t *testing.T, s *server, fn func(t *testing.T, p *client.Project)) {
+	for name, target := range map[string]string{"http": s.url, "unix": "unix:" + s.sock} {
+		t.Run(name, func(t *testing.T) {
+			c, err := client.New(target, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			fn(t, c.Project("alpha"))
+		})
+	}
+}
+
+func add(t *testing.T, eng *engine.Engine, project, typ, content string) *cairn.Memory {
+	t.Helper()
+	res, err := eng.WithProject(project).AddMemory(t.Context(), &cairn.Memory{Project: project, Type: typ, Content: content})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Memory
+}
+
+func TestSearchThroughTheClientEqualsTheEngines(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	add(t, s.eng, "alpha", "decision", "Use SQLite in WAL mode for the session store")
+	add(t, s.eng, "alpha", "pitfall", "The WAL file grows without checkpoints under long readers")
+	add(t, s.eng, "beta", "decision", "Use WAL in beta too")
+	q := cairn.Query{Project: "alpha", Text: "WAL sqlite", Limit: 5}
+	want, err := s.eng.WithProject("alpha").Search(t.Context(), q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(want) != 2 {
+		t.Fatalf("the engine found %d hits, want 2", len(want))
+	}
+	both(t, s, func(t *testing.T, p *client.Project) {
+		got, err := p.Search(t.Context(), q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("got %d hits, want %d", len(got), len(want))
+		}
+		for i := range want {
+			g, w := got[i], want[i]
+			if g.Memory.ID != w.Memory.ID || g.Score != w.Score || g.Lexical != w.Lexical || g.Strength != w.Strength ||
+				g.Memory.Confidence != w.Memory.Confidence || !g.Memory.CreatedAt.Equal(w.Memory.CreatedAt) {
+				t.Errorf("hit %d: got %+v, want %+v", i, g, w)
+			}
+		}
+	})
+}
+
+func TestMemoryRoutesThroughTheClient(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	both(t, s, func(t *testing.T, p *client.Project) {
+		res, err := p.AddMemory(t.Context(), &cairn.Memory{Type: "convention", Content: "Tabs in Go files " + t.Name(), Tags: []string{"go"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Status != cairn.StatusCreated || res.Memory.Project != "alpha" {
+			t.Fatalf("add: %+v", res)
+		}
+		id := res.Memory.ID
+		m, err := p.FindMemoryByID(t.Context(), id[:8])
+		if err != nil || m.ID != id || !reflect.DeepEqual(m.Tags, []string{"go"}) {
+			t.Fatalf("get by prefix: %+v, %v", m, err)
+		}
+		title := "Tabs"
+		if m, err = p.UpdateMemory(t.Context(), id, cairn.MemoryUpdate{Title: &title}); err != nil || m.Title != title {
+			t.Fatalf("update: %+v, %v", m, err)
+		}
+		ms, total, err := p.FindMemories(t.Context(), cairn.MemoryFilter{Types: []string{"convention"}})
+		if err != nil || total < 1 || len(ms) != total {
+			t.Fatalf("list: %d of %d, %v", len(ms), total, err)
+		}
+		st, err := p.Stats(t.Context(), "alpha")
+		if err != nil || st.ByType["convention"] != total {
+			t.Fatalf("stats: %+v, %v", st, err)
+		}
+		if err := p.DeleteMemory(t.Context(), id); err != nil {
+			t.Fatal(err)
+		}
+		// Bad inputs: a deleted id, an empty id, another project's stats.
+		if _, err := p.FindMemoryByID(t.Context(), id); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+			t.Errorf("get after delete: %v, want ENOTFOUND", err)
+		}
+		if _, err := p.FindMemoryByID(t.Context(), " "); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("empty id: %v, want EINVALID", err)
+		}
+		if _, err := p.Stats(t.Context(), "beta"); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("stats of another project: %v, want EINVALID", err)
+		}
+	})
+}
+
+func TestContextThroughTheClientEqualsTheLocalBlock(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	add(t, s.eng, "alpha", "decision", "Deploys go through the blue-green switch, never straight to prod")
+	add(t, s.eng, "alpha", "pitfall", "The deploy script needs AWS_PROFILE set or it deploys to staging")
+	cfg := config.Default()
+	cfg.Context.Budget = 400 // a caller's own configuration travels with the call
+	call := recall.Call{Request: recall.Request{Project: "alpha", Prompt: "how do I deploy", Explain: true}, Config: cfg}
+	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), call, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want.Text == "" || len(want.IDs) == 0 {
+		t.Fatalf("the local block is empty: %+v", want)
+	}
+	both(t, s, func(t *testing.T, p *client.Project) {
+		got, err := p.Context(t.Context(), call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("through the client:\n%+v\nlocal:\n%+v", got, want)
+		}
+		// Bad input: a configuration out of the file's bounds.
+		bad := cfg.Clone()
+		bad.Context.Budget = -5
+		if _, err := p.Context(t.Context(), recall.Call{Request: call.Request, Config: bad}); cairn.ErrorCode(err) != cairn.EINVALID ||
+			!strings.Contains(err.Error(), "context.budget") {
+			t.Errorf("a negative budget: %v, want EINVALID naming context.budget", err)
+		}
+	})
+}
+
+func TestTheClockOfARequestIsTheCallers(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	at := time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)
+	both(t, s, func(t *testing.T, p *client.Project) {
+		res, err := p.At(at).AddMemory(t.Context(), &cairn.Memory{Type: "decision", Content: "Written at a given time " + t.Name()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !res.Memory.CreatedAt.Equal(at) {
+			t.Errorf("created at %v, want the caller's clock %v", res.Memory.CreatedAt, at)
+		}
+	})
+}
+
+func TestTokensAndUnreachableServers(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, true)
+	// Bad inputs: no token for a server that needs one, a wrong token,
+	// a server that is not there, targets that are not URLs.
+	c, _ := client.New(s.url, nil)
+	if _, err := c.Project("alpha").Search(t.Context(), cairn.Query{Text: "x"}); cairn.ErrorCode(err) != cairn.EUNAUTHORIZED {
+		t.Errorf("no token: %v, want EUNAUTHORIZED", err)
+	}
+	c, _ = client.New(s.url, &client.Options{Token: "cairn_wrong"})
+	if _, err := c.Project("alpha").Search(t.Context(), cairn.Query{Text: "x"}); cairn.ErrorCode(err) != cairn.EUNAUTHORIZED {
+		t.Errorf("wrong token: %v, want EUNAUTHORIZED", err)
+	}
+	secret, _, err := s.eng.CreateToken(t.Context(), "alpha", "test", false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, _ = client.New(s.url, &client.Options{Token: secret})
+	if _, err := c.Project("alpha").Search(t.Context(), cairn.Query{Text: "x"}); err != nil {
+		t.Errorf("a valid token: %v", err)
+	}
+	if _, err := c.Project("beta").Search(t.Context(), cairn.Query{Text: "x"}); cairn.ErrorCode(err) != cairn.EFORBIDDEN {
+		t.Errorf("a token of alpha on beta: %v, want EFORBIDDEN", err)
+	}
+	c, _ = client.New("unix:"+filepath.Join(t.TempDir(), "none.sock"), nil)
+	if _, err := c.Project("alpha").Search(t.Context(), cairn.Query{Text: "x"}); !client.IsUnavailable(err) {
+		t.Errorf("no server: %v, want EUNAVAILABLE", err)
+	}
+	for _, target := range []string{"", "ftp://x", "unix:", "localhost:7421"} {
+		if _, err := client.New(target, nil); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("New(%q): %v, want EINVALID", target, err)
+		}
+	}
+}
+
+func TestTheBuiltInConfigurationTravelsAsAFlag(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	add(t, s.eng, "alpha", "pitfall", "The deploy script needs AWS_PROFILE set or it deploys to staging")
+	l, err := config.Effective("", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	call := recall.Call{Request: recall.Request{Project: "alpha", Prompt: "deploy to staging", Explain: true}, Config: l.Config, DefaultConfig: true}
+	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), call, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	both(t, s, func(t *testing.T, p *client.Project) {
+		got, err := p.Context(t.Context(), call)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) || got.Text == "" {
+			t.Errorf("through the client:\n%+v\nlocal:\n%+v", got, want)
+		}
+	})
+}

@@ -1,0 +1,124 @@
+package client
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/wire"
+)
+
+// Search ranks the project's memories for q (q.Project is ignored). The
+// scores come as the server computed them, with every part of each
+// (exact): the same hits a local engine gives. q.Now, when set, is sent
+// as the request's clock. ExcludeSuperseded and NoFeedback are not
+// offered by the API (EINVALID).
+func (p *Project) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error) {
+	if q.ExcludeSuperseded || q.NoFeedback {
+		return nil, cairn.Errorf(cairn.EINVALID, "the REST API's search has no exclude-superseded or no-feedback option")
+	}
+	v := url.Values{}
+	v.Set("q", q.Text)
+	if q.Limit != 0 {
+		v.Set("limit", strconv.Itoa(q.Limit))
+	}
+	setList(v, "type", q.Types)
+	setList(v, "tag", q.Tags)
+	setTime(v, "after", q.After)
+	setTime(v, "before", q.Before)
+	if q.ExcludeSession != "" {
+		v.Set("exclude_session", q.ExcludeSession)
+	}
+	if q.NoGlobal {
+		v.Set("no_global", "true")
+	}
+	v.Set("exact", "true")
+	pp := p
+	if !q.Now.IsZero() {
+		pp = p.At(q.Now)
+	}
+	var out []wire.Hit
+	if err := pp.do(ctx, http.MethodGet, p.path("/search?"+v.Encode()), nil, &out); err != nil {
+		return nil, err
+	}
+	hits := make([]cairn.Hit, 0, len(out))
+	for _, h := range out {
+		if h.Memory == nil {
+			return nil, cairn.Errorf(cairn.EUNAVAILABLE, "the server's answer holds a hit without its memory")
+		}
+		hits = append(hits, h.ToHit())
+	}
+	return hits, nil
+}
+
+// contextBody is the body of POST /context.
+type contextBody struct {
+	Prompt       string         `json:"prompt,omitempty"`
+	Files        []string       `json:"files,omitempty"`
+	Hat          string         `json:"hat,omitempty"`
+	Agent        string         `json:"agent,omitempty"`
+	Task         string         `json:"task,omitempty"`
+	Session      string         `json:"session,omitempty"`
+	Budget       *int           `json:"budget,omitempty"`
+	Limit        *int           `json:"limit,omitempty"`
+	MaxChars     *int           `json:"max_chars,omitempty"`
+	Format       string         `json:"format,omitempty"`
+	Mode         string         `json:"mode,omitempty"`
+	DryRun       bool           `json:"dry_run,omitempty"`
+	Tiers        []string       `json:"tiers,omitempty"`
+	Types        []string       `json:"types,omitempty"`
+	Index        bool           `json:"index,omitempty"`
+	Explain      bool           `json:"explain,omitempty"`
+	MaxJSONChars int            `json:"max_json_chars,omitempty"`
+	Root         string         `json:"root,omitempty"`
+	Config       *config.Config `json:"config,omitempty"`
+	// DefaultConfig stands for the built-in configuration.
+	DefaultConfig bool `json:"default_config,omitempty"`
+}
+
+type contextAnswer struct {
+	Block   string   `json:"block"`
+	IDs     []string `json:"ids"`
+	Tokens  int      `json:"tokens"`
+	Explain string   `json:"explain"`
+}
+
+// Context builds the block of call on the server (call.Project is
+// ignored), as recall.AnswerCall does locally: with call.Config when set
+// (the caller's configuration; else the server's), at call.Now when set,
+// recording the use of what it shows when call.Record. call.Root is used
+// only by a server that needs no token (one of this machine's user).
+// Errors the request's content causes are EINVALID.
+func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
+	in := contextBody{Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
+		Session: call.Session, Format: call.Format, Mode: call.Mode, DryRun: !call.Record, Tiers: call.Tiers,
+		Types: call.Types, Index: call.Index, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
+		Root: call.Root, Config: call.Config}
+	if call.DefaultConfig && call.Config != nil {
+		// Encoding the whole configuration costs a short-lived process
+		// more than the rest of the request.
+		in.Config, in.DefaultConfig = nil, true
+	}
+	if call.BudgetSet {
+		in.Budget = &call.Budget
+	}
+	if call.LimitSet {
+		in.Limit = &call.Limit
+	}
+	if call.MaxCharsSet {
+		in.MaxChars = &call.MaxChars
+	}
+	pp := p
+	if !call.Now.IsZero() {
+		pp = p.At(call.Now)
+	}
+	var out contextAnswer
+	if err := pp.do(ctx, http.MethodPost, p.path("/context"), in, &out); err != nil {
+		return nil, err
+	}
+	return &recall.Answer{Text: out.Block, IDs: out.IDs, Tokens: out.Tokens, Explain: out.Explain}, nil
+}

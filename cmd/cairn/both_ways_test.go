@@ -1,0 +1,139 @@
+package main
+
+// The commands a server may answer, run both ways: through `cairn serve`
+// (the client over its Unix socket) and on the database itself
+// (CAIRN_NO_SERVER=1). Each case must print the same both ways, and the
+// server must have answered the first run: so every flag of the case
+// reached the server. Cases whose flag changes the output are also
+// compared with the same command without it, so that equality cannot
+// come from a flag both ways ignore.
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// bothWays runs args through the server and on the database, fails the
+// test unless the server answered the first run only, and returns both.
+func (c *cli) bothWays(stdin string, args ...string) (served, local result) {
+	c.t.Helper()
+	served = c.run(stdin, args...)
+	c.env["CAIRN_NO_SERVER"] = "1"
+	local = c.run(stdin, args...)
+	delete(c.env, "CAIRN_NO_SERVER")
+	if !served.served {
+		c.t.Errorf("the server did not answer: %v", served)
+	}
+	if local.served {
+		c.t.Errorf("a server answered with CAIRN_NO_SERVER=1: %v", local)
+	}
+	return served, local
+}
+
+// seedBothWays starts a server over a database of a few memories of
+// several types, tags, files and sessions.
+func seedBothWays(t *testing.T) *cli {
+	c, _ := startServe(t)
+	c.ok("add", "--type", "decision", "--tags", "db,storage", "--files", "store/*.go", "Use SQLite in WAL mode; one writer, many readers.")
+	c.ok("add", "--type", "pitfall", "--tags", "db", "The WAL file grows without checkpoints while a long reader holds it.")
+	c.ok("add", "--type", "convention", "--tags", "style", "Errors carry a code for callers and context for operators.")
+	c.ok("add", "--type", "fix", "--files", "auth/clock.go", "Give each flaky auth subtest its own fake clock.")
+	c.ok("add", "--type", "pattern", "Background jobs have a runOnce and an injected clock.")
+	c.ok("add", "--type", "fix", "--session", "s-other", "--task", "t-1", "Moved the flaky auth tests to a clock of their own.")
+	return c
+}
+
+func TestEveryFlagReachesTheServer(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	os.MkdirAll(filepath.Join(c.wd, ".cairn"), 0o755)
+	writeConfigFile(t, filepath.Join(c.wd, ".cairn", "cairn.toml"), "[modes.tiny]\nbudget = 60\n")
+	cases := []struct {
+		args []string
+		// base, when set, is the same command without the flag: its
+		// output must differ.
+		base []string
+	}{
+		{args: []string{"context", "--dry-run", "--prompt", "flaky clock", "--max-chars", "300"}, base: []string{"context", "--dry-run", "--prompt", "flaky clock"}},
+		{args: []string{"context", "--dry-run", "--prompt", "wal readers", "--budget", "40"}, base: []string{"context", "--dry-run", "--prompt", "wal readers"}},
+		{args: []string{"context", "--dry-run", "--prompt", "flaky auth clock", "--limit", "1"}, base: []string{"context", "--dry-run", "--prompt", "flaky auth clock"}},
+		{args: []string{"context", "--dry-run", "--prompt", "wal readers", "--format", "xml"}, base: []string{"context", "--dry-run", "--prompt", "wal readers"}},
+		{args: []string{"context", "--dry-run", "--prompt", "wal readers", "--format", "json"}, base: []string{"context", "--dry-run", "--prompt", "wal readers"}},
+		{args: []string{"context", "--dry-run", "--prompt", "wal readers", "--explain"}, base: []string{"context", "--dry-run", "--prompt", "wal readers"}},
+		{args: []string{"context", "--dry-run", "--prompt", "wal readers", "--index"}, base: []string{"context", "--dry-run", "--prompt", "wal readers"}},
+		{args: []string{"context", "--dry-run", "--prompt", "wal readers", "--mode", "tiny"}, base: []string{"context", "--dry-run", "--prompt", "wal readers"}},
+		{args: []string{"context", "--dry-run", "--files", "auth/clock.go"}},
+		{args: []string{"context", "--dry-run", "--prompt", "clock", "--hat", "critic", "--agent", "claude", "--task", "t-1", "--explain"}},
+		{args: []string{"context", "--dry-run", "--prompt", "flaky clock", "--session", "s-mine"}},
+		{args: []string{"context", "--dry-run"}},
+		{args: []string{"search", "wal", "--limit", "1"}, base: []string{"search", "wal"}},
+		{args: []string{"search", "wal", "--type", "pitfall"}, base: []string{"search", "wal"}},
+		{args: []string{"search", "wal", "--tag", "storage"}, base: []string{"search", "wal"}},
+		{args: []string{"search", "clock", "--exclude-session", "s-other"}, base: []string{"search", "clock"}},
+		{args: []string{"search", "wal", "--json"}, base: []string{"search", "wal"}},
+		{args: []string{"search", "wal", "--explain"}, base: []string{"search", "wal"}},
+		{args: []string{"search", "clock", "--json", "--explain", "--no-global", "--after", "2000-01-01", "--before", "2999-01-01"}},
+		{args: []string{"search", "wal", "--before", "2000-01-01"}},
+		{args: []string{"--now", "2030-01-01T00:00:00Z", "search", "wal", "--explain"}, base: []string{"search", "wal", "--explain"}},
+	}
+	for _, tc := range cases {
+		served, local := c.bothWays("", tc.args...)
+		if served.code != local.code || served.stdout != local.stdout || served.stderr != local.stderr {
+			t.Errorf("through the server and locally differ:\n%v\n---\n%v", served, local)
+		}
+		if tc.base != nil {
+			if base := c.run("", tc.base...); base.stdout == served.stdout {
+				t.Errorf("%q prints what %q prints: the flag had no effect, so the test proves nothing\n%v", tc.args, tc.base, served)
+			}
+		}
+	}
+	// Bad inputs answer the same both ways: a negative budget, an
+	// unknown mode, an unknown format.
+	for _, args := range [][]string{
+		{"context", "--budget", "-1"}, {"context", "--mode", "nosuch"}, {"context", "--format", "yaml"},
+	} {
+		c.env["CAIRN_NO_SERVER"] = "1"
+		local := c.run("", args...)
+		delete(c.env, "CAIRN_NO_SERVER")
+		served := c.run("", args...)
+		if local.code != 2 || served.code != local.code || served.stderr != local.stderr {
+			t.Errorf("a bad call: through the server %v\nlocally %v", served, local)
+		}
+	}
+}
+
+func TestBatchSearchIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	batch := `{"qid":"a","query":"wal readers","limit":3}
+{"qid":"b","query":"flaky clock","now":"2030-01-01T00:00:00Z"}
+not json
+{"qid":"c","query":"","limit":2}
+`
+	served, local := c.bothWays(batch, "search", "--batch", "-")
+	if served.code != local.code || served.stdout != local.stdout || !strings.Contains(local.stdout, `"qid":"b"`) {
+		t.Errorf("batch through the server and locally differ:\n%v\n---\n%v", served, local)
+	}
+}
+
+func TestHooksAreTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	payload := func(event, extra string) string {
+		return `{"session_id":"s-hook","transcript_path":"` + filepath.Join(c.dir, "t.jsonl") + `","cwd":"` + c.wd +
+			`","hook_event_name":"` + event + `"` + extra + `}`
+	}
+	for _, tc := range []struct{ event, payload string }{
+		{"user-prompt-submit", payload("UserPromptSubmit", `,"prompt":"why is the wal file growing"`)},
+		{"pre-tool-use", payload("PreToolUse", `,"tool_name":"Edit","tool_input":{"file_path":"`+filepath.Join(c.wd, "auth", "clock.go")+`"}`)},
+		{"pre-tool-use", payload("PreToolUse", `,"tool_name":"Bash","tool_input":{"command":"go test ./auth -run Flaky"}`)},
+		{"subagent-start", payload("SubagentStart", `,"agent_type":"wal reviewer"`)},
+	} {
+		served, local := c.bothWays(tc.payload, "hook", "claude", tc.event)
+		if served.code != 0 || served.stdout != local.stdout || (tc.event == "user-prompt-submit" && served.stdout == "") {
+			t.Errorf("%s through the server and locally differ (or are empty):\n%v\n---\n%v", tc.event, served, local)
+		}
+	}
+}

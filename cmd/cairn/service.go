@@ -1,0 +1,141 @@
+package main
+
+// The service a command calls: the engine over the database file, or the
+// client of a server that answers for it (package client). A command
+// holds the interface and does not know which it got, so that a command
+// answered by `cairn serve` runs the same code as one that opens the
+// database itself: every flag reaches the service either way.
+//
+// A server answers for the database when --server (CAIRN_SERVER) names
+// one, or when `cairn serve` listens on the Unix socket next to the
+// database file (cairn.db.sock). A named server that cannot be reached is
+// an error; the socket's server that does not answer (it stopped, or its
+// database file was replaced) is not: the command then opens the
+// database itself. CAIRN_NO_SERVER=1 never uses the socket.
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/recall"
+)
+
+// service is what the commands that a server may answer call.
+type service interface {
+	cairn.Service
+	// Context builds a block, as recall.AnswerCall does.
+	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
+}
+
+// localService is the engine over the database file, bound to the
+// command's project.
+type localService struct {
+	*engine.Engine
+	record recall.Recorder
+}
+
+func (l localService) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
+	return recall.AnswerCall(ctx, l.Engine, call, l.record)
+}
+
+var (
+	_ service = localService{}
+	_ service = (*client.Project)(nil)
+)
+
+// serverTimeout bounds a request to the socket's server: one that does
+// not answer in time (hung, or stopped in a debugger) must not stall an
+// agent's prompt.
+const serverTimeout = 3 * time.Second
+
+// server returns the client of the server that answers for the database
+// of g, bound to g's project at g's clock, or nil when none does. named
+// reports that --server or CAIRN_SERVER named it: its failures are the
+// command's, not a reason to open the database.
+func (m *Main) server(g *globals) (p *client.Project, named bool, err error) {
+	if err := g.resolve(m); err != nil {
+		return nil, false, err
+	}
+	target, named := g.server, g.server != ""
+	if !named {
+		if m.Getenv("CAIRN_NO_SERVER") != "" {
+			return nil, false, nil
+		}
+		db, err := filepath.Abs(g.path())
+		if err != nil {
+			return nil, false, nil
+		}
+		sock := socketPath(db)
+		if sock == "" {
+			return nil, false, nil
+		}
+		if _, err := os.Stat(sock); err != nil {
+			return nil, false, nil
+		}
+		target = "unix:" + sock
+	}
+	c, err := client.New(target, &client.Options{Token: m.Getenv("CAIRN_TOKEN"), Timeout: serverTimeout})
+	if err != nil {
+		return nil, named, usagef("--server: %s", cairn.ErrorMessage(err))
+	}
+	p = c.Project(g.project)
+	if g.now != "" {
+		now, err := g.clock()
+		if err != nil {
+			return nil, named, err
+		}
+		p = p.At(now())
+	}
+	return p, named, nil
+}
+
+// dbAccess is what a command does to the database file when it opens it
+// itself.
+type dbAccess int
+
+const (
+	readDB   dbAccess = iota // reads only
+	recordDB                 // reads, and records the use of what it shows: no file is created for that
+	writeDB                  // writes; creates the database when there is none
+)
+
+// withService runs fn with the service of g's database: a server's client
+// when one answers for it, else the engine opened for access. fn must
+// call the service before it prints anything: when the socket's server
+// turns out not to answer, fn runs again on the engine. Without a server,
+// readDB and recordDB on a database that does not exist get
+// errNoDatabase.
+func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn func(service) error) error {
+	p, named, err := m.server(g)
+	if err != nil {
+		return err
+	}
+	if p != nil {
+		err := fn(p)
+		if named || !client.IsUnavailable(err) {
+			m.served = true
+			return err
+		}
+		// The socket's server is gone or does not serve this file now.
+	}
+	if access == recordDB && !g.remote() {
+		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
+			return errNoDatabase
+		}
+	}
+	s, err := m.open(ctx, g, access == readDB)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	return fn(localService{Engine: s.eng, record: s.eng.RecordUse})
+}
+
+// errIsNoDatabase reports whether err says there is no database to read.
+func errIsNoDatabase(err error) bool { return errors.Is(err, errNoDatabase) }
