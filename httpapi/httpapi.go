@@ -47,6 +47,11 @@ type Service interface {
 	cairn.ImportService
 	// NearType returns a known type one edit away from typ, or "".
 	NearType(ctx context.Context, project, typ string) (string, error)
+	// The iterations of agent loops (package loop, seed 003).
+	PutIteration(ctx context.Context, it *cairn.Iteration) error
+	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)
+	IterationTotals(ctx context.Context, project, task string) ([]cairn.IterationTotals, error)
+	AggregateIterations(ctx context.Context, project string, before time.Time) (int, error)
 	Now() time.Time
 }
 
@@ -169,6 +174,11 @@ func (s *Server) routes() {
 	s.route("GET /stats", read, s.stats)
 	s.route("GET /activity", read, s.activity)
 	s.route("POST /cleanup", write, s.cleanup)
+	s.route("POST /loop/iterations", write, s.loopRecord)
+	s.route("POST /loop/context", read, s.loopContext)
+	s.route("GET /loop/model", read, s.loopModel)
+	s.route("GET /loop/status", read, s.loopStatus)
+	s.route("POST /loop/prune", write, s.loopPrune)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, cairn.Errorf(cairn.ENOTFOUND, "no route %s %s; GET /api/openapi.json lists them", r.Method, r.URL.Path))
 	})

@@ -327,6 +327,18 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("GET", p+"/activity?action=exploded", nil, 400)
 	call("POST", p+"/cleanup", nil, 200)
 	call("POST", p+"/cleanup?apply=true", nil, 200)
+	call("POST", p+"/loop/iterations", map[string]any{"task": "7", "iteration": 1, "outcome": "failed", "model": "sonnet", "duration_ms": 61000,
+		"cost_usd": 0.42, "result": "<failure-report>\nerror: TestSync times out\navoid: more retries\n</failure-report>\n<learning>never closed"}, 200)
+	call("POST", p+"/loop/iterations", map[string]any{"task": "7", "iteration": 2, "outcome": "no-signal"}, 200)
+	call("POST", p+"/loop/iterations", map[string]any{"task": "7", "iteration": 0, "outcome": "maybe"}, 400)
+	call("POST", p+"/loop/context", map[string]any{"task": "7", "title": "sync retries", "files": []string{"sync/client.go"}, "budget": 2000,
+		"tiers": []string{"small", "large"}, "stuck_after": 2, "explain": true}, 200)
+	call("POST", p+"/loop/context", map[string]any{"title": "no task"}, 400)
+	call("GET", p+"/loop/model?task=7&tiers=haiku,sonnet,opus&escalate_after=2", nil, 200)
+	call("GET", p+"/loop/model", nil, 400)
+	call("GET", p+"/loop/status?review_after=3", nil, 200)
+	call("POST", p+"/loop/prune", map[string]any{"archive_after_hours": 1, "aggregate_after_hours": 2000}, 200)
+	call("POST", p+"/loop/prune", map[string]any{"archive_after_hours": -1}, 400)
 	call("DELETE", p+"/memories/"+second, nil, 200)
 	call("DELETE", p+"/memories/"+second, nil, 404)
 	call("GET", "/api/openapi.json", nil, 200)

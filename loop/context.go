@@ -3,6 +3,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
@@ -210,7 +211,7 @@ func learningItems(ctx context.Context, svc Service, req ContextRequest, failure
 	}
 	now := req.Now
 	if now.IsZero() {
-		now = time.Now()
+		now = svc.Now()
 	}
 	var items []contextpack.Item
 	for _, h := range hits {
@@ -222,7 +223,7 @@ func learningItems(ctx context.Context, svc Service, req ContextRequest, failure
 			continue
 		}
 		// Relevance first; recency breaks near-ties (a week costs 0.01).
-		age := now.Sub(m.CreatedAt).Hours() / 24
+		age := math.Floor(now.Sub(m.CreatedAt).Hours() / 24) // whole days: the same block all day
 		value := h.Relevance - min(age, 365)/700
 		items = append(items, contextpack.Item{ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content,
 			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: max(value, 0.01), Flag: m.Flag})

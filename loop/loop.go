@@ -30,6 +30,8 @@ type Service interface {
 	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)
 	IterationTotals(ctx context.Context, project, task string) ([]cairn.IterationTotals, error)
 	AggregateIterations(ctx context.Context, project string, before time.Time) (int, error)
+	// Now is the service's clock: what a zero Now of a request means.
+	Now() time.Time
 }
 
 // Record is one finished iteration, as the loop saw it.
@@ -100,10 +102,14 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 			m.Tags = appendTag(m.Tags, "loop")
 		}
 		res, err := svc.AddMemory(ctx, m)
-		if err != nil {
+		if cairn.ErrorCode(err) == cairn.EINVALID {
 			// One bad signal does not lose the others, nor the iteration.
-			out.Problems = append(out.Problems, capture.Problem{Line: s.Line, Reason: err.Error()})
+			out.Problems = append(out.Problems, capture.Problem{Line: s.Line, Text: s.Title,
+				Reason: "cannot store the " + strings.ReplaceAll(s.Kind, "_", " ") + ": " + cairn.ErrorMessage(err)})
 			continue
+		}
+		if err != nil {
+			return nil, err
 		}
 		out.Memories = append(out.Memories, res)
 		switch s.Kind {

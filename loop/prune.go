@@ -38,7 +38,7 @@ func Prune(ctx context.Context, svc Service, project string, opts PruneOptions) 
 		opts.AggregateAfter = 90 * 24 * time.Hour
 	}
 	if opts.Now.IsZero() {
-		opts.Now = time.Now()
+		opts.Now = svc.Now()
 	}
 	states, err := Status(ctx, svc, project, Policy{})
 	if err != nil {

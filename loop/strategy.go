@@ -152,6 +152,16 @@ func ChooseModel(ctx context.Context, svc Service, project, task string, tiers [
 	return &c, nil
 }
 
+// FirstChoice is the choice for a task of a project with nothing
+// recorded.
+func FirstChoice(tiers []string, p Policy) *Choice {
+	if len(tiers) == 0 {
+		tiers = DefaultTiers
+	}
+	c := choose(TaskState{}, nil, tiers, p.withDefaults())
+	return &c
+}
+
 // load reads the task's state and the project's latest iterations.
 func load(ctx context.Context, svc Service, project, task string, p Policy) (TaskState, []*cairn.Iteration, error) {
 	its, err := svc.FindIterations(ctx, cairn.IterationFilter{Project: project, Task: task, Limit: 200})

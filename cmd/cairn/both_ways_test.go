@@ -137,3 +137,49 @@ func TestHooksAreTheSameBothWays(t *testing.T) {
 		}
 	}
 }
+
+// cairn loop through the server and on the database: a record through
+// either is seen by the other, and every read prints the same both ways.
+func TestLoopIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	report := "<failure-report>\nerror: TestWAL times out while a reader holds the file\napproach: more checkpoints\navoid: checkpointing in the reader\n</failure-report>\n" +
+		"<learning category=\"pitfall\" files=\"store/wal.go\">A long reader blocks WAL checkpoints in store/wal.go.</learning>"
+	if r := c.run(report, "loop", "record", "--task", "7", "--iteration", "1", "--outcome", "failed", "--model", "sonnet", "--result", "-"); r.code != 0 || !r.served {
+		t.Fatalf("record through the server: %v", r)
+	}
+	c.env["CAIRN_NO_SERVER"] = "1"
+	if r := c.run("", "loop", "record", "--task", "7", "--iteration", "2", "--outcome", "no-signal", "--model", "sonnet"); r.code != 0 || r.served {
+		t.Fatalf("record on the database: %v", r)
+	}
+	delete(c.env, "CAIRN_NO_SERVER")
+	for _, tc := range []struct{ args, base []string }{
+		{args: []string{"loop", "context", "--task", "7", "--title", "wal readers", "--files", "store/wal.go"}},
+		{args: []string{"loop", "context", "--task", "7", "--budget", "500"}, base: []string{"loop", "context", "--task", "7"}},
+		{args: []string{"loop", "context", "--task", "7", "--tiers", "small,large"}, base: []string{"loop", "context", "--task", "7"}},
+		{args: []string{"loop", "context", "--task", "7", "--iteration", "9", "--explain"}, base: []string{"loop", "context", "--task", "7"}},
+		{args: []string{"loop", "context", "--task", "7", "--format", "json"}, base: []string{"loop", "context", "--task", "7"}},
+		{args: []string{"loop", "model", "--task", "7", "--json"}},
+		{args: []string{"loop", "model", "--task", "7", "--tiers", "a,b,c,d"}, base: []string{"loop", "model", "--task", "7"}},
+		{args: []string{"loop", "status"}},
+		{args: []string{"loop", "status", "--json"}},
+		{args: []string{"--now", "2030-01-01T00:00:00Z", "loop", "context", "--task", "7", "--title", "wal"}},
+	} {
+		served, local := c.bothWays("", tc.args...)
+		if served.code != 0 || served.code != local.code || served.stdout != local.stdout || served.stderr != local.stderr {
+			t.Errorf("%q through the server and locally differ:\n%v\n---\n%v", tc.args, served, local)
+		}
+		if tc.base != nil {
+			if base := c.run("", tc.base...); base.stdout == served.stdout {
+				t.Errorf("%q prints what %q prints: the flag had no effect\n%v", tc.args, tc.base, served)
+			}
+		}
+	}
+	served, _ := c.bothWays("", "loop", "model", "--task", "7")
+	if served.stdout != "opus\n" || !strings.Contains(served.stderr, "escalated: 2 failures in a row") {
+		t.Errorf("the model after two failures (one recorded each way): %v", served)
+	}
+	if r := c.run("", "loop", "prune", "--json"); r.code != 0 || !r.served || !strings.Contains(r.stdout, `"aggregated": 0`) {
+		t.Errorf("prune through the server: %v", r)
+	}
+}

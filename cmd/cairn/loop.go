@@ -121,14 +121,12 @@ func runLoopRecord(ctx context.Context, m *Main, g *globals, args []string) erro
 	if err != nil {
 		return err
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
+	var rec *loop.Recorded
+	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		rec, err = svc.LoopRecord(ctx, loop.Record{Run: run.v, Task: task.v, Iteration: n, Model: model.v, Outcome: outcome.v,
+			DurationMS: ms, CostUSD: usd, Result: text, Agent: agent.v, Session: session.v})
 		return err
-	}
-	defer s.Close()
-	rec, err := loop.RecordIteration(ctx, s.eng, loop.Record{Project: g.project, Run: run.v, Task: task.v, Iteration: n,
-		Model: model.v, Outcome: outcome.v, DurationMS: ms, CostUSD: usd, Result: text, Agent: agent.v, Session: session.v,
-		Now: s.eng.Now()})
+	})
 	if err != nil {
 		return err
 	}
@@ -136,12 +134,7 @@ func runLoopRecord(ctx context.Context, m *Main, g *globals, args []string) erro
 		fmt.Fprintf(m.Stderr, "cairn: result line %d: %s\n", p.Line, p.Reason)
 	}
 	if asJSON {
-		mems := make([]map[string]string, 0, len(rec.Memories))
-		for _, w := range rec.Memories {
-			mems = append(mems, map[string]string{"id": w.Memory.ID, "status": w.Status, "type": w.Memory.Type})
-		}
-		return writeJSON(m.Stdout, map[string]any{"iteration": iterationJSON(&rec.Iteration), "memories": mems,
-			"minimal_report": rec.MinimalReport, "problems": len(rec.Problems)})
+		return writeJSON(m.Stdout, loop.RecordedJSONOf(rec))
 	}
 	fmt.Fprintf(m.Stdout, "iteration %d of task %s: %s\n", rec.Iteration.Iteration, rec.Iteration.Task, rec.Iteration.Outcome)
 	for _, w := range rec.Memories {
@@ -151,12 +144,6 @@ func runLoopRecord(ctx context.Context, m *Main, g *globals, args []string) erro
 		fmt.Fprintln(m.Stdout, "(no <failure-report> in the result: a minimal report was made from it)")
 	}
 	return nil
-}
-
-func iterationJSON(it *cairn.Iteration) map[string]any {
-	return map[string]any{"project": it.Project, "run": it.Run, "task": it.Task, "iteration": it.Iteration,
-		"model": it.Model, "outcome": it.Outcome, "duration_ms": it.DurationMS, "cost_usd": it.CostUSD,
-		"difficulty": it.Difficulty, "failure_id": it.FailureID, "summary": it.Summary, "created_at": wire.FormatTime(it.CreatedAt)}
 }
 
 func runLoopContext(ctx context.Context, m *Main, g *globals, args []string) error {
@@ -208,17 +195,15 @@ func runLoopContext(ctx context.Context, m *Main, g *globals, args []string) err
 	if tiers.set {
 		t = tiers.vals
 	}
-	s, err := m.open(ctx, g, true)
-	if err == errNoDatabase {
+	var c *loop.Context
+	err = m.withService(ctx, g, readDB, func(svc service) error {
+		c, err = svc.LoopContext(ctx, loop.ContextRequest{Task: task.v, Title: title.v, Description: desc.v, Files: files.vals,
+			Budget: chars, Iteration: n, Tiers: t, Policy: p, Format: format.v, Explain: explain})
+		return err
+	})
+	if errIsNoDatabase(err) {
 		return nil // nothing recorded yet: nothing to say
 	}
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	c, err := loop.BuildContext(ctx, s.eng, loop.ContextRequest{Project: g.project, Task: task.v, Title: title.v,
-		Description: desc.v, Files: files.vals, Budget: chars, Iteration: n, Tiers: t, Policy: p,
-		Format: format.v, Explain: explain, Now: s.eng.Now()})
 	if err != nil {
 		return err
 	}
@@ -252,22 +237,19 @@ func runLoopModel(ctx context.Context, m *Main, g *globals, args []string) error
 	if tiers.set {
 		t = tiers.vals
 	}
-	s, err := m.open(ctx, g, true)
-	if err == errNoDatabase {
-		s, err = m.open(ctx, g, false) // nothing recorded yet: the default choice
-	}
-	if err != nil {
+	var c *loop.Choice
+	err = m.withService(ctx, g, readDB, func(svc service) error {
+		c, err = svc.LoopModel(ctx, task.v, t, p)
 		return err
+	})
+	if errIsNoDatabase(err) {
+		c, err = loop.FirstChoice(t, p), nil // nothing recorded yet
 	}
-	defer s.Close()
-	c, err := loop.ChooseModel(ctx, s.eng, g.project, task.v, t, p)
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return writeJSON(m.Stdout, map[string]any{"model": c.Model, "tier": c.Tier, "reason": c.Reason,
-			"consecutive_failures": c.State.ConsecutiveFailures, "attempts": c.State.Attempts,
-			"stuck": c.State.Stuck, "flagged": c.State.Flagged, "recent_done": c.RecentDone, "recent_count": c.RecentCount})
+		return writeJSON(m.Stdout, loop.ChoiceJSONOf(c))
 	}
 	fmt.Fprintln(m.Stdout, c.Model)
 	fmt.Fprintf(m.Stderr, "cairn: %s: %s\n", c.Model, c.Reason)
@@ -285,29 +267,16 @@ func runLoopStatus(ctx context.Context, m *Main, g *globals, args []string) erro
 	if err != nil {
 		return err
 	}
-	s, err := m.open(ctx, g, true)
-	if err == errNoDatabase {
-		if asJSON {
-			fmt.Fprintln(m.Stdout, "[]")
-		}
-		return nil
-	}
-	if err != nil {
+	var states []loop.TaskState
+	err = m.withService(ctx, g, readDB, func(svc service) error {
+		states, err = svc.LoopStatus(ctx, p)
 		return err
-	}
-	defer s.Close()
-	states, err := loop.Status(ctx, s.eng, g.project, p)
-	if err != nil {
+	})
+	if err != nil && !errIsNoDatabase(err) {
 		return err
 	}
 	if asJSON {
-		out := make([]map[string]any, 0, len(states))
-		for _, st := range states {
-			out = append(out, map[string]any{"task": st.Task, "attempts": st.Attempts, "failures": st.Failures,
-				"consecutive_failures": st.ConsecutiveFailures, "last_outcome": st.LastOutcome, "last_model": st.LastModel,
-				"last_at": wire.FormatTime(st.LastAt), "difficulty": st.Difficulty, "stuck": st.Stuck, "flagged": st.Flagged})
-		}
-		return writeJSON(m.Stdout, out)
+		return writeJSON(m.Stdout, loop.StatusJSONOf(states).Tasks)
 	}
 	if len(states) == 0 {
 		fmt.Fprintln(m.Stdout, "no iterations recorded")
@@ -356,18 +325,17 @@ func runLoopPrune(ctx context.Context, m *Main, g *globals, args []string) error
 		}
 		*f.to = d
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
+	var p *loop.Pruned
+	err := m.withService(ctx, g, writeDB, func(svc service) error {
+		var err error
+		p, err = svc.LoopPrune(ctx, opts)
 		return err
-	}
-	defer s.Close()
-	opts.Now = s.eng.Now()
-	p, err := loop.Prune(ctx, s.eng, g.project, opts)
+	})
 	if err != nil {
 		return err
 	}
 	if asJSON {
-		return writeJSON(m.Stdout, map[string]any{"archived": append([]string{}, p.Archived...), "aggregated": p.Aggregated})
+		return writeJSON(m.Stdout, loop.PrunedJSONOf(p))
 	}
 	fmt.Fprintf(m.Stdout, "archived %d failure reports, folded %d iterations into totals\n", len(p.Archived), p.Aggregated)
 	return nil

@@ -29,12 +29,12 @@ func TestLoopRecordContextModelStatus(t *testing.T) {
 	var rec struct {
 		Iteration map[string]any      `json:"iteration"`
 		Memories  []map[string]string `json:"memories"`
-		Problems  int                 `json:"problems"`
+		Problems  []map[string]any    `json:"problems"`
 	}
 	if err := json.Unmarshal([]byte(r.stdout), &rec); err != nil {
 		t.Fatal(err)
 	}
-	if rec.Iteration["failure_id"] == "" || rec.Iteration["cost_usd"] != 0.42 || len(rec.Memories) != 2 || rec.Problems != 1 ||
+	if rec.Iteration["failure_id"] == "" || rec.Iteration["cost_usd"] != 0.42 || len(rec.Memories) != 2 || len(rec.Problems) != 1 ||
 		!strings.Contains(r.stderr, "result line") {
 		t.Errorf("record printed %v, stderr %q", r.stdout, r.stderr)
 	}

@@ -23,6 +23,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/recall"
 )
 
@@ -31,6 +32,8 @@ type service interface {
 	cairn.Service
 	// Context builds a block, as recall.AnswerCall does.
 	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
+	// Iteration memory for agent loops (cairn loop).
+	loop.API
 }
 
 // localService is the engine over the database file, bound to the
@@ -38,6 +41,7 @@ type service interface {
 type localService struct {
 	*engine.Engine
 	record recall.Recorder
+	loop.Local
 }
 
 func (l localService) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
@@ -134,7 +138,7 @@ func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn 
 		return err
 	}
 	defer s.Close()
-	return fn(localService{Engine: s.eng, record: s.eng.RecordUse})
+	return fn(localService{Engine: s.eng, record: s.eng.RecordUse, Local: loop.Local{Svc: s.eng, Project: g.project}})
 }
 
 // errIsNoDatabase reports whether err says there is no database to read.

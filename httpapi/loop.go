@@ -1,0 +1,101 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/loop"
+)
+
+// Routes of iteration memory for agent loops (package loop; cairn loop):
+// each runs one loop operation on the project, with the policy and tiers
+// the request gives (the caller's configuration), so that a server
+// answers as the caller's own engine would.
+
+// maxLoopResultBytes bounds a recorded iteration's body: the agent's
+// result is read as `cairn loop record --result` reads it.
+const maxLoopResultBytes = MaxCaptureBytes
+
+func (s *Server) loopRecord(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in loop.RecordJSON
+	if err := readJSON(w, r, maxLoopResultBytes, &in); err != nil {
+		return err
+	}
+	rec, err := loop.Local{Svc: p.svc, Project: p.name}.LoopRecord(r.Context(), in.Record(p.svc.Now()))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, loop.RecordedJSONOf(rec))
+	return nil
+}
+
+func (s *Server) loopContext(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in loop.ContextRequestJSON
+	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
+		return err
+	}
+	c, err := loop.Local{Svc: p.svc, Project: p.name}.LoopContext(r.Context(), in.Request(p.svc.Now()))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, loop.ContextJSONOf(c))
+	return nil
+}
+
+// loopPolicy reads the policy and tiers of a GET request's parameters.
+func loopPolicy(q *query) (loop.Policy, []string) {
+	return loop.Policy{
+		EscalateAfter: q.integer("escalate_after", 0, 0, 1000),
+		StuckAfter:    q.integer("stuck_after", 0, 0, 1000),
+		ReviewAfter:   q.integer("review_after", 0, 0, 1000),
+	}, q.list("tiers")
+}
+
+func (s *Server) loopModel(w http.ResponseWriter, r *http.Request, p *project) error {
+	q := &query{r: r}
+	task := q.str("task")
+	pol, tiers := loopPolicy(q)
+	if q.err != nil {
+		return q.err
+	}
+	if task == "" {
+		q.bad("task", task, "give the task's id")
+		return q.err
+	}
+	c, err := loop.Local{Svc: p.svc, Project: p.name}.LoopModel(r.Context(), task, tiers, pol)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, loop.ChoiceJSONOf(c))
+	return nil
+}
+
+func (s *Server) loopStatus(w http.ResponseWriter, r *http.Request, p *project) error {
+	q := &query{r: r}
+	pol, _ := loopPolicy(q)
+	if q.err != nil {
+		return q.err
+	}
+	states, err := loop.Local{Svc: p.svc, Project: p.name}.LoopStatus(r.Context(), pol)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, loop.StatusJSONOf(states))
+	return nil
+}
+
+func (s *Server) loopPrune(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in loop.PruneJSON
+	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
+		return err
+	}
+	if in.ArchiveAfterHours < 0 || in.AggregateAfterHours < 0 {
+		return cairn.Errorf(cairn.EINVALID, "archive_after_hours and aggregate_after_hours cannot be negative")
+	}
+	pr, err := loop.Local{Svc: p.svc, Project: p.name}.LoopPrune(r.Context(), in.Options(p.svc.Now()))
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, loop.PrunedJSONOf(pr))
+	return nil
+}

@@ -1,0 +1,349 @@
+package loop
+
+import (
+	"context"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
+	"github.com/cairn-dev/cairn/contextpack"
+)
+
+// API is iteration memory one call per operation, bound to one project:
+// Local runs it on a Service (the engine), and a server's client (package
+// client) sends each call to `cairn serve`, which runs it with Local. The
+// policy and tiers travel with each call, so a server answers by the
+// caller's configuration.
+type API interface {
+	LoopRecord(ctx context.Context, r Record) (*Recorded, error)
+	LoopContext(ctx context.Context, req ContextRequest) (*Context, error)
+	LoopModel(ctx context.Context, task string, tiers []string, p Policy) (*Choice, error)
+	LoopStatus(ctx context.Context, p Policy) ([]TaskState, error)
+	LoopPrune(ctx context.Context, opts PruneOptions) (*Pruned, error)
+}
+
+// Local is API over a Service for one project.
+type Local struct {
+	Svc     Service
+	Project string
+}
+
+// LoopRecord implements API.
+func (l Local) LoopRecord(ctx context.Context, r Record) (*Recorded, error) {
+	r.Project = l.Project
+	return RecordIteration(ctx, l.Svc, r)
+}
+
+// LoopContext implements API.
+func (l Local) LoopContext(ctx context.Context, req ContextRequest) (*Context, error) {
+	req.Project = l.Project
+	return BuildContext(ctx, l.Svc, req)
+}
+
+// LoopModel implements API.
+func (l Local) LoopModel(ctx context.Context, task string, tiers []string, p Policy) (*Choice, error) {
+	return ChooseModel(ctx, l.Svc, l.Project, task, tiers, p)
+}
+
+// LoopStatus implements API.
+func (l Local) LoopStatus(ctx context.Context, p Policy) ([]TaskState, error) {
+	return Status(ctx, l.Svc, l.Project, p)
+}
+
+// LoopPrune implements API.
+func (l Local) LoopPrune(ctx context.Context, opts PruneOptions) (*Pruned, error) {
+	return Prune(ctx, l.Svc, l.Project, opts)
+}
+
+// The JSON of the REST API's loop routes, shared by the server (package
+// httpapi) and its client.
+
+// PolicyJSON is a Policy and tiers as a request carries them; zero values
+// mean the defaults.
+type PolicyJSON struct {
+	Tiers         []string `json:"tiers,omitempty"`
+	EscalateAfter int      `json:"escalate_after,omitempty"`
+	StuckAfter    int      `json:"stuck_after,omitempty"`
+	ReviewAfter   int      `json:"review_after,omitempty"`
+}
+
+// Policy is the policy of j.
+func (j PolicyJSON) Policy() Policy {
+	return Policy{EscalateAfter: j.EscalateAfter, StuckAfter: j.StuckAfter, ReviewAfter: j.ReviewAfter}
+}
+
+// PolicyJSONOf is p and tiers as JSON.
+func PolicyJSONOf(p Policy, tiers []string) PolicyJSON {
+	return PolicyJSON{Tiers: tiers, EscalateAfter: p.EscalateAfter, StuckAfter: p.StuckAfter, ReviewAfter: p.ReviewAfter}
+}
+
+// RecordJSON is the body of POST /loop/iterations.
+type RecordJSON struct {
+	Run        string  `json:"run,omitempty"`
+	Task       string  `json:"task"`
+	Iteration  int     `json:"iteration"`
+	Model      string  `json:"model,omitempty"`
+	Outcome    string  `json:"outcome"`
+	DurationMS int64   `json:"duration_ms,omitempty"`
+	CostUSD    float64 `json:"cost_usd,omitempty"`
+	Result     string  `json:"result,omitempty"`
+	Agent      string  `json:"agent,omitempty"`
+	Session    string  `json:"session,omitempty"`
+}
+
+// Record is the record of j, at now.
+func (j RecordJSON) Record(now time.Time) Record {
+	return Record{Run: j.Run, Task: j.Task, Iteration: j.Iteration, Model: j.Model, Outcome: j.Outcome,
+		DurationMS: j.DurationMS, CostUSD: j.CostUSD, Result: j.Result, Agent: j.Agent, Session: j.Session, Now: now}
+}
+
+// RecordJSONOf is r as JSON.
+func RecordJSONOf(r Record) RecordJSON {
+	return RecordJSON{Run: r.Run, Task: r.Task, Iteration: r.Iteration, Model: r.Model, Outcome: r.Outcome,
+		DurationMS: r.DurationMS, CostUSD: r.CostUSD, Result: r.Result, Agent: r.Agent, Session: r.Session}
+}
+
+// IterationJSON is a recorded iteration.
+type IterationJSON struct {
+	Project    string  `json:"project"`
+	Run        string  `json:"run"`
+	Task       string  `json:"task"`
+	Iteration  int     `json:"iteration"`
+	Model      string  `json:"model"`
+	Outcome    string  `json:"outcome"`
+	DurationMS int64   `json:"duration_ms"`
+	CostUSD    float64 `json:"cost_usd"`
+	Difficulty string  `json:"difficulty"`
+	FailureID  string  `json:"failure_id"`
+	Summary    string  `json:"summary"`
+	CreatedAt  string  `json:"created_at"`
+}
+
+func iterationJSON(it cairn.Iteration) IterationJSON {
+	return IterationJSON{Project: it.Project, Run: it.Run, Task: it.Task, Iteration: it.Iteration, Model: it.Model,
+		Outcome: it.Outcome, DurationMS: it.DurationMS, CostUSD: it.CostUSD, Difficulty: it.Difficulty,
+		FailureID: it.FailureID, Summary: it.Summary, CreatedAt: it.CreatedAt.UTC().Format(time.RFC3339Nano)}
+}
+
+func (j IterationJSON) iteration() cairn.Iteration {
+	at, _ := time.Parse(time.RFC3339Nano, j.CreatedAt)
+	return cairn.Iteration{Project: j.Project, Run: j.Run, Task: j.Task, Iteration: j.Iteration, Model: j.Model,
+		Outcome: j.Outcome, DurationMS: j.DurationMS, CostUSD: j.CostUSD, Difficulty: j.Difficulty,
+		FailureID: j.FailureID, Summary: j.Summary, CreatedAt: at}
+}
+
+// WrittenJSON is one memory a record wrote.
+type WrittenJSON struct {
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	Type   string `json:"type"`
+}
+
+// ProblemJSON is a malformed signal of a result.
+type ProblemJSON struct {
+	Line   int    `json:"line"`
+	Text   string `json:"text"`
+	Reason string `json:"reason"`
+}
+
+// RecordedJSON answers POST /loop/iterations.
+type RecordedJSON struct {
+	Iteration     IterationJSON `json:"iteration"`
+	Memories      []WrittenJSON `json:"memories"`
+	MinimalReport bool          `json:"minimal_report"`
+	Problems      []ProblemJSON `json:"problems"`
+}
+
+// RecordedJSONOf is r as JSON.
+func RecordedJSONOf(r *Recorded) RecordedJSON {
+	out := RecordedJSON{Iteration: iterationJSON(r.Iteration), Memories: []WrittenJSON{}, MinimalReport: r.MinimalReport, Problems: []ProblemJSON{}}
+	for _, w := range r.Memories {
+		out.Memories = append(out.Memories, WrittenJSON{ID: w.Memory.ID, Status: w.Status, Type: w.Memory.Type})
+	}
+	for _, p := range r.Problems {
+		out.Problems = append(out.Problems, ProblemJSON{Line: p.Line, Text: p.Text, Reason: p.Reason})
+	}
+	return out
+}
+
+// Recorded is what j says was stored; each memory has its id and type.
+func (j RecordedJSON) Recorded() *Recorded {
+	r := &Recorded{Iteration: j.Iteration.iteration(), MinimalReport: j.MinimalReport}
+	for _, w := range j.Memories {
+		r.Memories = append(r.Memories, &cairn.WriteResult{Memory: &cairn.Memory{ID: w.ID, Type: w.Type}, Status: w.Status})
+	}
+	for _, p := range j.Problems {
+		r.Problems = append(r.Problems, problem(p))
+	}
+	return r
+}
+
+// ContextRequestJSON is the body of POST /loop/context.
+type ContextRequestJSON struct {
+	Task        string   `json:"task"`
+	Title       string   `json:"title,omitempty"`
+	Description string   `json:"description,omitempty"`
+	Files       []string `json:"files,omitempty"`
+	Budget      int      `json:"budget,omitempty"`
+	Iteration   int      `json:"iteration,omitempty"`
+	Format      string   `json:"format,omitempty"`
+	Explain     bool     `json:"explain,omitempty"`
+	PolicyJSON
+}
+
+// Request is the request of j, at now.
+func (j ContextRequestJSON) Request(now time.Time) ContextRequest {
+	return ContextRequest{Task: j.Task, Title: j.Title, Description: j.Description, Files: j.Files, Budget: j.Budget,
+		Iteration: j.Iteration, Tiers: j.Tiers, Policy: j.Policy(), Format: j.Format, Explain: j.Explain, Now: now}
+}
+
+// ContextRequestJSONOf is req as JSON.
+func ContextRequestJSONOf(req ContextRequest) ContextRequestJSON {
+	return ContextRequestJSON{Task: req.Task, Title: req.Title, Description: req.Description, Files: req.Files,
+		Budget: req.Budget, Iteration: req.Iteration, Format: req.Format, Explain: req.Explain,
+		PolicyJSON: PolicyJSONOf(req.Policy, req.Tiers)}
+}
+
+// ContextJSON answers POST /loop/context.
+type ContextJSON struct {
+	Text    string     `json:"text"`
+	IDs     []string   `json:"ids"`
+	Explain string     `json:"explain,omitempty"`
+	Model   ChoiceJSON `json:"model"`
+}
+
+// ContextJSONOf is c as JSON.
+func ContextJSONOf(c *Context) ContextJSON {
+	out := ContextJSON{Text: c.Text, IDs: []string{}, Explain: c.Explain, Model: ChoiceJSONOf(c.Choice)}
+	for _, p := range c.Placed {
+		if p.ID != "" {
+			out.IDs = append(out.IDs, p.ID)
+		}
+	}
+	return out
+}
+
+// Context is the context j holds (its text, the ids placed, the explain
+// report and the model choice).
+func (j ContextJSON) Context() *Context {
+	c := &Context{Choice: j.Model.Choice()}
+	c.Text, c.Explain = j.Text, j.Explain
+	for _, id := range j.IDs {
+		c.Placed = append(c.Placed, contextpack.Placed{ID: id})
+	}
+	return c
+}
+
+// ChoiceJSON answers GET /loop/model.
+type ChoiceJSON struct {
+	Model               string `json:"model"`
+	Tier                int    `json:"tier"`
+	Reason              string `json:"reason"`
+	Attempts            int    `json:"attempts"`
+	ConsecutiveFailures int    `json:"consecutive_failures"`
+	Stuck               bool   `json:"stuck"`
+	Flagged             bool   `json:"flagged"`
+	RecentDone          int    `json:"recent_done"`
+	RecentCount         int    `json:"recent_count"`
+}
+
+// ChoiceJSONOf is c as JSON.
+func ChoiceJSONOf(c *Choice) ChoiceJSON {
+	if c == nil {
+		return ChoiceJSON{}
+	}
+	return ChoiceJSON{Model: c.Model, Tier: c.Tier, Reason: c.Reason, Attempts: c.State.Attempts,
+		ConsecutiveFailures: c.State.ConsecutiveFailures, Stuck: c.State.Stuck, Flagged: c.State.Flagged,
+		RecentDone: c.RecentDone, RecentCount: c.RecentCount}
+}
+
+// Choice is the choice j holds (its task state without the iterations).
+func (j ChoiceJSON) Choice() *Choice {
+	return &Choice{Model: j.Model, Tier: j.Tier, Reason: j.Reason, RecentDone: j.RecentDone, RecentCount: j.RecentCount,
+		State: TaskState{Attempts: j.Attempts, ConsecutiveFailures: j.ConsecutiveFailures, Stuck: j.Stuck, Flagged: j.Flagged}}
+}
+
+// TaskJSON is one task of GET /loop/status.
+type TaskJSON struct {
+	Task                string `json:"task"`
+	Attempts            int    `json:"attempts"`
+	Failures            int    `json:"failures"`
+	ConsecutiveFailures int    `json:"consecutive_failures"`
+	LastOutcome         string `json:"last_outcome"`
+	LastModel           string `json:"last_model"`
+	LastAt              string `json:"last_at"`
+	Difficulty          string `json:"difficulty"`
+	Done                bool   `json:"done"`
+	Stuck               bool   `json:"stuck"`
+	Flagged             bool   `json:"flagged"`
+}
+
+// StatusJSON answers GET /loop/status.
+type StatusJSON struct {
+	Tasks []TaskJSON `json:"tasks"`
+}
+
+// StatusJSONOf is states as JSON.
+func StatusJSONOf(states []TaskState) StatusJSON {
+	out := StatusJSON{Tasks: []TaskJSON{}}
+	for _, st := range states {
+		at := ""
+		if !st.LastAt.IsZero() {
+			at = st.LastAt.UTC().Format(time.RFC3339Nano)
+		}
+		out.Tasks = append(out.Tasks, TaskJSON{Task: st.Task, Attempts: st.Attempts, Failures: st.Failures,
+			ConsecutiveFailures: st.ConsecutiveFailures, LastOutcome: st.LastOutcome, LastModel: st.LastModel,
+			LastAt: at, Difficulty: st.Difficulty, Done: st.Done, Stuck: st.Stuck, Flagged: st.Flagged})
+	}
+	return out
+}
+
+// States are the task states j holds (without their iterations).
+func (j StatusJSON) States() []TaskState {
+	out := make([]TaskState, 0, len(j.Tasks))
+	for _, t := range j.Tasks {
+		at, _ := time.Parse(time.RFC3339Nano, t.LastAt)
+		out = append(out, TaskState{Task: t.Task, Attempts: t.Attempts, Failures: t.Failures,
+			ConsecutiveFailures: t.ConsecutiveFailures, LastOutcome: t.LastOutcome, LastModel: t.LastModel,
+			LastAt: at, Difficulty: t.Difficulty, Done: t.Done, Stuck: t.Stuck, Flagged: t.Flagged})
+	}
+	return out
+}
+
+// PruneJSON is the body of POST /loop/prune: durations in hours, 0 for the
+// defaults.
+type PruneJSON struct {
+	ArchiveAfterHours   float64 `json:"archive_after_hours,omitempty"`
+	AggregateAfterHours float64 `json:"aggregate_after_hours,omitempty"`
+}
+
+// Options are the prune options of j, at now.
+func (j PruneJSON) Options(now time.Time) PruneOptions {
+	return PruneOptions{ArchiveAfter: time.Duration(j.ArchiveAfterHours * float64(time.Hour)),
+		AggregateAfter: time.Duration(j.AggregateAfterHours * float64(time.Hour)), Now: now}
+}
+
+// PruneJSONOf is o as JSON.
+func PruneJSONOf(o PruneOptions) PruneJSON {
+	return PruneJSON{ArchiveAfterHours: o.ArchiveAfter.Hours(), AggregateAfterHours: o.AggregateAfter.Hours()}
+}
+
+// PrunedJSON answers POST /loop/prune.
+type PrunedJSON struct {
+	Archived   []string `json:"archived"`
+	Aggregated int      `json:"aggregated"`
+}
+
+// PrunedJSONOf is p as JSON.
+func PrunedJSONOf(p *Pruned) PrunedJSON {
+	return PrunedJSON{Archived: append([]string{}, p.Archived...), Aggregated: p.Aggregated}
+}
+
+// Pruned is what j says was done.
+func (j PrunedJSON) Pruned() *Pruned { return &Pruned{Archived: j.Archived, Aggregated: j.Aggregated} }
+
+var _ API = Local{}
+
+func problem(p ProblemJSON) capture.Problem {
+	return capture.Problem{Line: p.Line, Text: p.Text, Reason: p.Reason}
+}
