@@ -36,6 +36,10 @@ const DefaultBudget = 4000
 // maxAttempts is how many previous attempts are shown at most.
 const maxAttempts = 5
 
+// maxLearnings is how many learnings are offered to the packer at most:
+// more than the default budget holds beside the attempts.
+const maxLearnings = 10
+
 // learningTypes are the memory types offered as learnings: what an
 // iteration (or any session) learned that applies beyond its own attempt.
 var learningTypes = []string{"learning", "pattern", "pitfall", "gotcha", "fix", "error_solution", "convention",
@@ -142,7 +146,10 @@ func taskSections(ctx context.Context, svc Service, project, task string, iterat
 			Text: stuckText(task, st, p)})
 	}
 	var attempts []contextpack.Item
-	attempts, out.failures, out.seen = attemptItems(ctx, svc, st)
+	attempts, out.failures, out.seen, err = attemptItems(ctx, svc, project, st)
+	if err != nil {
+		return nil, err
+	}
 	if len(attempts) > 0 {
 		out.sections = append(out.sections, contextpack.Section{Kind: "attempts", Title: "Previous Attempts", Priority: priority, Items: attempts})
 	}
@@ -161,32 +168,53 @@ func maxIteration(its []*cairn.Iteration) int {
 	return n
 }
 
-// attemptItems are the task's failed attempts with their reports, newest
-// first; failures is the reports' text (for the learnings' query), seen
-// the ids shown.
-func attemptItems(ctx context.Context, svc Service, st TaskState) ([]contextpack.Item, string, map[string]bool) {
-	var items []contextpack.Item
-	var failures strings.Builder
-	seen := map[string]bool{}
-	for i, it := range st.Recent {
-		if it.Outcome == cairn.OutcomeDone || len(items) == maxAttempts {
+// attemptItems are the task's failed attempts with their reports (read in
+// one query), newest first; failures is the latest report's text (for the
+// learnings' query), seen the ids shown.
+func attemptItems(ctx context.Context, svc Service, project string, st TaskState) ([]contextpack.Item, string, map[string]bool, error) {
+	var shown []*cairn.Iteration
+	var ids []string
+	for _, it := range st.Recent {
+		if it.Outcome == cairn.OutcomeDone {
 			continue
 		}
-		title := fmt.Sprintf("Attempt %d (iteration %d", st.Attempts-i, it.Iteration)
+		if len(shown) == maxAttempts {
+			break
+		}
+		shown = append(shown, it)
+		if it.FailureID != "" {
+			ids = append(ids, it.FailureID)
+		}
+	}
+	reports := map[string]*cairn.Memory{}
+	if len(ids) > 0 {
+		ms, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: project, IDs: ids, SkipTotal: true})
+		if err != nil {
+			return nil, "", nil, err
+		}
+		for _, m := range ms {
+			reports[m.ID] = m
+		}
+	}
+	var items []contextpack.Item
+	var failures string
+	seen := map[string]bool{}
+	for i, it := range shown {
+		title := fmt.Sprintf("Attempt %d (iteration %d", st.Attempts-attemptIndex(st.Recent, it, i), it.Iteration)
 		if it.Model != "" {
 			title += ", " + it.Model
 		}
 		title += ", " + it.Outcome + ")"
-		content := it.Summary
-		id := ""
-		if it.FailureID != "" {
-			if m, err := svc.FindMemoryByID(ctx, it.FailureID); err == nil {
-				content, id = m.Content, m.ID
-				if !seen[id] {
-					failures.WriteString(m.Content + "\n")
-				}
-				seen[id] = true
+		content, id := it.Summary, ""
+		if m := reports[it.FailureID]; m != nil { // a report deleted by hand: the summary
+			content, id = m.Content, m.ID
+			if failures == "" {
+				// The latest report's error: what a learning about the
+				// same failure shares (older errors would mostly find
+				// the task's own reports, shown here already).
+				failures = m.Content
 			}
+			seen[id] = true
 		}
 		if content == "" {
 			content = "(no report)"
@@ -194,7 +222,18 @@ func attemptItems(ctx context.Context, svc Service, st TaskState) ([]contextpack
 		items = append(items, contextpack.Item{ID: id, Type: "attempt", Title: title, Content: content,
 			CreatedAt: it.CreatedAt, Value: 2 - float64(len(items))*0.1})
 	}
-	return items, failures.String(), seen
+	return items, failures, seen, nil
+}
+
+// attemptIndex is it's position among all recent attempts (done ones
+// included), newest 0.
+func attemptIndex(recent []*cairn.Iteration, it *cairn.Iteration, fallback int) int {
+	for i, r := range recent {
+		if r == it {
+			return i
+		}
+	}
+	return fallback
 }
 
 // learningItems are the memories that match the task: its title,
@@ -204,7 +243,7 @@ func learningItems(ctx context.Context, svc Service, req ContextRequest, failure
 	if strings.TrimSpace(text) == "" {
 		return nil, nil
 	}
-	hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: learningTypes, Limit: 20,
+	hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: learningTypes, Limit: maxLearnings,
 		ExcludeSuperseded: true, NoFeedback: true, Now: req.Now})
 	if err != nil {
 		return nil, err

@@ -24,6 +24,7 @@ import (
 type Service interface {
 	AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error)
 	FindMemoryByID(ctx context.Context, id string) (*cairn.Memory, error)
+	FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error)
 	UpdateMemory(ctx context.Context, id string, upd cairn.MemoryUpdate) (*cairn.Memory, error)
 	Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 	PutIteration(ctx context.Context, it *cairn.Iteration) error

@@ -285,6 +285,11 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 	case f.IncludeGlobal:
 		conds = append(conds, `(project=? OR scope='global')`)
 		args = append(args, f.Project)
+	case len(f.IDs) > 0:
+		// "+": the ids' primary key finds the rows; without statistics
+		// the planner would walk the project's index in date order.
+		conds = append(conds, `+project=?`)
+		args = append(args, f.Project)
 	default:
 		conds = append(conds, `project=?`)
 		args = append(args, f.Project)
