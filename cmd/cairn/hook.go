@@ -163,7 +163,10 @@ func (h *hookRun) run(ctx context.Context) error {
 		if strings.TrimSpace(p.Prompt) == "" {
 			return nil
 		}
-		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}, Prompt: p.Prompt})
+		// CAIRN_TASK names an agent loop's task (cairn loop): its attempts
+		// come with the prompt's memories.
+		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}, Prompt: p.Prompt,
+			Task: strings.TrimSpace(h.m.Getenv("CAIRN_TASK"))})
 		return errors.Join(err, h.startServer())
 	case hook.PreToolUse:
 		req, ok := h.actionRequest()

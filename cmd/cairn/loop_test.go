@@ -63,6 +63,17 @@ func TestLoopRecordContextModelStatus(t *testing.T) {
 	if r := c.run("", "context", "--prompt", "retry task 7", "--dry-run"); strings.Contains(r.stdout, "Previous Attempts") {
 		t.Errorf("context without --task shows attempts: %v", r)
 	}
+	// And Claude Code's prompt hook, in a loop that names its task.
+	payload := `{"session_id":"s-loop","cwd":"` + c.wd + `","hook_event_name":"UserPromptSubmit","prompt":"make the sync retries pass"}`
+	c.env["CAIRN_TASK"] = "7"
+	r = c.run(payload, "hook", "claude", "user-prompt-submit")
+	delete(c.env, "CAIRN_TASK")
+	if r.code != 0 || !strings.Contains(r.stdout, "Previous Attempts") || !strings.Contains(r.stdout, "TestSyncRetries times out") {
+		t.Errorf("the prompt hook with CAIRN_TASK=7 lacks the task's attempts: %v", r)
+	}
+	if r := c.run(payload, "hook", "claude", "user-prompt-submit"); strings.Contains(r.stdout, "Previous Attempts") {
+		t.Errorf("the prompt hook without CAIRN_TASK shows attempts: %v", r)
+	}
 	r = c.run("", "loop", "status", "--json")
 	var st []map[string]any
 	if err := json.Unmarshal([]byte(r.stdout), &st); err != nil || len(st) != 1 || st[0]["consecutive_failures"] != float64(2) {

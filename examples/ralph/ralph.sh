@@ -79,7 +79,7 @@ while IFS='|' read -r task files title; do
 
     start=$(date +%s%3N)
     set +e
-    (cd "$WORK" && "$CLAUDE" -p --model "$model" "$(cat "$tmp/prompt.md")") >"$tmp/result.txt" 2>"$tmp/agent.err"
+    (cd "$WORK" && CAIRN_TASK="$task" "$CLAUDE" -p --model "$model" "$(cat "$tmp/prompt.md")") >"$tmp/result.txt" 2>"$tmp/agent.err"
     status=$?
     set -e
     ms=$(($(date +%s%3N) - start))
