@@ -57,7 +57,8 @@ type HashText struct {
 type MemoryVector struct {
 	ID      string
 	Project string
-	Global  bool // the memory is of global scope
+	Global  bool   // the memory is of global scope
+	Hash    string // the content hash the vector was made from
 	Vector  []float32
 }
 

@@ -22,7 +22,7 @@ const (
 	WHERE (m.project = ?1 OR m.scope = 'global') AND m.content_hash > ?2
 	AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ?3 AND v.hash = m.content_hash)
 	GROUP BY m.content_hash ORDER BY m.content_hash LIMIT ?4`
-	sqlMemoryVectors = `SELECT m.id, m.project, m.scope = 'global', v.data FROM memories m
+	sqlMemoryVectors = `SELECT m.id, m.project, m.scope = 'global', m.content_hash, v.data FROM memories m
 	JOIN vectors v ON v.model = ?2 AND v.hash = m.content_hash
 	WHERE m.project = ?1 OR m.scope = 'global'`
 	sqlCountVectors = `SELECT count(*), count(v.hash) FROM memories m
@@ -132,7 +132,7 @@ func (s *Store) ScanMemoryVectors(ctx context.Context, model, project string, fn
 	var data []byte
 	for rows.Next() {
 		var mv cairn.MemoryVector
-		if err := rows.Scan(&mv.ID, &mv.Project, &mv.Global, &data); err != nil {
+		if err := rows.Scan(&mv.ID, &mv.Project, &mv.Global, &mv.Hash, &data); err != nil {
 			return translate(err, "read vectors")
 		}
 		if mv.Vector, err = decodeVector(data); err != nil {

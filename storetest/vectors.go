@@ -148,7 +148,7 @@ func testMemoryVectorsScoped(t *testing.T, s cairn.Store, vs cairn.VectorStore) 
 	if len(got) != 2 || got[own.ID].Global || got[own.ID].Project != "p" || !got[global.ID].Global || got[global.ID].Project != "q" {
 		t.Errorf("scan of p: %+v", got)
 	}
-	if !slices.Equal(got[own.ID].Vector, []float32{1, 0}) {
+	if !slices.Equal(got[own.ID].Vector, []float32{1, 0}) || got[own.ID].Hash != own.ContentHash {
 		t.Errorf("vector of %s: %v", own.ID, got[own.ID].Vector)
 	}
 	if n, _ := vs.CountVectors(ctx, "m", "p"); n != (cairn.VectorCount{Memories: 2, Embedded: 2}) {
