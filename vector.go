@@ -15,7 +15,8 @@ import "context"
 // search until it gets one.
 //
 // "The memories of project" below means what a search of project sees: the
-// project's memories and the global-scope memories of every project.
+// project's memories and the global-scope memories of every project; for
+// FindUnembedded and CountVectors, project "" means every memory.
 //
 // Each method runs in its own transaction. A VectorStore is safe for
 // concurrent use, like the Store.

@@ -200,7 +200,7 @@ func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Dur
 	r := cairn.Retrieval{Asked: mode, Used: cairn.ModeLexical}
 	switch mode {
 	case cairn.ModeLexical:
-		hits, err := e.Search(ctx, q)
+		hits, err := e.searchWith(ctx, q, false)
 		return hits, r, err
 	case cairn.ModeVector, cairn.ModeHybrid:
 	default:
@@ -219,7 +219,7 @@ func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Dur
 	fallback := func(why string) ([]cairn.Hit, cairn.Retrieval, error) {
 		r.Fallback = why
 		q.Mode = cairn.ModeLexical
-		hits, err := e.Search(ctx, q)
+		hits, err := e.searchWith(ctx, q, false)
 		return hits, r, err
 	}
 	pv, err := e.projectIndex(ctx, vs, q.Project)
@@ -249,7 +249,7 @@ func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Dur
 	if mode == cairn.ModeHybrid {
 		lq := q
 		lq.Limit = want
-		if lhits, err = e.Search(ctx, lq); err != nil {
+		if lhits, err = e.searchWith(ctx, lq, false); err != nil {
 			return nil, r, err
 		}
 	}
@@ -451,7 +451,8 @@ type FillReport struct {
 	Tokens   int
 }
 
-// FillVectors embeds the content of every memory of project that has no
+// FillVectors embeds the content of every memory of project ("" for every
+// project) that has no
 // vector of the endpoint's model, a batch at a time, storing each batch
 // as soon as it is made: it may be stopped at any point and run again to
 // resume where it stopped. progress, when set, is called after each batch
@@ -466,7 +467,7 @@ func (e *Engine) FillVectors(ctx context.Context, project string, progress func(
 	if !ok {
 		return rep, cairn.Errorf(cairn.EINVALID, "this store keeps no vectors")
 	}
-	if !cairn.ValidProject(project) {
+	if project != "" && !cairn.ValidProject(project) {
 		return rep, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
 	}
 	rep.Model = e.embedder.Model()
@@ -520,4 +521,27 @@ func (e *Engine) VectorCoverage(ctx context.Context, project string) (n cairn.Ve
 	model = e.embedder.Model()
 	n, err = vs.CountVectors(ctx, model, project)
 	return n, model, err == nil, err
+}
+
+// FillVectorsEvery runs FillVectors for every project now and then every
+// interval until ctx ends, and calls report after each run that embedded
+// something or failed. It is the background fill of a long-running
+// process: writes never wait for embeddings, they get them here.
+func (e *Engine) FillVectorsEvery(ctx context.Context, every time.Duration, report func(FillReport, error)) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		rep, err := e.FillVectors(ctx, "", nil)
+		if ctx.Err() != nil {
+			return
+		}
+		if report != nil && (err != nil || rep.Embedded > 0) {
+			report(rep, err)
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
 }

@@ -19,7 +19,7 @@ const (
 	ON CONFLICT(model, hash) DO UPDATE SET dims=excluded.dims, data=excluded.data`
 	sqlFindVectors = `SELECT hash, data FROM vectors WHERE model=? AND hash IN (`
 	sqlUnembedded  = `SELECT m.content_hash, min(m.content) FROM memories m
-	WHERE (m.project = ?1 OR m.scope = 'global') AND m.content_hash > ?2
+	WHERE (?1 = '' OR m.project = ?1 OR m.scope = 'global') AND m.content_hash > ?2
 	AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ?3 AND v.hash = m.content_hash)
 	GROUP BY m.content_hash ORDER BY m.content_hash LIMIT ?4`
 	sqlMemoryVectors = `SELECT m.id, m.project, m.scope = 'global', m.content_hash, v.data FROM memories m
@@ -27,7 +27,7 @@ const (
 	WHERE m.project = ?1 OR m.scope = 'global'`
 	sqlCountVectors = `SELECT count(*), count(v.hash) FROM memories m
 	LEFT JOIN vectors v ON v.model = ?2 AND v.hash = m.content_hash
-	WHERE m.project = ?1 OR m.scope = 'global'`
+	WHERE ?1 = '' OR m.project = ?1 OR m.scope = 'global'`
 )
 
 // PutVectors implements cairn.VectorStore.

@@ -129,6 +129,14 @@ func testUnembeddedPages(t *testing.T, s cairn.Store, vs cairn.VectorStore) {
 	if !slices.Equal(hashes, want) {
 		t.Errorf("pages: %v, want %v", hashes, want)
 	}
+	// "" is every project.
+	all, err := vs.FindUnembedded(ctx, "m", "", "", 100)
+	if err != nil || len(all) != 7 || all[6].Hash != "hash-8" {
+		t.Errorf("every project: %+v, %v", all, err)
+	}
+	if n, _ := vs.CountVectors(ctx, "m", ""); n != (cairn.VectorCount{Memories: 8, Embedded: 1}) {
+		t.Errorf("count of every project: %+v", n)
+	}
 }
 
 func testMemoryVectorsScoped(t *testing.T, s cairn.Store, vs cairn.VectorStore) {

@@ -260,6 +260,9 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	if err != nil {
 		return err
 	}
+	if r := b.Selection.Retrieval; r.Fallback != "" {
+		h.log(fmt.Errorf("ranked lexically instead of %s: %s", r.Asked, r.Fallback))
+	}
 	if err := fitContext(b, g.project); err != nil {
 		return err
 	}

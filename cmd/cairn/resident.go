@@ -205,7 +205,13 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
-	s.eng = engine.New(s.store, &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()})
+	opts := &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()}
+	if cfg, err := m.loadConfig(); err == nil {
+		if err := vectorOptions(m, g, cfg.Config, opts); err != nil {
+			return err
+		}
+	}
+	s.eng = engine.New(s.store, opts)
 	db, err := filepath.Abs(g.db)
 	if err != nil {
 		return err
@@ -253,6 +259,11 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	defer stopHTTP()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	if s.eng.Vectors() {
+		go s.eng.FillVectorsEvery(ctx, vectorFillEvery, func(rep engine.FillReport, err error) {
+			logVectorFill(m.Stderr, rep, err)
+		})
+	}
 	srv := &resident{main: m, sess: s, db: db, stop: stop, status: serveStatus{
 		PID: os.Getpid(), Database: db, Socket: sock, Project: g.project, Started: time.Now()}}
 	if httpAddr != "" {
