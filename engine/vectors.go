@@ -25,6 +25,10 @@ type Embedder interface {
 // VectorSettings tune vector retrieval. Zero fields mean the defaults of
 // DefaultVectorSettings.
 type VectorSettings struct {
+	// Mode is the search mode of a query without one when the engine has
+	// an endpoint: cairn.ModeHybrid (the default), ModeVector or
+	// ModeLexical.
+	Mode string
 	// QueryTimeout bounds the embedding of a search's query, and
 	// PromptTimeout that of a prompt's for context injection: past it,
 	// the search ranks lexically and says so (cairn.Retrieval).
@@ -45,12 +49,15 @@ type VectorSettings struct {
 
 // DefaultVectorSettings are the settings vector retrieval runs with.
 func DefaultVectorSettings() VectorSettings {
-	return VectorSettings{QueryTimeout: 2 * time.Second, PromptTimeout: 150 * time.Millisecond,
+	return VectorSettings{Mode: cairn.ModeHybrid, QueryTimeout: 2 * time.Second, PromptTimeout: 150 * time.Millisecond,
 		SimilarityFloor: 0.5, RRFK: 60, Backoff: 30 * time.Second}
 }
 
 func (v VectorSettings) withDefaults() VectorSettings {
 	d := DefaultVectorSettings()
+	if v.Mode == "" {
+		v.Mode = d.Mode
+	}
 	if v.QueryTimeout <= 0 {
 		v.QueryTimeout = d.QueryTimeout
 	}
@@ -110,10 +117,11 @@ type projectVectors struct {
 // Vectors reports whether the engine has an embeddings endpoint.
 func (e *Engine) Vectors() bool { return e.embedder != nil }
 
-// DefaultMode is the search mode of a Query without one.
+// DefaultMode is the search mode of a Query without one: the settings'
+// Mode with an endpoint, else lexical.
 func (e *Engine) DefaultMode() string {
 	if e.embedder != nil {
-		return cairn.ModeHybrid
+		return e.vecs.Mode
 	}
 	return cairn.ModeLexical
 }

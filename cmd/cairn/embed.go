@@ -41,6 +41,7 @@ func vectorOptions(m *Main, g *globals, c *config.Config, opts *engine.Options) 
 	}
 	opts.Embedder = client
 	opts.Vectors = engine.VectorSettings{
+		Mode:            ec.Mode,
 		QueryTimeout:    time.Duration(ec.QueryTimeoutMS) * time.Millisecond,
 		PromptTimeout:   time.Duration(ec.PromptTimeoutMS) * time.Millisecond,
 		SimilarityFloor: ec.SimilarityFloor,

@@ -29,6 +29,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON array of hits (id, score, type, title, content, …)")
 	explain := fs.Bool("explain", false, "show how each score is made: the query's weighted terms and every part of each hit's score")
 	batch := fs.String("batch", "", "run the JSON Lines queries in `FILE` (- for standard input)")
+	mode := fs.String("mode", "", "rank by `lexical` words, vector similarity, or both fused (hybrid); default hybrid when an embeddings endpoint is configured (embeddings.mode), else lexical")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -36,11 +37,14 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err := checkTypeNames("search", types.vals...); err != nil {
 		return err
 	}
+	if err := searchModeFlag("search", "--mode", *mode); err != nil {
+		return err
+	}
 	if *batch != "" {
 		if len(pos) > 0 {
 			return usagef("search: give either a QUERY or --batch, not both")
 		}
-		return runBatch(ctx, m, g, *batch)
+		return runBatch(ctx, m, g, *batch, *mode)
 	}
 	if len(pos) == 0 {
 		return usagef("search: give the words to look for")
@@ -53,6 +57,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	var hits []cairn.Hit
+	var how cairn.Retrieval
 	s, err := m.open(ctx, g, true)
 	switch {
 	case err == errNoDatabase:
@@ -60,12 +65,15 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	default:
 		defer s.Close()
-		hits, err = s.eng.Search(ctx, cairn.Query{
+		hits, how, err = s.eng.SearchRetrieval(ctx, cairn.Query{
 			Project: g.project, Text: text, Limit: *limit, Types: types.vals, Tags: tags.vals,
-			After: after.t, Before: before.t, ExcludeSession: *exclude, NoGlobal: *noGlobal,
+			After: after.t, Before: before.t, ExcludeSession: *exclude, NoGlobal: *noGlobal, Mode: *mode,
 		})
 		if err != nil {
 			return err
+		}
+		if how.Fallback != "" && !*explain {
+			fmt.Fprintf(m.Stderr, "cairn: ranked lexically: %s\n", how.Fallback)
 		}
 	}
 	if *asJSON {
@@ -82,6 +90,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			fmt.Fprintf(w, " %s (%.2f)", q.Term, q.Weight)
 		}
 		fmt.Fprintln(w)
+		printRetrieval(w, how)
 	}
 	for i, h := range hits {
 		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80))
@@ -89,6 +98,9 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			fmt.Fprintf(w, "    %s\n", clip(h.Memory.Content, 160))
 		}
 		if *explain {
+			if how.Used != "" && how.Used != cairn.ModeLexical {
+				fmt.Fprintf(w, "    lexical rank %s, vector rank %s (similarity %.3f) → fused %.4f\n", rankText(h.LexicalRank), rankText(h.VectorRank), h.Similarity, h.Fused)
+			}
 			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f (strength %.2f)", h.Lexical, h.Coverage, h.Match, h.Strength)
 			if h.Lent > 0 {
 				fmt.Fprintf(w, "; lent %.3f by %s (same session or task)", h.Lent, h.LentBy)
@@ -106,6 +118,14 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	return w.Flush()
 }
 
+// rankText is a place in a ranking, "-" for none.
+func rankText(r int) string {
+	if r == 0 {
+		return "-"
+	}
+	return fmt.Sprint(r)
+}
+
 // batchQuery is one line of `search --batch` input.
 type batchQuery struct {
 	QID     string `json:"qid"`
@@ -113,6 +133,7 @@ type batchQuery struct {
 	Query   string `json:"query"`
 	Now     string `json:"now"`
 	Limit   int    `json:"limit"`
+	Mode    string `json:"mode"` // "" takes --mode
 }
 
 type batchResult struct {
@@ -123,7 +144,7 @@ type batchResult struct {
 
 // runBatch answers one JSON line per input line, in order. A bad line gets
 // an "error" field and empty ids; the exit status is then 1.
-func runBatch(ctx context.Context, m *Main, g *globals, path string) error {
+func runBatch(ctx context.Context, m *Main, g *globals, path, mode string) error {
 	var in io.Reader = m.Stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -158,6 +179,9 @@ func runBatch(ctx context.Context, m *Main, g *globals, path string) error {
 			res.Error = fmt.Sprintf("line %d: not a JSON query object: %v", line, err)
 		} else {
 			res.QID = q.QID
+			if q.Mode == "" {
+				q.Mode = mode
+			}
 			res.IDs, err = batchSearch(ctx, s, g, q)
 			if err != nil {
 				res.IDs = []string{}
@@ -199,7 +223,7 @@ func batchSearch(ctx context.Context, s *session, g *globals, q batchQuery) ([]s
 	if s == nil {
 		return []string{}, nil
 	}
-	hits, err := s.eng.Search(ctx, cairn.Query{Project: project, Text: q.Query, Limit: q.Limit, Now: now})
+	hits, err := s.eng.Search(ctx, cairn.Query{Project: project, Text: q.Query, Limit: q.Limit, Now: now, Mode: q.Mode})
 	if err != nil {
 		return nil, err
 	}

@@ -49,6 +49,15 @@ func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
 	for _, t := range types {
 		fmt.Fprintf(m.Stdout, "  %-16s %d\n", t, st.ByType[t])
 	}
+	if s != nil {
+		line, err := vectorStats(ctx, s.eng, g.project)
+		if err != nil {
+			return err
+		}
+		if line != "" {
+			fmt.Fprintln(m.Stdout, line)
+		}
+	}
 	return nil
 }
 
