@@ -160,9 +160,16 @@ func (e *Engine) projectIndex(ctx context.Context, vs cairn.VectorStore, project
 	}
 	var ix *vector.Index
 	npv := &projectVectors{model: model, loaded: now}
-	err := vs.ScanMemoryVectors(ctx, model, project, func(mv cairn.MemoryVector) error {
+	count, err := vs.CountVectors(ctx, model, project)
+	if err != nil {
+		return nil, err
+	}
+	err = vs.ScanMemoryVectors(ctx, model, project, func(mv cairn.MemoryVector) error {
 		if ix == nil {
 			ix = vector.New(len(mv.Vector))
+			ix.Grow(count.Embedded)
+			npv.foreign = make([]bool, 0, count.Embedded)
+			npv.hashes = make([]string, 0, count.Embedded)
 		}
 		if len(mv.Vector) != ix.Dims() {
 			return nil // of another length: made before a change of dimensions
@@ -188,6 +195,51 @@ func (e *Engine) projectIndex(ctx context.Context, vs cairn.VectorStore, project
 	e.vstate.indexes[project] = npv
 	e.vstate.mu.Unlock()
 	return npv, nil
+}
+
+// WarmVectors loads the index of project's vectors, so that the first
+// vector search does not wait for it, and returns how many it holds. It
+// does nothing without an endpoint.
+func (e *Engine) WarmVectors(ctx context.Context, project string) (int, error) {
+	vs, ok := e.store.(cairn.VectorStore)
+	if e.embedder == nil || !ok {
+		return 0, nil
+	}
+	pv, err := e.projectIndex(ctx, vs, project)
+	if err != nil {
+		return 0, err
+	}
+	return pv.ix.Len(), nil
+}
+
+// SearchByVector ranks q.Project's memories by the similarity of their
+// vectors (of the endpoint's model) to v, a vector the caller already has
+// (of the same model), with q's filters; no endpoint is called. Hits are
+// as in the vector mode. EINVALID without an endpoint or when v's length
+// is not the stored vectors'.
+func (e *Engine) SearchByVector(ctx context.Context, q cairn.Query, v []float32) ([]cairn.Hit, error) {
+	vs, ok := e.store.(cairn.VectorStore)
+	if e.embedder == nil || !ok {
+		return nil, cairn.Errorf(cairn.EINVALID, "vector search needs an embeddings endpoint and a store that keeps vectors")
+	}
+	if err := e.checkQuery(&q); err != nil {
+		return nil, err
+	}
+	pv, err := e.projectIndex(ctx, vs, q.Project)
+	if err != nil {
+		return nil, err
+	}
+	if pv.ix.Len() == 0 {
+		return nil, nil
+	}
+	if len(v) != pv.ix.Dims() {
+		return nil, cairn.Errorf(cairn.EINVALID, "the vector has %d dimensions and the stored ones %d", len(v), pv.ix.Dims())
+	}
+	vhits, err := e.vectorHits(ctx, q, pv, v, q.Limit)
+	if err != nil {
+		return nil, err
+	}
+	return e.fuse(q, nil, vhits), nil
 }
 
 // SearchRetrieval is Search, and says how the search was ranked. In the

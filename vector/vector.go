@@ -18,6 +18,7 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"sync"
 )
 
@@ -48,6 +49,18 @@ func (ix *Index) ID(i int) string { return ix.ids[i] }
 
 // Bytes is about how much memory the index holds.
 func (ix *Index) Bytes() int { return cap(ix.codes) + 4*cap(ix.scales) + 40*len(ix.ids) }
+
+// Grow makes room for n more vectors, so that adding them allocates
+// nothing more (a loader that knows the count avoids holding two copies
+// while the index grows).
+func (ix *Index) Grow(n int) {
+	if n <= 0 {
+		return
+	}
+	ix.codes = slices.Grow(ix.codes, n*ix.dims)
+	ix.scales = slices.Grow(ix.scales, n)
+	ix.ids = slices.Grow(ix.ids, n)
+}
 
 // ErrDims: a vector or query is not of the index's length.
 var ErrDims = errors.New("vector: wrong number of dimensions")

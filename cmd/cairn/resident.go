@@ -236,6 +236,9 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	if n, err := s.eng.Warm(ctx, g.project); err == nil && n > 0 {
 		fmt.Fprintf(m.Stderr, "cairn: loaded the postings of %d frequent terms of project %s\n", n, g.project)
 	}
+	if n, err := s.eng.WarmVectors(ctx, g.project); err == nil && n > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: loaded %d vectors of project %s\n", n, g.project)
+	}
 	// A socket file left by a server that died (SIGKILL, a crash): nobody
 	// answers on it, and the lock says no server is starting either.
 	os.Remove(sock)
