@@ -136,6 +136,9 @@ func (e *Engine) InvalidateVectors() {
 	e.vstate.mu.Unlock()
 }
 
+// maxIDsPerRead bounds the ids one FindMemories is given.
+const maxIDsPerRead = 500
+
 // vectorReload is how old an index may be before a search checks whether
 // the store holds other vectors.
 const vectorReload = 30 * time.Second
@@ -390,15 +393,31 @@ func (e *Engine) vectorHits(ctx context.Context, q cairn.Query, pv *projectVecto
 		if err != nil {
 			return nil, cairn.WrapError(cairn.EINTERNAL, err, "vector search")
 		}
+		// Results come best first: past the first below the match
+		// level, none can match, and asking for more cannot help.
+		minSim := e.vecs.SimilarityFloor / 2
+		ended := len(res) < k
+		for i, r := range res {
+			if float64(r.Score) < minSim {
+				res, ended = res[:i], true
+				break
+			}
+		}
 		ids := make([]string, len(res))
 		for i, r := range res {
 			ids[i] = r.ID
 		}
 		var ms []*cairn.Memory
 		err = e.store.View(ctx, func(tx cairn.Tx) error {
-			var err error
-			ms, _, err = tx.FindMemories(ctx, cairn.MemoryFilter{Project: q.Project, IncludeGlobal: true, IDs: ids, SkipTotal: true})
-			return err
+			for start := 0; start < len(ids); start += maxIDsPerRead {
+				part, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: q.Project, IncludeGlobal: true,
+					IDs: ids[start:min(len(ids), start+maxIDsPerRead)], SkipTotal: true})
+				if err != nil {
+					return err
+				}
+				ms = append(ms, part...)
+			}
+			return nil
 		})
 		if err != nil {
 			return nil, err
@@ -415,7 +434,6 @@ func (e *Engine) vectorHits(ctx context.Context, q cairn.Query, pv *projectVecto
 			case m.Project != q.Project && m.Scope != cairn.ScopeGlobal: // isolation is absolute
 			case m.ContentHash != pv.hashes[r.Pos]: // changed since: its vector is of other words
 			case q.NoGlobal && m.Project != q.Project:
-			case float64(r.Score) < e.vecs.SimilarityFloor/2: // no match: as a memory without the query's words
 			case !passes(m, q):
 			default:
 				hits = append(hits, cairn.Hit{Memory: m, Similarity: float64(r.Score), VectorRank: len(hits) + 1})
@@ -424,7 +442,7 @@ func (e *Engine) vectorHits(ctx context.Context, q cairn.Query, pv *projectVecto
 				break
 			}
 		}
-		if len(hits) >= want || len(res) < k {
+		if len(hits) >= want || ended {
 			return hits, nil
 		}
 		k *= candidateGrowth

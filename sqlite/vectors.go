@@ -99,9 +99,31 @@ func (s *Store) FindVectors(ctx context.Context, model string, hashes []string) 
 	return out, nil
 }
 
+// scanDB returns a connection for reads that visit every memory or every
+// vector. Through the readers' memory map, the pages they touch (and,
+// by the kernel's fault-around, the vector pages beside them) would stay
+// resident in the process, several times the size of the vector index:
+// such reads run on a connection of their own, without a memory map and
+// with a small cache, closed by done.
+func (s *Store) scanDB() (db *sql.DB, done func(), err error) {
+	if s.reader == s.writer { // :memory:
+		return s.reader, func() {}, nil
+	}
+	if db, err = sql.Open("sqlite", s.scanDSN); err != nil {
+		return nil, nil, translate(err, "open a reader")
+	}
+	db.SetMaxOpenConns(1)
+	return db, func() { db.Close() }, nil
+}
+
 // FindUnembedded implements cairn.VectorStore.
 func (s *Store) FindUnembedded(ctx context.Context, model, project, after string, limit int) ([]cairn.HashText, error) {
-	rows, err := s.reader.QueryContext(ctx, sqlUnembedded, project, after, model, limit)
+	db, done, err := s.scanDB()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	rows, err := db.QueryContext(ctx, sqlUnembedded, project, after, model, limit)
 	if err != nil {
 		return nil, translate(err, "find memories without vectors")
 	}
@@ -119,7 +141,12 @@ func (s *Store) FindUnembedded(ctx context.Context, model, project, after string
 
 // ScanMemoryVectors implements cairn.VectorStore.
 func (s *Store) ScanMemoryVectors(ctx context.Context, model, project string, fn func(cairn.MemoryVector) error) error {
-	tx, err := s.reader.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	db, done, err := s.scanDB()
+	if err != nil {
+		return err
+	}
+	defer done()
+	tx, err := db.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
 	if err != nil {
 		return translate(err, "begin read")
 	}
@@ -148,7 +175,12 @@ func (s *Store) ScanMemoryVectors(ctx context.Context, model, project string, fn
 // CountVectors implements cairn.VectorStore.
 func (s *Store) CountVectors(ctx context.Context, model, project string) (cairn.VectorCount, error) {
 	var c cairn.VectorCount
-	err := s.reader.QueryRowContext(ctx, sqlCountVectors, project, model).Scan(&c.Memories, &c.Embedded)
+	db, done, err := s.scanDB()
+	if err != nil {
+		return c, err
+	}
+	defer done()
+	err = db.QueryRowContext(ctx, sqlCountVectors, project, model).Scan(&c.Memories, &c.Embedded)
 	return c, translate(err, "count vectors")
 }
 

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"sync"
@@ -238,6 +239,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	if n, err := s.eng.WarmVectors(ctx, g.project); err == nil && n > 0 {
 		fmt.Fprintf(m.Stderr, "cairn: loaded %d vectors of project %s\n", n, g.project)
+		debug.FreeOSMemory() // the stored vectors, read once to fill the index
 	}
 	// A socket file left by a server that died (SIGKILL, a crash): nobody
 	// answers on it, and the lock says no server is starting either.
