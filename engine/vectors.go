@@ -104,14 +104,18 @@ type vectorState struct {
 	failure  string
 }
 
-// projectVectors is the index of the vectors a search of one project sees.
+// projectVectors is the index of the vectors a search of one project
+// sees. Its index and slices are not changed once loaded (a reload makes
+// a new one); the fields below them are guarded by vectorState.mu.
 type projectVectors struct {
 	model   string
 	ix      *vector.Index
 	foreign []bool   // by position: a global-scope memory of another project
 	hashes  []string // by position: the content hash the vector was made from
-	loaded  time.Time
-	stale   bool
+
+	checked   time.Time // when the store was last compared with it
+	stale     bool      // vectors were stored since it was loaded
+	reloading bool
 }
 
 // Vectors reports whether the engine has an embeddings endpoint.
@@ -143,30 +147,66 @@ const maxIDsPerRead = 500
 // the store holds other vectors.
 const vectorReload = 30 * time.Second
 
-// projectIndex returns the index of project's vectors, loading it when
-// there is none, it is stale, or it is old and the store's count differs.
+// projectIndex returns the index of project's vectors. The first search
+// (or one after a change of model) loads it; later, when vectors were
+// stored since (InvalidateVectors) or vectorReload has passed, it is
+// reloaded in the background while searches go on with the one loaded,
+// so that no search waits for a reload (an empty index is reloaded at
+// once: there is nothing to go on with).
 func (e *Engine) projectIndex(ctx context.Context, vs cairn.VectorStore, project string) (*projectVectors, error) {
 	model := e.embedder.Model()
 	e.vstate.mu.Lock()
 	pv := e.vstate.indexes[project]
-	e.vstate.mu.Unlock()
-	now := time.Now()
-	if pv != nil && pv.model == model && !pv.stale {
-		if now.Sub(pv.loaded) < vectorReload {
+	if pv != nil && pv.model == model {
+		due := pv.stale || time.Since(pv.checked) >= vectorReload
+		switch {
+		case !due || pv.reloading:
+			e.vstate.mu.Unlock()
 			return pv, nil
-		}
-		n, err := vs.CountVectors(ctx, model, project)
-		if err == nil && n.Embedded == pv.ix.Len() {
-			pv.loaded = now // unchanged; check again later
+		case pv.ix.Len() > 0:
+			pv.reloading, pv.checked = true, time.Now()
+			e.vstate.mu.Unlock()
+			go e.reloadIndex(vs, project, pv)
 			return pv, nil
 		}
 	}
-	var ix *vector.Index
-	npv := &projectVectors{model: model, loaded: now}
+	e.vstate.mu.Unlock()
+	return e.loadIndex(ctx, vs, project, model)
+}
+
+// reloadIndex replaces old by a fresh index when the store's vectors
+// changed. Errors leave old in place, to be tried again later.
+func (e *Engine) reloadIndex(vs cairn.VectorStore, project string, old *projectVectors) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+	e.vstate.mu.Lock()
+	stale := old.stale
+	e.vstate.mu.Unlock()
+	if !stale {
+		if n, err := vs.CountVectors(ctx, old.model, project); err == nil && n.Embedded == old.ix.Len() {
+			e.vstate.mu.Lock()
+			old.reloading = false
+			e.vstate.mu.Unlock()
+			return
+		}
+	}
+	_, err := e.loadIndex(ctx, vs, project, old.model)
+	if err != nil {
+		e.vstate.mu.Lock()
+		old.reloading = false
+		e.vstate.mu.Unlock()
+	}
+}
+
+// loadIndex reads project's vectors of model into a new index and makes
+// it the project's.
+func (e *Engine) loadIndex(ctx context.Context, vs cairn.VectorStore, project, model string) (*projectVectors, error) {
+	npv := &projectVectors{model: model, checked: time.Now()}
 	count, err := vs.CountVectors(ctx, model, project)
 	if err != nil {
 		return nil, err
 	}
+	var ix *vector.Index
 	err = vs.ScanMemoryVectors(ctx, model, project, func(mv cairn.MemoryVector) error {
 		if ix == nil {
 			ix = vector.New(len(mv.Vector))
@@ -557,7 +597,11 @@ func (e *Engine) FillVectors(ctx context.Context, project string, progress func(
 	total := n.Memories - n.Embedded // an upper bound: memories may share content
 	after := ""
 	batch := max(1, e.embedder.BatchSize())
-	defer e.InvalidateVectors()
+	defer func() {
+		if rep.Embedded > 0 {
+			e.InvalidateVectors()
+		}
+	}()
 	for {
 		page, err := vs.FindUnembedded(ctx, rep.Model, project, after, batch)
 		if err != nil || len(page) == 0 {

@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -10,6 +11,7 @@ import (
 	"github.com/cairn-dev/cairn/embed"
 	"github.com/cairn-dev/cairn/embed/embedtest"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/modelbudget"
 )
 
 // concepts make the test endpoint's vectors carry meaning: words of one
@@ -310,5 +312,88 @@ func TestContextOnMeaningFiresForARelatedPromptOnly(t *testing.T) {
 	}
 	if ids, r := relevant("bake sourdough bread at home"); len(ids) != 0 || r.Used != cairn.ModeHybrid {
 		t.Errorf("an unrelated prompt got %v (%+v)", ids, r)
+	}
+}
+
+func TestNewVectorsReachARunningEngineWithoutBlockingItsSearches(t *testing.T) {
+	t.Parallel()
+	env := newVecEnv(t, 8, engine.VectorSettings{})
+	env.fill(t)
+	searchMode(t, env.e, cairn.ModeVector, "ship a version") // loads the index
+	res, err := env.e.AddMemory(t.Context(), &cairn.Memory{Project: "p", Type: "fix", Content: "Sluggish latency in the rollout dashboard."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The background fill of a long-running process.
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	filled := make(chan engine.FillReport, 4)
+	go env.e.FillVectorsEvery(ctx, time.Hour, func(rep engine.FillReport, err error) {
+		if err != nil {
+			t.Errorf("background fill: %v", err)
+		}
+		filled <- rep
+	})
+	select {
+	case rep := <-filled:
+		if rep.Embedded != 1 {
+			t.Fatalf("background fill: %+v", rep)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the background fill did not run")
+	}
+	// The index is reloaded in the background: searches go on meanwhile,
+	// and soon find the new memory.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		hits, _ := searchMode(t, env.e, cairn.ModeVector, "latency")
+		if slices.Contains(hitIDs(hits), res.Memory.ID) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the new memory's vector never reached the index: %v", hitIDs(hits))
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestSearchByVectorRanksByAVectorTheCallerHas(t *testing.T) {
+	t.Parallel()
+	env := newVecEnv(t, 8, engine.VectorSettings{})
+	env.fill(t)
+	v := embedtest.Vector("persistence", concepts, embedtest.DefaultDims)
+	hits, err := env.e.SearchByVector(t.Context(), cairn.Query{Project: "p", Limit: 3}, v)
+	if err != nil || len(hits) == 0 || hits[0].Memory.ID != env.ids[2] || hits[0].Similarity < 0.5 {
+		t.Fatalf("%v %v", hitIDs(hits), err)
+	}
+	if n := len(env.srv.Requests()); n != 1 {
+		t.Errorf("the endpoint was asked %d times, want only the fill's 1", n)
+	}
+	if _, err := env.e.SearchByVector(t.Context(), cairn.Query{Project: "p"}, v[:10]); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("a vector of the wrong length: %v", err)
+	}
+}
+
+func TestSearchRanksLexicallyOverBudgetOrAfterADimensionChange(t *testing.T) {
+	t.Parallel()
+	env := newVecEnv(t, 8, engine.VectorSettings{})
+	env.fill(t)
+	// The same model asked for fewer dimensions than were stored.
+	short, _ := embed.New(embed.Config{BaseURL: env.srv.URL(), Model: "test-embed", Dimensions: 16}, nil, nil, nil)
+	e2 := engine.New(env.e.Store(), &engine.Options{Embedder: short})
+	if _, r := searchMode(t, e2, cairn.ModeHybrid, "ship a version"); r.Used != cairn.ModeLexical || !strings.Contains(r.Fallback, "16 dimensions") {
+		t.Errorf("dimension change: %+v", r)
+	}
+	// A spent budget: no request is sent.
+	b := &modelbudget.MemBudget{}
+	b.Add(modelbudget.Day(time.Now()), 5, 0)
+	spent, _ := embed.New(embed.Config{BaseURL: env.srv.URL(), Model: "test-embed", MaxCallsPerDay: 5}, b, nil, nil)
+	e3 := engine.New(env.e.Store(), &engine.Options{Embedder: spent})
+	before := len(env.srv.Requests())
+	if _, r := searchMode(t, e3, cairn.ModeHybrid, "ship a version"); r.Used != cairn.ModeLexical || !strings.Contains(r.Fallback, "call limit") {
+		t.Errorf("over budget: %+v", r)
+	}
+	if len(env.srv.Requests()) != before {
+		t.Errorf("a request was sent over the budget")
 	}
 }
