@@ -393,8 +393,12 @@ func (e *Engine) checkQuery(q *cairn.Query) error {
 }
 
 // embedQuery embeds text within timeout; on failure it returns why, and
-// for a while after one it does not ask the endpoint (Backoff).
+// for a while after one it does not ask the endpoint (Backoff). The text
+// is redacted as stored memories are (Options.Redact) before it leaves.
 func (e *Engine) embedQuery(ctx context.Context, text string, timeout time.Duration) ([]float32, string) {
+	if e.redact != nil {
+		text = e.redact(text)
+	}
 	e.vstate.mu.Lock()
 	failedAt, failure := e.vstate.failedAt, e.vstate.failure
 	e.vstate.mu.Unlock()

@@ -397,3 +397,18 @@ func TestSearchRanksLexicallyOverBudgetOrAfterADimensionChange(t *testing.T) {
 		t.Errorf("a request was sent over the budget")
 	}
 }
+
+func TestAQueryIsRedactedBeforeItIsSentToTheEndpoint(t *testing.T) {
+	t.Parallel()
+	env := newVecEnv(t, 8, engine.VectorSettings{})
+	env.fill(t)
+	opts := *env.opts
+	opts.Redact = func(s string) string { return strings.ReplaceAll(s, "hunter2", "[secret]") }
+	e := engine.New(env.e.Store(), &opts)
+	searchMode(t, e, cairn.ModeHybrid, "ship the version with password hunter2")
+	reqs := env.srv.Requests()
+	last := reqs[len(reqs)-1].Input
+	if len(last) != 1 || strings.Contains(last[0], "hunter2") || !strings.Contains(last[0], "[secret]") {
+		t.Errorf("sent %q", last)
+	}
+}

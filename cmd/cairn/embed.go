@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
 	"strings"
 	"time"
@@ -113,17 +114,26 @@ func progressBar(done, total int) string {
 	return fmt.Sprintf("[%s%s] %3d%% %d/%d", strings.Repeat("=", n), strings.Repeat(" ", width-n), done*100/total, done, total)
 }
 
-// vectorStats is the line `cairn stats` prints about embeddings, or "".
-func vectorStats(ctx context.Context, eng *engine.Engine, project string) (string, error) {
+// vectorCount is the embedding coverage `cairn stats` shows.
+type vectorCount struct {
+	Model    string  `json:"model"`
+	Memories int     `json:"memories"`
+	Embedded int     `json:"embedded"`
+	Percent  float64 `json:"percent"`
+}
+
+// vectorCoverage is the project's embedding coverage, nil without an
+// endpoint.
+func vectorCoverage(ctx context.Context, eng *engine.Engine, project string) (*vectorCount, error) {
 	n, model, ok, err := eng.VectorCoverage(ctx, project)
 	if err != nil || !ok {
-		return "", err
+		return nil, err
 	}
-	pct := 0.0
+	vc := &vectorCount{Model: model, Memories: n.Memories, Embedded: n.Embedded}
 	if n.Memories > 0 {
-		pct = 100 * float64(n.Embedded) / float64(n.Memories)
+		vc.Percent = math.Round(1000*float64(n.Embedded)/float64(n.Memories)) / 10
 	}
-	return fmt.Sprintf("vectors: %d of %d memories embedded with %s (%.0f%%)", n.Embedded, n.Memories, model, pct), nil
+	return vc, nil
 }
 
 // vectorFillEvery is how often `cairn serve` embeds the memories written

@@ -56,6 +56,9 @@ func TestEmbedThenHybridSearchFindsTheAnswerByMeaning(t *testing.T) {
 	if r := c.ok("stats"); !strings.Contains(r.stdout, "vectors: 3 of 3 memories embedded with test-embed (100%)") {
 		t.Errorf("stats after: %v", r)
 	}
+	if r := c.ok("stats", "--json"); !strings.Contains(r.stdout, `"vectors": {`) || !strings.Contains(r.stdout, `"embedded": 3`) {
+		t.Errorf("stats --json: %v", r)
+	}
 	if r := c.ok("embed"); !strings.Contains(r.stdout, "embedded 0 contents") {
 		t.Errorf("embed again: %v", r)
 	}
