@@ -103,3 +103,20 @@ func TestEmbedWithoutAnEndpointSaysHowToConfigureOne(t *testing.T) {
 		t.Errorf("stats without an endpoint: %v", r)
 	}
 }
+
+func TestThePromptHookLogsWhenItRanksLexicallyInstead(t *testing.T) {
+	t.Parallel()
+	srv := embedtest.NewServer(t, nil)
+	c := newHookCLI(t)
+	cfg := filepath.Join(c.dir, "cfg")
+	c.env["XDG_CONFIG_HOME"] = cfg
+	os.MkdirAll(filepath.Join(cfg, "cairn"), 0o700)
+	os.WriteFile(filepath.Join(cfg, "cairn", "cairn.toml"), []byte("[embeddings]\nbase_url = \""+srv.URL()+"\"\nmodel = \"m\"\n"), 0o600)
+	r := c.hook(c.payload("user-prompt-submit.json"), "user-prompt-submit")
+	if !strings.Contains(r.stdout, "mem-authsvc000000003") {
+		t.Errorf("the lexical ranking should still answer: %v", r)
+	}
+	if log := c.logText(); !strings.Contains(log, "ranked lexically instead of hybrid: no memory has a vector of m yet") {
+		t.Errorf("cairn.log: %q", log)
+	}
+}
