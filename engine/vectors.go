@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -318,6 +319,9 @@ func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Dur
 	}
 	if err := e.checkQuery(&q); err != nil {
 		return nil, r, err
+	}
+	if strings.TrimSpace(q.Text) == "" {
+		return nil, r, cairn.Errorf(cairn.EINVALID, "the search query is empty; give the words to look for")
 	}
 	fallback := func(why string) ([]cairn.Hit, cairn.Retrieval, error) {
 		r.Fallback = why

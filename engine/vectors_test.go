@@ -269,7 +269,9 @@ func TestVectorSearchKeepsToTheProjectAndTheFilters(t *testing.T) {
 	}
 }
 
-// Bad input tried: an unknown mode, a vector mode without an endpoint.
+// Bad input tried: an unknown mode, a vector mode without an endpoint, an
+// empty query in a vector mode (refused before the endpoint is asked, and
+// without holding the endpoint back).
 func TestVectorModesNeedAnEndpoint(t *testing.T) {
 	t.Parallel()
 	e := engine.New(newStore(t), nil)
@@ -283,6 +285,14 @@ func TestVectorModesNeedAnEndpoint(t *testing.T) {
 	}
 	if _, err := e.FillVectors(t.Context(), "p", nil); cairn.ErrorCode(err) != cairn.EINVALID {
 		t.Errorf("fill without an endpoint: %v", err)
+	}
+	env := newVecEnv(t, 8, engine.VectorSettings{Backoff: time.Hour})
+	env.fill(t)
+	if _, _, err := env.e.SearchRetrieval(t.Context(), cairn.Query{Project: "p", Text: "  ", Mode: cairn.ModeHybrid}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("empty query: %v", err)
+	}
+	if _, r := searchMode(t, env.e, cairn.ModeHybrid, "ship a version"); r.Fallback != "" {
+		t.Errorf("after an empty query: %+v", r)
 	}
 }
 
