@@ -103,6 +103,7 @@ type vectorState struct {
 	indexes  map[string]*projectVectors // by project
 	failedAt time.Time
 	failure  string
+	queries  map[string][]float32 // query vectors by model and text
 }
 
 // projectVectors is the index of the vectors a search of one project
@@ -403,18 +404,27 @@ func (e *Engine) embedQuery(ctx context.Context, text string, timeout time.Durat
 	if e.redact != nil {
 		text = e.redact(text)
 	}
+	key := e.embedder.Model() + "\x00" + text
 	e.vstate.mu.Lock()
 	failedAt, failure := e.vstate.failedAt, e.vstate.failure
+	cached, ok := e.vstate.queries[key]
 	e.vstate.mu.Unlock()
+	if ok {
+		return cached, ""
+	}
 	if !failedAt.IsZero() && time.Since(failedAt) < e.vecs.Backoff {
 		return nil, fmt.Sprintf("the embeddings endpoint failed %s ago (%s); not asked again for %s",
 			time.Since(failedAt).Round(time.Second), failure, e.vecs.Backoff)
 	}
+	parent := ctx
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	vs, _, err := e.embedder.Embed(ctx, []string{text})
 	if err != nil {
 		msg := cairn.ErrorMessage(err)
+		if parent.Err() != nil {
+			return nil, "the search was cancelled" // the caller's doing, not the endpoint's
+		}
 		if errors.Is(err, context.DeadlineExceeded) || ctx.Err() != nil {
 			msg = fmt.Sprintf("the embeddings endpoint did not answer within %s", timeout)
 		}
@@ -425,9 +435,18 @@ func (e *Engine) embedQuery(ctx context.Context, text string, timeout time.Durat
 	}
 	e.vstate.mu.Lock()
 	e.vstate.failedAt, e.vstate.failure = time.Time{}, ""
+	if e.vstate.queries == nil || len(e.vstate.queries) >= queryCacheSize {
+		e.vstate.queries = map[string][]float32{} // dropped whole: simple, and rarely full
+	}
+	e.vstate.queries[key] = vs[0]
 	e.vstate.mu.Unlock()
 	return vs[0], ""
 }
+
+// queryCacheSize bounds the query vectors an engine keeps: a prompt
+// searched again (by search, then context, or by several agents) is
+// embedded once.
+const queryCacheSize = 256
 
 // vectorHits returns up to want memories of q.Project most similar to qv
 // that pass q's filters, best first, with VectorRank and Similarity set.

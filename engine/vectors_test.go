@@ -227,7 +227,7 @@ func TestAFailedEndpointIsNotAskedAgainDuringTheBackoff(t *testing.T) {
 	before := len(env.srv.Requests())
 	env.srv.FailNext(500)
 	searchMode(t, env.e, cairn.ModeHybrid, "ship a version")
-	_, r := searchMode(t, env.e, cairn.ModeHybrid, "ship a version")
+	_, r := searchMode(t, env.e, cairn.ModeHybrid, "ship a new version")
 	if n := len(env.srv.Requests()) - before; n != 1 || !strings.Contains(r.Fallback, "not asked again") {
 		t.Errorf("%d requests during the backoff; %+v", n, r)
 	}
@@ -420,5 +420,21 @@ func TestAQueryIsRedactedBeforeItIsSentToTheEndpoint(t *testing.T) {
 	last := reqs[len(reqs)-1].Input
 	if len(last) != 1 || strings.Contains(last[0], "hunter2") || !strings.Contains(last[0], "[secret]") {
 		t.Errorf("sent %q", last)
+	}
+}
+
+func TestAQuerySearchedAgainIsEmbeddedOnce(t *testing.T) {
+	t.Parallel()
+	env := newVecEnv(t, 8, engine.VectorSettings{})
+	env.fill(t)
+	before := len(env.srv.Requests())
+	for i := 0; i < 3; i++ {
+		if _, r := searchMode(t, env.e, cairn.ModeHybrid, "ship a version"); r.Used != cairn.ModeHybrid {
+			t.Fatalf("%+v", r)
+		}
+	}
+	searchMode(t, env.e, cairn.ModeHybrid, "another question")
+	if n := len(env.srv.Requests()) - before; n != 2 {
+		t.Errorf("%d requests for two different queries", n)
 	}
 }
