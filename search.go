@@ -24,8 +24,8 @@ type Query struct {
 	NoFeedback bool
 	Now        time.Time // the clock for recency; zero means the engine's clock
 	// Mode is how to rank: ModeLexical, ModeVector or ModeHybrid; ""
-	// means the engine's default (hybrid when it has an embeddings
-	// endpoint, else lexical).
+	// means the engine's default (its configured mode, hybrid unless
+	// set otherwise, when it has an embeddings endpoint; else lexical).
 	Mode string
 }
 
@@ -84,8 +84,10 @@ type Hit struct {
 	// In the vector and hybrid modes: the hit's place in the lexical and
 	// the vector ranking (1 is first; 0: not in it), the cosine
 	// similarity of its vector with the query's, and the fused score
-	// (Σ 1/(k + rank) over the rankings it is in) that then stands for
-	// Match in Relevance.
+	// (Σ (1 + s)/2 × 1/(k + rank) over the rankings it is in, s its
+	// strength in each) that then stands for Match + Lent in Relevance.
+	// Strength is then the larger of the lexical one and the
+	// similarity's (see package engine, vectorStrength).
 	LexicalRank int
 	VectorRank  int
 	Similarity  float64
