@@ -38,6 +38,8 @@ type ContextRequest struct {
 	// Relevance × that strength ≥ Floor/4. It makes a prompt that matches
 	// nothing well get nothing, rather than the best of weak matches.
 	Floor float64
+	// SearchMode is the relevant tier's search mode (Query.Mode).
+	SearchMode string
 
 	Weights ContextWeights
 }
@@ -134,4 +136,7 @@ type ContextSelection struct {
 	Items   []ContextItem
 	LeftOut []ContextLeftOut
 	Terms   []string // the search terms drawn from the prompt
+	// Retrieval is how the relevant tier was searched (zero when it was
+	// not).
+	Retrieval Retrieval
 }

@@ -23,6 +23,27 @@ type Query struct {
 	// feedback): fewer, closer matches, for context injection.
 	NoFeedback bool
 	Now        time.Time // the clock for recency; zero means the engine's clock
+	// Mode is how to rank: ModeLexical, ModeVector or ModeHybrid; ""
+	// means the engine's default (its configured mode, hybrid unless
+	// set otherwise, when it has an embeddings endpoint; else lexical).
+	Mode string
+}
+
+// Search modes (Query.Mode).
+const (
+	ModeLexical = "lexical" // BM25 over the memories' words only
+	ModeVector  = "vector"  // similarity of embeddings only
+	ModeHybrid  = "hybrid"  // both rankings fused by reciprocal rank
+)
+
+// Retrieval says how a search was ranked: the mode asked for, the mode
+// used, and when they differ why (the endpoint was slow, down or over
+// its budget, or no memory has a vector yet): vectors never stand in the
+// way of an answer.
+type Retrieval struct {
+	Asked    string
+	Used     string
+	Fallback string // why Used is not Asked; "" when it is
 }
 
 // DefaultLimit is the number of hits a Query returns when Limit is 0.
@@ -59,4 +80,16 @@ type Hit struct {
 	DateFactor float64
 	Relevance  float64 // the match relative to the best hit's, in (0, 1]
 	Salience   float64 // the memory's standing: confidence, recency, use, type
+
+	// In the vector and hybrid modes: the hit's place in the lexical and
+	// the vector ranking (1 is first; 0: not in it), the cosine
+	// similarity of its vector with the query's, and the fused score
+	// (Σ (1 + s)/2 × 1/(k + rank) over the rankings it is in, s its
+	// strength in each) that then stands for Match + Lent in Relevance.
+	// Strength is then the larger of the lexical one and the
+	// similarity's (see package engine, vectorStrength).
+	LexicalRank int
+	VectorRank  int
+	Similarity  float64
+	Fused       float64
 }

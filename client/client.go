@@ -120,6 +120,12 @@ func (p *Project) path(route string) string {
 // io.Reader) and decodes a JSON answer into out (when not nil). An error
 // answer becomes a cairn error with the server's code.
 func (p *Project) do(ctx context.Context, method, target string, body, out any) error {
+	return p.doHeader(ctx, method, target, body, out, nil)
+}
+
+// doHeader is do, and copies the answer's headers to hdr when it is not
+// nil.
+func (p *Project) doHeader(ctx context.Context, method, target string, body, out any, hdr *http.Header) error {
 	var rd io.Reader
 	ctype := ""
 	switch b := body.(type) {
@@ -156,6 +162,9 @@ func (p *Project) do(ctx context.Context, method, target string, body, out any) 
 	defer resp.Body.Close()
 	if resp.StatusCode >= 300 {
 		return errorOf(resp)
+	}
+	if hdr != nil {
+		*hdr = resp.Header
 	}
 	if out == nil {
 		io.Copy(io.Discard, resp.Body)

@@ -8,6 +8,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -18,8 +19,15 @@ import (
 // as the request's clock. ExcludeSuperseded and NoFeedback are not
 // offered by the API (EINVALID).
 func (p *Project) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error) {
+	hits, _, err := p.SearchRetrieval(ctx, q)
+	return hits, err
+}
+
+// SearchRetrieval is Search, and how the server ranked the hits (the
+// mode used, and why it fell back to lexical ranking).
+func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error) {
 	if q.ExcludeSuperseded || q.NoFeedback {
-		return nil, cairn.Errorf(cairn.EINVALID, "the REST API's search has no exclude-superseded or no-feedback option")
+		return nil, cairn.Retrieval{}, cairn.Errorf(cairn.EINVALID, "the REST API's search has no exclude-superseded or no-feedback option")
 	}
 	v := url.Values{}
 	v.Set("q", q.Text)
@@ -36,23 +44,27 @@ func (p *Project) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error
 	if q.NoGlobal {
 		v.Set("no_global", "true")
 	}
+	if q.Mode != "" {
+		v.Set("mode", q.Mode)
+	}
 	v.Set("exact", "true")
 	pp := p
 	if !q.Now.IsZero() {
 		pp = p.At(q.Now)
 	}
 	var out []wire.Hit
-	if err := pp.do(ctx, http.MethodGet, p.path("/search?"+v.Encode()), nil, &out); err != nil {
-		return nil, err
+	var hdr http.Header
+	if err := pp.doHeader(ctx, http.MethodGet, p.path("/search?"+v.Encode()), nil, &out, &hdr); err != nil {
+		return nil, cairn.Retrieval{}, err
 	}
 	hits := make([]cairn.Hit, 0, len(out))
 	for _, h := range out {
 		if h.Memory == nil {
-			return nil, cairn.Errorf(cairn.EUNAVAILABLE, "the server's answer holds a hit without its memory")
+			return nil, cairn.Retrieval{}, cairn.Errorf(cairn.EUNAVAILABLE, "the server's answer holds a hit without its memory")
 		}
 		hits = append(hits, h.ToHit())
 	}
-	return hits, nil
+	return hits, httpapi.RetrievalOf(hdr), nil
 }
 
 // contextBody is the body of POST /context.
@@ -68,6 +80,7 @@ type contextBody struct {
 	MaxChars     *int           `json:"max_chars,omitempty"`
 	Format       string         `json:"format,omitempty"`
 	Mode         string         `json:"mode,omitempty"`
+	SearchMode   string         `json:"search_mode,omitempty"`
 	DryRun       bool           `json:"dry_run,omitempty"`
 	Tiers        []string       `json:"tiers,omitempty"`
 	Types        []string       `json:"types,omitempty"`
@@ -95,7 +108,7 @@ type contextAnswer struct {
 // Errors the request's content causes are EINVALID.
 func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
 	in := contextBody{Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
-		Session: call.Session, Format: call.Format, Mode: call.Mode, DryRun: !call.Record, Tiers: call.Tiers,
+		Session: call.Session, Format: call.Format, Mode: call.Mode, SearchMode: call.SearchMode, DryRun: !call.Record, Tiers: call.Tiers,
 		Types: call.Types, Index: call.Index, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
 		Root: call.Root, Config: call.Config}
 	if call.DefaultConfig && call.Config != nil {
@@ -117,8 +130,9 @@ func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer
 		pp = p.At(call.Now)
 	}
 	var out contextAnswer
-	if err := pp.do(ctx, http.MethodPost, p.path("/context"), in, &out); err != nil {
+	var hdr http.Header
+	if err := pp.doHeader(ctx, http.MethodPost, p.path("/context"), in, &out, &hdr); err != nil {
 		return nil, err
 	}
-	return &recall.Answer{Text: out.Block, IDs: out.IDs, Tokens: out.Tokens, Explain: out.Explain}, nil
+	return &recall.Answer{Text: out.Block, IDs: out.IDs, Tokens: out.Tokens, Explain: out.Explain, Retrieval: httpapi.RetrievalOf(hdr)}, nil
 }

@@ -138,12 +138,13 @@ import (
 // Config is cairn's configuration. The zero value is not useful: start from
 // Default or Load.
 type Config struct {
-	Context   ContextConfig            `json:"context"`
-	Scoring   ScoringConfig            `json:"scoring"`
-	Lifecycle map[string]TypeLifecycle `json:"lifecycle"` // by type name
-	Modes     map[string]ModeOverride  `json:"modes"`     // by mode name
-	Keywords  []KeywordOverride        `json:"keywords"`  // in the order they apply
-	Loop      LoopConfig               `json:"loop"`
+	Context    ContextConfig            `json:"context"`
+	Scoring    ScoringConfig            `json:"scoring"`
+	Lifecycle  map[string]TypeLifecycle `json:"lifecycle"` // by type name
+	Modes      map[string]ModeOverride  `json:"modes"`     // by mode name
+	Keywords   []KeywordOverride        `json:"keywords"`  // in the order they apply
+	Embeddings EmbeddingsConfig         `json:"embeddings"`
+	Loop       LoopConfig               `json:"loop"`
 }
 
 // LoopConfig is iteration memory for agent loops (cairn loop; seed 003).
@@ -154,6 +155,31 @@ type LoopConfig struct {
 	StuckAfter    int      `json:"stuck_after"`    // consecutive failures before the stuck warning
 	ReviewAfter   int      `json:"review_after"`   // consecutive failures before a human review flag
 }
+
+// EmbeddingsConfig is the optional embeddings endpoint (OpenAI-compatible
+// POST {BaseURL}/embeddings) that vector and hybrid search use. It is off
+// while BaseURL is empty; then every search is lexical.
+type EmbeddingsConfig struct {
+	BaseURL    string `json:"base_url"`
+	Model      string `json:"model"`
+	Dimensions int    `json:"dimensions"` // asked of the model when > 0
+	// APIKeyEnv names the environment variable that holds the key; the
+	// key itself is never in a file, and "" sends none.
+	APIKeyEnv string `json:"api_key_env"`
+	// Mode is the search mode when the endpoint is set: hybrid, vector
+	// or lexical.
+	Mode              string  `json:"mode"`
+	TimeoutMS         int     `json:"timeout_ms"`        // per request of `cairn embed` and the background fill
+	QueryTimeoutMS    int     `json:"query_timeout_ms"`  // embedding a search's query
+	PromptTimeoutMS   int     `json:"prompt_timeout_ms"` // embedding a prompt for context injection
+	BatchSize         int     `json:"batch_size"`
+	MaxRequestsPerDay int     `json:"max_requests_per_day"`
+	MaxTokensPerDay   int     `json:"max_tokens_per_day"`
+	SimilarityFloor   float64 `json:"similarity_floor"`
+}
+
+// Enabled reports whether an endpoint is configured.
+func (e EmbeddingsConfig) Enabled() bool { return e.BaseURL != "" && e.Model != "" }
 
 // ContextConfig is what context injection puts into a prompt.
 type ContextConfig struct {
@@ -289,6 +315,10 @@ func Default() *Config {
 				"critic":   {"creator", "editor"},
 				"editor":   {"creator", "critic"},
 			},
+		},
+		Embeddings: EmbeddingsConfig{
+			Mode: "hybrid", TimeoutMS: 10000, QueryTimeoutMS: 2000, PromptTimeoutMS: 150, BatchSize: 64,
+			MaxRequestsPerDay: 2000, MaxTokensPerDay: 2000000, SimilarityFloor: 0.5,
 		},
 		Lifecycle: map[string]TypeLifecycle{},
 		Modes: map[string]ModeOverride{

@@ -119,6 +119,18 @@ func fixedLeaves() []leaf {
 		boolLeaf("context.static.enabled", func(c *Config) *bool { return &c.Context.Static.Enabled }),
 		floatLeaf("context.static.min_constraint_confidence", 0, 1, func(c *Config) *float64 { return &c.Context.Static.MinConstraintConfidence }),
 		listLeaf("context.static.types", checkTypeName, func(c *Config) *[]string { return &c.Context.Static.Types }),
+		stringLeaf("embeddings.api_key_env", checkEnvName, func(c *Config) *string { return &c.Embeddings.APIKeyEnv }),
+		stringLeaf("embeddings.base_url", checkBaseURL, func(c *Config) *string { return &c.Embeddings.BaseURL }),
+		intLeaf("embeddings.batch_size", 1, 2048, func(c *Config) *int { return &c.Embeddings.BatchSize }),
+		intLeaf("embeddings.dimensions", 0, 16384, func(c *Config) *int { return &c.Embeddings.Dimensions }),
+		intLeaf("embeddings.max_requests_per_day", 1, 100000000, func(c *Config) *int { return &c.Embeddings.MaxRequestsPerDay }),
+		intLeaf("embeddings.max_tokens_per_day", 1, 2000000000, func(c *Config) *int { return &c.Embeddings.MaxTokensPerDay }),
+		stringLeaf("embeddings.mode", checkSearchMode, func(c *Config) *string { return &c.Embeddings.Mode }),
+		stringLeaf("embeddings.model", func(string) string { return "" }, func(c *Config) *string { return &c.Embeddings.Model }),
+		intLeaf("embeddings.prompt_timeout_ms", 1, 60000, func(c *Config) *int { return &c.Embeddings.PromptTimeoutMS }),
+		intLeaf("embeddings.query_timeout_ms", 1, 600000, func(c *Config) *int { return &c.Embeddings.QueryTimeoutMS }),
+		floatLeaf("embeddings.similarity_floor", 0.01, 0.99, func(c *Config) *float64 { return &c.Embeddings.SimilarityFloor }),
+		intLeaf("embeddings.timeout_ms", 1, 600000, func(c *Config) *int { return &c.Embeddings.TimeoutMS }),
 		intLeaf("loop.budget_chars", 100, maxChars, func(c *Config) *int { return &c.Loop.BudgetChars }),
 		intLeaf("loop.escalate_after", 1, maxCount, func(c *Config) *int { return &c.Loop.EscalateAfter }),
 		intLeaf("loop.review_after", 1, maxCount, func(c *Config) *int { return &c.Loop.ReviewAfter }),
@@ -139,7 +151,7 @@ func fixedLeaves() []leaf {
 // The tables that hold keys, and the maps whose entries are named by the
 // user.
 var (
-	fixedTables = []string{"context", "context.static", "context.dynamic", "context.relevant", "scoring", "scoring.hat_relations", "lifecycle", "modes", "loop"}
+	fixedTables = []string{"context", "context.static", "context.dynamic", "context.relevant", "scoring", "scoring.hat_relations", "lifecycle", "modes", "embeddings", "loop"}
 	entryFields = map[string][]string{
 		"lifecycle": {"initial_confidence", "tier", "ttl_days"},
 		"modes":     {"budget", "dynamic_count", "search_limit"},
@@ -428,6 +440,35 @@ func checkHatName(s string) string {
 func checkModeRef(s string) string {
 	if s != "" && !cairn.ValidName(s) {
 		return fmt.Sprintf("%q is not a mode name (lowercase letters, digits and _ - : . /)", s)
+	}
+	return ""
+}
+
+func checkSearchMode(s string) string {
+	if !slices.Contains([]string{cairn.ModeHybrid, cairn.ModeVector, cairn.ModeLexical}, s) {
+		return fmt.Sprintf("unknown search mode %q (hybrid, vector or lexical)", s)
+	}
+	return ""
+}
+
+func checkBaseURL(s string) string {
+	if s != "" && !strings.HasPrefix(s, "http://") && !strings.HasPrefix(s, "https://") {
+		return fmt.Sprintf("%q is not an http:// or https:// URL", s)
+	}
+	return ""
+}
+
+// checkEnvName: the key is named, never given; a value that looks like a
+// key is refused so that it does not end up in a file.
+func checkEnvName(s string) string {
+	for _, r := range s {
+		if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || r >= '0' && r <= '9') {
+			// The value is not repeated: it may be the key itself.
+			return "not the name of an environment variable (letters, digits and _); give the variable's name, not the key"
+		}
+	}
+	if strings.HasPrefix(s, "sk") && len(s) > 30 {
+		return "this looks like a key, not the name of the environment variable that holds it"
 	}
 	return ""
 }

@@ -85,13 +85,14 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 	text := strings.TrimSpace(strings.Join(append([]string{req.Prompt, req.Task}, fileTerms(req.Files)...), " "))
 	if req.RelevantLimit > 0 && text != "" {
 		sel.Terms = lexical.QueryTerms(text)
-		hits, err := e.Search(ctx, cairn.Query{
+		hits, r, err := e.searchMode(ctx, cairn.Query{
 			Project: req.Project, Text: text, Limit: min(cairn.MaxLimit, req.RelevantLimit+2),
-			Types: req.RelevantTypes, Now: req.Now, NoFeedback: true,
-		})
+			Types: req.RelevantTypes, Now: req.Now, NoFeedback: true, Mode: req.SearchMode,
+		}, e.vecs.PromptTimeout)
 		if err != nil {
 			return nil, err
 		}
+		sel.Retrieval = r
 		strength := 0.0
 		for _, h := range hits {
 			strength = max(strength, h.Strength)

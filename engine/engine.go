@@ -46,6 +46,13 @@ type Options struct {
 	// EventPoll is how often, while anyone subscribes to events, the
 	// store is checked for writes; 0 means DefaultEventPoll.
 	EventPoll time.Duration
+	// Embedder, when set, is the embeddings endpoint: queries are then
+	// ranked in hybrid mode by default, and FillVectors embeds memories.
+	// Writes never call it.
+	Embedder Embedder
+	// Vectors tune vector retrieval; zero fields mean
+	// DefaultVectorSettings.
+	Vectors VectorSettings
 }
 
 // Engine is the memory service.
@@ -60,6 +67,9 @@ type Engine struct {
 	feedback Feedback
 	cache    *postingsCache
 	events   *feed // shared by the engines derived from this one
+	embedder Embedder
+	vecs     VectorSettings
+	vstate   *vectorState // shared by the engines derived from this one
 	ids      *idGen
 	// project, when set, bounds every method that takes a memory id to
 	// that project; see WithProject.
@@ -73,7 +83,7 @@ func New(store cairn.Store, opts *Options) *Engine {
 	}
 	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{},
 		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback,
-		events: newFeed(store, opts.EventPoll)}
+		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{}}
 	if e.policies == nil {
 		e.policies = cairn.DefaultTypes()
 	}

@@ -26,9 +26,12 @@ const (
 	candidateGrowth  = 4
 )
 
-// Search implements cairn.Service.
+// Search implements cairn.Service: in q.Mode, by default hybrid when the
+// engine has an embeddings endpoint and lexical otherwise (see
+// SearchRetrieval, which also says how the search was ranked).
 func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error) {
-	return e.searchWith(ctx, q, false)
+	hits, _, err := e.SearchRetrieval(ctx, q)
+	return hits, err
 }
 
 // searchWith is Search; exhaustive makes it score every posting (see

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/modelbudget"
 	"github.com/cairn-dev/cairn/redact"
 )
 
@@ -151,14 +152,6 @@ func New(cfg Config, budget Budget, hc *http.Client, now func() time.Time) *Clie
 	return &Client{cfg: cfg.withDefaults(), budget: budget, hc: hc, now: now}
 }
 
-// Day returns the budget day (UTC, "2006-01-02") of t.
-func Day(t time.Time) string { return t.UTC().Format("2006-01-02") }
-
-func nextMidnight(t time.Time) time.Time {
-	y, m, d := t.UTC().Date()
-	return time.Date(y, m, d+1, 0, 0, 0, 0, time.UTC)
-}
-
 type chatMessage struct {
 	Role    string `json:"role"`
 	Content string `json:"content"`
@@ -193,20 +186,14 @@ func (c *Client) Extract(ctx context.Context, text string) ([]*cairn.Memory, Usa
 	var u Usage
 	now := c.now()
 	day := Day(now)
-	calls, tokens, err := c.budget.Spent(day)
+	lim := modelbudget.Limits{Calls: c.cfg.MaxCallsPerDay, Tokens: c.cfg.MaxTokensPerDay,
+		CallsName: "CAIRN_MODEL_MAX_CALLS", TokensName: "CAIRN_MODEL_MAX_TOKENS"}
+	var err error
+	u.CallsLeft, u.TokensLeft, err = lim.Check(c.budget, now)
 	if err != nil {
-		return nil, u, asUnavailable(err, "cannot read the model budget")
+		return nil, u, err
 	}
-	u.CallsLeft, u.TokensLeft = left(c.cfg.MaxCallsPerDay, calls), left(c.cfg.MaxTokensPerDay, tokens)
-	resets := nextMidnight(now).Format(time.RFC3339)
-	if calls >= c.cfg.MaxCallsPerDay {
-		return nil, u, cairn.Errorf(cairn.EUNAVAILABLE,
-			"the daily model call limit (%d calls, CAIRN_MODEL_MAX_CALLS) is reached; it resets at %s", c.cfg.MaxCallsPerDay, resets)
-	}
-	if tokens >= c.cfg.MaxTokensPerDay {
-		return nil, u, cairn.Errorf(cairn.EUNAVAILABLE,
-			"the daily model token limit (%d tokens, CAIRN_MODEL_MAX_TOKENS) is reached; it resets at %s", c.cfg.MaxTokensPerDay, resets)
-	}
+	calls, tokens := c.cfg.MaxCallsPerDay-u.CallsLeft, c.cfg.MaxTokensPerDay-u.TokensLeft
 
 	body, err := json.Marshal(chatRequest{
 		Model: c.cfg.Model,
@@ -224,10 +211,10 @@ func (c *Client) Extract(ctx context.Context, text string) ([]*cairn.Memory, Usa
 	// Count the call before sending it, so that failing calls count too
 	// and concurrent processes see it.
 	if err := c.budget.Add(day, 1, 0); err != nil {
-		return nil, u, asUnavailable(err, "cannot record the model budget")
+		return nil, u, modelbudget.AsUnavailable(err, "cannot record the model budget")
 	}
 	u.Calls = 1
-	u.CallsLeft = left(c.cfg.MaxCallsPerDay, calls+1)
+	u.CallsLeft = modelbudget.Left(c.cfg.MaxCallsPerDay, calls+1)
 
 	content, resp, err := c.post(ctx, body)
 	if err != nil {
@@ -245,10 +232,10 @@ func (c *Client) Extract(ctx context.Context, text string) ([]*cairn.Memory, Usa
 	spent := u.PromptTokens + u.CompletionTokens
 	if spent > 0 {
 		if err := c.budget.Add(day, 0, spent); err != nil {
-			return nil, u, asUnavailable(err, "cannot record the model budget")
+			return nil, u, modelbudget.AsUnavailable(err, "cannot record the model budget")
 		}
 	}
-	u.TokensLeft = left(c.cfg.MaxTokensPerDay, tokens+spent)
+	u.TokensLeft = modelbudget.Left(c.cfg.MaxTokensPerDay, tokens+spent)
 	if resp.Choices == nil {
 		return nil, u, malformed(errors.New("no choices"))
 	}
@@ -261,23 +248,8 @@ func (c *Client) Extract(ctx context.Context, text string) ([]*cairn.Memory, Usa
 	return mems, u, nil
 }
 
-func left(limit, spent int) int {
-	if spent >= limit {
-		return 0
-	}
-	return limit - spent
-}
-
 func malformed(err error) error {
 	return cairn.WrapError(cairn.EINVALID, err, "the model answered something other than the JSON asked for; try again later or with another model")
-}
-
-func asUnavailable(err error, msg string) error {
-	var ce *cairn.Error
-	if errors.As(err, &ce) {
-		return err
-	}
-	return cairn.WrapError(cairn.EUNAVAILABLE, err, "%s", msg)
 }
 
 // post sends the request and returns the answer's content and the decoded

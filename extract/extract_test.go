@@ -309,7 +309,7 @@ func TestFileBudget(t *testing.T) {
 	}
 	var raw map[string]DaySpend
 	data, _ := os.ReadFile(path)
-	if err := json.Unmarshal(data, &raw); err != nil || raw["2026-11-22"] != (DaySpend{3, 150}) {
+	if err := json.Unmarshal(data, &raw); err != nil || raw["2026-11-22"] != (DaySpend{Calls: 3, Tokens: 150}) {
 		t.Errorf("file %s: %v", data, err)
 	}
 	if _, err := os.Stat(path + ".lock"); !os.IsNotExist(err) {

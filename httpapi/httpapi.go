@@ -45,6 +45,9 @@ type Service interface {
 	cairn.ActivityService
 	cairn.LifecycleService
 	cairn.ImportService
+	// SearchRetrieval is Search, and how the hits were ranked (the mode
+	// used, and why it fell back to lexical ranking).
+	SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error)
 	// NearType returns a known type one edit away from typ, or "".
 	NearType(ctx context.Context, project, typ string) (string, error)
 	// The iterations of agent loops (package loop, seed 003).

@@ -26,6 +26,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 		Project: p.name, Text: text, Limit: q.integer("limit", cairn.DefaultLimit, 1, cairn.MaxLimit),
 		Types: q.types("type"), Tags: q.list("tag"), After: q.time("after"), Before: q.time("before"),
 		ExcludeSession: q.str("exclude_session"), NoGlobal: q.flag("no_global", false),
+		Mode: q.oneOf("mode", "", cairn.ModeLexical, cairn.ModeVector, cairn.ModeHybrid),
 	}
 	explain := q.flag("explain", false)
 	exact := q.flag("exact", false)
@@ -33,10 +34,11 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 		return q.err
 	}
 	// An empty q is the service's EINVALID, worded as it words it.
-	hits, err := p.svc.Search(r.Context(), qr)
+	hits, how, err := p.svc.SearchRetrieval(r.Context(), qr)
 	if err != nil {
 		return err
 	}
+	setRetrieval(w.Header(), how)
 	out := make([]wire.Hit, 0, len(hits))
 	for _, h := range hits {
 		if exact {
@@ -62,6 +64,7 @@ type contextIn struct {
 	MaxChars      *int            `json:"max_chars"`
 	Format        string          `json:"format"`
 	Mode          string          `json:"mode"`
+	SearchMode    string          `json:"search_mode"`
 	DryRun        bool            `json:"dry_run"`
 	Tiers         []string        `json:"tiers"`
 	Types         []string        `json:"types"`
@@ -113,7 +116,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 		}
 	}
 	call := recall.Call{Request: recall.Request{Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
-		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, Tiers: in.Tiers, Types: in.Types,
+		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, SearchMode: in.SearchMode, Tiers: in.Tiers, Types: in.Types,
 		Index: in.Index, Explain: in.Explain},
 		Config: cfg, Now: p.now, Record: !in.DryRun, MaxJSONChars: in.MaxJSONChars}
 	if !s.opts.RequireToken {
@@ -140,6 +143,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 		}
 		return recall.AsInvalid(err)
 	}
+	setRetrieval(w.Header(), a.Retrieval)
 	out := contextOut{Block: a.Text, IDs: a.IDs, Tokens: a.Tokens, Explain: a.Explain}
 	if out.IDs == nil {
 		out.IDs = []string{}
@@ -242,4 +246,31 @@ func (c *configCache) get(raw json.RawMessage) (*config.Config, error) {
 	c.m[string(raw)] = cfg
 	c.mu.Unlock()
 	return cfg, nil
+}
+
+// The headers of a search's answer that say how it was ranked
+// (cairn.Retrieval): the mode asked for, the mode used, and why it fell
+// back to lexical ranking, when it did.
+const (
+	RankingAskedHeader    = "Cairn-Ranking-Asked"
+	RankingUsedHeader     = "Cairn-Ranking-Used"
+	RankingFallbackHeader = "Cairn-Ranking-Fallback"
+)
+
+func setRetrieval(h http.Header, r cairn.Retrieval) {
+	for name, v := range map[string]string{RankingAskedHeader: r.Asked, RankingUsedHeader: r.Used, RankingFallbackHeader: r.Fallback} {
+		if v != "" {
+			h.Set(name, strings.Map(func(c rune) rune {
+				if c < ' ' || c == 0x7f {
+					return ' '
+				}
+				return c
+			}, v))
+		}
+	}
+}
+
+// RetrievalOf reads the ranking headers of a search's answer.
+func RetrievalOf(h http.Header) cairn.Retrieval {
+	return cairn.Retrieval{Asked: h.Get(RankingAskedHeader), Used: h.Get(RankingUsedHeader), Fallback: h.Get(RankingFallbackHeader)}
 }

@@ -46,6 +46,9 @@ type Answer struct {
 	IDs     []string // the memories the block shows, in block order
 	Tokens  int      // the block's size in estimated tokens
 	Explain string   // when Request.Explain: why each memory was chosen or left out
+	// Retrieval is how the relevant memories were ranked: a fallback to
+	// lexical ranking says why (the hooks log it).
+	Retrieval cairn.Retrieval
 }
 
 // Recorder records that a block showed the memories ids in session. A
@@ -78,7 +81,7 @@ func AnswerCall(ctx context.Context, eng *engine.Engine, call Call, record Recor
 			return nil, err
 		}
 	}
-	a := &Answer{Text: b.Text, IDs: b.IDs(), Tokens: b.Result.Tokens}
+	a := &Answer{Text: b.Text, IDs: b.IDs(), Tokens: b.Result.Tokens, Retrieval: b.Selection.Retrieval}
 	if call.Explain {
 		a.Explain = Explain(b)
 	}
@@ -126,6 +129,7 @@ func Explain(b *Block) string {
 		fmt.Fprintf(&w, "keywords: %s\n", strings.Join(b.Keywords, ", "))
 	}
 	fmt.Fprintf(&w, "search terms: %s\n", strings.Join(sel.Terms, " "))
+	w.WriteString(RetrievalLine(sel.Retrieval))
 	fmt.Fprintf(&w, "budget: %d tokens, used %d; relevant limit %d, threshold %.2f, sessions %d\n",
 		c.Context.Budget, res.Tokens, c.Context.Relevant.Limit, c.Scoring.Threshold, c.Context.Dynamic.Count)
 	if res.Explain != "" {
@@ -153,4 +157,16 @@ func AsInvalid(err error) error {
 		return cairn.Errorf(cairn.EINVALID, "%s", ie.Msg)
 	}
 	return err
+}
+
+// RetrievalLine says how a search was ranked, for --explain: "" when no
+// mode was asked (lexical ranking without an embeddings endpoint).
+func RetrievalLine(r cairn.Retrieval) string {
+	switch {
+	case r.Asked == "":
+		return ""
+	case r.Fallback != "":
+		return fmt.Sprintf("ranking: %s (asked %s; %s)\n", r.Used, r.Asked, r.Fallback)
+	}
+	return fmt.Sprintf("ranking: %s\n", r.Used)
 }

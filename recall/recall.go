@@ -38,6 +38,10 @@ type Request struct {
 
 	Mode   string // a mode of the configuration; "" takes context.mode
 	Format string // markdown, xml or json; "" takes context.format
+	// SearchMode is the relevant tier's search mode (cairn.ModeLexical,
+	// ModeVector, ModeHybrid); "" takes embeddings.mode when an endpoint
+	// is configured, else lexical.
+	SearchMode string
 
 	Budget, Limit, MaxChars          int
 	BudgetSet, LimitSet, MaxCharsSet bool
@@ -218,6 +222,10 @@ func ContextRequest(c *config.Config, r Request) cairn.ContextRequest {
 	}
 	req.MinRelevance = max(sc.Threshold, cc.Relevant.MinRelevance)
 	req.Floor = cc.Relevant.Floor
+	req.SearchMode = r.SearchMode
+	if req.SearchMode == "" && c.Embeddings.Enabled() {
+		req.SearchMode = c.Embeddings.Mode
+	}
 	req.StaticTypes, req.CriticalTypes, req.DynamicTypes, req.DynamicCount, req.RelevantLimit = nil, nil, nil, 0, 0
 	req.RelevantTypes = cc.Relevant.Types
 	if r.Types != nil {

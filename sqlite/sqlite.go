@@ -45,7 +45,8 @@ type Store struct {
 	reader   *sql.DB
 	writer   *sql.DB
 	readOnly bool
-	upTo     int // see Options.upTo
+	upTo     int    // see Options.upTo
+	scanDSN  string // a reader without memory map nor large cache, for full scans
 
 	mu       sync.Mutex
 	prepStmt map[prepKey]*sql.Stmt
@@ -113,6 +114,8 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
 	pragmas := "?_pragma=busy_timeout(" + strconv.Itoa(int(BusyTimeout/time.Millisecond)) + ")" +
 		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)&_pragma=cache_size(-65536)"
+	s.scanDSN = base + "?_pragma=busy_timeout(" + strconv.Itoa(int(BusyTimeout/time.Millisecond)) + ")" +
+		"&_pragma=query_only(1)&_pragma=cache_size(-2048)&_pragma=mmap_size(0)"
 	var err error
 	if s.writer, err = sql.Open("sqlite", base+pragmas+"&_txlock=immediate"); err != nil {
 		return nil, s.openErr(err)

@@ -410,3 +410,8 @@ func checkAll(t *testing.T, eng *engine.Engine, n int) {
 		}
 	}
 }
+
+func TestVectorConformance(t *testing.T) {
+	t.Parallel()
+	storetest.RunVectors(t, openStore)
+}

@@ -30,6 +30,12 @@ type HitExplain struct {
 	LentBy         string  `json:"lent_by,omitempty"`
 	DateFactor     float64 `json:"date_factor"`
 	SalienceFactor float64 `json:"salience_factor"`
+	// In the vector and hybrid modes: the places in each ranking (0: not
+	// in it), the cosine similarity and the fused score.
+	LexicalRank int     `json:"lexical_rank,omitempty"`
+	VectorRank  int     `json:"vector_rank,omitempty"`
+	Similarity  float64 `json:"similarity,omitempty"`
+	Fused       float64 `json:"fused,omitempty"`
 }
 
 func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
@@ -41,7 +47,8 @@ func FromHit(h cairn.Hit, explain bool) Hit {
 	if explain {
 		out.Explain = &HitExplain{BM25: round4(h.Lexical), Coverage: round4(h.Coverage), Match: round4(h.Match),
 			Strength: round4(h.Strength), Lent: round4(h.Lent), LentBy: h.LentBy, DateFactor: round4(h.DateFactor),
-			SalienceFactor: round4(rank.Factor(h.Salience, rank.DefaultWeights()))}
+			SalienceFactor: round4(rank.Factor(h.Salience, rank.DefaultWeights())),
+			LexicalRank:    h.LexicalRank, VectorRank: h.VectorRank, Similarity: round4(h.Similarity), Fused: round4(h.Fused)}
 	}
 	return out
 }
@@ -52,7 +59,8 @@ func FromHitExact(h cairn.Hit) Hit {
 	out := Hit{Score: h.Score, Relevance: h.Relevance, Salience: h.Salience, Memory: FromMemory(h.Memory)}
 	out.Memory.Confidence = h.Memory.Confidence
 	out.Explain = &HitExplain{BM25: h.Lexical, Coverage: h.Coverage, Match: h.Match, Strength: h.Strength,
-		Lent: h.Lent, LentBy: h.LentBy, DateFactor: h.DateFactor, SalienceFactor: rank.Factor(h.Salience, rank.DefaultWeights())}
+		Lent: h.Lent, LentBy: h.LentBy, DateFactor: h.DateFactor, SalienceFactor: rank.Factor(h.Salience, rank.DefaultWeights()),
+		LexicalRank: h.LexicalRank, VectorRank: h.VectorRank, Similarity: h.Similarity, Fused: h.Fused}
 	return out
 }
 
@@ -66,6 +74,7 @@ func (w Hit) ToHit() cairn.Hit {
 	if e := w.Explain; e != nil {
 		h.Lexical, h.Coverage, h.Match, h.Strength = e.BM25, e.Coverage, e.Match, e.Strength
 		h.Lent, h.LentBy, h.DateFactor = e.Lent, e.LentBy, e.DateFactor
+		h.LexicalRank, h.VectorRank, h.Similarity, h.Fused = e.LexicalRank, e.VectorRank, e.Similarity, e.Fused
 	}
 	return h
 }

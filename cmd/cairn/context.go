@@ -34,7 +34,11 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	explain := fs.Bool("explain", false, "after the block, explain each chosen memory's score and what was left out and why")
 	index := fs.Bool("index", false, "add the memory index: types with counts and recent titles")
 	dryRun := fs.Bool("dry-run", false, "record nothing (use counts, last use, confidence stay as they are)")
+	searchMode := fs.String("search-mode", "", "rank relevant memories by `lexical` words, vector similarity, or both (hybrid); default embeddings.mode when an endpoint is configured, else lexical")
 	if _, err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := searchModeFlag("context", "--search-mode", *searchMode); err != nil {
 		return err
 	}
 	if err := g.resolve(m); err != nil {
@@ -47,7 +51,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	c := cfg.Config
 	req := recall.Request{
 		Project: g.project, Prompt: *prompt, Hat: *hat, Agent: *agent, Task: *task, Session: *session,
-		Files: files.vals, Mode: *mode, Format: *format, Explain: *explain, Index: *index,
+		Files: files.vals, Mode: *mode, Format: *format, Explain: *explain, Index: *index, SearchMode: *searchMode,
 		Budget: budget.v, BudgetSet: budget.set, Limit: limit.v, LimitSet: limit.set,
 		MaxChars: maxChars.v, MaxCharsSet: maxChars.set, Root: m.projectFolder(g),
 	}

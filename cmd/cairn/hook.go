@@ -262,6 +262,9 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	if a == nil {
 		return err
 	}
+	if r := a.Retrieval; r.Fallback != "" {
+		h.log(fmt.Errorf("ranked lexically instead of %s: %s", r.Asked, r.Fallback))
+	}
 	out, oerr := hook.Context(h.event, a.Text)
 	if oerr != nil || out == nil {
 		return errors.Join(err, oerr)

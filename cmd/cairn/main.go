@@ -117,6 +117,7 @@ func commands() []command {
 		{"export", "[flags]", "write memories as an export document, JSON Lines, or one file per type", runExport},
 		{"stats", "[--json]", "count the project's memories by type", runStats},
 		{"migrate", "--from sqlite:PATH --to postgres://…", "copy a whole database to another backend (SQLite to PostgreSQL, or back); safe to run again", runMigrate},
+		{"embed", "[--all] [--quiet]", "fill in the vectors of memories that have none, from the configured embeddings endpoint", runEmbed},
 		{"types", "[--json]", "list the memory types and their policies", runTypes},
 		{"config", "[--json]", "print the effective configuration and where each value came from", runConfig},
 		{"hook", "claude|codex EVENT", "answer a Claude Code (or Codex) hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
@@ -468,6 +469,11 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 		return nil, err
 	}
 	// Every id a command is given is looked up in its project only.
-	eng := engine.New(st, &engine.Options{Now: clock, Redact: redactSecrets, Policies: cfg.Config.Policies()}).WithProject(g.project)
+	opts := &engine.Options{Now: clock, Redact: redactSecrets, Policies: cfg.Config.Policies()}
+	if err := vectorOptions(m, g, cfg.Config, opts); err != nil {
+		st.Close()
+		return nil, err
+	}
+	eng := engine.New(st, opts).WithProject(g.project)
 	return &session{store: st, eng: eng, g: g}, nil
 }

@@ -18,6 +18,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"syscall"
@@ -72,7 +73,13 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
-	s.eng = engine.New(s.store, &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()})
+	opts := &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()}
+	if cfg, err := m.loadConfig(); err == nil {
+		if err := vectorOptions(m, g, cfg.Config, opts); err != nil {
+			return err
+		}
+	}
+	s.eng = engine.New(s.store, opts)
 	db, err := filepath.Abs(g.path())
 	if err != nil {
 		return err
@@ -96,6 +103,10 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	// answers at full speed.
 	if n, err := s.eng.Warm(ctx, g.project); err == nil && n > 0 {
 		fmt.Fprintf(m.Stderr, "cairn: loaded the postings of %d frequent terms of project %s\n", n, g.project)
+	}
+	if n, err := s.eng.WarmVectors(ctx, g.project); err == nil && n > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: loaded %d vectors of project %s\n", n, g.project)
+		debug.FreeOSMemory() // the stored vectors, read once to fill the index
 	}
 	// A socket file left by a server that died (SIGKILL, a crash): nobody
 	// answers on it, and the lock says no server is starting either.
@@ -121,6 +132,11 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	defer stopHTTP()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
+	if s.eng.Vectors() {
+		go s.eng.FillVectorsEvery(ctx, vectorFillEvery, func(rep engine.FillReport, err error) {
+			logVectorFill(m.Stderr, rep, err)
+		})
+	}
 	srv := &resident{main: m, sess: s, db: db, stop: stop, status: serveStatus{
 		PID: os.Getpid(), Database: db, Socket: sock, Project: g.project, Started: time.Now()}}
 	if httpAddr != "" {

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/rank"
+	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -29,6 +30,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	asJSON := fs.Bool("json", false, "print a JSON array of hits (id, score, type, title, content, …)")
 	explain := fs.Bool("explain", false, "show how each score is made: the query's weighted terms and every part of each hit's score")
 	batch := fs.String("batch", "", "run the JSON Lines queries in `FILE` (- for standard input)")
+	mode := fs.String("mode", "", "rank by `lexical` words, vector similarity, or both fused (hybrid); default hybrid when an embeddings endpoint is configured (embeddings.mode), else lexical")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -36,11 +38,14 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err := checkTypeNames("search", types.vals...); err != nil {
 		return err
 	}
+	if err := searchModeFlag("search", "--mode", *mode); err != nil {
+		return err
+	}
 	if *batch != "" {
 		if len(pos) > 0 {
 			return usagef("search: give either a QUERY or --batch, not both")
 		}
-		return runBatch(ctx, m, g, *batch)
+		return runBatch(ctx, m, g, *batch, *mode)
 	}
 	if len(pos) == 0 {
 		return usagef("search: give the words to look for")
@@ -53,15 +58,19 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	var hits []cairn.Hit
+	var how cairn.Retrieval
 	err = m.withService(ctx, g, readDB, func(svc service) error {
-		hits, err = svc.Search(ctx, cairn.Query{
+		hits, how, err = svc.SearchRetrieval(ctx, cairn.Query{
 			Project: g.project, Text: text, Limit: *limit, Types: types.vals, Tags: tags.vals,
-			After: after.t, Before: before.t, ExcludeSession: *exclude, NoGlobal: *noGlobal,
+			After: after.t, Before: before.t, ExcludeSession: *exclude, NoGlobal: *noGlobal, Mode: *mode,
 		})
 		return err
 	})
 	if err != nil && !errIsNoDatabase(err) {
 		return err
+	}
+	if how.Fallback != "" && !*explain {
+		fmt.Fprintf(m.Stderr, "cairn: ranked lexically: %s\n", how.Fallback)
 	}
 	if *asJSON {
 		out := make([]wire.Hit, 0, len(hits))
@@ -77,6 +86,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			fmt.Fprintf(w, " %s (%.2f)", q.Term, q.Weight)
 		}
 		fmt.Fprintln(w)
+		w.WriteString(recall.RetrievalLine(how))
 	}
 	for i, h := range hits {
 		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80))
@@ -84,6 +94,9 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			fmt.Fprintf(w, "    %s\n", clip(h.Memory.Content, 160))
 		}
 		if *explain {
+			if how.Used != "" && how.Used != cairn.ModeLexical {
+				fmt.Fprintf(w, "    lexical rank %s, vector rank %s (similarity %.3f) → fused %.4f\n", rankText(h.LexicalRank), rankText(h.VectorRank), h.Similarity, h.Fused)
+			}
 			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f (strength %.2f)", h.Lexical, h.Coverage, h.Match, h.Strength)
 			if h.Lent > 0 {
 				fmt.Fprintf(w, "; lent %.3f by %s (same session or task)", h.Lent, h.LentBy)
@@ -101,6 +114,14 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	return w.Flush()
 }
 
+// rankText is a place in a ranking, "-" for none.
+func rankText(r int) string {
+	if r == 0 {
+		return "-"
+	}
+	return fmt.Sprint(r)
+}
+
 // batchQuery is one line of `search --batch` input.
 type batchQuery struct {
 	QID     string `json:"qid"`
@@ -108,6 +129,7 @@ type batchQuery struct {
 	Query   string `json:"query"`
 	Now     string `json:"now"`
 	Limit   int    `json:"limit"`
+	Mode    string `json:"mode"` // "" takes --mode
 }
 
 type batchResult struct {
@@ -118,7 +140,7 @@ type batchResult struct {
 
 // runBatch answers one JSON line per input line, in order. A bad line gets
 // an "error" field and empty ids; the exit status is then 1.
-func runBatch(ctx context.Context, m *Main, g *globals, path string) error {
+func runBatch(ctx context.Context, m *Main, g *globals, path, mode string) error {
 	var in io.Reader = m.Stdin
 	if path != "-" {
 		f, err := os.Open(path)
@@ -131,17 +153,18 @@ func runBatch(ctx context.Context, m *Main, g *globals, path string) error {
 	// The whole batch runs on one service. A query the service cannot
 	// answer gets its error on its line.
 	err := m.withService(ctx, g, readDB, func(svc service) error {
-		return answerBatch(ctx, m, g, svc.Search, in)
+		return answerBatch(ctx, m, g, svc.Search, in, mode)
 	})
 	if errIsNoDatabase(err) {
 		// Nothing remembered yet: every query finds nothing.
-		return answerBatch(ctx, m, g, func(context.Context, cairn.Query) ([]cairn.Hit, error) { return nil, nil }, in)
+		return answerBatch(ctx, m, g, func(context.Context, cairn.Query) ([]cairn.Hit, error) { return nil, nil }, in, mode)
 	}
 	return err
 }
 
-// answerBatch answers the queries of in with search.
-func answerBatch(ctx context.Context, m *Main, g *globals, search func(context.Context, cairn.Query) ([]cairn.Hit, error), in io.Reader) error {
+// answerBatch answers the queries of in with search; mode is the
+// ranking of the queries that name none.
+func answerBatch(ctx context.Context, m *Main, g *globals, search func(context.Context, cairn.Query) ([]cairn.Hit, error), in io.Reader, mode string) error {
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 64<<10), 16<<20)
 	w := bufio.NewWriter(m.Stdout)
@@ -160,6 +183,9 @@ func answerBatch(ctx context.Context, m *Main, g *globals, search func(context.C
 			res.Error = fmt.Sprintf("line %d: not a JSON query object: %v", line, err)
 		} else {
 			res.QID = q.QID
+			if q.Mode == "" {
+				q.Mode = mode
+			}
 			var err error
 			res.IDs, err = batchSearch(ctx, search, g, q)
 			if err != nil {
@@ -199,7 +225,7 @@ func batchSearch(ctx context.Context, search func(context.Context, cairn.Query) 
 			return nil, cairn.Errorf(cairn.EINVALID, "now: %v", err)
 		}
 	}
-	hits, err := search(ctx, cairn.Query{Project: project, Text: q.Query, Limit: q.Limit, Now: now})
+	hits, err := search(ctx, cairn.Query{Project: project, Text: q.Query, Limit: q.Limit, Now: now, Mode: q.Mode})
 	if err != nil {
 		return nil, err
 	}

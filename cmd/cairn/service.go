@@ -30,6 +30,8 @@ import (
 // service is what the commands that a server may answer call.
 type service interface {
 	cairn.Service
+	// SearchRetrieval is Search, and how the hits were ranked.
+	SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error)
 	// Context builds a block, as recall.AnswerCall does.
 	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
 	// Iteration memory for agent loops (cairn loop).

@@ -29,11 +29,18 @@ func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
 			return err
 		}
 	}
+	var vec *vectorCount
+	if s != nil {
+		if vec, err = vectorCoverage(ctx, s.eng, g.project); err != nil {
+			return err
+		}
+	}
 	if *asJSON {
 		return writeJSON(m.Stdout, struct {
 			wire.Stats
-			Database string `json:"database"`
-		}{wire.FromStats(st), g.label()})
+			Database string       `json:"database"`
+			Vectors  *vectorCount `json:"vectors,omitempty"`
+		}{wire.FromStats(st), g.label(), vec})
 	}
 	fmt.Fprintf(m.Stdout, "project %s: %d memories (%d global-scope memories also visible)\ndatabase %s\n", st.Project, st.Total, st.GlobalTotal, g.label())
 	types := make([]string, 0, len(st.ByType))
@@ -48,6 +55,9 @@ func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
 	})
 	for _, t := range types {
 		fmt.Fprintf(m.Stdout, "  %-16s %d\n", t, st.ByType[t])
+	}
+	if vec != nil {
+		fmt.Fprintf(m.Stdout, "vectors: %d of %d memories embedded with %s (%.0f%%)\n", vec.Embedded, vec.Memories, vec.Model, vec.Percent)
 	}
 	return nil
 }
