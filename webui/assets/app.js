@@ -182,7 +182,7 @@ function renderList(mems, terms) {
       .filter(Boolean).join(' · ');
     const li = el('li', { 'data-id': m.id, class: state.current === m.id ? 'current' : null },
       el('button', { type: 'button', onclick: () => openMemory(m.id) },
-        el('div', { class: 'item-title' }, m.pinned ? el('span', { class: 'pin', title: 'pinned', text: '📌 ' }) : null, marked(m.title || '(no title)', terms)),
+        el('div', { class: 'item-title' }, m.pinned ? el('span', { class: 'tag pin', text: 'pinned' }) : null, marked(m.title || '(no title)', terms)),
         el('div', { class: 'snippet' }, marked((m.content || '').slice(0, 300), terms)),
         el('div', { class: 'item-meta', text: meta })));
     list.append(li);
