@@ -132,6 +132,9 @@ function filters() {
   return {
     type: $('f-type').value, tag: $('f-tag').value.trim(), session: $('f-session').value.trim(),
     min_confidence: conf, after: $('f-after').value, before: $('f-before').value, sort: $('f-sort').value,
+    // The project's own memories by default: its index pages them
+    // without reading the rest.
+    global: $('f-scope').value === 'all',
   };
 }
 
@@ -154,7 +157,7 @@ async function refreshList() {
   const f = filters();
   try {
     if (q) {
-      const hits = await api('GET', '/search' + qs({ q, limit: 100, type: f.type, tag: f.tag, after: f.after, before: f.before }), { signal });
+      const hits = await api('GET', '/search' + qs({ q, limit: 100, type: f.type, tag: f.tag, after: f.after, before: f.before, no_global: !f.global }), { signal });
       renderList(hits, termsOf(q));
       $('list-info').textContent = hits.length + (hits.length === 100 ? '+' : '') + ' found, best first';
       $('page-info').textContent = '';
@@ -195,7 +198,7 @@ $('q').addEventListener('input', () => {
   searchTimer = setTimeout(() => { state.offset = 0; refreshList(); }, 60);
 });
 $('filters').addEventListener('submit', (e) => { e.preventDefault(); refreshList(); });
-for (const id of ['f-type', 'f-tag', 'f-session', 'f-conf', 'f-after', 'f-before', 'f-sort']) {
+for (const id of ['f-scope', 'f-type', 'f-tag', 'f-session', 'f-conf', 'f-after', 'f-before', 'f-sort']) {
   $(id).addEventListener('change', () => { state.offset = 0; refreshList(); });
 }
 $('prev').addEventListener('click', () => { state.offset = Math.max(0, state.offset - PAGE); refreshList(); });
@@ -480,8 +483,8 @@ async function loadHousekeeping() {
   try {
     const [st, used, recent, act] = await Promise.all([
       api('GET', '/stats'),
-      api('GET', '/memories' + qs({ sort: 'used', limit: 10 })),
-      api('GET', '/memories' + qs({ sort: 'recent', limit: 10 })),
+      api('GET', '/memories' + qs({ sort: 'used', limit: 10, global: false })),
+      api('GET', '/memories' + qs({ sort: 'recent', limit: 10, global: false })),
       api('GET', '/activity' + qs({ limit: 20 })),
     ]);
     $('h-total').textContent = st.total + ' memories in the project, ' + st.global_total + ' global';
