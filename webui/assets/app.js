@@ -370,6 +370,7 @@ async function deleteMemory(m) {
   try {
     await api('DELETE', '/memories/' + encodeURIComponent(m.id));
     $('detail').replaceChildren(el('p', { class: 'muted', text: 'Deleted.' }));
+    delete $('detail').dataset.id;
     state.current = null;
     refreshList();
     toast('Deleted “' + (m.title || m.id) + '”.', 'Undo', () => restore(m));
