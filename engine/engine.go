@@ -38,7 +38,9 @@ type Options struct {
 	// it off (see Feedback for why).
 	Feedback Feedback
 	// CacheBytes, when positive, keeps up to this many bytes of postings
-	// in memory between searches: for long-lived processes.
+	// in memory between searches, and recent searches' hits before
+	// ranking while the store reports the same data version
+	// (searchcache.go): for long-lived processes.
 	CacheBytes int64
 	// Redact, when set, is applied to every text field before it is
 	// stored, on every write path.

@@ -97,6 +97,8 @@ func TestCachedSearchEqualsFreshSearch(t *testing.T) {
 			now = now.Add(time.Duration(r.IntN(72)) * time.Hour) // crosses expiries, no write
 		case 1:
 			add(fresh, 1000+i) // another process writes
+			// Seen within a millisecond (sqlite.Store.DataVersion).
+			time.Sleep(2 * time.Millisecond)
 		case 2:
 			add(cached, 1000+i) // the cached engine writes
 		case 3:
@@ -104,10 +106,12 @@ func TestCachedSearchEqualsFreshSearch(t *testing.T) {
 			if _, err := fresh.UpdateMemory(t.Context(), ids[r.IntN(len(ids))], cairn.MemoryUpdate{Content: &content}); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
 				t.Fatal(err)
 			}
+			time.Sleep(2 * time.Millisecond)
 		case 4:
 			if err := fresh.DeleteMemory(t.Context(), ids[r.IntN(len(ids))]); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
 				t.Fatal(err)
 			}
+			time.Sleep(2 * time.Millisecond)
 		case 5:
 			if err := cached.RecordUse(t.Context(), []string{ids[r.IntN(len(ids))]}, "s1"); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
 				t.Fatal(err)

@@ -20,6 +20,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -365,16 +367,33 @@ func byteSize(n int64) string {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// writeJSON answers v as JSON with status st.
+// encodeBuffers are the buffers answers are encoded in, reused.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer: a buffer that grew beyond this (an export page, say)
+// is left to the collector rather than kept.
+const maxPooledBuffer = 1 << 20
+
+// writeJSON answers v as JSON with status st, with its length, in one
+// write.
 func writeJSON(w http.ResponseWriter, st int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			encodeBuffers.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(v); err != nil { // Encode ends the value with a newline
 		st = http.StatusInternalServerError
-		b = []byte(`{"error":{"code":"internal","message":"internal error: the answer could not be encoded"}}`)
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"internal","message":"internal error: the answer could not be encoded"}}` + "\n")
 	}
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(st)
-	w.Write(append(b, '\n'))
+	w.Write(buf.Bytes())
 }
 
 // readJSON decodes the request's body, of at most limit bytes, into v.
