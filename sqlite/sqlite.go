@@ -133,7 +133,13 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		// through the one writer connection.
 		s.reader = s.writer
 	} else {
-		if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)&_pragma=mmap_size(1073741824)"); err != nil {
+		// Readers neither map the file nor keep a large page cache: a
+		// server runs several at once, and each would hold its own copy
+		// of the pages it read (a memory map counts once per connection
+		// in the process's resident size). The operating system's file
+		// cache holds the pages; searches of a long-lived process read
+		// little beyond the postings cache.
+		if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)&_pragma=mmap_size(0)&_pragma=cache_size(-4096)"); err != nil {
 			s.writer.Close()
 			return nil, s.openErr(err)
 		}
