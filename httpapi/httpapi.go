@@ -52,6 +52,12 @@ type Service interface {
 	SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error)
 	// NearType returns a known type one edit away from typ, or "".
 	NearType(ctx context.Context, project, typ string) (string, error)
+	// AddSuperseding stores m and marks the memory oldID as superseded
+	// by it, in one write; it returns the replaced memory.
+	AddSuperseding(ctx context.Context, m *cairn.Memory, oldID string) (*cairn.WriteResult, *cairn.Memory, error)
+	// SupersedeChain returns the supersede chain id belongs to, replaced
+	// memories first.
+	SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error)
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
 	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)
@@ -169,6 +175,8 @@ func (s *Server) routes() {
 	s.route("POST /memories/{id}/verify", write, s.verify)
 	s.route("POST /memories/{id}/promote", write, s.promote)
 	s.route("POST /memories/{id}/supersede", write, s.supersede)
+	s.route("GET /memories/{id}/chain", read, s.chain)
+	s.route("GET /types/near", read, s.nearType)
 	s.route("GET /search", read, s.search)
 	// A context records the use of what it shows (use counts, not
 	// memories' content): a read-only token may ask for one.
