@@ -183,3 +183,86 @@ func TestLoopIsTheSameBothWays(t *testing.T) {
 		t.Errorf("prune through the server: %v", r)
 	}
 }
+
+// The CLI's writes and reads of memories through the server and on the
+// database: each read prints the same both ways; each write made one way
+// is seen the other way; bad inputs (a type one letter from a known one,
+// an unknown id, a prefix of no memory) fail the same both ways.
+func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	// Writes through the server.
+	r := c.run("", "add", "--type", "decision", "--source", "extracted", "--tags", "db", "Checkpoint the WAL after each import.")
+	if r.code != 0 || !r.served {
+		t.Fatalf("add through the server: %v", r)
+	}
+	first := strings.TrimSpace(r.stdout)
+	r = c.run("", "add", "--type", "decision", "--supersedes", first, "Checkpoint the WAL after each import and at shutdown.")
+	if r.code != 0 || !r.served || !strings.Contains(r.stderr, first+" is now superseded by") {
+		t.Fatalf("add --supersedes through the server: %v", r)
+	}
+	second := strings.TrimSpace(r.stdout)
+	for _, args := range [][]string{
+		{"pin", second}, {"verify", first}, {"promote", second, "--scope", "global"}, {"unpin", second},
+	} {
+		if r := c.run("", args...); r.code != 0 || !r.served {
+			t.Fatalf("%q through the server: %v", args, r)
+		}
+	}
+	// Writes on the database.
+	c.env["CAIRN_NO_SERVER"] = "1"
+	third := strings.TrimSpace(c.ok("add", "--type", "pitfall", "A reader left open blocks checkpoints.").stdout)
+	c.ok("supersede", first, third)
+	c.ok("pin", third)
+	delete(c.env, "CAIRN_NO_SERVER")
+	// Reads print the same both ways, and show what both wrote.
+	for _, tc := range []struct {
+		args []string
+		want string // in the output
+	}{
+		{[]string{"show", first}, "superseded by: " + third},
+		{[]string{"show", second, "--json"}, `"scope": "global"`},
+		{[]string{"show", third}, "pinned:"},
+		{[]string{"list"}, second},
+		{[]string{"list", "--limit", "0", "--sort", "oldest", "--json"}, `"source": "extracted"`},
+		{[]string{"list", "--type", "decision", "--tag", "db", "--min-confidence", "0.1"}, first},
+		{[]string{"list", "--limit", "2", "--offset", "1"}, ""},
+		{[]string{"log"}, "superseded"},
+		{[]string{"log", "--memory", first[:len(first)-1], "--json"}, `"detail": "verified_at"`},
+		{[]string{"log", "--action", "pinned,unpinned", "--limit", "0"}, "unpinned"},
+		{[]string{"--now", "2027-01-01T00:00:00Z", "cleanup", "--json"}, `"applied": false`},
+		{[]string{"--now", "2040-01-01T00:00:00Z", "cleanup"}, "would delete"},
+	} {
+		served, local := c.bothWays("", tc.args...)
+		if served.code != 0 || served.code != local.code || served.stdout != local.stdout || served.stderr != local.stderr {
+			t.Errorf("%q through the server and locally differ:\n%v\n---\n%v", tc.args, served, local)
+		}
+		if !strings.Contains(served.stdout, tc.want) {
+			t.Errorf("%q: want %q in the output: %v", tc.args, tc.want, served)
+		}
+	}
+	// Bad inputs fail the same both ways.
+	for _, args := range [][]string{
+		{"add", "--type", "decison", "x"}, {"promote", first, "--type", "patern"},
+		{"show", "mem-0000000000000000"}, {"pin", "nosuchprefix"}, {"rm", "mem-0000000000000000"},
+		{"supersede", first, "mem-0000000000000000"}, {"add", "--source", "rumour", "y"},
+	} {
+		served, local := c.bothWays("", args...)
+		if served.code == 0 || served.code != local.code || served.stderr != local.stderr || served.stdout != local.stdout {
+			t.Errorf("%q: a bad call through the server %v\nlocally %v", args, served, local)
+		}
+	}
+	// Deleting through the server; the database no longer has it.
+	if r := c.run("", "rm", second, first); r.code != 0 || !r.served || r.stdout != "deleted "+second+"\ndeleted "+first+"\n" {
+		t.Fatalf("rm through the server: %v", r)
+	}
+	c.env["CAIRN_NO_SERVER"] = "1"
+	if r := c.run("", "show", second); r.code == 0 {
+		t.Errorf("show of a memory deleted through the server: %v", r)
+	}
+	delete(c.env, "CAIRN_NO_SERVER")
+	// A cleanup that applies, through the server.
+	if r := c.run("", "--now", "2040-01-01T00:00:00Z", "cleanup", "--apply", "--json"); r.code != 0 || !r.served || !strings.Contains(r.stdout, `"applied": true`) {
+		t.Errorf("cleanup --apply through the server: %v", r)
+	}
+}

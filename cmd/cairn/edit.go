@@ -97,7 +97,7 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
-	if err := checkNewType(ctx, s, g, "edit", typ, *newType); err != nil {
+	if err := checkNewType(ctx, localService{Engine: s.eng}, g, "edit", typ, *newType); err != nil {
 		return err
 	}
 	mem, err := s.eng.UpdateMemory(ctx, pos[0], upd)
@@ -120,16 +120,16 @@ func runRm(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) == 0 {
 		return usagef("rm: give the ids of the memories to delete")
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	for _, id := range pos {
-		if err := s.eng.DeleteMemory(ctx, id); err != nil {
-			return err
+	// Each deletion is printed once done: one that fails stops the rest.
+	done := 0
+	return m.withService(ctx, g, writeDB, func(svc service) error {
+		for _, id := range pos[done:] {
+			if err := svc.DeleteMemory(ctx, id); err != nil {
+				return err
+			}
+			done++
+			fmt.Fprintf(m.Stdout, "deleted %s\n", id)
 		}
-		fmt.Fprintf(m.Stdout, "deleted %s\n", id)
-	}
-	return nil
+		return nil
+	})
 }

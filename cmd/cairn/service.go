@@ -36,6 +36,19 @@ type service interface {
 	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
 	// Iteration memory for agent loops (cairn loop).
 	loop.API
+	cairn.ActivityService
+	cairn.LifecycleService
+	// Now is the service's clock (--now, else the machine's), in UTC to
+	// the millisecond.
+	Now() time.Time
+	// NearType returns a known type one edit away from typ, or "".
+	NearType(ctx context.Context, project, typ string) (string, error)
+	// AddSuperseding stores m and marks oldID superseded by it in one
+	// write; it returns the replaced memory (its id at least).
+	AddSuperseding(ctx context.Context, m *cairn.Memory, oldID string) (*cairn.WriteResult, *cairn.Memory, error)
+	// SupersedeChain returns id's supersede chain, replaced memories
+	// first.
+	SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error)
 }
 
 // localService is the engine over the database file, bound to the
