@@ -235,12 +235,44 @@ func (p *Project) Stats(ctx context.Context, project string) (*cairn.Stats, erro
 	if project != p.name {
 		return nil, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
 	}
-	var out wire.Stats
-	if err := p.do(ctx, http.MethodGet, p.path("/stats"), nil, &out); err != nil {
+	out, err := p.stats(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return &cairn.Stats{Project: out.Project, Total: out.Total, ByType: out.ByType, GlobalTotal: out.GlobalTotal,
 		IndexDocs: out.IndexDocs, DeadDocs: out.IndexDeadDocs}, nil
+}
+
+// statsAnswer is the answer of GET /stats.
+type statsAnswer struct {
+	wire.Stats
+	Vectors *struct {
+		Model    string `json:"model"`
+		Memories int    `json:"memories"`
+		Embedded int    `json:"embedded"`
+	} `json:"vectors"`
+}
+
+func (p *Project) stats(ctx context.Context) (*statsAnswer, error) {
+	var out statsAnswer
+	if err := p.do(ctx, http.MethodGet, p.path("/stats"), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// VectorCoverage says how many memories of the project have a vector of
+// the server's embeddings model; ok is false when the server embeds
+// nothing. project must be the Project's own (EINVALID otherwise).
+func (p *Project) VectorCoverage(ctx context.Context, project string) (n cairn.VectorCount, model string, ok bool, err error) {
+	if project != p.name {
+		return n, "", false, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
+	}
+	out, err := p.stats(ctx)
+	if err != nil || out.Vectors == nil {
+		return n, "", false, err
+	}
+	return cairn.VectorCount{Memories: out.Vectors.Memories, Embedded: out.Vectors.Embedded}, out.Vectors.Model, true, nil
 }
 
 func setList(q url.Values, name string, vals []string) {

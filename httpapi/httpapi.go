@@ -58,6 +58,9 @@ type Service interface {
 	// SupersedeChain returns the supersede chain id belongs to, replaced
 	// memories first.
 	SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error)
+	// VectorCoverage says how many memories of project have a vector of
+	// the embeddings model; ok is false when the service embeds nothing.
+	VectorCoverage(ctx context.Context, project string) (n cairn.VectorCount, model string, ok bool, err error)
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
 	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)

@@ -62,6 +62,7 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	var res *cairn.WriteResult
 	var replaced *cairn.Memory
 	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		mem.Project = g.project // resolved by now
 		if err := checkNewType(ctx, svc, g, "add", typ, newType); err != nil {
 			return err
 		}

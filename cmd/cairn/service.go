@@ -49,6 +49,9 @@ type service interface {
 	// SupersedeChain returns id's supersede chain, replaced memories
 	// first.
 	SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error)
+	// VectorCoverage says how many of project's memories have a vector of
+	// the embeddings model; ok is false when none are embedded here.
+	VectorCoverage(ctx context.Context, project string) (n cairn.VectorCount, model string, ok bool, err error)
 }
 
 // localService is the engine over the database file, bound to the
