@@ -231,6 +231,8 @@ func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
 		{[]string{"log", "--memory", first[:len(first)-1], "--json"}, `"detail": "verified_at"`},
 		{[]string{"log", "--action", "pinned,unpinned", "--limit", "0"}, "unpinned"},
 		{[]string{"stats"}, "decision"},
+		{[]string{"--now", "2027-01-01T00:00:00Z", "export"}, `"exported_at": "2027-01-01T00:00:00Z"`},
+		{[]string{"export", "--format", "jsonl", "--type", "decision"}, `"source":"extracted"`},
 		{[]string{"stats", "--json"}, `"by_type"`},
 		{[]string{"--now", "2027-01-01T00:00:00Z", "cleanup", "--json"}, `"applied": false`},
 		{[]string{"--now", "2040-01-01T00:00:00Z", "cleanup"}, "would delete"},
