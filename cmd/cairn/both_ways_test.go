@@ -270,3 +270,32 @@ func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
 		t.Errorf("cleanup --apply through the server: %v", r)
 	}
 }
+
+// cairn capture through the server stores what it stores on the
+// database: the same output of the same session captured again on the
+// database finds every memory already there (unchanged), and reports the
+// same problems both ways.
+func TestCaptureIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	out := "Done.\nMEMORY:pitfall:Checkpoints stall while a reader holds the WAL.\n" +
+		"<learning category=\"pattern\" files=\"store/wal.go\">Readers release the WAL within a second.</learning>\n" +
+		"MEMORY:nonsense\n"
+	served := c.run(out, "capture", "--agent", "codex", "--session", "s-cap", "--task", "t-9", "--json")
+	if served.code != 0 || !served.served || !strings.Contains(served.stdout, `"status": "created"`) {
+		t.Fatalf("capture through the server: %v", served)
+	}
+	c.env["CAIRN_NO_SERVER"] = "1"
+	local := c.run(out, "capture", "--agent", "codex", "--session", "s-cap", "--task", "t-9", "--json")
+	delete(c.env, "CAIRN_NO_SERVER")
+	if local.code != 0 || local.served || strings.Contains(local.stdout, `"status": "created"`) || strings.Count(local.stdout, `"status": "unchanged"`) != 2 {
+		t.Errorf("the same capture on the database stored anew what the server stored: %v", local)
+	}
+	if served.stderr != local.stderr {
+		t.Errorf("the problems differ:\n%v\n---\n%v", served, local)
+	}
+	s, l := c.bothWays("", "list", "--session", "s-cap", "--json")
+	if s.stdout != l.stdout || !strings.Contains(s.stdout, `"created_by_agent": "codex"`) {
+		t.Errorf("captured memories listed both ways:\n%v\n---\n%v", s, l)
+	}
+}
