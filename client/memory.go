@@ -201,8 +201,8 @@ func (p *Project) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryU
 	if upd.IfContent != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "the REST API has no conditional update")
 	}
-	in := updateBody{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content, Tags: upd.Tags,
-		FileRefs: upd.FileRefs, Confidence: upd.Confidence, Pinned: upd.Pinned, SupersededBy: upd.SupersededBy,
+	in := updateBody{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content, Tags: nonNil(upd.Tags),
+		FileRefs: nonNil(upd.FileRefs), Confidence: upd.Confidence, Pinned: upd.Pinned, SupersededBy: upd.SupersededBy,
 		CreatedByAgent: upd.Agent, CreatedByHat: upd.Hat, CreatedByTaskID: upd.TaskID, CreatedBySessionID: upd.SessionID,
 		NewType: true}
 	if upd.Scope != nil {
@@ -222,6 +222,16 @@ func (p *Project) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryU
 		return nil, err
 	}
 	return out.ToMemory(), nil
+}
+
+// nonNil is l, with a nil list made empty: JSON null would leave the
+// field unchanged, where an empty list clears it.
+func nonNil(l *[]string) *[]string {
+	if l == nil || *l != nil {
+		return l
+	}
+	empty := []string{}
+	return &empty
 }
 
 // DeleteMemory removes a memory. ENOTFOUND.

@@ -261,12 +261,15 @@ func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request, p *project
 	if in.SupersededBy != nil {
 		by := *in.SupersededBy
 		if by != "" {
-			// The replacement must be a memory this project can see.
+			// A prefix names a memory this project can see; an id of
+			// none is the service's ENOTFOUND, worded as it words it.
 			n, err := p.svc.FindMemoryByID(r.Context(), by)
-			if err != nil {
+			switch {
+			case err == nil:
+				by = n.ID
+			case cairn.ErrorCode(err) != cairn.ENOTFOUND:
 				return err
 			}
-			by = n.ID
 		}
 		upd.SupersededBy = &by
 	}

@@ -209,6 +209,14 @@ func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
 			t.Fatalf("%q through the server: %v", args, r)
 		}
 	}
+	for _, args := range [][]string{
+		{"edit", first[:len(first)-1], "--tags", "", "--key", "wal-checkpoint", "--title", "Checkpoint after imports"},
+		{"edit", second, "--files", "store/wal.go", "--confidence", "0.9", "--expires", "2031-01-01", "--hat", "critic"},
+	} {
+		if r := c.run("", args...); r.code != 0 || !r.served {
+			t.Fatalf("%q through the server: %v", args, r)
+		}
+	}
 	// Writes on the database.
 	c.env["CAIRN_NO_SERVER"] = "1"
 	third := strings.TrimSpace(c.ok("add", "--type", "pitfall", "A reader left open blocks checkpoints.").stdout)
@@ -222,10 +230,12 @@ func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
 	}{
 		{[]string{"show", first}, "superseded by: " + third},
 		{[]string{"show", second, "--json"}, `"scope": "global"`},
+		{[]string{"show", second, "--json"}, `"expires_at": "2031-01-01T00:00:00Z"`},
+		{[]string{"show", first, "--json"}, `"key": "wal-checkpoint"`},
 		{[]string{"show", third}, "pinned:"},
 		{[]string{"list"}, second},
 		{[]string{"list", "--limit", "0", "--sort", "oldest", "--json"}, `"source": "extracted"`},
-		{[]string{"list", "--type", "decision", "--tag", "db", "--min-confidence", "0.1"}, first},
+		{[]string{"list", "--type", "decision", "--tag", "db", "--min-confidence", "0.1"}, "Use SQLite"},
 		{[]string{"list", "--limit", "2", "--offset", "1"}, ""},
 		{[]string{"log"}, "superseded"},
 		{[]string{"log", "--memory", first[:len(first)-1], "--json"}, `"detail": "verified_at"`},
@@ -235,7 +245,7 @@ func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
 		{[]string{"export", "--format", "jsonl", "--type", "decision"}, `"source":"extracted"`},
 		{[]string{"stats", "--json"}, `"by_type"`},
 		{[]string{"--now", "2027-01-01T00:00:00Z", "cleanup", "--json"}, `"applied": false`},
-		{[]string{"--now", "2040-01-01T00:00:00Z", "cleanup"}, "would delete"},
+		{[]string{"--now", "2040-01-01T00:00:00Z", "cleanup"}, "delete"},
 	} {
 		served, local := c.bothWays("", tc.args...)
 		if served.code != 0 || served.code != local.code || served.stdout != local.stdout || served.stderr != local.stderr {
@@ -250,6 +260,8 @@ func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
 		{"add", "--type", "decison", "x"}, {"promote", first, "--type", "patern"},
 		{"show", "mem-0000000000000000"}, {"pin", "nosuchprefix"}, {"rm", "mem-0000000000000000"},
 		{"supersede", first, "mem-0000000000000000"}, {"add", "--source", "rumour", "y"},
+		{"edit", first, "--type", "decison"}, {"edit", "mem-0000000000000000", "--title", "x"},
+		{"edit", first, "--superseded-by", "mem-0000000000000000"}, {"edit", first, "--confidence", "3"},
 	} {
 		served, local := c.bothWays("", args...)
 		if served.code == 0 || served.code != local.code || served.stderr != local.stderr || served.stdout != local.stdout {
