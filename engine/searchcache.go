@@ -24,14 +24,29 @@ import (
 // Ranking (salience, recency, the periods a query names) is computed for
 // every search. Stores that do not report a data version are not cached.
 
-// retrievalCap bounds the searches kept; the cache starts over when full
-// and whenever the database changes.
-const retrievalCap = 512
+// retrievalCap bounds the searches kept, and retrievalShare the bytes of
+// memories they hold, as a share of the postings cache's size; the cache
+// starts over when either is reached, and whenever the database changes.
+const (
+	retrievalCap   = 512
+	retrievalShare = 4
+)
 
 type retrievalCache struct {
 	mu      sync.Mutex
 	version int64
 	entries map[string]*retrieved
+	size    int64 // about how many bytes the entries hold
+}
+
+// size is about how many bytes r's hits hold.
+func (r *retrieved) size() int64 {
+	n := int64(256)
+	for _, h := range r.kept {
+		m := h.Memory
+		n += int64(len(m.Content) + len(m.Title) + len(m.Key) + 64*len(m.Tags) + 64*len(m.FileRefs) + 512)
+	}
+	return 2 * n // and the index terms of those shown, analysed once
 }
 
 // expiryWindow is the clock readings [from, until) at which the memories
@@ -95,7 +110,7 @@ func (e *Engine) cachedRetrieval(ctx context.Context, q cairn.Query, exhaustive 
 	rc.mu.Lock()
 	defer rc.mu.Unlock()
 	if rc.version != v {
-		rc.version, rc.entries = v, nil
+		rc.version, rc.entries, rc.size = v, nil, 0
 		return key, v, nil
 	}
 	if r := rc.entries[key]; r != nil && r.window.holds(q.Now) {
@@ -115,8 +130,17 @@ func (e *Engine) keepRetrieval(key string, version int64, r *retrieved) {
 	if rc.version != version {
 		return // the database changed since: r may be stale already
 	}
-	if rc.entries == nil || len(rc.entries) >= retrievalCap {
-		rc.entries = map[string]*retrieved{}
+	n := r.size()
+	limit := e.cache.max / retrievalShare
+	if n > limit/8 {
+		return // one search must not push out all the others
+	}
+	if rc.entries == nil || len(rc.entries) >= retrievalCap || rc.size+n > limit {
+		rc.entries, rc.size = map[string]*retrieved{}, 0
+	}
+	if old := rc.entries[key]; old != nil {
+		rc.size -= old.size()
 	}
 	rc.entries[key] = r
+	rc.size += n
 }
