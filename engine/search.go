@@ -241,7 +241,7 @@ func (e *Engine) finish(q cairn.Query, r *retrieved) []cairn.Hit {
 	r.setStrengths(hits, dateTerms(phrases))
 	for i := range hits {
 		m := *hits[i].Memory
-		m.Tags = slices.Clone(m.Tags)
+		m.Tags, m.FileRefs = slices.Clone(m.Tags), slices.Clone(m.FileRefs)
 		hits[i].Memory = &m
 	}
 	return hits

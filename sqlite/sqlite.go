@@ -214,9 +214,14 @@ const dataVersionReuse = time.Millisecond
 // read on one connection kept for it, is read again once that old. The
 // number never decreases.
 func (s *Store) DataVersion(ctx context.Context) (int64, error) {
+	own := s.commits.Load()
+	if s.reader == s.writer {
+		// :memory: is this store's alone, and its one connection must not
+		// be held for the pragma.
+		return own, nil
+	}
 	s.dvMu.Lock()
 	defer s.dvMu.Unlock()
-	own := s.commits.Load()
 	if s.dvConn != nil && time.Since(s.dvRead) < dataVersionReuse {
 		return s.dvLast + own, nil
 	}

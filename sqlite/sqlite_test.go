@@ -465,3 +465,32 @@ func TestDataVersionSeesOwnWritesAtOnceAndOthersWithinAMillisecond(t *testing.T)
 		t.Fatalf("another store's write: data version %d, then %d; want it to grow within a millisecond", v2, v)
 	}
 }
+
+// An in-memory store's data version follows its writes, and reading it
+// does not hold the one connection writes need.
+func TestDataVersionOfAnInMemoryStore(t *testing.T) {
+	t.Parallel()
+	s := open(t, ":memory:", nil)
+	defer s.Close()
+	e := engine.New(s, &engine.Options{CacheBytes: 1 << 20})
+	ctx := t.Context()
+	v0, err := s.DataVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "kept in memory"}); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := e.Search(ctx, cairn.Query{Project: "p", Text: "memory"}); err != nil || len(hits) != 1 {
+		t.Fatalf("search: %v, %v", hits, err)
+	}
+	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "also in memory"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.DataVersion(ctx); err != nil || v <= v0 {
+		t.Fatalf("data version %d after writes, %d before (%v)", v, v0, err)
+	}
+	if hits, err := e.Search(ctx, cairn.Query{Project: "p", Text: "memory"}); err != nil || len(hits) != 2 {
+		t.Fatalf("search after a second write: %v, %v", hits, err)
+	}
+}
