@@ -57,6 +57,21 @@ type Options struct {
 	Vectors VectorSettings
 }
 
+// The contracts of the root package that the engine implements.
+var (
+	_ cairn.Service               = (*Engine)(nil)
+	_ cairn.SearchService         = (*Engine)(nil)
+	_ cairn.SupersedeService      = (*Engine)(nil)
+	_ cairn.TypeService           = (*Engine)(nil)
+	_ cairn.Clock                 = (*Engine)(nil)
+	_ cairn.VectorCoverageService = (*Engine)(nil)
+	_ cairn.ContextService        = (*Engine)(nil)
+	_ cairn.ActivityService       = (*Engine)(nil)
+	_ cairn.LifecycleService      = (*Engine)(nil)
+	_ cairn.ImportService         = (*Engine)(nil)
+	_ cairn.UseRecorder           = (*Engine)(nil)
+)
+
 // Engine is the memory service.
 type Engine struct {
 	store    cairn.Store

@@ -47,26 +47,16 @@ type Service interface {
 	cairn.ActivityService
 	cairn.LifecycleService
 	cairn.ImportService
-	// SearchRetrieval is Search, and how the hits were ranked (the mode
-	// used, and why it fell back to lexical ranking).
-	SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error)
-	// NearType returns a known type one edit away from typ, or "".
-	NearType(ctx context.Context, project, typ string) (string, error)
-	// AddSuperseding stores m and marks the memory oldID as superseded
-	// by it, in one write; it returns the replaced memory.
-	AddSuperseding(ctx context.Context, m *cairn.Memory, oldID string) (*cairn.WriteResult, *cairn.Memory, error)
-	// SupersedeChain returns the supersede chain id belongs to, replaced
-	// memories first.
-	SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error)
-	// VectorCoverage says how many memories of project have a vector of
-	// the embeddings model; ok is false when the service embeds nothing.
-	VectorCoverage(ctx context.Context, project string) (n cairn.VectorCount, model string, ok bool, err error)
+	cairn.SearchService
+	cairn.TypeService
+	cairn.SupersedeService
+	cairn.VectorCoverageService
+	cairn.Clock
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
 	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)
 	IterationTotals(ctx context.Context, project, task string) ([]cairn.IterationTotals, error)
 	AggregateIterations(ctx context.Context, project string, before time.Time) (int, error)
-	Now() time.Time
 }
 
 // Authenticator finds the token of a secret: EUNAUTHORIZED when none has

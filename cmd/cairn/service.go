@@ -30,28 +30,18 @@ import (
 // service is what the commands that a server may answer call.
 type service interface {
 	cairn.Service
-	// SearchRetrieval is Search, and how the hits were ranked.
-	SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error)
+	cairn.SearchService
+	cairn.ActivityService
+	cairn.LifecycleService
+	cairn.SupersedeService
+	cairn.TypeService
+	cairn.VectorCoverageService
+	// Clock: --now, else the machine's (the client) or the engine's.
+	cairn.Clock
 	// Context builds a block, as recall.AnswerCall does.
 	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
 	// Iteration memory for agent loops (cairn loop).
 	loop.API
-	cairn.ActivityService
-	cairn.LifecycleService
-	// Now is the service's clock (--now, else the machine's), in UTC to
-	// the millisecond.
-	Now() time.Time
-	// NearType returns a known type one edit away from typ, or "".
-	NearType(ctx context.Context, project, typ string) (string, error)
-	// AddSuperseding stores m and marks oldID superseded by it in one
-	// write; it returns the replaced memory (its id at least).
-	AddSuperseding(ctx context.Context, m *cairn.Memory, oldID string) (*cairn.WriteResult, *cairn.Memory, error)
-	// SupersedeChain returns id's supersede chain, replaced memories
-	// first.
-	SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error)
-	// VectorCoverage says how many of project's memories have a vector of
-	// the embeddings model; ok is false when none are embedded here.
-	VectorCoverage(ctx context.Context, project string) (n cairn.VectorCount, model string, ok bool, err error)
 }
 
 // localService is the engine over the database file, bound to the
