@@ -25,8 +25,8 @@ func runCleanup(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) > 0 {
 		return usagef("cleanup: unexpected argument %q (see `cairn help cleanup`)", pos[0])
 	}
-	rep := &cairn.MaintenanceReport{Items: []cairn.MaintenanceItem{}}
 	// A dry run only reads: with no database there is nothing to clean.
+	var rep *cairn.MaintenanceReport
 	access := readDB
 	if *apply {
 		access = writeDB

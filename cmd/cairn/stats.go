@@ -16,7 +16,7 @@ func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	st := &cairn.Stats{ByType: map[string]int{}}
+	var st *cairn.Stats
 	var vec *vectorCount
 	err := m.withService(ctx, g, readDB, func(svc service) error {
 		var err error
