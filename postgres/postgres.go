@@ -445,7 +445,16 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 			return translate(err, "notify")
 		}
 	}
-	return translate(tx.Commit(ctx), "commit")
+	if err := tx.Commit(ctx); err != nil {
+		return translate(err, "commit")
+	}
+	if t.wrote {
+		// This process's own writes change the version at once, without
+		// waiting for the notification: a search right after a write
+		// sees it.
+		s.version.Add(1)
+	}
+	return nil
 }
 
 // hashKey is FNV-1a of s.

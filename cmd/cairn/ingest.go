@@ -72,7 +72,7 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 	if who == "" {
 		who = "claude"
 	}
-	sto := newStorer(ctx, m, s, asJSON)
+	sto := newStorer(ctx, m, s.eng, asJSON)
 	store := func(mem *cairn.Memory) error {
 		mem.Hat, mem.Agent = hat.v, who
 		_, err := sto.store(mem, "", fmt.Sprintf("%s %q", mem.Type, mem.Title))

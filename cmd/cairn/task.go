@@ -91,7 +91,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "%s %s %s\n", res.Memory.ID, res.Status, res.Memory.Type)
-	st := newStorer(ctx, m, s, true)
+	st := newStorer(ctx, m, s.eng, true)
 	for _, sig := range sigs {
 		r, err := st.store(sig.MemoryFrom(g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
 		if err != nil {
