@@ -4,9 +4,11 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +154,19 @@ func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	// Vectors of two models.
+	var hv []cairn.HashVector
+	for i := range 50 {
+		hv = append(hv, cairn.HashVector{Hash: fmt.Sprintf("hash-%03d", i), Vector: []float32{float32(i), -1.5, 0.25, float32(i) / 7}})
+	}
+	withLite(t, src, func(st *sqlite.Store) {
+		if err := st.PutVectors(ctx, "m1", hv); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.PutVectors(ctx, "m2", hv[:3]); err != nil {
+			t.Fatal(err)
+		}
+	})
 	want := results(t, openLoc(src))
 	wantEvents := events(t, openLoc(src))
 	if len(wantEvents) < 3000 {
@@ -194,6 +209,31 @@ func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
 				t.Fatalf("event %d in %s: %+v, want %+v", i, transfer.Label(loc), got[i], wantEvents[i])
 			}
 		}
+	}
+	// The vectors came along, both ways, byte for byte.
+	for _, loc := range []string{pgURL, back} {
+		st, err := openLoc(loc)(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs := st.(cairn.VectorStore)
+		hashes := make([]string, len(hv))
+		for i, v := range hv {
+			hashes[i] = v.Hash
+		}
+		got, err := vs.FindVectors(ctx, "m1", hashes)
+		if err != nil || len(got) != len(hv) {
+			t.Errorf("vectors of m1 in %s: %d of %d, %v", transfer.Label(loc), len(got), len(hv), err)
+		}
+		for _, v := range hv {
+			if g := got[v.Hash]; !slices.Equal(g, v.Vector) {
+				t.Errorf("vector %s in %s: %v, want %v", v.Hash, transfer.Label(loc), g, v.Vector)
+			}
+		}
+		if got, err := vs.FindVectors(ctx, "m2", hashes); err != nil || len(got) != 3 {
+			t.Errorf("vectors of m2 in %s: %d, want 3 (%v)", transfer.Label(loc), len(got), err)
+		}
+		st.Close()
 	}
 	// The ingest cursor and the token came along.
 	withEngine(t, openLoc(pgURL), func(e *engine.Engine) {
