@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -306,4 +307,48 @@ func withLite(t *testing.T, loc string, fn func(*sqlite.Store)) {
 	}
 	defer st.Close()
 	fn(st)
+}
+
+// TestRoundTripAtScale copies a database of CAIRN_TEST_MIGRATE_N memories
+// (say 100000) from SQLite to PostgreSQL and back: every table's count
+// matches at each step (Copy checks it) and the three give the same
+// search results, ids and scores. It is slow, so it runs only when the
+// variable is set.
+func TestRoundTripAtScale(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("CAIRN_TEST_MIGRATE_N"))
+	if err != nil || n <= 0 {
+		t.Skip("CAIRN_TEST_MIGRATE_N is not set to a number of memories: the large round trip is not run")
+	}
+	pgURL := schemaURL(t)
+	ctx := t.Context()
+	dir := t.TempDir()
+	src := "sqlite:" + filepath.Join(dir, "src.db")
+	back := "sqlite:" + filepath.Join(dir, "back.db")
+	t0 := time.Now()
+	withEngine(t, openLoc(src), func(e *engine.Engine) {
+		rep, err := e.Import(ctx, corpus.Records(corpus.Memories(n)), cairn.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("imported %d records into SQLite (%d created, %d reinforced) in %v", rep.Read, rep.Created, rep.Reinforced, time.Since(t0))
+	})
+	want := results(t, openLoc(src))
+	if corpus.Count(want) == 0 {
+		t.Fatal("the queries find nothing in the source")
+	}
+	for _, step := range []struct{ from, to string }{{src, pgURL}, {pgURL, back}} {
+		t0 := time.Now()
+		rep, err := transfer.Copy(ctx, step.from, step.to, nil)
+		if err != nil {
+			t.Fatalf("copy %s to %s: %v", transfer.Label(step.from), transfer.Label(step.to), err)
+		}
+		for _, tr := range rep.Tables {
+			if tr.Name == "memories" {
+				t.Logf("copied %d memories to %s in %v", tr.Target, transfer.Label(step.to), time.Since(t0))
+			}
+		}
+		if d := corpus.Diff(corpus.Queries(), want, results(t, openLoc(step.to))); d != "" {
+			t.Errorf("search results differ in %s:\n%s", transfer.Label(step.to), d)
+		}
+	}
 }
