@@ -11,7 +11,11 @@
 // the engine, each in one project (query i in project i mod -projects),
 // with the postings cache `cairn serve` keeps ("resident") and without it
 // ("uncached", as a process opened for one query), and reports the p50
-// and p99 of the single searches (nearest rank).
+// and p99 of the single searches (nearest rank). Beside the import's wall
+// time it reports its CPU time: of this process (cpu-s) and, for a
+// PostgreSQL server on this machine, of the server processes of the
+// import's connections (srv-cpu-s), so that a run on a busy machine
+// still says what the import costs.
 //
 // The PostgreSQL database gets its tables in schema -schema, which is
 // dropped first unless -reuse is given; -reuse also keeps an existing
@@ -26,7 +30,9 @@ import (
 	"os"
 	"runtime/pprof"
 	"slices"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -90,10 +96,10 @@ func main() {
 			return postgres.Open(ctx, *pgURL, &postgres.Options{Schema: *schema})
 		}})
 	}
-	fmt.Printf("%-9s %9s %9s %12s %9s %9s %9s %9s\n", "backend", "memories", "import-s", "memories/s",
-		"res-p50", "res-p99", "unc-p50", "unc-p99")
+	fmt.Printf("%-9s %9s %9s %12s %9s %9s %9s %9s %9s %9s\n", "backend", "memories", "import-s", "memories/s",
+		"res-p50", "res-p99", "unc-p50", "unc-p99", "cpu-s", "srv-cpu-s")
 	for _, b := range bs {
-		n, secs, err := importInto(ctx, b.open, *corpus, now)
+		n, secs, cpu, err := importInto(ctx, b.open, *corpus, now)
 		if err != nil {
 			fail("%s: import: %v", b.name, err)
 		}
@@ -109,7 +115,7 @@ func main() {
 			}
 			figs = append(figs, p50, p99)
 		}
-		fmt.Printf("%-9s %9d %9.1f %12s %9.2f %9.2f %9.2f %9.2f\n", b.name, n, secs, rate, figs[0], figs[1], figs[2], figs[3])
+		fmt.Printf("%-9s %9d %9.1f %12s %9.2f %9.2f %9.2f %9.2f %9.1f %9.1f\n", b.name, n, secs, rate, figs[0], figs[1], figs[2], figs[3], cpu.self, cpu.server)
 	}
 }
 
@@ -145,25 +151,31 @@ func dropSchema(ctx context.Context, url, schema string) error {
 	return err
 }
 
+// cpuTimes is the CPU time an import took: of this process, and of the
+// PostgreSQL server processes of its connections (when the server runs
+// on this machine; 0 otherwise).
+type cpuTimes struct{ self, server float64 }
+
 // importInto imports the corpus into the store unless it holds memories
-// already, and returns how many memories the store holds and how long
-// the import took (0 when skipped).
-func importInto(ctx context.Context, open func() (cairn.Store, error), corpus string, now time.Time) (int, float64, error) {
-	t0 := time.Now()
+// already, and returns how many memories the store holds, how long the
+// import took (0 when skipped) and the CPU time it used.
+func importInto(ctx context.Context, open func() (cairn.Store, error), corpus string, now time.Time) (int, float64, cpuTimes, error) {
+	var cpu cpuTimes
+	t0, c0 := time.Now(), selfCPU()
 	st, err := open()
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, cpu, err
 	}
 	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
 	n, err := count(ctx, st)
 	if err != nil || n > 0 {
 		st.Close()
-		return n, 0, err
+		return n, 0, cpu, err
 	}
 	f, err := os.Open(corpus)
 	if err != nil {
 		st.Close()
-		return 0, 0, err
+		return 0, 0, cpu, err
 	}
 	defer f.Close()
 	rep, err := eng.Import(ctx, wire.Read(bufio.NewReaderSize(f, 1<<20)), cairn.ImportOptions{})
@@ -175,13 +187,55 @@ func importInto(ctx context.Context, open func() (cairn.Store, error), corpus st
 			err = c.Checkpoint(ctx)
 		}
 	}
+	if pg, ok := st.(*postgres.Store); ok && err == nil {
+		cpu.server = serverCPU(ctx, pg)
+	}
 	if cerr := st.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return 0, 0, err
+		return 0, 0, cpu, err
 	}
-	return rep.Created, time.Since(t0).Seconds(), nil
+	cpu.self = selfCPU() - c0
+	return rep.Created, time.Since(t0).Seconds(), cpu, nil
+}
+
+// selfCPU is this process's user and system CPU time so far, in seconds.
+func selfCPU() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
+}
+
+// serverCPU is the CPU time, in seconds, of the server processes of the
+// store's connections, read from /proc: 0 when the server is elsewhere.
+func serverCPU(ctx context.Context, st *postgres.Store) float64 {
+	rows, err := st.Pool().Query(ctx, `SELECT pid FROM pg_stat_activity WHERE application_name = current_setting('application_name') AND datname = current_database()`)
+	if err != nil {
+		return 0
+	}
+	pids, err := pgx.CollectRows(rows, pgx.RowTo[int32])
+	if err != nil {
+		return 0
+	}
+	total := 0.0
+	for _, pid := range pids {
+		b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+		if err != nil {
+			continue
+		}
+		// The fields after the command name (which may hold spaces):
+		// utime and stime are the 14th and 15th of the line.
+		f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+		if len(f) > 12 {
+			u, _ := strconv.ParseFloat(f[11], 64)
+			s, _ := strconv.ParseFloat(f[12], 64)
+			total += (u + s) / 100 // clock ticks of 10 ms
+		}
+	}
+	return total
 }
 
 // count returns how many memories the store holds, by project totals.
