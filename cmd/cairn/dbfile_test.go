@@ -49,10 +49,27 @@ func TestDatabaseNamedInAFile(t *testing.T) {
 			t.Errorf("--db-file %s: want a clear error, got %v", f, r)
 		}
 	}
+	// cairn migrate reads its two ends from files too.
+	copyTo := filepath.Join(c.dir, "copy.db")
+	toConf := filepath.Join(c.dir, "to.conf")
+	os.WriteFile(toConf, []byte(copyTo+"\n"), 0o600)
+	if r := c.raw("", "migrate", "--from-file", file, "--to-file", toConf, "--quiet"); r.code != 0 {
+		t.Fatalf("migrate --from-file --to-file: %v", r)
+	}
+	if r := c.raw("", "--db", copyTo, "--project", c.project, "search", "heron"); !strings.Contains(r.stdout, "heron memory") {
+		t.Errorf("the copy made through --to-file lacks the memory: %v", r)
+	}
+	if r := c.raw("", "migrate", "--from", c.db, "--from-file", file, "--to-file", toConf); r.code != 2 {
+		t.Errorf("migrate --from with --from-file: want a usage error, got %v", r)
+	}
 	secret := filepath.Join(c.dir, "secret.conf")
 	os.WriteFile(secret, []byte("postgres://team:hunter2@127.0.0.1:1/cairn?sslmode=disable&connect_timeout=2\n"), 0o600)
 	r = c.raw("", "--db-file", secret, "--project", c.project, "add", "never stored")
 	if r.code == 0 || strings.Contains(r.stderr+r.stdout, "hunter2") || !strings.Contains(r.stderr, "team") {
 		t.Errorf("a database file naming an unreachable server: want an error naming it without its password, got %v", r)
+	}
+	r = c.raw("", "migrate", "--from", c.db, "--to-file", secret, "--quiet")
+	if r.code == 0 || strings.Contains(r.stderr+r.stdout, "hunter2") {
+		t.Errorf("migrate to an unreachable server named in a file: want an error without its password, got %v", r)
 	}
 }
