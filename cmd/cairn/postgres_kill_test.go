@@ -35,17 +35,23 @@ func TestKilledWritersOnPostgresLoseNothingCommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 	q := u.Query()
-	q.Set("application_name", app)
-	u.RawQuery = q.Encode()
-	db = u.String()
+	schema := q.Get("search_path")
+	// withApp returns the database's URL with an application name of its
+	// own, by which the test finds the server processes of one cairn run.
+	withApp := func(name string) string {
+		q := u.Query()
+		q.Set("application_name", name)
+		c := *u
+		c.RawQuery = q.Encode()
+		return c.String()
+	}
 	dir := t.TempDir()
-	g := []string{"--db", db, "--project", "crash"}
+	g := []string{"--db", withApp(app), "--project", "crash"}
 	conn, err := pgx.Connect(ctx, os.Getenv("CAIRN_TEST_POSTGRES_URL"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer conn.Close(context.Background())
-	schema := q.Get("search_path")
 	count := func() int {
 		t.Helper()
 		var n int
@@ -74,15 +80,15 @@ func TestKilledWritersOnPostgresLoseNothingCommitted(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	// copying waits until a backend of this test's processes runs a COPY
-	// into memories, and returns its pid.
-	copying := func(cmd *exec.Cmd) int {
+	// copying waits until a server process of the cairn run named name
+	// runs a COPY into memories, and returns its pid.
+	copying := func(cmd *exec.Cmd, name string) int {
 		t.Helper()
 		deadline := time.Now().Add(60 * time.Second)
 		for time.Now().Before(deadline) {
 			var pid int
 			err := conn.QueryRow(ctx, `SELECT pid FROM pg_stat_activity WHERE application_name = $1
-				AND state = 'active' AND query ILIKE 'copy%memories%' LIMIT 1`, app).Scan(&pid)
+				AND state = 'active' AND query ILIKE 'copy%memories%' LIMIT 1`, name).Scan(&pid)
 			if err == nil {
 				return pid
 			}
@@ -94,8 +100,25 @@ func TestKilledWritersOnPostgresLoseNothingCommitted(t *testing.T) {
 		t.Fatal("the import never reached its COPY")
 		return 0
 	}
-	startImport := func() (*exec.Cmd, *bytes.Buffer) {
-		cmd := exec.Command(cairnBin, append(g, "import", corpus)...)
+	// gone waits until the run named name has no server process left:
+	// its transaction rolled back, its locks released.
+	gone := func(name string) {
+		t.Helper()
+		deadline := time.Now().Add(60 * time.Second)
+		for time.Now().Before(deadline) {
+			var n int
+			if err := conn.QueryRow(ctx, `SELECT count(*) FROM pg_stat_activity WHERE application_name = $1`, name).Scan(&n); err != nil {
+				t.Fatal(err)
+			}
+			if n == 0 {
+				return
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+		t.Fatalf("the server processes of a killed cairn (%s) are still there after a minute", name)
+	}
+	startImport := func(name string) (*exec.Cmd, *bytes.Buffer) {
+		cmd := exec.Command(cairnBin, "--db", withApp(name), "--project", "crash", "import", corpus)
 		cmd.Dir, cmd.Env = dir, binEnv(dir)
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
@@ -106,17 +129,18 @@ func TestKilledWritersOnPostgresLoseNothingCommitted(t *testing.T) {
 	}
 
 	// 1. kill -9 of the cairn process mid-COPY.
-	cmd, _ := startImport()
-	copying(cmd)
+	cmd, _ := startImport(app + "_1")
+	copying(cmd, app+"_1")
 	cmd.Process.Kill()
 	cmd.Wait()
+	gone(app + "_1")
 	if n := count(); n != len(committed) {
 		t.Errorf("after an import killed mid-way: %d memories, want the %d committed before", n, len(committed))
 	}
 
 	// 2. the server ends the import's connection mid-COPY.
-	cmd, errb := startImport()
-	pid := copying(cmd)
+	cmd, errb := startImport(app + "_2")
+	pid := copying(cmd, app+"_2")
 	if _, err := conn.Exec(ctx, `SELECT pg_terminate_backend($1)`, pid); err != nil {
 		t.Fatal(err)
 	}
