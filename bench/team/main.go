@@ -27,6 +27,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"net/url"
 	"os"
 	"runtime/pprof"
 	"slices"
@@ -87,6 +88,16 @@ func main() {
 		bs = append(bs, backend{"sqlite", func() (cairn.Store, error) { return sqlite.Open(ctx, *sqlitePath, nil) }})
 	}
 	if *pgURL != "" {
+		// An application name of its own, by which serverCPU finds the
+		// server processes of this run's connections only.
+		if u, err := url.Parse(*pgURL); err == nil && u.Scheme != "" {
+			q := u.Query()
+			if q.Get("application_name") == "" {
+				q.Set("application_name", fmt.Sprintf("cairn_team_%d", os.Getpid()))
+				u.RawQuery = q.Encode()
+				*pgURL = u.String()
+			}
+		}
 		if !*reuse {
 			if err := dropSchema(ctx, *pgURL, *schema); err != nil {
 				fail("%v", err)
