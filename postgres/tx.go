@@ -623,7 +623,8 @@ func (t *Tx) DocFreqs(ctx context.Context, partition string, terms []string) (ma
 }
 
 // AppendPostings implements cairn.Tx in one statement, under the
-// partition's lock.
+// partition's lock: an upsert, or a COPY of many terms into a partition
+// that has none yet.
 func (t *Tx) AppendPostings(ctx context.Context, partition string, tps []cairn.TermPostings) error {
 	if err := t.needWrite("write postings"); err != nil {
 		return err
@@ -633,6 +634,26 @@ func (t *Tx) AppendPostings(ctx context.Context, partition string, tps []cairn.T
 	}
 	if err := t.lockPartition(ctx, partition); err != nil {
 		return err
+	}
+	if len(tps) >= copyThreshold {
+		// Many terms (an import's): into a partition without postings
+		// yet, COPY them, which costs the server less than an upsert.
+		var exists bool
+		if err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM index_terms WHERE partition=$1)`, partition).Scan(&exists); err != nil {
+			return translate(err, "write postings")
+		}
+		if !exists {
+			_, err := t.tx.CopyFrom(ctx, pgx.Identifier{"index_terms"}, []string{"partition", "term", "df", "postings"},
+				pgx.CopyFromSlice(len(tps), func(i int) ([]any, error) {
+					d := tps[i].Data
+					if d == nil {
+						d = []byte{}
+					}
+					return []any{partition, tps[i].Term, tps[i].DF, d}, nil
+				}))
+			t.wrote = true
+			return translate(err, "write postings")
+		}
 	}
 	terms, dfs, data := termsOf(tps)
 	_, err := t.exec(ctx, "write postings", `INSERT INTO index_terms(partition, term, df, postings)

@@ -91,10 +91,12 @@ func main() {
 		// An application name of its own, by which serverCPU finds the
 		// server processes of this run's connections only.
 		if u, err := url.Parse(*pgURL); err == nil && u.Scheme != "" {
-			q := u.Query()
-			if q.Get("application_name") == "" {
-				q.Set("application_name", fmt.Sprintf("cairn_team_%d", os.Getpid()))
-				u.RawQuery = q.Encode()
+			if u.Query().Get("application_name") == "" {
+				// Appended, not re-encoded: libpq's options would change.
+				if u.RawQuery != "" {
+					u.RawQuery += "&"
+				}
+				u.RawQuery += fmt.Sprintf("application_name=cairn_team_%d", os.Getpid())
 				*pgURL = u.String()
 			}
 		}
