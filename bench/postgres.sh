@@ -18,7 +18,7 @@
 # first). Environment: RUNS (measured searches per figure, default 2000),
 # QUERIES (default 200), KEEP=1 keeps the temporary folder.
 #
-# Budgets (issue of the PostgreSQL backend): search p50 ≤ 5 ms, p99 ≤ 20
+# Budgets of a team's database: search p50 ≤ 5 ms, p99 ≤ 20
 # ms; import ≥ 20,000 memories/s; nothing lost. Whole-process figures are
 # not part of this run: see bench/run.sh, whose start-up floor (`cairn
 # version`) they stand beside.
