@@ -27,7 +27,8 @@ func (g *globals) resolveDB(m *Main) error {
 		if err != nil {
 			return err
 		}
-		g.db = db
+		// Resolved: a command may resolve its globals more than once.
+		g.db, g.dbFile = db, ""
 	}
 	if g.db == "" {
 		g.db = m.Getenv("CAIRN_DB")
