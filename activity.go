@@ -46,6 +46,10 @@ type ActivityFilter struct {
 	Actions   []string  // any of
 	After     time.Time // at or after
 	Before    time.Time // before
+	// AfterID keeps the entries whose id is above it: ids grow in commit
+	// order, so a reader that remembers the largest id it saw reads only
+	// what was committed since (0: every entry).
+	AfterID int64
 	Limit     int       // 0: no limit
 	// SkipTotal leaves the total count (FindActivity's second result) at
 	// 0, which saves a count of every match.

@@ -67,7 +67,7 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 			fresh := u.IDs
 			var again []string
 			if u.Session != "" {
-				shown, err := shownIn(ctx, tx, u.Session)
+				shown, err := e.shownInTx(ctx, tx, u.Session)
 				if err != nil {
 					return err
 				}
@@ -261,22 +261,8 @@ func changedFields(a, b *cairn.Memory) []string {
 // shownIn returns the memories used (shown in a context) in session, with
 // when each was last shown.
 func shownIn(ctx context.Context, tx cairn.Tx, session string) (map[string]time.Time, error) {
-	out := map[string]time.Time{}
-	return out, addShown(ctx, tx, session, time.Time{}, out)
-}
-
-// addShown adds to shown the uses in session at or after since.
-func addShown(ctx context.Context, tx cairn.Tx, session string, since time.Time, shown map[string]time.Time) error {
-	acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{SessionID: session, Actions: []string{cairn.ActionUsed}, After: since, SkipTotal: true})
-	if err != nil {
-		return err
-	}
-	for _, a := range acts {
-		if a.At.After(shown[a.MemoryID]) {
-			shown[a.MemoryID] = a.At
-		}
-	}
-	return nil
+	s := &sessionShown{ids: map[string]time.Time{}}
+	return s.ids, s.add(ctx, tx, session)
 }
 
 // findByIDs returns the stored memories of ids; missing ones are skipped.

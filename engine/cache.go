@@ -30,8 +30,8 @@ type postingsCache struct {
 	// request shape, with the data version they were read at.
 	tierSets map[string]tierSet
 
-	// shown are, by session, the memories already put into that session
-	// and through when the activity log was read for them.
+	// shown are, by session, the memories already put into that session,
+	// read from the activity log up to an entry id.
 	shown map[string]*sessionShown
 
 	// retrievals are recent searches' hits before ranking (searchcache.go).
@@ -39,11 +39,28 @@ type postingsCache struct {
 }
 
 // sessionShown is what a session was shown, read from the activity log up
-// to through.
+// to the entry lastID: later reads fetch only the entries committed since
+// (activity ids grow in commit order), however long the session is.
 type sessionShown struct {
-	mu      sync.Mutex
-	ids     map[string]time.Time
-	through time.Time
+	mu     sync.Mutex
+	ids    map[string]time.Time
+	lastID int64
+}
+
+// add reads the session's uses committed after s.lastID. s.mu is held.
+func (s *sessionShown) add(ctx context.Context, tx cairn.Tx, session string) error {
+	acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{SessionID: session, Actions: []string{cairn.ActionUsed},
+		AfterID: s.lastID, SkipTotal: true})
+	if err != nil {
+		return err
+	}
+	for _, a := range acts {
+		if a.At.After(s.ids[a.MemoryID]) {
+			s.ids[a.MemoryID] = a.At
+		}
+		s.lastID = max(s.lastID, a.ID)
+	}
+	return nil
 }
 
 // maxShownSessions bounds the sessions whose shown memories are kept.
@@ -306,13 +323,9 @@ func (c *postingsCache) full() bool {
 	return c.size >= c.max*9/10
 }
 
-// shownRereadWindow is how far back a cached session's activity is read
-// again: a use is logged with the time of its context, which a batching
-// server writes up to a second or two later.
-const shownRereadWindow = 10 * time.Second
-
 // sessionShownIn returns the memories already put into session, from the
-// cache when there is one (reading only the log's newest entries).
+// cache when there is one (reading only the log's entries committed since
+// the last read).
 func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string]time.Time, error) {
 	if e.cache == nil {
 		var shown map[string]time.Time
@@ -326,18 +339,23 @@ func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string
 	s := e.cache.shownOf(session)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := e.Now()
-	since := time.Time{}
-	if !s.through.IsZero() && !now.Before(s.through) {
-		// A clock set back (--now) reads the whole log again.
-		since = s.through.Add(-shownRereadWindow)
-	}
-	err := e.store.View(ctx, func(tx cairn.Tx) error { return addShown(ctx, tx, session, since, s.ids) })
-	if err != nil {
+	if err := e.store.View(ctx, func(tx cairn.Tx) error { return s.add(ctx, tx, session) }); err != nil {
 		return nil, err
 	}
-	if now.After(s.through) {
-		s.through = now
+	return maps.Clone(s.ids), nil
+}
+
+// shownInTx is sessionShownIn within tx (a write transaction recording
+// uses): from the cache when there is one.
+func (e *Engine) shownInTx(ctx context.Context, tx cairn.Tx, session string) (map[string]time.Time, error) {
+	if e.cache == nil {
+		return shownIn(ctx, tx, session)
+	}
+	s := e.cache.shownOf(session)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := s.add(ctx, tx, session); err != nil {
+		return nil, err
 	}
 	return maps.Clone(s.ids), nil
 }

@@ -904,6 +904,9 @@ func activityFilterSQL(f cairn.ActivityFilter) (string, []any) {
 	if len(f.Actions) > 0 {
 		conds = append(conds, `action = ANY(`+arg(f.Actions)+`)`)
 	}
+	if f.AfterID > 0 {
+		conds = append(conds, `id > `+arg(f.AfterID))
+	}
 	if !f.After.IsZero() {
 		conds = append(conds, `at >= `+arg(ms(f.After)))
 	}

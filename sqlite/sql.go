@@ -107,6 +107,10 @@ func activityFilterSQL(f cairn.ActivityFilter) (string, []any) {
 		conds = append(conds, `at < ?`)
 		args = append(args, ms(f.Before))
 	}
+	if f.AfterID > 0 {
+		conds = append(conds, `id > ?`)
+		args = append(args, f.AfterID)
+	}
 	return strings.Join(conds, " AND "), args
 }
 

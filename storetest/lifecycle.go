@@ -274,6 +274,15 @@ func testActivityFilters(t *testing.T, s cairn.Store) {
 			t.Errorf("%s: FindActivity = %q (total %d), want %q (total %d)", c.name, activityKeys(got), total, c.want, c.total)
 		}
 	}
+	// After an id: only the entries appended since, whatever their times
+	// (a use logged late with an early time is still new).
+	all, _ := findActivity(t, s, cairn.ActivityFilter{Project: "p", SessionID: "s2"})
+	last := max(all[0].ID, all[1].ID)
+	appendActivity(t, s, cairn.Activity{At: at(-time.Hour), Project: "p", MemoryID: "m-3", Action: cairn.ActionUsed, SessionID: "s2"})
+	got, total := findActivity(t, s, cairn.ActivityFilter{Project: "p", SessionID: "s2", AfterID: last})
+	if !slices.Equal(activityKeys(got), []string{"used m-3 s2"}) || total != 1 {
+		t.Errorf("after id %d: FindActivity = %q (total %d), want the one entry appended since", last, activityKeys(got), total)
+	}
 }
 
 // testActivityMany appends more entries at once than a backend is likely
