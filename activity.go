@@ -50,7 +50,7 @@ type ActivityFilter struct {
 	// order, so a reader that remembers the largest id it saw reads only
 	// what was committed since (0: every entry).
 	AfterID int64
-	Limit     int       // 0: no limit
+	Limit   int // 0: no limit
 	// SkipTotal leaves the total count (FindActivity's second result) at
 	// 0, which saves a count of every match.
 	SkipTotal bool
