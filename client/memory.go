@@ -87,8 +87,8 @@ type listAnswer struct {
 // session, sort, limit (at most 1000; 0 means 50) and offset; EINVALID
 // for a filter that asks for more (ids, pinned only, …).
 func (p *Project) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
-	if len(f.IDs) > 0 || f.Pinned || f.HasFileRefs || f.GlobalScope {
-		return nil, 0, cairn.Errorf(cairn.EINVALID, "the REST API lists by type, tag, confidence, date and session only")
+	if len(f.IDs) > 0 || f.Pinned || f.GlobalScope {
+		return nil, 0, cairn.Errorf(cairn.EINVALID, "the REST API lists by type, tag, confidence, date, session, agent and file references only")
 	}
 	q := url.Values{}
 	q.Set("global", strconv.FormatBool(f.IncludeGlobal))
@@ -101,6 +101,15 @@ func (p *Project) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*ca
 	setTime(q, "before", f.Before)
 	if f.Session != "" {
 		q.Set("session", f.Session)
+	}
+	if f.Agent != "" {
+		q.Set("agent", f.Agent)
+	}
+	if f.HasFileRefs {
+		q.Set("has_files", "true")
+	}
+	if f.SkipTotal {
+		q.Set("skip_total", "true")
 	}
 	if f.Sort != "" {
 		q.Set("sort", f.Sort)

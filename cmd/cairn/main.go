@@ -102,6 +102,7 @@ func commands() []command {
 		{"show", "[--json] ID", "show one memory in full", runShow},
 		{"list", "[flags]", "list memories, newest first", runList},
 		{"search", "[flags] QUERY | --batch FILE|-", "find the memories that match QUERY", runSearch},
+		{"recall", "--file PATH | --error TEXT | --command TOOL | [--type T] [--agent A]", "look up what is known about a file, what fixed an error, how a command was run when it worked; without those, the memories ranked by confidence × use (use recorded)", runRecall},
 		{"context", "[flags]", "print the memory block to put into an agent's prompt", runContext},
 		{"edit", "ID [flags]", "change fields of a memory", runEdit},
 		{"rm", "ID...", "delete memories", runRm},
