@@ -21,6 +21,7 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&before, "before", "only memories created before this `time`")
 	minConf := fs.Float64("min-confidence", 0, "only memories with at least this confidence")
 	session := fs.String("session", "", "only memories written in this `session`")
+	agent := fs.String("agent", "", "only memories written by this `agent`")
 	limit := fs.Int("limit", 50, "show at most `N` memories (0: all)")
 	offset := fs.Int("offset", 0, "skip the first `N`")
 	sortBy := fs.String("sort", cairn.SortCreatedDesc, "order: created (newest first), oldest, updated, confidence, used, recent, value (confidence × (uses + 1))")
@@ -55,7 +56,7 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 		defer s.Close()
 		mems, total, err = s.eng.FindMemories(ctx, cairn.MemoryFilter{
 			Project: g.project, IncludeGlobal: *global, Types: types.vals, Tags: tags.vals,
-			MinConfidence: *minConf, After: after.t, Before: before.t, Session: *session,
+			MinConfidence: *minConf, After: after.t, Before: before.t, Session: *session, Agent: *agent,
 			Sort: *sortBy, Limit: *limit, Offset: *offset,
 		})
 		if err != nil {
