@@ -95,7 +95,7 @@ func commands() []command {
 	return []command{
 		{"add", "[flags] CONTENT|-", "remember something; prints the new id", runAdd},
 		{"capture", "[flags] [FILE|-]", "store the memories an agent's output signals (MEMORY:, <learning>, <failure-report>, …)", runCapture},
-		{"ingest", "claude PATH", "read a Claude Code transcript (JSONL): fixes, a session summary, signals; review findings with --hat critic", runIngest},
+		{"ingest", "claude|codex PATH | --all", "read a Claude Code transcript or a Codex rollout (or every one of the project with --all): fixes, a session summary, signals; review findings with --hat critic", runIngest},
 		{"converse", "add --role R TEXT|-", "append a chat message to the conversation log; every 5 messages extract memories (also by a model when CAIRN_MODEL is set)", runConverse},
 		{"task", "created|completed|failed --task ID ...", "store a task event as memory (task_input, task_result, issue)", runTask},
 		{"loop", "record|context|model|status|prune ...", "iteration memory for agent loops: record an iteration, the next one's context, the model to run it", runLoop},
