@@ -38,6 +38,9 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 	setList(v, "tag", q.Tags)
 	setTime(v, "after", q.After)
 	setTime(v, "before", q.Before)
+	if q.Agent != "" {
+		v.Set("agent", q.Agent)
+	}
 	if q.ExcludeSession != "" {
 		v.Set("exclude_session", q.ExcludeSession)
 	}

@@ -121,6 +121,17 @@ func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.M
 			return e.reinforce(ctx, tx, b, old, m, now)
 		}
 	}
+	if nearDup {
+		old, err := e.findConflict(ctx, tx, m, now)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			if err := e.linkConflict(ctx, tx, b, m, old); err != nil {
+				return nil, err
+			}
+		}
+	}
 	if err := b.add(ctx, tx, m); err != nil {
 		return nil, err
 	}

@@ -25,7 +25,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	qr := cairn.Query{
 		Project: p.name, Text: text, Limit: q.integer("limit", cairn.DefaultLimit, 1, cairn.MaxLimit),
 		Types: q.types("type"), Tags: q.list("tag"), After: q.time("after"), Before: q.time("before"),
-		ExcludeSession: q.str("exclude_session"), NoGlobal: q.flag("no_global", false),
+		ExcludeSession: q.str("exclude_session"), Agent: q.str("agent"), NoGlobal: q.flag("no_global", false),
 		Mode: q.oneOf("mode", "", cairn.ModeLexical, cairn.ModeVector, cairn.ModeHybrid),
 	}
 	explain := q.flag("explain", false)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/lookup"
+	"github.com/cairn-dev/cairn/mcpserver"
 )
 
 func TestLookupToolsAnswerByFileErrorAndCommand(t *testing.T) {
@@ -40,5 +41,20 @@ func TestLookupToolsAnswerByFileErrorAndCommand(t *testing.T) {
 		if msg := toolErr(t, cs, tool, args); !strings.Contains(msg, "invalid input") {
 			t.Errorf("%s %v: %s", tool, args, msg)
 		}
+	}
+}
+
+func TestSearchToolFiltersByAgent(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect("proj")
+	mars := remember(t, cs, map[string]any{"content": "Mutations call requireAuth before the database", "agent": "mars"})
+	remember(t, cs, map[string]any{"content": "Components read the database through hooks", "agent": "venus"})
+	out := ok[mcpserver.SearchOut](t, cs, "search", map[string]any{"query": "database", "agent": "mars"})
+	if len(out.Results) != 1 || out.Results[0].ID != mars.ID {
+		t.Errorf("search by agent: %+v", out)
+	}
+	c := ok[mcpserver.ContextOut](t, cs, "context", map[string]any{"agent": "mars", "prompt": "wire the billing page"})
+	if !strings.Contains(c.Block, "### mars Learned Patterns") {
+		t.Errorf("context for an agent:\n%s", c.Block)
 	}
 }

@@ -96,6 +96,7 @@ type SearchIn struct {
 	Limit int      `json:"limit,omitempty" jsonschema:"at most this many results, 1 to 100 (default 10)"`
 	Type  string   `json:"type,omitempty" jsonschema:"only memories of this type"`
 	Tags  []string `json:"tags,omitempty" jsonschema:"only memories with all of these tags"`
+	Agent string   `json:"agent,omitempty" jsonschema:"only memories written by this agent"`
 }
 
 // Hit is one search result: enough to choose, with get for the rest.
@@ -258,7 +259,7 @@ func (s *server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 	if in.Limit < 0 || in.Limit > maxSearchLimit {
 		return nil, SearchOut{}, s.toolError("search", cairn.Errorf(cairn.EINVALID, "limit %d is not valid: give 1 to %d", in.Limit, maxSearchLimit))
 	}
-	q := cairn.Query{Project: s.project, Text: in.Query, Limit: in.Limit, Tags: in.Tags}
+	q := cairn.Query{Project: s.project, Text: in.Query, Limit: in.Limit, Tags: in.Tags, Agent: in.Agent}
 	if in.Type != "" {
 		q.Types = []string{in.Type}
 	}

@@ -152,11 +152,17 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 		}
 		sel.Items = kept
 	}
+	if err := mergeConflicts(ctx, eng, sel); err != nil {
+		return nil, err
+	}
 	if req.Root != "" {
 		MarkStale(sel, req.Root) // only the tiers kept: it reads the file system
 	}
 	sections, err := withParallel(ctx, eng, req, sel, Sections(sel))
 	if err != nil {
+		return nil, err
+	}
+	if sections, err = withAgentPatterns(ctx, eng, req, sel, sections); err != nil {
 		return nil, err
 	}
 	if req.Task != "" {

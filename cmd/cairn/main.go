@@ -111,6 +111,7 @@ func commands() []command {
 		{"unpin", "[--json] ID", "stop always injecting a memory", runUnpin},
 		{"promote", "ID --type TYPE | --scope global", "promote a memory to a lasting type, or to every project", runPromote},
 		{"supersede", "[--json] OLD NEW", "mark OLD as replaced by NEW: still searchable, no longer injected", runSupersede},
+		{"conflicts", "[--json]", "list the memories that contradict each other, for you to resolve with supersede", runConflicts},
 		{"cleanup", "[--dry-run|--apply] [--json]", "decay unused memories, remove expired and low-value ones (a dry run without --apply)", runCleanup},
 		{"log", "[flags]", "show what happened to memories: created, used, decayed, deleted …", runLog},
 		{"watch", "[--after SEQ] [--json]", "print the project's events as they are written, by any process: created, updated, used …", runWatch},

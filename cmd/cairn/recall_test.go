@@ -95,3 +95,24 @@ func TestRecallRanksByConfidenceTimesUseAndCountsAsUse(t *testing.T) {
 		t.Errorf("a memory not recalled was counted as used: %v", n)
 	}
 }
+
+func TestSearchListAndContextFilterByAgent(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t)
+	mars := c.add("--type", "pattern", "--agent", "mars", "--confidence", "0.9", "Mutations call requireAuth before touching the database")
+	venus := c.add("--type", "pattern", "--agent", "venus", "Components read the database through hooks")
+	served, local := c.bothWays("", "search", "database", "--agent", "mars", "--json")
+	if served.stdout != local.stdout {
+		t.Errorf("search --agent through the server:\n%s\non the database:\n%s", served.stdout, local.stdout)
+	}
+	if got := c.searchIDs("database", "--agent", "mars"); len(got) != 1 || got[0] != mars {
+		t.Errorf("search --agent mars = %v", got)
+	}
+	if got := c.listIDs("--agent", "venus"); len(got) != 1 || got[0] != venus {
+		t.Errorf("list --agent venus = %v", got)
+	}
+	served, local = c.bothWays("", "context", "--agent", "mars", "--dry-run")
+	if served.stdout != local.stdout || !strings.Contains(served.stdout, "### mars Learned Patterns") || !strings.Contains(served.stdout, mars) {
+		t.Errorf("context --agent mars:\n%s\n%s", served, local)
+	}
+}
