@@ -76,6 +76,9 @@ func (e *Engine) prepareNew(m *cairn.Memory, now time.Time) error {
 		m.UpdatedAt = m.CreatedAt
 	}
 	m.UpdatedAt = m.UpdatedAt.UTC().Truncate(time.Millisecond)
+	if m.ExpiresAt.IsZero() && m.HasTag(TagScopeSession) {
+		m.ExpiresAt = m.CreatedAt.Add(SessionScopeTTL)
+	}
 	if m.ExpiresAt.IsZero() {
 		if ttl := e.policies.Of(m.Type).TTL; ttl > 0 {
 			m.ExpiresAt = m.CreatedAt.Add(ttl)

@@ -219,6 +219,10 @@ func startBlock(req Request) bool {
 func ContextRequest(c *config.Config, r Request) cairn.ContextRequest {
 	req := cairn.DefaultContextRequest(r.Project) // for the weights the configuration does not hold
 	req.Prompt, req.Hat, req.Agent, req.Task, req.Session, req.Files = r.Prompt, r.Hat, r.Agent, r.Task, r.Session, r.Files
+	req.Mode = r.Mode
+	if req.Mode == "" {
+		req.Mode = c.Context.Mode
+	}
 	sc, cc := c.Scoring, c.Context
 	req.Weights = cairn.ContextWeights{
 		Relevance: sc.Relevance, Confidence: sc.Confidence, SameHat: sc.SameHat, RelatedHat: sc.RelatedHat,
