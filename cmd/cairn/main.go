@@ -106,6 +106,7 @@ func commands() []command {
 		{"context", "[flags]", "print the memory block to put into an agent's prompt", runContext},
 		{"edit", "ID [flags]", "change fields of a memory", runEdit},
 		{"rm", "ID...", "delete memories", runRm},
+		{"delete", "ID...", "delete memories (seed 000's name for rm)", runRm},
 		{"pin", "[--json] ID", "always inject a memory into context; cleanup never touches it", runPin},
 		{"verify", "[--json] ID", "confirm a memory still holds: contexts stop marking it possibly stale", runVerify},
 		{"unpin", "[--json] ID", "stop always injecting a memory", runUnpin},
