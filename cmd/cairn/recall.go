@@ -54,6 +54,9 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 	if n > 1 || len(pos) > 0 {
 		return usagef("recall: give one of --file, --error or --command, and nothing else")
 	}
+	if err := g.resolve(m); err != nil {
+		return err
+	}
 	req := lookup.Request{Project: g.project, Budget: *budget, Limit: *limit}
 	switch {
 	case file.set:
@@ -69,7 +72,7 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 		req.Kind, req.Subject = lookup.KindCommand, command.v
 	}
 	if strings.TrimSpace(req.Subject) == "" {
-		return usagef("recall: the %s to look up is empty", strings.TrimPrefix(req.Kind, "--"))
+		return usagef("recall: the %s to look up is empty", req.Kind)
 	}
 	if *limit < 1 || *limit > lookup.MaxLimit {
 		return usagef("recall: --limit must be from 1 to %d", lookup.MaxLimit)

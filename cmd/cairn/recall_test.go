@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -30,6 +31,9 @@ func TestRecallLookupsAnswerTheSameThroughTheServerAndOnTheDatabase(t *testing.T
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("recall --file lacks %q:\n%s", want, r.stdout)
 		}
+	}
+	if abs := c.ok("recall", "--file", filepath.Join(c.wd, "auth", "clock.go")); !strings.Contains(abs.stdout, "Give each flaky auth subtest its own fake clock") {
+		t.Errorf("an absolute path finds what names the file:\n%s", abs.stdout)
 	}
 	var out struct {
 		Items []struct{ ID, Section string }
