@@ -100,6 +100,9 @@ func itemMeta(it *item, esc func(string) string) string {
 	if d := date(it.in.CreatedAt); d != "" {
 		parts = append(parts, d)
 	}
+	if it.note != "" {
+		parts = append(parts, it.note)
+	}
 	if len(parts) == 0 {
 		return ""
 	}

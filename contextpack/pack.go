@@ -26,6 +26,7 @@ type item struct {
 	title     string // cleaned, maybe shortened
 	content   string // cleaned, maybe shortened (then ending with the pointer)
 	shortened bool
+	note      string  // annotation after the date (markdown): "3 days ago, 87% relevant"
 	value     float64 // finite
 	density   float64 // value per token
 	piece     string
@@ -142,6 +143,9 @@ func (r *renderer) prepare(in *Item, sec *section) *item {
 	}
 	if it.typ == "" {
 		it.typ = defaultType
+	}
+	if r.req.annotate {
+		it.note = annotation(in, r.req.Now)
 	}
 	title, content := clean(in.Title), clean(in.Content)
 	if title != "" && cairn.TitleRepeatsContent(strings.TrimSuffix(title, "…"), content) {

@@ -2,6 +2,8 @@ package lookup
 
 import (
 	"fmt"
+
+	"github.com/cairn-dev/cairn/contextpack"
 	"math"
 	"strings"
 	"time"
@@ -11,31 +13,8 @@ import (
 // bytes a token.
 func approxTokens(s string) int { return (len(s) + 3) / 4 }
 
-// Ago says how long before now t was, in the largest whole unit: "just
-// now", "5 minutes ago", "2 hours ago", "3 days ago", "4 months ago".
-func Ago(t, now time.Time) string {
-	d := now.Sub(t)
-	if d < time.Minute {
-		return "just now"
-	}
-	unit := func(n int, name string) string {
-		if n == 1 {
-			return "1 " + name + " ago"
-		}
-		return fmt.Sprintf("%d %ss ago", n, name)
-	}
-	switch {
-	case d < time.Hour:
-		return unit(int(d/time.Minute), "minute")
-	case d < 24*time.Hour:
-		return unit(int(d/time.Hour), "hour")
-	case d < 30*24*time.Hour:
-		return unit(int(d/(24*time.Hour)), "day")
-	case d < 365*24*time.Hour:
-		return unit(int(d/(30*24*time.Hour)), "month")
-	}
-	return unit(int(d/(365*24*time.Hour)), "year")
-}
+// Ago says how long before now t was: contextpack.Ago.
+func Ago(t, now time.Time) string { return contextpack.Ago(t, now) }
 
 var sectionTitle = map[string]map[string]string{
 	KindFile:    {"known": "Known about it", "sessions": "Sessions that changed it"},

@@ -180,6 +180,11 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 		Project: req.Project, Sections: sections, Budget: c.Context.Budget,
 		MaxChars: c.Context.MaxChars, Format: format, Explain: req.Explain,
 	}
+	if req.Tiers == nil {
+		// Ages and relevance where they fit (seed 004); the hooks' blocks,
+		// capped for Claude Code, stay as they are.
+		pr.Now = eng.Now()
+	}
 	if req.Index {
 		if pr.Index, err = MemoryIndex(ctx, eng, req.Project); err != nil {
 			return nil, err
@@ -317,6 +322,7 @@ func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 		items[kind] = append(items[kind], contextpack.Item{
 			ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Tags: m.Tags,
 			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: itemValue(it), Reasons: reasons, Flag: m.Flag, Stale: it.Stale,
+			Relevance: relevanceOf(it),
 		})
 	}
 	var out []contextpack.Section
@@ -349,6 +355,15 @@ func itemValue(it cairn.ContextItem) float64 {
 		v *= staleValue
 	}
 	return v
+}
+
+// relevanceOf is how well a relevant memory matches the prompt, in (0, 1]
+// (ContextItem.Match); 0 for the other tiers.
+func relevanceOf(it cairn.ContextItem) float64 {
+	if it.Tier != cairn.ContextRelevant || it.Match <= 0 {
+		return 0
+	}
+	return min(it.Match, 1)
 }
 
 // staleValue is what a stale memory is worth, as a share of its value.
