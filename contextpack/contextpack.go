@@ -71,8 +71,8 @@ package contextpack
 
 import (
 	"math"
-	"strconv"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
