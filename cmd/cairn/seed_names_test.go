@@ -39,3 +39,15 @@ func TestAddTTLSetsTheExpiryAndSeed000NamesWork(t *testing.T) {
 		t.Errorf("import < file: %v (total %d)", r, c.total())
 	}
 }
+
+func TestASeed001ItemImports(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.project = "project"
+	c.ok("import", c.writeFile("items.jsonl", `{"id":"mem-a1b2c3d4","type":"decision","content":"Chose dayjs over moment.js for smaller bundle size","source":"task","sourceId":"task-xyz","projectPath":"/path/to/project","createdBy":"Alice","createdAt":"2026-02-04T10:30:00.000Z"}`+"\n"))
+	m := c.show("mem-a1b2c3d4")
+	if m["source"] != "automatic" || m["created_by_task_id"] != "task-xyz" || m["created_by_agent"] != "Alice" ||
+		m["created_at"] != "2026-02-04T10:30:00Z" || m["project"] != "project" {
+		t.Errorf("seed 001 item: %v", m)
+	}
+}
