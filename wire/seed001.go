@@ -28,10 +28,10 @@ import (
 //	createdBy              the agent (when no created_by_agent is given)
 //	createdAt, updatedAt   the times (when created_at, updated_at are not given)
 type seed001 struct {
-	Source      string `json:"source"`
-	SourceID    string `json:"sourceId"`
-	ProjectPath string `json:"projectPath"`
-	CreatedBy   string `json:"createdBy"`
+	Source      string          `json:"source"`
+	SourceID    string          `json:"sourceId"`
+	ProjectPath string          `json:"projectPath"`
+	CreatedBy   string          `json:"createdBy"`
 	CreatedAt   json.RawMessage `json:"createdAt"`
 	UpdatedAt   json.RawMessage `json:"updatedAt"`
 }
