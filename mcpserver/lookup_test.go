@@ -58,3 +58,20 @@ func TestSearchToolFiltersByAgent(t *testing.T) {
 		t.Errorf("context for an agent:\n%s", c.Block)
 	}
 }
+
+func TestHatTransitionToolStoresArchitectureAndDecisions(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect("proj")
+	out := ok[mcpserver.HatTransitionOut](t, cs, "hat_transition", map[string]any{"transition": "explorer:planner",
+		"output": "- Orders are stored in PostgreSQL through the store package.\n- The web client depends on react-query v5.2.0."})
+	if len(out.Stored) != 2 || out.Stored[0].Type != "architecture" || out.Stored[1].Type != "dependency" {
+		t.Errorf("explorer:planner: %+v", out)
+	}
+	m, err := f.eng.FindMemoryByID(t.Context(), out.Stored[0].ID)
+	if err != nil || m.Hat != "explorer" || m.Source != "automatic" {
+		t.Errorf("stored: %+v %v", m, err)
+	}
+	if msg := toolErr(t, cs, "hat_transition", map[string]any{"transition": "critic:editor", "output": "x"}); !strings.Contains(msg, "planner:creator") {
+		t.Errorf("unknown transition: %s", msg)
+	}
+}

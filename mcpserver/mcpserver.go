@@ -6,7 +6,7 @@
 // found", exactly as an id that does not exist.
 //
 // Tools: remember, search, get, context, update, forget, the lookups
-// recall_file, recall_error and recall_command (and memory, the
+// recall_file, recall_error and recall_command, hat_transition (and memory, the
 // file-style memory tool, when it is registered). Resources: one memory
 // as JSON (cairn://memory/{id}) and one type's memories as JSON Lines
 // (cairn://export/{type}, the format of `cairn export --jsonl-dir`). A
@@ -110,6 +110,7 @@ func New(opts Options) (*mcp.Server, error) {
 	s.addTools(srv)
 	s.addLoopTools(srv)
 	s.addLookupTools(srv)
+	s.addHatTool(srv)
 	s.addResources(srv)
 	s.addPrompts(srv)
 	registerMemoryTool(srv, s)

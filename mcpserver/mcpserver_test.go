@@ -154,6 +154,7 @@ func TestToolsAreListedWithTruthfulAnnotationsAndSchemas(t *testing.T) {
 		"recall_file":    {true, false, true},
 		"recall_error":   {true, false, true},
 		"recall_command": {true, false, true},
+		"hat_transition": {false, false, false},
 	}
 	got := map[string]*mcp.Tool{}
 	for _, tl := range res.Tools {

@@ -106,7 +106,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	fmt.Fprintf(m.Stdout, "%s %s %s\n", res.Memory.ID, res.Status, res.Memory.Type)
 	st := newStorer(ctx, m, s, true)
-	if event == "completed" && agent.v != "" {
+	if event == "completed" {
 		for _, lm := range capture.LearnFromTask(g.project, agent.v, redactSecrets(text)) {
 			lm.TaskID, lm.SessionID, lm.Hat = prov.Task, prov.Session, prov.Hat
 			r, err := st.store(lm, "", "learned "+lm.Type)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -42,5 +43,30 @@ func TestTaskFailedAndCompletedLearnAsSeed002(t *testing.T) {
 		if r := c.run("", args...); r.code != exitUsage {
 			t.Errorf("%v: %v", args, r)
 		}
+	}
+}
+
+func TestCaptureAtAHatTransition(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	r := c.run("Plan:\n1. We will use sqlc for the queries instead of an ORM.\n2. The migration must not lock the orders table.\nMEMORY:pitfall:the orders table is huge\n",
+		"capture", "--hat-transition", "planner:creator", "--json")
+	if r.code != 0 {
+		t.Fatal(r)
+	}
+	var types []string
+	for _, id := range c.listIDs() {
+		m := c.show(id)
+		types = append(types, m["type"].(string))
+		if m["type"] != "pitfall" && m["created_by_hat"] != "planner" {
+			t.Errorf("hat of %v", m)
+		}
+	}
+	slices.Sort(types)
+	if !slices.Equal(types, []string{"constraint", "decision", "pitfall"}) {
+		t.Errorf("stored types %v", types)
+	}
+	if r := c.run("x", "capture", "--hat-transition", "creator:critic"); r.code != exitUsage {
+		t.Errorf("unknown transition: %v", r)
 	}
 }
