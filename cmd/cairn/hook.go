@@ -250,8 +250,17 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	if c.Context.MaxChars > hook.MaxContext {
 		req.MaxChars, req.MaxCharsSet = hook.MaxContext, true
 	}
+	defaultConfig := len(cfg.Files) == 0
+	switch h.event {
+	case hook.UserPromptSubmit:
+		h.keepKeywords(c, req.Prompt) // for the next session's start (seed 004)
+	case hook.SessionStart:
+		if kept := h.applyKept(c); kept != nil {
+			c, defaultConfig = kept, false
+		}
+	}
 	// Claude Code counts the escaped text against its cap.
-	call := recall.Call{Request: req, Config: c, DefaultConfig: len(cfg.Files) == 0, Record: true, MaxJSONChars: hook.MaxContext}
+	call := recall.Call{Request: req, Config: c, DefaultConfig: defaultConfig, Record: true, MaxJSONChars: hook.MaxContext}
 	var a *recall.Answer
 	err = m.withService(ctx, g, recordDB, func(svc service) error {
 		a, err = svc.Context(ctx, call)
