@@ -126,7 +126,7 @@ func commands() []command {
 		{"hook", "claude|codex EVENT", "answer a Claude Code (or Codex) hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
 		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly; MCP and the REST API over HTTP", runServe},
 		{"token", "create [--read-only] [--name N] | list | revoke ID", "manage the HTTP API's access tokens (needed by a server on a non-loopback address)", runToken},
-		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: remember, search, get, context, update, forget, memory)", runMCP},
+		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: remember, search, get, context, update, forget, memory, recall_file, recall_error, recall_command, hat_transition)", runMCP},
 		{"install", "claude|codex [flags]", "set cairn up for Claude Code or Codex: hooks, MCP server, AGENTS.md section", runInstall},
 		{"uninstall", "claude|codex [flags]", "remove exactly what install added", runUninstall},
 		{"version", "", "print cairn's version", runVersion},
