@@ -34,6 +34,7 @@
 //	[context]                  # what goes into the prompt
 //	budget = 1500              # tokens, 1..200000
 //	max_chars = 10000          # hard cap on the rendered block (Claude Code's limit)
+//	index = false              # add the memory index to the session-start block
 //	format = "markdown"
 //	mode = ""                  # the active mode: a name under [modes], or ""
 //
@@ -194,6 +195,9 @@ type ContextConfig struct {
 	Dynamic     DynamicTier  `json:"dynamic"`
 	Relevant    RelevantTier `json:"relevant"`
 	Mode        string       `json:"mode"` // the active mode, or ""
+	// Index adds seed 001's memory index to the session-start block (the
+	// hooks'), as `cairn context --index` does to any block.
+	Index bool `json:"index"`
 }
 
 // StaticTier is what is injected always: pinned memories, memories of

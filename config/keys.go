@@ -108,6 +108,7 @@ func fixedLeaves() []leaf {
 		intLeaf("context.dynamic.max_count", 0, maxCount, func(c *Config) *int { return &c.Context.Dynamic.MaxCount }),
 		listLeaf("context.dynamic.types", checkTypeName, func(c *Config) *[]string { return &c.Context.Dynamic.Types }),
 		stringLeaf("context.format", checkFormat, func(c *Config) *string { return &c.Context.Format }),
+		boolLeaf("context.index", func(c *Config) *bool { return &c.Context.Index }),
 		intLeaf("context.max_chars", 1, maxChars, func(c *Config) *int { return &c.Context.MaxChars }),
 		stringLeaf("context.mode", checkModeRef, func(c *Config) *string { return &c.Context.Mode }),
 		boolLeaf("context.relevant.enabled", func(c *Config) *bool { return &c.Context.Relevant.Enabled }),

@@ -169,6 +169,7 @@ type Section struct {
 type IndexEntry struct {
 	Title string
 	Date  time.Time // zero: not shown
+	By    string    // who wrote it (the agent); "" not shown
 }
 
 // IndexType is one line of the memory index: a type, how many memories it
@@ -197,6 +198,11 @@ type Request struct {
 	// budget. Types are shown in TypeOrder; those with Count 0 on one
 	// "empty" line.
 	Index []IndexType
+	// Conversations are the months of the project's conversation log
+	// (seed 001's conversations/YYYY-MM.jsonl), newest first, shown as the
+	// index's last branch with as many months as recent titles. Nothing
+	// is shown without an Index.
+	Conversations []string
 	// MaxItemTokens is the most tokens of an item's title and content;
 	// longer items are shortened to it and end with
 	// "… (full text: cairn show ID)". 0 or less means DefaultMaxItemTokens.

@@ -75,3 +75,13 @@ func TestHatTransitionToolStoresArchitectureAndDecisions(t *testing.T) {
 		t.Errorf("unknown transition: %s", msg)
 	}
 }
+
+func TestContextToolGivesTheMemoryIndexWhenAsked(t *testing.T) {
+	f := newFixture(t)
+	cs := f.connect("proj")
+	remember(t, cs, map[string]any{"type": "decision", "content": "Chose dayjs over moment.js for bundle size"})
+	c := ok[mcpserver.ContextOut](t, cs, "context", map[string]any{"prompt": "dates", "index": true})
+	if !strings.Contains(c.Block, "### Memory Index") || !strings.Contains(c.Block, "├── decision (1)") {
+		t.Errorf("context with index:\n%s", c.Block)
+	}
+}

@@ -136,6 +136,7 @@ type ContextIn struct {
 	Budget  *int     `json:"budget,omitempty" jsonschema:"token budget of the block (default from the configuration, 1500)"`
 	Session string   `json:"session,omitempty" jsonschema:"the current session id: memories written in it are left out"`
 	Format  string   `json:"format,omitempty" jsonschema:"markdown (default), xml or json"`
+	Index   bool     `json:"index,omitempty" jsonschema:"true to begin the block with the memory index: every type with its count and recent titles"`
 }
 
 // ContextOut is the block and the ids of the memories it shows.
@@ -317,7 +318,7 @@ func (s *server) context(ctx context.Context, _ *mcp.CallToolRequest, in Context
 	}
 	req := recall.Request{
 		Project: s.project, Prompt: in.Prompt, Hat: in.Hat, Agent: in.Agent, Task: in.Task,
-		Session: in.Session, Files: in.Files, Format: in.Format, Root: s.root,
+		Session: in.Session, Files: in.Files, Format: in.Format, Root: s.root, Index: in.Index,
 	}
 	if in.Budget != nil {
 		req.Budget, req.BudgetSet = *in.Budget, true

@@ -62,6 +62,9 @@ type Request struct {
 
 	Explain bool // fill Result.Explain (see contextpack.Request)
 	Index   bool // add seed 001's memory index
+	// Conversations are the months of the project's conversation log,
+	// newest first (ConversationMonths), shown in the index.
+	Conversations []string
 }
 
 // Block is a built block and what it was built from.
@@ -185,10 +188,11 @@ func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Reques
 		// capped for Claude Code, stay as they are.
 		pr.Now = eng.Now()
 	}
-	if req.Index {
+	if req.Index || c.Context.Index && startBlock(req) {
 		if pr.Index, err = MemoryIndex(ctx, eng, req.Project); err != nil {
 			return nil, err
 		}
+		pr.Conversations = req.Conversations
 	}
 	res := contextpack.Render(pr)
 	return &Block{Text: res.Text, Result: res, Selection: sel, Config: c, Keywords: keywords}, nil
@@ -440,9 +444,16 @@ func MemoryIndex(ctx context.Context, eng *engine.Engine, project string) ([]con
 			return nil, err
 		}
 		for _, m := range ms {
-			it.Recent = append(it.Recent, contextpack.IndexEntry{Title: m.Title, Date: m.CreatedAt})
+			it.Recent = append(it.Recent, contextpack.IndexEntry{Title: m.Title, Date: m.CreatedAt, By: m.Agent})
 		}
 		out = append(out, it)
+	}
+	// Seed 001's own types are listed when empty too, on the "(empty: …)"
+	// branch, so an agent sees where things would go.
+	for _, t := range seed001Types {
+		if st.ByType[t] == 0 {
+			out = append(out, contextpack.IndexType{Type: t})
+		}
 	}
 	return out, nil
 }

@@ -244,6 +244,9 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	}
 	c := cfg.Config
 	req.Project, req.Hat, req.Session, req.Root = g.project, h.hat, h.p.SessionID, m.projectFolder(g)
+	if h.event == hook.SessionStart && c.Context.Index {
+		req.Conversations = recall.ConversationMonths(filepath.Dir(g.path()), g.project)
+	}
 	if req.Agent == "" {
 		req.Agent = h.agent
 	}

@@ -44,3 +44,15 @@ func TestAKeywordInAPromptSetsTheNextSessionsDynamicCount(t *testing.T) {
 		t.Errorf("the override stayed: %d sessions", n)
 	}
 }
+
+func TestContextIndexShowsTheConversationMonthsBothWays(t *testing.T) {
+	t.Parallel()
+	c, _ := startServe(t)
+	c.env["CAIRN_NOW"] = "2026-02-04T10:00:00Z"
+	c.ok("converse", "add", "--role", "user", "Shall we use dayjs?")
+	served, local := c.bothWays("", "context", "--index", "--dry-run")
+	if served.stdout != local.stdout || !strings.Contains(served.stdout, "└── conversations/ (1 month)\n    └ 2026-02\n") ||
+		!strings.Contains(served.stdout, "(empty: ") {
+		t.Errorf("context --index:\n%s\n%s", served, local)
+	}
+}
