@@ -145,7 +145,17 @@ type Config struct {
 	Modes      map[string]ModeOverride  `json:"modes"`     // by mode name
 	Keywords   []KeywordOverride        `json:"keywords"`  // in the order they apply
 	Embeddings EmbeddingsConfig         `json:"embeddings"`
+	Export     ExportConfig             `json:"export"`
 	Loop       LoopConfig               `json:"loop"`
+}
+
+// ExportConfig is seed 001's per-type JSON Lines files for agents that
+// browse files: `cairn serve` keeps <type>.jsonl files of its project in
+// JSONLDir up to date after writes (package jsonlmirror).
+type ExportConfig struct {
+	// JSONLDir is the folder, relative to the project's folder when not
+	// absolute; "" keeps no files.
+	JSONLDir string `json:"jsonl_dir"`
 }
 
 // LoopConfig is iteration memory for agent loops (cairn loop; seed 003).
