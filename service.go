@@ -167,3 +167,71 @@ type UseRecorder interface {
 	// long-running server may batch these writes.
 	RecordUse(ctx context.Context, ids []string, session string) error
 }
+
+// SearchService ranks memories and says how.
+type SearchService interface {
+	// SearchRetrieval is Service's Search, and how the hits were ranked:
+	// the mode asked for, the mode used, and why it fell back to lexical
+	// ranking when it did (a vector mode without an endpoint is
+	// EINVALID; an endpoint that fails or is too slow falls back).
+	// Searching records nothing: the caller of a context records the use
+	// of what it shows (UseRecorder).
+	SearchRetrieval(ctx context.Context, q Query) ([]Hit, Retrieval, error)
+}
+
+// SupersedeService links memories that replace others.
+type SupersedeService interface {
+	// AddSuperseding stores m, as Service's AddMemory does, and marks the
+	// memory oldID (or a unique prefix of it) as superseded by the memory
+	// stored, in one write: if either fails, nothing is written. It
+	// returns the replaced memory (a client may know its ID only).
+	// ENOTFOUND when oldID does not exist; EINVALID when m folds into
+	// oldID itself, or the link would make a loop.
+	AddSuperseding(ctx context.Context, m *Memory, oldID string) (*WriteResult, *Memory, error)
+	// SupersedeChain returns the memories linked to id (or a unique
+	// prefix) by supersede links, followed both ways, each replaced
+	// memory before the one that replaces it; a memory in no chain is a
+	// chain of one. ENOTFOUND.
+	SupersedeChain(ctx context.Context, id string) ([]*Memory, error)
+}
+
+// TypeService guards the open set of types.
+type TypeService interface {
+	// NearType returns the known type one edit away from typ (a likely
+	// typo), or "" when typ is known or far from every known type. Known
+	// types are those with a policy and those the memories of project
+	// have. Transports refuse such a type unless the user confirms it.
+	NearType(ctx context.Context, project, typ string) (string, error)
+}
+
+// Clock is a service's clock: what a request without a time of its own
+// runs at (recency, expiry, the times of what it writes).
+type Clock interface {
+	// Now is the clock's reading, in UTC, to the millisecond (the
+	// precision the stores keep).
+	Now() time.Time
+}
+
+// VectorCoverageService reports how far embedding has come.
+type VectorCoverageService interface {
+	// VectorCoverage says how many memories of project (with the
+	// global-scope ones) have a vector of the embeddings model; ok is
+	// false when the service has no embeddings endpoint or keeps no
+	// vectors.
+	VectorCoverage(ctx context.Context, project string) (n VectorCount, model string, ok bool, err error)
+}
+
+// ContextService selects what a context block shows (package recall
+// renders it).
+type ContextService interface {
+	// SelectContext scores and selects the memories of a context block
+	// for req (req.Now zero: the service's clock). It records nothing:
+	// the caller records the use of what it shows (UseRecorder) unless
+	// it is a dry run.
+	SelectContext(ctx context.Context, req ContextRequest) (*ContextSelection, error)
+	// NewFromOtherSessions returns what parallel agents learned while
+	// session worked: memories of project created by other sessions
+	// after session's previous context, newest first, at most limit;
+	// none for a session that has had no context yet. It reads only.
+	NewFromOtherSessions(ctx context.Context, project, session string, limit int) ([]*Memory, error)
+}

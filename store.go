@@ -39,7 +39,33 @@ type Store interface {
 // Tx is one transaction. Its methods must only be called from the function
 // given to View or Update, and not concurrently. Write methods on a Tx from
 // View return EINVALID.
+//
+// Its methods are grouped by role, each with the serialisation it needs
+// in an Update (what the SQLite backend gets from serialising every
+// Update, and the PostgreSQL backend from a lock per project, partition
+// or source, held until commit). Backends may also implement optional
+// roles (IterationTx on a Tx, VectorStore on a Store), which callers find
+// by type assertion.
 type Tx interface {
+	MemoryTx
+	IndexTx
+	ActivityTx
+	IngestTx
+	TokenTx
+}
+
+// MemoryTx is the role of a transaction over memories.
+//
+// In an Update, a method that reads or writes a project's memories first
+// waits for every other Update that has done so (for a memory read by
+// id: the memory's project) and keeps them from it until commit, so a
+// dedup check, a key lookup or a read-modify-write of a memory sees every
+// committed write and loses none. Methods that decide no write wait for
+// nothing (FindMemoryIDsByPrefix, ScanMemoryKeys, CountByType,
+// FindMemoriesSupersededBy, FindMemories of the global scope): callers use
+// them as hints or for display, and look a memory up again before writing
+// it.
+type MemoryTx interface {
 	// FindMemoryByID returns the memory or ENOTFOUND.
 	FindMemoryByID(ctx context.Context, id string) (*Memory, error)
 	// FindMemoryIDsByPrefix returns up to limit ids that start with prefix,
@@ -74,7 +100,34 @@ type Tx interface {
 	UpdateMemory(ctx context.Context, m *Memory) error
 	// DeleteMemory removes the memory. ENOTFOUND when it does not exist.
 	DeleteMemory(ctx context.Context, id string) error
+	// FindMemoriesSupersededBy returns the memories whose SupersededBy is
+	// id, oldest first.
+	FindMemoriesSupersededBy(ctx context.Context, id string) ([]*Memory, error)
+	// FindLifecycleStates returns the lifecycle fields of every memory of
+	// project (whatever its scope), oldest first.
+	FindLifecycleStates(ctx context.Context, project string) ([]LifecycleState, error)
+	// TouchMemories records one use of each memory in ids at now:
+	// use_count+1, last_used_at=now, and confidence raised by boost but
+	// not above max (a confidence already at or above max is kept); an id
+	// given twice counts once. It changes no other field (updated_at
+	// neither). It returns the project of each memory touched, by id; ids
+	// not stored are left out.
+	TouchMemories(ctx context.Context, ids []string, now time.Time, boost, max float64) (map[string]string, error)
+	// DecayMemories sets the confidence and decay clock of each memory,
+	// and no other field. ENOTFOUND when one does not exist.
+	DecayMemories(ctx context.Context, ds []Decay) error
+}
 
+// IndexTx is the role of a transaction over the search index: per
+// partition (a project's memories, or "" for the global-scope ones), its
+// statistics and each term's postings.
+//
+// In an Update, every method waits for the other Updates that touched the
+// same partition and keeps them from it until commit, so statistics and
+// postings read, changed and written back lose nothing. A project's
+// partition shares its project's turn (MemoryTx), so a memory and its
+// postings are written together.
+type IndexTx interface {
 	// Partition returns the search index statistics of a partition; a
 	// partition never written returns zero statistics, not an error.
 	Partition(ctx context.Context, name string) (*PartitionStats, error)
@@ -95,23 +148,16 @@ type Tx interface {
 	// ScanPostings returns up to limit terms of a partition after term
 	// `after` in byte order, with their postings.
 	ScanPostings(ctx context.Context, partition, after string, limit int) ([]TermPostings, error)
+}
 
-	// FindMemoriesSupersededBy returns the memories whose SupersededBy is
-	// id, oldest first.
-	FindMemoriesSupersededBy(ctx context.Context, id string) ([]*Memory, error)
-	// FindLifecycleStates returns the lifecycle fields of every memory of
-	// project (whatever its scope), oldest first.
-	FindLifecycleStates(ctx context.Context, project string) ([]LifecycleState, error)
-	// TouchMemories records one use of each memory in ids at now:
-	// use_count+1, last_used_at=now, and confidence raised by boost but
-	// not above max (a confidence already at or above max is kept); an id
-	// given twice counts once. It changes no other field (updated_at
-	// neither). It returns the project of each memory touched, by id; ids
-	// not stored are left out.
-	TouchMemories(ctx context.Context, ids []string, now time.Time, boost, max float64) (map[string]string, error)
-	// DecayMemories sets the confidence and decay clock of each memory,
-	// and no other field. ENOTFOUND when one does not exist.
-	DecayMemories(ctx context.Context, ds []Decay) error
+// ActivityTx is the role of a transaction over the activity log, whose
+// entries are also the event stream.
+//
+// Appending waits for no project: entries are only added. What is
+// serialised is the order of their IDs, which must follow the order of
+// commits across every process (see FindEvents); a backend may hold that
+// turn only from the moment it writes the entries until commit.
+type ActivityTx interface {
 	// AppendActivity adds entries to the activity log; their ID is
 	// assigned by the store.
 	AppendActivity(ctx context.Context, as []Activity) error
@@ -131,7 +177,13 @@ type Tx interface {
 	// LastEventSeq returns the greatest activity ID stored, 0 when there
 	// is none.
 	LastEventSeq(ctx context.Context) (int64, error)
+}
 
+// IngestTx is the role of a transaction over the cursors of transcript
+// ingestion. In an Update, its methods wait for the other Updates of the
+// same source and keep them from it until commit, so two ingests of one
+// transcript never read the same bytes twice.
+type IngestTx interface {
 	// FindIngestOffset returns how many bytes of the transcript source
 	// (an absolute path) have been ingested, or 0 when it is unknown.
 	FindIngestOffset(ctx context.Context, source string) (int64, error)
@@ -143,7 +195,12 @@ type Tx interface {
 	// PutIngestState records the offset and the pending text of source in
 	// one write.
 	PutIngestState(ctx context.Context, source string, offset int64, pending string, at time.Time) error
+}
 
+// TokenTx is the role of a transaction over the HTTP API's access tokens.
+// It needs no turn of its own: a token's ID and hash are unique, so of two
+// Updates creating the same one, one gets ECONFLICT.
+type TokenTx interface {
 	// CreateToken stores an access token. ECONFLICT when its ID or Hash
 	// is taken.
 	CreateToken(ctx context.Context, tok *Token) error

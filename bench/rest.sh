@@ -7,6 +7,10 @@
 # latency percentiles beside the start-up floor (`cairn version`) and the
 # load average before and after.
 #
+# A long-lived server keeps recent searches (engine: searchcache.go), so
+# a second run sends DISTINCT (default 5000) generated queries, most of
+# them asked once, to show the cost of searches that read the index.
+#
 # Budget: at least 5,000 requests/s with p99 ≤ 20 ms.
 set -euo pipefail
 export LC_ALL=C
@@ -15,6 +19,7 @@ N=${1:-100000}
 CLIENTS=${CLIENTS:-8}
 DURATION=${DURATION:-20s}
 QUERIES=${QUERIES:-200}
+DISTINCT=${DISTINCT:-5000}
 NOW=2026-11-01T00:00:00Z
 PROJECT=bench
 PORT=${PORT:-7439}
@@ -47,6 +52,7 @@ go build -o "$WORK/load" ./bench/load
 step "generating and importing $N memories"
 "$WORK/gen" -n "$N" -project "$PROJECT" -seed 1 -now "$NOW" >"$WORK/corpus.jsonl"
 "$WORK/gen" -queries "$QUERIES" -seed 2 -project "$PROJECT" >"$WORK/queries.txt"
+"$WORK/gen" -queries "$DISTINCT" -seed 3 -project "$PROJECT" >"$WORK/distinct.txt"
 DB=$WORK/bench.db
 "$WORK/cairn" --db "$DB" --project "$PROJECT" import "$WORK/corpus.jsonl" >/dev/null
 
@@ -66,10 +72,14 @@ curl -fsS "$URL/stats" >/dev/null || { cat "$WORK/serve.log" >&2; exit 1; }
 LOAD_BEFORE=$(loadavg)
 step "REST search: $CLIENTS clients for $DURATION"
 RESULT=$("$WORK/load" -url "$URL" -queries "$WORK/queries.txt" -c "$CLIENTS" -d "$DURATION")
-LOAD_AFTER=$(loadavg)
 RSS=$(awk '/VmRSS/ {print $2 / 1024 " MiB"}' "/proc/$SERVER/status" 2>/dev/null || echo "?")
+step "REST search, $DISTINCT distinct queries: $CLIENTS clients for $DURATION"
+DRESULT=$("$WORK/load" -url "$URL" -queries "$WORK/distinct.txt" -c "$CLIENTS" -d "$DURATION" -warmup 0s)
+DRSS=$(awk '/VmRSS/ {print $2 / 1024 " MiB"}' "/proc/$SERVER/status" 2>/dev/null || echo "?")
+LOAD_AFTER=$(loadavg)
 
-echo "REST search, $N memories, $(nproc) CPUs: $RESULT"
+echo "REST search, $N memories, $(nproc) CPUs, $QUERIES queries in turn: $RESULT"
+echo "REST search, $(sort -u "$WORK/distinct.txt" | wc -l) distinct queries in turn: $DRESULT"
 echo "start-up floor (cairn version): $FLOOR"
-echo "cairn serve RSS after the run: $RSS"
+echo "cairn serve RSS after the first run: $RSS; after the distinct queries: $DRSS"
 echo "load average before: $LOAD_BEFORE; after: $LOAD_AFTER"

@@ -2,6 +2,7 @@ package client_test
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -18,6 +19,7 @@ import (
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 var now = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
@@ -266,6 +268,51 @@ func TestTheBuiltInConfigurationTravelsAsAFlag(t *testing.T) {
 		}
 		if !reflect.DeepEqual(got, want) || got.Text == "" {
 			t.Errorf("through the client:\n%+v\nlocal:\n%+v", got, want)
+		}
+	})
+}
+
+// A list longer than a page of the server comes whole for limit 0, and
+// in the length asked for a limit beyond a page, with an offset; the
+// lists equal the engine's. Bad input: a negative limit or offset is
+// EINVALID.
+func TestListsLongerThanAPage(t *testing.T) {
+	s := startServer(t, false)
+	var b strings.Builder
+	for i := range 2345 {
+		fmt.Fprintf(&b, "{\"type\":\"note\",\"content\":\"Note number %d of a long list.\",\"created_at\":\"2026-01-01T00:00:%02d.%03dZ\"}\n", i, i/1000, i%1000)
+	}
+	recs := wire.Read(strings.NewReader(b.String()))
+	if _, err := s.eng.Import(t.Context(), recs, cairn.ImportOptions{Project: "alpha"}); err != nil {
+		t.Fatal(err)
+	}
+	both(t, s, func(t *testing.T, p *client.Project) {
+		for _, f := range []cairn.MemoryFilter{
+			{Project: "alpha", Sort: cairn.SortCreatedAsc},
+			{Project: "alpha", Sort: cairn.SortCreatedAsc, Limit: 1500, Offset: 100},
+			{Project: "alpha", Sort: cairn.SortCreatedDesc, Offset: 2000},
+		} {
+			got, total, err := p.FindMemories(t.Context(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, wantTotal, err := s.eng.FindMemories(t.Context(), f)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if total != wantTotal || len(got) != len(want) {
+				t.Fatalf("%+v: %d of %d, want %d of %d", f, len(got), total, len(want), wantTotal)
+			}
+			for i := range got {
+				if got[i].ID != want[i].ID {
+					t.Fatalf("%+v: memory %d is %s, want %s", f, i, got[i].ID, want[i].ID)
+				}
+			}
+		}
+		for _, f := range []cairn.MemoryFilter{{Project: "alpha", Limit: -1}, {Project: "alpha", Offset: -5}} {
+			if _, _, err := p.FindMemories(t.Context(), f); cairn.ErrorCode(err) != cairn.EINVALID {
+				t.Errorf("%+v: %v, want EINVALID", f, err)
+			}
 		}
 	})
 }

@@ -32,30 +32,53 @@ type addBody struct {
 	CreatedByTaskID    string    `json:"created_by_task_id,omitempty"`
 	CreatedBySessionID string    `json:"created_by_session_id,omitempty"`
 	NewType            bool      `json:"new_type,omitempty"`
+	Source             string    `json:"source,omitempty"`
+	Supersedes         string    `json:"supersedes,omitempty"`
 }
 
 type writeAnswer struct {
-	Status string       `json:"status"`
-	Memory *wire.Memory `json:"memory"`
+	Status     string       `json:"status"`
+	Memory     *wire.Memory `json:"memory"`
+	Supersedes []string     `json:"supersedes"`
 }
 
 // AddMemory stores m in the project (m.Project is ignored), as
 // cairn.Service's AddMemory does; its type is taken as given, even one
 // letter away from a known type (check that first with NearType if it
-// matters). The source is always explicit.
+// matters). An empty source is explicit.
 func (p *Project) AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error) {
+	res, _, err := p.add(ctx, m, "")
+	return res, err
+}
+
+// AddSuperseding stores m and marks the memory oldID (an id or unique
+// prefix) as superseded by it, in one write on the server, as
+// engine.Engine's AddSuperseding does; it returns the replaced memory's
+// id in a memory of that id only (the server answers no more of it).
+func (p *Project) AddSuperseding(ctx context.Context, m *cairn.Memory, oldID string) (*cairn.WriteResult, *cairn.Memory, error) {
+	if strings.TrimSpace(oldID) == "" {
+		return nil, nil, cairn.Errorf(cairn.EINVALID, "the id of the memory to supersede is empty")
+	}
+	return p.add(ctx, m, oldID)
+}
+
+func (p *Project) add(ctx context.Context, m *cairn.Memory, supersedes string) (*cairn.WriteResult, *cairn.Memory, error) {
 	in := addBody{Type: m.Type, Key: m.Key, Title: m.Title, Content: m.Content, Tags: m.Tags, FileRefs: m.FileRefs,
 		Confidence: m.Confidence, Scope: string(m.Scope), Pinned: m.Pinned, ExpiresAt: wire.Time(m.ExpiresAt),
 		CreatedByAgent: m.Agent, CreatedByHat: m.Hat, CreatedByTaskID: m.TaskID, CreatedBySessionID: m.SessionID,
-		NewType: true}
+		NewType: true, Source: string(m.Source), Supersedes: supersedes}
 	var out writeAnswer
 	if err := p.do(ctx, http.MethodPost, p.path("/memories"), in, &out); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if out.Memory == nil {
-		return nil, cairn.Errorf(cairn.EUNAVAILABLE, "the server's answer holds no memory")
+		return nil, nil, cairn.Errorf(cairn.EUNAVAILABLE, "the server's answer holds no memory")
 	}
-	return &cairn.WriteResult{Memory: out.Memory.ToMemory(), Status: out.Status}, nil
+	var replaced *cairn.Memory
+	if len(out.Supersedes) > 0 {
+		replaced = &cairn.Memory{ID: out.Supersedes[0]}
+	}
+	return &cairn.WriteResult{Memory: out.Memory.ToMemory(), Status: out.Status}, replaced, nil
 }
 
 // CreateMemory is not offered by the REST API (it has no create-only
@@ -84,12 +107,40 @@ type listAnswer struct {
 
 // FindMemories lists the project's memories. The API answers the filter's
 // project, global memories, types, tags, minimum confidence, dates,
-// session, sort, limit (at most 1000; 0 means 50) and offset; EINVALID
-// for a filter that asks for more (ids, pinned only, …).
+// session, sort, limit and offset; EINVALID for a filter that asks for
+// more (ids, pinned only, …). Limit 0 asks for every memory; a list
+// longer than the most the server answers at once (1000) is read in
+// pages, between which another writer may change it.
 func (p *Project) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
 	if len(f.IDs) > 0 || f.Pinned || f.GlobalScope {
 		return nil, 0, cairn.Errorf(cairn.EINVALID, "the REST API lists by type, tag, confidence, date, session, agent and file references only")
 	}
+	if f.Limit < 0 || f.Offset < 0 {
+		return nil, 0, cairn.Errorf(cairn.EINVALID, "limit and offset cannot be negative")
+	}
+	var all []*cairn.Memory
+	for {
+		page := f
+		page.Limit, page.Offset = maxPage, f.Offset+len(all)
+		if f.Limit > 0 {
+			page.Limit = min(maxPage, f.Limit-len(all))
+		}
+		ms, total, err := p.findPage(ctx, page)
+		if err != nil {
+			return nil, 0, err
+		}
+		all = append(all, ms...)
+		if len(ms) < page.Limit || f.Offset+len(all) >= total || len(all) == f.Limit {
+			return all, total, nil
+		}
+	}
+}
+
+// maxPage is the most memories GET /memories answers at once.
+const maxPage = 1000
+
+// findPage lists one page of memories: f.Limit is at most maxPage.
+func (p *Project) findPage(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
 	q := url.Values{}
 	q.Set("global", strconv.FormatBool(f.IncludeGlobal))
 	setList(q, "type", f.Types)
@@ -159,8 +210,8 @@ func (p *Project) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryU
 	if upd.IfContent != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "the REST API has no conditional update")
 	}
-	in := updateBody{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content, Tags: upd.Tags,
-		FileRefs: upd.FileRefs, Confidence: upd.Confidence, Pinned: upd.Pinned, SupersededBy: upd.SupersededBy,
+	in := updateBody{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content, Tags: nonNil(upd.Tags),
+		FileRefs: nonNil(upd.FileRefs), Confidence: upd.Confidence, Pinned: upd.Pinned, SupersededBy: upd.SupersededBy,
 		CreatedByAgent: upd.Agent, CreatedByHat: upd.Hat, CreatedByTaskID: upd.TaskID, CreatedBySessionID: upd.SessionID,
 		NewType: true}
 	if upd.Scope != nil {
@@ -182,6 +233,16 @@ func (p *Project) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryU
 	return out.ToMemory(), nil
 }
 
+// nonNil is l, with a nil list made empty: JSON null would leave the
+// field unchanged, where an empty list clears it.
+func nonNil(l *[]string) *[]string {
+	if l == nil || *l != nil {
+		return l
+	}
+	empty := []string{}
+	return &empty
+}
+
 // DeleteMemory removes a memory. ENOTFOUND.
 func (p *Project) DeleteMemory(ctx context.Context, id string) error {
 	return p.do(ctx, http.MethodDelete, p.path("/memories/"+url.PathEscape(id)), nil, nil)
@@ -193,12 +254,44 @@ func (p *Project) Stats(ctx context.Context, project string) (*cairn.Stats, erro
 	if project != p.name {
 		return nil, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
 	}
-	var out wire.Stats
-	if err := p.do(ctx, http.MethodGet, p.path("/stats"), nil, &out); err != nil {
+	out, err := p.stats(ctx)
+	if err != nil {
 		return nil, err
 	}
 	return &cairn.Stats{Project: out.Project, Total: out.Total, ByType: out.ByType, GlobalTotal: out.GlobalTotal,
 		IndexDocs: out.IndexDocs, DeadDocs: out.IndexDeadDocs}, nil
+}
+
+// statsAnswer is the answer of GET /stats.
+type statsAnswer struct {
+	wire.Stats
+	Vectors *struct {
+		Model    string `json:"model"`
+		Memories int    `json:"memories"`
+		Embedded int    `json:"embedded"`
+	} `json:"vectors"`
+}
+
+func (p *Project) stats(ctx context.Context) (*statsAnswer, error) {
+	var out statsAnswer
+	if err := p.do(ctx, http.MethodGet, p.path("/stats"), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// VectorCoverage says how many memories of the project have a vector of
+// the server's embeddings model; ok is false when the server embeds
+// nothing. project must be the Project's own (EINVALID otherwise).
+func (p *Project) VectorCoverage(ctx context.Context, project string) (n cairn.VectorCount, model string, ok bool, err error) {
+	if project != p.name {
+		return n, "", false, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
+	}
+	out, err := p.stats(ctx)
+	if err != nil || out.Vectors == nil {
+		return n, "", false, err
+	}
+	return cairn.VectorCount{Memories: out.Vectors.Memories, Embedded: out.Vectors.Embedded}, out.Vectors.Model, true, nil
 }
 
 func setList(q url.Values, name string, vals []string) {

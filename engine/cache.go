@@ -33,6 +33,9 @@ type postingsCache struct {
 	// shown are, by session, the memories already put into that session
 	// and through when the activity log was read for them.
 	shown map[string]*sessionShown
+
+	// retrievals are recent searches' hits before ranking (searchcache.go).
+	retrievals retrievalCache
 }
 
 // sessionShown is what a session was shown, read from the activity log up

@@ -38,7 +38,9 @@ type Options struct {
 	// it off (see Feedback for why).
 	Feedback Feedback
 	// CacheBytes, when positive, keeps up to this many bytes of postings
-	// in memory between searches: for long-lived processes.
+	// in memory between searches, and recent searches' hits before
+	// ranking while the store reports the same data version
+	// (searchcache.go): for long-lived processes.
 	CacheBytes int64
 	// Redact, when set, is applied to every text field before it is
 	// stored, on every write path.
@@ -54,6 +56,21 @@ type Options struct {
 	// DefaultVectorSettings.
 	Vectors VectorSettings
 }
+
+// The contracts of the root package that the engine implements.
+var (
+	_ cairn.Service               = (*Engine)(nil)
+	_ cairn.SearchService         = (*Engine)(nil)
+	_ cairn.SupersedeService      = (*Engine)(nil)
+	_ cairn.TypeService           = (*Engine)(nil)
+	_ cairn.Clock                 = (*Engine)(nil)
+	_ cairn.VectorCoverageService = (*Engine)(nil)
+	_ cairn.ContextService        = (*Engine)(nil)
+	_ cairn.ActivityService       = (*Engine)(nil)
+	_ cairn.LifecycleService      = (*Engine)(nil)
+	_ cairn.ImportService         = (*Engine)(nil)
+	_ cairn.UseRecorder           = (*Engine)(nil)
+)
 
 // Engine is the memory service.
 type Engine struct {

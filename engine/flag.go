@@ -31,13 +31,22 @@ import (
 //     (<|im_start|>, <|endoftext|> …, [INST], <<SYS>>), and "Human:",
 //     "Assistant:" followed by text at the start of a line.
 
-var overrideRE = anyOf(
+// Each set of patterns is tried only on text that holds one of its
+// needles (ASCII, compared case-insensitively, chosen without the letters
+// k and s, whose case folds include non-ASCII letters): a pattern cannot
+// match text without them, and most memories have none, so writes do not
+// pay for the regular expressions.
+var overrideRE = gated([]string{"ignore", "regard", "forget", "override", "now", "prompt"}, overrideUngated)
+
+var overrideUngated = anyOf(
 	`(?i)\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|of\s+)*(?:your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|existing|original)\s+(?:instructions?|prompts?|rules|directions|directives|guidelines|context|messages)\b`,
 	`(?i)\byou\s+are\s+now\s+(?:an?\s|no\s+longer\b|in\s+(?:developer|god|jailbreak|dan|unrestricted)\s+mode\b|acting\s+as\b|unrestricted\b|dan\b)`,
 	`(?i)\bnew\s+system\s+prompt\s*:`,
 )
 
-var roleRE = anyOf(
+var roleRE = gated([]string{"<", "[", "human", "tant"}, roleUngated)
+
+var roleUngated = anyOf(
 	`(?i)</?\s*(?:tool_use|tool_result|function_calls|function_results|system-reminder|antml:[a-z_]+)\b[^>]*>`,
 	`(?i)<invoke\s+name\s*=`,
 	`(?i)</?\s*(?:system|assistant|human)\s*>`,
@@ -46,6 +55,25 @@ var roleRE = anyOf(
 	`<</?SYS>>`,
 	`(?m)^[ \t]*(?:Human|Assistant)[ \t]*:[ \t]*\S`,
 )
+
+// gated returns found, called only when s holds one of needles (lower
+// case ASCII), ASCII letters compared case-insensitively.
+func gated(needles []string, found func(string) bool) func(string) bool {
+	return func(s string) bool {
+		lower := []byte(s)
+		for i, c := range lower {
+			if 'A' <= c && c <= 'Z' {
+				lower[i] = c + 'a' - 'A'
+			}
+		}
+		for _, n := range needles {
+			if strings.Contains(string(lower), n) {
+				return found(s)
+			}
+		}
+		return false
+	}
+}
 
 // anyOf compiles each pattern on its own (so that no flag of one applies
 // to another), on first use rather than at start-up, and reports whether
@@ -109,6 +137,13 @@ func mergeFlags(given, found string) string {
 // hasHiddenCharacters reports whether s holds characters that hide text
 // from a reader (see the rules above).
 func hasHiddenCharacters(s string) bool {
+	ascii := true // every character looked for is outside ASCII
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < 0x80
+	}
+	if ascii {
+		return false
+	}
 	rs := []rune(s)
 	rtl := -1 // unknown yet: whether s has Hebrew or Arabic letters
 	for i, r := range rs {

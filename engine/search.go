@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/cairn-dev/cairn"
@@ -72,12 +73,21 @@ func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool)
 	if len(terms) == 0 {
 		return nil, nil
 	}
-	var hits []cairn.Hit
+	key, version, cached := e.cachedRetrieval(ctx, q, exhaustive)
+	if cached != nil {
+		return e.finish(q, cached), nil
+	}
+	var got *retrieved
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		var err error
-		hits, err = e.search(ctx, tx, q, terms, names, true, exhaustive)
+		got, err = e.retrieve(ctx, tx, q, terms, names, true, exhaustive)
 		return err
 	})
+	if err == nil {
+		e.keepRetrieval(key, version, got)
+		return e.finish(q, got), nil
+	}
+	var hits []cairn.Hit
 	if err == errStaleIndex {
 		// An index made by an older cairn: rebuild it once, then search.
 		// A store that cannot be written is searched as it is.
@@ -86,8 +96,10 @@ func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool)
 			stale = false
 		}
 		err = e.store.View(ctx, func(tx cairn.Tx) error {
-			var err error
-			hits, err = e.search(ctx, tx, q, terms, names, !stale, exhaustive)
+			r, err := e.retrieve(ctx, tx, q, terms, names, !stale, exhaustive)
+			if err == nil {
+				hits = e.finish(q, r)
+			}
 			return err
 		})
 	}
@@ -121,7 +133,21 @@ type candidate struct {
 	sc   index.Scored
 }
 
-func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, names map[string]bool, checkAnalyzer, exhaustive bool) ([]cairn.Hit, error) {
+// retrieved is what a search read from the store: the hits that pass
+// its filters, before they are ranked (which depends on the clock), the
+// idf-weighted query terms by partition, and the clock readings for which
+// the filters decide the same (see expiryWindow).
+type retrieved struct {
+	kept   []cairn.Hit
+	idfs   map[string][]index.Query
+	window expiryWindow
+
+	mu   sync.Mutex
+	held map[*cairn.Memory]map[string]bool // index terms of kept memories, once analysed
+}
+
+// retrieve reads the hits of q from tx; finish ranks them.
+func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, names map[string]bool, checkAnalyzer, exhaustive bool) (*retrieved, error) {
 	parts := []string{q.Project}
 	if !q.NoGlobal {
 		parts = append(parts, "")
@@ -167,7 +193,7 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 		scored = append(scored, partScore{name: name, scorer: s})
 	}
 	if len(scored) == 0 {
-		return nil, nil
+		return &retrieved{window: openWindow()}, nil
 	}
 	if e.feedback.Terms > 0 && e.feedback.Weight > 0 && !q.NoFeedback {
 		if err := e.expand(ctx, tx, memo, scored, termNames(terms)); err != nil {
@@ -201,10 +227,24 @@ func (e *Engine) search(ctx context.Context, tx cairn.Tx, q cairn.Query, terms [
 	if err != nil {
 		return nil, err
 	}
+	return &retrieved{kept: kept, idfs: idfs, window: memo.window(q.Now)}, nil
+}
+
+// finish ranks the hits r retrieved for q at q.Now. r is not changed:
+// the hits returned are copies, with copies of their memories.
+func (e *Engine) finish(q cairn.Query, r *retrieved) []cairn.Hit {
+	if len(r.kept) == 0 {
+		return nil
+	}
 	periods, phrases := queryPeriods(q.Text, q.Now)
-	hits := e.rankHits(q, kept, periods)
-	setStrengths(hits, idfs, dateTerms(phrases))
-	return hits, nil
+	hits := e.rankHits(q, slices.Clone(r.kept), periods)
+	r.setStrengths(hits, dateTerms(phrases))
+	for i := range hits {
+		m := *hits[i].Memory
+		m.Tags, m.FileRefs = slices.Clone(m.Tags), slices.Clone(m.FileRefs)
+		hits[i].Memory = &m
+	}
+	return hits
 }
 
 // dateTerms is the set of index terms of the phrases that name a date.
@@ -229,8 +269,8 @@ func dateTerms(phrases []string) map[string]bool {
 // says: "what did we change on 13 October" is matched in full by a memory
 // of 13 October about the change. The sums run in query order, so that the
 // same search gives the same figure to the last bit.
-func setStrengths(hits []cairn.Hit, idfs map[string][]index.Query, dated map[string]bool) {
-	var buf []string
+func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
+	idfs := r.idfs
 	for i := range hits {
 		h := &hits[i]
 		if h.Match <= 0 {
@@ -244,11 +284,7 @@ func setStrengths(hits []cairn.Hit, idfs map[string][]index.Query, dated map[str
 		if total <= 0 {
 			continue
 		}
-		buf, _ = lexical.Analyze(indexedText(h.Memory), buf[:0])
-		has := make(map[string]bool, len(buf))
-		for _, t := range buf {
-			has[t] = true
-		}
+		has := r.termsOf(h.Memory)
 		held := 0.0
 		inPeriod := h.DateFactor > 1
 		for _, q := range w {
@@ -258,6 +294,29 @@ func setStrengths(hits []cairn.Hit, idfs map[string][]index.Query, dated map[str
 		}
 		h.Strength = min(1, held/total)
 	}
+}
+
+// termsOf returns the index terms of m, one of the memories r kept,
+// analysing its text once.
+func (r *retrieved) termsOf(m *cairn.Memory) map[string]bool {
+	r.mu.Lock()
+	has, ok := r.held[m]
+	r.mu.Unlock()
+	if ok {
+		return has
+	}
+	buf, _ := lexical.Analyze(indexedText(m), nil)
+	has = make(map[string]bool, len(buf))
+	for _, t := range buf {
+		has[t] = true
+	}
+	r.mu.Lock()
+	if r.held == nil {
+		r.held = map[*cairn.Memory]map[string]bool{}
+	}
+	r.held[m] = has
+	r.mu.Unlock()
+	return has
 }
 
 // loadCandidates fetches the candidates' memories and keeps those that pass

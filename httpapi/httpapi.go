@@ -20,6 +20,7 @@
 package httpapi
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -30,6 +31,7 @@ import (
 	"net/netip"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -45,17 +47,16 @@ type Service interface {
 	cairn.ActivityService
 	cairn.LifecycleService
 	cairn.ImportService
-	// SearchRetrieval is Search, and how the hits were ranked (the mode
-	// used, and why it fell back to lexical ranking).
-	SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error)
-	// NearType returns a known type one edit away from typ, or "".
-	NearType(ctx context.Context, project, typ string) (string, error)
+	cairn.SearchService
+	cairn.TypeService
+	cairn.SupersedeService
+	cairn.VectorCoverageService
+	cairn.Clock
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
 	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)
 	IterationTotals(ctx context.Context, project, task string) ([]cairn.IterationTotals, error)
 	AggregateIterations(ctx context.Context, project string, before time.Time) (int, error)
-	Now() time.Time
 }
 
 // Authenticator finds the token of a secret: EUNAUTHORIZED when none has
@@ -167,6 +168,8 @@ func (s *Server) routes() {
 	s.route("POST /memories/{id}/verify", write, s.verify)
 	s.route("POST /memories/{id}/promote", write, s.promote)
 	s.route("POST /memories/{id}/supersede", write, s.supersede)
+	s.route("GET /memories/{id}/chain", read, s.chain)
+	s.route("GET /types/near", read, s.nearType)
 	s.route("GET /search", read, s.search)
 	// A context records the use of what it shows (use counts, not
 	// memories' content): a read-only token may ask for one.
@@ -365,16 +368,33 @@ func byteSize(n int64) string {
 
 func itoa(n int64) string { return strconv.FormatInt(n, 10) }
 
-// writeJSON answers v as JSON with status st.
+// encodeBuffers are the buffers answers are encoded in, reused.
+var encodeBuffers = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+
+// maxPooledBuffer: a buffer that grew beyond this (an export page, say)
+// is left to the collector rather than kept.
+const maxPooledBuffer = 1 << 20
+
+// writeJSON answers v as JSON with status st, with its length, in one
+// write.
 func writeJSON(w http.ResponseWriter, st int, v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer func() {
+		if buf.Cap() <= maxPooledBuffer {
+			buf.Reset()
+			encodeBuffers.Put(buf)
+		}
+	}()
+	if err := json.NewEncoder(buf).Encode(v); err != nil { // Encode ends the value with a newline
 		st = http.StatusInternalServerError
-		b = []byte(`{"error":{"code":"internal","message":"internal error: the answer could not be encoded"}}`)
+		buf.Reset()
+		buf.WriteString(`{"error":{"code":"internal","message":"internal error: the answer could not be encoded"}}` + "\n")
 	}
-	w.Header().Set("Content-Type", "application/json")
+	h := w.Header()
+	h.Set("Content-Type", "application/json")
+	h.Set("Content-Length", strconv.Itoa(buf.Len()))
 	w.WriteHeader(st)
-	w.Write(append(b, '\n'))
+	w.Write(buf.Bytes())
 }
 
 // readJSON decodes the request's body, of at most limit bytes, into v.

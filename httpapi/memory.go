@@ -65,12 +65,18 @@ type addIn struct {
 	CreatedByTaskID    wire.Text `json:"created_by_task_id"`
 	CreatedBySessionID wire.Text `json:"created_by_session_id"`
 	NewType            bool      `json:"new_type"`
+	// Source is explicit (the default), automatic, extracted or imported.
+	Source string `json:"source"`
+	// Supersedes is the id of a memory the new one replaces, marked in
+	// the same write.
+	Supersedes string `json:"supersedes"`
 }
 
 // writeOut is what a write did and the memory as stored.
 type writeOut struct {
-	Status string       `json:"status"`
-	Memory *wire.Memory `json:"memory"`
+	Status     string       `json:"status"`
+	Memory     *wire.Memory `json:"memory"`
+	Supersedes []string     `json:"supersedes,omitempty"`
 }
 
 func (s *Server) addMemory(w http.ResponseWriter, r *http.Request, p *project) error {
@@ -87,13 +93,24 @@ func (s *Server) addMemory(w http.ResponseWriter, r *http.Request, p *project) e
 	if err := checkNewType(r.Context(), p, in.Type, in.NewType); err != nil {
 		return err
 	}
+	source := cairn.SourceExplicit
+	if in.Source != "" {
+		source = cairn.Source(in.Source)
+	}
 	m := &cairn.Memory{
 		Project: p.name, Scope: cairn.Scope(in.Scope), Type: in.Type, Key: in.Key, Title: in.Title, Content: in.Content,
-		Tags: in.Tags, FileRefs: in.FileRefs, Confidence: in.Confidence, Source: cairn.SourceExplicit, Pinned: in.Pinned,
+		Tags: in.Tags, FileRefs: in.FileRefs, Confidence: in.Confidence, Source: source, Pinned: in.Pinned,
 		ExpiresAt: in.ExpiresAt.Time(), Agent: string(in.CreatedByAgent), Hat: string(in.CreatedByHat),
 		TaskID: string(in.CreatedByTaskID), SessionID: string(in.CreatedBySessionID),
 	}
-	res, err := p.svc.AddMemory(r.Context(), m)
+	var res *cairn.WriteResult
+	var replaced *cairn.Memory
+	var err error
+	if strings.TrimSpace(in.Supersedes) != "" {
+		res, replaced, err = p.svc.AddSuperseding(r.Context(), m, in.Supersedes)
+	} else {
+		res, err = p.svc.AddMemory(r.Context(), m)
+	}
 	if err != nil {
 		return err
 	}
@@ -101,7 +118,55 @@ func (s *Server) addMemory(w http.ResponseWriter, r *http.Request, p *project) e
 	if res.Status == cairn.StatusCreated {
 		st = http.StatusCreated
 	}
-	writeJSON(w, st, writeOut{Status: res.Status, Memory: wire.FromMemory(res.Memory)})
+	out := writeOut{Status: res.Status, Memory: wire.FromMemory(res.Memory)}
+	if replaced != nil {
+		out.Supersedes = []string{replaced.ID}
+	}
+	writeJSON(w, st, out)
+	return nil
+}
+
+// nearType answers the known type one edit away from the type asked
+// about, or "" (a likely typo is refused by writes unless new_type).
+func (s *Server) nearType(w http.ResponseWriter, r *http.Request, p *project) error {
+	q := &query{r: r}
+	typ := strings.TrimSpace(q.str("type"))
+	if q.err != nil {
+		return q.err
+	}
+	if typ == "" {
+		return cairn.Errorf(cairn.EINVALID, "give type: the type name to check")
+	}
+	near, err := p.svc.NearType(r.Context(), p.name, typ)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, nearOut{Type: typ, Near: near})
+	return nil
+}
+
+// nearOut is the answer of GET /types/near.
+type nearOut struct {
+	Type string `json:"type"`
+	Near string `json:"near"`
+}
+
+// chain answers the supersede chain of a memory, replaced memories
+// first; a memory outside any chain answers itself alone.
+func (s *Server) chain(w http.ResponseWriter, r *http.Request, p *project) error {
+	m, err := visible(r, p)
+	if err != nil {
+		return err
+	}
+	chain, err := p.svc.SupersedeChain(r.Context(), m.ID)
+	if err != nil {
+		return err
+	}
+	out := listOut{Memories: make([]*wire.Memory, 0, len(chain)), Total: len(chain)}
+	for _, c := range chain {
+		out.Memories = append(out.Memories, wire.FromMemory(c))
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -196,12 +261,15 @@ func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request, p *project
 	if in.SupersededBy != nil {
 		by := *in.SupersededBy
 		if by != "" {
-			// The replacement must be a memory this project can see.
+			// A prefix names a memory this project can see; an id of
+			// none is the service's ENOTFOUND, worded as it words it.
 			n, err := p.svc.FindMemoryByID(r.Context(), by)
-			if err != nil {
+			switch {
+			case err == nil:
+				by = n.ID
+			case cairn.ErrorCode(err) != cairn.ENOTFOUND:
 				return err
 			}
-			by = n.ID
 		}
 		upd.SupersededBy = &by
 	}

@@ -86,12 +86,35 @@ func safeFileName(name string) string {
 	}, name)
 }
 
+// statsOut is the answer of GET /stats: the counts, and the embedding
+// coverage when the server embeds memories.
+type statsOut struct {
+	wire.Stats
+	Vectors *vectorsOut `json:"vectors,omitempty"`
+}
+
+// vectorsOut is how many of the project's memories have a vector of the
+// server's embeddings model.
+type vectorsOut struct {
+	Model    string `json:"model"`
+	Memories int    `json:"memories"`
+	Embedded int    `json:"embedded"`
+}
+
 func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *project) error {
 	st, err := p.svc.Stats(r.Context(), p.name)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, wire.FromStats(st))
+	out := statsOut{Stats: wire.FromStats(st)}
+	n, model, ok, err := p.svc.VectorCoverage(r.Context(), p.name)
+	if err != nil {
+		return err
+	}
+	if ok {
+		out.Vectors = &vectorsOut{Model: model, Memories: n.Memories, Embedded: n.Embedded}
+	}
+	writeJSON(w, http.StatusOK, out)
 	return nil
 }
 
@@ -105,7 +128,7 @@ type activityOut struct {
 func (s *Server) activity(w http.ResponseWriter, r *http.Request, p *project) error {
 	q := &query{r: r}
 	f := cairn.ActivityFilter{Project: p.name, MemoryID: q.str("memory"), SessionID: q.str("session"),
-		Actions: q.list("action"), After: q.time("after"), Before: q.time("before"), Limit: q.integer("limit", 50, 1, maxListLimit)}
+		Actions: q.list("action"), After: q.time("after"), Before: q.time("before"), Limit: q.integer("limit", 50, 0, 1<<30)}
 	for _, a := range f.Actions {
 		if !slices.Contains(cairn.Actions(), a) {
 			q.bad("action", a, "give one of "+strings.Join(cairn.Actions(), ", "))

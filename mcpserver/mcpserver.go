@@ -33,14 +33,21 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/recall"
 )
 
 // Options configure a server.
 type Options struct {
-	// Engine is the memory service; required. Its clock is the server's
-	// clock, and its Redact option decides whether secrets are removed
-	// before anything is stored (the CLI always sets it).
+	// Engine is the memory service; required unless Service is given. Its
+	// clock is the server's clock, and its Redact option decides whether
+	// secrets are removed before anything is stored (the CLI always sets
+	// it).
 	Engine *engine.Engine
+	// Service, when set, is the memory service already bound to Project
+	// (ids are looked up in that project and among global-scope memories
+	// only, as engine.Engine.WithProject gives); it is used instead of
+	// Engine.
+	Service Service
 	// Project is the project every request is scoped to; required.
 	Project string
 	// Config returns the effective configuration for a context request.
@@ -64,9 +71,21 @@ type Options struct {
 	Logger *slog.Logger
 }
 
+// Service is what the server calls: memories, search, context blocks,
+// type checks, use recording, and the iterations of agent loops, bound
+// to one project. engine.Engine implements it.
+type Service interface {
+	cairn.Service
+	recall.Service
+	cairn.TypeService
+	cairn.UseRecorder
+}
+
+var _ Service = (*engine.Engine)(nil)
+
 // server holds what the handlers share.
 type server struct {
-	eng       *engine.Engine
+	eng       Service
 	project   string
 	config    func() (*config.Config, error)
 	recordUse func(ctx context.Context, ids []string, session string) error
@@ -79,13 +98,17 @@ type server struct {
 // or the project is not a valid project name. The server may be connected
 // to any number of sessions at once.
 func New(opts Options) (*mcp.Server, error) {
-	if opts.Engine == nil {
+	if opts.Engine == nil && opts.Service == nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "the MCP server needs an engine")
 	}
 	if !cairn.ValidProject(opts.Project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid: give 1 to %d bytes of text without control characters", opts.Project, cairn.MaxNameBytes)
 	}
-	s := &server{eng: opts.Engine.WithProject(opts.Project), project: opts.Project, config: opts.Config, recordUse: opts.RecordUse, log: opts.Logger, root: opts.Root}
+	svc := opts.Service
+	if svc == nil {
+		svc = opts.Engine.WithProject(opts.Project)
+	}
+	s := &server{eng: svc, project: opts.Project, config: opts.Config, recordUse: opts.RecordUse, log: opts.Logger, root: opts.Root}
 	if s.config == nil {
 		s.config = func() (*config.Config, error) { return config.Default(), nil }
 	}

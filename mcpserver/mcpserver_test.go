@@ -691,3 +691,54 @@ func TestLoopToolsRecordAndRecallIterations(t *testing.T) {
 		}
 	}
 }
+
+// observed is the engine bound to a project, counting the writes made
+// through it: the service a server given Options.Service calls.
+type observed struct {
+	*engine.Engine
+	mu   sync.Mutex
+	adds int
+}
+
+func (o *observed) AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error) {
+	o.mu.Lock()
+	o.adds++
+	o.mu.Unlock()
+	return o.Engine.AddMemory(ctx, m)
+}
+
+// A server given a service calls that service, bound as given: a memory
+// remembered through it is written by it, found by a search, and another
+// project's memory is not found.
+func TestServerCallsTheServiceItIsGiven(t *testing.T) {
+	f := newFixture(t)
+	other, err := f.eng.AddMemory(t.Context(), &cairn.Memory{Project: "b", Content: "Project b keeps its own secrets."})
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &observed{Engine: f.eng.WithProject("a")}
+	srv, err := mcpserver.New(mcpserver.Options{Service: svc, Project: "a"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := srv.Connect(t.Context(), st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, nil).Connect(t.Context(), ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { cs.Close(); ss.Wait() }()
+	w := remember(t, cs, map[string]any{"content": "Project a rotates its keys monthly.", "type": "decision"})
+	if svc.adds != 1 || w.Project != "a" {
+		t.Fatalf("remember: %+v, %d writes through the service", w, svc.adds)
+	}
+	if res := call(t, cs, "search", map[string]any{"query": "rotates keys"}); res.IsError || !strings.Contains(text(res), w.ID) {
+		t.Errorf("search for what was remembered: %s", text(res))
+	}
+	if msg := toolErr(t, cs, "get", map[string]any{"ids": []string{other.Memory.ID}}); !strings.Contains(msg, "not found") {
+		t.Errorf("another project's memory: %s", msg)
+	}
+}

@@ -408,7 +408,7 @@ func (s *Store) View(ctx context.Context, fn func(cairn.Tx) error) error {
 		return translate(err, "begin read")
 	}
 	defer tx.Rollback(context.WithoutCancel(ctx))
-	t := &Tx{tx: tx, store: s}
+	t := &Tx{tx: tx, raw: tx, ctx: ctx, store: s}
 	if err := fn(t); err != nil {
 		return err
 	}
@@ -428,8 +428,12 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	if err != nil {
 		return translate(err, "begin write")
 	}
-	defer tx.Rollback(context.WithoutCancel(ctx))
-	t := &Tx{tx: tx, store: s, write: true}
+	t := &Tx{raw: tx, ctx: ctx, store: s, write: true}
+	t.tx = syncTx{Tx: tx, t: t}
+	defer func() {
+		t.abortStream()
+		tx.Rollback(context.WithoutCancel(ctx))
+	}()
 	if err := fn(t); err != nil {
 		return err
 	}
@@ -445,7 +449,16 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 			return translate(err, "notify")
 		}
 	}
-	return translate(tx.Commit(ctx), "commit")
+	if err := tx.Commit(ctx); err != nil {
+		return translate(err, "commit")
+	}
+	if t.wrote {
+		// This process's own writes change the version at once, without
+		// waiting for the notification: a search right after a write
+		// sees it.
+		s.version.Add(1)
+	}
+	return nil
 }
 
 // hashKey is FNV-1a of s.

@@ -91,3 +91,9 @@ func TestOpeningANewSchemaTogetherSucceeds(t *testing.T) {
 		}
 	}
 }
+
+func TestVectorConformance(t *testing.T) {
+	testURL(t)
+	t.Parallel()
+	storetest.RunVectors(t, openStore)
+}

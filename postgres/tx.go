@@ -18,59 +18,24 @@ var _ cairn.Tx = (*Tx)(nil)
 // locks of what it touches as it goes (see the package documentation) and
 // keeps the activity entries appended until just before commit.
 type Tx struct {
-	tx    pgx.Tx
+	tx    pgx.Tx // syncTx in an Update
+	raw   pgx.Tx // the transaction itself
+	ctx   context.Context
 	store *Store
 	write bool
 	wrote bool               // a write statement ran
 	held  map[int64]struct{} // advisory locks taken
 	acts  []cairn.Activity   // appended, not yet inserted
 
-	created int             // memories created so far
-	mems    []*cairn.Memory // created in bulk mode, not yet inserted
-	failed  error           // a bulk insert failed: the transaction is lost
+	created int           // memories created so far
+	pending [][]any       // rows of memories created in bulk, not yet sent
+	stream  *memoryStream // the running COPY of memories, if any
+	failed  error         // a bulk insert failed: the transaction is lost
 }
 
-// Bulk creation: after bulkAfter creates in one transaction (an import),
-// CreateMemory keeps memories and inserts them bulkBatch at a time through
-// COPY, and before any statement that reads memories, so the transaction
-// still reads its own writes.
-const (
-	bulkAfter = 64
-	bulkBatch = 5000
-)
-
-// flushMemories inserts the memories kept by CreateMemory. A conflict
-// found then (a memory created meanwhile by another process with the same
-// id or key) fails the whole transaction with ECONFLICT.
+// flushMemories inserts the memories kept by CreateMemory.
 func (t *Tx) flushMemories(ctx context.Context) error {
-	if t.failed != nil {
-		return t.failed
-	}
-	if len(t.mems) == 0 {
-		return nil
-	}
-	ms := t.mems
-	t.mems = nil
-	fail := func(err error) error {
-		t.failed = err
-		return err
-	}
-	// COPY straight into the table: a conflict (a memory created
-	// meanwhile by another process with the same id or key) aborts the
-	// transaction, which is lost anyway.
-	cols := strings.Split(strings.Join(strings.Fields(memoryColumns), ""), ",")
-	_, err := t.tx.CopyFrom(ctx, pgx.Identifier{"memories"}, cols, pgx.CopyFromSlice(len(ms), func(i int) ([]any, error) {
-		return append([]any{ms[i].ID}, memoryArgs(ms[i])...), nil
-	}))
-	if err != nil {
-		err = translate(err, "store memories")
-		if cairn.ErrorCode(err) == cairn.ECONFLICT {
-			err = cairn.WrapError(cairn.ECONFLICT, err, "memories stored in bulk conflict with memories written meanwhile (same id, or same project, type and key); nothing was written, run it again")
-		}
-		return fail(err)
-	}
-	t.wrote = true
-	return nil
+	return t.endStream(ctx)
 }
 
 // Lock kinds.
@@ -469,9 +434,10 @@ func (t *Tx) CountByType(ctx context.Context, project string) (map[string]int, e
 
 // CreateMemory implements cairn.Tx under the lock of m.Project. The
 // first bulkAfter creates of a transaction are inserted at once (ECONFLICT
-// at the call); later ones (an import) are kept and inserted through COPY
-// in batches, before any read of memories and at commit: a conflict found
-// then fails the whole transaction with ECONFLICT, and nothing is written.
+// at the call); later ones (an import) go to one COPY that runs while the
+// caller goes on, ended before the transaction's next statement and at
+// commit: a conflict found then fails the whole transaction with
+// ECONFLICT, and nothing is written.
 func (t *Tx) CreateMemory(ctx context.Context, m *cairn.Memory) error {
 	if err := t.needWrite("store memory " + m.ID); err != nil {
 		return err
@@ -483,12 +449,7 @@ func (t *Tx) CreateMemory(ctx context.Context, m *cairn.Memory) error {
 		return t.failed
 	}
 	if t.created++; t.created > bulkAfter {
-		c := *m
-		t.mems = append(t.mems, &c)
-		if len(t.mems) >= bulkBatch {
-			return t.flushMemories(ctx)
-		}
-		return nil
+		return t.streamMemory(ctx, m)
 	}
 	args := append([]any{m.ID}, memoryArgs(m)...)
 	// ON CONFLICT DO NOTHING rather than a unique violation, which would
@@ -667,7 +628,8 @@ func (t *Tx) DocFreqs(ctx context.Context, partition string, terms []string) (ma
 }
 
 // AppendPostings implements cairn.Tx in one statement, under the
-// partition's lock.
+// partition's lock: an upsert, or a COPY of many terms into a partition
+// that has none yet.
 func (t *Tx) AppendPostings(ctx context.Context, partition string, tps []cairn.TermPostings) error {
 	if err := t.needWrite("write postings"); err != nil {
 		return err
@@ -677,6 +639,26 @@ func (t *Tx) AppendPostings(ctx context.Context, partition string, tps []cairn.T
 	}
 	if err := t.lockPartition(ctx, partition); err != nil {
 		return err
+	}
+	if len(tps) >= copyThreshold {
+		// Many terms (an import's): into a partition without postings
+		// yet, COPY them, which costs the server less than an upsert.
+		var exists bool
+		if err := t.tx.QueryRow(ctx, `SELECT EXISTS (SELECT 1 FROM index_terms WHERE partition=$1)`, partition).Scan(&exists); err != nil {
+			return translate(err, "write postings")
+		}
+		if !exists {
+			_, err := t.tx.CopyFrom(ctx, pgx.Identifier{"index_terms"}, []string{"partition", "term", "df", "postings"},
+				pgx.CopyFromSlice(len(tps), func(i int) ([]any, error) {
+					d := tps[i].Data
+					if d == nil {
+						d = []byte{}
+					}
+					return []any{partition, tps[i].Term, tps[i].DF, d}, nil
+				}))
+			t.wrote = true
+			return translate(err, "write postings")
+		}
 	}
 	terms, dfs, data := termsOf(tps)
 	_, err := t.exec(ctx, "write postings", `INSERT INTO index_terms(partition, term, df, postings)

@@ -5,7 +5,6 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/contextpack"
-	"github.com/cairn-dev/cairn/engine"
 )
 
 // AgentPatterns is how many of an agent's memories the "{agent} Learned
@@ -24,7 +23,7 @@ var agentRecordTypes = map[string]bool{"session": true, "task_input": true, "tas
 // to a block asked for an agent by name (`cairn context --agent A`, the
 // MCP context tool), not to the hooks' blocks (which choose their tiers):
 // their agent is the tool itself, whose memories are mostly sessions.
-func withAgentPatterns(ctx context.Context, eng *engine.Engine, req Request, sel *cairn.ContextSelection, sections []contextpack.Section) ([]contextpack.Section, error) {
+func withAgentPatterns(ctx context.Context, eng Service, req Request, sel *cairn.ContextSelection, sections []contextpack.Section) ([]contextpack.Section, error) {
 	if req.Agent == "" || req.Tiers != nil {
 		return sections, nil
 	}

@@ -6,7 +6,6 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/contextpack"
-	"github.com/cairn-dev/cairn/engine"
 )
 
 // Parallel work: a block for a session (Request.Session) starts with what
@@ -29,7 +28,7 @@ const parallelTitle = "New from Parallel Work"
 // withParallel returns sections with the parallel-work section after the
 // pinned one, when req asks for it (a session, and no Tiers or Tiers
 // naming cairn.ContextParallel) and other sessions wrote something.
-func withParallel(ctx context.Context, eng *engine.Engine, req Request, sel *cairn.ContextSelection, sections []contextpack.Section) ([]contextpack.Section, error) {
+func withParallel(ctx context.Context, eng Service, req Request, sel *cairn.ContextSelection, sections []contextpack.Section) ([]contextpack.Section, error) {
 	if req.Session == "" || (req.Tiers != nil && !slices.Contains(req.Tiers, cairn.ContextParallel)) {
 		return sections, nil
 	}

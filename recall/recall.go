@@ -129,10 +129,23 @@ func Configure(c *config.Config, req *Request) (keywords []string, format string
 	return keywords, format, nil
 }
 
+// Service is what a block is built from: the selection of its memories,
+// what parallel sessions wrote, the task sections of agent loops, the
+// memory index, and the clock the block is built at. engine.Engine
+// implements it; Build's clock is the service's (Now).
+type Service interface {
+	cairn.ContextService
+	loop.Service // memories, search, iterations and the clock
+	// Stats counts a project's memories by type, for the memory index.
+	Stats(ctx context.Context, project string) (*cairn.Stats, error)
+}
+
+var _ Service = (*engine.Engine)(nil)
+
 // Build selects and renders the block for req with the configuration c,
 // which it changes in place (mode, keywords and limits applied). eng's
 // clock is the request's now.
-func Build(ctx context.Context, eng *engine.Engine, c *config.Config, req Request) (*Block, error) {
+func Build(ctx context.Context, eng Service, c *config.Config, req Request) (*Block, error) {
 	keywords, format, err := Configure(c, &req)
 	if err != nil {
 		return nil, err
@@ -427,7 +440,7 @@ func (n newestOf) of(ref string) time.Time {
 
 // MemoryIndex is seed 001's memory index: each type with its count and its
 // two newest titles.
-func MemoryIndex(ctx context.Context, eng *engine.Engine, project string) ([]contextpack.IndexType, error) {
+func MemoryIndex(ctx context.Context, eng Service, project string) ([]contextpack.IndexType, error) {
 	st, err := eng.Stats(ctx, project)
 	if err != nil {
 		return nil, err

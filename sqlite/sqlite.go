@@ -23,6 +23,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -53,6 +54,11 @@ type Store struct {
 
 	dvMu   sync.Mutex
 	dvConn *sql.Conn // kept for DataVersion
+	dvStmt *sql.Stmt // PRAGMA data_version on dvConn
+	dvRead time.Time // when dvLast was read
+	dvLast int64     // PRAGMA data_version then
+	// commits counts this store's own commits (DataVersion).
+	commits atomic.Int64
 }
 
 type prepKey struct {
@@ -127,7 +133,13 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		// through the one writer connection.
 		s.reader = s.writer
 	} else {
-		if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)&_pragma=mmap_size(1073741824)"); err != nil {
+		// Readers neither map the file nor keep a large page cache: a
+		// server runs several at once, and each would hold its own copy
+		// of the pages it read (a memory map counts once per connection
+		// in the process's resident size). The operating system's file
+		// cache holds the pages; searches of a long-lived process read
+		// little beyond the postings cache.
+		if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)&_pragma=mmap_size(0)&_pragma=cache_size(-4096)"); err != nil {
 			s.writer.Close()
 			return nil, s.openErr(err)
 		}
@@ -164,6 +176,10 @@ func (s *Store) Path() string { return s.path }
 func (s *Store) Close() error {
 	var errs []error
 	s.dvMu.Lock()
+	if s.dvStmt != nil {
+		errs = append(errs, s.dvStmt.Close())
+		s.dvStmt = nil
+	}
 	if s.dvConn != nil {
 		errs = append(errs, s.dvConn.Close())
 		s.dvConn = nil
@@ -184,23 +200,49 @@ func (s *Store) Close() error {
 	return errors.Join(errs...)
 }
 
+// dataVersionReuse is how long a reading of PRAGMA data_version is
+// reused: reading it takes the database's shared lock, and a busy server
+// asks for the version on every search.
+const dataVersionReuse = time.Millisecond
+
 // DataVersion returns a number that changes whenever any connection, in
-// this process or another, commits a change to the database (SQLite's
-// PRAGMA data_version, read on one connection kept for it). Caches of a
-// long-lived process compare it to know they are still valid.
+// this process or another, commits a change to the database. Caches of a
+// long-lived process compare it to know they are still valid. The
+// store's own commits change it at once, so that a read after a write
+// through the store sees the write; those of other stores and processes
+// within dataVersionReuse (a millisecond): SQLite's PRAGMA data_version,
+// read on one connection kept for it, is read again once that old. The
+// number never decreases.
 func (s *Store) DataVersion(ctx context.Context) (int64, error) {
+	own := s.commits.Load()
+	if s.reader == s.writer {
+		// :memory: is this store's alone, and its one connection must not
+		// be held for the pragma.
+		return own, nil
+	}
 	s.dvMu.Lock()
 	defer s.dvMu.Unlock()
+	if s.dvConn != nil && time.Since(s.dvRead) < dataVersionReuse {
+		return s.dvLast + own, nil
+	}
 	if s.dvConn == nil {
 		c, err := s.reader.Conn(ctx)
 		if err != nil {
 			return 0, translate(err, "read the data version")
 		}
-		s.dvConn = c
+		st, err := c.PrepareContext(ctx, "PRAGMA data_version")
+		if err != nil {
+			c.Close()
+			return 0, translate(err, "read the data version")
+		}
+		s.dvConn, s.dvStmt = c, st
 	}
 	var v int64
-	err := s.dvConn.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v)
-	return v, translate(err, "read the data version")
+	if err := s.dvStmt.QueryRowContext(ctx).Scan(&v); err != nil {
+		return 0, translate(err, "read the data version")
+	}
+	s.dvRead, s.dvLast = time.Now(), v
+	return v + own, nil
 }
 
 // Checkpoint copies the write-ahead log into the database and truncates
@@ -356,7 +398,16 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	if err := fn(t); err != nil {
 		return err
 	}
-	return translate(tx.Commit(), "commit")
+	return s.commit(tx)
+}
+
+// commit commits tx, a write, and counts it (DataVersion).
+func (s *Store) commit(tx *sql.Tx) error {
+	if err := tx.Commit(); err != nil {
+		return translate(err, "commit")
+	}
+	s.commits.Add(1)
+	return nil
 }
 
 // translate turns a driver error into a cairn error by SQLite's result

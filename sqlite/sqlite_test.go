@@ -415,3 +415,82 @@ func TestVectorConformance(t *testing.T) {
 	t.Parallel()
 	storetest.RunVectors(t, openStore)
 }
+
+// TestDataVersionSeesOwnWritesAtOnceAndOthersWithinAMillisecond: a
+// write through the store changes DataVersion in the very next call,
+// even one within the millisecond its last reading is reused; a write by
+// another store on the file (another process) changes it once that
+// millisecond has passed; a read changes nothing.
+func TestDataVersionSeesOwnWritesAtOnceAndOthersWithinAMillisecond(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	a, b := open(t, path, nil), open(t, path, nil)
+	defer a.Close()
+	defer b.Close()
+	ea, eb := engine.New(a, nil), engine.New(b, nil)
+	ctx := t.Context()
+	version := func() int64 {
+		t.Helper()
+		v, err := a.DataVersion(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	v0 := version()
+	if _, err := ea.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "written through a"}); err != nil {
+		t.Fatal(err)
+	}
+	v1 := version()
+	if v1 <= v0 {
+		t.Fatalf("own write: data version %d, then %d; want it to grow at once", v0, v1)
+	}
+	if _, err := ea.Search(ctx, cairn.Query{Project: "p", Text: "written"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	v2 := version()
+	if v2 < v1 {
+		t.Fatalf("data version went back from %d to %d", v1, v2)
+	}
+	time.Sleep(2 * time.Millisecond)
+	if v := version(); v != v2 {
+		t.Fatalf("no write: data version %d, then %d", v2, v)
+	}
+	if _, err := eb.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "written through b"}); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	if v := version(); v <= v2 {
+		t.Fatalf("another store's write: data version %d, then %d; want it to grow within a millisecond", v2, v)
+	}
+}
+
+// An in-memory store's data version follows its writes, and reading it
+// does not hold the one connection writes need.
+func TestDataVersionOfAnInMemoryStore(t *testing.T) {
+	t.Parallel()
+	s := open(t, ":memory:", nil)
+	defer s.Close()
+	e := engine.New(s, &engine.Options{CacheBytes: 1 << 20})
+	ctx := t.Context()
+	v0, err := s.DataVersion(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "kept in memory"}); err != nil {
+		t.Fatal(err)
+	}
+	if hits, err := e.Search(ctx, cairn.Query{Project: "p", Text: "memory"}); err != nil || len(hits) != 1 {
+		t.Fatalf("search: %v, %v", hits, err)
+	}
+	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "also in memory"}); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := s.DataVersion(ctx); err != nil || v <= v0 {
+		t.Fatalf("data version %d after writes, %d before (%v)", v, v0, err)
+	}
+	if hits, err := e.Search(ctx, cairn.Query{Project: "p", Text: "memory"}); err != nil || len(hits) != 2 {
+		t.Fatalf("search after a second write: %v, %v", hits, err)
+	}
+}

@@ -58,7 +58,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, vs []cairn.HashVec
 			return translate(err, "store vectors")
 		}
 	}
-	return translate(tx.Commit(), "commit")
+	return s.commit(tx)
 }
 
 // FindVectors implements cairn.VectorStore.

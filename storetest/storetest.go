@@ -64,6 +64,7 @@ func Run(t *testing.T, open Opener) {
 		{"PartitionStatsRoundTrip", testPartitionRoundTrip},
 		{"UnknownPartitionHasZeroStats", testUnknownPartition},
 		{"AppendPostingsAppendsBytesAndAddsDF", testAppendPostings},
+		{"AppendPostingsOfManyTermsAsAnImportWritesThem", testAppendManyPostings},
 		{"ReplacePostingsReplacesAndDeletesOnEmpty", testReplacePostings},
 		{"PostingsSkipsMissingTerms", testPostingsSkipsMissing},
 		{"DocFreqsReadsDFOfStoredTerms", testDocFreqs},
@@ -919,6 +920,57 @@ func testAppendPostings(t *testing.T, s cairn.Store) {
 	}
 	if tp := postings(t, s, "", "alpha")["alpha"]; tp.DF != 1 || !bytes.Equal(tp.Data, b1) {
 		t.Errorf("global alpha = DF %d data %x, want its own postings", tp.DF, tp.Data)
+	}
+}
+
+// testAppendManyPostings appends as an import does, thousands of terms at
+// once, to a partition that has none yet and then to one that has them
+// (a backend may write the first kind another way): every term is
+// stored, then appended to, and a neighbouring partition is untouched.
+func testAppendManyPostings(t *testing.T, s cairn.Store) {
+	const n = 5000
+	batch := func(seed byte) []cairn.TermPostings {
+		tps := make([]cairn.TermPostings, n)
+		for i := range tps {
+			tps[i] = cairn.TermPostings{Term: fmt.Sprintf("term%05d", i), DF: int64(i%7 + 1), Data: blob(seed+byte(i), 3+i%5)}
+		}
+		return tps
+	}
+	first, second := batch(1), batch(100)
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		if err := tx.AppendPostings(ctx, "other", first[:10]); err != nil {
+			return err
+		}
+		if err := tx.AppendPostings(ctx, "bulk", first); err != nil {
+			return err
+		}
+		// In the same transaction, reading what was just written.
+		tps, err := tx.Postings(ctx, "bulk", []string{"term00000", "term04999"})
+		if err != nil {
+			return err
+		}
+		if len(tps) != 2 || tps[1].DF != first[n-1].DF {
+			t.Errorf("Postings in the writing transaction = %v", tps)
+		}
+		return nil
+	})
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error { return tx.AppendPostings(ctx, "bulk", second) })
+	terms := make([]string, n)
+	for i := range terms {
+		terms[i] = first[i].Term
+	}
+	got := postings(t, s, "bulk", terms...)
+	if len(got) != n {
+		t.Fatalf("%d terms stored, want %d", len(got), n)
+	}
+	for i := range first {
+		tp := got[first[i].Term]
+		if tp.DF != first[i].DF+second[i].DF || !bytes.Equal(tp.Data, slices.Concat(first[i].Data, second[i].Data)) {
+			t.Fatalf("%s = DF %d data %x, want both batches appended", first[i].Term, tp.DF, tp.Data)
+		}
+	}
+	if o := postings(t, s, "other", terms...); len(o) != 10 || o["term00003"].DF != first[3].DF {
+		t.Errorf("the other partition holds %d terms, want its own 10", len(o))
 	}
 }
 

@@ -3,7 +3,7 @@
 // memories, the search index (partitions and postings), the activity log
 // with its ids (the events' sequence numbers, so subscribers resume where
 // they were), ingest cursors, access tokens, and agent-loop iterations
-// with their totals.
+// with their totals, and the embeddings' vectors.
 //
 // The source is read in one snapshot; the target is written in batches,
 // each committed on its own, as upserts by primary key, so a copy that
@@ -90,6 +90,8 @@ var tables = []table{
 	{name: "iteration_totals", pk: []string{"project", "task", "model", "outcome"}, cols: concat(
 		cols(kText, "project", "task", "model", "outcome"), cols(kInt, "count", "duration_ms"), cols(kFloat, "cost_usd"),
 		cols(kInt, "first_at", "last_at"))},
+	{name: "vectors", pk: []string{"model", "hash"}, cols: concat(
+		cols(kText, "model", "hash"), cols(kInt, "dims"), cols(kBytes, "data"))},
 }
 
 func quoted(t table) []string {

@@ -4,9 +4,12 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +155,19 @@ func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
 			t.Fatal(err)
 		}
 	})
+	// Vectors of two models.
+	var hv []cairn.HashVector
+	for i := range 50 {
+		hv = append(hv, cairn.HashVector{Hash: fmt.Sprintf("hash-%03d", i), Vector: []float32{float32(i), -1.5, 0.25, float32(i) / 7}})
+	}
+	withLite(t, src, func(st *sqlite.Store) {
+		if err := st.PutVectors(ctx, "m1", hv); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.PutVectors(ctx, "m2", hv[:3]); err != nil {
+			t.Fatal(err)
+		}
+	})
 	want := results(t, openLoc(src))
 	wantEvents := events(t, openLoc(src))
 	if len(wantEvents) < 3000 {
@@ -194,6 +210,31 @@ func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
 				t.Fatalf("event %d in %s: %+v, want %+v", i, transfer.Label(loc), got[i], wantEvents[i])
 			}
 		}
+	}
+	// The vectors came along, both ways, byte for byte.
+	for _, loc := range []string{pgURL, back} {
+		st, err := openLoc(loc)(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		vs := st.(cairn.VectorStore)
+		hashes := make([]string, len(hv))
+		for i, v := range hv {
+			hashes[i] = v.Hash
+		}
+		got, err := vs.FindVectors(ctx, "m1", hashes)
+		if err != nil || len(got) != len(hv) {
+			t.Errorf("vectors of m1 in %s: %d of %d, %v", transfer.Label(loc), len(got), len(hv), err)
+		}
+		for _, v := range hv {
+			if g := got[v.Hash]; !slices.Equal(g, v.Vector) {
+				t.Errorf("vector %s in %s: %v, want %v", v.Hash, transfer.Label(loc), g, v.Vector)
+			}
+		}
+		if got, err := vs.FindVectors(ctx, "m2", hashes); err != nil || len(got) != 3 {
+			t.Errorf("vectors of m2 in %s: %d, want 3 (%v)", transfer.Label(loc), len(got), err)
+		}
+		st.Close()
 	}
 	// The ingest cursor and the token came along.
 	withEngine(t, openLoc(pgURL), func(e *engine.Engine) {
@@ -266,4 +307,48 @@ func withLite(t *testing.T, loc string, fn func(*sqlite.Store)) {
 	}
 	defer st.Close()
 	fn(st)
+}
+
+// TestRoundTripAtScale copies a database of CAIRN_TEST_MIGRATE_N memories
+// (say 100000) from SQLite to PostgreSQL and back: every table's count
+// matches at each step (Copy checks it) and the three give the same
+// search results, ids and scores. It is slow, so it runs only when the
+// variable is set.
+func TestRoundTripAtScale(t *testing.T) {
+	n, err := strconv.Atoi(os.Getenv("CAIRN_TEST_MIGRATE_N"))
+	if err != nil || n <= 0 {
+		t.Skip("CAIRN_TEST_MIGRATE_N is not set to a number of memories: the large round trip is not run")
+	}
+	pgURL := schemaURL(t)
+	ctx := t.Context()
+	dir := t.TempDir()
+	src := "sqlite:" + filepath.Join(dir, "src.db")
+	back := "sqlite:" + filepath.Join(dir, "back.db")
+	t0 := time.Now()
+	withEngine(t, openLoc(src), func(e *engine.Engine) {
+		rep, err := e.Import(ctx, corpus.Records(corpus.Memories(n)), cairn.ImportOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("imported %d records into SQLite (%d created, %d reinforced) in %v", rep.Read, rep.Created, rep.Reinforced, time.Since(t0))
+	})
+	want := results(t, openLoc(src))
+	if corpus.Count(want) == 0 {
+		t.Fatal("the queries find nothing in the source")
+	}
+	for _, step := range []struct{ from, to string }{{src, pgURL}, {pgURL, back}} {
+		t0 := time.Now()
+		rep, err := transfer.Copy(ctx, step.from, step.to, nil)
+		if err != nil {
+			t.Fatalf("copy %s to %s: %v", transfer.Label(step.from), transfer.Label(step.to), err)
+		}
+		for _, tr := range rep.Tables {
+			if tr.Name == "memories" {
+				t.Logf("copied %d memories to %s in %v", tr.Target, transfer.Label(step.to), time.Since(t0))
+			}
+		}
+		if d := corpus.Diff(corpus.Queries(), want, results(t, openLoc(step.to))); d != "" {
+			t.Errorf("search results differ in %s:\n%s", transfer.Label(step.to), d)
+		}
+	}
 }

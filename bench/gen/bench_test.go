@@ -177,7 +177,7 @@ func corpus(b *testing.B, n int) []byte {
 		var buf bytes.Buffer
 		w := bufio.NewWriterSize(&buf, 1<<20)
 		r := rand.New(rand.NewPCG(1, 0xda3e39cb94b95bdb))
-		if c.err = writeCorpus(w, newVocab(1), r, n, benchProject, now); c.err != nil {
+		if c.err = writeCorpus(w, newVocab(1), r, n, benchProject, "bench", now); c.err != nil {
 			return
 		}
 		if c.err = w.Flush(); c.err != nil {

@@ -36,6 +36,7 @@ func main() {
 	batch := flag.Bool("batch", false, "with -queries: write `cairn search --batch` lines {qid, project, query, now, limit}")
 	now := flag.String("now", "2026-11-01T00:00:00Z", "end of the corpus's time span; the \"now\" of -batch queries")
 	limit := flag.Int("limit", 10, "with -batch: the limit of each query")
+	idPrefix := flag.String("id-prefix", "bench", "memories' ids are PREFIX-000001, PREFIX-000002, …: give each corpus of a multi-project database its own")
 	flag.Parse()
 
 	end, err := time.Parse(time.RFC3339, *now)
@@ -49,7 +50,7 @@ func main() {
 	if *queries > 0 {
 		err = writeQueries(w, v, r, *queries, *batch, *project, *now, *limit)
 	} else {
-		err = writeCorpus(w, v, r, *n, *project, end)
+		err = writeCorpus(w, v, r, *n, *project, *idPrefix, end)
 	}
 	if err == nil {
 		err = w.Flush()
@@ -74,7 +75,7 @@ type memory struct {
 	UseCount   int      `json:"use_count"`
 }
 
-func writeCorpus(w *bufio.Writer, v *vocab, r *rand.Rand, n int, project string, end time.Time) error {
+func writeCorpus(w *bufio.Writer, v *vocab, r *rand.Rand, n int, project, idPrefix string, end time.Time) error {
 	byType := map[string][]template{}
 	for _, t := range templates {
 		byType[t.typ] = append(byType[t.typ], t)
@@ -138,7 +139,7 @@ func writeCorpus(w *bufio.Writer, v *vocab, r *rand.Rand, n int, project string,
 		}
 
 		m := memory{
-			ID:         fmt.Sprintf("bench-%06d", i+1),
+			ID:         fmt.Sprintf("%s-%06d", idPrefix, i+1),
 			Project:    project,
 			Type:       typ,
 			Title:      title,

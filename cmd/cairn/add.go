@@ -69,30 +69,30 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if err := checkNewType(ctx, s, g, "add", typ, newType); err != nil {
-		return err
-	}
 	mem := &cairn.Memory{
 		Project: g.project, Type: typ.v, Title: title.v, Content: content, Tags: tags.vals,
 		FileRefs: files.vals, Key: key.v, Confidence: confidence, Scope: cairn.Scope(scope.v),
 		SessionID: session.v, TaskID: task.v, Hat: hat.v, Agent: agent.v,
 		Source: cairn.Source(source.v), Pinned: pin,
 	}
-	if ttl.set {
-		mem.ExpiresAt = s.eng.Now().Add(ttlDur)
-	}
 	var res *cairn.WriteResult
 	var replaced *cairn.Memory
-	if supersedes.set {
-		res, replaced, err = s.eng.AddSuperseding(ctx, mem, supersedes.v)
-	} else {
-		res, err = s.eng.AddMemory(ctx, mem)
-	}
+	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		mem.Project = g.project // resolved by now
+		if ttl.set {
+			mem.ExpiresAt = svc.Now().Add(ttlDur)
+		}
+		if err := checkNewType(ctx, svc, g, "add", typ, newType); err != nil {
+			return err
+		}
+		var err error
+		if supersedes.set {
+			res, replaced, err = svc.AddSuperseding(ctx, mem, supersedes.v)
+		} else {
+			res, err = svc.AddMemory(ctx, mem)
+		}
+		return err
+	})
 	if err != nil {
 		return err
 	}

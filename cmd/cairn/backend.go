@@ -7,18 +7,40 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/postgres"
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
-// resolveDB settles which database g names: --db, else CAIRN_DB, else the
+// resolveDB settles which database g names: --db, else the file named by
+// --db-file, else CAIRN_DB, else the file named by CAIRN_DB_FILE, else the
 // default SQLite file. A postgres:// URL names a PostgreSQL database; any
 // other URL is refused rather than taken for a file name.
 func (g *globals) resolveDB(m *Main) error {
+	if g.db != "" && g.dbFile != "" {
+		return usagef("give --db or --db-file, not both")
+	}
+	if g.db == "" && g.dbFile != "" {
+		db, err := readDBFile(g.dbFile, "--db-file")
+		if err != nil {
+			return err
+		}
+		// Resolved: a command may resolve its globals more than once.
+		g.db, g.dbFile = db, ""
+	}
 	if g.db == "" {
 		g.db = m.Getenv("CAIRN_DB")
+	}
+	if g.db == "" {
+		if f := m.Getenv("CAIRN_DB_FILE"); f != "" {
+			db, err := readDBFile(f, "CAIRN_DB_FILE")
+			if err != nil {
+				return err
+			}
+			g.db = db
+		}
 	}
 	if g.db == "" || postgres.IsURL(g.db) {
 		dir := m.Getenv("XDG_DATA_HOME")
@@ -43,6 +65,24 @@ func (g *globals) resolveDB(m *Main) error {
 		return usagef("--db %s: only postgres:// (or postgresql://) URLs name a database server; give one, or the path of a SQLite file", redactURL(g.db))
 	}
 	return nil
+}
+
+// readDBFile returns the database named in the file at path: its first
+// line that is not empty or a # comment, trimmed, so that a connection
+// string with its password stays out of the command line, the
+// environment and the shell's history. Messages never quote the file.
+func readDBFile(path, from string) (string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", cairn.Errorf(cairn.EINVALID, "%s: cannot read the database file: %v", from, err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line != "" && !strings.HasPrefix(line, "#") {
+			return line, nil
+		}
+	}
+	return "", cairn.Errorf(cairn.EINVALID, "%s: the database file %s names no database (want a postgres:// URL or a path on its first line)", from, path)
 }
 
 func isPostgres(s string) bool { return postgres.IsURL(s) }

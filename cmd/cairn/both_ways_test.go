@@ -183,3 +183,131 @@ func TestLoopIsTheSameBothWays(t *testing.T) {
 		t.Errorf("prune through the server: %v", r)
 	}
 }
+
+// The CLI's writes and reads of memories through the server and on the
+// database: each read prints the same both ways; each write made one way
+// is seen the other way; bad inputs (a type one letter from a known one,
+// an unknown id, a prefix of no memory) fail the same both ways.
+func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	// Writes through the server.
+	r := c.run("", "add", "--type", "decision", "--source", "extracted", "--tags", "db", "Checkpoint the WAL after each import.")
+	if r.code != 0 || !r.served {
+		t.Fatalf("add through the server: %v", r)
+	}
+	first := strings.TrimSpace(r.stdout)
+	r = c.run("", "add", "--type", "decision", "--supersedes", first, "Checkpoint the WAL after each import and at shutdown.")
+	if r.code != 0 || !r.served || !strings.Contains(r.stderr, first+" is now superseded by") {
+		t.Fatalf("add --supersedes through the server: %v", r)
+	}
+	second := strings.TrimSpace(r.stdout)
+	for _, args := range [][]string{
+		{"pin", second}, {"verify", first}, {"promote", second, "--scope", "global"}, {"unpin", second},
+	} {
+		if r := c.run("", args...); r.code != 0 || !r.served {
+			t.Fatalf("%q through the server: %v", args, r)
+		}
+	}
+	for _, args := range [][]string{
+		{"edit", first[:len(first)-1], "--tags", "", "--key", "wal-checkpoint", "--title", "Checkpoint after imports"},
+		{"edit", second, "--files", "store/wal.go", "--confidence", "0.9", "--expires", "2031-01-01", "--hat", "critic"},
+	} {
+		if r := c.run("", args...); r.code != 0 || !r.served {
+			t.Fatalf("%q through the server: %v", args, r)
+		}
+	}
+	// Writes on the database.
+	c.env["CAIRN_NO_SERVER"] = "1"
+	third := strings.TrimSpace(c.ok("add", "--type", "pitfall", "A reader left open blocks checkpoints.").stdout)
+	c.ok("supersede", first, third)
+	c.ok("pin", third)
+	delete(c.env, "CAIRN_NO_SERVER")
+	// Reads print the same both ways, and show what both wrote.
+	for _, tc := range []struct {
+		args []string
+		want string // in the output
+	}{
+		{[]string{"show", first}, "superseded by: " + third},
+		{[]string{"show", second, "--json"}, `"scope": "global"`},
+		{[]string{"show", second, "--json"}, `"expires_at": "2031-01-01T00:00:00Z"`},
+		{[]string{"show", first, "--json"}, `"key": "wal-checkpoint"`},
+		{[]string{"show", third}, "pinned:"},
+		{[]string{"list"}, second},
+		{[]string{"list", "--limit", "0", "--sort", "oldest", "--json"}, `"source": "extracted"`},
+		{[]string{"list", "--type", "decision", "--tag", "db", "--min-confidence", "0.1"}, "Use SQLite"},
+		{[]string{"list", "--limit", "2", "--offset", "1"}, ""},
+		{[]string{"log"}, "superseded"},
+		{[]string{"log", "--memory", first[:len(first)-1], "--json"}, `"detail": "verified_at"`},
+		{[]string{"log", "--action", "pinned,unpinned", "--limit", "0"}, "unpinned"},
+		{[]string{"stats"}, "decision"},
+		{[]string{"--now", "2027-01-01T00:00:00Z", "export"}, `"exported_at": "2027-01-01T00:00:00Z"`},
+		{[]string{"export", "--format", "jsonl", "--type", "decision"}, `"source":"extracted"`},
+		{[]string{"stats", "--json"}, `"by_type"`},
+		{[]string{"--now", "2027-01-01T00:00:00Z", "cleanup", "--json"}, `"applied": false`},
+		{[]string{"--now", "2040-01-01T00:00:00Z", "cleanup"}, "delete"},
+	} {
+		served, local := c.bothWays("", tc.args...)
+		if served.code != 0 || served.code != local.code || served.stdout != local.stdout || served.stderr != local.stderr {
+			t.Errorf("%q through the server and locally differ:\n%v\n---\n%v", tc.args, served, local)
+		}
+		if !strings.Contains(served.stdout, tc.want) {
+			t.Errorf("%q: want %q in the output: %v", tc.args, tc.want, served)
+		}
+	}
+	// Bad inputs fail the same both ways.
+	for _, args := range [][]string{
+		{"add", "--type", "decison", "x"}, {"promote", first, "--type", "patern"},
+		{"show", "mem-0000000000000000"}, {"pin", "nosuchprefix"}, {"rm", "mem-0000000000000000"},
+		{"supersede", first, "mem-0000000000000000"}, {"add", "--source", "rumour", "y"},
+		{"edit", first, "--type", "decison"}, {"edit", "mem-0000000000000000", "--title", "x"},
+		{"edit", first, "--superseded-by", "mem-0000000000000000"}, {"edit", first, "--confidence", "3"},
+	} {
+		served, local := c.bothWays("", args...)
+		if served.code == 0 || served.code != local.code || served.stderr != local.stderr || served.stdout != local.stdout {
+			t.Errorf("%q: a bad call through the server %v\nlocally %v", args, served, local)
+		}
+	}
+	// Deleting through the server; the database no longer has it.
+	if r := c.run("", "rm", second, first); r.code != 0 || !r.served || r.stdout != "deleted "+second+"\ndeleted "+first+"\n" {
+		t.Fatalf("rm through the server: %v", r)
+	}
+	c.env["CAIRN_NO_SERVER"] = "1"
+	if r := c.run("", "show", second); r.code == 0 {
+		t.Errorf("show of a memory deleted through the server: %v", r)
+	}
+	delete(c.env, "CAIRN_NO_SERVER")
+	// A cleanup that applies, through the server.
+	if r := c.run("", "--now", "2040-01-01T00:00:00Z", "cleanup", "--apply", "--json"); r.code != 0 || !r.served || !strings.Contains(r.stdout, `"applied": true`) {
+		t.Errorf("cleanup --apply through the server: %v", r)
+	}
+}
+
+// cairn capture through the server stores what it stores on the
+// database: the same output of the same session captured again on the
+// database finds every memory already there (unchanged), and reports the
+// same problems both ways.
+func TestCaptureIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	out := "Done.\nMEMORY:pitfall:Checkpoints stall while a reader holds the WAL.\n" +
+		"<learning category=\"pattern\" files=\"store/wal.go\">Readers release the WAL within a second.</learning>\n" +
+		"MEMORY:nonsense\n"
+	served := c.run(out, "capture", "--agent", "codex", "--session", "s-cap", "--task", "t-9", "--json")
+	if served.code != 0 || !served.served || !strings.Contains(served.stdout, `"status": "created"`) {
+		t.Fatalf("capture through the server: %v", served)
+	}
+	c.env["CAIRN_NO_SERVER"] = "1"
+	local := c.run(out, "capture", "--agent", "codex", "--session", "s-cap", "--task", "t-9", "--json")
+	delete(c.env, "CAIRN_NO_SERVER")
+	if local.code != 0 || local.served || strings.Contains(local.stdout, `"status": "created"`) || strings.Count(local.stdout, `"status": "unchanged"`) != 2 {
+		t.Errorf("the same capture on the database stored anew what the server stored: %v", local)
+	}
+	if served.stderr != local.stderr {
+		t.Errorf("the problems differ:\n%v\n---\n%v", served, local)
+	}
+	s, l := c.bothWays("", "list", "--session", "s-cap", "--json")
+	if s.stdout != l.stdout || !strings.Contains(s.stdout, `"created_by_agent": "codex"`) {
+		t.Errorf("captured memories listed both ways:\n%v\n---\n%v", s, l)
+	}
+}

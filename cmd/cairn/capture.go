@@ -55,24 +55,26 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 	counts := map[string]int{}
 	failed := 0
 	if len(sigs) > 0 {
-		s, err := m.open(ctx, g, false)
+		err := m.withService(ctx, g, writeDB, func(svc service) error {
+			out.Stored = out.Stored[:0]
+			st := newStorer(ctx, m, svc, asJSON)
+			prov := capture.Provenance{Hat: hat.v, Agent: agent.v, Task: task.v, Session: session.v}
+			for _, sig := range sigs {
+				res, err := st.store(sig.MemoryFrom(g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
+				if err != nil {
+					return err
+				}
+				if res != nil {
+					out.Stored = append(out.Stored, wire.Captured{ID: res.Memory.ID, Status: res.Status, Kind: sig.Kind,
+						Type: res.Memory.Type, Title: res.Memory.Title, Line: sig.Line})
+				}
+			}
+			counts, failed = st.counts, st.failed
+			return nil
+		})
 		if err != nil {
 			return err
 		}
-		defer s.Close()
-		st := newStorer(ctx, m, s, asJSON)
-		prov := capture.Provenance{Hat: hat.v, Agent: agent.v, Task: task.v, Session: session.v}
-		for _, sig := range sigs {
-			res, err := st.store(sig.MemoryFrom(g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
-			if err != nil {
-				return err
-			}
-			if res != nil {
-				out.Stored = append(out.Stored, wire.Captured{ID: res.Memory.ID, Status: res.Status, Kind: sig.Kind,
-					Type: res.Memory.Type, Title: res.Memory.Title, Line: sig.Line})
-			}
-		}
-		counts, failed = st.counts, st.failed
 	}
 	if asJSON {
 		if err := writeJSON(m.Stdout, out); err != nil {

@@ -30,11 +30,11 @@ func checkTypeNames(cmd string, types ...string) error {
 
 // checkNewType refuses a type one edit away from a known type (a likely
 // typo, see engine.NearType) unless newType says it is meant as new.
-func checkNewType(ctx context.Context, s *session, g *globals, cmd string, typ optString, newType bool) error {
+func checkNewType(ctx context.Context, svc service, g *globals, cmd string, typ optString, newType bool) error {
 	if !typ.set || newType {
 		return nil
 	}
-	near, err := s.eng.NearType(ctx, g.project, typ.v)
+	near, err := svc.NearType(ctx, g.project, typ.v)
 	if err != nil || near == "" {
 		return err
 	}

@@ -25,22 +25,25 @@ func runCleanup(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) > 0 {
 		return usagef("cleanup: unexpected argument %q (see `cairn help cleanup`)", pos[0])
 	}
-	rep := &cairn.MaintenanceReport{Items: []cairn.MaintenanceItem{}}
 	// A dry run only reads: with no database there is nothing to clean.
-	s, err := m.open(ctx, g, !*apply)
+	var rep *cairn.MaintenanceReport
+	access := readDB
+	if *apply {
+		access = writeDB
+	}
+	err = m.withService(ctx, g, access, func(svc service) error {
+		var err error
+		rep, err = svc.Maintain(ctx, g.project, *apply)
+		return err
+	})
 	switch {
-	case err == errNoDatabase:
-		rep.Project = g.project
+	case errIsNoDatabase(err):
+		rep = &cairn.MaintenanceReport{Project: g.project, Items: []cairn.MaintenanceItem{}}
 		if clock, _ := g.clock(); clock != nil {
 			rep.At = clock()
 		}
 	case err != nil:
 		return err
-	default:
-		defer s.Close()
-		if rep, err = s.eng.Maintain(ctx, g.project, *apply); err != nil {
-			return err
-		}
 	}
 	if *asJSON {
 		return writeJSON(m.Stdout, wire.FromMaintenance(rep))

@@ -111,7 +111,7 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 			mems = append(mems, got...)
 		}
 	}
-	st := newStorer(ctx, m, s, false)
+	st := newStorer(ctx, m, s.eng, false)
 	for _, mem := range mems {
 		mem.Project = g.project
 		if mem.SessionID == "" {

@@ -92,15 +92,26 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 	if upd == (cairn.MemoryUpdate{}) {
 		return usagef("edit: say what to change, e.g. --content, --title, --tags (see `cairn help edit`)")
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
+	var mem *cairn.Memory
+	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		if err := checkNewType(ctx, svc, g, "edit", typ, *newType); err != nil {
+			return err
+		}
+		if upd.SupersededBy != nil && *upd.SupersededBy != "" {
+			// A prefix names a memory the project can see, as the
+			// memory's own id does.
+			by, err := svc.FindMemoryByID(ctx, *upd.SupersededBy)
+			switch {
+			case err == nil:
+				upd.SupersededBy = &by.ID
+			case cairn.ErrorCode(err) != cairn.ENOTFOUND:
+				return err
+			}
+		}
+		var err error
+		mem, err = svc.UpdateMemory(ctx, pos[0], upd)
 		return err
-	}
-	defer s.Close()
-	if err := checkNewType(ctx, s, g, "edit", typ, *newType); err != nil {
-		return err
-	}
-	mem, err := s.eng.UpdateMemory(ctx, pos[0], upd)
+	})
 	if err != nil {
 		return err
 	}
@@ -120,16 +131,16 @@ func runRm(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) == 0 {
 		return usagef("rm: give the ids of the memories to delete")
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	for _, id := range pos {
-		if err := s.eng.DeleteMemory(ctx, id); err != nil {
-			return err
+	// Each deletion is printed once done: one that fails stops the rest.
+	done := 0
+	return m.withService(ctx, g, writeDB, func(svc service) error {
+		for _, id := range pos[done:] {
+			if err := svc.DeleteMemory(ctx, id); err != nil {
+				return err
+			}
+			done++
+			fmt.Fprintf(m.Stdout, "deleted %s\n", id)
 		}
-		fmt.Fprintf(m.Stdout, "deleted %s\n", id)
-	}
-	return nil
+		return nil
+	})
 }

@@ -112,8 +112,8 @@ type vectorCount struct {
 
 // vectorCoverage is the project's embedding coverage, nil without an
 // endpoint.
-func vectorCoverage(ctx context.Context, eng *engine.Engine, project string) (*vectorCount, error) {
-	n, model, ok, err := eng.VectorCoverage(ctx, project)
+func vectorCoverage(ctx context.Context, svc service, project string) (*vectorCount, error) {
+	n, model, ok, err := svc.VectorCoverage(ctx, project)
 	if err != nil || !ok {
 		return nil, err
 	}

@@ -400,7 +400,7 @@ func (h *hookRun) captureLastMessage(ctx context.Context) error {
 	var errOut bytes.Buffer
 	qm := *h.m
 	qm.Stderr = &errOut
-	sto := newStorer(ctx, &qm, s, true)
+	sto := newStorer(ctx, &qm, s.eng, true)
 	prov := capture.Provenance{Hat: h.hat, Agent: h.agent, Session: p.SessionID}
 	for _, sig := range sigs {
 		if _, err := sto.store(sig.MemoryFrom(h.g.project, prov), "", sig.Kind); err != nil {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/wire"
@@ -94,17 +95,15 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 		return usagef("export: --format must be json or jsonl")
 	}
 	var mems []*cairn.Memory
-	s, err := m.open(ctx, g, true)
-	switch {
-	case err == errNoDatabase:
-	case err != nil:
+	var exportedAt time.Time // zero: no database
+	err = m.withService(ctx, g, readDB, func(svc service) error {
+		var err error
+		mems, _, err = svc.FindMemories(ctx, cairn.MemoryFilter{Project: g.project, IncludeGlobal: *global, Types: types.vals, Sort: cairn.SortCreatedAsc})
+		exportedAt = svc.Now()
 		return err
-	default:
-		defer s.Close()
-		mems, _, err = s.eng.FindMemories(ctx, cairn.MemoryFilter{Project: g.project, IncludeGlobal: *global, Types: types.vals, Sort: cairn.SortCreatedAsc})
-		if err != nil {
-			return err
-		}
+	})
+	if err != nil && !errIsNoDatabase(err) {
+		return err
 	}
 	if *dir != "" {
 		return exportDir(m, *dir, mems)
@@ -121,9 +120,7 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 		err = wire.WriteJSONL(w, mems)
 	} else {
 		doc := wire.Document{Version: wire.DocumentVersion, Project: g.project, Memories: make([]*wire.Memory, 0, len(mems))}
-		if s != nil {
-			doc.ExportedAt = wire.Time(s.eng.Now())
-		}
+		doc.ExportedAt = wire.Time(exportedAt)
 		for _, mem := range mems {
 			doc.Memories = append(doc.Memories, wire.FromMemory(mem))
 		}

@@ -47,21 +47,17 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var mems []*cairn.Memory
 	total := 0
-	s, err := m.open(ctx, g, true)
-	switch {
-	case err == errNoDatabase:
-	case err != nil:
-		return err
-	default:
-		defer s.Close()
-		mems, total, err = s.eng.FindMemories(ctx, cairn.MemoryFilter{
+	err = m.withService(ctx, g, readDB, func(svc service) error {
+		var err error
+		mems, total, err = svc.FindMemories(ctx, cairn.MemoryFilter{
 			Project: g.project, IncludeGlobal: *global, Types: types.vals, Tags: tags.vals,
 			MinConfidence: *minConf, After: after.t, Before: before.t, Session: *session, Agent: *agent,
 			Sort: *sortBy, Limit: *limit, Offset: *offset,
 		})
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil && !errIsNoDatabase(err) {
+		return err
 	}
 	if *asJSON {
 		out := make([]*wire.Memory, 0, len(mems))

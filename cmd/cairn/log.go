@@ -37,18 +37,12 @@ func runLog(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var acts []cairn.Activity
 	total := 0
-	s, err := m.open(ctx, g, true)
-	switch {
-	case err == errNoDatabase:
-	case err != nil:
-		return err
-	default:
-		defer s.Close()
+	err = m.withService(ctx, g, readDB, func(svc service) error {
 		id := *memory
 		if id != "" {
 			// A prefix names a stored memory; the id of a deleted memory
 			// is taken as given.
-			mem, err := s.eng.FindMemoryByID(ctx, id)
+			mem, err := svc.FindMemoryByID(ctx, id)
 			switch {
 			case err == nil:
 				id = mem.ID
@@ -56,13 +50,15 @@ func runLog(ctx context.Context, m *Main, g *globals, args []string) error {
 				return err
 			}
 		}
-		acts, total, err = s.eng.FindActivity(ctx, cairn.ActivityFilter{
+		var err error
+		acts, total, err = svc.FindActivity(ctx, cairn.ActivityFilter{
 			Project: g.project, MemoryID: id, SessionID: *session, Actions: actions.vals,
 			After: after.t, Before: before.t, Limit: *limit,
 		})
-		if err != nil {
-			return err
-		}
+		return err
+	})
+	if err != nil && !errIsNoDatabase(err) {
+		return err
 	}
 	if *asJSON {
 		return writeJSON(m.Stdout, wire.FromActivity(acts))

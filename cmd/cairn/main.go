@@ -242,6 +242,8 @@ Commands:
 Global flags (also accepted after the command):
   --db PATH|URL     the database: a SQLite file, or postgres://user@host/db for one
                     shared by a team (env CAIRN_DB; default $XDG_DATA_HOME/cairn/cairn.db)
+  --db-file FILE    read --db from the first line of FILE, e.g. a postgres:// URL with
+                    its password, kept out of the command line (env CAIRN_DB_FILE)
   --project NAME    the project (env CAIRN_PROJECT; default the git top-level folder's name)
   --now RFC3339     the clock for recency and expiry (env CAIRN_NOW; default now)
   --server URL      the cairn serve that answers search, context and the hooks
@@ -265,6 +267,7 @@ func (m *Main) helpFor(name string) error {
 // globals are the flags every command takes.
 type globals struct {
 	db, project, now string
+	dbFile           string // --db-file: a file whose first line is the database
 	server           string // --server: the server that answers (a URL, or unix:PATH)
 	// local stands for a PostgreSQL database on this machine: a path in
 	// the data folder that names its server's socket and lock and holds
@@ -274,6 +277,7 @@ type globals struct {
 
 func (g *globals) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.db, "db", g.db, "the database `path` or postgres:// URL (env CAIRN_DB)")
+	fs.StringVar(&g.dbFile, "db-file", g.dbFile, "a `file` whose first line is the database, so that a URL with a password stays off the command line (env CAIRN_DB_FILE)")
 	fs.StringVar(&g.project, "project", g.project, "the project `name` (env CAIRN_PROJECT)")
 	fs.StringVar(&g.now, "now", g.now, "the clock, as RFC 3339 `time` (env CAIRN_NOW)")
 	fs.StringVar(&g.server, "server", g.server, "the cairn serve that answers search, context and hooks: an http:// `URL` or unix:PATH (env CAIRN_SERVER; default the server of the database, if one runs)")
@@ -328,9 +332,6 @@ func parseFlags(fs *flagSet, args []string) ([]string, error) {
 }
 
 func (g *globals) resolve(m *Main) error {
-	if g.db == "" {
-		g.db = m.Getenv("CAIRN_DB")
-	}
 	if err := g.resolveDB(m); err != nil {
 		return err
 	}

@@ -12,11 +12,30 @@ func runMigrate(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "migrate", "--from sqlite:PATH|postgres://… --to postgres://…|sqlite:PATH")
 	from := fs.String("from", "", "the database to copy: `sqlite:PATH` (or a path) or a postgres:// URL")
 	to := fs.String("to", "", "the database to copy into, created when missing: a postgres:// `URL` or sqlite:PATH")
+	fromFile := fs.String("from-file", "", "a `file` whose first line is --from (a URL with its password stays off the command line)")
+	toFile := fs.String("to-file", "", "a `file` whose first line is --to")
 	batch := fs.Int("batch", 5000, "rows written per transaction")
 	quiet := fs.Bool("quiet", false, "print no progress")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
+	}
+	for _, f := range []struct {
+		loc  *string
+		file string
+		name string
+	}{{from, *fromFile, "from"}, {to, *toFile, "to"}} {
+		if f.file == "" {
+			continue
+		}
+		if *f.loc != "" {
+			return usagef("migrate: give --%s or --%s-file, not both", f.name, f.name)
+		}
+		loc, err := readDBFile(f.file, "--"+f.name+"-file")
+		if err != nil {
+			return err
+		}
+		*f.loc = loc
 	}
 	switch {
 	case len(pos) > 0:

@@ -37,18 +37,6 @@ func runPromote(ctx context.Context, m *Main, g *globals, args []string) error {
 			return err
 		}
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	if err := checkNewType(ctx, s, g, "promote", typ, *newType); err != nil {
-		return err
-	}
-	old, err := s.eng.FindMemoryByID(ctx, pos[0])
-	if err != nil {
-		return err
-	}
 	var upd cairn.MemoryUpdate
 	if typ.set {
 		upd.Type = &typ.v
@@ -57,7 +45,18 @@ func runPromote(ctx context.Context, m *Main, g *globals, args []string) error {
 		sc := cairn.ScopeGlobal
 		upd.Scope = &sc
 	}
-	mem, err := s.eng.UpdateMemory(ctx, old.ID, upd)
+	var old, mem *cairn.Memory
+	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		if err := checkNewType(ctx, svc, g, "promote", typ, *newType); err != nil {
+			return err
+		}
+		var err error
+		if old, err = svc.FindMemoryByID(ctx, pos[0]); err != nil {
+			return err
+		}
+		mem, err = svc.UpdateMemory(ctx, old.ID, upd)
+		return err
+	})
 	if err != nil {
 		return err
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os/exec"
 	"sort"
 	"sync"
 	"testing"
@@ -15,7 +18,11 @@ import (
 // BenchmarkEventTo100Subscribers measures how long a memory written by
 // another process takes to reach 100 subscribers of `cairn serve`'s event
 // stream, on loopback: each iteration runs `cairn add` (a process of its
-// own) and waits until every subscriber has the event. The delay of one
+// own) and waits until every subscriber has the event. The writer either
+// writes the database file itself (writer=database: CAIRN_NO_SERVER=1,
+// the server learns of it from the database) or is answered by the
+// server over its socket (writer=server, as `cairn add` is by default
+// while a server runs). The delay of one
 // delivery is from the write's time (the event's "at", the writer's
 // clock when the write began, to the millisecond: the figures include the
 // write's own commit and are at most 1 ms high) to when the subscriber
@@ -27,6 +34,11 @@ import (
 //
 //	go test -run '^$' -bench EventTo100 -benchtime 200x ./cmd/cairn
 func BenchmarkEventTo100Subscribers(b *testing.B) {
+	b.Run("writer=database", func(b *testing.B) { benchEventTo100(b, []string{"CAIRN_NO_SERVER=1"}) })
+	b.Run("writer=server", func(b *testing.B) { benchEventTo100(b, nil) })
+}
+
+func benchEventTo100(b *testing.B, writerEnv []string) {
 	const subscribers = 100
 	h := startHTTPServe(b, "bench")
 	type delivery struct {
@@ -60,7 +72,7 @@ func BenchmarkEventTo100Subscribers(b *testing.B) {
 		// event and writing the next at once would fall into step with
 		// the server's checks for writes.
 		time.Sleep(rand.N(engine.DefaultEventPoll))
-		r := runBin(b.Context(), h.dir, "", "--db", h.db, "--project", "bench", "add", "--session", "writer",
+		r := runBinEnv(b.Context(), h.dir, writerEnv, "--db", h.db, "--project", "bench", "add", "--session", "writer",
 			fmt.Sprintf("Memory %d of the fan-out benchmark, written by another process.", i))
 		if r.code != 0 {
 			b.Fatal(r)
@@ -90,6 +102,24 @@ func BenchmarkEventTo100Subscribers(b *testing.B) {
 		floor = append(floor, time.Since(start))
 	}
 	b.ReportMetric(millis(quantile(floor, 0.5)), "startup-ms")
+}
+
+// runBinEnv runs the binary to completion with env added to its
+// environment.
+func runBinEnv(ctx context.Context, dir string, env []string, args ...string) result {
+	cmd := exec.CommandContext(ctx, cairnBin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(binEnv(dir), env...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	code := 0
+	if err := cmd.Run(); err != nil {
+		code = -1
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		}
+	}
+	return result{args: args, code: code, stdout: out.String(), stderr: errb.String()}
 }
 
 func quantile(ds []time.Duration, q float64) time.Duration {

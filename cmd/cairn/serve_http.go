@@ -20,6 +20,9 @@ package main
 //
 // GET /api/projects/{project}/events streams the project's events
 // (serve_events.go), under the same loopback, Host and cross-origin rules.
+//
+// The web page (package webui) is served at / under the same Host check;
+// it needs no token itself, and sends the user's token to the API.
 
 import (
 	"cmp"
@@ -45,6 +48,7 @@ import (
 	"github.com/cairn-dev/cairn/eventstream"
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/webui"
 )
 
 // defaultHTTPAddr is where `cairn serve` answers MCP over HTTP unless told
@@ -161,6 +165,16 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 	api := newAPI(m, s, g.project, remote)
 	events := eventstream.New(s.eng, &eventstream.Options{Active: s.touch})
 	api.Handle(eventsPattern, events) // the API's host, origin and token checks
+	// The web page, under the API's host check; it reads and writes only
+	// through the API. A server that needs tokens does not name its
+	// project to a page loaded without one.
+	pageOpts := webui.Options{Project: g.project}
+	if remote {
+		pageOpts.Project = ""
+	}
+	page := webui.New(pageOpts)
+	api.Handle("GET /{$}", page)
+	api.Handle("GET /ui/", page)
 	var mcpHandler http.Handler = mh
 	if remote {
 		mcpHandler = api.Guard(func(r *http.Request) string { return cmp.Or(r.URL.Query().Get("project"), g.project) }, mh)
@@ -179,6 +193,7 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 	if remote {
 		fmt.Fprintf(m.Stderr, "cairn: every request needs Authorization: Bearer TOKEN (cairn token list)\n")
 	}
+	fmt.Fprintf(m.Stderr, "cairn: web page at http://%s/\n", ln.Addr())
 	fmt.Fprintf(m.Stderr, "cairn: events as server-sent events at http://%s%s\n", ln.Addr(), strings.Replace(eventsPattern, "GET ", "", 1))
 	return ln.Addr().String(), func() {
 		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
@@ -200,6 +215,7 @@ func newHTTPServer(mcp, api http.Handler, lim httpLimits) *http.Server {
 	mux.Handle("/mcp", csrf.Handler(bodyDeadline(mcp, lim.body)))
 	if api != nil {
 		mux.Handle("/api/", csrf.Handler(bodyDeadline(api, lim.body)))
+		mux.Handle("/", csrf.Handler(api)) // the web page (webui), registered on api
 	}
 	return &http.Server{Handler: mux, ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
 }

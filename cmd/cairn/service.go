@@ -30,8 +30,14 @@ import (
 // service is what the commands that a server may answer call.
 type service interface {
 	cairn.Service
-	// SearchRetrieval is Search, and how the hits were ranked.
-	SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error)
+	cairn.SearchService
+	cairn.ActivityService
+	cairn.LifecycleService
+	cairn.SupersedeService
+	cairn.TypeService
+	cairn.VectorCoverageService
+	// Clock: --now, else the machine's (the client) or the engine's.
+	cairn.Clock
 	// Context builds a block, as recall.AnswerCall does.
 	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
 	// Iteration memory for agent loops (cairn loop).

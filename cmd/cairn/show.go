@@ -20,19 +20,19 @@ func runShow(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) != 1 {
 		return usagef("show: give one memory id")
 	}
-	s, err := m.open(ctx, g, true)
-	if err == errNoDatabase {
+	var mem *cairn.Memory
+	var chain []*cairn.Memory
+	err = m.withService(ctx, g, readDB, func(svc service) error {
+		var err error
+		if mem, err = svc.FindMemoryByID(ctx, pos[0]); err != nil {
+			return err
+		}
+		chain, err = svc.SupersedeChain(ctx, mem.ID)
+		return err
+	})
+	if errIsNoDatabase(err) {
 		return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s (the database %s is empty)", pos[0], g.label())
 	}
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	mem, err := s.eng.FindMemoryByID(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	chain, err := s.eng.SupersedeChain(ctx, mem.ID)
 	if err != nil {
 		return err
 	}

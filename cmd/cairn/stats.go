@@ -16,24 +16,21 @@ func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	st := &cairn.Stats{ByType: map[string]int{}}
-	s, err := m.open(ctx, g, true)
+	var st *cairn.Stats
+	var vec *vectorCount
+	err := m.withService(ctx, g, readDB, func(svc service) error {
+		var err error
+		if st, err = svc.Stats(ctx, g.project); err != nil {
+			return err
+		}
+		vec, err = vectorCoverage(ctx, svc, g.project)
+		return err
+	})
 	switch {
-	case err == errNoDatabase:
-		st.Project = g.project
+	case errIsNoDatabase(err):
+		st = &cairn.Stats{Project: g.project, ByType: map[string]int{}}
 	case err != nil:
 		return err
-	default:
-		defer s.Close()
-		if st, err = s.eng.Stats(ctx, g.project); err != nil {
-			return err
-		}
-	}
-	var vec *vectorCount
-	if s != nil {
-		if vec, err = vectorCoverage(ctx, s.eng, g.project); err != nil {
-			return err
-		}
 	}
 	if *asJSON {
 		return writeJSON(m.Stdout, struct {

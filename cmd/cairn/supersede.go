@@ -21,20 +21,18 @@ func runSupersede(ctx context.Context, m *Main, g *globals, args []string) error
 	if len(pos) != 2 {
 		return usagef("supersede: give the id of the old memory, then the id of the one that replaces it")
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
+	var old, nw, mem *cairn.Memory
+	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		var err error
+		if old, err = svc.FindMemoryByID(ctx, pos[0]); err != nil {
+			return err
+		}
+		if nw, err = svc.FindMemoryByID(ctx, pos[1]); err != nil {
+			return err
+		}
+		mem, err = svc.UpdateMemory(ctx, old.ID, cairn.MemoryUpdate{SupersededBy: &nw.ID})
 		return err
-	}
-	defer s.Close()
-	old, err := s.eng.FindMemoryByID(ctx, pos[0])
-	if err != nil {
-		return err
-	}
-	nw, err := s.eng.FindMemoryByID(ctx, pos[1])
-	if err != nil {
-		return err
-	}
-	mem, err := s.eng.UpdateMemory(ctx, old.ID, cairn.MemoryUpdate{SupersededBy: &nw.ID})
+	})
 	if err != nil {
 		return err
 	}

@@ -105,7 +105,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "%s %s %s\n", res.Memory.ID, res.Status, res.Memory.Type)
-	st := newStorer(ctx, m, s, true)
+	st := newStorer(ctx, m, s.eng, true)
 	if event == "completed" {
 		for _, lm := range capture.LearnFromTask(g.project, agent.v, redactSecrets(text)) {
 			lm.TaskID, lm.SessionID, lm.Hat = prov.Task, prov.Session, prov.Hat

@@ -12,8 +12,8 @@ import (
 // now, so that a context no longer marks it possibly stale until one of
 // its files changes again.
 func runVerify(ctx context.Context, m *Main, g *globals, args []string) error {
-	return updateOne(ctx, m, g, "verify", args, func(_ *cairn.Memory, s *session) cairn.MemoryUpdate {
-		now := s.eng.Now()
+	return updateOne(ctx, m, g, "verify", args, func(_ *cairn.Memory, svc service) cairn.MemoryUpdate {
+		now := svc.Now()
 		return cairn.MemoryUpdate{VerifiedAt: &now}
 	}, func(_, mem *cairn.Memory) string {
 		return fmt.Sprintf("verified %s at %s", mem.ID, wire.FormatTime(mem.VerifiedAt))
