@@ -8,9 +8,12 @@ import "time"
 // DefaultContextRequest.
 type ContextRequest struct {
 	Project string
-	Prompt  string   // the task or prompt: relevant memories are searched for it
-	Hat     string   // the agent's current role (explorer, planner, creator, critic, editor …)
-	Agent   string   // the agent's name: its own memories count more
+	Prompt  string // the task or prompt: relevant memories are searched for it
+	Hat     string // the agent's current role (explorer, planner, creator, critic, editor …)
+	Agent   string // the agent's name: its own memories count more
+	// Mode is the configuration's mode in force (seed 004: autopilot,
+	// swarm, eco …): memories tagged mode:<Mode> match it as a tag.
+	Mode    string
 	Task    string   // task id: memories of the task count more
 	Session string   // the current session: its own memories are left out (seed 000)
 	Files   []string // files being worked on: memories about them count more

@@ -15,6 +15,9 @@ type Query struct {
 	// ExcludeSession leaves out memories written in that session, so that a
 	// session is not fed back what it just wrote (seed 000).
 	ExcludeSession string
+	// Agent, when set, keeps the memories that agent wrote (Memory.Agent)
+	// only: seed 002's agent-scoped recall.
+	Agent string
 	// ExcludeSuperseded leaves out memories replaced by newer ones.
 	ExcludeSuperseded bool
 	// NoGlobal leaves out global-scope memories of other projects.

@@ -245,6 +245,10 @@ const (
 	SortConfidenceDesc = "confidence" // most trusted first
 	SortUsedDesc       = "used"       // most often used first
 	SortLastUsedDesc   = "recent"     // most recently used first
+	// SortValueDesc orders by confidence × (use count + 1), highest
+	// first: seed 002's recall, which surfaces the trusted memories
+	// that are used most.
+	SortValueDesc = "value"
 )
 
 // MemoryFilter selects memories for listing. Zero fields do not filter.
@@ -258,6 +262,7 @@ type MemoryFilter struct {
 	After         time.Time // created at or after
 	Before        time.Time // created before
 	Session       string    // created in this session
+	Agent         string    // written by this agent (Memory.Agent)
 	Pinned        bool      // only pinned memories
 	HasFileRefs   bool      // only memories with file references
 	// SkipTotal leaves the total count (FindMemories' second result) at

@@ -1009,6 +1009,8 @@ func (s Signal) Memory(project string) *cairn.Memory {
 		Source:   cairn.SourceExplicit,
 	}
 	switch s.Kind {
+	case KindHatTransition:
+		m.Source = cairn.SourceAutomatic
 	case KindLearning:
 		if m.Type == "" {
 			m.Type = "learning"

@@ -112,8 +112,8 @@ type listAnswer struct {
 // longer than the most the server answers at once (1000) is read in
 // pages, between which another writer may change it.
 func (p *Project) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
-	if len(f.IDs) > 0 || f.Pinned || f.HasFileRefs || f.GlobalScope {
-		return nil, 0, cairn.Errorf(cairn.EINVALID, "the REST API lists by type, tag, confidence, date and session only")
+	if len(f.IDs) > 0 || f.Pinned || f.GlobalScope {
+		return nil, 0, cairn.Errorf(cairn.EINVALID, "the REST API lists by type, tag, confidence, date, session, agent and file references only")
 	}
 	if f.Limit < 0 || f.Offset < 0 {
 		return nil, 0, cairn.Errorf(cairn.EINVALID, "limit and offset cannot be negative")
@@ -152,6 +152,15 @@ func (p *Project) findPage(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.
 	setTime(q, "before", f.Before)
 	if f.Session != "" {
 		q.Set("session", f.Session)
+	}
+	if f.Agent != "" {
+		q.Set("agent", f.Agent)
+	}
+	if f.HasFileRefs {
+		q.Set("has_files", "true")
+	}
+	if f.SkipTotal {
+		q.Set("skip_total", "true")
 	}
 	if f.Sort != "" {
 		q.Set("sort", f.Sort)

@@ -38,6 +38,9 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 	setList(v, "tag", q.Tags)
 	setTime(v, "after", q.After)
 	setTime(v, "before", q.Before)
+	if q.Agent != "" {
+		v.Set("agent", q.Agent)
+	}
 	if q.ExcludeSession != "" {
 		v.Set("exclude_session", q.ExcludeSession)
 	}
@@ -69,26 +72,27 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 
 // contextBody is the body of POST /context.
 type contextBody struct {
-	Prompt       string         `json:"prompt,omitempty"`
-	Files        []string       `json:"files,omitempty"`
-	Hat          string         `json:"hat,omitempty"`
-	Agent        string         `json:"agent,omitempty"`
-	Task         string         `json:"task,omitempty"`
-	Session      string         `json:"session,omitempty"`
-	Budget       *int           `json:"budget,omitempty"`
-	Limit        *int           `json:"limit,omitempty"`
-	MaxChars     *int           `json:"max_chars,omitempty"`
-	Format       string         `json:"format,omitempty"`
-	Mode         string         `json:"mode,omitempty"`
-	SearchMode   string         `json:"search_mode,omitempty"`
-	DryRun       bool           `json:"dry_run,omitempty"`
-	Tiers        []string       `json:"tiers,omitempty"`
-	Types        []string       `json:"types,omitempty"`
-	Index        bool           `json:"index,omitempty"`
-	Explain      bool           `json:"explain,omitempty"`
-	MaxJSONChars int            `json:"max_json_chars,omitempty"`
-	Root         string         `json:"root,omitempty"`
-	Config       *config.Config `json:"config,omitempty"`
+	Prompt        string         `json:"prompt,omitempty"`
+	Files         []string       `json:"files,omitempty"`
+	Hat           string         `json:"hat,omitempty"`
+	Agent         string         `json:"agent,omitempty"`
+	Task          string         `json:"task,omitempty"`
+	Session       string         `json:"session,omitempty"`
+	Budget        *int           `json:"budget,omitempty"`
+	Limit         *int           `json:"limit,omitempty"`
+	MaxChars      *int           `json:"max_chars,omitempty"`
+	Format        string         `json:"format,omitempty"`
+	Mode          string         `json:"mode,omitempty"`
+	SearchMode    string         `json:"search_mode,omitempty"`
+	DryRun        bool           `json:"dry_run,omitempty"`
+	Tiers         []string       `json:"tiers,omitempty"`
+	Types         []string       `json:"types,omitempty"`
+	Index         bool           `json:"index,omitempty"`
+	Conversations []string       `json:"conversations,omitempty"`
+	Explain       bool           `json:"explain,omitempty"`
+	MaxJSONChars  int            `json:"max_json_chars,omitempty"`
+	Root          string         `json:"root,omitempty"`
+	Config        *config.Config `json:"config,omitempty"`
 	// DefaultConfig stands for the built-in configuration.
 	DefaultConfig bool `json:"default_config,omitempty"`
 }
@@ -109,7 +113,7 @@ type contextAnswer struct {
 func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
 	in := contextBody{Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
 		Session: call.Session, Format: call.Format, Mode: call.Mode, SearchMode: call.SearchMode, DryRun: !call.Record, Tiers: call.Tiers,
-		Types: call.Types, Index: call.Index, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
+		Types: call.Types, Index: call.Index, Conversations: call.Conversations, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
 		Root: call.Root, Config: call.Config}
 	if call.DefaultConfig && call.Config != nil {
 		// Encoding the whole configuration costs a short-lived process

@@ -34,6 +34,7 @@
 //	[context]                  # what goes into the prompt
 //	budget = 1500              # tokens, 1..200000
 //	max_chars = 10000          # hard cap on the rendered block (Claude Code's limit)
+//	index = false              # add the memory index to the session-start block
 //	format = "markdown"
 //	mode = ""                  # the active mode: a name under [modes], or ""
 //
@@ -144,7 +145,17 @@ type Config struct {
 	Modes      map[string]ModeOverride  `json:"modes"`     // by mode name
 	Keywords   []KeywordOverride        `json:"keywords"`  // in the order they apply
 	Embeddings EmbeddingsConfig         `json:"embeddings"`
+	Export     ExportConfig             `json:"export"`
 	Loop       LoopConfig               `json:"loop"`
+}
+
+// ExportConfig is seed 001's per-type JSON Lines files for agents that
+// browse files: `cairn serve` keeps <type>.jsonl files of its project in
+// JSONLDir up to date after writes (package jsonlmirror).
+type ExportConfig struct {
+	// JSONLDir is the folder, relative to the project's folder when not
+	// absolute; "" keeps no files.
+	JSONLDir string `json:"jsonl_dir"`
 }
 
 // LoopConfig is iteration memory for agent loops (cairn loop; seed 003).
@@ -194,6 +205,9 @@ type ContextConfig struct {
 	Dynamic     DynamicTier  `json:"dynamic"`
 	Relevant    RelevantTier `json:"relevant"`
 	Mode        string       `json:"mode"` // the active mode, or ""
+	// Index adds seed 001's memory index to the session-start block (the
+	// hooks'), as `cairn context --index` does to any block.
+	Index bool `json:"index"`
 }
 
 // StaticTier is what is injected always: pinned memories, memories of

@@ -108,6 +108,7 @@ func fixedLeaves() []leaf {
 		intLeaf("context.dynamic.max_count", 0, maxCount, func(c *Config) *int { return &c.Context.Dynamic.MaxCount }),
 		listLeaf("context.dynamic.types", checkTypeName, func(c *Config) *[]string { return &c.Context.Dynamic.Types }),
 		stringLeaf("context.format", checkFormat, func(c *Config) *string { return &c.Context.Format }),
+		boolLeaf("context.index", func(c *Config) *bool { return &c.Context.Index }),
 		intLeaf("context.max_chars", 1, maxChars, func(c *Config) *int { return &c.Context.MaxChars }),
 		stringLeaf("context.mode", checkModeRef, func(c *Config) *string { return &c.Context.Mode }),
 		boolLeaf("context.relevant.enabled", func(c *Config) *bool { return &c.Context.Relevant.Enabled }),
@@ -131,6 +132,7 @@ func fixedLeaves() []leaf {
 		intLeaf("embeddings.query_timeout_ms", 1, 600000, func(c *Config) *int { return &c.Embeddings.QueryTimeoutMS }),
 		floatLeaf("embeddings.similarity_floor", 0.01, 0.99, func(c *Config) *float64 { return &c.Embeddings.SimilarityFloor }),
 		intLeaf("embeddings.timeout_ms", 1, 600000, func(c *Config) *int { return &c.Embeddings.TimeoutMS }),
+		stringLeaf("export.jsonl_dir", checkFolder, func(c *Config) *string { return &c.Export.JSONLDir }),
 		intLeaf("loop.budget_chars", 100, maxChars, func(c *Config) *int { return &c.Loop.BudgetChars }),
 		intLeaf("loop.escalate_after", 1, maxCount, func(c *Config) *int { return &c.Loop.EscalateAfter }),
 		intLeaf("loop.review_after", 1, maxCount, func(c *Config) *int { return &c.Loop.ReviewAfter }),
@@ -447,6 +449,14 @@ func checkModeRef(s string) string {
 func checkSearchMode(s string) string {
 	if !slices.Contains([]string{cairn.ModeHybrid, cairn.ModeVector, cairn.ModeLexical}, s) {
 		return fmt.Sprintf("unknown search mode %q (hybrid, vector or lexical)", s)
+	}
+	return ""
+}
+
+// checkFolder: a folder's path, one line.
+func checkFolder(s string) string {
+	if strings.ContainsAny(s, "\x00\n\r") {
+		return "a folder's path is one line without NUL characters"
 	}
 	return ""
 }

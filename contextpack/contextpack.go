@@ -72,6 +72,7 @@ package contextpack
 import (
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -129,6 +130,10 @@ type Item struct {
 	// written or last verified: it may no longer hold. It is shown as
 	// "[possibly stale]" after the type (xml: stale="true"; json: "stale").
 	Stale bool
+	// Relevance, in (0, 1], is how well a relevant memory matches the
+	// prompt; with Request.Now it is shown as "87% relevant". 0 shows
+	// nothing.
+	Relevance float64
 }
 
 // Section is one part of the block: a heading with items, free text, or both.
@@ -164,6 +169,7 @@ type Section struct {
 type IndexEntry struct {
 	Title string
 	Date  time.Time // zero: not shown
+	By    string    // who wrote it (the agent); "" not shown
 }
 
 // IndexType is one line of the memory index: a type, how many memories it
@@ -192,12 +198,27 @@ type Request struct {
 	// budget. Types are shown in TypeOrder; those with Count 0 on one
 	// "empty" line.
 	Index []IndexType
+	// Conversations are the months of the project's conversation log
+	// (seed 001's conversations/YYYY-MM.jsonl), newest first, shown as the
+	// index's last branch with as many months as recent titles. Nothing
+	// is shown without an Index.
+	Conversations []string
 	// MaxItemTokens is the most tokens of an item's title and content;
 	// longer items are shortened to it and end with
 	// "… (full text: cairn show ID)". 0 or less means DefaultMaxItemTokens.
 	MaxItemTokens int
 	// Explain asks for Result.Explain.
 	Explain bool
+	// Now, when set, asks for each markdown item's age ("3 days ago") and,
+	// for an item with a Relevance, its relevance as a percentage, after
+	// its date: where they fit. The block is packed without them first;
+	// it gets them only when the same items, annotated, still fit the
+	// budget and the character cap (else it is returned without them), so
+	// that they never cost an item its place. XML and JSON carry dates
+	// and values already and are not annotated.
+	Now time.Time
+
+	annotate bool // render with the annotations (set by Render)
 }
 
 // Placed is an item that is in the text.
@@ -276,10 +297,81 @@ const defaultType = "note"
 // Render renders req. See the package comment for how items are packed and
 // escaped.
 func Render(req Request) Result {
+	req.annotate = false
+	plain := render(req)
+	if req.Now.IsZero() || formatFor(req.Format) != (markdownFormat{}) || len(plain.Placed) == 0 {
+		return plain
+	}
+	req.annotate = true
+	noted := render(req)
+	if !samePlaced(plain.Placed, noted.Placed) {
+		return plain // the annotations would cost an item its place
+	}
+	return noted
+}
+
+func render(req Request) Result {
 	r := newRenderer(&req)
 	r.pack()
 	r.fitMaxChars()
 	return r.result()
+}
+
+// samePlaced reports whether a and b place the same items, whole or
+// shortened alike, in the same order.
+func samePlaced(a, b []Placed) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].ID != b[i].ID || a[i].Section != b[i].Section || a[i].Shortened != b[i].Shortened {
+			return false
+		}
+	}
+	return true
+}
+
+// annotation is an item's age at now and its relevance: "3 days ago, 87%
+// relevant".
+func annotation(in *Item, now time.Time) string {
+	var parts []string
+	if !in.CreatedAt.IsZero() {
+		parts = append(parts, Ago(in.CreatedAt, now))
+	}
+	if r := in.Relevance; r > 0 && r <= 1 {
+		parts = append(parts, strconv.Itoa(int(math.Round(r*100)))+"% relevant")
+	}
+	return strings.Join(parts, ", ")
+}
+
+// Ago says how long before now t was, in the largest whole unit: "just
+// now", "5 minutes ago", "2 hours ago", "3 days ago", "4 months ago",
+// "2 years ago"; "in the future" for a time after now.
+func Ago(t, now time.Time) string {
+	d := now.Sub(t)
+	if d < 0 {
+		return "in the future"
+	}
+	if d < time.Minute {
+		return "just now"
+	}
+	unit := func(n int, name string) string {
+		if n == 1 {
+			return "1 " + name + " ago"
+		}
+		return strconv.Itoa(n) + " " + name + "s ago"
+	}
+	switch {
+	case d < time.Hour:
+		return unit(int(d/time.Minute), "minute")
+	case d < 24*time.Hour:
+		return unit(int(d/time.Hour), "hour")
+	case d < 30*24*time.Hour:
+		return unit(int(d/(24*time.Hour)), "day")
+	case d < 365*24*time.Hour:
+		return unit(int(d/(30*24*time.Hour)), "month")
+	}
+	return unit(int(d/(365*24*time.Hour)), "year")
 }
 
 // finite maps NaN to 0 and infinities to the largest finite values, so

@@ -100,6 +100,9 @@ func itemMeta(it *item, esc func(string) string) string {
 	if d := date(it.in.CreatedAt); d != "" {
 		parts = append(parts, d)
 	}
+	if it.note != "" {
+		parts = append(parts, it.note)
+	}
 	if len(parts) == 0 {
 		return ""
 	}
@@ -125,25 +128,58 @@ func (markdownFormat) sectionsEnd() string { return "" }
 func (markdownFormat) foot() string        { return "</cairn-context>\n" }
 func (markdownFormat) indexFirst() bool    { return true }
 
+// index is seed 001's "Memory Storage Index" tree: each type with its
+// count and recent titles (by whom, when), "… N more", the empty types on
+// one branch, and the conversation log's months last.
 func (markdownFormat) index(ix *index, k int) string {
 	var b strings.Builder
 	b.WriteString("\n### Memory Index\n")
+	branches := len(ix.lines)
+	if len(ix.empty) > 0 {
+		branches++
+	}
+	if len(ix.months) > 0 {
+		branches++
+	}
+	n := 0
+	branch := func(text string) string {
+		n++
+		if n == branches {
+			b.WriteString("└── " + text + "\n")
+			return "    "
+		}
+		b.WriteString("├── " + text + "\n")
+		return "│   "
+	}
 	for _, l := range ix.lines {
-		b.WriteString("- " + mdEscape(l.typ) + " (" + strconv.Itoa(l.count) + ")\n")
+		pre := branch(mdEscape(l.typ) + " (" + strconv.Itoa(l.count) + ")")
 		shown := min(k, len(l.recent))
 		for _, e := range l.recent[:shown] {
-			b.WriteString("  - " + mdEscape(e.title))
+			b.WriteString(pre + "└ " + mdEscape(e.title))
+			if e.by != "" {
+				b.WriteString(" by " + mdEscape(e.by))
+			}
 			if e.date != "" {
 				b.WriteString(" [" + e.date + "]")
 			}
 			b.WriteByte('\n')
 		}
 		if more := l.count - shown; shown > 0 && more > 0 {
-			b.WriteString("  - … " + strconv.Itoa(more) + " more\n")
+			b.WriteString(pre + "… " + strconv.Itoa(more) + " more\n")
 		}
 	}
 	if len(ix.empty) > 0 {
-		b.WriteString("- (empty: " + mdEscape(strings.Join(ix.empty, ", ")) + ")\n")
+		branch("(empty: " + mdEscape(strings.Join(ix.empty, ", ")) + ")")
+	}
+	if len(ix.months) > 0 {
+		unit := " months)"
+		if len(ix.months) == 1 {
+			unit = " month)"
+		}
+		pre := branch("conversations/ (" + strconv.Itoa(len(ix.months)) + unit)
+		for _, mo := range ix.months[:min(k, len(ix.months))] {
+			b.WriteString(pre + "└ " + mdEscape(mo) + "\n")
+		}
 	}
 	return b.String()
 }
@@ -249,6 +285,13 @@ func (xmlFormat) index(ix *index, k int) string {
 	if len(ix.empty) > 0 {
 		b.WriteString("<empty>" + xmlEscape(strings.Join(ix.empty, ", ")) + "</empty>\n")
 	}
+	if len(ix.months) > 0 {
+		b.WriteString(`<conversations months="` + strconv.Itoa(len(ix.months)) + `">`)
+		for _, mo := range ix.months[:min(k, len(ix.months))] {
+			b.WriteString("<month>" + xmlEscape(mo) + "</month>")
+		}
+		b.WriteString("</conversations>\n")
+	}
 	b.WriteString("</index>\n")
 	return b.String()
 }
@@ -341,6 +384,7 @@ type jsonIndexType struct {
 type jsonIndexEntry struct {
 	Title string `json:"title"`
 	Date  string `json:"date,omitempty"`
+	By    string `json:"by,omitempty"`
 }
 
 func (jsonFormat) index(ix *index, k int) string {
@@ -349,7 +393,7 @@ func (jsonFormat) index(ix *index, k int) string {
 		shown := min(k, len(l.recent))
 		t := jsonIndexType{Type: l.typ, Count: l.count}
 		for _, e := range l.recent[:shown] {
-			t.Recent = append(t.Recent, jsonIndexEntry{Title: e.title, Date: e.date})
+			t.Recent = append(t.Recent, jsonIndexEntry{Title: e.title, Date: e.date, By: e.by})
 		}
 		if shown > 0 {
 			t.More = max(0, l.count-shown)
@@ -360,7 +404,12 @@ func (jsonFormat) index(ix *index, k int) string {
 		types = append(types, jsonIndexType{Type: e})
 	}
 	b, _ := json.Marshal(types) // plain strings and numbers always encode
-	return `,"index":` + string(b)
+	out := `,"index":` + string(b)
+	if len(ix.months) > 0 {
+		m, _ := json.Marshal(ix.months[:min(k, len(ix.months))])
+		out += `,"conversations":{"months":` + strconv.Itoa(len(ix.months)) + `,"recent":` + string(m) + `}`
+	}
+	return out
 }
 
 func (jsonFormat) sectionSep() string { return "," }

@@ -106,7 +106,8 @@ func checkMarkdownLines(t *testing.T, res contextpack.Result, withIndex bool) {
 			t.Fatalf("forged heading %q:\n%s", l, res.Text)
 		case strings.HasPrefix(l, "- ["), strings.HasPrefix(l, "Learnings from earlier sessions"):
 		case section == "### Relevant" && groups > 0 && strings.HasPrefix(l, "- "): // under a type's sub-heading
-		case section == "### Memory Index" && withIndex && (strings.HasPrefix(l, "- ") || strings.HasPrefix(l, "  - ")):
+		case section == "### Memory Index" && withIndex && (strings.HasPrefix(l, "├── ") || strings.HasPrefix(l, "└── ") ||
+			strings.HasPrefix(l, "│   └ ") || strings.HasPrefix(l, "    └ ") || strings.HasPrefix(l, "│   … ") || strings.HasPrefix(l, "    … ")):
 		case section == "### Loop Status":
 		default:
 			t.Fatalf("stray line %q in %s:\n%s", l, section, res.Text)

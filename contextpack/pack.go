@@ -26,6 +26,7 @@ type item struct {
 	title     string // cleaned, maybe shortened
 	content   string // cleaned, maybe shortened (then ending with the pointer)
 	shortened bool
+	note      string  // annotation after the date (markdown): "3 days ago, 87% relevant"
 	value     float64 // finite
 	density   float64 // value per token
 	piece     string
@@ -53,9 +54,10 @@ type section struct {
 
 // index is a normalised Request.Index.
 type index struct {
-	lines []indexLine // types with memories, in TypeOrder
-	empty []string    // types without, in TypeOrder
-	maxK  int         // the most recent titles of any line
+	lines  []indexLine // types with memories, in TypeOrder
+	empty  []string    // types without, in TypeOrder
+	months []string    // conversation months, newest first
+	maxK   int         // the most recent titles of any line
 }
 
 type indexLine struct {
@@ -64,7 +66,7 @@ type indexLine struct {
 	recent []indexEntry
 }
 
-type indexEntry struct{ title, date string }
+type indexEntry struct{ title, date, by string }
 
 // maxIndexTitle is the most runes of an index title.
 const maxIndexTitle = 80
@@ -128,6 +130,14 @@ func newRenderer(req *Request) *renderer {
 		}
 	}
 	r.ix = newIndex(req.Index)
+	if r.ix != nil {
+		for _, mo := range req.Conversations {
+			if mo = display(mo); mo != "" {
+				r.ix.months = append(r.ix.months, mo)
+			}
+		}
+		r.ix.maxK = max(r.ix.maxK, min(len(r.ix.months), 2))
+	}
 	return r
 }
 
@@ -142,6 +152,9 @@ func (r *renderer) prepare(in *Item, sec *section) *item {
 	}
 	if it.typ == "" {
 		it.typ = defaultType
+	}
+	if r.req.annotate {
+		it.note = annotation(in, r.req.Now)
 	}
 	title, content := clean(in.Title), clean(in.Content)
 	if title != "" && cairn.TitleRepeatsContent(strings.TrimSuffix(title, "…"), content) {
@@ -207,7 +220,7 @@ func newIndex(types []IndexType) *index {
 		}
 		l := indexLine{typ: t.Type, count: t.Count}
 		for _, e := range t.Recent[:min(len(t.Recent), t.Count)] {
-			l.recent = append(l.recent, indexEntry{title: clip(display(e.Title), maxIndexTitle), date: date(e.Date)})
+			l.recent = append(l.recent, indexEntry{title: clip(display(e.Title), maxIndexTitle), date: date(e.Date), by: clip(display(e.By), 40)})
 		}
 		ix.maxK = max(ix.maxK, len(l.recent))
 		ix.lines = append(ix.lines, l)

@@ -330,7 +330,7 @@ func (sc *contextScorer) tagsMatch(tags []string) bool {
 		if v == "" {
 			continue
 		}
-		if v == req.Hat || v == req.Agent {
+		if v == req.Hat || v == req.Agent || req.Mode != "" && tag == "mode:"+req.Mode {
 			return true
 		}
 		for _, t := range lexical.QueryTerms(v) {

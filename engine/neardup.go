@@ -54,6 +54,27 @@ const (
 // NearDuplicateThreshold), or nil. It reads the postings of a few of m's
 // terms and at most nearDupCandidates memories.
 func (e *Engine) findNearDuplicate(ctx context.Context, tx cairn.Tx, m *cairn.Memory, now time.Time) (*cairn.Memory, error) {
+	cands, err := e.similarCandidates(ctx, tx, m, nearDupCandidates)
+	if err != nil || len(cands) == 0 {
+		return nil, err
+	}
+	words := nearDupWords(m.Content)
+	var best *cairn.Memory
+	bestSim := 0.0
+	for _, c := range cands {
+		if c.Project != m.Project || c.Scope != m.Scope || c.Type != m.Type || !c.Live(now) {
+			continue
+		}
+		if sim := wordSimilarity(words, nearDupWords(c.Content)); sim >= NearDuplicateThreshold && sim > bestSim {
+			best, bestSim = c, sim
+		}
+	}
+	return best, nil
+}
+
+// similarCandidates loads the n memories of m's partition that share the
+// most of m's first nearDupQueryTerms terms, by BM25.
+func (e *Engine) similarCandidates(ctx context.Context, tx cairn.Tx, m *cairn.Memory, n int) ([]*cairn.Memory, error) {
 	terms := lexical.QueryTerms(m.Content)
 	if len(terms) == 0 {
 		return nil, nil
@@ -84,7 +105,7 @@ func (e *Engine) findNearDuplicate(ctx context.Context, tx cairn.Tx, m *cairn.Me
 			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q at term %q", part, tp.Term)
 		}
 	}
-	top := s.Top(nearDupCandidates)
+	top := s.Top(n)
 	if len(top) == 0 {
 		return nil, nil
 	}
@@ -92,22 +113,7 @@ func (e *Engine) findNearDuplicate(ctx context.Context, tx cairn.Tx, m *cairn.Me
 	for i, sc := range top {
 		docs[i] = sc.Doc
 	}
-	cands, err := tx.FindMemoriesByDoc(ctx, part, docs)
-	if err != nil {
-		return nil, err
-	}
-	words := nearDupWords(m.Content)
-	var best *cairn.Memory
-	bestSim := 0.0
-	for _, c := range cands {
-		if c.Project != m.Project || c.Scope != m.Scope || c.Type != m.Type || !c.Live(now) {
-			continue
-		}
-		if sim := wordSimilarity(words, nearDupWords(c.Content)); sim >= NearDuplicateThreshold && sim > bestSim {
-			best, bestSim = c, sim
-		}
-	}
-	return best, nil
+	return tx.FindMemoriesByDoc(ctx, part, docs)
 }
 
 // NearDuplicateSimilarity returns the similarity of two texts, from 0

@@ -375,6 +375,9 @@ func passes(m *cairn.Memory, q cairn.Query) bool {
 	if q.ExcludeSession != "" && m.SessionID == q.ExcludeSession {
 		return false
 	}
+	if q.Agent != "" && m.Agent != q.Agent {
+		return false
+	}
 	return true
 }
 

@@ -229,6 +229,7 @@ func (e *Engine) normalize(m *cairn.Memory) error {
 	if m.Tags, err = normalizeTags(m.Tags); err != nil {
 		return err
 	}
+	applyNamespaces(m)
 	if m.FileRefs, err = normalizeRefs(m.FileRefs); err != nil {
 		return err
 	}

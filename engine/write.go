@@ -76,6 +76,9 @@ func (e *Engine) prepareNew(m *cairn.Memory, now time.Time) error {
 		m.UpdatedAt = m.CreatedAt
 	}
 	m.UpdatedAt = m.UpdatedAt.UTC().Truncate(time.Millisecond)
+	if m.ExpiresAt.IsZero() && m.HasTag(TagScopeSession) {
+		m.ExpiresAt = m.CreatedAt.Add(SessionScopeTTL)
+	}
 	if m.ExpiresAt.IsZero() {
 		if ttl := e.policies.Of(m.Type).TTL; ttl > 0 {
 			m.ExpiresAt = m.CreatedAt.Add(ttl)
@@ -119,6 +122,17 @@ func (e *Engine) add(ctx context.Context, tx cairn.Tx, b *indexBatch, m *cairn.M
 		}
 		if old != nil {
 			return e.reinforce(ctx, tx, b, old, m, now)
+		}
+	}
+	if nearDup {
+		old, err := e.findConflict(ctx, tx, m, now)
+		if err != nil {
+			return nil, err
+		}
+		if old != nil {
+			if err := e.linkConflict(ctx, tx, b, m, old); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := b.add(ctx, tx, m); err != nil {

@@ -26,9 +26,9 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, p *project
 	f := cairn.MemoryFilter{
 		Project: p.name, IncludeGlobal: q.flag("global", true), Types: q.types("type"), Tags: q.list("tag"),
 		MinConfidence: q.number("min_confidence"), After: q.time("after"), Before: q.time("before"),
-		Session: q.str("session"), Limit: q.integer("limit", 50, 1, maxListLimit), Offset: q.integer("offset", 0, 0, 1<<30),
+		Session: q.str("session"), Agent: q.str("agent"), HasFileRefs: q.flag("has_files", false), SkipTotal: q.flag("skip_total", false), Limit: q.integer("limit", 50, 1, maxListLimit), Offset: q.integer("offset", 0, 0, 1<<30),
 		Sort: q.oneOf("sort", cairn.SortCreatedDesc, cairn.SortCreatedDesc, cairn.SortCreatedAsc, cairn.SortUpdatedDesc,
-			cairn.SortConfidenceDesc, cairn.SortUsedDesc, cairn.SortLastUsedDesc),
+			cairn.SortConfidenceDesc, cairn.SortUsedDesc, cairn.SortLastUsedDesc, cairn.SortValueDesc),
 	}
 	if q.err != nil {
 		return q.err

@@ -25,7 +25,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	qr := cairn.Query{
 		Project: p.name, Text: text, Limit: q.integer("limit", cairn.DefaultLimit, 1, cairn.MaxLimit),
 		Types: q.types("type"), Tags: q.list("tag"), After: q.time("after"), Before: q.time("before"),
-		ExcludeSession: q.str("exclude_session"), NoGlobal: q.flag("no_global", false),
+		ExcludeSession: q.str("exclude_session"), Agent: q.str("agent"), NoGlobal: q.flag("no_global", false),
 		Mode: q.oneOf("mode", "", cairn.ModeLexical, cairn.ModeVector, cairn.ModeHybrid),
 	}
 	explain := q.flag("explain", false)
@@ -72,6 +72,7 @@ type contextIn struct {
 	Explain       bool            `json:"explain"`
 	MaxJSONChars  int             `json:"max_json_chars"`
 	Root          string          `json:"root"`
+	Conversations []string        `json:"conversations"`
 	Config        json.RawMessage `json:"config"`
 	DefaultConfig bool            `json:"default_config"`
 }
@@ -96,6 +97,9 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	if in.MaxJSONChars < 0 {
 		return cairn.Errorf(cairn.EINVALID, "max_json_chars cannot be negative")
 	}
+	if err := recall.CheckMonths(in.Conversations); err != nil {
+		return err
+	}
 	cfg, err := s.configs.get(in.Config)
 	if err != nil {
 		return err
@@ -117,7 +121,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	}
 	call := recall.Call{Request: recall.Request{Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
 		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, SearchMode: in.SearchMode, Tiers: in.Tiers, Types: in.Types,
-		Index: in.Index, Explain: in.Explain},
+		Index: in.Index, Explain: in.Explain, Conversations: in.Conversations},
 		Config: cfg, Now: p.now, Record: !in.DryRun, MaxJSONChars: in.MaxJSONChars}
 	if !s.opts.RequireToken {
 		// A server that needs no token answers this machine's user only:

@@ -5,7 +5,8 @@
 // project sees by design); an id of another project's memory is "not
 // found", exactly as an id that does not exist.
 //
-// Tools: remember, search, get, context, update, forget (and memory, the
+// Tools: remember, search, get, context, update, forget, the lookups
+// recall_file, recall_error and recall_command, hat_transition (and memory, the
 // file-style memory tool, when it is registered). Resources: one memory
 // as JSON (cairn://memory/{id}) and one type's memories as JSON Lines
 // (cairn://export/{type}, the format of `cairn export --jsonl-dir`). A
@@ -131,6 +132,8 @@ func New(opts Options) (*mcp.Server, error) {
 	})
 	s.addTools(srv)
 	s.addLoopTools(srv)
+	s.addLookupTools(srv)
+	s.addHatTool(srv)
 	s.addResources(srv)
 	s.addPrompts(srv)
 	registerMemoryTool(srv, s)

@@ -139,18 +139,22 @@ func TestToolsAreListedWithTruthfulAnnotationsAndSchemas(t *testing.T) {
 	}
 	type hints struct{ readOnly, destructive, idempotent bool }
 	want := map[string]hints{
-		"remember":     {false, true, false}, // a key replaces; repeats reinforce
-		"search":       {true, false, true},
-		"get":          {true, false, true},
-		"context":      {false, false, false}, // records use
-		"update":       {false, true, true},
-		"forget":       {false, true, true},
-		"verify":       {false, false, true},
-		"memory":       {false, true, false}, // writes files; a create twice is an error
-		"loop_record":  {false, false, true}, // recording an iteration again replaces it
-		"loop_context": {true, false, true},
-		"loop_model":   {true, false, true},
-		"loop_status":  {true, false, true},
+		"remember":       {false, true, false}, // a key replaces; repeats reinforce
+		"search":         {true, false, true},
+		"get":            {true, false, true},
+		"context":        {false, false, false}, // records use
+		"update":         {false, true, true},
+		"forget":         {false, true, true},
+		"verify":         {false, false, true},
+		"memory":         {false, true, false}, // writes files; a create twice is an error
+		"loop_record":    {false, false, true}, // recording an iteration again replaces it
+		"loop_context":   {true, false, true},
+		"loop_model":     {true, false, true},
+		"loop_status":    {true, false, true},
+		"recall_file":    {true, false, true},
+		"recall_error":   {true, false, true},
+		"recall_command": {true, false, true},
+		"hat_transition": {false, false, false},
 	}
 	got := map[string]*mcp.Tool{}
 	for _, tl := range res.Tools {

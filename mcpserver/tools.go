@@ -96,6 +96,7 @@ type SearchIn struct {
 	Limit int      `json:"limit,omitempty" jsonschema:"at most this many results, 1 to 100 (default 10)"`
 	Type  string   `json:"type,omitempty" jsonschema:"only memories of this type"`
 	Tags  []string `json:"tags,omitempty" jsonschema:"only memories with all of these tags"`
+	Agent string   `json:"agent,omitempty" jsonschema:"only memories written by this agent"`
 }
 
 // Hit is one search result: enough to choose, with get for the rest.
@@ -135,6 +136,7 @@ type ContextIn struct {
 	Budget  *int     `json:"budget,omitempty" jsonschema:"token budget of the block (default from the configuration, 1500)"`
 	Session string   `json:"session,omitempty" jsonschema:"the current session id: memories written in it are left out"`
 	Format  string   `json:"format,omitempty" jsonschema:"markdown (default), xml or json"`
+	Index   bool     `json:"index,omitempty" jsonschema:"true to begin the block with the memory index: every type with its count and recent titles"`
 }
 
 // ContextOut is the block and the ids of the memories it shows.
@@ -258,7 +260,7 @@ func (s *server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 	if in.Limit < 0 || in.Limit > maxSearchLimit {
 		return nil, SearchOut{}, s.toolError("search", cairn.Errorf(cairn.EINVALID, "limit %d is not valid: give 1 to %d", in.Limit, maxSearchLimit))
 	}
-	q := cairn.Query{Project: s.project, Text: in.Query, Limit: in.Limit, Tags: in.Tags}
+	q := cairn.Query{Project: s.project, Text: in.Query, Limit: in.Limit, Tags: in.Tags, Agent: in.Agent}
 	if in.Type != "" {
 		q.Types = []string{in.Type}
 	}
@@ -316,7 +318,7 @@ func (s *server) context(ctx context.Context, _ *mcp.CallToolRequest, in Context
 	}
 	req := recall.Request{
 		Project: s.project, Prompt: in.Prompt, Hat: in.Hat, Agent: in.Agent, Task: in.Task,
-		Session: in.Session, Files: in.Files, Format: in.Format, Root: s.root,
+		Session: in.Session, Files: in.Files, Format: in.Format, Root: s.root, Index: in.Index,
 	}
 	if in.Budget != nil {
 		req.Budget, req.BudgetSet = *in.Budget, true

@@ -62,6 +62,9 @@ type Request struct {
 
 	Explain bool // fill Result.Explain (see contextpack.Request)
 	Index   bool // add seed 001's memory index
+	// Conversations are the months of the project's conversation log,
+	// newest first (ConversationMonths), shown in the index.
+	Conversations []string
 }
 
 // Block is a built block and what it was built from.
@@ -165,11 +168,17 @@ func Build(ctx context.Context, eng Service, c *config.Config, req Request) (*Bl
 		}
 		sel.Items = kept
 	}
+	if err := mergeConflicts(ctx, eng, sel); err != nil {
+		return nil, err
+	}
 	if req.Root != "" {
 		MarkStale(sel, req.Root) // only the tiers kept: it reads the file system
 	}
 	sections, err := withParallel(ctx, eng, req, sel, Sections(sel))
 	if err != nil {
+		return nil, err
+	}
+	if sections, err = withAgentPatterns(ctx, eng, req, sel, sections); err != nil {
 		return nil, err
 	}
 	if req.Task != "" {
@@ -187,10 +196,16 @@ func Build(ctx context.Context, eng Service, c *config.Config, req Request) (*Bl
 		Project: req.Project, Sections: sections, Budget: c.Context.Budget,
 		MaxChars: c.Context.MaxChars, Format: format, Explain: req.Explain,
 	}
-	if req.Index {
+	if req.Tiers == nil {
+		// Ages and relevance where they fit (seed 004); the hooks' blocks,
+		// capped for Claude Code, stay as they are.
+		pr.Now = eng.Now()
+	}
+	if req.Index || c.Context.Index && startBlock(req) {
 		if pr.Index, err = MemoryIndex(ctx, eng, req.Project); err != nil {
 			return nil, err
 		}
+		pr.Conversations = req.Conversations
 	}
 	res := contextpack.Render(pr)
 	return &Block{Text: res.Text, Result: res, Selection: sel, Config: c, Keywords: keywords}, nil
@@ -226,6 +241,10 @@ func startBlock(req Request) bool {
 func ContextRequest(c *config.Config, r Request) cairn.ContextRequest {
 	req := cairn.DefaultContextRequest(r.Project) // for the weights the configuration does not hold
 	req.Prompt, req.Hat, req.Agent, req.Task, req.Session, req.Files = r.Prompt, r.Hat, r.Agent, r.Task, r.Session, r.Files
+	req.Mode = r.Mode
+	if req.Mode == "" {
+		req.Mode = c.Context.Mode
+	}
 	sc, cc := c.Scoring, c.Context
 	req.Weights = cairn.ContextWeights{
 		Relevance: sc.Relevance, Confidence: sc.Confidence, SameHat: sc.SameHat, RelatedHat: sc.RelatedHat,
@@ -320,6 +339,7 @@ func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 		items[kind] = append(items[kind], contextpack.Item{
 			ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Tags: m.Tags,
 			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: itemValue(it), Reasons: reasons, Flag: m.Flag, Stale: it.Stale,
+			Relevance: relevanceOf(it),
 		})
 	}
 	var out []contextpack.Section
@@ -352,6 +372,15 @@ func itemValue(it cairn.ContextItem) float64 {
 		v *= staleValue
 	}
 	return v
+}
+
+// relevanceOf is how well a relevant memory matches the prompt, in (0, 1]
+// (ContextItem.Match); 0 for the other tiers.
+func relevanceOf(it cairn.ContextItem) float64 {
+	if it.Tier != cairn.ContextRelevant || it.Match <= 0 {
+		return 0
+	}
+	return min(it.Match, 1)
 }
 
 // staleValue is what a stale memory is worth, as a share of its value.
@@ -428,9 +457,16 @@ func MemoryIndex(ctx context.Context, eng Service, project string) ([]contextpac
 			return nil, err
 		}
 		for _, m := range ms {
-			it.Recent = append(it.Recent, contextpack.IndexEntry{Title: m.Title, Date: m.CreatedAt})
+			it.Recent = append(it.Recent, contextpack.IndexEntry{Title: m.Title, Date: m.CreatedAt, By: m.Agent})
 		}
 		out = append(out, it)
+	}
+	// Seed 001's own types are listed when empty too, on the "(empty: …)"
+	// branch, so an agent sees where things would go.
+	for _, t := range seed001Types {
+		if st.ByType[t] == 0 {
+			out = append(out, contextpack.IndexType{Type: t})
+		}
 	}
 	return out, nil
 }

@@ -332,6 +332,10 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 		conds = append(conds, `created_by_session_id = ?`)
 		args = append(args, f.Session)
 	}
+	if f.Agent != "" {
+		conds = append(conds, `created_by_agent = ?`)
+		args = append(args, f.Agent)
+	}
 	return strings.Join(conds, " AND "), args
 }
 
@@ -368,6 +372,8 @@ func orderSQL(sort string) string {
 		return `use_count DESC, created_at DESC, id DESC`
 	case cairn.SortLastUsedDesc:
 		return `last_used_at DESC, created_at DESC, id DESC`
+	case cairn.SortValueDesc:
+		return `confidence * (use_count + 1) DESC, created_at DESC, id DESC`
 	default:
 		return `created_at DESC, id DESC`
 	}

@@ -590,7 +590,7 @@ func filterFixture(t *testing.T, s cairn.Store) {
 			m.CreatedAt = at(-3 * time.Hour)
 		}),
 		m("p", 2, func(m *cairn.Memory) {
-			m.Type, m.Tags, m.Confidence, m.SessionID = "pitfall", []string{"golang"}, 0.5, "s2"
+			m.Type, m.Tags, m.Confidence, m.SessionID, m.Agent = "pitfall", []string{"golang"}, 0.5, "s2", "mars"
 			m.CreatedAt = at(-2 * time.Hour)
 		}),
 		m("p", 3, func(m *cairn.Memory) {
@@ -599,6 +599,7 @@ func filterFixture(t *testing.T, s cairn.Store) {
 		}),
 		m("p", 4, func(m *cairn.Memory) {
 			m.Type, m.Tags, m.Confidence, m.CreatedAt = "decision", nil, 0.69999, at(0)
+			m.FileRefs = []string{"a.go"}
 		}),
 		m("q", 5, func(m *cairn.Memory) {
 			m.Type, m.Tags, m.Confidence, m.SessionID = "decision", []string{"go", "db"}, 0.9, "s1"
@@ -635,6 +636,8 @@ func testFindMemoriesFilters(t *testing.T, s cairn.Store) {
 		{"before exclusive", cairn.MemoryFilter{Project: "p", Before: at(-2 * time.Hour)}, []string{"m-0001"}},
 		{"after and before", cairn.MemoryFilter{Project: "p", After: at(-150 * time.Minute), Before: at(0)}, []string{"m-0002", "m-0003"}},
 		{"session", cairn.MemoryFilter{Project: "p", Session: "s1"}, []string{"m-0001", "m-0003"}},
+		{"agent", cairn.MemoryFilter{Project: "p", Agent: "mars"}, []string{"m-0002"}},
+		{"has file refs", cairn.MemoryFilter{Project: "p", HasFileRefs: true}, []string{"m-0004"}},
 		{"everything", cairn.MemoryFilter{Project: "p", IncludeGlobal: true, Types: []string{"decision"}, Tags: []string{"go"}, MinConfidence: 0.8, Session: "s1", After: at(-4 * time.Hour)}, []string{"m-0001", "m-0006"}},
 	}
 	for _, tt := range tests {
@@ -679,6 +682,8 @@ func testFindMemoriesSorts(t *testing.T, s cairn.Store) {
 		{cairn.SortUsedDesc, []string{"m-0003", "m-0001", "m-0005", "m-0004", "m-0002"}},
 		// last used: 1→3h 2→never 3→2h 4→5h 5→1h
 		{cairn.SortLastUsedDesc, []string{"m-0004", "m-0001", "m-0003", "m-0005", "m-0002"}},
+		// value, confidence × (uses + 1): 1→1.5 2→1.8 3→0.6 4→1.5 5→2.8
+		{cairn.SortValueDesc, []string{"m-0005", "m-0002", "m-0004", "m-0001", "m-0003"}},
 	}
 	for _, tt := range tests {
 		t.Run("sort="+tt.sort, func(t *testing.T) {

@@ -90,6 +90,12 @@ var knownTypes = map[string]bool{"user": true, "assistant": true, "system": true
 // before it, so a later Read from that offset sees it complete.
 // An error from fn stops Read and is returned.
 func Read(r io.Reader, fn func(Entry) error) (Stats, error) {
+	return readLines(r, parseLine, fn)
+}
+
+// readLines is Read with the decoding of a line given: parse returns ok
+// false for a line of a type that holds nothing to extract.
+func readLines(r io.Reader, parse func([]byte) (Entry, bool, error), fn func(Entry) error) (Stats, error) {
 	var st Stats
 	br := bufio.NewReaderSize(r, 64<<10)
 	var long []byte // the start of a line longer than the reader's buffer
@@ -141,7 +147,7 @@ func Read(r io.Reader, fn func(Entry) error) (Stats, error) {
 			}
 			return st, nil
 		}
-		e, ok, perr := parseLine(line)
+		e, ok, perr := parse(line)
 		if !complete && perr != nil {
 			return st, nil // a partial last line: leave it for a later Read
 		}

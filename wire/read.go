@@ -207,7 +207,11 @@ func decodeRecord(b []byte) cairn.ImportRecord {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return cairn.ImportRecord{Err: describe(err)}
 	}
-	return cairn.ImportRecord{Memory: w.ToMemory()}
+	m := w.ToMemory()
+	if err := fromSeed001(b, m); err != nil {
+		return cairn.ImportRecord{Err: err}
+	}
+	return cairn.ImportRecord{Memory: m}
 }
 
 // describe turns encoding/json errors into sentences that name the field.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/wire"
@@ -34,12 +35,27 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&supersedes, "supersedes", "the `id` of a memory this one replaces (it stays searchable but is no longer injected)")
 	fs.BoolVar(&asJSON, "json", false, "print the stored memory and what happened as JSON")
 	fs.BoolVar(&newType, "new-type", false, "store --type as a new type even when it is one letter away from a known one")
+	var ttl, contentFlag optString
+	fs.Var(&ttl, "ttl", "forget the memory after this `duration` (36h, 90m, 7d, 2w) instead of its type's time to live")
+	fs.Var(&contentFlag, "content", "the `text` to remember (seed 000's form; the same as giving it as the argument)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
+	if contentFlag.set {
+		if len(pos) > 0 {
+			return usagef("add: give the content either as --content or as the argument, not both")
+		}
+		pos = []string{contentFlag.v}
+	}
 	if len(pos) == 0 {
 		return usagef("add: give the content to remember, or - to read it from standard input")
+	}
+	var ttlDur time.Duration
+	if ttl.set {
+		if ttlDur, err = wire.ParseDuration(ttl.v); err != nil {
+			return usagef("add: --ttl: %v", err)
+		}
 	}
 	if err := checkScope("add", scope); err != nil {
 		return err
@@ -63,6 +79,9 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	var replaced *cairn.Memory
 	err = m.withService(ctx, g, writeDB, func(svc service) error {
 		mem.Project = g.project // resolved by now
+		if ttl.set {
+			mem.ExpiresAt = svc.Now().Add(ttlDur)
+		}
 		if err := checkNewType(ctx, svc, g, "add", typ, newType); err != nil {
 			return err
 		}

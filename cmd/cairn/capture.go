@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
@@ -20,6 +21,8 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&task, "task", "the task `id` the output is about (links difficulty estimates and retry suggestions to it)")
 	fs.Var(&session, "session", "the agent session `id` that produced the output")
 	fs.BoolVar(&asJSON, "json", false, "print what was stored and the problems as JSON")
+	var transition optString
+	fs.Var(&transition, "hat-transition", "also extract what seed 000 keeps at this hat `transition` from the output: explorer:planner (architecture, dependencies) or planner:creator (decisions, constraints)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -32,6 +35,16 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	sigs, probs := capture.Parse(text)
+	if transition.set {
+		hs, err := capture.HatTransition(transition.v, text)
+		if err != nil {
+			return usagef("capture: --hat-transition: %v", err)
+		}
+		sigs = append(sigs, hs...)
+		if !hat.set {
+			hat.v, _, _ = strings.Cut(strings.ToLower(transition.v), ":") // the hat that wrote the output
+		}
+	}
 
 	out := wire.CaptureReport{Stored: []wire.Captured{}, Problems: []wire.CaptureProblem{}}
 	for _, p := range probs {

@@ -55,6 +55,9 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		Budget: budget.v, BudgetSet: budget.set, Limit: limit.v, LimitSet: limit.set,
 		MaxChars: maxChars.v, MaxCharsSet: maxChars.set, Root: m.projectFolder(g),
 	}
+	if *index || c.Context.Index {
+		req.Conversations = recall.ConversationMonths(filepath.Dir(g.path()), g.project)
+	}
 	// Check the request before touching the database, so that a mistake
 	// is reported even when nothing is remembered yet.
 	if _, _, err := recall.Configure(c.Clone(), &req); err != nil {

@@ -22,6 +22,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/ingest"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/transcript"
 )
@@ -243,14 +244,26 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	}
 	c := cfg.Config
 	req.Project, req.Hat, req.Session, req.Root = g.project, h.hat, h.p.SessionID, m.projectFolder(g)
+	if h.event == hook.SessionStart && c.Context.Index {
+		req.Conversations = recall.ConversationMonths(filepath.Dir(g.path()), g.project)
+	}
 	if req.Agent == "" {
 		req.Agent = h.agent
 	}
 	if c.Context.MaxChars > hook.MaxContext {
 		req.MaxChars, req.MaxCharsSet = hook.MaxContext, true
 	}
+	defaultConfig := len(cfg.Files) == 0
+	switch h.event {
+	case hook.UserPromptSubmit:
+		h.keepKeywords(c, req.Prompt) // for the next session's start (seed 004)
+	case hook.SessionStart:
+		if kept := h.applyKept(c); kept != nil {
+			c, defaultConfig = kept, false
+		}
+	}
 	// Claude Code counts the escaped text against its cap.
-	call := recall.Call{Request: req, Config: c, DefaultConfig: len(cfg.Files) == 0, Record: true, MaxJSONChars: hook.MaxContext}
+	call := recall.Call{Request: req, Config: c, DefaultConfig: defaultConfig, Record: true, MaxJSONChars: hook.MaxContext}
 	var a *recall.Answer
 	err = m.withService(ctx, g, recordDB, func(svc service) error {
 		a, err = svc.Context(ctx, call)
@@ -327,14 +340,15 @@ func (h *hookRun) capture(ctx context.Context) error {
 		path = p.AgentTranscriptPath
 	}
 	path = h.expandHome(path)
-	if h.agent != "claude" {
-		// Codex's hooks send Claude Code's payloads, but its transcript is
-		// a rollout file of another format: only the last message counts.
+	kind := ingest.Claude
+	if h.agent == "codex" {
+		kind = ingest.Codex // Claude Code's payloads, but a rollout file of Codex's format
+	} else if h.agent != "claude" {
 		path = ""
 	}
 	var errs []error
 	if path != "" {
-		if err := h.ingest(ctx, path); err != nil {
+		if err := h.ingest(ctx, kind, path); err != nil {
 			errs = append(errs, err)
 		}
 	}
@@ -346,8 +360,8 @@ func (h *hookRun) capture(ctx context.Context) error {
 	return errors.Join(errs...)
 }
 
-// ingest runs `cairn ingest claude PATH` on the transcript.
-func (h *hookRun) ingest(ctx context.Context, path string) error {
+// ingest runs `cairn ingest claude|codex PATH` on the transcript.
+func (h *hookRun) ingest(ctx context.Context, kind, path string) error {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return nil // Claude Code writes the transcript lazily: nothing said yet
 	}
@@ -355,7 +369,7 @@ func (h *hookRun) ingest(ctx context.Context, path string) error {
 	im := *h.m
 	im.Stdout, im.Stderr, im.Stdin = &out, &errOut, strings.NewReader("")
 	g := *h.g
-	args := []string{"claude", "--json", path}
+	args := []string{kind, "--json", path}
 	if h.hat != "" {
 		args = append(args, "--hat", h.hat)
 	}

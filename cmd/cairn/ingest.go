@@ -3,155 +3,191 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/transcript"
+	"github.com/cairn-dev/cairn/ingest"
 )
 
-// runIngest reads an agent transcript and stores what it teaches. It
-// remembers how far it read each transcript, so a second run reads only
-// the lines added since.
+// runIngest reads agent transcripts and stores what they teach (package
+// ingest): one file, or with --all every transcript of the project (of
+// every project with --all-projects). Each transcript is read from where
+// the last run stopped.
 func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
-	fs := newFlags(m, g, "ingest", "claude [flags] PATH")
+	fs := newFlags(m, g, "ingest", "claude|codex [flags] PATH | --all [--all-projects]")
 	var hat, agent optString
 	var asJSON bool
 	fs.Var(&hat, "hat", "the agent role (hat) of the session, e.g. creator")
-	fs.Var(&agent, "agent", "the agent of the session (default claude)")
+	fs.Var(&agent, "agent", "the agent of the session (default: the kind, claude or codex)")
 	fs.BoolVar(&asJSON, "json", false, "print the counts as JSON")
+	all := fs.Bool("all", false, "read every transcript of the current project that Claude Code (or Codex) kept")
+	allProjects := fs.Bool("all-projects", false, "with --all: every project's transcripts, each into its own project")
+	quiet := fs.Bool("quiet", false, "print no progress bar")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	if len(pos) != 2 || pos[0] != "claude" {
-		return usagef("ingest: give the kind (claude) and one transcript file")
+	if len(pos) == 0 || (pos[0] != ingest.Claude && pos[0] != ingest.Codex) {
+		return usagef("ingest: give the kind of transcript: claude or codex")
 	}
-	path, err := filepath.Abs(pos[1])
-	if err != nil {
-		return cairn.Errorf(cairn.EINVALID, "cannot resolve %s: %v", pos[1], err)
+	kind := pos[0]
+	if *allProjects && !*all {
+		return usagef("ingest: --all-projects goes with --all")
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return cairn.Errorf(cairn.EINVALID, "cannot read %s: %v", pos[1], err)
+	if *all != (len(pos) == 1) {
+		return usagef("ingest: give one transcript file, or --all")
 	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return cairn.Errorf(cairn.EINVALID, "cannot read %s: %v", pos[1], err)
+	if *all {
+		return ingestAll(ctx, m, g, kind, *allProjects, hat.v, agent.v, asJSON, *quiet)
 	}
-
 	s, err := m.open(ctx, g, false)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
-	st := s.eng.Store()
-	source := path
-	var offset int64
-	var pending string
-	if err := st.View(ctx, func(tx cairn.Tx) error {
-		if offset, err = tx.FindIngestOffset(ctx, source); err != nil {
-			return err
-		}
-		pending, err = tx.FindIngestPending(ctx, source)
-		return err
-	}); err != nil {
-		return err
-	}
-	restarted := false
-	if offset > info.Size() {
-		offset, restarted = 0, true // the file was rewritten
-	}
-	if _, err := f.Seek(offset, io.SeekStart); err != nil {
-		return cairn.Errorf(cairn.EINVALID, "cannot read %s: %v", pos[1], err)
-	}
-
-	who := agent.v
-	if who == "" {
-		who = "claude"
-	}
-	sto := newStorer(ctx, m, s.eng, asJSON)
-	store := func(mem *cairn.Memory) error {
-		mem.Hat, mem.Agent = hat.v, who
-		_, err := sto.store(mem, "", fmt.Sprintf("%s %q", mem.Type, mem.Title))
-		return err
-	}
-
-	x := transcript.NewExtractor(g.project)
-	x.Hat = hat.v
-	if !restarted {
-		// A test that failed in the lines read before may pass in these.
-		if err := x.RestorePending(pending); err != nil {
-			fmt.Fprintf(m.Stderr, "cairn: %s; starting without it\n", err)
-		}
-	}
-	resumed := false
-	stats, err := transcript.Read(f, func(e transcript.Entry) error {
-		if !resumed && e.SessionID != "" {
-			resumed = true
-			// Continue the summary written by the earlier runs.
-			_ = st.View(ctx, func(tx cairn.Tx) error {
-				prev, err := tx.FindMemoryByKey(ctx, g.project, "session", transcript.SessionKey(e.SessionID))
-				if err == nil {
-					x.Resume(prev)
-				}
-				return nil
-			})
-		}
-		for _, mem := range x.Add(e) {
-			if err := store(mem); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
+	rep, err := ingest.File(ctx, s.eng, pos[1], ingest.Options{Kind: kind, Project: g.project, Hat: hat.v, Agent: agent.v,
+		OnWrite: m.printWrite(asJSON)})
 	if err != nil {
-		return cairn.Errorf(cairn.EINVALID, "reading %s: %v", pos[1], err)
+		return err
 	}
-	if stats.Entries > 0 {
-		if mem := x.Finish(); mem != nil {
-			if err := store(mem); err != nil {
-				return err
-			}
-		}
-	}
-	end := offset + stats.Bytes
-	if stats.Bytes > 0 || restarted {
-		if err := st.Update(ctx, func(tx cairn.Tx) error {
-			return tx.PutIngestState(ctx, source, end, x.Pending(), s.eng.Now())
-		}); err != nil {
-			return err
-		}
-	}
-
-	counts, failed := sto.counts, sto.failed
 	if asJSON {
-		if err := writeJSON(m.Stdout, struct {
-			Source     string `json:"source"`
-			Offset     int64  `json:"offset"`
-			Lines      int    `json:"lines"`
-			Entries    int    `json:"entries"`
-			Skipped    int    `json:"skipped"`
-			Malformed  int    `json:"malformed"`
-			New        int    `json:"new"`
-			Updated    int    `json:"updated"`
-			Reinforced int    `json:"reinforced"`
-			Unchanged  int    `json:"unchanged"`
-			Failed     int    `json:"failed"`
-		}{path, end, stats.Lines, stats.Entries, stats.Skipped, stats.Malformed,
-			counts[cairn.StatusCreated], counts[cairn.StatusUpdated], counts[cairn.StatusReinforced],
-			counts[cairn.StatusUnchanged], failed}); err != nil {
+		if err := writeJSON(m.Stdout, fileJSON(rep)); err != nil {
 			return err
 		}
 	} else {
 		fmt.Fprintf(m.Stdout, "ingested %d lines (%d skipped, %d malformed): %d new, %d updated, %d reinforced, %d unchanged\n",
-			stats.Lines, stats.Skipped, stats.Malformed, counts[cairn.StatusCreated], counts[cairn.StatusUpdated],
-			counts[cairn.StatusReinforced], counts[cairn.StatusUnchanged])
+			rep.Lines, rep.Skipped, rep.Malformed, rep.Status[cairn.StatusCreated], rep.Status[cairn.StatusUpdated],
+			rep.Status[cairn.StatusReinforced], rep.Status[cairn.StatusUnchanged])
 	}
-	if failed > 0 {
-		fmt.Fprintf(m.Stderr, "cairn: %d memories could not be stored\n", failed)
+	if rep.Failed > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: %d memories could not be stored\n", rep.Failed)
+		return exitError(exitFailure)
+	}
+	return nil
+}
+
+// printWrite prints each write as `cairn capture` does (unless quiet),
+// and each failed one on standard error.
+func (m *Main) printWrite(quiet bool) func(mem *cairn.Memory, res *cairn.WriteResult, err error) {
+	return func(mem *cairn.Memory, res *cairn.WriteResult, err error) {
+		switch {
+		case err != nil:
+			fmt.Fprintf(m.Stderr, "cairn: cannot store the %s %q: %s\n", mem.Type, mem.Title, oneLine(cairn.ErrorMessage(err)))
+		case !quiet:
+			fmt.Fprintf(m.Stdout, "%s %s %s: %s\n", res.Status, res.Memory.ID, res.Memory.Type, res.Memory.Title)
+		}
+	}
+}
+
+type ingestJSON struct {
+	Source     string         `json:"source"`
+	Offset     int64          `json:"offset"`
+	Lines      int            `json:"lines"`
+	Entries    int            `json:"entries"`
+	Skipped    int            `json:"skipped"`
+	Malformed  int            `json:"malformed"`
+	New        int            `json:"new"`
+	Updated    int            `json:"updated"`
+	Reinforced int            `json:"reinforced"`
+	Unchanged  int            `json:"unchanged"`
+	Failed     int            `json:"failed"`
+	Types      map[string]int `json:"types"`
+}
+
+func fileJSON(r *ingest.Report) ingestJSON {
+	return ingestJSON{r.Path, r.Offset, r.Lines, r.Entries, r.Skipped, r.Malformed, r.Status[cairn.StatusCreated],
+		r.Status[cairn.StatusUpdated], r.Status[cairn.StatusReinforced], r.Status[cairn.StatusUnchanged], r.Failed, r.Types}
+}
+
+// ingestAll reads every transcript of the project (or of all projects).
+func ingestAll(ctx context.Context, m *Main, g *globals, kind string, allProjects bool, hat, agent string, asJSON, quiet bool) error {
+	if err := g.resolve(m); err != nil {
+		return err
+	}
+	root := ""
+	if !allProjects {
+		wd, err := m.Getwd()
+		if err != nil {
+			return fmt.Errorf("cannot tell the working directory: %v", err)
+		}
+		root = projectRoot(wd)
+	}
+	where := ingest.Where{Home: m.Getenv("HOME"), ClaudeDir: m.Getenv("CLAUDE_CONFIG_DIR"), CodexHome: m.Getenv("CODEX_HOME")}
+	if where.Home == "" {
+		where.Home, _ = os.UserHomeDir()
+	}
+	srcs, err := ingest.Discover(kind, where, root)
+	if err != nil {
+		return fmt.Errorf("looking for transcripts in %s: %v", where.Dir(kind), err)
+	}
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	total := &ingest.Report{Status: map[string]int{}, Types: map[string]int{}}
+	read, unchanged, noProject := 0, 0, 0
+	projects := map[string]bool{}
+	progress := !quiet && !asJSON && len(srcs) > 0
+	for i, src := range srcs {
+		project := g.project
+		if allProjects {
+			if src.CWD == "" {
+				noProject++
+				continue
+			}
+			project = projectOf(src.CWD)
+		}
+		rep, err := ingest.File(ctx, s.eng, src.Path, ingest.Options{Kind: kind, Project: project, Hat: hat, Agent: agent,
+			OnWrite: m.printWrite(true)})
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			fmt.Fprintf(m.Stderr, "\ncairn: %s\n", oneLine(cairn.ErrorMessage(err)))
+			total.Failed++
+			continue
+		}
+		if rep.Unchanged {
+			unchanged++
+		} else {
+			read++
+			projects[project] = true
+		}
+		total.Add(rep)
+		if progress {
+			fmt.Fprintf(m.Stderr, "\r%s transcripts", progressBar(i+1, len(srcs)))
+		}
+	}
+	if progress {
+		fmt.Fprintln(m.Stderr)
+	}
+	if asJSON {
+		return writeJSON(m.Stdout, struct {
+			Kind        string     `json:"kind"`
+			Found       int        `json:"found"`
+			Read        int        `json:"read"`
+			Unchanged   int        `json:"unchanged"`
+			NoProject   int        `json:"no_project,omitempty"`
+			Projects    int        `json:"projects"`
+			Transcripts ingestJSON `json:"totals"`
+		}{kind, len(srcs), read, unchanged, noProject, len(projects), fileJSON(total)})
+	}
+	where2 := "project " + g.project
+	if allProjects {
+		where2 = fmt.Sprintf("%d projects", len(projects))
+	}
+	if len(srcs) == 0 {
+		fmt.Fprintf(m.Stdout, "no %s transcripts of %s in %s\n", kind, where2, where.Dir(kind))
+		return nil
+	}
+	fmt.Fprintf(m.Stdout, "read %d of %d %s transcripts of %s (%d unchanged since the last run), %d lines: %s\n",
+		read, len(srcs), kind, where2, unchanged, total.Lines, total.Summary())
+	if noProject > 0 {
+		fmt.Fprintf(m.Stdout, "%d transcripts name no working directory and were left out\n", noProject)
+	}
+	if total.Failed > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: %d memories or transcripts could not be stored or read\n", total.Failed)
 		return exitError(exitFailure)
 	}
 	return nil

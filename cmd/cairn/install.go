@@ -124,6 +124,9 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 	case name == "install" && changed:
 		fmt.Fprintln(m.Stdout, "Start a new Codex session and trust cairn's hooks in /hooks (older Codex versions also need [features] codex_hooks = true).")
 	}
+	if name == "install" {
+		offerIngest(m, s)
+	}
 	return nil
 }
 

@@ -21,9 +21,10 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&before, "before", "only memories created before this `time`")
 	minConf := fs.Float64("min-confidence", 0, "only memories with at least this confidence")
 	session := fs.String("session", "", "only memories written in this `session`")
+	agent := fs.String("agent", "", "only memories written by this `agent`")
 	limit := fs.Int("limit", 50, "show at most `N` memories (0: all)")
 	offset := fs.Int("offset", 0, "skip the first `N`")
-	sortBy := fs.String("sort", cairn.SortCreatedDesc, "order: created (newest first), oldest, updated, confidence, used, recent")
+	sortBy := fs.String("sort", cairn.SortCreatedDesc, "order: created (newest first), oldest, updated, confidence, used, recent, value (confidence × (uses + 1))")
 	global := fs.Bool("global", true, "include global-scope memories of other projects")
 	asJSON := fs.Bool("json", false, "print the memories as a JSON array")
 	pos, err := parseFlags(fs, args)
@@ -37,9 +38,9 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 		return usagef("list: unexpected argument %q (to search, use `cairn search`)", pos[0])
 	}
 	switch *sortBy {
-	case cairn.SortCreatedDesc, cairn.SortCreatedAsc, cairn.SortUpdatedDesc, cairn.SortConfidenceDesc, cairn.SortUsedDesc, cairn.SortLastUsedDesc:
+	case cairn.SortCreatedDesc, cairn.SortCreatedAsc, cairn.SortUpdatedDesc, cairn.SortConfidenceDesc, cairn.SortUsedDesc, cairn.SortLastUsedDesc, cairn.SortValueDesc:
 	default:
-		return usagef("list: --sort %q is not one of created, oldest, updated, confidence, used, recent", *sortBy)
+		return usagef("list: --sort %q is not one of created, oldest, updated, confidence, used, recent, value", *sortBy)
 	}
 	if *limit < 0 || *offset < 0 {
 		return usagef("list: --limit and --offset cannot be negative")
@@ -50,7 +51,7 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 		var err error
 		mems, total, err = svc.FindMemories(ctx, cairn.MemoryFilter{
 			Project: g.project, IncludeGlobal: *global, Types: types.vals, Tags: tags.vals,
-			MinConfidence: *minConf, After: after.t, Before: before.t, Session: *session,
+			MinConfidence: *minConf, After: after.t, Before: before.t, Session: *session, Agent: *agent,
 			Sort: *sortBy, Limit: *limit, Offset: *offset,
 		})
 		return err

@@ -26,6 +26,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&after, "after", "only memories created at or after this `time` (RFC 3339 or YYYY-MM-DD)")
 	fs.Var(&before, "before", "only memories created before this `time`")
 	exclude := fs.String("exclude-session", "", "leave out memories written in this `session`")
+	agent := fs.String("agent", "", "only memories written by this `agent`")
 	noGlobal := fs.Bool("no-global", false, "leave out global-scope memories")
 	asJSON := fs.Bool("json", false, "print a JSON array of hits (id, score, type, title, content, …)")
 	explain := fs.Bool("explain", false, "show how each score is made: the query's weighted terms and every part of each hit's score")
@@ -62,7 +63,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	err = m.withService(ctx, g, readDB, func(svc service) error {
 		hits, how, err = svc.SearchRetrieval(ctx, cairn.Query{
 			Project: g.project, Text: text, Limit: *limit, Types: types.vals, Tags: tags.vals,
-			After: after.t, Before: before.t, ExcludeSession: *exclude, NoGlobal: *noGlobal, Mode: *mode,
+			After: after.t, Before: before.t, ExcludeSession: *exclude, Agent: *agent, NoGlobal: *noGlobal, Mode: *mode,
 		})
 		return err
 	})

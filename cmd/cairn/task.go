@@ -25,6 +25,12 @@ const maxTaskInputRunes = 500
 //	           task is kept, and repeating the same error reinforces the
 //	           memory already stored (content dedup) instead of piling up
 //
+// With --agent and --title, completed and failed learn as seed 002 does
+// (capture.LearnFromTask, capture.LearnFromFailure): a completed task's
+// rules become pattern and convention memories of the agent, and a failed
+// one is an error_solution keyed "agent: title", "Failed with: …",
+// confidence 0.7 (instead of an issue); --task may then be left out.
+//
 // All of them carry the task id as provenance.
 func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "task", "created|completed|failed --task ID [flags] TEXT|-")
@@ -47,8 +53,9 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	if event != "created" && event != "completed" && event != "failed" {
 		return usagef("task: unknown event %q: want created, completed or failed", event)
 	}
-	if strings.TrimSpace(task.v) == "" {
-		return usagef("task %s: --task ID is required", event)
+	seed002 := agent.v != "" && strings.TrimSpace(title.v) != "" && event != "created"
+	if strings.TrimSpace(task.v) == "" && !seed002 {
+		return usagef("task %s: --task ID is required (or, for completed and failed, --agent and --title)", event)
 	}
 	if len(pos) == 0 {
 		return usagef("task %s: give the text, or - to read it from standard input", event)
@@ -68,7 +75,10 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	case "created":
 		mem.Type, mem.Key, mem.Content = "task_input", "task:"+task.v+":input", truncateRunes(redactSecrets(text), maxTaskInputRunes)
 	case "completed":
-		mem.Type, mem.Key, mem.Content = "task_result", "task:"+task.v+":result", taskResultContent(text, files.vals)
+		mem.Type, mem.Content = "task_result", taskResultContent(text, files.vals)
+		if task.v != "" {
+			mem.Key = "task:" + task.v + ":result"
+		}
 		var probs []capture.Problem
 		sigs, probs = capture.Parse(text)
 		for _, p := range probs {
@@ -76,6 +86,10 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 	case "failed":
 		mem.Type, mem.Content = "issue", text
+		if seed002 {
+			mem = capture.LearnFromFailure("", agent.v, title.v, redactSecrets(text))
+			mem.FileRefs = files.vals
+		}
 	}
 
 	s, err := m.open(ctx, g, false)
@@ -92,6 +106,18 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	fmt.Fprintf(m.Stdout, "%s %s %s\n", res.Memory.ID, res.Status, res.Memory.Type)
 	st := newStorer(ctx, m, s.eng, true)
+	if event == "completed" {
+		for _, lm := range capture.LearnFromTask(g.project, agent.v, redactSecrets(text)) {
+			lm.TaskID, lm.SessionID, lm.Hat = prov.Task, prov.Session, prov.Hat
+			r, err := st.store(lm, "", "learned "+lm.Type)
+			if err != nil {
+				return err
+			}
+			if r != nil {
+				fmt.Fprintf(m.Stdout, "%s %s %s\n", r.Memory.ID, r.Status, r.Memory.Type)
+			}
+		}
+	}
 	for _, sig := range sigs {
 		r, err := st.store(sig.MemoryFrom(g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
 		if err != nil {

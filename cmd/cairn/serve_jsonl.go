@@ -1,0 +1,43 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"path/filepath"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/jsonlmirror"
+)
+
+// mirrorInBackground keeps seed 001's per-type JSON Lines files of the
+// server's project up to date while the server runs, when the
+// configuration names a folder (export.jsonl_dir; relative to the
+// project's folder).
+func mirrorInBackground(ctx context.Context, m *Main, g *globals, eng *engine.Engine, errw io.Writer) {
+	l, err := m.loadConfig()
+	if err != nil || l.Config.Export.JSONLDir == "" {
+		return
+	}
+	dir := l.Config.Export.JSONLDir
+	if !filepath.IsAbs(dir) {
+		root := m.projectFolder(g)
+		if root == "" {
+			if wd, err := m.Getwd(); err == nil {
+				root = wd
+			}
+		}
+		dir = filepath.Join(root, dir)
+	}
+	mir := &jsonlmirror.Mirror{Eng: eng, Project: g.project, Dir: dir, Written: func(_ map[string]int, err error) {
+		if err != nil {
+			fmt.Fprintf(errw, "cairn: cannot keep the JSON Lines files in %s: %s\n", dir, oneLine(cairn.ErrorMessage(err)))
+		}
+	}}
+	go func() {
+		if err := mir.Run(ctx); err != nil {
+			fmt.Fprintf(errw, "cairn: the JSON Lines files in %s are no longer kept: %s\n", dir, oneLine(cairn.ErrorMessage(err)))
+		}
+	}()
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestServeKeepsThePerTypeJSONLFilesUpToDate(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	dir, err := os.MkdirTemp("", "cs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	c.db = filepath.Join(dir, "c.db")
+	out := filepath.Join(t.TempDir(), "memory")
+	writeConfigFile(t, filepath.Join(c.dir, ".config", "cairn", "cairn.toml"), "[export]\njsonl_dir = \""+out+"\"\n")
+	c.ok("add", "--type", "decision", "Chose dayjs over moment.js for bundle size")
+
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan int, 1)
+	go func() {
+		var o, e strings.Builder
+		m := &Main{Stdin: strings.NewReader(""), Stdout: &o, Stderr: &e,
+			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.wd, nil }}
+		done <- m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off"})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	read := func(name string) string { b, _ := os.ReadFile(filepath.Join(out, name)); return string(b) }
+	waitFor := func(what string, ok func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); !ok(); time.Sleep(25 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("timed out waiting for %s", what)
+			}
+		}
+	}
+	waitFor("decision.jsonl at start", func() bool { return strings.Contains(read("decision.jsonl"), "dayjs") })
+	// A write by another process (this CLI, on the database itself).
+	c.env["CAIRN_NO_SERVER"] = "1"
+	c.ok("add", "--type", "pitfall", "The sandbox refuses refunds on test cards")
+	waitFor("pitfall.jsonl after the write", func() bool { return strings.Contains(read("pitfall.jsonl"), "refunds") })
+}

@@ -1,0 +1,73 @@
+package mcpserver
+
+import (
+	"context"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/lookup"
+)
+
+// RecallFileIn are the arguments of the recall_file tool.
+type RecallFileIn struct {
+	Path   string `json:"path" jsonschema:"the file's path, relative to the project's folder (e.g. internal/auth/token.go)"`
+	Budget int    `json:"budget,omitempty" jsonschema:"answer in at most this many tokens (default 800, at least 50)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many memories, 1 to 100 (default 10)"`
+}
+
+// RecallErrorIn are the arguments of the recall_error tool.
+type RecallErrorIn struct {
+	Error  string `json:"error" jsonschema:"the error text or the failing output, as it was printed"`
+	Budget int    `json:"budget,omitempty" jsonschema:"answer in at most this many tokens (default 800, at least 50)"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many memories, 1 to 100 (default 10)"`
+}
+
+// RecallCommandIn are the arguments of the recall_command tool.
+type RecallCommandIn struct {
+	Command string `json:"command" jsonschema:"the tool or the start of the command, e.g. go test, pytest, make"`
+	Budget  int    `json:"budget,omitempty" jsonschema:"answer in at most this many tokens (default 800, at least 50)"`
+	Limit   int    `json:"limit,omitempty" jsonschema:"at most this many command lines and memories, 1 to 100 (default 10)"`
+}
+
+func (s *server) addLookupTools(srv *mcp.Server) {
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:         "recall_file",
+		InputSchema:  inputSchemaFor[RecallFileIn](),
+		Description:  "What is known about a file before you change it: the decisions, pitfalls and fixes that name it, and the sessions that changed it, ranked, within a token budget.",
+		OutputSchema: schemaFor[lookup.Out](),
+		Annotations:  annotations("What is known about a file", true, false, true),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in RecallFileIn) (*mcp.CallToolResult, lookup.Out, error) {
+		return s.lookup(ctx, "recall_file", lookup.Request{Kind: lookup.KindFile, Subject: in.Path, Budget: in.Budget, Limit: in.Limit})
+	})
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:         "recall_error",
+		InputSchema:  inputSchemaFor[RecallErrorIn](),
+		Description:  "What fixed this error before: the fixes of the same failure, then related pitfalls and issues; nothing when no memory matches well.",
+		OutputSchema: schemaFor[lookup.Out](),
+		Annotations:  annotations("What fixed an error", true, false, true),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in RecallErrorIn) (*mcp.CallToolResult, lookup.Out, error) {
+		return s.lookup(ctx, "recall_error", lookup.Request{Kind: lookup.KindError, Subject: in.Error, Budget: in.Budget, Limit: in.Limit})
+	})
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:         "recall_command",
+		InputSchema:  inputSchemaFor[RecallCommandIn](),
+		Description:  "How a command was run when it worked: the command lines that passed (most often seen first, with when), and what the memories say about running it.",
+		OutputSchema: schemaFor[lookup.Out](),
+		Annotations:  annotations("How a command was run", true, false, true),
+	}, func(ctx context.Context, _ *mcp.CallToolRequest, in RecallCommandIn) (*mcp.CallToolResult, lookup.Out, error) {
+		return s.lookup(ctx, "recall_command", lookup.Request{Kind: lookup.KindCommand, Subject: in.Command, Budget: in.Budget, Limit: in.Limit})
+	})
+}
+
+func (s *server) lookup(ctx context.Context, tool string, req lookup.Request) (*mcp.CallToolResult, lookup.Out, error) {
+	req.Project, req.Now = s.project, s.eng.Now()
+	res, err := lookup.Lookup(ctx, s.eng, req)
+	if err != nil {
+		return nil, lookup.Out{}, s.toolError(tool, err)
+	}
+	text := res.Text
+	if text == "" {
+		text = "nothing is known about " + res.Subject
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, res.Out(), nil
+}
