@@ -33,7 +33,7 @@ func (e *Engine) NewFromOtherSessions(ctx context.Context, project, session stri
 	var out []*cairn.Memory
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		last, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
-			Actions: []string{cairn.ActionUsed}, Limit: 1})
+			Actions: []string{cairn.ActionUsed}, Limit: 1, SkipTotal: true}) // no count of the session's whole history
 		if err != nil || len(last) == 0 {
 			return err
 		}
