@@ -16,19 +16,9 @@ import (
 // configuration names a folder (export.jsonl_dir; relative to the
 // project's folder).
 func mirrorInBackground(ctx context.Context, m *Main, g *globals, eng *engine.Engine, errw io.Writer) {
-	l, err := m.loadConfig()
-	if err != nil || l.Config.Export.JSONLDir == "" {
+	dir := jsonlDir(m, g)
+	if dir == "" {
 		return
-	}
-	dir := l.Config.Export.JSONLDir
-	if !filepath.IsAbs(dir) {
-		root := m.projectFolder(g)
-		if root == "" {
-			if wd, err := m.Getwd(); err == nil {
-				root = wd
-			}
-		}
-		dir = filepath.Join(root, dir)
 	}
 	mir := &jsonlmirror.Mirror{Eng: eng, Project: g.project, Dir: dir, Written: func(_ map[string]int, err error) {
 		if err != nil {
@@ -40,4 +30,38 @@ func mirrorInBackground(ctx context.Context, m *Main, g *globals, eng *engine.En
 			fmt.Fprintf(errw, "cairn: the JSON Lines files in %s are no longer kept: %s\n", dir, oneLine(cairn.ErrorMessage(err)))
 		}
 	}()
+}
+
+// syncJSONL rewrites the per-type JSON Lines files once, after a write a
+// command made on the database itself (no server ran to follow it), when
+// the configuration names a folder.
+func syncJSONL(ctx context.Context, m *Main, g *globals, eng *engine.Engine) {
+	dir := jsonlDir(m, g)
+	if dir == "" {
+		return
+	}
+	mir := &jsonlmirror.Mirror{Eng: eng, Project: g.project, Dir: dir}
+	if _, err := mir.Sync(ctx); err != nil {
+		fmt.Fprintf(m.Stderr, "cairn: cannot keep the JSON Lines files in %s: %s\n", dir, oneLine(cairn.ErrorMessage(err)))
+	}
+}
+
+// jsonlDir is the folder of the per-type JSON Lines files (export.jsonl_dir,
+// relative to the project's folder), or "" when none is configured.
+func jsonlDir(m *Main, g *globals) string {
+	l, err := m.loadConfig()
+	if err != nil || l.Config.Export.JSONLDir == "" {
+		return ""
+	}
+	dir := l.Config.Export.JSONLDir
+	if !filepath.IsAbs(dir) {
+		root := m.projectFolder(g)
+		if root == "" {
+			if wd, err := m.Getwd(); err == nil {
+				root = wd
+			}
+		}
+		dir = filepath.Join(root, dir)
+	}
+	return dir
 }

@@ -46,3 +46,22 @@ func TestServeKeepsThePerTypeJSONLFilesUpToDate(t *testing.T) {
 	c.ok("add", "--type", "pitfall", "The sandbox refuses refunds on test cards")
 	waitFor("pitfall.jsonl after the write", func() bool { return strings.Contains(read("pitfall.jsonl"), "refunds") })
 }
+
+// Without a server, each write a command makes on the database itself
+// rewrites the files once, so they are never behind.
+func TestJSONLFilesFollowWritesWithoutAServer(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.env["CAIRN_NO_SERVER"] = "1"
+	out := filepath.Join(t.TempDir(), "memory")
+	writeConfigFile(t, filepath.Join(c.dir, ".config", "cairn", "cairn.toml"), "[export]\njsonl_dir = \""+out+"\"\n")
+	read := func(name string) string { b, _ := os.ReadFile(filepath.Join(out, name)); return string(b) }
+	id := c.add("--type", "pitfall", "The sandbox refuses refunds on test cards")
+	if !strings.Contains(read("pitfall.jsonl"), "refunds") {
+		t.Fatalf("pitfall.jsonl after add: %q", read("pitfall.jsonl"))
+	}
+	c.ok("rm", id)
+	if _, err := os.Stat(filepath.Join(out, "pitfall.jsonl")); !os.IsNotExist(err) {
+		t.Errorf("pitfall.jsonl still there after its only memory was deleted: %q", read("pitfall.jsonl"))
+	}
+}

@@ -146,7 +146,11 @@ func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn 
 		return err
 	}
 	defer s.Close()
-	return fn(localService{Engine: s.eng, record: s.eng.RecordUse, Local: loop.Local{Svc: s.eng, Project: g.project}})
+	err = fn(localService{Engine: s.eng, record: s.eng.RecordUse, Local: loop.Local{Svc: s.eng, Project: g.project}})
+	if err == nil && access == writeDB {
+		syncJSONL(ctx, m, g, s.eng) // no server follows the writes to keep the files
+	}
+	return err
 }
 
 // errIsNoDatabase reports whether err says there is no database to read.
