@@ -49,20 +49,24 @@ func (e *Engine) MaintainIfDue(ctx context.Context, project string, every time.D
 	return rep, err
 }
 
-// maintenanceFirstAfter is how long a server waits after it starts before
-// it first asks: its first minute answers the prompt of the session that
-// started it, and takes no write lock for the lifecycle then.
-const maintenanceFirstAfter = time.Minute
+// MaintenanceFirstAfter is how long a server waits after it starts before
+// it first asks by default: its first minute answers the prompt of the
+// session that started it, and takes no write lock for the lifecycle then.
+const MaintenanceFirstAfter = time.Minute
 
-// MaintainEvery runs MaintainIfDue for project a minute after it is called
-// and then every hour until ctx is done, so that a server applies the
-// lifecycle daily (MaintenanceEvery) without anyone waiting for it.
-// report, when set, gets each run that did something or failed.
-func (e *Engine) MaintainEvery(ctx context.Context, project string, report func(*cairn.MaintenanceReport, error)) {
+// MaintainEvery runs MaintainIfDue for project firstAfter after it is
+// called (a negative value means MaintenanceFirstAfter) and then every
+// hour until ctx is done, so that a server applies the lifecycle daily
+// (MaintenanceEvery) without anyone waiting for it. report, when set, gets
+// each run that did something or failed.
+func (e *Engine) MaintainEvery(ctx context.Context, project string, firstAfter time.Duration, report func(*cairn.MaintenanceReport, error)) {
+	if firstAfter < 0 {
+		firstAfter = MaintenanceFirstAfter
+	}
 	select {
 	case <-ctx.Done():
 		return
-	case <-time.After(maintenanceFirstAfter):
+	case <-time.After(firstAfter):
 	}
 	t := time.NewTicker(maintenanceCheckEvery)
 	defer t.Stop()

@@ -132,7 +132,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	defer stopHTTP()
 	ctx, stop := context.WithCancel(ctx)
 	defer stop()
-	maintainInBackground(ctx, s.eng, g.project, m.Stderr)
+	maintainInBackground(ctx, m, s.eng, g.project, m.Stderr)
 	mirrorInBackground(ctx, m, g, s.eng, m.Stderr)
 	if s.eng.Vectors() {
 		go s.eng.FillVectorsEvery(ctx, vectorFillEvery, func(rep engine.FillReport, err error) {
