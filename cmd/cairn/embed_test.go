@@ -7,6 +7,8 @@ package main
 // no endpoint configured, an endpoint slower than the prompt timeout.
 
 import (
+	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +120,53 @@ func TestThePromptHookLogsWhenItRanksLexicallyInstead(t *testing.T) {
 	}
 	if log := c.logText(); !strings.Contains(log, "ranked lexically instead of hybrid: no memory has a vector of m yet") {
 		t.Errorf("cairn.log: %q", log)
+	}
+}
+
+// Through a server started in the project's folder (as the hooks start
+// it), hybrid search and a context ranked by meaning print what the CLI
+// prints on the database itself, and --mode reaches the server.
+func TestHybridSearchIsTheSameThroughTheServer(t *testing.T) {
+	t.Parallel()
+	c, _ := embedCLI(t)
+	dir, err := os.MkdirTemp("", "cs") // a short path for the socket
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	c.db = filepath.Join(dir, "c.db")
+	answer := c.add("--type", "decision", "Releases are published by tagging main.")
+	c.add("--type", "pitfall", "The new parser mishandles nested blocks.")
+	c.ok("embed")
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
+			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.wd, nil }}
+		m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off"})
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(c.db + ".sock"); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("cairn serve did not listen")
+		}
+	}
+	for _, args := range [][]string{
+		{"search", "--explain", "how do we ship a new version"},
+		{"search", "--mode", "lexical", "--json", "how do we ship a new version"},
+		{"context", "--dry-run", "--explain", "--prompt", "ship a version"},
+		{"context", "--dry-run", "--search-mode", "lexical", "--prompt", "ship a version"},
+	} {
+		served, local := c.bothWays("", args...)
+		if served.code != 0 || served.stdout != local.stdout || served.stderr != local.stderr {
+			t.Errorf("%q through the server and locally differ:\n%v\n---\n%v", args, served, local)
+		}
+	}
+	if r := c.ok("search", "how do we ship a new version", "--json"); !r.served || !strings.Contains(r.stdout, answer) {
+		t.Errorf("hybrid search through the server: %v", r)
 	}
 }
