@@ -3,6 +3,7 @@ package cairn
 import (
 	"context"
 	"time"
+	"unicode/utf8"
 )
 
 // Outcomes of an agent-loop iteration (seed 003).
@@ -35,6 +36,33 @@ type Iteration struct {
 	FailureID  string // the id of the failure report memory; "" when done
 	Summary    string // the start of the agent's result, at most MaxIterationSummary bytes
 	CreatedAt  time.Time
+}
+
+// Check reports, as EINVALID, what makes it an iteration no store keeps:
+// no project or task, a number below 1, an unknown outcome or difficulty,
+// a negative duration or cost, a name that is not UTF-8 of at most 200
+// bytes. It reads it as given (the engine trims names first).
+func (it *Iteration) Check() error {
+	switch {
+	case it.Project == "":
+		return Errorf(EINVALID, "an iteration needs a project")
+	case it.Task == "":
+		return Errorf(EINVALID, "an iteration needs a task")
+	case it.Iteration < 1:
+		return Errorf(EINVALID, "iteration %d: iterations are numbered from 1", it.Iteration)
+	case !ValidOutcome(it.Outcome):
+		return Errorf(EINVALID, "outcome %q: want done, failed or no-signal", it.Outcome)
+	case it.Difficulty != "" && it.Difficulty != "easy" && it.Difficulty != "medium" && it.Difficulty != "hard":
+		return Errorf(EINVALID, "difficulty %q: want easy, medium or hard", it.Difficulty)
+	case it.DurationMS < 0 || it.CostUSD < 0 || it.CostUSD != it.CostUSD:
+		return Errorf(EINVALID, "duration and cost cannot be negative")
+	}
+	for _, s := range []string{it.Project, it.Task, it.Run, it.Model, it.FailureID} {
+		if !utf8.ValidString(s) || len(s) > 200 {
+			return Errorf(EINVALID, "%.40q: names are valid UTF-8 of at most 200 bytes", s)
+		}
+	}
+	return nil
 }
 
 // MaxIterationSummary bounds Iteration.Summary in bytes.

@@ -41,26 +41,11 @@ func (e *Engine) PutIteration(ctx context.Context, it *cairn.Iteration) error {
 func (e *Engine) normalizeIteration(it *cairn.Iteration) error {
 	it.Project, it.Task, it.Run = strings.TrimSpace(it.Project), strings.TrimSpace(it.Task), strings.TrimSpace(it.Run)
 	it.Model, it.Difficulty = strings.TrimSpace(it.Model), strings.ToLower(strings.TrimSpace(it.Difficulty))
-	switch {
-	case it.Project == "":
-		return cairn.Errorf(cairn.EINVALID, "an iteration needs a project")
-	case e.project != "" && it.Project != e.project:
+	if e.project != "" && it.Project != e.project {
 		return cairn.Errorf(cairn.EINVALID, "an iteration of project %q cannot be recorded from project %q", it.Project, e.project)
-	case it.Task == "":
-		return cairn.Errorf(cairn.EINVALID, "an iteration needs a task")
-	case it.Iteration < 1:
-		return cairn.Errorf(cairn.EINVALID, "iteration %d: iterations are numbered from 1", it.Iteration)
-	case !cairn.ValidOutcome(it.Outcome):
-		return cairn.Errorf(cairn.EINVALID, "outcome %q: want done, failed or no-signal", it.Outcome)
-	case it.Difficulty != "" && it.Difficulty != "easy" && it.Difficulty != "medium" && it.Difficulty != "hard":
-		return cairn.Errorf(cairn.EINVALID, "difficulty %q: want easy, medium or hard", it.Difficulty)
-	case it.DurationMS < 0 || it.CostUSD < 0 || it.CostUSD != it.CostUSD:
-		return cairn.Errorf(cairn.EINVALID, "duration and cost cannot be negative")
 	}
-	for _, s := range []string{it.Project, it.Task, it.Run, it.Model, it.FailureID} {
-		if !utf8.ValidString(s) || len(s) > 200 {
-			return cairn.Errorf(cairn.EINVALID, "%.40q: names are valid UTF-8 of at most 200 bytes", s)
-		}
+	if err := it.Check(); err != nil {
+		return err
 	}
 	it.Summary = strings.ToValidUTF8(it.Summary, "")
 	if e.redact != nil {

@@ -262,15 +262,22 @@ const (
 )
 
 func setRetrieval(h http.Header, r cairn.Retrieval) {
-	for name, v := range map[string]string{RankingAskedHeader: r.Asked, RankingUsedHeader: r.Used, RankingFallbackHeader: r.Fallback} {
-		if v != "" {
-			h.Set(name, strings.Map(func(c rune) rune {
-				if c < ' ' || c == 0x7f {
-					return ' '
-				}
-				return c
-			}, v))
-		}
+	oneLine := func(v string) string { // a fallback reason may quote an endpoint's message
+		return strings.Map(func(c rune) rune {
+			if c < ' ' || c == 0x7f {
+				return ' '
+			}
+			return c
+		}, v)
+	}
+	if r.Asked != "" {
+		h.Set(RankingAskedHeader, r.Asked)
+	}
+	if r.Used != "" {
+		h.Set(RankingUsedHeader, r.Used)
+	}
+	if r.Fallback != "" {
+		h.Set(RankingFallbackHeader, oneLine(r.Fallback))
 	}
 }
 

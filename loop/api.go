@@ -77,18 +77,19 @@ func PolicyJSONOf(p Policy, tiers []string) PolicyJSON {
 	return PolicyJSON{Tiers: tiers, EscalateAfter: p.EscalateAfter, StuckAfter: p.StuckAfter, ReviewAfter: p.ReviewAfter}
 }
 
-// RecordJSON is the body of POST /loop/iterations.
+// RecordJSON is the body of POST /loop/iterations (and the MCP tool
+// loop_record's arguments).
 type RecordJSON struct {
-	Run        string  `json:"run,omitempty"`
-	Task       string  `json:"task"`
-	Iteration  int     `json:"iteration"`
-	Model      string  `json:"model,omitempty"`
-	Outcome    string  `json:"outcome"`
-	DurationMS int64   `json:"duration_ms,omitempty"`
-	CostUSD    float64 `json:"cost_usd,omitempty"`
-	Result     string  `json:"result,omitempty"`
-	Agent      string  `json:"agent,omitempty"`
-	Session    string  `json:"session,omitempty"`
+	Run        string  `json:"run,omitempty" jsonschema:"the loop run's id, when it has one"`
+	Task       string  `json:"task" jsonschema:"the task's id in the loop"`
+	Iteration  int     `json:"iteration" jsonschema:"the loop's iteration number, from 1"`
+	Model      string  `json:"model,omitempty" jsonschema:"the model or tier that ran it"`
+	Outcome    string  `json:"outcome" jsonschema:"done, failed or no-signal"`
+	DurationMS int64   `json:"duration_ms,omitempty" jsonschema:"how long it took, in milliseconds"`
+	CostUSD    float64 `json:"cost_usd,omitempty" jsonschema:"what it cost, in dollars"`
+	Result     string  `json:"result,omitempty" jsonschema:"the agent's output: its <failure-report>, <learning>, <difficulty-estimate> and MEMORY: signals are stored"`
+	Agent      string  `json:"agent,omitempty" jsonschema:"the agent that ran, e.g. claude"`
+	Session    string  `json:"session,omitempty" jsonschema:"the agent session id"`
 }
 
 // Record is the record of j, at now.

@@ -172,16 +172,20 @@ func maxIteration(its []*cairn.Iteration) int {
 // one query), newest first; failures is the latest report's text (for the
 // learnings' query), seen the ids shown.
 func attemptItems(ctx context.Context, svc Service, project string, st TaskState) ([]contextpack.Item, string, map[string]bool, error) {
-	var shown []*cairn.Iteration
+	type attempt struct {
+		it     *cairn.Iteration
+		number int // among all the task's attempts, done ones included
+	}
+	var shown []attempt
 	var ids []string
-	for _, it := range st.Recent {
+	for i, it := range st.Recent {
 		if it.Outcome == cairn.OutcomeDone {
 			continue
 		}
 		if len(shown) == maxAttempts {
 			break
 		}
-		shown = append(shown, it)
+		shown = append(shown, attempt{it, st.Attempts - i})
 		if it.FailureID != "" {
 			ids = append(ids, it.FailureID)
 		}
@@ -199,8 +203,9 @@ func attemptItems(ctx context.Context, svc Service, project string, st TaskState
 	var items []contextpack.Item
 	var failures string
 	seen := map[string]bool{}
-	for i, it := range shown {
-		title := fmt.Sprintf("Attempt %d (iteration %d", st.Attempts-attemptIndex(st.Recent, it, i), it.Iteration)
+	for _, a := range shown {
+		it := a.it
+		title := fmt.Sprintf("Attempt %d (iteration %d", a.number, it.Iteration)
 		if it.Model != "" {
 			title += ", " + it.Model
 		}
@@ -223,17 +228,6 @@ func attemptItems(ctx context.Context, svc Service, project string, st TaskState
 			CreatedAt: it.CreatedAt, Value: 2 - float64(len(items))*0.1})
 	}
 	return items, failures, seen, nil
-}
-
-// attemptIndex is it's position among all recent attempts (done ones
-// included), newest 0.
-func attemptIndex(recent []*cairn.Iteration, it *cairn.Iteration, fallback int) int {
-	for i, r := range recent {
-		if r == it {
-			return i
-		}
-	}
-	return fallback
 }
 
 // learningItems are the memories that match the task: its title,

@@ -12,6 +12,7 @@ package loop
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -79,14 +80,12 @@ const maxMinimalReport = 1200
 // duplicates, its memories.
 func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, error) {
 	r.Task = strings.TrimSpace(r.Task)
-	if r.Task == "" {
-		return nil, cairn.Errorf(cairn.EINVALID, "loop record: the task is required")
-	}
-	if !cairn.ValidOutcome(r.Outcome) {
-		return nil, cairn.Errorf(cairn.EINVALID, "loop record: outcome %q: want done, failed or no-signal", r.Outcome)
-	}
-	if r.Iteration < 1 {
-		return nil, cairn.Errorf(cairn.EINVALID, "loop record: iteration %d: iterations are numbered from 1", r.Iteration)
+	it := cairn.Iteration{Project: r.Project, Run: r.Run, Task: r.Task, Iteration: r.Iteration, Model: r.Model,
+		Outcome: r.Outcome, DurationMS: r.DurationMS, CostUSD: r.CostUSD, CreatedAt: r.Now,
+		Summary: strings.Join(strings.Fields(r.Result), " ")} // on one line; the engine cuts it to size
+	// Refused before anything is stored: a bad record leaves nothing.
+	if err := it.Check(); err != nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "loop record: %s", cairn.ErrorMessage(err))
 	}
 	if !utf8.ValidString(r.Result) {
 		r.Result = strings.ToValidUTF8(r.Result, "\uFFFD")
@@ -95,12 +94,10 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 	sigs, probs := capture.Parse(r.Result)
 	out.Problems = probs
 	prov := capture.Provenance{Agent: r.Agent, Task: r.Task, Session: r.Session}
-	it := cairn.Iteration{Project: r.Project, Run: r.Run, Task: r.Task, Iteration: r.Iteration, Model: r.Model,
-		Outcome: r.Outcome, DurationMS: r.DurationMS, CostUSD: r.CostUSD, Summary: summary(r.Result), CreatedAt: r.Now}
 	for _, s := range sigs {
 		m := s.MemoryFrom(r.Project, prov)
-		if s.Kind == capture.KindLearning || s.Kind == capture.KindMemory {
-			m.Tags = appendTag(m.Tags, "loop")
+		if (s.Kind == capture.KindLearning || s.Kind == capture.KindMemory) && !slices.Contains(m.Tags, "loop") {
+			m.Tags = append(m.Tags, "loop")
 		}
 		res, err := svc.AddMemory(ctx, m)
 		if cairn.ErrorCode(err) == cairn.EINVALID {
@@ -165,26 +162,4 @@ func minimalReport(r Record, prov capture.Provenance) *cairn.Memory {
 	}
 	m.Agent, m.TaskID, m.SessionID = prov.Agent, prov.Task, prov.Session
 	return m
-}
-
-// summary is the start of the result, on one line, for the iteration row.
-func summary(result string) string {
-	s := strings.Join(strings.Fields(result), " ")
-	if len(s) <= cairn.MaxIterationSummary {
-		return s
-	}
-	i := cairn.MaxIterationSummary - len("…")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i] + "…"
-}
-
-func appendTag(tags []string, tag string) []string {
-	for _, t := range tags {
-		if t == tag {
-			return tags
-		}
-	}
-	return append(tags, tag)
 }

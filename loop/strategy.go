@@ -105,7 +105,7 @@ func taskState(task string, its []*cairn.Iteration, totals []cairn.IterationTota
 		if t.Outcome != cairn.OutcomeDone {
 			s.Failures += t.Count
 		}
-		if s.LastAt.IsZero() || t.Last.After(s.LastAt) && len(its) == 0 {
+		if len(its) == 0 && t.Last.After(s.LastAt) { // totals are older than any iteration kept
 			s.LastAt = t.Last
 		}
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/mcpserver"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/sqlite"
@@ -663,26 +664,26 @@ func TestMemoryToolFilesAreMemoriesOfTheProject(t *testing.T) {
 func TestLoopToolsRecordAndRecallIterations(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect("proj")
-	rec := ok[mcpserver.LoopRecordOut](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 1, "outcome": "failed", "model": "sonnet",
+	rec := ok[loop.RecordedJSON](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 1, "outcome": "failed", "model": "sonnet",
 		"result": "<failure-report>\nerror: TestSync times out\navoid: more retries\n</failure-report>\n<learning>never closed"})
-	if rec.FailureID == "" || rec.MinimalReport || len(rec.Problems) != 1 {
+	if rec.Iteration.FailureID == "" || rec.MinimalReport || len(rec.Problems) != 1 {
 		t.Fatalf("loop_record answered %+v", rec)
 	}
-	ok[mcpserver.LoopRecordOut](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 2, "outcome": "no-signal", "model": "sonnet"})
+	ok[loop.RecordedJSON](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 2, "outcome": "no-signal", "model": "sonnet"})
 	c := ok[mcpserver.ContextOut](t, cs, "loop_context", map[string]any{"task": "7"})
-	if !strings.Contains(c.Block, "Previous Attempts") || !strings.Contains(c.Block, "TestSync times out") || !slices.Contains(c.IDs, rec.FailureID) {
+	if !strings.Contains(c.Block, "Previous Attempts") || !strings.Contains(c.Block, "TestSync times out") || !slices.Contains(c.IDs, rec.Iteration.FailureID) {
 		t.Errorf("loop_context answered %+v", c)
 	}
-	m := ok[mcpserver.LoopModelOut](t, cs, "loop_model", map[string]any{"task": "7"})
+	m := ok[loop.ChoiceJSON](t, cs, "loop_model", map[string]any{"task": "7"})
 	if m.Model != "opus" || m.ConsecutiveFailures != 2 {
 		t.Errorf("loop_model answered %+v", m)
 	}
-	st := ok[mcpserver.LoopStatusOut](t, cs, "loop_status", map[string]any{})
+	st := ok[loop.StatusJSON](t, cs, "loop_status", map[string]any{})
 	if len(st.Tasks) != 1 || st.Tasks[0].Attempts != 2 {
 		t.Errorf("loop_status answered %+v", st)
 	}
 	// Another project sees nothing of it; bad input is a tool error.
-	if st := ok[mcpserver.LoopStatusOut](t, f.connect("other"), "loop_status", map[string]any{}); len(st.Tasks) != 0 {
+	if st := ok[loop.StatusJSON](t, f.connect("other"), "loop_status", map[string]any{}); len(st.Tasks) != 0 {
 		t.Errorf("another project's status: %+v", st)
 	}
 	for _, args := range []map[string]any{{"task": "7", "iteration": 0, "outcome": "failed"}, {"task": "7", "iteration": 3, "outcome": "maybe"}, {"iteration": 3, "outcome": "done"}} {
