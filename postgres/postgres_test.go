@@ -1,49 +1,25 @@
 package postgres_test
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"os"
 	"testing"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/pgtest"
 	"github.com/cairn-dev/cairn/postgres"
 	"github.com/cairn-dev/cairn/storetest"
-	"github.com/jackc/pgx/v5"
 )
 
 // testURL returns the test server's URL, or skips the test when
 // CAIRN_TEST_POSTGRES_URL is not set.
 func testURL(t testing.TB) string {
 	t.Helper()
-	u := os.Getenv("CAIRN_TEST_POSTGRES_URL")
-	if u == "" {
-		t.Skip("CAIRN_TEST_POSTGRES_URL is not set: the PostgreSQL backend is not tested (set it to postgres://user@host:port/db?sslmode=disable)")
-	}
-	return u
+	return pgtest.URL(t, "the PostgreSQL backend")
 }
 
 // newSchema returns a fresh schema name, dropped when the test ends.
 func newSchema(t testing.TB) string {
 	t.Helper()
-	url := testURL(t)
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "cairn_test_" + hex.EncodeToString(b)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		c, err := pgx.Connect(ctx, url)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP SCHEMA IF EXISTS "+pgx.Identifier{name}.Sanitize()+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-		}
-	})
-	return name
+	return pgtest.Schema(t, "the PostgreSQL backend")
 }
 
 // openStore opens a store in a schema of its own, so tests run in

@@ -2,10 +2,7 @@ package transfer_test
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
@@ -17,41 +14,17 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/internal/corpus"
+	"github.com/cairn-dev/cairn/internal/pgtest"
 	"github.com/cairn-dev/cairn/postgres"
 	"github.com/cairn-dev/cairn/sqlite"
 	"github.com/cairn-dev/cairn/transfer"
-	"github.com/jackc/pgx/v5"
 )
 
 // schemaURL returns the test server's URL with a fresh schema as its
 // search_path (dropped when the test ends), or skips the test.
 func schemaURL(t *testing.T) string {
 	t.Helper()
-	base := os.Getenv("CAIRN_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("CAIRN_TEST_POSTGRES_URL is not set: copying to and from PostgreSQL is not tested")
-	}
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "cairn_test_" + hex.EncodeToString(b)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema: %v", err)
-			return
-		}
-		defer c.Close(ctx)
-		c.Exec(ctx, "DROP SCHEMA IF EXISTS "+name+" CASCADE")
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return pgtest.SchemaURL(t, "copying to and from PostgreSQL")
 }
 
 type opener func(ctx context.Context) (cairn.Store, error)

@@ -4,50 +4,19 @@ package main
 // as on several machines, sharing one database.
 
 import (
-	"context"
-	"crypto/rand"
-	"encoding/hex"
-	"net/url"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
 
-	"github.com/jackc/pgx/v5"
+	"github.com/cairn-dev/cairn/internal/pgtest"
 )
 
 // pgTestURL returns the test server's URL with a fresh schema as its
-// search_path (dropped when the test ends), or skips the test when
-// CAIRN_TEST_POSTGRES_URL is not set.
+// search_path (dropped when the test ends), or skips the test.
 func pgTestURL(t testing.TB) string {
 	t.Helper()
-	base := os.Getenv("CAIRN_TEST_POSTGRES_URL")
-	if base == "" {
-		t.Skip("CAIRN_TEST_POSTGRES_URL is not set: cairn on PostgreSQL is not tested")
-	}
-	b := make([]byte, 6)
-	rand.Read(b)
-	name := "cairn_test_" + hex.EncodeToString(b)
-	t.Cleanup(func() {
-		ctx := context.Background()
-		c, err := pgx.Connect(ctx, base)
-		if err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-			return
-		}
-		defer c.Close(ctx)
-		if _, err := c.Exec(ctx, "DROP SCHEMA IF EXISTS "+name+" CASCADE"); err != nil {
-			t.Errorf("drop schema %s: %v", name, err)
-		}
-	})
-	u, err := url.Parse(base)
-	if err != nil {
-		t.Fatal(err)
-	}
-	q := u.Query()
-	q.Set("search_path", name)
-	u.RawQuery = q.Encode()
-	return u.String()
+	return pgtest.SchemaURL(t, "cairn on PostgreSQL")
 }
 
 // Two `cairn serve` processes on one PostgreSQL database, each in a home
