@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 )
 
 const iterationColumns = `project, run, task, iteration, model, outcome, duration_ms, cost_usd, difficulty, failure_id, summary, created_at`
@@ -27,7 +28,7 @@ func (t *Tx) PutIteration(ctx context.Context, it *cairn.Iteration) error {
 ON CONFLICT (project, run, task, iteration) DO UPDATE SET model=excluded.model, outcome=excluded.outcome,
 duration_ms=excluded.duration_ms, cost_usd=excluded.cost_usd, difficulty=excluded.difficulty,
 failure_id=excluded.failure_id, summary=excluded.summary, created_at=excluded.created_at`,
-		it.Project, it.Run, it.Task, it.Iteration, it.Model, it.Outcome, it.DurationMS, it.CostUSD, it.Difficulty, it.FailureID, it.Summary, ms(it.CreatedAt))
+		it.Project, it.Run, it.Task, it.Iteration, it.Model, it.Outcome, it.DurationMS, it.CostUSD, it.Difficulty, it.FailureID, it.Summary, storesql.MS(it.CreatedAt))
 	return err
 }
 
@@ -44,7 +45,7 @@ func (t *Tx) FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*ca
 		q.WriteString(` AND task = ` + arg(f.Task))
 	}
 	if !f.Since.IsZero() {
-		q.WriteString(` AND created_at >= ` + arg(ms(f.Since)))
+		q.WriteString(` AND created_at >= ` + arg(storesql.MS(f.Since)))
 	}
 	q.WriteString(` ORDER BY created_at DESC, iteration DESC, task DESC`)
 	if f.Limit > 0 {
@@ -63,7 +64,7 @@ func (t *Tx) FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*ca
 			&it.CostUSD, &it.Difficulty, &it.FailureID, &it.Summary, &created); err != nil {
 			return nil, translate(err, "read iteration")
 		}
-		it.CreatedAt = fromMS(created)
+		it.CreatedAt = storesql.FromMS(created)
 		out = append(out, &it)
 	}
 	return out, translate(rows.Err(), "read iterations")
@@ -82,10 +83,10 @@ SELECT project, task, model, outcome, COUNT(*), SUM(duration_ms), SUM(cost_usd),
 FROM iterations WHERE project = $1 AND created_at < $2 GROUP BY project, task, model, outcome
 ON CONFLICT (project, task, model, outcome) DO UPDATE SET count = tt.count + excluded.count,
 duration_ms = tt.duration_ms + excluded.duration_ms, cost_usd = tt.cost_usd + excluded.cost_usd,
-first_at = LEAST(tt.first_at, excluded.first_at), last_at = GREATEST(tt.last_at, excluded.last_at)`, project, ms(before)); err != nil {
+first_at = LEAST(tt.first_at, excluded.first_at), last_at = GREATEST(tt.last_at, excluded.last_at)`, project, storesql.MS(before)); err != nil {
 		return 0, err
 	}
-	n, err := t.exec(ctx, "aggregate iterations", `DELETE FROM iterations WHERE project = $1 AND created_at < $2`, project, ms(before))
+	n, err := t.exec(ctx, "aggregate iterations", `DELETE FROM iterations WHERE project = $1 AND created_at < $2`, project, storesql.MS(before))
 	return int(n), err
 }
 
@@ -104,7 +105,7 @@ FROM iteration_totals WHERE project = $1 AND ($2 = '' OR task = $2) ORDER BY tas
 		if err := rows.Scan(&s.Project, &s.Task, &s.Model, &s.Outcome, &s.Count, &s.DurationMS, &s.CostUSD, &first, &last); err != nil {
 			return nil, translate(err, "read iteration totals")
 		}
-		s.First, s.Last = fromMS(first), fromMS(last)
+		s.First, s.Last = storesql.FromMS(first), storesql.FromMS(last)
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read iteration totals")

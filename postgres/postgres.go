@@ -41,11 +41,8 @@ import (
 	"context"
 	"embed"
 	"errors"
-	"fmt"
 	"hash/fnv"
-	"io/fs"
 	"net/url"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -53,6 +50,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -259,32 +257,8 @@ func (s *Store) Close() error {
 	return nil
 }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration file %s is not named NNNN_name.sql", e.Name())
-		}
-		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(e.Name(), ".sql"), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
+func migrations() ([]storesql.Migration, error) {
+	return storesql.Migrations(migrationFiles, "migrations")
 }
 
 // SchemaVersion is the newest migration this binary knows.
@@ -293,7 +267,7 @@ func SchemaVersion() int {
 	if len(ms) == 0 {
 		return 0
 	}
-	return ms[len(ms)-1].version
+	return ms[len(ms)-1].Version
 }
 
 type querier interface {
@@ -356,7 +330,7 @@ func (s *Store) migrate(ctx context.Context) error {
 	}
 	if v, err := s.schemaVersion(ctx); err != nil {
 		return err
-	} else if v == ms[len(ms)-1].version {
+	} else if v == ms[len(ms)-1].Version {
 		return nil
 	}
 	c, err := s.pool.Acquire(ctx)
@@ -378,19 +352,19 @@ func (s *Store) migrate(ctx context.Context) error {
 	if err != nil {
 		return translate(err, "read the schema version")
 	}
-	if v > ms[len(ms)-1].version {
+	if v > ms[len(ms)-1].Version {
 		return cairn.Errorf(cairn.EINVALID, "the database %s was written by a newer cairn (schema %d, this binary knows %d); upgrade cairn", s.label, v, SchemaVersion())
 	}
 	for _, m := range ms {
-		if m.version <= v {
+		if m.Version <= v {
 			continue
 		}
 		err := pgx.BeginFunc(ctx, c, func(tx pgx.Tx) error {
-			if _, err := tx.Exec(ctx, m.sql); err != nil {
-				return cairn.WrapError(cairn.EINTERNAL, err, "migration %s failed", m.name)
+			if _, err := tx.Exec(ctx, m.SQL); err != nil {
+				return cairn.WrapError(cairn.EINTERNAL, err, "migration %s failed", m.Name)
 			}
 			_, err := tx.Exec(ctx, `INSERT INTO schema_migrations(version, name, applied_at) VALUES ($1, $2, $3)`,
-				m.version, m.name, time.Now().UnixMilli())
+				m.Version, m.Name, time.Now().UnixMilli())
 			return err
 		})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -106,29 +107,6 @@ func (t *Tx) exec(ctx context.Context, op, q string, args ...any) (int64, error)
 	return tag.RowsAffected(), nil
 }
 
-func ms(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
-
-func fromMS(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(v).UTC()
-}
-
-func joinList(xs []string) string { return strings.Join(xs, "\n") }
-
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
-
 func nullKey(k string) any {
 	if k == "" {
 		return nil
@@ -145,9 +123,9 @@ const sqlSelectMemory = `SELECT ` + memoryColumns + ` FROM memories`
 
 func memoryArgs(m *cairn.Memory) []any {
 	return []any{m.Project, string(m.Scope), m.Type, nullKey(m.Key), m.Title, m.Content,
-		m.ContentHash, joinList(m.Tags), joinList(m.FileRefs), m.Confidence, string(m.Source),
-		m.Agent, m.Hat, m.TaskID, m.SessionID, ms(m.CreatedAt), ms(m.UpdatedAt), ms(m.LastUsedAt),
-		ms(m.VerifiedAt), ms(m.ExpiresAt), int64(m.UseCount), m.Pinned, m.SupersededBy, m.Partition, m.DocNum, m.Flag}
+		m.ContentHash, storesql.JoinList(m.Tags), storesql.JoinList(m.FileRefs), m.Confidence, string(m.Source),
+		m.Agent, m.Hat, m.TaskID, m.SessionID, storesql.MS(m.CreatedAt), storesql.MS(m.UpdatedAt), storesql.MS(m.LastUsedAt),
+		storesql.MS(m.VerifiedAt), storesql.MS(m.ExpiresAt), int64(m.UseCount), m.Pinned, m.SupersededBy, m.Partition, m.DocNum, m.Flag}
 }
 
 func scanMemory(r pgx.Row) (*cairn.Memory, error) {
@@ -171,10 +149,10 @@ func scanMemory(r pgx.Row) (*cairn.Memory, error) {
 	m.UseCount = int(uses)
 	m.Scope = cairn.Scope(scope)
 	m.Source = cairn.Source(source)
-	m.Tags = splitList(tags)
-	m.FileRefs = splitList(refs)
-	m.CreatedAt, m.UpdatedAt, m.LastUsedAt = fromMS(created), fromMS(updated), fromMS(used)
-	m.VerifiedAt, m.ExpiresAt = fromMS(verified), fromMS(expires)
+	m.Tags = storesql.SplitList(tags)
+	m.FileRefs = storesql.SplitList(refs)
+	m.CreatedAt, m.UpdatedAt, m.LastUsedAt = storesql.FromMS(created), storesql.FromMS(updated), storesql.FromMS(used)
+	m.VerifiedAt, m.ExpiresAt = storesql.FromMS(verified), storesql.FromMS(expires)
 	return &m, nil
 }
 
@@ -355,10 +333,10 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 		conds = append(conds, `confidence >= `+arg(f.MinConfidence))
 	}
 	if !f.After.IsZero() {
-		conds = append(conds, `created_at >= `+arg(ms(f.After)))
+		conds = append(conds, `created_at >= `+arg(storesql.MS(f.After)))
 	}
 	if !f.Before.IsZero() {
-		conds = append(conds, `created_at < `+arg(ms(f.Before)))
+		conds = append(conds, `created_at < `+arg(storesql.MS(f.Before)))
 	}
 	if f.Session != "" {
 		conds = append(conds, `created_by_session_id = `+arg(f.Session))
@@ -759,7 +737,7 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 			return nil, translate(err, "read lifecycle states")
 		}
 		s.UseCount = int(uses)
-		s.CreatedAt, s.LastUsedAt, s.ExpiresAt, s.DecayedAt = fromMS(created), fromMS(used), fromMS(expires), fromMS(decayedAt)
+		s.CreatedAt, s.LastUsedAt, s.ExpiresAt, s.DecayedAt = storesql.FromMS(created), storesql.FromMS(used), storesql.FromMS(expires), storesql.FromMS(decayedAt)
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read lifecycle states")
@@ -786,7 +764,7 @@ func (t *Tx) TouchMemories(ctx context.Context, ids []string, now time.Time, boo
 	}
 	rows, err := t.tx.Query(ctx, `UPDATE memories SET use_count = use_count + 1, last_used_at = $1,
 	confidence = CASE WHEN confidence >= $2 THEN confidence ELSE least($2, confidence + $3) END
-	WHERE id = ANY($4) RETURNING id, project`, ms(now), max, boost, uniq)
+	WHERE id = ANY($4) RETURNING id, project`, storesql.MS(now), max, boost, uniq)
 	if err != nil {
 		return nil, translate(err, "record use")
 	}
@@ -822,7 +800,7 @@ func (t *Tx) DecayMemories(ctx context.Context, ds []cairn.Decay) error {
 		return err
 	}
 	for _, d := range ds {
-		n, err := t.exec(ctx, "decay memory "+d.ID, `UPDATE memories SET confidence=$1, decayed_at=$2 WHERE id=$3`, d.Confidence, ms(d.DecayedAt), d.ID)
+		n, err := t.exec(ctx, "decay memory "+d.ID, `UPDATE memories SET confidence=$1, decayed_at=$2 WHERE id=$3`, d.Confidence, storesql.MS(d.DecayedAt), d.ID)
 		if err != nil {
 			return err
 		}
@@ -868,7 +846,7 @@ func (t *Tx) flushActivity(ctx context.Context) error {
 		_, err := t.tx.CopyFrom(ctx, pgx.Identifier{"activity"}, []string{"at", "project", "memory_id", "action", "session_id", "detail"},
 			pgx.CopyFromSlice(len(as), func(i int) ([]any, error) {
 				a := as[i]
-				return []any{ms(a.At), a.Project, a.MemoryID, a.Action, a.SessionID, a.Detail}, nil
+				return []any{storesql.MS(a.At), a.Project, a.MemoryID, a.Action, a.SessionID, a.Detail}, nil
 			}))
 		return translate(err, "append activity")
 	}
@@ -878,7 +856,7 @@ func (t *Tx) flushActivity(ctx context.Context) error {
 		cols[i] = make([]string, len(as))
 	}
 	for i, a := range as {
-		at[i] = ms(a.At)
+		at[i] = storesql.MS(a.At)
 		cols[0][i], cols[1][i], cols[2][i], cols[3][i], cols[4][i] = a.Project, a.MemoryID, a.Action, a.SessionID, a.Detail
 	}
 	_, err := t.tx.Exec(ctx, `INSERT INTO activity(at, project, memory_id, action, session_id, detail)
@@ -913,10 +891,10 @@ func activityFilterSQL(f cairn.ActivityFilter) (string, []any) {
 		conds = append(conds, `id > `+arg(f.AfterID))
 	}
 	if !f.After.IsZero() {
-		conds = append(conds, `at >= `+arg(ms(f.After)))
+		conds = append(conds, `at >= `+arg(storesql.MS(f.After)))
 	}
 	if !f.Before.IsZero() {
-		conds = append(conds, `at < `+arg(ms(f.Before)))
+		conds = append(conds, `at < `+arg(storesql.MS(f.Before)))
 	}
 	return strings.Join(conds, " AND "), args
 }
@@ -951,7 +929,7 @@ func (t *Tx) FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.
 		if err := rows.Scan(&a.ID, &at, &a.Project, &a.MemoryID, &a.Action, &a.SessionID, &a.Detail); err != nil {
 			return nil, 0, translate(err, "read activity")
 		}
-		a.At = fromMS(at)
+		a.At = storesql.FromMS(at)
 		out = append(out, a)
 	}
 	return out, int(total), translate(rows.Err(), "read activity")
@@ -993,7 +971,7 @@ func (t *Tx) FindEvents(ctx context.Context, f cairn.EventFilter) ([]cairn.Event
 		if err := rows.Scan(&e.Seq, &at, &e.Project, &e.MemoryID, &e.Action, &e.SessionID, &e.Detail, &e.Type, &e.Title); err != nil {
 			return nil, translate(err, "read events")
 		}
-		e.At = fromMS(at)
+		e.At = storesql.FromMS(at)
 		out = append(out, e)
 	}
 	return out, translate(rows.Err(), "read events")
@@ -1032,7 +1010,7 @@ func (t *Tx) PutIngestOffset(ctx context.Context, source string, offset int64, a
 		return err
 	}
 	_, err := t.exec(ctx, "put ingest offset", `INSERT INTO ingest_state(source, "offset", updated_at) VALUES ($1,$2,$3)
-	ON CONFLICT(source) DO UPDATE SET "offset"=excluded."offset", updated_at=excluded.updated_at`, source, offset, ms(at))
+	ON CONFLICT(source) DO UPDATE SET "offset"=excluded."offset", updated_at=excluded.updated_at`, source, offset, storesql.MS(at))
 	return err
 }
 
@@ -1060,14 +1038,14 @@ func (t *Tx) PutIngestState(ctx context.Context, source string, offset int64, pe
 	}
 	_, err := t.exec(ctx, "put ingest state", `INSERT INTO ingest_state(source, "offset", pending, updated_at) VALUES ($1,$2,$3,$4)
 	ON CONFLICT(source) DO UPDATE SET "offset"=excluded."offset", pending=excluded.pending, updated_at=excluded.updated_at`,
-		source, offset, pending, ms(at))
+		source, offset, pending, storesql.MS(at))
 	return err
 }
 
 // CreateToken implements cairn.Tx; the unique id and hash serialise it.
 func (t *Tx) CreateToken(ctx context.Context, tok *cairn.Token) error {
 	n, err := t.exec(ctx, "create token", `INSERT INTO api_tokens(id, name, project, read_only, hash, created_at) VALUES ($1,$2,$3,$4,$5,$6)
-	ON CONFLICT DO NOTHING`, tok.ID, tok.Name, tok.Project, tok.ReadOnly, tok.Hash, ms(tok.CreatedAt))
+	ON CONFLICT DO NOTHING`, tok.ID, tok.Name, tok.Project, tok.ReadOnly, tok.Hash, storesql.MS(tok.CreatedAt))
 	if err == nil && n == 0 {
 		return cairn.Errorf(cairn.ECONFLICT, "a token with id %s or the same secret exists", tok.ID)
 	}
@@ -1104,7 +1082,7 @@ func (t *Tx) findTokens(ctx context.Context, q string, args ...any) ([]*cairn.To
 		if err := rows.Scan(&tok.ID, &tok.Name, &tok.Project, &tok.ReadOnly, &tok.Hash, &created); err != nil {
 			return nil, translate(err, "read token")
 		}
-		tok.CreatedAt = fromMS(created)
+		tok.CreatedAt = storesql.FromMS(created)
 		out = append(out, &tok)
 	}
 	return out, translate(rows.Err(), "read tokens")

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 )
 
 const iterationColumns = `project, run, task, iteration, model, outcome, duration_ms, cost_usd, difficulty, failure_id, summary, created_at`
@@ -33,7 +34,7 @@ func (t *Tx) PutIteration(ctx context.Context, it *cairn.Iteration) error {
 		return cairn.Errorf(cairn.EINVALID, "outcome %q: want done, failed or no-signal", it.Outcome)
 	}
 	_, err := t.exec(ctx, "record iteration", sqlPutIteration, it.Project, it.Run, it.Task, it.Iteration, it.Model,
-		it.Outcome, it.DurationMS, it.CostUSD, it.Difficulty, it.FailureID, it.Summary, ms(it.CreatedAt))
+		it.Outcome, it.DurationMS, it.CostUSD, it.Difficulty, it.FailureID, it.Summary, storesql.MS(it.CreatedAt))
 	return err
 }
 
@@ -48,7 +49,7 @@ func (t *Tx) FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*ca
 	}
 	if !f.Since.IsZero() {
 		q.WriteString(` AND created_at >= ?`)
-		args = append(args, ms(f.Since))
+		args = append(args, storesql.MS(f.Since))
 	}
 	q.WriteString(` ORDER BY created_at DESC, iteration DESC, task DESC`)
 	if f.Limit > 0 {
@@ -68,7 +69,7 @@ func (t *Tx) FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*ca
 			&it.CostUSD, &it.Difficulty, &it.FailureID, &it.Summary, &created); err != nil {
 			return nil, translate(err, "read iteration")
 		}
-		it.CreatedAt = fromMS(created)
+		it.CreatedAt = storesql.FromMS(created)
 		out = append(out, &it)
 	}
 	return out, translate(rows.Err(), "read iterations")
@@ -76,10 +77,10 @@ func (t *Tx) FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*ca
 
 // AggregateIterations implements cairn.IterationTx.
 func (t *Tx) AggregateIterations(ctx context.Context, project string, before time.Time) (int, error) {
-	if _, err := t.exec(ctx, "aggregate iterations", sqlFoldIterations, project, ms(before)); err != nil {
+	if _, err := t.exec(ctx, "aggregate iterations", sqlFoldIterations, project, storesql.MS(before)); err != nil {
 		return 0, err
 	}
-	res, err := t.exec(ctx, "aggregate iterations", sqlDeleteOldIterations, project, ms(before))
+	res, err := t.exec(ctx, "aggregate iterations", sqlDeleteOldIterations, project, storesql.MS(before))
 	if err != nil {
 		return 0, err
 	}
@@ -103,7 +104,7 @@ func (t *Tx) FindIterationTotals(ctx context.Context, project, task string) ([]c
 			return nil, translate(err, "read iteration totals")
 		}
 		s.CostUSD = cost.Float64
-		s.First, s.Last = fromMS(first), fromMS(last)
+		s.First, s.Last = storesql.FromMS(first), storesql.FromMS(last)
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read iteration totals")

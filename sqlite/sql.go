@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 )
 
 // All SQL of the SQLite backend, apart from the migrations.
@@ -101,11 +102,11 @@ func activityFilterSQL(f cairn.ActivityFilter) (string, []any) {
 	}
 	if !f.After.IsZero() {
 		conds = append(conds, `at >= ?`)
-		args = append(args, ms(f.After))
+		args = append(args, storesql.MS(f.After))
 	}
 	if !f.Before.IsZero() {
 		conds = append(conds, `at < ?`)
-		args = append(args, ms(f.Before))
+		args = append(args, storesql.MS(f.Before))
 	}
 	if f.AfterID > 0 {
 		conds = append(conds, `id > ?`)

@@ -14,19 +14,16 @@ import (
 	"database/sql"
 	"embed"
 	"errors"
-	"fmt"
-	"io/fs"
 	"net/url"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 	"modernc.org/sqlite"
 	sqlite3 "modernc.org/sqlite/lib"
 )
@@ -252,32 +249,8 @@ func (s *Store) Checkpoint(ctx context.Context) error {
 	return translate(err, "checkpoint")
 }
 
-type migration struct {
-	version int
-	name    string
-	sql     string
-}
-
-func migrations() ([]migration, error) {
-	entries, err := fs.ReadDir(migrationFiles, "migrations")
-	if err != nil {
-		return nil, err
-	}
-	var ms []migration
-	for _, e := range entries {
-		num, _, ok := strings.Cut(e.Name(), "_")
-		v, err := strconv.Atoi(num)
-		if !ok || err != nil {
-			return nil, fmt.Errorf("migration file %s is not named NNNN_name.sql", e.Name())
-		}
-		b, err := migrationFiles.ReadFile("migrations/" + e.Name())
-		if err != nil {
-			return nil, err
-		}
-		ms = append(ms, migration{version: v, name: strings.TrimSuffix(e.Name(), ".sql"), sql: string(b)})
-	}
-	sort.Slice(ms, func(i, j int) bool { return ms[i].version < ms[j].version })
-	return ms, nil
+func migrations() ([]storesql.Migration, error) {
+	return storesql.Migrations(migrationFiles, "migrations")
 }
 
 // SchemaVersion is the newest migration this binary knows.
@@ -286,7 +259,7 @@ func SchemaVersion() int {
 	if len(ms) == 0 {
 		return 0
 	}
-	return ms[len(ms)-1].version
+	return ms[len(ms)-1].Version
 }
 
 func (s *Store) userVersion(ctx context.Context, q interface {
@@ -322,11 +295,11 @@ func (s *Store) migrate(ctx context.Context) error {
 		return cairn.WrapError(cairn.EINTERNAL, err, "read migrations")
 	}
 	if s.upTo > 0 {
-		for len(ms) > 1 && ms[len(ms)-1].version > s.upTo {
+		for len(ms) > 1 && ms[len(ms)-1].Version > s.upTo {
 			ms = ms[:len(ms)-1]
 		}
 	}
-	latest := ms[len(ms)-1].version
+	latest := ms[len(ms)-1].Version
 	v, err := s.userVersion(ctx, s.writer)
 	if err != nil {
 		return s.openErr(translate(err, "read schema version"))
@@ -354,16 +327,16 @@ func (s *Store) migrate(ctx context.Context) error {
 		return translate(err, "create schema_migrations")
 	}
 	for _, m := range ms {
-		if m.version <= v {
+		if m.Version <= v {
 			continue
 		}
-		if _, err := tx.ExecContext(ctx, m.sql); err != nil {
-			return cairn.WrapError(cairn.EINTERNAL, err, "migration %s failed", m.name)
+		if _, err := tx.ExecContext(ctx, m.SQL); err != nil {
+			return cairn.WrapError(cairn.EINTERNAL, err, "migration %s failed", m.Name)
 		}
-		if _, err := tx.ExecContext(ctx, sqlRecordMigration, m.version, m.name, time.Now().UnixMilli()); err != nil {
+		if _, err := tx.ExecContext(ctx, sqlRecordMigration, m.Version, m.Name, time.Now().UnixMilli()); err != nil {
 			return translate(err, "record migration")
 		}
-		if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(m.version)); err != nil {
+		if _, err := tx.ExecContext(ctx, "PRAGMA user_version = "+strconv.Itoa(m.Version)); err != nil {
 			return translate(err, "set schema version")
 		}
 	}

@@ -4,11 +4,12 @@ import (
 	"context"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 )
 
 // CreateToken implements cairn.Tx.
 func (t *Tx) CreateToken(ctx context.Context, tok *cairn.Token) error {
-	_, err := t.exec(ctx, "create token", sqlInsertToken, tok.ID, tok.Name, tok.Project, tok.ReadOnly, tok.Hash, ms(tok.CreatedAt))
+	_, err := t.exec(ctx, "create token", sqlInsertToken, tok.ID, tok.Name, tok.Project, tok.ReadOnly, tok.Hash, storesql.MS(tok.CreatedAt))
 	if cairn.ErrorCode(err) == cairn.ECONFLICT {
 		return cairn.WrapError(cairn.ECONFLICT, err, "a token with id %s or the same secret exists", tok.ID)
 	}
@@ -45,7 +46,7 @@ func (t *Tx) findTokens(ctx context.Context, q string, args ...any) ([]*cairn.To
 		if err := rows.Scan(&tok.ID, &tok.Name, &tok.Project, &tok.ReadOnly, &tok.Hash, &created); err != nil {
 			return nil, translate(err, "read token")
 		}
-		tok.CreatedAt = fromMS(created)
+		tok.CreatedAt = storesql.FromMS(created)
 		out = append(out, &tok)
 	}
 	return out, translate(rows.Err(), "read tokens")

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 )
 
 var _ cairn.Tx = (*Tx)(nil)
@@ -76,29 +77,6 @@ func (t *Tx) query(ctx context.Context, op, q string, args ...any) (*sql.Rows, e
 	return rows, translate(err, op)
 }
 
-func ms(t time.Time) int64 {
-	if t.IsZero() {
-		return 0
-	}
-	return t.UnixMilli()
-}
-
-func fromMS(v int64) time.Time {
-	if v == 0 {
-		return time.Time{}
-	}
-	return time.UnixMilli(v).UTC()
-}
-
-func joinList(xs []string) string { return strings.Join(xs, "\n") }
-
-func splitList(s string) []string {
-	if s == "" {
-		return nil
-	}
-	return strings.Split(s, "\n")
-}
-
 func nullKey(k string) any {
 	if k == "" {
 		return nil
@@ -108,9 +86,9 @@ func nullKey(k string) any {
 
 func memoryArgs(m *cairn.Memory) []any {
 	return []any{m.Project, string(m.Scope), m.Type, nullKey(m.Key), m.Title, m.Content,
-		m.ContentHash, joinList(m.Tags), joinList(m.FileRefs), m.Confidence, string(m.Source),
-		m.Agent, m.Hat, m.TaskID, m.SessionID, ms(m.CreatedAt), ms(m.UpdatedAt), ms(m.LastUsedAt),
-		ms(m.VerifiedAt), ms(m.ExpiresAt), m.UseCount, m.Pinned, m.SupersededBy, m.Partition, m.DocNum, m.Flag}
+		m.ContentHash, storesql.JoinList(m.Tags), storesql.JoinList(m.FileRefs), m.Confidence, string(m.Source),
+		m.Agent, m.Hat, m.TaskID, m.SessionID, storesql.MS(m.CreatedAt), storesql.MS(m.UpdatedAt), storesql.MS(m.LastUsedAt),
+		storesql.MS(m.VerifiedAt), storesql.MS(m.ExpiresAt), m.UseCount, m.Pinned, m.SupersededBy, m.Partition, m.DocNum, m.Flag}
 }
 
 type scanner interface{ Scan(dest ...any) error }
@@ -132,10 +110,10 @@ func scanMemory(r scanner) (*cairn.Memory, error) {
 	m.Key = key.String
 	m.Scope = cairn.Scope(scope)
 	m.Source = cairn.Source(source)
-	m.Tags = splitList(tags)
-	m.FileRefs = splitList(refs)
-	m.CreatedAt, m.UpdatedAt, m.LastUsedAt = fromMS(created), fromMS(updated), fromMS(used)
-	m.VerifiedAt, m.ExpiresAt = fromMS(verified), fromMS(expires)
+	m.Tags = storesql.SplitList(tags)
+	m.FileRefs = storesql.SplitList(refs)
+	m.CreatedAt, m.UpdatedAt, m.LastUsedAt = storesql.FromMS(created), storesql.FromMS(updated), storesql.FromMS(used)
+	m.VerifiedAt, m.ExpiresAt = storesql.FromMS(verified), storesql.FromMS(expires)
 	return &m, nil
 }
 
@@ -322,11 +300,11 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 	}
 	if !f.After.IsZero() {
 		conds = append(conds, `created_at >= ?`)
-		args = append(args, ms(f.After))
+		args = append(args, storesql.MS(f.After))
 	}
 	if !f.Before.IsZero() {
 		conds = append(conds, `created_at < ?`)
-		args = append(args, ms(f.Before))
+		args = append(args, storesql.MS(f.Before))
 	}
 	if f.Session != "" {
 		conds = append(conds, `created_by_session_id = ?`)
@@ -584,7 +562,7 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 			&decayedAt, &s.UseCount, &s.Pinned); err != nil {
 			return nil, translate(err, "read lifecycle states")
 		}
-		s.CreatedAt, s.LastUsedAt, s.ExpiresAt, s.DecayedAt = fromMS(created), fromMS(used), fromMS(expires), fromMS(decayedAt)
+		s.CreatedAt, s.LastUsedAt, s.ExpiresAt, s.DecayedAt = storesql.FromMS(created), storesql.FromMS(used), storesql.FromMS(expires), storesql.FromMS(decayedAt)
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read lifecycle states")
@@ -607,7 +585,7 @@ func (t *Tx) TouchMemories(ctx context.Context, ids []string, now time.Time, boo
 			continue
 		}
 		var project string
-		err := s.QueryRowContext(ctx, ms(now), max, max, boost, id).Scan(&project)
+		err := s.QueryRowContext(ctx, storesql.MS(now), max, max, boost, id).Scan(&project)
 		if err == sql.ErrNoRows {
 			continue
 		}
@@ -622,7 +600,7 @@ func (t *Tx) TouchMemories(ctx context.Context, ids []string, now time.Time, boo
 // DecayMemories implements cairn.Tx.
 func (t *Tx) DecayMemories(ctx context.Context, ds []cairn.Decay) error {
 	for _, d := range ds {
-		r, err := t.exec(ctx, "decay memory "+d.ID, sqlDecayMemory, d.Confidence, ms(d.DecayedAt), d.ID)
+		r, err := t.exec(ctx, "decay memory "+d.ID, sqlDecayMemory, d.Confidence, storesql.MS(d.DecayedAt), d.ID)
 		if err != nil {
 			return err
 		}
@@ -652,7 +630,7 @@ func (t *Tx) AppendActivity(ctx context.Context, as []cairn.Activity) error {
 		for len(as) >= activityBatch {
 			args = args[:0]
 			for _, a := range as[:activityBatch] {
-				args = append(args, ms(a.At), a.Project, a.MemoryID, a.Action, a.SessionID, a.Detail)
+				args = append(args, storesql.MS(a.At), a.Project, a.MemoryID, a.Action, a.SessionID, a.Detail)
 			}
 			if _, err := s.ExecContext(ctx, args...); err != nil {
 				return translate(err, "append activity")
@@ -668,7 +646,7 @@ func (t *Tx) AppendActivity(ctx context.Context, as []cairn.Activity) error {
 		return err
 	}
 	for _, a := range as {
-		if _, err := s.ExecContext(ctx, ms(a.At), a.Project, a.MemoryID, a.Action, a.SessionID, a.Detail); err != nil {
+		if _, err := s.ExecContext(ctx, storesql.MS(a.At), a.Project, a.MemoryID, a.Action, a.SessionID, a.Detail); err != nil {
 			return translate(err, "append activity")
 		}
 	}
@@ -699,7 +677,7 @@ func (t *Tx) FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.
 		if err := rows.Scan(&a.ID, &at, &a.Project, &a.MemoryID, &a.Action, &a.SessionID, &a.Detail); err != nil {
 			return nil, 0, translate(err, "read activity")
 		}
-		a.At = fromMS(at)
+		a.At = storesql.FromMS(at)
 		out = append(out, a)
 	}
 	return out, total, translate(rows.Err(), "read activity")
@@ -732,7 +710,7 @@ func (t *Tx) FindEvents(ctx context.Context, f cairn.EventFilter) ([]cairn.Event
 		if err := rows.Scan(&e.Seq, &at, &e.Project, &e.MemoryID, &e.Action, &e.SessionID, &e.Detail, &e.Type, &e.Title); err != nil {
 			return nil, translate(err, "read events")
 		}
-		e.At = fromMS(at)
+		e.At = storesql.FromMS(at)
 		out = append(out, e)
 	}
 	return out, translate(rows.Err(), "read events")
@@ -772,7 +750,7 @@ func (t *Tx) FindIngestOffset(ctx context.Context, source string) (int64, error)
 
 // PutIngestOffset implements cairn.Tx.
 func (t *Tx) PutIngestOffset(ctx context.Context, source string, offset int64, at time.Time) error {
-	_, err := t.exec(ctx, "put ingest offset", sqlPutIngestOffset, source, offset, ms(at))
+	_, err := t.exec(ctx, "put ingest offset", sqlPutIngestOffset, source, offset, storesql.MS(at))
 	return err
 }
 
@@ -794,6 +772,6 @@ func (t *Tx) FindIngestPending(ctx context.Context, source string) (string, erro
 
 // PutIngestState implements cairn.Tx.
 func (t *Tx) PutIngestState(ctx context.Context, source string, offset int64, pending string, at time.Time) error {
-	_, err := t.exec(ctx, "put ingest state", sqlPutIngestState, source, offset, pending, ms(at))
+	_, err := t.exec(ctx, "put ingest state", sqlPutIngestState, source, offset, pending, storesql.MS(at))
 	return err
 }

@@ -1,0 +1,73 @@
+// Package storesql is what cairn's SQL backends (sqlite, postgres) share:
+// their numbered, forward-only migrations, and how a memory's times and
+// lists are stored in columns, so that both store the same values.
+package storesql
+
+import (
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Migration is one migration file, NNNN_name.sql.
+type Migration struct {
+	Version int    // NNNN
+	Name    string // the file's name without ".sql"
+	SQL     string
+}
+
+// Migrations reads the migration files in dir of fsys, oldest first. A
+// file not named NNNN_name.sql is an error.
+func Migrations(fsys fs.FS, dir string) ([]Migration, error) {
+	entries, err := fs.ReadDir(fsys, dir)
+	if err != nil {
+		return nil, err
+	}
+	var ms []Migration
+	for _, e := range entries {
+		num, _, ok := strings.Cut(e.Name(), "_")
+		v, err := strconv.Atoi(num)
+		if !ok || err != nil {
+			return nil, fmt.Errorf("migration file %s is not named NNNN_name.sql", e.Name())
+		}
+		b, err := fs.ReadFile(fsys, path.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, Migration{Version: v, Name: strings.TrimSuffix(e.Name(), ".sql"), SQL: string(b)})
+	}
+	sort.Slice(ms, func(i, j int) bool { return ms[i].Version < ms[j].Version })
+	return ms, nil
+}
+
+// MS is t as stored: Unix milliseconds, 0 for the zero time.
+func MS(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixMilli()
+}
+
+// FromMS is the time MS stored (UTC), the zero time for 0.
+func FromMS(v int64) time.Time {
+	if v == 0 {
+		return time.Time{}
+	}
+	return time.UnixMilli(v).UTC()
+}
+
+// JoinList is a list (tags, file references) as stored: its items on
+// lines of their own (items hold no line breaks).
+func JoinList(xs []string) string { return strings.Join(xs, "\n") }
+
+// SplitList is the list JoinList stored; nil for "".
+func SplitList(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return strings.Split(s, "\n")
+}
