@@ -32,7 +32,7 @@ cleanup() {
 	if [[ ${KEEP:-} == 1 ]]; then echo "bench: kept $WORK" >&2; else rm -rf "$WORK"; fi
 }
 trap cleanup EXIT
-step() { printf 'bench: %s\n' "$*" >&2; }
+. bench/lib.sh # step
 
 step "building the current cairn and that of $REV"
 CGO_ENABLED=0 go build -o "$WORK/new" ./cmd/cairn
@@ -81,7 +81,8 @@ for r in $(seq "$ROUNDS"); do
 done
 
 # The median over rounds of each round's median (and p99).
-field() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$2" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+median_field() { # NAME FILE: the median of a figure over the rounds in FILE
+	sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$2" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 printf 'load average %s; %d rounds of %d runs; N=%d\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$ROUNDS" "$RUNS" "$N"
 printf '%-34s %-24s %-24s\n' "median (p99), ms" "forwarding ($REV)" "client (this tree)"
 for what in version search context hook pretool; do
@@ -95,7 +96,7 @@ for what in version search context hook pretool; do
 	row=()
 	for b in old new; do
 		f=$WORK/$b.$what
-		row+=("$(printf '%.2f (%.1f)' "$(field median_ms "$f")" "$(field p99_ms "$f")")")
+		row+=("$(printf '%.2f (%.1f)' "$(median_field median_ms "$f")" "$(median_field p99_ms "$f")")")
 	done
 	printf '%-34s %-24s %-24s\n' "$label" "${row[0]}" "${row[1]}"
 done

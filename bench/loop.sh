@@ -10,16 +10,14 @@ cd "$(dirname "$0")/.."
 N=${N:-10000}
 RUNS=${RUNS:-100}
 ROUNDS=${ROUNDS:-3}
-WORK=$(mktemp -d)
-trap '"$WORK/cairn" --db "$WORK/loop.db" serve stop >/dev/null 2>&1 || true; rm -rf "$WORK"' EXIT
-CGO_ENABLED=0 go build -o "$WORK/cairn" ./cmd/cairn
-go build -o "$WORK/loopgen" ./bench/loopgen
-go build -o "$WORK/timeit" ./bench/timeit
-echo "bench: recording $N iterations" >&2
+. bench/lib.sh
+bench_work loop
+bench_build loopgen timeit
+step "recording $N iterations"
 "$WORK/loopgen" -db "$WORK/loop.db" -n "$N" -project bench
 "$WORK/cairn" --db "$WORK/loop.db" --project bench serve >"$WORK/serve.log" 2>&1 &
+SERVER=$!
 for _ in $(seq 50); do [ -S "$WORK/loop.db.sock" ] && break; sleep 0.1; done
-field() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" <<<"$2"; }
 echo "# cairn loop context, $N iterations, cairn serve running (medians, ms)"
 for r in $(seq "$ROUNDS"); do
   base=$("$WORK/timeit" -runs "$RUNS" -warmup 10 -json -- "$WORK/cairn" version)

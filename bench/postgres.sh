@@ -41,12 +41,8 @@ fi
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$ROOT"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cairn-pgbench.XXXXXX")
-cleanup() {
-	if [[ ${KEEP:-} == 1 ]]; then echo "bench: kept $WORK" >&2; else rm -rf "$WORK"; fi
-}
-trap cleanup EXIT
-step() { printf 'bench: %s\n' "$*" >&2; }
+. bench/lib.sh
+bench_work pgbench
 export GOFLAGS=${GOFLAGS:--buildvcs=false}
 
 step "building"

@@ -31,23 +31,11 @@ case $N in '' | *[!0-9]*)
 	exit 2
 	;;
 esac
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cairn-rest.XXXXXX")
-SERVER=
-cleanup() {
-	if [[ -n $SERVER ]]; then
-		kill -INT "$SERVER" 2>/dev/null && wait "$SERVER" 2>/dev/null || true
-	fi
-	rm -rf "$WORK"
-}
-trap cleanup EXIT
-step() { printf 'bench: %s\n' "$*" >&2; }
-loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
+. bench/lib.sh
+bench_work rest
 
 step "building"
-CGO_ENABLED=0 go build -o "$WORK/cairn" ./cmd/cairn
-go build -o "$WORK/gen" ./bench/gen
-go build -o "$WORK/timeit" ./bench/timeit
-go build -o "$WORK/load" ./bench/load
+bench_build gen timeit load
 
 step "generating and importing $N memories"
 "$WORK/gen" -n "$N" -project "$PROJECT" -seed 1 -now "$NOW" >"$WORK/corpus.jsonl"
@@ -60,14 +48,7 @@ step "start-up floor: cairn version, 100 runs"
 FLOOR=$("$WORK/timeit" -runs 100 -warmup 5 -- "$WORK/cairn" version)
 
 export CAIRN_NO_SERVER=1
-"$WORK/cairn" --db "$DB" --project "$PROJECT" serve --addr "127.0.0.1:$PORT" 2>"$WORK/serve.log" &
-SERVER=$!
-URL="http://127.0.0.1:$PORT/api/projects/$PROJECT"
-for _ in $(seq 100); do
-	curl -fsS "$URL/stats" >/dev/null 2>&1 && break
-	sleep 0.1
-done
-curl -fsS "$URL/stats" >/dev/null || { cat "$WORK/serve.log" >&2; exit 1; }
+serve_http "$DB" "$PROJECT" "$PORT"
 
 LOAD_BEFORE=$(loadavg)
 step "REST search: $CLIENTS clients for $DURATION"

@@ -44,37 +44,12 @@ OUT=bench/out
 REPORT=$OUT/report.txt
 mkdir -p "$OUT"
 : >"$REPORT"
-WORK=$(mktemp -d "${TMPDIR:-/tmp}/cairn-bench.XXXXXX")
-cleanup() {
-	if [[ ${KEEP:-} == 1 ]]; then
-		echo "bench: kept $WORK" >&2
-	else
-		rm -rf "$WORK"
-	fi
-}
-trap cleanup EXIT
+. bench/lib.sh
+bench_work bench
 
 # say prints a report line and appends it to the report file; progress
 # goes to standard error and stays out of the report.
 say() { printf '%s\n' "$*" | tee -a "$REPORT"; }
-step() { printf 'bench: %s\n' "$*" >&2; }
-
-now_s() {
-	if [[ -n ${EPOCHREALTIME:-} ]]; then
-		printf '%s\n' "$EPOCHREALTIME"
-	else
-		date +%s.%N
-	fi
-}
-# calc EXPR evaluates a floating-point expression with awk.
-calc() { awk "BEGIN { printf \"%.6f\", $1 }"; }
-# field NAME JSON extracts a number from timeit's one-line JSON.
-field() { sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" <<<"$2"; }
-# verdict VALUE OP BUDGET prints PASS or FAIL (OP: le or ge).
-verdict() {
-	awk -v v="$1" -v b="$3" -v op="$2" 'BEGIN { ok = (op == "le") ? (v + 0 <= b + 0) : (v + 0 >= b + 0); print (ok ? "PASS" : "FAIL") }'
-}
-loadavg() { cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?"; }
 
 START=$(now_s)
 LOAD_START=$(loadavg)
