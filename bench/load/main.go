@@ -11,7 +11,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"flag"
@@ -25,6 +24,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/cairn-dev/cairn/bench/internal/benchio"
 )
 
 func main() {
@@ -37,7 +38,7 @@ func main() {
 	token := flag.String("token", os.Getenv("CAIRN_TOKEN"), "a bearer `token` (default $CAIRN_TOKEN)")
 	asJSON := flag.Bool("json", false, "print one line of JSON")
 	flag.Parse()
-	qs, err := readLines(*queries)
+	qs, err := benchio.ReadLines(*queries)
 	if err != nil || len(qs) == 0 || *conc < 1 || *dur <= 0 {
 		fmt.Fprintf(os.Stderr, "load: give -queries FILE with at least one query, -c ≥ 1 and -d > 0 (%v)\n", err)
 		os.Exit(2)
@@ -52,12 +53,7 @@ func main() {
 	}
 	r := run(client, urls, *token, *conc, *dur)
 	slices.Sort(r.lat)
-	pct := func(p float64) float64 {
-		if len(r.lat) == 0 {
-			return 0
-		}
-		return float64(r.lat[min(len(r.lat)-1, int(p*float64(len(r.lat))))]) / 1e6
-	}
+	pct := func(p float64) float64 { return benchio.MS(benchio.Percentile(r.lat, p*100)) }
 	rate := float64(len(r.lat)) / r.elapsed.Seconds()
 	if *asJSON {
 		json.NewEncoder(os.Stdout).Encode(map[string]any{"requests": len(r.lat), "errors": r.errors, "seconds": r.elapsed.Seconds(),
@@ -129,20 +125,4 @@ func run(client *http.Client, urls []string, token string, conc int, d time.Dura
 	res.elapsed = time.Since(start)
 	res.errors = errs.Load()
 	return res
-}
-
-func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out, sc.Err()
 }

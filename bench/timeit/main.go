@@ -16,7 +16,6 @@
 package main
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -29,6 +28,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/bench/internal/benchio"
 )
 
 // Stats are the measured times in milliseconds.
@@ -67,7 +68,7 @@ func main() {
 	var lines []string
 	if *each != "" {
 		var err error
-		if lines, err = readLines(*each); err != nil {
+		if lines, err = benchio.ReadLines(*each); err != nil {
 			fatalf("%v", err)
 		}
 		if len(lines) == 0 {
@@ -167,23 +168,6 @@ func substitute(args []string, line string) []string {
 	return out
 }
 
-func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var lines []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64<<10), 1<<20)
-	for sc.Scan() {
-		if l := strings.TrimRight(sc.Text(), "\r"); strings.TrimSpace(l) != "" {
-			lines = append(lines, l)
-		}
-	}
-	return lines, sc.Err()
-}
-
 // summarize computes the figures; percentiles are nearest-rank.
 func summarize(ms []float64) Stats {
 	sorted := append([]float64(nil), ms...)
@@ -196,8 +180,8 @@ func summarize(ms []float64) Stats {
 	return Stats{
 		Runs:   n,
 		Median: median(sorted),
-		P90:    percentile(sorted, 90),
-		P99:    percentile(sorted, 99),
+		P90:    round(benchio.Percentile(sorted, 90)),
+		P99:    round(benchio.Percentile(sorted, 99)),
 		Min:    round(sorted[0]),
 		Max:    round(sorted[n-1]),
 		Mean:   round(total / float64(n)),
@@ -211,16 +195,6 @@ func median(sorted []float64) float64 {
 		return round(sorted[n/2])
 	}
 	return round((sorted[n/2-1] + sorted[n/2]) / 2)
-}
-
-// percentile is the nearest-rank percentile: the smallest value with at
-// least p% of the values at or below it.
-func percentile(sorted []float64, p float64) float64 {
-	k := int(math.Ceil(p / 100 * float64(len(sorted))))
-	if k < 1 {
-		k = 1
-	}
-	return round(sorted[k-1])
 }
 
 func round(x float64) float64 { return math.Round(x*1000) / 1000 }

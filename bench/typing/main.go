@@ -12,7 +12,6 @@
 package main
 
 import (
-	"bufio"
 	"flag"
 	"fmt"
 	"io"
@@ -22,6 +21,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/bench/internal/benchio"
 )
 
 func main() {
@@ -30,7 +31,7 @@ func main() {
 	limit := flag.Int("limit", 100, "hits asked for per search (the page asks 100)")
 	max := flag.Int("max", 40, "at most this many characters of a query are typed")
 	flag.Parse()
-	qs, err := readLines(*queries)
+	qs, err := benchio.ReadLines(*queries)
 	if err != nil || len(qs) == 0 {
 		fmt.Fprintf(os.Stderr, "typing: give -queries FILE with at least one query (%v)\n", err)
 		os.Exit(2)
@@ -62,23 +63,7 @@ func main() {
 		}
 	}
 	slices.Sort(lat)
-	pct := func(p float64) float64 { return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))]) / 1e6 }
+	pct := func(p float64) float64 { return benchio.MS(benchio.Percentile(lat, p*100)) }
 	fmt.Printf("%d searches as typed: p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms\n",
 		len(lat), pct(0.50), pct(0.95), pct(0.99), float64(lat[len(lat)-1])/1e6)
-}
-
-func readLines(path string) ([]string, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	var out []string
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if l := strings.TrimSpace(sc.Text()); l != "" {
-			out = append(out, l)
-		}
-	}
-	return out, sc.Err()
 }
