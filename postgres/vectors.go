@@ -2,10 +2,9 @@ package postgres
 
 import (
 	"context"
-	"encoding/binary"
-	"math"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 	"github.com/jackc/pgx/v5"
 )
 
@@ -46,7 +45,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, vs []cairn.HashVec
 		if v.Hash == "" || len(v.Vector) == 0 {
 			return cairn.Errorf(cairn.EINVALID, "a vector needs a hash and at least one number")
 		}
-		hashes[i], dims[i], data[i] = v.Hash, int32(len(v.Vector)), encodeVector(v.Vector)
+		hashes[i], dims[i], data[i] = v.Hash, int32(len(v.Vector)), storesql.EncodeVector(v.Vector)
 	}
 	if len(vs) == 0 {
 		return nil
@@ -96,7 +95,7 @@ func (s *Store) FindVectors(ctx context.Context, model string, hashes []string) 
 		if err := rows.Scan(&h, &data); err != nil {
 			return nil, translate(err, "read vectors")
 		}
-		v, err := decodeVector(data)
+		v, err := storesql.DecodeVector(data)
 		if err != nil {
 			return nil, err
 		}
@@ -141,7 +140,7 @@ func (s *Store) ScanMemoryVectors(ctx context.Context, model, project string, fn
 		if err := rows.Scan(&mv.ID, &mv.Project, &mv.Global, &mv.Hash, &data); err != nil {
 			return translate(err, "read vectors")
 		}
-		if mv.Vector, err = decodeVector(data); err != nil {
+		if mv.Vector, err = storesql.DecodeVector(data); err != nil {
 			return err
 		}
 		if err := fn(mv); err != nil {
@@ -158,23 +157,4 @@ func (s *Store) CountVectors(ctx context.Context, model, project string) (cairn.
 	err := s.pool.QueryRow(ctx, sqlCountVectors, project, model).Scan(&mems, &embedded)
 	c.Memories, c.Embedded = int(mems), int(embedded)
 	return c, translate(err, "count vectors")
-}
-
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVector(b []byte) ([]float32, error) {
-	if len(b) == 0 || len(b)%4 != 0 {
-		return nil, cairn.Errorf(cairn.EINTERNAL, "a stored vector is damaged (%d bytes)", len(b))
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
 }

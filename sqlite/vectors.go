@@ -3,11 +3,10 @@ package sqlite
 import (
 	"context"
 	"database/sql"
-	"encoding/binary"
-	"math"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/storesql"
 )
 
 var _ cairn.VectorStore = (*Store)(nil)
@@ -54,7 +53,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, vs []cairn.HashVec
 	}
 	defer st.Close()
 	for _, v := range vs {
-		if _, err := st.ExecContext(ctx, model, v.Hash, len(v.Vector), encodeVector(v.Vector)); err != nil {
+		if _, err := st.ExecContext(ctx, model, v.Hash, len(v.Vector), storesql.EncodeVector(v.Vector)); err != nil {
 			return translate(err, "store vectors")
 		}
 	}
@@ -82,7 +81,7 @@ func (s *Store) FindVectors(ctx context.Context, model string, hashes []string) 
 				rows.Close()
 				return nil, translate(err, "read vectors")
 			}
-			v, err := decodeVector(data)
+			v, err := storesql.DecodeVector(data)
 			if err != nil {
 				rows.Close()
 				return nil, err
@@ -162,7 +161,7 @@ func (s *Store) ScanMemoryVectors(ctx context.Context, model, project string, fn
 		if err := rows.Scan(&mv.ID, &mv.Project, &mv.Global, &mv.Hash, &data); err != nil {
 			return translate(err, "read vectors")
 		}
-		if mv.Vector, err = decodeVector(data); err != nil {
+		if mv.Vector, err = storesql.DecodeVector(data); err != nil {
 			return err
 		}
 		if err := fn(mv); err != nil {
@@ -182,23 +181,4 @@ func (s *Store) CountVectors(ctx context.Context, model, project string) (cairn.
 	defer done()
 	err = db.QueryRowContext(ctx, sqlCountVectors, project, model).Scan(&c.Memories, &c.Embedded)
 	return c, translate(err, "count vectors")
-}
-
-func encodeVector(v []float32) []byte {
-	b := make([]byte, 4*len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
-	}
-	return b
-}
-
-func decodeVector(b []byte) ([]float32, error) {
-	if len(b) == 0 || len(b)%4 != 0 {
-		return nil, cairn.Errorf(cairn.EINTERNAL, "a stored vector is damaged (%d bytes)", len(b))
-	}
-	v := make([]float32, len(b)/4)
-	for i := range v {
-		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-	}
-	return v, nil
 }

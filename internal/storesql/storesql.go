@@ -1,16 +1,21 @@
 // Package storesql is what cairn's SQL backends (sqlite, postgres) share:
 // their numbered, forward-only migrations, and how a memory's times and
-// lists are stored in columns, so that both store the same values.
+// lists and an embedding's vector are stored in columns, so that both
+// store the same values.
 package storesql
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io/fs"
+	"math"
 	"path"
 	"sort"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn"
 )
 
 // Migration is one migration file, NNNN_name.sql.
@@ -70,4 +75,26 @@ func SplitList(s string) []string {
 		return nil
 	}
 	return strings.Split(s, "\n")
+}
+
+// EncodeVector is an embedding as stored: float32 little-endian.
+func EncodeVector(v []float32) []byte {
+	b := make([]byte, 4*len(v))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(b[4*i:], math.Float32bits(x))
+	}
+	return b
+}
+
+// DecodeVector is the vector EncodeVector stored; EINTERNAL for bytes no
+// vector was stored as.
+func DecodeVector(b []byte) ([]float32, error) {
+	if len(b) == 0 || len(b)%4 != 0 {
+		return nil, cairn.Errorf(cairn.EINTERNAL, "a stored vector is damaged (%d bytes)", len(b))
+	}
+	v := make([]float32, len(b)/4)
+	for i := range v {
+		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+	}
+	return v, nil
 }
