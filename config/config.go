@@ -441,13 +441,7 @@ func (c *Config) override(dynamicCount, searchLimit, budget int) {
 // that is not configured applies its other overrides only (Load rejects
 // such keywords; this can only happen to a Config changed in code).
 func (c *Config) ApplyKeywords(prompt string) []string {
-	text := foldSpace(strings.ToLower(prompt))
-	var matched []KeywordOverride
-	for _, k := range c.Keywords {
-		if k.Phrase != "" && containsWords(text, foldSpace(strings.ToLower(k.Phrase))) {
-			matched = append(matched, k)
-		}
-	}
+	matched := c.matchKeywords(prompt)
 	for _, k := range matched {
 		if k.Mode != "" {
 			_ = c.ApplyMode(k.Mode) // documented: an unknown mode is skipped
@@ -462,6 +456,27 @@ func (c *Config) ApplyKeywords(prompt string) []string {
 		return nil
 	}
 	return phrases
+}
+
+// MatchKeywords returns the phrases of the keywords prompt holds, in
+// configuration order (as ApplyKeywords matches them), and changes nothing.
+func (c *Config) MatchKeywords(prompt string) []string {
+	var phrases []string
+	for _, k := range c.matchKeywords(prompt) {
+		phrases = append(phrases, k.Phrase)
+	}
+	return phrases
+}
+
+func (c *Config) matchKeywords(prompt string) []KeywordOverride {
+	text := foldSpace(strings.ToLower(prompt))
+	var matched []KeywordOverride
+	for _, k := range c.Keywords {
+		if k.Phrase != "" && containsWords(text, foldSpace(strings.ToLower(k.Phrase))) {
+			matched = append(matched, k)
+		}
+	}
+	return matched
 }
 
 // foldSpace trims s and folds each run of white space to one space.

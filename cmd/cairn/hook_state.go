@@ -17,7 +17,7 @@ func statePath(g *globals) string { return g.path() + ".state.json" }
 // "full history" → a dynamic count of 10) for the next session's start.
 // A state that cannot be written is logged, not an error of the prompt.
 func (h *hookRun) keepKeywords(c *config.Config, prompt string) {
-	phrases := c.Clone().ApplyKeywords(prompt)
+	phrases := c.MatchKeywords(prompt) // no copy of the configuration on every prompt
 	if len(phrases) == 0 {
 		return
 	}
