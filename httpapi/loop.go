@@ -34,7 +34,11 @@ func (s *Server) loopContext(w http.ResponseWriter, r *http.Request, p *project)
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
-	c, err := loop.Local{Svc: p.svc, Project: p.name}.LoopContext(r.Context(), in.Request(p.svc.Now()))
+	req := in.Request(p.svc.Now())
+	if s.opts.RequireToken {
+		req.Root = "" // a server reachable by others reads no folder they name
+	}
+	c, err := loop.Local{Svc: p.svc, Project: p.name}.LoopContext(r.Context(), req)
 	if err != nil {
 		return err
 	}

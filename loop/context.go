@@ -9,6 +9,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/contextpack"
+	"github.com/cairn-dev/cairn/filestale"
 )
 
 // ContextRequest asks for the memory of the next iteration on a task.
@@ -25,8 +26,12 @@ type ContextRequest struct {
 	Tiers     []string // for the model choice shown in Loop Status
 	Policy    Policy
 	Format    string // contextpack's formats; "" is markdown
-	Explain   bool
-	Now       time.Time
+	// Root is the project's folder: a learning whose files changed there
+	// since it was written or verified is marked possibly stale and counts
+	// for half, as in every context block; "" checks nothing.
+	Root    string
+	Explain bool
+	Now     time.Time
 }
 
 // DefaultBudget is the character budget of a loop context when none is
@@ -247,6 +252,7 @@ func learningItems(ctx context.Context, svc Service, req ContextRequest, failure
 		now = svc.Now()
 	}
 	var items []contextpack.Item
+	stale := &filestale.Checker{Root: req.Root}
 	for _, h := range hits {
 		m := h.Memory
 		if seen[m.ID] || (m.TaskID == req.Task && m.Type == "failure") || !m.Live(now) {
@@ -257,9 +263,13 @@ func learningItems(ctx context.Context, svc Service, req ContextRequest, failure
 		}
 		// Relevance first; recency breaks near-ties (a week costs 0.01).
 		age := math.Floor(now.Sub(m.CreatedAt).Hours() / 24) // whole days: the same block all day
-		value := h.Relevance - min(age, 365)/700
+		value := max(h.Relevance-min(age, 365)/700, 0.01)
+		isStale := stale.Stale(m)
+		if isStale {
+			value *= filestale.Value
+		}
 		items = append(items, contextpack.Item{ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content,
-			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: max(value, 0.01), Flag: m.Flag})
+			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: value, Flag: m.Flag, Stale: isStale})
 	}
 	return items, nil
 }

@@ -3,6 +3,7 @@ package loop_test
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -307,5 +308,33 @@ func TestRecordingAgainIsSafe(t *testing.T) {
 	its, _ := f.e.FindIterations(t.Context(), cairn.IterationFilter{Project: "p"})
 	if len(its) != 1 {
 		t.Errorf("%d rows after recording twice, want 1", len(its))
+	}
+}
+
+// A learning whose file changed after it was written is marked possibly
+// stale in the next iteration's context, as in every context block.
+func TestALearningWhoseFileChangedIsMarkedStale(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	root := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(root, "sync"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(root, "sync", "client.go")
+	if err := os.WriteFile(file, []byte("package sync\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	old := time.Now().Add(-48 * time.Hour)
+	os.Chtimes(file, old, old)
+	f.now = time.Now().Add(-24 * time.Hour)
+	f.record("7", "sonnet", cairn.OutcomeFailed, failedResult) // a learning about sync/client.go
+	f.now = time.Now()
+	req := loop.ContextRequest{Task: "12", Title: "Add a timeout to sync/client.go", Files: []string{"sync/client.go"}, Root: root}
+	if text := f.context(req); !strings.Contains(text, "rate-limits clients") || strings.Contains(text, "possibly stale") {
+		t.Fatalf("before the file changed:\n%s", text)
+	}
+	os.Chtimes(file, time.Now(), time.Now())
+	if text := f.context(req); !strings.Contains(text, "[possibly stale] The sync server rate-limits clients") {
+		t.Errorf("after the file changed, the learning is not marked:\n%s", text)
 	}
 }

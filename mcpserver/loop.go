@@ -91,7 +91,7 @@ func (s *server) loopContext(ctx context.Context, _ *mcp.CallToolRequest, in Loo
 		budget = in.Budget
 	}
 	c, err := loop.BuildContext(ctx, s.eng, loop.ContextRequest{Project: s.project, Task: in.Task, Title: in.Title,
-		Description: in.Description, Files: in.Files, Budget: budget, Tiers: tiers, Policy: p, Now: s.eng.Now()})
+		Description: in.Description, Files: in.Files, Budget: budget, Tiers: tiers, Policy: p, Root: s.root, Now: s.eng.Now()})
 	if err != nil {
 		return nil, ContextOut{}, s.toolError("loop_context", err)
 	}

@@ -12,14 +12,12 @@ package recall
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/contextpack"
+	"github.com/cairn-dev/cairn/filestale"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/loop"
 )
@@ -369,7 +367,7 @@ func itemValue(it cairn.ContextItem) float64 {
 		v = it.Match*it.Match + 0.1*it.Score
 	}
 	if it.Stale {
-		v *= staleValue
+		v *= filestale.Value
 	}
 	return v
 }
@@ -383,11 +381,6 @@ func relevanceOf(it cairn.ContextItem) float64 {
 	return min(it.Match, 1)
 }
 
-// staleValue is what a stale memory is worth, as a share of its value.
-const staleValue = 0.5
-
-// maxStaleMatches bounds the files one glob of a memory is checked with.
-const maxStaleMatches = 64
 
 // MarkStale sets Stale on the chosen memories that refer to a file under
 // root that was modified after the memory was last updated or verified
@@ -395,47 +388,12 @@ const maxStaleMatches = 64
 // File references are paths or globs relative to root ("**" is not
 // expanded); a reference that matches nothing is not a change.
 func MarkStale(sel *cairn.ContextSelection, root string) {
-	mtimes := newestOf{root: root, seen: map[string]time.Time{}}
+	c := &filestale.Checker{Root: root}
 	for i := range sel.Items {
-		m := sel.Items[i].Memory
-		if len(m.FileRefs) == 0 {
-			continue
-		}
-		since := m.UpdatedAt
-		if m.VerifiedAt.After(since) {
-			since = m.VerifiedAt
-		}
-		for _, ref := range m.FileRefs {
-			if mtimes.of(ref).After(since) {
-				sel.Items[i].Stale = true
-				break
-			}
+		if c.Stale(sel.Items[i].Memory) {
+			sel.Items[i].Stale = true
 		}
 	}
-}
-
-// newestOf finds the newest modification time of the files a reference
-// matches under root, reading each reference's files once per block.
-type newestOf struct {
-	root string
-	seen map[string]time.Time
-}
-
-func (n newestOf) of(ref string) time.Time {
-	if t, ok := n.seen[ref]; ok {
-		return t
-	}
-	var newest time.Time
-	if !strings.Contains(ref, "**") && !filepath.IsAbs(ref) && !strings.HasPrefix(filepath.Clean(ref), "..") {
-		matches, _ := filepath.Glob(filepath.Join(n.root, filepath.FromSlash(ref)))
-		for _, f := range matches[:min(len(matches), maxStaleMatches)] {
-			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.ModTime().After(newest) {
-				newest = fi.ModTime()
-			}
-		}
-	}
-	n.seen[ref] = newest
-	return newest
 }
 
 // MemoryIndex is seed 001's memory index: each type with its count and its

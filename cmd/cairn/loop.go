@@ -198,7 +198,7 @@ func runLoopContext(ctx context.Context, m *Main, g *globals, args []string) err
 	var c *loop.Context
 	err = m.withService(ctx, g, readDB, func(svc service) error {
 		c, err = svc.LoopContext(ctx, loop.ContextRequest{Task: task.v, Title: title.v, Description: desc.v, Files: files.vals,
-			Budget: chars, Iteration: n, Tiers: t, Policy: p, Format: format.v, Explain: explain})
+			Budget: chars, Iteration: n, Tiers: t, Policy: p, Format: format.v, Explain: explain, Root: m.projectFolder(g)})
 		return err
 	})
 	if errIsNoDatabase(err) {
