@@ -17,8 +17,8 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/contextpack"
-	"github.com/cairn-dev/cairn/filestale"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/filestale"
 	"github.com/cairn-dev/cairn/loop"
 )
 
@@ -380,7 +380,6 @@ func relevanceOf(it cairn.ContextItem) float64 {
 	}
 	return min(it.Match, 1)
 }
-
 
 // MarkStale sets Stale on the chosen memories that refer to a file under
 // root that was modified after the memory was last updated or verified
