@@ -223,9 +223,10 @@ type PartitionStats struct {
 	NextDoc  int64
 	DeadDocs int64
 	Dead     []byte
-	// Analyzer is the version of the text analysis the postings were
-	// made with (the engine's to set and compare; 0 for a partition
-	// never written).
+	// Analyzer is the version of the rules the postings were made with
+	// (engine.IndexVersion: the text analysis and the terms the engine
+	// adds; the engine's to set and compare; 0 for a partition never
+	// written).
 	Analyzer int
 }
 

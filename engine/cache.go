@@ -36,6 +36,10 @@ type postingsCache struct {
 
 	// retrievals are recent searches' hits before ranking (searchcache.go).
 	retrievals retrievalCache
+
+	// masks are the documents that searches narrowed to types skip
+	// (typemask.go).
+	masks map[maskKey]typeMask
 }
 
 // sessionShown is what a session was shown, read from the activity log up

@@ -90,7 +90,31 @@ func indexedText(m *cairn.Memory) string {
 
 // sameIndexedText reports whether a and b would be indexed identically.
 func sameIndexedText(a, b *cairn.Memory) bool {
-	return partitionOf(a) == partitionOf(b) && indexedText(a) == indexedText(b)
+	return partitionOf(a) == partitionOf(b) && a.Type == b.Type && indexedText(a) == indexedText(b)
+}
+
+// IndexVersion identifies the rules that make a partition's postings: the
+// text analysis (lexical.Version) and the terms cairn adds to a memory's
+// words (its type, see typeTerm). A partition made by other rules is
+// rebuilt (PartitionStats.Analyzer holds the version it was made by).
+const IndexVersion = lexical.Version + 1
+
+// typeTerm is the index term that marks a memory of type t: a term that
+// text analysis never makes (terms never hold '*'), so no query matches
+// it, while a search narrowed to types reads the documents of those types
+// from its postings instead of loading candidates to check their type. It
+// does not count toward the document's length.
+func typeTerm(t string) string { return "*type:" + t }
+
+// docTerms appends m's index terms to dst: those of its indexed text, then
+// its type term; dl is the document length (the text's, see
+// lexical.Analyze).
+func docTerms(m *cairn.Memory, dst []string) (terms []string, dl int) {
+	dst, dl = lexical.Analyze(indexedText(m), dst)
+	if m.Type != "" {
+		dst = append(dst, typeTerm(m.Type))
+	}
+	return dst, dl
 }
 
 // Compaction policy: a partition is compacted when its dead documents
@@ -120,7 +144,7 @@ type analysis struct {
 
 func analyze(m *cairn.Memory) *analysis {
 	a := &analysis{m: m}
-	a.terms, a.dl = lexical.Analyze(indexedText(m), nil)
+	a.terms, a.dl = docTerms(m, nil)
 	return a
 }
 
@@ -143,8 +167,8 @@ func (b *indexBatch) part(ctx context.Context, tx cairn.Tx, name string) (*partS
 	}
 	switch {
 	case stats.NextDoc == 0:
-		stats.Analyzer = lexical.Version
-	case stats.Analyzer != lexical.Version:
+		stats.Analyzer = IndexVersion
+	case stats.Analyzer != IndexVersion:
 		if stats, err = rebuildPartition(ctx, tx, stats); err != nil {
 			return nil, err
 		}
@@ -170,7 +194,7 @@ func (b *indexBatch) add(ctx context.Context, tx cairn.Tx, m *cairn.Memory) erro
 	if b.pre != nil && b.pre.m == m {
 		terms, dl = b.pre.terms, b.pre.dl
 	} else {
-		b.terms, dl = lexical.Analyze(indexedText(m), b.terms[:0])
+		b.terms, dl = docTerms(m, b.terms[:0])
 		terms = b.terms
 	}
 	m.DocNum = p.stats.NextDoc
@@ -278,7 +302,7 @@ func compact(ctx context.Context, tx cairn.Tx, partition string, dead index.Dead
 const rebuildBatch = 1000
 
 // rebuildPartition remakes a partition's postings from its memories with
-// the current text analysis (lexical.Version), keeping every memory's
+// the current index rules (IndexVersion), keeping every memory's
 // document number, and returns its new statistics. It runs in the
 // caller's write transaction: a rebuild is all or nothing.
 func rebuildPartition(ctx context.Context, tx cairn.Tx, old *cairn.PartitionStats) (*cairn.PartitionStats, error) {
@@ -300,7 +324,7 @@ func rebuildPartition(ctx context.Context, tx cairn.Tx, old *cairn.PartitionStat
 		}
 		after = tps[len(tps)-1].Term
 	}
-	ps := &cairn.PartitionStats{Name: old.Name, NextDoc: old.NextDoc, Analyzer: lexical.Version}
+	ps := &cairn.PartitionStats{Name: old.Name, NextDoc: old.NextDoc, Analyzer: IndexVersion}
 	var terms []string
 	docs := make([]int64, 0, rebuildBatch)
 	for start := int64(0); start < old.NextDoc; start += rebuildBatch {
@@ -316,7 +340,7 @@ func rebuildPartition(ctx context.Context, tx cairn.Tx, old *cairn.PartitionStat
 		b := index.NewBuilder()
 		for _, m := range ms {
 			var dl int
-			terms, dl = lexical.Analyze(indexedText(m), terms[:0])
+			terms, dl = docTerms(m, terms[:0])
 			b.Add(m.DocNum, dl, terms)
 		}
 		if b.Docs > 0 {

@@ -107,7 +107,7 @@ func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool)
 }
 
 // errStaleIndex: a partition's postings were made by other text analysis
-// rules than this binary's (see lexical.Version).
+// rules than this binary's (see IndexVersion).
 var errStaleIndex = errors.New("the search index was made by another version of cairn")
 
 // rebuildStale rebuilds the partitions q reads whose postings are stale.
@@ -168,12 +168,17 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		if stats.Docs == 0 {
 			continue
 		}
-		if checkAnalyzer && stats.Analyzer != lexical.Version {
+		if checkAnalyzer && stats.Analyzer != IndexVersion {
 			return nil, errStaleIndex
 		}
 		dead, err := index.DecodeDead(stats.Dead)
 		if err != nil {
 			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
+		}
+		if len(q.Types) > 0 && stats.Analyzer == IndexVersion {
+			if dead, err = e.skipOtherTypes(ctx, tx, stats, dead, q.Types); err != nil {
+				return nil, err
+			}
 		}
 		tps, err := e.preparedPostings(ctx, tx, stats, termNames(terms))
 		if err != nil {

@@ -203,3 +203,11 @@ func (c *cursor) seek(target int64) {
 	}
 	c.k, c.doc = k, c.docs[k]
 }
+
+// MarkDocs adds every document of p to set.
+func (p *Postings) MarkDocs(set *DeadSet) {
+	var c cursor
+	for c.reset(p); c.doc != endDoc; c.next() {
+		set.Add(c.doc)
+	}
+}

@@ -12,7 +12,6 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/index"
-	"github.com/cairn-dev/cairn/lexical"
 )
 
 // now is the engine's clock in RunEngine.
@@ -579,7 +578,7 @@ func testStaleIndexRebuilt(t *testing.T, e *engine.Engine) {
 			if err != nil {
 				return err
 			}
-			if ps.Analyzer != lexical.Version || ps.DeadDocs != 0 {
+			if ps.Analyzer != engine.IndexVersion || ps.DeadDocs != 0 {
 				t.Errorf("partition %q after the rebuild: %+v", part, ps)
 			}
 		}

@@ -64,6 +64,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/bench/latency"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/sqlite"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -327,4 +328,67 @@ func BenchmarkImport100k(b *testing.B) {
 		b.StartTimer()
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "memories/s")
+}
+
+// BenchmarkActionContext100k is the block of `cairn hook claude
+// pre-tool-use` for a Bash command, as `cairn serve` builds it (resident
+// postings cache): the relevant tier only, narrowed to the types worth
+// reading before an action, 300 tokens. /untyped is the same block
+// without the type filter, for comparison.
+func BenchmarkActionContext100k(b *testing.B) {
+	n := benchN(b)
+	types := []string{"pitfall", "gotcha", "fix", "error_solution", "failure", "issue", "decision", "constraint", "convention"}
+	b.Run("typed", func(b *testing.B) { benchAction(b, n, types) })
+	b.Run("untyped", func(b *testing.B) { benchAction(b, n, nil) })
+}
+
+func benchAction(b *testing.B, n int, types []string) {
+	now := benchTime(b)
+	path := database(b, n)
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20})
+	// A hook's command is seldom asked twice: every measured call is a
+	// query not asked before (up to 5,000 iterations), so that the
+	// searches kept by the engine do not answer it.
+	pool := distinctQueries(b, 5000+benchQueries)
+	build := func(q string) {
+		call := recall.Call{Request: recall.Request{Project: benchProject, Prompt: q, Session: "bench-tools",
+			Tiers: []string{cairn.ContextRelevant}, Types: types, Budget: 300, BudgetSet: true}, Now: now}
+		if _, err := recall.AnswerCall(ctx, eng, call, nil); err != nil {
+			b.Fatalf("context %q: %v", q, err)
+		}
+	}
+	latency.BenchFresh(b, pool[:benchQueries], pool[benchQueries:], build)
+}
+
+// distinctQueries returns n generated search texts (seed 3, the corpora's
+// vocabulary), none twice.
+func distinctQueries(b *testing.B, n int) []string {
+	b.Helper()
+	var buf bytes.Buffer
+	w := bufio.NewWriter(&buf)
+	r := rand.New(rand.NewPCG(3, 0x9e3779b97f4a7c15))
+	if err := writeQueries(w, newVocab(1), r, 2*n, false, benchProject, benchNow, 10); err != nil {
+		b.Fatalf("generating the queries: %v", err)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, q := range strings.Split(strings.TrimRight(buf.String(), "\n"), "\n") {
+		if !seen[q] && len(out) < n {
+			seen[q] = true
+			out = append(out, q)
+		}
+	}
+	if len(out) < n {
+		b.Fatalf("generated %d distinct queries, want %d", len(out), n)
+	}
+	return out
 }

@@ -42,3 +42,27 @@ func PercentileMS(sorted []time.Duration, p float64) float64 {
 	k := min(max(int(math.Ceil(p/100*float64(len(sorted)))), 1), len(sorted))
 	return float64(sorted[k-1]) / float64(time.Millisecond)
 }
+
+// BenchFresh is Bench for calls that a process keeps answers to: it warms
+// up with the warm queries, then measures each benchmark iteration with
+// the next of queries, so that no measured query was asked before while
+// b.N ≤ len(queries) (beyond that they cycle).
+func BenchFresh(b *testing.B, warm, queries []string, call func(q string)) {
+	b.Helper()
+	for _, q := range warm {
+		call(q)
+	}
+	durs := make([]time.Duration, 0, b.N)
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		q := queries[i%len(queries)]
+		i++
+		t0 := time.Now()
+		call(q)
+		durs = append(durs, time.Since(t0))
+	}
+	slices.Sort(durs)
+	b.ReportMetric(PercentileMS(durs, 50), "p50-ms")
+	b.ReportMetric(PercentileMS(durs, 99), "p99-ms")
+}
