@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-		"testing"
+	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn"
