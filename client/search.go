@@ -2,12 +2,12 @@ package client
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
@@ -92,7 +92,11 @@ type contextBody struct {
 	Explain       bool           `json:"explain,omitempty"`
 	MaxJSONChars  int            `json:"max_json_chars,omitempty"`
 	Root          string         `json:"root,omitempty"`
-	Config        *config.Config `json:"config,omitempty"`
+	// Config is the caller's configuration as JSON (config.Config): a
+	// field of that type would make encoding/json reflect over the whole
+	// configuration's types even when it is left out, which costs a
+	// short-lived process more than the rest of the request.
+	Config json.RawMessage `json:"config,omitempty"`
 	// DefaultConfig stands for the built-in configuration.
 	DefaultConfig bool `json:"default_config,omitempty"`
 }
@@ -114,11 +118,16 @@ func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer
 	in := contextBody{Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
 		Session: call.Session, Format: call.Format, Mode: call.Mode, SearchMode: call.SearchMode, DryRun: !call.Record, Tiers: call.Tiers,
 		Types: call.Types, Index: call.Index, Conversations: call.Conversations, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
-		Root: call.Root, Config: call.Config}
-	if call.DefaultConfig && call.Config != nil {
-		// Encoding the whole configuration costs a short-lived process
-		// more than the rest of the request.
-		in.Config, in.DefaultConfig = nil, true
+		Root: call.Root}
+	switch {
+	case call.DefaultConfig && call.Config != nil:
+		in.DefaultConfig = true
+	case call.Config != nil:
+		data, err := json.Marshal(call.Config)
+		if err != nil {
+			return nil, cairn.WrapError(cairn.EINTERNAL, err, "encoding the configuration")
+		}
+		in.Config = data
 	}
 	if call.BudgetSet {
 		in.Budget = &call.Budget
