@@ -72,26 +72,26 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 
 // contextBody is the body of POST /context.
 type contextBody struct {
-	Prompt        string         `json:"prompt,omitempty"`
-	Files         []string       `json:"files,omitempty"`
-	Hat           string         `json:"hat,omitempty"`
-	Agent         string         `json:"agent,omitempty"`
-	Task          string         `json:"task,omitempty"`
-	Session       string         `json:"session,omitempty"`
-	Budget        *int           `json:"budget,omitempty"`
-	Limit         *int           `json:"limit,omitempty"`
-	MaxChars      *int           `json:"max_chars,omitempty"`
-	Format        string         `json:"format,omitempty"`
-	Mode          string         `json:"mode,omitempty"`
-	SearchMode    string         `json:"search_mode,omitempty"`
-	DryRun        bool           `json:"dry_run,omitempty"`
-	Tiers         []string       `json:"tiers,omitempty"`
-	Types         []string       `json:"types,omitempty"`
-	Index         bool           `json:"index,omitempty"`
-	Conversations []string       `json:"conversations,omitempty"`
-	Explain       bool           `json:"explain,omitempty"`
-	MaxJSONChars  int            `json:"max_json_chars,omitempty"`
-	Root          string         `json:"root,omitempty"`
+	Prompt        string   `json:"prompt,omitempty"`
+	Files         []string `json:"files,omitempty"`
+	Hat           string   `json:"hat,omitempty"`
+	Agent         string   `json:"agent,omitempty"`
+	Task          string   `json:"task,omitempty"`
+	Session       string   `json:"session,omitempty"`
+	Budget        *int     `json:"budget,omitempty"`
+	Limit         *int     `json:"limit,omitempty"`
+	MaxChars      *int     `json:"max_chars,omitempty"`
+	Format        string   `json:"format,omitempty"`
+	Mode          string   `json:"mode,omitempty"`
+	SearchMode    string   `json:"search_mode,omitempty"`
+	DryRun        bool     `json:"dry_run,omitempty"`
+	Tiers         []string `json:"tiers,omitempty"`
+	Types         []string `json:"types,omitempty"`
+	Index         bool     `json:"index,omitempty"`
+	Conversations []string `json:"conversations,omitempty"`
+	Explain       bool     `json:"explain,omitempty"`
+	MaxJSONChars  int      `json:"max_json_chars,omitempty"`
+	Root          string   `json:"root,omitempty"`
 	// Config is the caller's configuration as JSON (config.Config): a
 	// field of that type would make encoding/json reflect over the whole
 	// configuration's types even when it is left out, which costs a
