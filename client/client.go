@@ -49,6 +49,7 @@ const DefaultTimeout = 30 * time.Second
 type Client struct {
 	base    string // scheme://host, without a trailing slash
 	hc      *http.Client
+	patient *http.Client // hc without its timeout, for bulk requests
 	token   string
 	timeout time.Duration
 }
@@ -72,6 +73,7 @@ func New(target string, opts *Options) (*Client, error) {
 		}
 		c.base = "http://localhost"
 		c.hc = &http.Client{Transport: &unixTransport{path: path, timeout: c.timeout}}
+		c.patient = c.hc // the transport waits as long as the request's context says
 		return c, nil
 	}
 	u, err := url.Parse(target)
@@ -80,6 +82,7 @@ func New(target string, opts *Options) (*Client, error) {
 	}
 	c.base = strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path, "/")
 	c.hc = &http.Client{Timeout: c.timeout}
+	c.patient = &http.Client{}
 	return c, nil
 }
 
@@ -95,6 +98,7 @@ type Project struct {
 	c    *Client
 	name string
 	now  time.Time
+	bulk bool // wait for answers as long as the context lets (patient)
 }
 
 var _ cairn.Service = (*Project)(nil)
@@ -107,6 +111,17 @@ func (p *Project) At(now time.Time) *Project {
 	q.now = now
 	return &q
 }
+
+// patient returns p whose requests wait for the answer as long as their
+// context lets them, not the client's timeout: for bulk work.
+func (p *Project) patient() *Project {
+	q := *p
+	q.bulk = true
+	return &q
+}
+
+// patientKey marks the context of a patient request for unixTransport.
+type patientKey struct{}
 
 // Name is the project's name.
 func (p *Project) Name() string { return p.name }
@@ -139,6 +154,11 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 		}
 		rd, ctype = bytes.NewReader(data), "application/json"
 	}
+	hc := p.c.hc
+	if p.bulk {
+		hc = p.c.patient
+		ctx = context.WithValue(ctx, patientKey{}, true)
+	}
 	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
 		return cairn.WrapError(cairn.EINVALID, err, "building the request")
@@ -152,7 +172,7 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 	if !p.now.IsZero() {
 		req.Header.Set(httpapi.NowHeader, wire.FormatTime(p.now))
 	}
-	resp, err := p.c.hc.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -216,6 +236,8 @@ func (t *unixTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if deadline, ok := req.Context().Deadline(); ok {
 		setTimeout(f, time.Until(deadline))
+	} else if req.Context().Value(patientKey{}) != nil {
+		setTimeout(f, noTimeout) // the request's context ends it
 	}
 	req.Close = true // one request a connection
 	bw := bufio.NewWriter(f)
@@ -264,11 +286,16 @@ func dialUnix(path string, timeout time.Duration) (*os.File, error) {
 	return f, nil
 }
 
+// noTimeout, given to setTimeout, lifts the bound.
+const noTimeout time.Duration = -1 << 63
+
+// setTimeout bounds each send and receive on f by d (at least a
+// millisecond), or by nothing for noTimeout.
 func setTimeout(f *os.File, d time.Duration) {
-	if d <= 0 {
-		d = time.Millisecond
+	var tv syscall.Timeval // zero: no bound
+	if d != noTimeout {
+		tv = syscall.NsecToTimeval(max(d, time.Millisecond).Nanoseconds())
 	}
-	tv := syscall.NsecToTimeval(d.Nanoseconds())
 	syscall.SetsockoptTimeval(int(f.Fd()), syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
 	syscall.SetsockoptTimeval(int(f.Fd()), syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
 }
