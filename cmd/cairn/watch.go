@@ -8,7 +8,9 @@ package main
 // sees the writes of every process on the database, whether a server runs
 // or not, and whether or not that server serves HTTP (the one a hook
 // starts does not). To follow a server on another machine, read its
-// stream instead: curl -N http://HOST:PORT/api/projects/P/events.
+// stream instead: curl -N http://HOST:PORT/api/projects/P/events. (So it
+// opens the database itself, never through a server, and --server does
+// not apply to it.)
 
 import (
 	"context"
