@@ -240,6 +240,9 @@ func (t *unixTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		setTimeout(f, noTimeout) // the request's context ends it
 	}
 	req.Close = true // one request a connection
+	if req.Context().Value(patientKey{}) != nil {
+		return t.roundTripStreamed(req, f)
+	}
 	bw := bufio.NewWriter(f)
 	if err := req.Write(bw); err != nil {
 		f.Close()
@@ -256,6 +259,60 @@ func (t *unixTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &closeBoth{ReadCloser: resp.Body, f: f}
 	return resp, nil
+}
+
+// roundTripStreamed sends a bulk request (a streamed body) on f while it
+// reads the answer: a server may answer before it has read the whole
+// body (an import refused at its second line) and close the connection,
+// and its answer, not the failed write, is what the request got.
+func (t *unixTransport) roundTripStreamed(req *http.Request, f *os.File) (*http.Response, error) {
+	type answer struct {
+		resp *http.Response
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		resp, err := http.ReadResponse(bufio.NewReader(f), req)
+		got <- answer{resp, err}
+	}()
+	cw := &connWriter{w: f}
+	bw := bufio.NewWriter(cw) // not f: its ReadFrom would pass write errors off as the body's
+	werr := req.Write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
+	if werr != nil && cw.err == nil {
+		// The body could not be read: the request is not sent. Shutdown
+		// wakes the read, which Close alone would wait for.
+		syscall.Shutdown(int(f.Fd()), syscall.SHUT_RDWR)
+		<-got
+		f.Close()
+		return nil, werr
+	}
+	a := <-got
+	if a.err != nil {
+		f.Close()
+		if werr != nil {
+			return nil, werr
+		}
+		return nil, a.err
+	}
+	a.resp.Body = &closeBoth{ReadCloser: a.resp.Body, f: f}
+	return a.resp, nil
+}
+
+// connWriter writes to a connection and keeps its first error.
+type connWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *connWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // closeBoth closes a response's body and its connection.

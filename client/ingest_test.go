@@ -1,0 +1,94 @@
+package client_test
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
+)
+
+// An import through the client is the engine's: its report, and its
+// refusal of a bad record, named by its line, even when the server
+// answers before it has read the whole body (a bad second line of a
+// large import). Bad inputs tried: a record with a string confidence, a
+// reader that fails (its error comes back as it is, nothing stored).
+func TestImportStreamThroughTheClient(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	both(t, s, func(t *testing.T, p *client.Project) {
+		way := t.Name()[strings.LastIndex(t.Name(), "/")+1:] // http or unix: both share the server
+		rep, err := p.ImportStream(t.Context(), strings.NewReader(`{"id":"imp-`+way+`","content":"one `+way+`"}`+"\n"+`{"content":"two `+way+`"}`+"\n"), cairn.ImportOptions{})
+		if err != nil || rep.Read != 2 || rep.Created != 2 {
+			t.Fatalf("import: %+v %v", rep, err)
+		}
+		big := `{"content":"first"}` + "\n" + `{"content":"x","confidence":"high"}` + "\n" + strings.Repeat(`{"content":"padding padding padding padding"}`+"\n", 50000)
+		_, err = p.ImportStream(t.Context(), strings.NewReader(big), cairn.ImportOptions{})
+		if cairn.ErrorCode(err) != cairn.EINVALID || !strings.Contains(cairn.ErrorMessage(err), "line 2") {
+			t.Errorf("a bad second line of a large import: %v", err)
+		}
+		boom := errors.New("the disk went away")
+		_, err = p.ImportStream(t.Context(), &failing{r: strings.NewReader(`{"content":"never stored"}` + "\n"), err: boom}, cairn.ImportOptions{})
+		if !errors.Is(err, boom) {
+			t.Errorf("a reader that fails: %v, want its error", err)
+		}
+		mems, _, err := p.FindMemories(t.Context(), cairn.MemoryFilter{Project: p.Name()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mems {
+			if m.Content == "never stored" || m.Content == "first" {
+				t.Errorf("a failed import stored %q", m.Content)
+			}
+		}
+	})
+}
+
+// failing reads r, then fails with err instead of io.EOF.
+type failing struct {
+	r   *strings.Reader
+	err error
+}
+
+func (f *failing) Read(p []byte) (int, error) {
+	if f.r.Len() == 0 {
+		return 0, f.err
+	}
+	return f.r.Read(p)
+}
+
+// Cursors and uses through the client are the engine's; a project other
+// than the client's is refused.
+func TestCursorsAndUsesThroughTheClient(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	both(t, s, func(t *testing.T, p *client.Project) {
+		src := "/home/u/" + t.Name() + ".jsonl"
+		if err := p.PutIngestCursor(t.Context(), "alpha", cairn.IngestCursor{Source: src, Offset: 77, Pending: "{}"}); err != nil {
+			t.Fatal(err)
+		}
+		c, err := s.eng.FindIngestCursor(context.Background(), "alpha", src)
+		if err != nil || c.Offset != 77 || c.Pending != "{}" {
+			t.Errorf("the engine's cursor after a put through the client: %+v %v", c, err)
+		}
+		got, err := p.FindIngestCursor(t.Context(), "alpha", src)
+		if err != nil || *got != *c {
+			t.Errorf("the cursor through the client %+v %v, the engine's %+v", got, err, c)
+		}
+		if _, err := p.FindIngestCursor(t.Context(), "beta", src); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("another project's cursor: %v", err)
+		}
+		res, err := p.AddMemory(t.Context(), &cairn.Memory{Content: "used through the client " + t.Name()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := p.RecordUse(t.Context(), []string{res.Memory.ID}, "s1"); err != nil {
+			t.Fatal(err)
+		}
+		if m, err := p.FindMemoryByID(t.Context(), res.Memory.ID); err != nil || m.UseCount != 1 {
+			t.Errorf("use count after RecordUse: %+v %v", m, err)
+		}
+	})
+}
