@@ -214,6 +214,12 @@ func errorOf(resp *http.Response) error {
 	if json.Unmarshal(data, &body) != nil || body.Error.Code == "" {
 		return cairn.Errorf(cairn.EUNAVAILABLE, "the server answered %s, not as cairn's API does", resp.Status)
 	}
+	if resp.StatusCode == http.StatusNotFound && strings.HasPrefix(body.Error.Message, "no route ") {
+		// The server has no such route (httpapi's answer to a path it does
+		// not know): an older version, started before this one was
+		// installed. It does not offer what is asked.
+		return cairn.Errorf(cairn.EUNAVAILABLE, "the cairn server does not offer this (%s): is it an older version?", body.Error.Message)
+	}
 	return cairn.Errorf(body.Error.Code, "%s", body.Error.Message)
 }
 

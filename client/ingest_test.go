@@ -3,6 +3,8 @@ package client_test
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -91,4 +93,32 @@ func TestCursorsAndUsesThroughTheClient(t *testing.T) {
 			t.Errorf("use count after RecordUse: %+v %v", m, err)
 		}
 	})
+}
+
+// A server without a route (an older version, still running after an
+// upgrade) is unavailable for it, so that the CLI falls back to the
+// database; a memory that is not there is still ENOTFOUND.
+func TestARouteTheServerLacksIsUnavailable(t *testing.T) {
+	t.Parallel()
+	old := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusNotFound)
+		if strings.Contains(r.URL.Path, "/memories/") {
+			w.Write([]byte(`{"error":{"code":"not_found","message":"no memory mem-1"}}`))
+			return
+		}
+		w.Write([]byte(`{"error":{"code":"not_found","message":"no route GET /api/projects/p/ingest/cursor; GET /api/openapi.json lists them"}}`))
+	}))
+	t.Cleanup(old.Close)
+	c, err := client.New(old.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Project("p")
+	if _, err := p.FindIngestCursor(t.Context(), "p", "/t.jsonl"); !client.IsUnavailable(err) {
+		t.Errorf("a route the server lacks: %v, want EUNAVAILABLE", err)
+	}
+	if _, err := p.FindMemoryByID(t.Context(), "mem-1"); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		t.Errorf("a memory that is not there: %v, want ENOTFOUND", err)
+	}
 }

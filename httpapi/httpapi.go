@@ -192,6 +192,8 @@ func (s *Server) routes() {
 	s.route("GET /loop/status", read, s.loopStatus)
 	s.route("POST /loop/prune", write, s.loopPrune)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		// Package client reads "no route " as a server without the route
+		// (an older version): keep the prefix.
 		s.fail(w, r, cairn.Errorf(cairn.ENOTFOUND, "no route %s %s; GET /api/openapi.json lists them", r.Method, r.URL.Path))
 	})
 }
