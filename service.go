@@ -235,3 +235,33 @@ type ContextService interface {
 	// none for a session that has had no context yet. It reads only.
 	NewFromOtherSessions(ctx context.Context, project, session string, limit int) ([]*Memory, error)
 }
+
+// IngestCursor is where the reading of a transcript stopped.
+type IngestCursor struct {
+	// Source names the transcript as its reader does: the absolute path
+	// of the file on the reader's machine.
+	Source string
+	// Offset is how many bytes of it were read; 0 for a source never read.
+	Offset int64
+	// Pending is the reader's state to resume with (failures that still
+	// wait for their fix), opaque to the service.
+	Pending string
+}
+
+// IngestService keeps where the reading of each transcript stopped, per
+// project, in the database: a transcript read by one process (a hook, a
+// client of a server on another machine) is read from there by the next
+// one. The memories read go through Service's AddMemory.
+type IngestService interface {
+	// FindIngestCursor returns the cursor of source in project: Offset 0
+	// and no Pending for a source never read there. EINVALID for an
+	// empty source or project.
+	FindIngestCursor(ctx context.Context, project, source string) (*IngestCursor, error)
+	// PutIngestCursor records c as the cursor of c.Source in project,
+	// replacing the one there. A reader stores the memories it read
+	// first and the cursor after them: a reader stopped in between reads
+	// those lines again, and their memories fold into the ones stored
+	// (same key, or same content). EINVALID for an empty source or
+	// project, or a negative offset.
+	PutIngestCursor(ctx context.Context, project string, c IngestCursor) error
+}

@@ -49,6 +49,7 @@ const DefaultTimeout = 30 * time.Second
 type Client struct {
 	base    string // scheme://host, without a trailing slash
 	hc      *http.Client
+	patient *http.Client // hc without its timeout, for bulk requests
 	token   string
 	timeout time.Duration
 }
@@ -72,6 +73,7 @@ func New(target string, opts *Options) (*Client, error) {
 		}
 		c.base = "http://localhost"
 		c.hc = &http.Client{Transport: &unixTransport{path: path, timeout: c.timeout}}
+		c.patient = c.hc // the transport waits as long as the request's context says
 		return c, nil
 	}
 	u, err := url.Parse(target)
@@ -80,6 +82,7 @@ func New(target string, opts *Options) (*Client, error) {
 	}
 	c.base = strings.TrimSuffix(u.Scheme+"://"+u.Host+u.Path, "/")
 	c.hc = &http.Client{Timeout: c.timeout}
+	c.patient = &http.Client{}
 	return c, nil
 }
 
@@ -95,6 +98,7 @@ type Project struct {
 	c    *Client
 	name string
 	now  time.Time
+	bulk bool // wait for answers as long as the context lets (patient)
 }
 
 var _ cairn.Service = (*Project)(nil)
@@ -107,6 +111,17 @@ func (p *Project) At(now time.Time) *Project {
 	q.now = now
 	return &q
 }
+
+// patient returns p whose requests wait for the answer as long as their
+// context lets them, not the client's timeout: for bulk work.
+func (p *Project) patient() *Project {
+	q := *p
+	q.bulk = true
+	return &q
+}
+
+// patientKey marks the context of a patient request for unixTransport.
+type patientKey struct{}
 
 // Name is the project's name.
 func (p *Project) Name() string { return p.name }
@@ -139,6 +154,11 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 		}
 		rd, ctype = bytes.NewReader(data), "application/json"
 	}
+	hc := p.c.hc
+	if p.bulk {
+		hc = p.c.patient
+		ctx = context.WithValue(ctx, patientKey{}, true)
+	}
 	req, err := http.NewRequestWithContext(ctx, method, target, rd)
 	if err != nil {
 		return cairn.WrapError(cairn.EINVALID, err, "building the request")
@@ -152,7 +172,7 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 	if !p.now.IsZero() {
 		req.Header.Set(httpapi.NowHeader, wire.FormatTime(p.now))
 	}
-	resp, err := p.c.hc.Do(req)
+	resp, err := hc.Do(req)
 	if err != nil {
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -194,6 +214,12 @@ func errorOf(resp *http.Response) error {
 	if json.Unmarshal(data, &body) != nil || body.Error.Code == "" {
 		return cairn.Errorf(cairn.EUNAVAILABLE, "the server answered %s, not as cairn's API does", resp.Status)
 	}
+	if resp.StatusCode == http.StatusNotFound && strings.HasPrefix(body.Error.Message, "no route ") {
+		// The server has no such route (httpapi's answer to a path it does
+		// not know): an older version, started before this one was
+		// installed. It does not offer what is asked.
+		return cairn.Errorf(cairn.EUNAVAILABLE, "the cairn server does not offer this (%s): is it an older version?", body.Error.Message)
+	}
 	return cairn.Errorf(body.Error.Code, "%s", body.Error.Message)
 }
 
@@ -216,8 +242,13 @@ func (t *unixTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	if deadline, ok := req.Context().Deadline(); ok {
 		setTimeout(f, time.Until(deadline))
+	} else if req.Context().Value(patientKey{}) != nil {
+		setTimeout(f, noTimeout) // the request's context ends it
 	}
 	req.Close = true // one request a connection
+	if req.Context().Value(patientKey{}) != nil {
+		return t.roundTripStreamed(req, f)
+	}
 	bw := bufio.NewWriter(f)
 	if err := req.Write(bw); err != nil {
 		f.Close()
@@ -234,6 +265,60 @@ func (t *unixTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = &closeBoth{ReadCloser: resp.Body, f: f}
 	return resp, nil
+}
+
+// roundTripStreamed sends a bulk request (a streamed body) on f while it
+// reads the answer: a server may answer before it has read the whole
+// body (an import refused at its second line) and close the connection,
+// and its answer, not the failed write, is what the request got.
+func (t *unixTransport) roundTripStreamed(req *http.Request, f *os.File) (*http.Response, error) {
+	type answer struct {
+		resp *http.Response
+		err  error
+	}
+	got := make(chan answer, 1)
+	go func() {
+		resp, err := http.ReadResponse(bufio.NewReader(f), req)
+		got <- answer{resp, err}
+	}()
+	cw := &connWriter{w: f}
+	bw := bufio.NewWriter(cw) // not f: its ReadFrom would pass write errors off as the body's
+	werr := req.Write(bw)
+	if werr == nil {
+		werr = bw.Flush()
+	}
+	if werr != nil && cw.err == nil {
+		// The body could not be read: the request is not sent. Shutdown
+		// wakes the read, which Close alone would wait for.
+		syscall.Shutdown(int(f.Fd()), syscall.SHUT_RDWR)
+		<-got
+		f.Close()
+		return nil, werr
+	}
+	a := <-got
+	if a.err != nil {
+		f.Close()
+		if werr != nil {
+			return nil, werr
+		}
+		return nil, a.err
+	}
+	a.resp.Body = &closeBoth{ReadCloser: a.resp.Body, f: f}
+	return a.resp, nil
+}
+
+// connWriter writes to a connection and keeps its first error.
+type connWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (c *connWriter) Write(p []byte) (int, error) {
+	n, err := c.w.Write(p)
+	if err != nil && c.err == nil {
+		c.err = err
+	}
+	return n, err
 }
 
 // closeBoth closes a response's body and its connection.
@@ -264,11 +349,16 @@ func dialUnix(path string, timeout time.Duration) (*os.File, error) {
 	return f, nil
 }
 
+// noTimeout, given to setTimeout, lifts the bound.
+const noTimeout time.Duration = -1 << 63
+
+// setTimeout bounds each send and receive on f by d (at least a
+// millisecond), or by nothing for noTimeout.
 func setTimeout(f *os.File, d time.Duration) {
-	if d <= 0 {
-		d = time.Millisecond
+	var tv syscall.Timeval // zero: no bound
+	if d != noTimeout {
+		tv = syscall.NsecToTimeval(max(d, time.Millisecond).Nanoseconds())
 	}
-	tv := syscall.NsecToTimeval(d.Nanoseconds())
 	syscall.SetsockoptTimeval(int(f.Fd()), syscall.SOL_SOCKET, syscall.SO_RCVTIMEO, &tv)
 	syscall.SetsockoptTimeval(int(f.Fd()), syscall.SOL_SOCKET, syscall.SO_SNDTIMEO, &tv)
 }

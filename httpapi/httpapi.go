@@ -51,6 +51,8 @@ type Service interface {
 	cairn.TypeService
 	cairn.SupersedeService
 	cairn.VectorCoverageService
+	cairn.IngestService
+	cairn.UseRecorder
 	cairn.Clock
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
@@ -177,6 +179,10 @@ func (s *Server) routes() {
 	s.route("POST /capture", write, s.capture)
 	s.route("POST /import", write, s.importMemories)
 	s.route("GET /export", read, s.export)
+	s.route("GET /ingest/cursor", read, s.findIngestCursor)
+	s.route("PUT /ingest/cursor", write, s.putIngestCursor)
+	// Like a context's, a use changes use counts only.
+	s.route("POST /uses", read, s.recordUses)
 	s.route("GET /stats", read, s.stats)
 	s.route("GET /activity", read, s.activity)
 	s.route("POST /cleanup", write, s.cleanup)
@@ -186,6 +192,8 @@ func (s *Server) routes() {
 	s.route("GET /loop/status", read, s.loopStatus)
 	s.route("POST /loop/prune", write, s.loopPrune)
 	s.mux.HandleFunc("/api/", func(w http.ResponseWriter, r *http.Request) {
+		// Package client reads "no route " as a server without the route
+		// (an older version): keep the prefix.
 		s.fail(w, r, cairn.Errorf(cairn.ENOTFOUND, "no route %s %s; GET /api/openapi.json lists them", r.Method, r.URL.Path))
 	})
 }

@@ -207,13 +207,22 @@ func TestMemoriesAreScopedToThePathsProject(t *testing.T) {
 		t.Errorf("a global memory is not readable from another project: %v", r)
 	}
 	want(t, "changing another project's global memory", a.do("POST", "/api/projects/a/memories/"+global+"/pin", nil, ""), 400, cairn.EINVALID)
-	// An import into a may not write into b.
-	r := a.do("POST", "/api/projects/a/import", `{"project":"b","type":"note","content":"smuggled"}`+"\n", "")
-	want(t, "an import record of another project", r, 400, cairn.EINVALID)
+	// An import with a token of a may not write into b.
+	r := a.do("POST", "/api/projects/a/import", `{"project":"b","type":"note","content":"smuggled"}`+"\n", a.token("a", false))
+	want(t, "an import record of another project, with a token of a", r, 400, cairn.EINVALID)
 	var list struct{ Total int }
 	a.do("GET", "/api/projects/b/memories?global=false", nil, "").decode(t, &list)
 	if list.Total != 2 {
 		t.Errorf("project b has %d memories after the refused import, want 2", list.Total)
+	}
+	// Without a token (a server that needs none, whose routes of b are
+	// open anyway), a record keeps its project, as `cairn import` does.
+	if r := a.do("POST", "/api/projects/a/import", `{"project":"b","type":"note","content":"imported into b"}`+"\n", ""); r.status != 200 {
+		t.Fatalf("an import record of another project, without a token: %v", r)
+	}
+	a.do("GET", "/api/projects/b/memories?global=false", nil, "").decode(t, &list)
+	if list.Total != 3 {
+		t.Errorf("project b has %d memories after the import without a token, want 3", list.Total)
 	}
 }
 
@@ -249,4 +258,51 @@ func atTime(eng *engine.Engine, at time.Time) *engine.Engine {
 		return eng
 	}
 	return eng.WithClock(func() time.Time { return at })
+}
+
+// TestIngestCursorsAreKeptPerProject puts a cursor in one project and
+// reads it back there; another project, and a token of another project,
+// do not see it. Bad inputs tried: an empty source, a negative offset.
+func TestIngestCursorsAreKeptPerProject(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, false)
+	src := "/home/u/.claude/projects/x/s1.jsonl"
+	var c struct {
+		Source  string
+		Offset  int64
+		Pending string
+	}
+	if r := a.do("PUT", "/api/projects/a/ingest/cursor", map[string]any{"source": src, "offset": 4096, "pending": "{}"}, ""); r.status != 200 {
+		t.Fatalf("put: %v", r)
+	}
+	a.do("GET", "/api/projects/a/ingest/cursor?source="+src, nil, "").decode(t, &c)
+	if c.Source != src || c.Offset != 4096 || c.Pending != "{}" {
+		t.Errorf("project a's cursor: %+v", c)
+	}
+	a.do("GET", "/api/projects/b/ingest/cursor?source="+src, nil, "").decode(t, &c)
+	if c.Offset != 0 || c.Pending != "" {
+		t.Errorf("project b sees project a's cursor: %+v", c)
+	}
+	want(t, "a token of b reading a's cursor", a.do("GET", "/api/projects/a/ingest/cursor?source="+src, nil, a.token("b", false)), 403, cairn.EFORBIDDEN)
+	want(t, "a read-only token moving a cursor", a.do("PUT", "/api/projects/a/ingest/cursor", map[string]any{"source": src, "offset": 1}, a.token("a", true)), 403, cairn.EFORBIDDEN)
+	want(t, "an empty source", a.do("PUT", "/api/projects/a/ingest/cursor", map[string]any{"source": " ", "offset": 1}, ""), 400, cairn.EINVALID)
+	want(t, "a negative offset", a.do("PUT", "/api/projects/a/ingest/cursor", map[string]any{"source": src, "offset": -5}, ""), 400, cairn.EINVALID)
+}
+
+// TestUsesRaiseTheUseCount records the use of a memory and of an id of
+// no memory (skipped).
+func TestUsesRaiseTheUseCount(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, false)
+	id := a.add("a", map[string]any{"content": "the use count rises when a client shows it"}, "")
+	if r := a.do("POST", "/api/projects/a/uses", map[string]any{"ids": []string{id, "mem-0000000000000000"}, "session": "s1"}, ""); r.status != 200 {
+		t.Fatalf("uses: %v", r)
+	}
+	var m struct {
+		UseCount int `json:"use_count"`
+	}
+	a.do("GET", "/api/projects/a/memories/"+id, nil, "").decode(t, &m)
+	if m.UseCount != 1 {
+		t.Errorf("use count %d after one recorded use, want 1", m.UseCount)
+	}
 }

@@ -1,10 +1,15 @@
 // Package ingest reads agent transcripts into memories: one transcript
 // (File), or every transcript of a project, or of all projects, found
-// where Claude Code and Codex keep them (Discover). Reading is
+// where Claude Code and Codex keep them (Discover, All). Reading is
 // incremental: the offset read up to and what a failing test still waits
-// for are kept per transcript in the store, so a second run reads only
-// what was written since, and a transcript that has not grown is not
-// opened at all.
+// for are kept per transcript and project in the database (a cursor,
+// cairn.IngestService), so a second run reads only what was written
+// since, and a transcript that has not grown is not read at all.
+//
+// The transcript is read and parsed where this package runs (the files
+// are on the agent's machine); what it teaches is stored through a
+// Service: the engine over the database, or a client of the server that
+// answers for it. Both run the same code.
 //
 // Where the transcripts are:
 //   - Claude Code: $CLAUDE_CONFIG_DIR/projects (default ~/.claude/projects),
@@ -26,9 +31,21 @@ import (
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/transcript"
 )
+
+// Service is what an ingest stores through, bound to the project the
+// memories go to (the engine bound to it, or a client's project). The
+// memories carry that project; a client stores them in its own.
+type Service interface {
+	// AddMemory stores a memory read, as cairn.Service's does (the
+	// session summary has a key, so a later run updates it).
+	AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error)
+	// FindMemories finds the summary an earlier run wrote of the session
+	// (by type and session), to continue it.
+	FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error)
+	cairn.IngestService
+}
 
 // The kinds of transcript.
 const (
@@ -82,10 +99,14 @@ func (r *Report) Add(o *Report) {
 }
 
 // File reads the transcript at path from where the last ingest of it
-// stopped and stores what it teaches in opts.Project. It fails with
-// EINVALID when the file cannot be read or the kind is unknown; a
-// malformed line is counted, never fatal.
-func File(ctx context.Context, eng *engine.Engine, path string, opts Options) (*Report, error) {
+// into opts.Project stopped and stores what it teaches through svc. It
+// fails with EINVALID when the file cannot be read or the kind is
+// unknown; a malformed line is counted, never fatal, and so is a memory
+// the service refuses (Report.Failed, opts.OnWrite). A service that
+// cannot be reached (EUNAVAILABLE) stops the ingest with that error, the
+// cursor unmoved: an ingest run again reads the same lines, and what was
+// stored folds into the memories already there.
+func File(ctx context.Context, svc Service, path string, opts Options) (*Report, error) {
 	if opts.Kind != Claude && opts.Kind != Codex {
 		return nil, cairn.Errorf(cairn.EINVALID, "unknown transcript kind %q: claude or codex", opts.Kind)
 	}
@@ -103,18 +124,11 @@ func File(ctx context.Context, eng *engine.Engine, path string, opts Options) (*
 		return nil, cairn.Errorf(cairn.EINVALID, "cannot read %s: %v", path, err)
 	}
 	rep := newReport(path)
-	st := eng.Store()
-	var offset int64
-	var pending string
-	if err := st.View(ctx, func(tx cairn.Tx) error {
-		if offset, err = tx.FindIngestOffset(ctx, path); err != nil {
-			return err
-		}
-		pending, err = tx.FindIngestPending(ctx, path)
-		return err
-	}); err != nil {
+	cur, err := svc.FindIngestCursor(ctx, opts.Project, path)
+	if err != nil {
 		return nil, err
 	}
+	offset := cur.Offset
 	rep.Offset = offset
 	if offset == info.Size() {
 		rep.Unchanged = true
@@ -137,9 +151,12 @@ func File(ctx context.Context, eng *engine.Engine, path string, opts Options) (*
 	}
 	store := func(mem *cairn.Memory) error {
 		mem.Hat, mem.Agent = opts.Hat, who
-		res, err := eng.AddMemory(ctx, mem)
+		res, err := svc.AddMemory(ctx, mem)
 		if err != nil && ctx.Err() != nil {
 			return ctx.Err()
+		}
+		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE {
+			return err
 		}
 		if err != nil {
 			rep.Failed++
@@ -160,20 +177,18 @@ func File(ctx context.Context, eng *engine.Engine, path string, opts Options) (*
 		// A test that failed in the lines read before may pass in these;
 		// a state that cannot be read is dropped (it only holds pending
 		// failures).
-		_ = x.RestorePending(pending)
+		_ = x.RestorePending(cur.Pending)
 	}
 	resumed := false
 	onEntry := func(e transcript.Entry) error {
 		if !resumed && e.SessionID != "" {
 			resumed = true
 			// Continue the summary written by the earlier runs.
-			_ = st.View(ctx, func(tx cairn.Tx) error {
-				prev, err := tx.FindMemoryByKey(ctx, opts.Project, "session", transcript.SessionKey(e.SessionID))
-				if err == nil {
-					x.Resume(prev)
-				}
-				return nil
-			})
+			prev, err := sessionSummary(ctx, svc, opts.Project, e.SessionID)
+			if cairn.ErrorCode(err) == cairn.EUNAVAILABLE || ctx.Err() != nil {
+				return cmpErr(ctx.Err(), err)
+			}
+			x.Resume(prev) // none, or one that cannot be read: a summary of these lines only
 		}
 		for _, mem := range x.Add(e) {
 			if err := store(mem); err != nil {
@@ -193,6 +208,9 @@ func File(ctx context.Context, eng *engine.Engine, path string, opts Options) (*
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
+		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE {
+			return nil, err
+		}
 		return nil, cairn.Errorf(cairn.EINVALID, "reading %s: %v", path, err)
 	}
 	if stats.Entries > 0 {
@@ -204,13 +222,38 @@ func File(ctx context.Context, eng *engine.Engine, path string, opts Options) (*
 	}
 	rep.Offset = offset + stats.Bytes
 	if stats.Bytes > 0 || rep.Restarted {
-		if err := st.Update(ctx, func(tx cairn.Tx) error {
-			return tx.PutIngestState(ctx, path, rep.Offset, x.Pending(), eng.Now())
-		}); err != nil {
+		if err := svc.PutIngestCursor(ctx, opts.Project, cairn.IngestCursor{Source: path, Offset: rep.Offset, Pending: x.Pending()}); err != nil {
 			return nil, err
 		}
 	}
 	return rep, nil
+}
+
+// cmpErr is the first error that is not nil.
+func cmpErr(errs ...error) error {
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// sessionSummary is the summary an earlier run wrote of session in
+// project, or nil.
+func sessionSummary(ctx context.Context, svc Service, project, session string) (*cairn.Memory, error) {
+	mems, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: []string{"session"}, Session: session,
+		SkipTotal: true, Limit: 20})
+	if err != nil {
+		return nil, err
+	}
+	key := transcript.SessionKey(session)
+	for _, m := range mems {
+		if m.Key == key {
+			return m, nil
+		}
+	}
+	return nil, nil
 }
 
 // Summary is one line that says what was learned: "3 fixes, 2 decisions,

@@ -22,3 +22,9 @@ func FromEvent(e cairn.Event) Event {
 	return Event{Seq: e.Seq, At: Time(e.At), Project: e.Project, MemoryID: e.MemoryID, Action: e.Action,
 		SessionID: e.SessionID, Detail: e.Detail, Type: e.Type, Title: e.Title}
 }
+
+// ToEvent converts the JSON form back to an event.
+func (e Event) ToEvent() cairn.Event {
+	return cairn.Event{Seq: e.Seq, At: e.At.Time(), Project: e.Project, MemoryID: e.MemoryID, Action: e.Action,
+		SessionID: e.SessionID, Detail: e.Detail, Type: e.Type, Title: e.Title}
+}

@@ -184,3 +184,18 @@ type CaptureProblem struct {
 	Reason string `json:"reason"`
 	Text   string `json:"text"`
 }
+
+// IngestCursor is where the reading of a transcript into a project
+// stopped (cairn.IngestCursor).
+type IngestCursor struct {
+	Source  string `json:"source"`
+	Offset  int64  `json:"offset"`
+	Pending string `json:"pending"`
+}
+
+// Uses are memories a context showed to a session, whose use is to be
+// recorded.
+type Uses struct {
+	IDs     []string `json:"ids"`
+	Session string   `json:"session"`
+}

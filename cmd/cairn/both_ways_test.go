@@ -9,6 +9,7 @@ package main
 // come from a flag both ways ignore.
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -309,5 +310,260 @@ func TestCaptureIsTheSameBothWays(t *testing.T) {
 	s, l := c.bothWays("", "list", "--session", "s-cap", "--json")
 	if s.stdout != l.stdout || !strings.Contains(s.stdout, `"created_by_agent": "codex"`) {
 		t.Errorf("captured memories listed both ways:\n%v\n---\n%v", s, l)
+	}
+}
+
+// local runs args on the database itself, with no server.
+func (c *cli) local(stdin string, args ...string) result {
+	c.t.Helper()
+	c.env["CAIRN_NO_SERVER"] = "1"
+	defer delete(c.env, "CAIRN_NO_SERVER")
+	r := c.run(stdin, args...)
+	if r.served {
+		c.t.Errorf("a server answered with CAIRN_NO_SERVER=1: %v", r)
+	}
+	return r
+}
+
+// viaServer runs args and fails the test unless the server answered.
+func (c *cli) viaServer(stdin string, args ...string) result {
+	c.t.Helper()
+	r := c.run(stdin, args...)
+	if !r.served {
+		c.t.Errorf("the server did not answer: %v", r)
+	}
+	return r
+}
+
+// cairn import through the server stores what it stores on the
+// database: the same file imported again on the database finds every
+// record unchanged, a record of another project lands in that project
+// both ways, and the lines skipped (a record with a bad confidence, a
+// line that is not JSON) are reported the same. A bad file without
+// --skip-invalid fails the same both ways and stores nothing.
+func TestImportIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	file := c.writeFile("in.jsonl", `{"id":"imp-1","type":"decision","content":"Imports are one transaction.","created_at":"2021-02-03T04:05:06Z"}
+{"type":"note","confidence":"high","content":"a bad confidence"}
+{"id":"imp-2","project":"elsewhere","type":"pattern","content":"A record keeps its project."}
+not json
+`)
+	served := c.viaServer("", "import", "--skip-invalid", file)
+	if served.code != 0 || !strings.HasPrefix(served.stdout, "read 4 records: 2 created, 0 updated, 0 reinforced, 0 unchanged, 2 skipped") {
+		t.Fatalf("import through the server: %v", served)
+	}
+	local := c.local("", "import", "--skip-invalid", file)
+	if local.code != 0 || !strings.HasPrefix(local.stdout, "read 4 records: 0 created, 0 updated, 0 reinforced, 2 unchanged, 2 skipped") {
+		t.Errorf("the same import on the database: %v", local)
+	}
+	if served.stderr != local.stderr || !strings.Contains(served.stderr, "skipped line 2") || !strings.Contains(served.stderr, "skipped line 4") {
+		t.Errorf("the skipped lines differ:\n%v\n---\n%v", served, local)
+	}
+	s, l := c.bothWays("", "--project", "elsewhere", "show", "imp-2", "--json")
+	if s.code != 0 || s.stdout != l.stdout || !strings.Contains(s.stdout, `"project": "elsewhere"`) {
+		t.Errorf("the record of another project:\n%v\n---\n%v", s, l)
+	}
+	s, l = c.bothWays("", "show", "imp-1", "--json")
+	if s.stdout != l.stdout || !strings.Contains(s.stdout, `"created_at": "2021-02-03T04:05:06Z"`) {
+		t.Errorf("the imported record's created_at:\n%v\n---\n%v", s, l)
+	}
+	// Without --skip-invalid one bad record aborts it all, both ways; from
+	// standard input too.
+	bad := `{"id":"imp-3","content":"would be stored"}` + "\n" + `{"content":"x","confidence":"high"}` + "\n"
+	s, l = c.bothWays(bad, "import", "-")
+	if s.code != 1 || s.code != l.code || s.stderr != l.stderr || !strings.Contains(s.stderr, "line 2") {
+		t.Errorf("a bad import:\n%v\n---\n%v", s, l)
+	}
+	if r := c.local("", "show", "imp-3"); r.code == 0 {
+		t.Errorf("a record of an aborted import was stored: %v", r)
+	}
+	// And the export reads the same both ways, the import's records in it.
+	s, l = c.bothWays("", "export", "--format", "jsonl")
+	if s.stdout != l.stdout || !strings.Contains(s.stdout, `"id":"imp-1"`) {
+		t.Errorf("export after the import:\n%v\n---\n%v", s, l)
+	}
+}
+
+// cairn ingest through the server and on the database share the cursor
+// of the transcript: what one read, the other does not read again; each
+// way reads only the lines added since.
+func TestIngestIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	lines := strings.SplitAfter(ingestFixture(t), "\n")
+	half := len(lines) / 2
+	path := c.writeFile("session.jsonl", strings.Join(lines[:half], ""))
+	first := c.viaServer("", "ingest", "claude", "--json", path)
+	if first.code != 0 || !strings.Contains(first.stdout, `"new"`) {
+		t.Fatalf("ingest through the server: %v", first)
+	}
+	again := c.local("", "ingest", "claude", path)
+	if again.code != 0 || !strings.Contains(again.stdout, "ingested 0 lines") {
+		t.Errorf("the database read again what the server read: %v", again)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rest := c.local("", "ingest", "claude", "--json", path)
+	var a, b ingestCounts
+	if err := json.Unmarshal([]byte(first.stdout), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(rest.stdout), &b); err != nil {
+		t.Fatalf("%v: %v", err, rest)
+	}
+	if a.Lines+b.Lines != 13 || b.Lines == 0 {
+		t.Errorf("lines read through the server %d and on the database %d, want 13 in all", a.Lines, b.Lines)
+	}
+	if r := c.viaServer("", "ingest", "claude", path); r.code != 0 || !strings.Contains(r.stdout, "ingested 0 lines") {
+		t.Errorf("the server read again what the database read: %v", r)
+	}
+	s, l := c.bothWays("", "list", "--type", "session,fix", "--json")
+	if s.stdout != l.stdout || !strings.Contains(s.stdout, `"type": "session"`) {
+		t.Errorf("what the ingests stored, listed both ways:\n%v\n---\n%v", s, l)
+	}
+	// Bad inputs fail the same both ways: a file that is not there (the
+	// server is asked for no cursor of it), an unknown kind (a usage
+	// error, found before any service is asked).
+	for _, args := range [][]string{{"ingest", "claude", path + ".missing"}, {"ingest", "cursor", path}} {
+		s, l := c.run("", args...), c.local("", args...)
+		if s.code == 0 || s.code != l.code || s.stderr != l.stderr {
+			t.Errorf("%q: with a server %v\nlocally %v", args, s, l)
+		}
+	}
+}
+
+// The hook's capture at Stop stores through the server what it stores on
+// the database, and the two share the transcript's cursor.
+func TestHookCaptureIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	lines := strings.SplitAfter(ingestFixture(t), "\n")
+	path := c.writeFile("hook-session.jsonl", strings.Join(lines[:len(lines)/2], ""))
+	payload := `{"session_id":"s-stop","transcript_path":"` + path + `","cwd":"` + c.wd + `","hook_event_name":"Stop",` +
+		`"last_assistant_message":"Done. MEMORY:pitfall:The stop hook may run before the transcript holds the message."}`
+	if r := c.viaServer(payload, "hook", "claude", "stop"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("stop through the server: %v", r)
+	}
+	if err := os.WriteFile(path, []byte(strings.Join(lines, "")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.local(payload, "hook", "claude", "stop"); r.code != 0 || r.stdout != "" {
+		t.Fatalf("stop on the database: %v", r)
+	}
+	s, l := c.bothWays("", "list", "--type", "pitfall", "--json")
+	if s.stdout != l.stdout || strings.Count(s.stdout, `"content": "The stop hook may run before`) != 1 {
+		t.Errorf("the last message's signal, stored once:\n%v\n---\n%v", s, l)
+	}
+	// Read to its end by the two: nothing is left for either.
+	if r := c.local("", "ingest", "claude", path); !strings.Contains(r.stdout, "ingested 0 lines") {
+		t.Errorf("the hooks left lines unread: %v", r)
+	}
+	// The log next to the database holds no error.
+	if b, err := os.ReadFile(filepath.Join(filepath.Dir(c.db), logFileName)); err == nil && len(b) > 0 {
+		t.Errorf("the hook logged errors:\n%s", b)
+	}
+}
+
+// cairn task through the server stores what it stores on the database:
+// the same events again on the database find every memory (same ids),
+// and the summary's problems are reported the same.
+func TestTaskIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	for _, args := range [][]string{
+		{"task", "created", "--task", "T-7", "--session", "s-task", "Make the importer resumable after a crash."},
+		{"task", "completed", "--task", "T-7", "--files", "importer/resume.go", "--agent", "claude",
+			"Resumed from the last committed batch. Always commit the cursor with the batch.\nMEMORY:pitfall:The cursor and the batch must commit together.\nMEMORY:nonsense"},
+		{"task", "failed", "--task", "T-8", "The importer lost the cursor on SIGKILL."},
+		{"task", "failed", "--agent", "claude", "--title", "Resume importer", "Lost the cursor: it was not committed with the batch."},
+	} {
+		served := c.viaServer("", args...)
+		local := c.local("", args...)
+		if served.code != 0 || local.code != 0 || served.stderr != local.stderr {
+			t.Errorf("%q: through the server %v\nlocally %v", args, served, local)
+			continue
+		}
+		// Same ids, in the same order; the database found them stored.
+		if ids(served.stdout) != ids(local.stdout) || strings.Contains(local.stdout, " created ") {
+			t.Errorf("%q stored anew on the database what the server stored:\n%v\n---\n%v", args, served, local)
+		}
+	}
+	s, l := c.bothWays("", "list", "--type", "task_input,task_result,issue,error_solution,pattern", "--json")
+	if s.stdout != l.stdout || !strings.Contains(s.stdout, `"key": "task:T-7:result"`) || !strings.Contains(s.stdout, `"key": "claude: Resume importer"`) {
+		t.Errorf("the tasks' memories listed both ways:\n%v\n---\n%v", s, l)
+	}
+	// Bad calls fail the same with a server as without (usage errors,
+	// found before any service is asked): no task id, an unknown event,
+	// an empty text.
+	for _, args := range [][]string{{"task", "created", "x"}, {"task", "exploded", "--task", "T", "x"}, {"task", "failed", "--task", "T", " "}} {
+		s, l := c.run("", args...), c.local("", args...)
+		if s.code != 2 || s.code != l.code || s.stderr != l.stderr {
+			t.Errorf("%q: with a server %v\nlocally %v", args, s, l)
+		}
+	}
+}
+
+// ids are the first words of the lines of out.
+func ids(out string) string {
+	var b strings.Builder
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		id, _, _ := strings.Cut(line, " ")
+		b.WriteString(id + " ")
+	}
+	return b.String()
+}
+
+// cairn converse extracts through the server what it extracts on the
+// database: the conversation log is the command's, next to the database,
+// and the same signal extracted again finds its memory stored.
+func TestConverseIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	// Below the batch size no service is needed: the message is appended.
+	c.env["CAIRN_NO_SERVER"] = "1"
+	r := c.run("", "converse", "add", "--role", "user", "--every", "2", "--chat", "c-1", "Why does the WAL grow?")
+	delete(c.env, "CAIRN_NO_SERVER")
+	if r.code != 0 || !strings.Contains(r.stdout, "1 pending (extracting at 2)") {
+		t.Fatalf("first message: %v", r)
+	}
+	served := c.viaServer("", "converse", "add", "--role", "assistant", "--sender", "claude", "--every", "2", "--chat", "c-1",
+		"A long reader holds it.\nMEMORY:pitfall:A long-lived reader keeps the WAL from being checkpointed.")
+	if served.code != 0 || !strings.Contains(served.stdout, "1 memories (1 new, 0 reinforced, 0 updated, 0 unchanged); 0 pending") {
+		t.Fatalf("extraction through the server: %v", served)
+	}
+	local := c.local("", "converse", "add", "--role", "assistant", "--sender", "claude", "--every", "1", "--chat", "c-1",
+		"Again: MEMORY:pitfall:A long-lived reader keeps the WAL from being checkpointed.")
+	if local.code != 0 || strings.Contains(local.stdout, "1 new") || !strings.Contains(local.stdout, "1 memories") {
+		t.Errorf("the same signal extracted on the database: %v", local)
+	}
+	s, l := c.bothWays("", "list", "--session", "c-1", "--json")
+	if s.stdout != l.stdout || strings.Count(s.stdout, `"created_by_agent": "claude"`) != 1 {
+		t.Errorf("the conversation's memory listed both ways:\n%v\n---\n%v", s, l)
+	}
+}
+
+// cairn recall without a lookup records its use through the server as it
+// does on the database: each call shows the use count before its own use.
+func TestRecallByValueIsTheSameBothWays(t *testing.T) {
+	t.Parallel()
+	c := seedBothWays(t)
+	served := c.viaServer("", "recall", "--type", "fix", "--json")
+	local := c.local("", "recall", "--type", "fix", "--json")
+	var s, l []struct {
+		ID       string `json:"id"`
+		UseCount int    `json:"use_count"`
+	}
+	if err := json.Unmarshal([]byte(served.stdout), &s); err != nil || len(s) != 2 {
+		t.Fatalf("recall through the server: %v %v", err, served)
+	}
+	if err := json.Unmarshal([]byte(local.stdout), &l); err != nil || len(l) != len(s) {
+		t.Fatalf("recall on the database: %v %v", err, local)
+	}
+	for i := range s {
+		if s[i].ID != l[i].ID || l[i].UseCount != s[i].UseCount+1 {
+			t.Errorf("recall %d: through the server %+v, then on the database %+v: want the same memory, its use recorded once", i, s[i], l[i])
+		}
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/conversation"
 	"github.com/cairn-dev/cairn/extract"
 )
@@ -50,35 +49,27 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 	if strings.TrimSpace(text) == "" {
 		return usagef("converse add: the message is empty")
 	}
-	s, err := m.open(ctx, g, false)
+	if err := g.resolve(m); err != nil {
+		return err
+	}
+	now, err := g.nowClock()
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-
 	log := &conversation.Log{Dir: filepath.Dir(g.path()), Project: g.project}
 	if err := log.AdoptLegacy(); err != nil {
 		return fmt.Errorf("moving the project's months of the earlier single conversation log: %w", err)
 	}
-	msg := conversation.Message{Role: role.v, Content: redactSecrets(text), SenderName: sender.v, Timestamp: s.eng.Now()}
-	if _, err := log.Append(msg); err != nil {
+	msg := conversation.Message{Role: role.v, Content: redactSecrets(text), SenderName: sender.v, Timestamp: now()}
+	var chatID *string
+	if chat.set {
+		chatID = &chat.v
+	}
+	month, err := log.AddMessage(msg, chatID)
+	if err != nil {
 		return err
 	}
-	month := conversation.MonthOf(msg.Timestamp)
 	file := filepath.ToSlash(filepath.Join("conversations", conversation.FolderName(g.project), month+".jsonl"))
-	if err := log.Update(func(st conversation.State) error {
-		ms := st[month]
-		if chat.set {
-			ms.ChatID = chat.v
-		}
-		if ms.ProjectPath == "" {
-			ms.ProjectPath = g.project
-		}
-		st[month] = ms
-		return nil
-	}); err != nil {
-		return err
-	}
 	batch, err := log.PendingBatch(month)
 	if err != nil {
 		return err
@@ -92,12 +83,12 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 		return nil
 	}
 
-	mems := extractMemories(batch.Messages)
+	mems := conversation.Signals(batch.Messages)
 	modelFailed := false
 	if cfg, ok := extract.ConfigFromEnv(m.Getenv); ok {
 		budget := &extract.FileBudget{Path: filepath.Join(filepath.Dir(g.path()), "model-budget.json")}
-		client := extract.New(cfg, budget, nil, s.eng.Now)
-		got, _, err := client.Extract(ctx, renderMessages(batch.Messages))
+		client := extract.New(cfg, budget, nil, now)
+		got, _, err := client.Extract(ctx, conversation.Render(batch.Messages))
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -111,15 +102,22 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 			mems = append(mems, got...)
 		}
 	}
-	st := newStorer(ctx, m, s.eng, false)
-	for _, mem := range mems {
-		mem.Project = g.project
-		if mem.SessionID == "" {
-			mem.SessionID = chat.v
+	var st *storer
+	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		st = newStorer(ctx, m, svc, false)
+		for _, mem := range mems {
+			mem.Project = g.project
+			if mem.SessionID == "" {
+				mem.SessionID = chat.v
+			}
+			if _, err := st.store(mem, "", fmt.Sprintf("%s %q", mem.Type, mem.Title)); err != nil {
+				return err
+			}
 		}
-		if _, err := st.store(mem, "", fmt.Sprintf("%s %q", mem.Type, mem.Title)); err != nil {
-			return err
-		}
+		return nil
+	})
+	if err != nil {
+		return err
 	}
 	counts, failed := st.counts, st.failed
 	if failed > 0 {
@@ -139,44 +137,4 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 		pending, file, len(mems), counts[cairn.StatusCreated], counts[cairn.StatusReinforced],
 		counts[cairn.StatusUpdated], counts[cairn.StatusUnchanged])
 	return nil
-}
-
-// extractMemories turns conversation messages into memories to store. The
-// caller sets the project and fills in provenance left empty.
-//
-// It is deterministic: the signals of package capture (MEMORY:,
-// <learning>, <failure-report>, …) in user and assistant messages. When a
-// model is configured (package extract, CAIRN_MODEL_BASE_URL and
-// CAIRN_MODEL), runConverse also sends the batch, rendered by
-// renderMessages, to the model and stores its memories too; if that call
-// fails the batch stays pending and is retried by the next call.
-func extractMemories(msgs []conversation.Message) []*cairn.Memory {
-	var out []*cairn.Memory
-	for _, msg := range msgs {
-		if msg.Role != conversation.RoleUser && msg.Role != conversation.RoleAssistant {
-			continue
-		}
-		sigs, _ := capture.Parse(msg.Content) // problems in chat text are not worth reporting
-		for _, sig := range sigs {
-			mem := sig.Memory("")
-			if msg.Role == conversation.RoleAssistant && msg.SenderName != "" {
-				mem.Agent = msg.SenderName
-			}
-			out = append(out, mem)
-		}
-	}
-	return out
-}
-
-// renderMessages renders messages for the model as "role: content" lines,
-// one message after the other.
-func renderMessages(msgs []conversation.Message) string {
-	var b strings.Builder
-	for _, msg := range msgs {
-		b.WriteString(msg.Role)
-		b.WriteString(": ")
-		b.WriteString(msg.Content)
-		b.WriteString("\n")
-	}
-	return b.String()
 }

@@ -59,6 +59,11 @@ func searchModeFlag(cmd, flag, v string) error {
 	return usagef("%s: %s must be lexical, vector or hybrid, not %q", cmd, flag, v)
 }
 
+// runEmbed fills in missing vectors. It opens the database itself: the
+// embeddings endpoint and its daily budget are this machine's
+// configuration, and a running server embeds what is written every
+// minute by itself (vectorFillEvery); a REST route for a client to start
+// a fill is not offered.
 func runEmbed(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "embed", "[--all] [--quiet]")
 	all := fs.Bool("all", false, "embed the memories of every project, not only this one's")

@@ -8,7 +8,6 @@ package main
 // adds nothing, and appends one line to cairn's log file.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"flag"
@@ -20,9 +19,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/hook"
-	"github.com/cairn-dev/cairn/ingest"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/transcript"
 )
@@ -329,99 +326,18 @@ func bounded(ctx context.Context, d time.Duration, fn func(context.Context) erro
 	}
 }
 
-// capture stores what the session taught since the last capture: the new
-// lines of the transcript (through `cairn ingest claude`, which keeps its
-// offset, so a rerun reads nothing twice) and the signals of the last
-// assistant message, which the transcript may not hold yet.
+// capture stores what the session taught since the last capture
+// (hook.Capture: the new lines of the transcript, the signals of the last
+// assistant message) through the service of the database: a server's
+// when one answers, else the database itself.
 func (h *hookRun) capture(ctx context.Context) error {
-	p := h.p
-	path := p.TranscriptPath
-	if h.event == hook.SubagentStop && p.AgentTranscriptPath != "" {
-		path = p.AgentTranscriptPath
-	}
-	path = h.expandHome(path)
-	kind := ingest.Claude
-	if h.agent == "codex" {
-		kind = ingest.Codex // Claude Code's payloads, but a rollout file of Codex's format
-	} else if h.agent != "claude" {
-		path = ""
-	}
-	var errs []error
-	if path != "" {
-		if err := h.ingest(ctx, kind, path); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	if (h.event == hook.Stop || h.event == hook.SubagentStop) && strings.TrimSpace(p.LastAssistantMessage) != "" {
-		if err := h.captureLastMessage(ctx); err != nil {
-			errs = append(errs, err)
-		}
-	}
-	return errors.Join(errs...)
-}
-
-// ingest runs `cairn ingest claude|codex PATH` on the transcript.
-func (h *hookRun) ingest(ctx context.Context, kind, path string) error {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil // Claude Code writes the transcript lazily: nothing said yet
-	}
-	var out, errOut bytes.Buffer
-	im := *h.m
-	im.Stdout, im.Stderr, im.Stdin = &out, &errOut, strings.NewReader("")
-	g := *h.g
-	args := []string{kind, "--json", path}
-	if h.hat != "" {
-		args = append(args, "--hat", h.hat)
-	}
-	if err := runIngest(ctx, &im, &g, args); err != nil {
-		if msg := strings.TrimSpace(errOut.String()); msg != "" {
-			return fmt.Errorf("ingest %s: %s", path, oneLine(msg))
-		}
-		return fmt.Errorf("ingest %s: %w", path, err)
-	}
-	return nil
-}
-
-// captureLastMessage stores the signals of last_assistant_message: Claude
-// Code may not have written the message to the transcript yet when the
-// Stop hook runs. When the transcript holds it too, or the same Stop comes
-// twice, the engine counts the repeat from the same session once.
-func (h *hookRun) captureLastMessage(ctx context.Context) error {
-	p := h.p
-	sigs, _ := capture.Parse(p.LastAssistantMessage)
-	if len(sigs) == 0 {
+	opts := hook.CaptureOptions{Project: h.g.project, Agent: h.agent, Hat: h.hat, Home: h.m.Getenv("HOME")}
+	if !hook.HasCapture(h.event, h.p, opts) {
 		return nil
 	}
-	s, err := h.m.open(ctx, h.g, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	var errOut bytes.Buffer
-	qm := *h.m
-	qm.Stderr = &errOut
-	sto := newStorer(ctx, &qm, s.eng, true)
-	prov := capture.Provenance{Hat: h.hat, Agent: h.agent, Session: p.SessionID}
-	for _, sig := range sigs {
-		if _, err := sto.store(sig.MemoryFrom(h.g.project, prov), "", sig.Kind); err != nil {
-			return err
-		}
-	}
-	if sto.failed > 0 {
-		return fmt.Errorf("last assistant message: %s", oneLine(errOut.String()))
-	}
-	return nil
-}
-
-// expandHome expands a leading "~/" (the form the hook documentation
-// shows for transcript_path).
-func (h *hookRun) expandHome(path string) string {
-	if strings.HasPrefix(path, "~/") {
-		if home := h.m.Getenv("HOME"); home != "" {
-			return filepath.Join(home, path[2:])
-		}
-	}
-	return path
+	return h.m.withService(ctx, h.g, writeDB, func(svc service) error {
+		return hook.Capture(ctx, svc, h.event, h.p, opts)
+	})
 }
 
 // hookLogPath is the hook's log file: cairn.log next to the database when

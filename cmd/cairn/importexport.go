@@ -14,6 +14,18 @@ import (
 	"github.com/cairn-dev/cairn/wire"
 )
 
+// countingReader counts the bytes read from r.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
 // maxImportBytes is the most an import reads: 4 GiB of JSON Lines (an
 // export document or JSON array, read whole, stops at
 // wire.MaxDocumentBytes).
@@ -43,24 +55,20 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 		defer f.Close()
 		in, name = f, pos[0]
 	}
-	in = newInput(ctx, in, maxImportBytes, name)
-	s, err := m.open(ctx, g, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	rep, err := s.eng.Import(ctx, wire.Read(in), cairn.ImportOptions{Project: g.project, SkipInvalid: *skip})
-	if err != nil {
-		return err
-	}
-	if rep.Created+rep.Updated > 1000 {
-		// A large import leaves a large write-ahead log; fold it in now so
-		// that the next commands open the database quickly.
-		if c, ok := s.store.(interface{ Checkpoint(context.Context) error }); ok {
-			if err := c.Checkpoint(ctx); err != nil {
-				return err
-			}
+	counted := &countingReader{r: newInput(ctx, in, maxImportBytes, name)}
+	var rep *cairn.ImportReport
+	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		if counted.n > 0 {
+			// The socket's server stopped answering after it had read
+			// some of the input, which cannot be read again.
+			return cairn.Errorf(cairn.EUNAVAILABLE, "the cairn server stopped answering during the import: run the import again (what it may have stored is found unchanged)")
 		}
+		var err error
+		rep, err = svc.ImportStream(ctx, counted, cairn.ImportOptions{Project: g.project, SkipInvalid: *skip})
+		return err
+	})
+	if err != nil {
+		return err
 	}
 	if *asJSON {
 		return writeJSON(m.Stdout, rep)

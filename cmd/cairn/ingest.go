@@ -40,13 +40,13 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 	if *all {
 		return ingestAll(ctx, m, g, kind, *allProjects, hat.v, agent.v, asJSON, *quiet)
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
+	var rep *ingest.Report
+	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		var err error
+		rep, err = ingest.File(ctx, svc, pos[1], ingest.Options{Kind: kind, Project: g.project, Hat: hat.v, Agent: agent.v,
+			OnWrite: m.printWrite(asJSON)})
 		return err
-	}
-	defer s.Close()
-	rep, err := ingest.File(ctx, s.eng, pos[1], ingest.Options{Kind: kind, Project: g.project, Hat: hat.v, Agent: agent.v,
-		OnWrite: m.printWrite(asJSON)})
+	})
 	if err != nil {
 		return err
 	}
@@ -120,45 +120,27 @@ func ingestAll(ctx context.Context, m *Main, g *globals, kind string, allProject
 	if err != nil {
 		return fmt.Errorf("looking for transcripts in %s: %v", where.Dir(kind), err)
 	}
-	s, err := m.open(ctx, g, false)
+	opts := ingest.AllOptions{Kind: kind, Project: g.project, Hat: hat, Agent: agent, OnWrite: m.printWrite(true),
+		OnError: func(_ ingest.Source, err error) {
+			fmt.Fprintf(m.Stderr, "\ncairn: %s\n", oneLine(cairn.ErrorMessage(err)))
+		}}
+	if allProjects {
+		opts.ProjectOf = projectOf
+	}
+	progress := !quiet && !asJSON && len(srcs) > 0
+	if progress {
+		opts.OnProgress = func(done, total int) { fmt.Fprintf(m.Stderr, "\r%s transcripts", progressBar(done, total)) }
+	}
+	var rep *ingest.AllReport
+	err = m.withService(ctx, g, writeDB, func(svc service) error {
+		var err error
+		rep, err = ingest.All(ctx, func(project string) ingest.Service { return inProject(svc, project) }, srcs, opts)
+		return err
+	})
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	total := &ingest.Report{Status: map[string]int{}, Types: map[string]int{}}
-	read, unchanged, noProject := 0, 0, 0
-	projects := map[string]bool{}
-	progress := !quiet && !asJSON && len(srcs) > 0
-	for i, src := range srcs {
-		project := g.project
-		if allProjects {
-			if src.CWD == "" {
-				noProject++
-				continue
-			}
-			project = projectOf(src.CWD)
-		}
-		rep, err := ingest.File(ctx, s.eng, src.Path, ingest.Options{Kind: kind, Project: project, Hat: hat, Agent: agent,
-			OnWrite: m.printWrite(true)})
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			fmt.Fprintf(m.Stderr, "\ncairn: %s\n", oneLine(cairn.ErrorMessage(err)))
-			total.Failed++
-			continue
-		}
-		if rep.Unchanged {
-			unchanged++
-		} else {
-			read++
-			projects[project] = true
-		}
-		total.Add(rep)
-		if progress {
-			fmt.Fprintf(m.Stderr, "\r%s transcripts", progressBar(i+1, len(srcs)))
-		}
-	}
+	total, read, unchanged, noProject, projects := rep.Totals, rep.Read, rep.Unchanged, rep.NoProject, rep.Projects
 	if progress {
 		fmt.Fprintln(m.Stderr)
 	}

@@ -481,3 +481,17 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	eng := engine.New(st, opts).WithProject(g.project)
 	return &session{store: st, eng: eng, g: g}, nil
 }
+
+// nowClock returns the command's clock: --now's time when set, else the
+// machine's, in UTC to the millisecond (as engine.Engine's and
+// client.Project's Now), for what a command writes outside the database.
+func (g *globals) nowClock() (func() time.Time, error) {
+	clock, err := g.clock()
+	if err != nil {
+		return nil, err
+	}
+	if clock == nil {
+		clock = time.Now
+	}
+	return func() time.Time { return clock().UTC().Truncate(time.Millisecond) }, nil
+}

@@ -7,7 +7,9 @@ import (
 	"github.com/cairn-dev/cairn/transfer"
 )
 
-// runMigrate copies a whole database to another backend.
+// runMigrate copies a whole database to another backend. It opens both
+// databases itself, never through a server: it administers the files
+// (every table, every project), which no project's service offers.
 func runMigrate(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "migrate", "--from sqlite:PATH|postgres://… --to postgres://…|sqlite:PATH")
 	from := fs.String("from", "", "the database to copy: `sqlite:PATH` (or a path) or a postgres:// URL")

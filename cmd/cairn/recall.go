@@ -133,8 +133,7 @@ func (m *Main) projectPath(g *globals, p string) string {
 }
 
 // recallByValue is seed 002's recall: the memories that are trusted and
-// used most, their use recorded. It writes (the use), so it opens the
-// database itself.
+// used most, their use recorded (lookup.Recall).
 func recallByValue(ctx context.Context, m *Main, g *globals, types []string, agent, session string, limit int, asJSON bool) error {
 	if err := checkTypeNames("recall", types...); err != nil {
 		return err
@@ -142,13 +141,16 @@ func recallByValue(ctx context.Context, m *Main, g *globals, types []string, age
 	if limit < 1 || limit > cairn.MaxLimit {
 		return usagef("recall: --limit must be from 1 to %d", cairn.MaxLimit)
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
+	var mems []*cairn.Memory
+	err := m.withService(ctx, g, recordDB, func(svc service) error {
+		var err error
+		mems, err = lookup.Recall(ctx, svc, cairn.MemoryFilter{Project: g.project, IncludeGlobal: true, Types: types,
+			Agent: agent, Limit: limit}, session)
 		return err
+	})
+	if errIsNoDatabase(err) {
+		mems, err = nil, nil // nothing remembered yet
 	}
-	defer s.Close()
-	mems, err := lookup.Recall(ctx, s.eng, cairn.MemoryFilter{Project: g.project, IncludeGlobal: true, Types: types,
-		Agent: agent, Limit: limit}, session)
 	if err != nil {
 		return err
 	}

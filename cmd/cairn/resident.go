@@ -45,6 +45,9 @@ const (
 	opStop   = "stop"
 )
 
+// runServe is `cairn serve`: it opens the database itself (it is the
+// server that the other commands' clients reach) and answers on the
+// socket next to it, and over HTTP when asked.
 func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "serve", "[flags]")
 	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")

@@ -412,3 +412,40 @@ func TestWatchRefusesBadFlags(t *testing.T) {
 		oneErrorLine(t, r)
 	}
 }
+
+// cairn watch --server follows the server's stream through the client
+// and prints what a watch of the database prints, event for event. Bad
+// inputs tried: a resume point past the newest event (refused by the
+// server, exit 1), a server that is not there.
+func TestWatchThroughTheServerPrintsWhatTheDatabaseWatchPrints(t *testing.T) {
+	t.Parallel()
+	h := startHTTPServe(t, "shop")
+	base := strings.TrimSuffix(h.url, "/mcp")
+	stream := openEvents(t, h, "shop", "")
+	from := strconv.FormatInt(stream.start(t), 10)
+	served := startWatch(t, h, "--server", base, "--after", from, "--count", "2", "--json")
+	local := startWatch(t, h, "--after", from, "--count", "2", "--json")
+	idA := addAs(t, h, "shop", "agent-a", "Prices are integers of cents.")
+	idB := addAs(t, h, "shop", "agent-b", "Refunds go through the ledger, never straight to the card.")
+	s, l := served.wait(t), local.wait(t)
+	if s != l || !strings.Contains(s, idA) || !strings.Contains(s, idB) {
+		t.Errorf("watch through the server printed\n%s\nthe database's watch\n%s", s, l)
+	}
+	for _, args := range [][]string{
+		{"--server", base, "--after", "999999999"},
+		{"--server", "http://127.0.0.1:1"},
+	} {
+		w := startWatch(t, h, args...)
+		done := make(chan error, 1)
+		go func() { done <- w.cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err == nil || !strings.HasPrefix(w.errb.String(), "cairn: ") || strings.Count(strings.TrimSpace(w.errb.String()), "\n") != 0 {
+				t.Errorf("watch %q: %v, stderr %q; want exit 1 and one line", args, err, w.errb.String())
+			}
+		case <-time.After(30 * time.Second):
+			w.cmd.Process.Kill()
+			t.Errorf("watch %q did not fail", args)
+		}
+	}
+}

@@ -16,6 +16,8 @@ package main
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,6 +27,7 @@ import (
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // service is what the commands that a server may answer call.
@@ -36,6 +39,12 @@ type service interface {
 	cairn.SupersedeService
 	cairn.TypeService
 	cairn.VectorCoverageService
+	cairn.IngestService
+	cairn.UseRecorder
+	// ImportStream imports what r holds, read as `cairn import` reads a
+	// file (package wire), in one transaction; the report's lines are
+	// r's.
+	ImportStream(ctx context.Context, r io.Reader, opts cairn.ImportOptions) (*cairn.ImportReport, error)
 	// Clock: --now, else the machine's (the client) or the engine's.
 	cairn.Clock
 	// Context builds a block, as recall.AnswerCall does.
@@ -54,6 +63,42 @@ type localService struct {
 
 func (l localService) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
 	return recall.AnswerCall(ctx, l.Engine, call, l.record)
+}
+
+// largeImport is how many memories written make an import fold the
+// write-ahead log into the database file when it is done.
+const largeImport = 1000
+
+func (l localService) ImportStream(ctx context.Context, r io.Reader, opts cairn.ImportOptions) (*cairn.ImportReport, error) {
+	rep, err := l.Engine.Import(ctx, wire.Read(r), opts)
+	if err != nil {
+		return nil, err
+	}
+	if rep.Created+rep.Updated > largeImport {
+		// A large import leaves a large write-ahead log; fold it in now so
+		// that the next commands open the database quickly. (A server
+		// keeps the database open: its log is folded as it goes.)
+		if c, ok := l.Engine.Store().(interface{ Checkpoint(context.Context) error }); ok {
+			if err := c.Checkpoint(ctx); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return rep, nil
+}
+
+// inProject is svc bound to project instead of its own (an ingest of
+// every project's transcripts stores each in its own project).
+func inProject(svc service, project string) service {
+	switch s := svc.(type) {
+	case localService:
+		s.Engine = s.Engine.WithProject(project)
+		s.Local.Project = project
+		return s
+	case *client.Project:
+		return s.Named(project)
+	}
+	panic(fmt.Sprintf("inProject: a service of type %T", svc))
 }
 
 var (

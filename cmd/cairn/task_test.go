@@ -98,23 +98,6 @@ func TestTaskUsageErrors(t *testing.T) {
 	}
 }
 
-func TestTruncateRunes(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		n    int
-		want string
-	}{
-		{"abc", 3, "abc"},
-		{"abcd", 3, "ab…"},
-		{"ab cd", 4, "ab…"},
-		{"ééééé", 4, "ééé…"},
-	} {
-		if got := truncateRunes(tc.in, tc.n); got != tc.want {
-			t.Errorf("truncateRunes(%q, %d) = %q, want %q", tc.in, tc.n, got, tc.want)
-		}
-	}
-}
-
 // TestTaskUsesTheDefaultProject runs task events without --project: the
 // project is the working directory's, as for every other command.
 func TestTaskUsesTheDefaultProject(t *testing.T) {

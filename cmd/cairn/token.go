@@ -3,6 +3,11 @@ package main
 // `cairn token`: the access tokens of the HTTP API (package httpapi). A
 // token opens one project, read-only or not; its secret is printed once,
 // at creation, and only its SHA-256 hash is stored.
+//
+// It opens the database itself, never through a server (service.go):
+// tokens administer who may reach a server, so minting one must take
+// access to the database file, not to a server that a token (or
+// loopback) opens.
 
 import (
 	"context"

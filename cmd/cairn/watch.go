@@ -8,7 +8,9 @@ package main
 // sees the writes of every process on the database, whether a server runs
 // or not, and whether or not that server serves HTTP (the one a hook
 // starts does not). To follow a server on another machine, read its
-// stream instead: curl -N http://HOST:PORT/api/projects/P/events.
+// stream instead: `cairn watch --server http://HOST:PORT` (or CAIRN_SERVER)
+// does, through the client (client.Project.Subscribe); so does
+// curl -N http://HOST:PORT/api/projects/P/events.
 
 import (
 	"context"
@@ -48,15 +50,11 @@ func runWatch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err := checkActions("watch", actions.vals); err != nil {
 		return err
 	}
-	s, err := m.open(ctx, g, false)
+	sub, closeDB, err := m.subscribe(ctx, g, *after)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	sub, err := s.eng.Subscribe(ctx, g.project, *after)
-	if err != nil {
-		return err
-	}
+	defer closeDB()
 	defer sub.Close()
 	shown := 0
 	for ev := range sub.Events() {
@@ -84,6 +82,49 @@ func runWatch(ctx context.Context, m *Main, g *globals, args []string) error {
 	// Interrupted (Ctrl-C): the normal end of a watch.
 	fmt.Fprintf(m.Stderr, "cairn: watched up to event %d; `cairn watch --after %d` goes on from there\n", sub.Seq(), sub.Seq())
 	return nil
+}
+
+// subscription is a stream of a project's events: engine.Subscription
+// over the database, client.Subscription from a server.
+type subscription interface {
+	Events() <-chan cairn.Event
+	Err() error
+	Seq() int64
+	Close()
+}
+
+// subscribe subscribes to g's project after the seq after: through the
+// server that --server (CAIRN_SERVER) names, else on the database, which
+// is then to be closed with closeDB. Not through the socket's server:
+// the database shows every process's writes as well, and a server a hook
+// started serves no event stream.
+func (m *Main) subscribe(ctx context.Context, g *globals, after int64) (sub subscription, closeDB func() error, err error) {
+	if err := g.resolve(m); err != nil {
+		return nil, nil, err
+	}
+	if g.server != "" {
+		p, _, err := m.server(g)
+		if err != nil {
+			return nil, nil, err
+		}
+		m.catchSignals() // Ctrl-C ends the watch, which says where it came to
+		s, err := p.Subscribe(ctx, after)
+		if err != nil {
+			return nil, nil, err
+		}
+		m.served = true
+		return s, func() error { return nil }, nil
+	}
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return nil, nil, err
+	}
+	es, err := s.eng.Subscribe(ctx, g.project, after)
+	if err != nil {
+		s.Close()
+		return nil, nil, err
+	}
+	return es, s.Close, nil
 }
 
 // printEvent prints one event a line: seq, time, action, memory, its type

@@ -1,0 +1,142 @@
+package hook
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
+	"github.com/cairn-dev/cairn/ingest"
+)
+
+// CaptureOptions say whose session a capture is of.
+type CaptureOptions struct {
+	Project string // the project of the session's folder
+	// Agent is the agent whose hook this is: "claude", or "codex" (Claude
+	// Code's payloads, but the transcript a rollout of Codex's format).
+	// The transcript of another agent is not read.
+	Agent string
+	Hat   string // the session's hat, given to what is stored
+	Home  string // the home folder, for a transcript_path of the form ~/…
+}
+
+// Capture stores what the session of p taught since the last capture at
+// event ev (Stop, SubagentStop, PreCompact, SessionEnd, PostToolUse):
+// the new lines of its transcript (package ingest: the cursor is kept in
+// the database, so a capture run again reads nothing twice) and, at Stop
+// and SubagentStop, the signals of last_assistant_message, which the
+// transcript may not hold yet (the engine counts the repeat of the same
+// session's signal once). A transcript not written yet is nothing to
+// read. The errors of both are joined; one does not stop the other,
+// except a service that cannot be reached (EUNAVAILABLE), which is
+// returned at once.
+func Capture(ctx context.Context, svc ingest.Service, ev Event, p *Payload, opts CaptureOptions) error {
+	kind, path := transcriptOf(ev, p, opts)
+	var errs []error
+	if path != "" {
+		err := captureTranscript(ctx, svc, kind, path, opts)
+		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE {
+			return err
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	if (ev == Stop || ev == SubagentStop) && strings.TrimSpace(p.LastAssistantMessage) != "" {
+		err := captureMessage(ctx, svc, p, opts)
+		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE {
+			return err
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// HasCapture reports whether Capture has anything to read for ev and p:
+// a transcript that exists, or signals in last_assistant_message. Without
+// any, a hook need not reach the database at all.
+func HasCapture(ev Event, p *Payload, opts CaptureOptions) bool {
+	if _, path := transcriptOf(ev, p, opts); path != "" {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+	}
+	if ev == Stop || ev == SubagentStop {
+		sigs, _ := capture.Parse(p.LastAssistantMessage)
+		return len(sigs) > 0
+	}
+	return false
+}
+
+// transcriptOf is the kind and path of the transcript a capture reads;
+// the path is "" when there is none to read.
+func transcriptOf(ev Event, p *Payload, opts CaptureOptions) (kind, path string) {
+	path = p.TranscriptPath
+	if ev == SubagentStop && p.AgentTranscriptPath != "" {
+		path = p.AgentTranscriptPath
+	}
+	path = expandHome(path, opts.Home)
+	switch opts.Agent {
+	case "claude":
+		return ingest.Claude, path
+	case "codex":
+		return ingest.Codex, path // Claude Code's payloads, but a rollout file of Codex's format
+	}
+	return "", ""
+}
+
+// captureTranscript reads the new lines of the transcript at path.
+func captureTranscript(ctx context.Context, svc ingest.Service, kind, path string, opts CaptureOptions) error {
+	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+		return nil // Claude Code writes the transcript lazily: nothing said yet
+	}
+	var failed []string
+	rep, err := ingest.File(ctx, svc, path, ingest.Options{Kind: kind, Project: opts.Project, Hat: opts.Hat,
+		OnWrite: func(m *cairn.Memory, _ *cairn.WriteResult, err error) {
+			if err != nil {
+				failed = append(failed, fmt.Sprintf("cannot store the %s %q: %s", m.Type, m.Title, cairn.ErrorMessage(err)))
+			}
+		}})
+	if err != nil {
+		return fmt.Errorf("ingest %s: %w", path, err)
+	}
+	if rep.Failed > 0 {
+		return fmt.Errorf("ingest %s: %d memories could not be stored: %s", path, rep.Failed, strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// captureMessage stores the signals of last_assistant_message.
+func captureMessage(ctx context.Context, svc ingest.Service, p *Payload, opts CaptureOptions) error {
+	sigs, _ := capture.Parse(p.LastAssistantMessage)
+	prov := capture.Provenance{Hat: opts.Hat, Agent: opts.Agent, Session: p.SessionID}
+	var failed []string
+	for _, sig := range sigs {
+		_, err := svc.AddMemory(ctx, sig.MemoryFrom(opts.Project, prov))
+		if err != nil && (ctx.Err() != nil || cairn.ErrorCode(err) == cairn.EUNAVAILABLE) {
+			return err
+		}
+		if err != nil {
+			failed = append(failed, fmt.Sprintf("cannot store the %s: %s", sig.Kind, cairn.ErrorMessage(err)))
+		}
+	}
+	if len(failed) > 0 {
+		return fmt.Errorf("last assistant message: %s", strings.Join(failed, "; "))
+	}
+	return nil
+}
+
+// expandHome expands a leading "~/" (the form the hook documentation
+// shows for transcript_path) when home is known.
+func expandHome(path, home string) string {
+	if rest, ok := strings.CutPrefix(path, "~/"); ok && home != "" {
+		return filepath.Join(home, rest)
+	}
+	return path
+}
