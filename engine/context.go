@@ -126,21 +126,14 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			consider(h.Memory, h.Relevance)
 		}
 		if len(req.Files) > 0 {
-			// Memories about the files being worked on, whatever their words.
-			var ms []*cairn.Memory
-			err := e.store.View(ctx, func(tx cairn.Tx) error {
-				var err error
-				ms, _, err = tx.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, HasFileRefs: true, SkipTotal: true,
-					Sort: cairn.SortUpdatedDesc, Limit: fileCandidates})
-				return err
-			})
+			// Memories about the files being worked on, whatever their
+			// words (of the relevant tier's types, when it has some).
+			ms, err := e.fileRefCandidates(ctx, req.Project, req.Files, req.RelevantTypes)
 			if err != nil {
 				return nil, err
 			}
 			for _, m := range ms {
-				if pathsOverlap(m.FileRefs, req.Files) {
-					consider(m, 0)
-				}
+				consider(m, 0)
 			}
 		}
 		sort.SliceStable(rel, func(i, j int) bool {
@@ -161,7 +154,8 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 }
 
 // fileCandidates bounds the memories with file references that a context
-// for files reads (the most recently changed first).
+// for files reads (the most recently changed first; see
+// fileRefCandidates).
 const fileCandidates = 500
 
 // Structured matches: what a memory's file references, tags, hat and agent

@@ -95,9 +95,10 @@ func sameIndexedText(a, b *cairn.Memory) bool {
 
 // IndexVersion identifies the rules that make a partition's postings: the
 // text analysis (lexical.Version) and the terms cairn adds to a memory's
-// words (its type, see typeTerm). A partition made by other rules is
-// rebuilt (PartitionStats.Analyzer holds the version it was made by).
-const IndexVersion = lexical.Version + 1
+// words (its type, see typeTerm, and its file references, see refTerms).
+// A partition made by other rules is rebuilt (PartitionStats.Analyzer
+// holds the version it was made by).
+const IndexVersion = lexical.Version + 2
 
 // typeTerm is the index term that marks a memory of type t: a term that
 // text analysis never makes (terms never hold '*'), so no query matches
@@ -107,14 +108,14 @@ const IndexVersion = lexical.Version + 1
 func typeTerm(t string) string { return "*type:" + t }
 
 // docTerms appends m's index terms to dst: those of its indexed text, then
-// its type term; dl is the document length (the text's, see
-// lexical.Analyze).
+// its type's and its file references' terms; dl is the document length
+// (the text's, see lexical.Analyze).
 func docTerms(m *cairn.Memory, dst []string) (terms []string, dl int) {
 	dst, dl = lexical.Analyze(indexedText(m), dst)
 	if m.Type != "" {
 		dst = append(dst, typeTerm(m.Type))
 	}
-	return dst, dl
+	return refTerms(m.FileRefs, dst), dl
 }
 
 // Compaction policy: a partition is compacted when its dead documents

@@ -51,6 +51,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -338,11 +339,40 @@ func BenchmarkImport100k(b *testing.B) {
 func BenchmarkActionContext100k(b *testing.B) {
 	n := benchN(b)
 	types := []string{"pitfall", "gotcha", "fix", "error_solution", "failure", "issue", "decision", "constraint", "convention"}
-	b.Run("typed", func(b *testing.B) { benchAction(b, n, types) })
-	b.Run("untyped", func(b *testing.B) { benchAction(b, n, nil) })
+	b.Run("typed", func(b *testing.B) { benchAction(b, n, types, nil) })
+	b.Run("untyped", func(b *testing.B) { benchAction(b, n, nil, nil) })
+	// Before an Edit: the memories about the file (its path is the
+	// search text, and memories whose file references name it, its
+	// folders or a glob matching it are candidates too).
+	b.Run("edit", func(b *testing.B) { benchAction(b, n, types, corpusFiles(b, n)) })
 }
 
-func benchAction(b *testing.B, n int, types []string) {
+// corpusFiles returns the distinct file paths (not globs) the corpus's
+// memories refer to, in the order first referred to.
+func corpusFiles(b *testing.B, n int) []string {
+	b.Helper()
+	seen := map[string]bool{}
+	var out []string
+	sc := bufio.NewScanner(bytes.NewReader(corpus(b, n)))
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var m struct {
+			FileRefs []string `json:"file_refs"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
+			b.Fatal(err)
+		}
+		for _, f := range m.FileRefs {
+			if !seen[f] && !strings.ContainsAny(f, "*?[") {
+				seen[f] = true
+				out = append(out, f)
+			}
+		}
+	}
+	return out
+}
+
+func benchAction(b *testing.B, n int, types, files []string) {
 	now := benchTime(b)
 	path := database(b, n)
 	ctx := context.Background()
@@ -356,9 +386,18 @@ func benchAction(b *testing.B, n int, types []string) {
 	// query not asked before (up to 5,000 iterations), so that the
 	// searches kept by the engine do not answer it.
 	pool := distinctQueries(b, 5000+benchQueries)
+	if files != nil {
+		pool = files
+		if len(pool) < 2*benchQueries {
+			b.Fatalf("the corpus refers to %d files, want at least %d", len(pool), 2*benchQueries)
+		}
+	}
 	build := func(q string) {
 		call := recall.Call{Request: recall.Request{Project: benchProject, Prompt: q, Session: "bench-tools",
 			Tiers: []string{cairn.ContextRelevant}, Types: types, Budget: 300, BudgetSet: true}, Now: now}
+		if files != nil {
+			call.Prompt, call.Files = "", []string{q}
+		}
 		if _, err := recall.AnswerCall(ctx, eng, call, nil); err != nil {
 			b.Fatalf("context %q: %v", q, err)
 		}

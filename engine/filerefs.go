@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"context"
+	"math/bits"
+	"slices"
+	"strings"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/index"
+)
+
+// The memories about a file being worked on are found from the index, not
+// by reading every memory with file references: each reference is a term
+// of its memory's document that no query word matches. A plain reference
+// (a path or a folder) is "*ref:" and the path without a trailing slash; a
+// glob is "*refglob:", the folder of the text before its first wildcard
+// ("" at the root), the only folder under which it can match, "|" and the
+// extension its last element ends with when that is literal ("*.md":
+// ".md"; "" for any), the only extension of the files it can match. The
+// references that may match a file are then those under a few terms (the
+// file's own, its folders', the globs under its folders for any extension
+// or for the file's), and pathsOverlap decides.
+
+// globChars are the characters that make a reference a glob (path.Match).
+const globChars = `*?[\`
+
+// refTerms appends the index terms of a memory's file references to dst.
+func refTerms(refs []string, dst []string) []string {
+	for _, r := range refs {
+		if i := strings.IndexAny(r, globChars); i >= 0 {
+			dir := r[:i]
+			if j := strings.LastIndexByte(dir, '/'); j >= 0 {
+				dir = dir[:j]
+			} else {
+				dir = ""
+			}
+			dst = append(dst, "*refglob:"+dir+"|"+globExt(r))
+			continue
+		}
+		if p := strings.TrimSuffix(r, "/"); p != "" {
+			dst = append(dst, "*ref:"+p)
+		}
+	}
+	return dst
+}
+
+// globExt is the extension that every file a glob matches ends with: that
+// of its last element when it is literal (no wildcard, class or escape
+// after its last dot), else "".
+func globExt(glob string) string {
+	last := glob[strings.LastIndexByte(glob, '/')+1:]
+	i := strings.LastIndexByte(last, '.')
+	if i < 0 || strings.ContainsAny(last[i:], globChars+"]") {
+		return ""
+	}
+	return last[i:]
+}
+
+// fileExt is the extension of the file f: its last element from its last
+// dot, or "".
+func fileExt(f string) string {
+	last := f[strings.LastIndexByte(f, '/')+1:]
+	if i := strings.LastIndexByte(last, '.'); i >= 0 {
+		return last[i:]
+	}
+	return ""
+}
+
+// fileQueryTerms returns the terms under which the references that may
+// overlap the file f are indexed; ok is false when f is a glob or empty,
+// which only a scan of the references can match.
+func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
+	f = strings.TrimSuffix(f, "/")
+	if f == "" || strings.ContainsAny(f, globChars) {
+		return dst, false
+	}
+	ext := fileExt(f)
+	globs := func(dir string) {
+		dst = append(dst, "*refglob:"+dir+"|")
+		if ext != "" {
+			dst = append(dst, "*refglob:"+dir+"|"+ext)
+		}
+	}
+	dst = append(dst, "*ref:"+f)
+	globs("")
+	for i := range len(f) {
+		if f[i] == '/' && i > 0 {
+			dst = append(dst, "*ref:"+f[:i])
+			globs(f[:i])
+		}
+	}
+	return dst, true
+}
+
+// fileRefCandidates returns the project's memories (of types, when given)
+// whose file references overlap files: at most fileCandidates, the most
+// recently written or changed first.
+func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, types []string) ([]*cairn.Memory, error) {
+	if len(types) > 0 {
+		names := make([]string, 0, len(types))
+		for _, t := range types {
+			n, err := normalizeName("type", t)
+			if err != nil {
+				return nil, err
+			}
+			names = append(names, n)
+		}
+		types = names
+	}
+	var terms []string
+	indexed := true
+	for _, f := range files {
+		var ok bool
+		if terms, ok = fileQueryTerms(f, terms); !ok {
+			indexed = false
+		}
+	}
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	var out []*cairn.Memory
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		if indexed {
+			for _, part := range []string{project, ""} {
+				ms, ok, err := e.refDocs(ctx, tx, part, terms, types)
+				if err != nil {
+					return err
+				}
+				if !ok { // an index made by older rules
+					indexed, out = false, nil
+					break
+				}
+				for _, m := range ms {
+					if m.Project == project {
+						out = append(out, m)
+					}
+				}
+			}
+		}
+		if !indexed {
+			ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: types, HasFileRefs: true, SkipTotal: true,
+				Sort: cairn.SortUpdatedDesc, Limit: fileCandidates})
+			out = ms
+			return err
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	kept := out[:0]
+	for _, m := range out {
+		if pathsOverlap(m.FileRefs, files) && (len(types) == 0 || slices.Contains(types, m.Type)) {
+			kept = append(kept, m)
+		}
+	}
+	slices.SortStableFunc(kept, func(a, b *cairn.Memory) int {
+		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+	return kept[:min(len(kept), fileCandidates)], nil
+}
+
+// refDocs loads the memories of a partition indexed under any of terms
+// (and of types, when given): at most fileCandidates, those with the
+// highest document numbers, which were indexed last. ok is false when the
+// partition's index was made by other rules.
+func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, types []string) (_ []*cairn.Memory, ok bool, _ error) {
+	stats, err := tx.Partition(ctx, part)
+	if err != nil {
+		return nil, false, err
+	}
+	if stats.Docs == 0 {
+		return nil, true, nil
+	}
+	if stats.Analyzer != IndexVersion {
+		return nil, false, nil
+	}
+	skip, err := index.DecodeDead(stats.Dead)
+	if err != nil {
+		return nil, false, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", part)
+	}
+	if len(types) > 0 {
+		if skip, err = e.skipOtherTypes(ctx, tx, stats, skip, types); err != nil {
+			return nil, false, err
+		}
+	}
+	tps, err := e.preparedPostings(ctx, tx, stats, terms)
+	if err != nil {
+		return nil, false, err
+	}
+	var set index.DeadSet
+	for _, p := range tps {
+		p.MarkDocs(&set)
+	}
+	var docs []int64
+	for w := len(set) - 1; w >= 0 && len(docs) < fileCandidates; w-- {
+		word := set[w]
+		if w < len(skip) {
+			word &^= skip[w]
+		}
+		for word != 0 && len(docs) < fileCandidates {
+			b := 63 - bits.LeadingZeros64(word)
+			word &^= 1 << b
+			if doc := int64(w)*64 + int64(b); doc < stats.NextDoc {
+				docs = append(docs, doc)
+			}
+		}
+	}
+	if len(docs) == 0 {
+		return nil, true, nil
+	}
+	ms, err := tx.FindMemoriesByDoc(ctx, part, docs)
+	return ms, true, err
+}
