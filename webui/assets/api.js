@@ -38,7 +38,8 @@ export function callServer(method, path, opts = {}) {
   return request('/api' + path, method, opts);
 }
 
-async function request(url, method, opts) {
+// request is call with the whole address of the route.
+export async function request(url, method, opts = {}) {
   const init = { method, headers: headers(opts.headers), signal: opts.signal };
   if (opts.json !== undefined) {
     init.body = JSON.stringify(opts.json);

@@ -42,6 +42,9 @@ try {
   await page.goto(url);
   await page.waitForSelector('#list li');
   check(await page.inputValue('#project') === project, 'the page opens serve\'s project');
+  const firstLists = await page.evaluate(() => performance.getEntriesByType('resource')
+    .filter((e) => e.name.includes('/memories?sort=created&global=false&limit=51&offset=0&skip_total=true')).length);
+  check(firstLists === 1, 'the first list is fetched once, by the page\'s preload (' + firstLists + ' requests)');
   await page.waitForFunction(() => document.getElementById('live-state').textContent === 'live');
 
   // Create a memory in the page; the CLI finds it.
