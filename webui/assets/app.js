@@ -283,13 +283,16 @@ for (const id of ['f-scope', 'f-type', 'f-tag', 'f-session', 'f-agent', 'f-sourc
 }
 $('prev').addEventListener('click', () => { state.offset = Math.max(0, state.offset - PAGE); refreshList(); });
 $('next').addEventListener('click', () => { state.offset += PAGE; refreshList(); });
-$('list').addEventListener('keydown', (e) => {
-  if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
-  const buttons = [...$('list').querySelectorAll('li > button')];
-  const i = buttons.indexOf(document.activeElement);
-  const j = e.key === 'ArrowDown' ? Math.min(i + 1, buttons.length - 1) : Math.max(i - 1, 0);
-  if (buttons[j]) { buttons[j].focus(); e.preventDefault(); }
-});
+// Arrows move between the items of a list.
+for (const id of ['list', 'projects']) {
+  $(id).addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    const buttons = [...$(id).querySelectorAll('li > button')];
+    const i = buttons.indexOf(document.activeElement);
+    const j = e.key === 'ArrowDown' ? Math.min(i + 1, buttons.length - 1) : Math.max(i - 1, 0);
+    if (buttons[j]) { buttons[j].focus(); e.preventDefault(); }
+  });
+}
 
 // ---- one memory ----
 

@@ -216,6 +216,9 @@ try {
   const projects = await page.$$eval('#projects li[data-project]', (lis) => lis.map((li) => li.dataset.project));
   check(projects.join(',') === [project, 'otherproj'].sort().join(','), 'the projects list names both projects (' + projects + ')');
   check((await page.textContent('#projects li[data-project="otherproj"]')).includes('1 memory ·'), 'the projects list counts each one\'s memories');
+  await page.focus('#projects li[data-project="otherproj"] button');
+  await page.keyboard.press('ArrowDown');
+  check(await page.evaluate(() => document.activeElement.closest('li').dataset.project) === project, 'arrows move through the projects');
   await page.screenshot({ path: join(shots, 'projects.png') });
   await page.click('#projects li[data-project="otherproj"] button');
   await page.waitForSelector('#list li >> text=Other project memory');
@@ -231,6 +234,13 @@ try {
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
   check(overflow <= 0, 'a narrow window scrolls no sideways (' + overflow + ' px)');
   await page.screenshot({ path: join(shots, 'narrow.png'), fullPage: true });
+  for (const view of ['housekeeping', 'projects']) {
+    await page.goto(url + '#' + view);
+    await page.waitForSelector(view === 'projects' ? '#projects li[data-project]' : '#h-weeks .week');
+    const over = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    check(over <= 0, 'a narrow window scrolls no sideways in ' + view + ' (' + over + ' px)');
+    await page.screenshot({ path: join(shots, 'narrow-' + view + '.png'), fullPage: true });
+  }
 } finally {
   await browser.close();
 }
