@@ -83,22 +83,25 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, p *project
 }
 
 // findStale pages the memories matching f whose files changed after
-// they were written or verified (package filestale), under root. Only
-// memories with file references can be; they are read in batches, and
-// all of them are checked to count the total.
+// they were written or verified (package filestale), under root, newest
+// first. Only memories with file references can be; all of them are
+// checked, to count the total, in batches read from the (project,
+// created_at) index: each batch starts where the last one ended (not at
+// an offset, which would read every earlier batch again).
 func findStale(ctx context.Context, svc Service, f cairn.MemoryFilter, root string) ([]*cairn.Memory, int, error) {
 	limit, offset := f.Limit, f.Offset
-	f.HasFileRefs, f.SkipTotal, f.Limit, f.Offset = true, true, 500, 0
+	f.HasFileRefs, f.SkipTotal, f.Limit, f.Offset, f.Sort = true, true, staleBatch, 0, cairn.SortCreatedDesc
 	checker := &filestale.Checker{Root: root}
 	var page []*cairn.Memory
 	total := 0
+	seen := map[string]bool{} // ids read at the batch's boundary time
 	for {
 		batch, _, err := svc.FindMemories(ctx, f)
 		if err != nil {
 			return nil, 0, err
 		}
 		for _, m := range batch {
-			if !checker.Stale(m) {
+			if seen[m.ID] || !checker.Stale(m) {
 				continue
 			}
 			if total >= offset && len(page) < limit {
@@ -109,9 +112,27 @@ func findStale(ctx context.Context, svc Service, f cairn.MemoryFilter, root stri
 		if len(batch) < f.Limit {
 			return page, total, nil
 		}
-		f.Offset += f.Limit
+		first, last := batch[0].CreatedAt, batch[len(batch)-1].CreatedAt
+		if first.Equal(last) {
+			// A whole batch of one millisecond (an import's, say): on
+			// through it by offset.
+			f.Offset += len(batch)
+			continue
+		}
+		// The next batch: created before the last one read, or at the
+		// same millisecond and not read yet.
+		clear(seen)
+		for _, m := range batch {
+			if m.CreatedAt.Equal(last) {
+				seen[m.ID] = true
+			}
+		}
+		f.Before, f.Offset = last.Add(time.Millisecond), 0
 	}
 }
+
+// staleBatch is how many memories findStale reads at once.
+var staleBatch = 1000
 
 // addIn is the body of POST /memories: a memory in the export format's
 // fields (those cairn sets itself, such as id, times and use_count, are
