@@ -194,6 +194,7 @@ async function refreshList() {
     if (q) {
       state.stale = new Set();
       const found = await api('GET', '/search' + qs({ q, limit: 100, type: f.type, tag: f.tag, after: f.after, before: f.before, agent: f.agent, no_global: !f.global }), { signal });
+      if (signal.aborted) return;
       const hits = found.filter(hitFilter(f));
       renderList(hits, termsOf(q));
       $('list-info').textContent = hits.length + (found.length === 100 ? '+' : '') + ' found, best first' +
@@ -203,6 +204,7 @@ async function refreshList() {
     } else {
       const path = '/memories' + qs({ ...f, limit: PAGE + 1, offset: state.offset, skip_total: true });
       const out = await (firstPage(path) || api('GET', path, { signal }));
+      if (signal.aborted) return; // a newer list was asked for meanwhile
       const more = out.memories.length > PAGE;
       const mems = out.memories.slice(0, PAGE);
       state.stale = new Set(out.stale || []);
@@ -634,7 +636,8 @@ function renderWeeks(periods, order) {
   box.replaceChildren();
   let all = 0;
   for (const p of periods) {
-    const entries = Object.entries(p.by_type).sort((a, b) => top.indexOf(a[0]) - top.indexOf(b[0]));
+    const rank = (t) => { const i = top.indexOf(t); return i < 0 ? top.length : i; };
+    const entries = Object.entries(p.by_type).sort((a, b) => rank(a[0]) - rank(b[0]));
     const n = entries.reduce((a, [, c]) => a + c, 0);
     all += n;
     const day = dayFormat.format(new Date(p.start));
