@@ -62,9 +62,9 @@ type Tx interface {
 // dedup check, a key lookup or a read-modify-write of a memory sees every
 // committed write and loses none. Methods that decide no write wait for
 // nothing (FindMemoryIDsByPrefix, ScanMemoryKeys, CountByType,
-// FindMemoriesSupersededBy, FindMemories of the global scope): callers use
-// them as hints or for display, and look a memory up again before writing
-// it.
+// CountCreated, FindProjects, FindMemoriesSupersededBy, FindMemories of
+// the global scope): callers use them as hints or for display, and look a
+// memory up again before writing it.
 type MemoryTx interface {
 	// FindMemoryByID returns the memory or ENOTFOUND.
 	FindMemoryByID(ctx context.Context, id string) (*Memory, error)
@@ -91,6 +91,15 @@ type MemoryTx interface {
 	ScanMemoryKeys(ctx context.Context, fn func(id, project, hash string)) error
 	// CountByType returns how many memories project has of each type.
 	CountByType(ctx context.Context, project string) (map[string]int, error)
+	// CountCreated counts the memories of project (whatever their scope)
+	// created at or after from, by type and by period: period i holds
+	// those created in [from+i×step, from+(i+1)×step). Only non-zero
+	// counts are returned, in no particular order. step is positive.
+	CountCreated(ctx context.Context, project string, from time.Time, step time.Duration) ([]CreatedCount, error)
+	// FindProjects returns every project that has memories, by name in
+	// byte order, with how many memories it holds and when one of them
+	// last changed or was used.
+	FindProjects(ctx context.Context) ([]ProjectSummary, error)
 
 	// CreateMemory stores m as given. ECONFLICT when m.ID exists, or when
 	// another memory of the project has the same type and key.
@@ -266,6 +275,13 @@ type MemoryFilter struct {
 	Agent         string    // written by this agent (Memory.Agent)
 	Pinned        bool      // only pinned memories
 	HasFileRefs   bool      // only memories with file references
+	Source        Source    // came to be this way (Memory.Source)
+	NeverUsed     bool      // only memories never used (UseCount 0)
+	// ExpiresAfter and ExpiresBefore select memories that expire (a
+	// memory without an expiry never matches them): at or after
+	// ExpiresAfter, before ExpiresBefore.
+	ExpiresAfter  time.Time
+	ExpiresBefore time.Time
 	// SkipTotal leaves the total count (FindMemories' second result) at
 	// 0, which saves a count of every match.
 	SkipTotal bool
@@ -275,4 +291,21 @@ type MemoryFilter struct {
 	Sort        string
 	Limit       int
 	Offset      int
+}
+
+// CreatedCount is how many memories of a type were created in one period
+// (see MemoryTx.CountCreated).
+type CreatedCount struct {
+	Type   string
+	Period int
+	Count  int
+}
+
+// ProjectSummary describes one project's memories.
+type ProjectSummary struct {
+	Name     string
+	Memories int
+	// LastActivity is the latest time one of its memories was changed
+	// (or created) or used.
+	LastActivity time.Time
 }

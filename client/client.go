@@ -391,3 +391,27 @@ func (c *Client) String() string { return fmt.Sprint(c.base) }
 func (c *Client) Call(ctx context.Context, method, path string, in, out any) error {
 	return (&Project{c: c}).do(ctx, method, c.base+path, in, out)
 }
+
+// projectsAnswer is the answer of GET /api/projects.
+type projectsAnswer struct {
+	Projects []struct {
+		Name         string    `json:"name"`
+		Memories     int       `json:"memories"`
+		LastActivity wire.Time `json:"last_activity"`
+	} `json:"projects"`
+}
+
+// Projects lists the projects that have memories, by name, as
+// cairn.OverviewService's Projects does: with a token, the token's
+// project only.
+func (c *Client) Projects(ctx context.Context) ([]cairn.ProjectSummary, error) {
+	var out projectsAnswer
+	if err := c.Call(ctx, http.MethodGet, "/api/projects", nil, &out); err != nil {
+		return nil, err
+	}
+	ps := make([]cairn.ProjectSummary, 0, len(out.Projects))
+	for _, p := range out.Projects {
+		ps = append(ps, cairn.ProjectSummary{Name: p.Name, Memories: p.Memories, LastActivity: p.LastActivity.Time()})
+	}
+	return ps, nil
+}

@@ -316,3 +316,48 @@ func TestListsLongerThanAPage(t *testing.T) {
 		}
 	})
 }
+
+// The list's filters by source, use and expiry answer what the engine's
+// do, and the list of projects names every project with its count.
+func TestListFiltersAndProjectsThroughTheClientEqualTheEngines(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	eng := s.eng.WithProject("alpha")
+	for i, m := range []*cairn.Memory{
+		{Content: "extracted, expires soon", Source: cairn.SourceExtracted, ExpiresAt: now.Add(48 * time.Hour)},
+		{Content: "explicit, never expires"},
+		{Content: "imported, expires later", Source: cairn.SourceImported, ExpiresAt: now.Add(30 * 24 * time.Hour)},
+	} {
+		m.Project, m.Type = "alpha", "note"
+		if _, err := eng.AddMemory(t.Context(), m); err != nil {
+			t.Fatalf("memory %d: %v", i, err)
+		}
+	}
+	add(t, s.eng, "beta", "note", "beta's only memory")
+	for _, f := range []cairn.MemoryFilter{
+		{Source: cairn.SourceExtracted},
+		{NeverUsed: true},
+		{ExpiresAfter: now, ExpiresBefore: now.Add(7 * 24 * time.Hour)},
+		{ExpiresAfter: now.Add(7 * 24 * time.Hour)},
+	} {
+		f.Project = "alpha"
+		want, wantTotal, err := eng.FindMemories(t.Context(), f)
+		if err != nil || len(want) == 0 {
+			t.Fatalf("engine %+v: %d memories, %v", f, len(want), err)
+		}
+		both(t, s, func(t *testing.T, p *client.Project) {
+			got, total, err := p.FindMemories(t.Context(), f)
+			if err != nil || total != wantTotal || len(got) != len(want) || got[0].ID != want[0].ID {
+				t.Errorf("client %+v: %d of %d, %v; want %d of %d", f, len(got), total, err, len(want), wantTotal)
+			}
+		})
+	}
+	c, err := client.New(s.url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := c.Projects(t.Context())
+	if err != nil || len(ps) != 2 || ps[0].Name != "alpha" || ps[0].Memories != 3 || ps[1].Name != "beta" || !ps[1].LastActivity.Equal(now) {
+		t.Errorf("Projects = %+v, %v; want alpha (3) and beta (1, active at %v)", ps, err, now)
+	}
+}

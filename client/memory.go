@@ -107,13 +107,14 @@ type listAnswer struct {
 
 // FindMemories lists the project's memories. The API answers the filter's
 // project, global memories, types, tags, minimum confidence, dates,
-// session, sort, limit and offset; EINVALID for a filter that asks for
+// session, agent, source, never used, expiry, file references, sort,
+// limit and offset; EINVALID for a filter that asks for
 // more (ids, pinned only, …). Limit 0 asks for every memory; a list
 // longer than the most the server answers at once (1000) is read in
 // pages, between which another writer may change it.
 func (p *Project) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
 	if len(f.IDs) > 0 || f.Pinned || f.GlobalScope {
-		return nil, 0, cairn.Errorf(cairn.EINVALID, "the REST API lists by type, tag, confidence, date, session, agent and file references only")
+		return nil, 0, cairn.Errorf(cairn.EINVALID, "the REST API lists by type, tag, confidence, date, session, agent, source, use, expiry and file references only")
 	}
 	if f.Limit < 0 || f.Offset < 0 {
 		return nil, 0, cairn.Errorf(cairn.EINVALID, "limit and offset cannot be negative")
@@ -159,6 +160,14 @@ func (p *Project) findPage(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.
 	if f.HasFileRefs {
 		q.Set("has_files", "true")
 	}
+	if f.Source != "" {
+		q.Set("source", string(f.Source))
+	}
+	if f.NeverUsed {
+		q.Set("never_used", "true")
+	}
+	setTime(q, "expires_after", f.ExpiresAfter)
+	setTime(q, "expires_before", f.ExpiresBefore)
 	if f.SkipTotal {
 		q.Set("skip_total", "true")
 	}

@@ -69,6 +69,7 @@ var (
 	_ cairn.ActivityService       = (*Engine)(nil)
 	_ cairn.LifecycleService      = (*Engine)(nil)
 	_ cairn.ImportService         = (*Engine)(nil)
+	_ cairn.OverviewService       = (*Engine)(nil)
 	_ cairn.UseRecorder           = (*Engine)(nil)
 )
 

@@ -539,3 +539,39 @@ func (e *Engine) Stats(ctx context.Context, project string) (*cairn.Stats, error
 	})
 	return st, err
 }
+
+// Projects implements cairn.OverviewService.
+func (e *Engine) Projects(ctx context.Context) ([]cairn.ProjectSummary, error) {
+	var out []cairn.ProjectSummary
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		var err error
+		out, err = tx.FindProjects(ctx)
+		return err
+	})
+	if err != nil || e.project == "" {
+		return out, err
+	}
+	for _, p := range out {
+		if p.Name == e.project {
+			return []cairn.ProjectSummary{p}, nil
+		}
+	}
+	return nil, nil
+}
+
+// CountCreated implements cairn.OverviewService.
+func (e *Engine) CountCreated(ctx context.Context, project string, from time.Time, step time.Duration) ([]cairn.CreatedCount, error) {
+	if !cairn.ValidProject(project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
+	}
+	if step <= 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "the period of a count must be positive, not %v", step)
+	}
+	var out []cairn.CreatedCount
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		var err error
+		out, err = tx.CountCreated(ctx, project, from, step)
+		return err
+	})
+	return out, err
+}

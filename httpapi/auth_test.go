@@ -46,6 +46,50 @@ func TestTokenOfOneProjectIsForbiddenOnAnother(t *testing.T) {
 	a.add("a", map[string]any{"content": "x"}, tokA)
 }
 
+// The list of projects shows a token its own project only, and every
+// project to a request without one on a server that needs none. Tried:
+// no token and an unknown token on a remote server, and a token of a
+// project without memories.
+func TestProjectListShowsATokenItsOwnProject(t *testing.T) {
+	t.Parallel()
+	list := func(a *testAPI, tok string) []string {
+		t.Helper()
+		r := a.do("GET", "/api/projects", nil, tok)
+		if r.status != 200 {
+			t.Fatalf("GET /api/projects: %v", r)
+		}
+		var out struct{ Projects []struct{ Name string } }
+		r.decode(t, &out)
+		var names []string
+		for _, p := range out.Projects {
+			names = append(names, p.Name)
+		}
+		return names
+	}
+	remote := newAPI(t, true)
+	tokA := remote.token("a", true)
+	remote.add("a", map[string]any{"content": "x"}, remote.token("a", false))
+	remote.add("b", map[string]any{"content": "y"}, remote.token("b", false))
+	if got := list(remote, tokA); strings.Join(got, ",") != "a" {
+		t.Errorf("a's token lists %v, want [a]", got)
+	}
+	if got := list(remote, remote.token("c", true)); len(got) != 0 {
+		t.Errorf("the token of a project without memories lists %v, want none", got)
+	}
+	want(t, "no token on a remote server", remote.do("GET", "/api/projects", nil, ""), 401, cairn.EUNAUTHORIZED)
+	want(t, "an unknown token", remote.do("GET", "/api/projects", nil, "cairn_"+strings.Repeat("a", 52)), 401, cairn.EUNAUTHORIZED)
+
+	local := newAPI(t, false)
+	local.add("a", map[string]any{"content": "x"}, "")
+	local.add("b", map[string]any{"content": "y"}, "")
+	if got := list(local, ""); strings.Join(got, ",") != "a,b" {
+		t.Errorf("loopback without a token lists %v, want [a b]", got)
+	}
+	if got := list(local, local.token("b", true)); strings.Join(got, ",") != "b" {
+		t.Errorf("b's token on loopback lists %v, want [b]", got)
+	}
+}
+
 // TestReadOnlyTokenIsRefusedOnWrites tries every write route with a
 // read-only token, and the reads it may do.
 func TestReadOnlyTokenIsRefusedOnWrites(t *testing.T) {
@@ -61,7 +105,7 @@ func TestReadOnlyTokenIsRefusedOnWrites(t *testing.T) {
 	} {
 		want(t, w.method+" "+w.path, a.do(w.method, "/api/projects/p"+w.path, map[string]any{"content": "x"}, ro), 403, cairn.EFORBIDDEN)
 	}
-	for _, path := range []string{"/memories", "/memories/" + id, "/search?q=build", "/export", "/stats", "/activity"} {
+	for _, path := range []string{"/memories", "/memories/" + id, "/search?q=build", "/export", "/stats", "/stats/created", "/activity"} {
 		if r := a.do("GET", "/api/projects/p"+path, nil, ro); r.status != 200 {
 			t.Errorf("GET %s with a read-only token: %v", path, r)
 		}

@@ -53,6 +53,7 @@ type Service interface {
 	cairn.VectorCoverageService
 	cairn.IngestService
 	cairn.UseRecorder
+	cairn.OverviewService
 	cairn.Clock
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
@@ -71,7 +72,13 @@ type Authenticator interface {
 type Options struct {
 	// Service returns the service bound to project, its clock at now
 	// (a request's Cairn-Now header; zero: the server's clock); required.
+	// Service("", now) is the service of every project, through which
+	// GET /api/projects lists them when the request sends no token.
 	Service func(project string, now time.Time) Service
+	// Root returns the folder of a project's files, "" when the server
+	// does not know it: the list of memories then marks and filters the
+	// possibly stale ones (package filestale). nil knows no folder.
+	Root func(project string) string
 	// Context builds the block of call (call.Project is set; call.Config
 	// nil asks for the server's configuration of the project) and records
 	// its use when call.Record, as recall.AnswerCall does; required for
@@ -183,7 +190,9 @@ func (s *Server) routes() {
 	s.route("PUT /ingest/cursor", write, s.putIngestCursor)
 	// Like a context's, a use changes use counts only.
 	s.route("POST /uses", read, s.recordUses)
+	s.mux.HandleFunc("GET /api/projects", s.projects)
 	s.route("GET /stats", read, s.stats)
+	s.route("GET /stats/created", read, s.created)
 	s.route("GET /activity", read, s.activity)
 	s.route("POST /cleanup", write, s.cleanup)
 	s.route("POST /loop/iterations", write, s.loopRecord)
@@ -279,23 +288,8 @@ func (s *Server) guard(a access, h http.HandlerFunc) http.Handler {
 // when the server requires tokens, and one that is sent must be valid,
 // for project, and not read-only for a write.
 func (s *Server) authorize(r *http.Request, name string, a access) error {
-	header := r.Header.Get("Authorization")
-	if header == "" {
-		if s.opts.RequireToken {
-			return cairn.Errorf(cairn.EUNAUTHORIZED, "this server needs a token: send Authorization: Bearer TOKEN (cairn token create)")
-		}
-		return nil
-	}
-	scheme, secret, ok := strings.Cut(header, " ")
-	secret = strings.TrimSpace(secret)
-	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" {
-		return cairn.Errorf(cairn.EUNAUTHORIZED, "the Authorization header must be Bearer TOKEN")
-	}
-	if s.opts.Tokens == nil {
-		return cairn.Errorf(cairn.EUNAUTHORIZED, "the token is not valid (unknown or revoked)")
-	}
-	tok, err := s.opts.Tokens.Authenticate(r.Context(), secret)
-	if err != nil {
+	tok, err := s.token(r)
+	if err != nil || tok == nil {
 		return err
 	}
 	if tok.Project != name {
@@ -305,6 +299,28 @@ func (s *Server) authorize(r *http.Request, name string, a access) error {
 		return cairn.Errorf(cairn.EFORBIDDEN, "the token %s is read-only", tok.ID)
 	}
 	return nil
+}
+
+// token returns the token a request sends: nil when it sends none and
+// the server needs none, EUNAUTHORIZED when it sends an invalid one or
+// none to a server that needs one.
+func (s *Server) token(r *http.Request) (*cairn.Token, error) {
+	header := r.Header.Get("Authorization")
+	if header == "" {
+		if s.opts.RequireToken {
+			return nil, cairn.Errorf(cairn.EUNAUTHORIZED, "this server needs a token: send Authorization: Bearer TOKEN (cairn token create)")
+		}
+		return nil, nil
+	}
+	scheme, secret, ok := strings.Cut(header, " ")
+	secret = strings.TrimSpace(secret)
+	if !ok || !strings.EqualFold(scheme, "Bearer") || secret == "" {
+		return nil, cairn.Errorf(cairn.EUNAUTHORIZED, "the Authorization header must be Bearer TOKEN")
+	}
+	if s.opts.Tokens == nil {
+		return nil, cairn.Errorf(cairn.EUNAUTHORIZED, "the token is not valid (unknown or revoked)")
+	}
+	return s.opts.Tokens.Authenticate(r.Context(), secret)
 }
 
 // statuses is the one table from cairn's error codes to HTTP statuses.

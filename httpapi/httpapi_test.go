@@ -24,9 +24,10 @@ var now = time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
 
 // testAPI is an API server over a fresh database.
 type testAPI struct {
-	t   *testing.T
-	eng *engine.Engine
-	srv *httptest.Server
+	t    *testing.T
+	eng  *engine.Engine
+	srv  *httptest.Server
+	root string // the folder of every project's files (Options.Root)
 }
 
 // newAPI starts an API server over a new database; requireToken makes it
@@ -39,14 +40,23 @@ func newAPI(t *testing.T, requireToken bool) *testAPI {
 	}
 	t.Cleanup(func() { st.Close() })
 	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
-	return startAPI(t, eng, httpapi.Options{
+	root := t.TempDir()
+	a := startAPI(t, eng, httpapi.Options{
 		Service: func(p string, at time.Time) httpapi.Service { return atTime(eng.WithProject(p), at) },
+		Root: func(p string) string {
+			if p == "nofolder" {
+				return ""
+			}
+			return root
+		},
 		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
 			return recall.AnswerCall(ctx, eng.WithProject(call.Project), call, eng.RecordUse)
 		},
 		Tokens:       eng,
 		RequireToken: requireToken,
 	})
+	a.root = root
+	return a
 }
 
 func startAPI(t *testing.T, eng *engine.Engine, opts httpapi.Options) *testAPI {

@@ -4,8 +4,10 @@ import (
 	"context"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/filestale"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -16,34 +18,121 @@ import (
 type listOut struct {
 	Memories []*wire.Memory `json:"memories"`
 	Total    int            `json:"total"`
+	// Stale lists the memories of the page that are possibly stale (a
+	// file they refer to changed after they were written or verified);
+	// absent when the server does not know the project's folder.
+	Stale []string `json:"stale,omitempty"`
 }
 
 // maxListLimit bounds a page of GET /memories.
 const maxListLimit = 1000
+
+// expiringSoon is how far ahead expiry=soon looks.
+const expiringSoon = 7 * 24 * time.Hour
 
 func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, p *project) error {
 	q := &query{r: r}
 	f := cairn.MemoryFilter{
 		Project: p.name, IncludeGlobal: q.flag("global", true), Types: q.types("type"), Tags: q.list("tag"),
 		MinConfidence: q.number("min_confidence"), After: q.time("after"), Before: q.time("before"),
-		Session: q.str("session"), Agent: q.str("agent"), HasFileRefs: q.flag("has_files", false), SkipTotal: q.flag("skip_total", false), Limit: q.integer("limit", 50, 1, maxListLimit), Offset: q.integer("offset", 0, 0, 1<<30),
+		Session: q.str("session"), Agent: q.str("agent"), HasFileRefs: q.flag("has_files", false),
+		Source:    cairn.Source(q.oneOf("source", "", string(cairn.SourceExplicit), string(cairn.SourceAutomatic), string(cairn.SourceExtracted), string(cairn.SourceImported))),
+		NeverUsed: q.flag("never_used", false), ExpiresAfter: q.time("expires_after"), ExpiresBefore: q.time("expires_before"),
+		SkipTotal: q.flag("skip_total", false), Limit: q.integer("limit", 50, 1, maxListLimit), Offset: q.integer("offset", 0, 0, 1<<30),
 		Sort: q.oneOf("sort", cairn.SortCreatedDesc, cairn.SortCreatedDesc, cairn.SortCreatedAsc, cairn.SortUpdatedDesc,
 			cairn.SortConfidenceDesc, cairn.SortUsedDesc, cairn.SortLastUsedDesc, cairn.SortValueDesc),
 	}
+	now := p.svc.Now()
+	switch q.oneOf("expiry", "", "any", "soon", "expired") {
+	case "any": // every memory that expires, expired or not
+		f.ExpiresAfter = time.UnixMilli(1)
+	case "soon": // in force, and expiring within expiringSoon
+		f.ExpiresAfter, f.ExpiresBefore = now.Add(time.Millisecond), now.Add(expiringSoon)
+	case "expired":
+		f.ExpiresBefore = now.Add(time.Millisecond)
+	}
+	stale := q.flag("stale", false)
 	if q.err != nil {
 		return q.err
 	}
-	mems, total, err := p.svc.FindMemories(r.Context(), f)
+	root := s.root(p.name)
+	var mems []*cairn.Memory
+	var total int
+	var err error
+	if stale {
+		if root == "" {
+			return cairn.Errorf(cairn.EINVALID, "stale: this server does not know the folder of project %s, so it cannot tell which files changed (serve checks its own project's folder)", p.name)
+		}
+		mems, total, err = findStale(r.Context(), p.svc, f, root)
+	} else {
+		mems, total, err = p.svc.FindMemories(r.Context(), f)
+	}
 	if err != nil {
 		return err
 	}
 	out := listOut{Memories: make([]*wire.Memory, 0, len(mems)), Total: total}
+	checker := &filestale.Checker{Root: root}
 	for _, m := range mems {
 		out.Memories = append(out.Memories, wire.FromMemory(m))
+		if stale || checker.Stale(m) {
+			out.Stale = append(out.Stale, m.ID)
+		}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
 }
+
+// findStale pages the memories matching f whose files changed after
+// they were written or verified (package filestale), under root, newest
+// first. Only memories with file references can be; all of them are
+// checked, to count the total, in batches read from the (project,
+// created_at) index: each batch starts where the last one ended (not at
+// an offset, which would read every earlier batch again).
+func findStale(ctx context.Context, svc Service, f cairn.MemoryFilter, root string) ([]*cairn.Memory, int, error) {
+	limit, offset := f.Limit, f.Offset
+	f.HasFileRefs, f.SkipTotal, f.Limit, f.Offset, f.Sort = true, true, staleBatch, 0, cairn.SortCreatedDesc
+	checker := &filestale.Checker{Root: root}
+	var page []*cairn.Memory
+	total := 0
+	seen := map[string]bool{} // ids read at the batch's boundary time
+	for {
+		batch, _, err := svc.FindMemories(ctx, f)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, m := range batch {
+			if seen[m.ID] || !checker.Stale(m) {
+				continue
+			}
+			if total >= offset && len(page) < limit {
+				page = append(page, m)
+			}
+			total++
+		}
+		if len(batch) < f.Limit {
+			return page, total, nil
+		}
+		first, last := batch[0].CreatedAt, batch[len(batch)-1].CreatedAt
+		if first.Equal(last) {
+			// A whole batch of one millisecond (an import's, say): on
+			// through it by offset.
+			f.Offset += len(batch)
+			continue
+		}
+		// The next batch: created before the last one read, or at the
+		// same millisecond and not read yet.
+		clear(seen)
+		for _, m := range batch {
+			if m.CreatedAt.Equal(last) {
+				seen[m.ID] = true
+			}
+		}
+		f.Before, f.Offset = last.Add(time.Millisecond), 0
+	}
+}
+
+// staleBatch is how many memories findStale reads at once.
+var staleBatch = 1000
 
 // addIn is the body of POST /memories: a memory in the export format's
 // fields (those cairn sets itself, such as id, times and use_count, are

@@ -344,6 +344,18 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 	if f.Agent != "" {
 		conds = append(conds, `created_by_agent = `+arg(f.Agent))
 	}
+	if f.Source != "" {
+		conds = append(conds, `source = `+arg(string(f.Source)))
+	}
+	if f.NeverUsed {
+		conds = append(conds, `use_count = 0`)
+	}
+	if !f.ExpiresAfter.IsZero() {
+		conds = append(conds, `expires_at >= `+arg(max(storesql.MS(f.ExpiresAfter), 1)))
+	}
+	if !f.ExpiresBefore.IsZero() {
+		conds = append(conds, `expires_at <> 0 AND expires_at < `+arg(storesql.MS(f.ExpiresBefore)))
+	}
 	return strings.Join(conds, " AND "), args
 }
 
@@ -408,6 +420,56 @@ func (t *Tx) CountByType(ctx context.Context, project string) (map[string]int, e
 		out[typ] = int(n)
 	}
 	return out, translate(rows.Err(), "count memories")
+}
+
+// CountCreated implements cairn.Tx. It takes no lock.
+func (t *Tx) CountCreated(ctx context.Context, project string, from time.Time, step time.Duration) ([]cairn.CreatedCount, error) {
+	if step <= 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "count created: the period must be positive, not %v", step)
+	}
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.Query(ctx, `SELECT type, (created_at - $2) / $1 AS period, count(*) FROM memories
+		WHERE project=$3 AND created_at >= $2 GROUP BY type, period`, step.Milliseconds(), storesql.MS(from), project)
+	if err != nil {
+		return nil, translate(err, "count created memories")
+	}
+	defer rows.Close()
+	var out []cairn.CreatedCount
+	for rows.Next() {
+		var typ string
+		var period, n int64
+		if err := rows.Scan(&typ, &period, &n); err != nil {
+			return nil, translate(err, "count created memories")
+		}
+		out = append(out, cairn.CreatedCount{Type: typ, Period: int(period), Count: int(n)})
+	}
+	return out, translate(rows.Err(), "count created memories")
+}
+
+// FindProjects implements cairn.Tx. It takes no lock.
+func (t *Tx) FindProjects(ctx context.Context) ([]cairn.ProjectSummary, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.Query(ctx, `SELECT project, count(*), greatest(max(updated_at), max(last_used_at))
+		FROM memories GROUP BY project ORDER BY project`)
+	if err != nil {
+		return nil, translate(err, "list projects")
+	}
+	defer rows.Close()
+	var out []cairn.ProjectSummary
+	for rows.Next() {
+		var p cairn.ProjectSummary
+		var n, last int64
+		if err := rows.Scan(&p.Name, &n, &last); err != nil {
+			return nil, translate(err, "list projects")
+		}
+		p.Memories, p.LastActivity = int(n), storesql.FromMS(last)
+		out = append(out, p)
+	}
+	return out, translate(rows.Err(), "list projects")
 }
 
 // CreateMemory implements cairn.Tx under the lock of m.Project. The

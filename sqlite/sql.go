@@ -35,6 +35,12 @@ const (
 
 	sqlMemoryKeys  = `SELECT id, project, content_hash FROM memories`
 	sqlCountByType = `SELECT type, count(*) FROM memories WHERE project=? GROUP BY type`
+	// Periods by integer division of the milliseconds since from.
+	sqlCountCreated = `SELECT type, (created_at - ?2) / ?1 AS period, count(*) FROM memories
+		WHERE project=?3 AND created_at >= ?4 GROUP BY type, period`
+	// Every project's memories, counted from the (project, created_at)
+	// index; the latest change or use reads the rows.
+	sqlProjects = `SELECT project, count(*), max(max(updated_at), max(last_used_at)) FROM memories GROUP BY project ORDER BY project`
 
 	sqlPartition    = `SELECT docs, total_len, next_doc, dead_docs, dead, analyzer FROM index_partitions WHERE name=?`
 	sqlPutPartition = `INSERT INTO index_partitions(name, docs, total_len, next_doc, dead_docs, dead, analyzer)

@@ -314,6 +314,21 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 		conds = append(conds, `created_by_agent = ?`)
 		args = append(args, f.Agent)
 	}
+	if f.Source != "" {
+		conds = append(conds, `source = ?`)
+		args = append(args, string(f.Source))
+	}
+	if f.NeverUsed {
+		conds = append(conds, `use_count = 0`)
+	}
+	if !f.ExpiresAfter.IsZero() {
+		conds = append(conds, `expires_at >= ?`)
+		args = append(args, max(storesql.MS(f.ExpiresAfter), 1))
+	}
+	if !f.ExpiresBefore.IsZero() {
+		conds = append(conds, `expires_at <> 0 AND expires_at < ?`)
+		args = append(args, storesql.MS(f.ExpiresBefore))
+	}
 	return strings.Join(conds, " AND "), args
 }
 
@@ -391,6 +406,48 @@ func (t *Tx) CountByType(ctx context.Context, project string) (map[string]int, e
 		out[typ] = n
 	}
 	return out, translate(rows.Err(), "count memories")
+}
+
+// CountCreated implements cairn.Tx.
+func (t *Tx) CountCreated(ctx context.Context, project string, from time.Time, step time.Duration) ([]cairn.CreatedCount, error) {
+	if step <= 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "count created: the period must be positive, not %v", step)
+	}
+	start, width := storesql.MS(from), step.Milliseconds()
+	rows, err := t.query(ctx, "count created memories", sqlCountCreated, width, start, project, start)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []cairn.CreatedCount
+	for rows.Next() {
+		var c cairn.CreatedCount
+		if err := rows.Scan(&c.Type, &c.Period, &c.Count); err != nil {
+			return nil, translate(err, "count created memories")
+		}
+		out = append(out, c)
+	}
+	return out, translate(rows.Err(), "count created memories")
+}
+
+// FindProjects implements cairn.Tx.
+func (t *Tx) FindProjects(ctx context.Context) ([]cairn.ProjectSummary, error) {
+	rows, err := t.query(ctx, "list projects", sqlProjects)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []cairn.ProjectSummary
+	for rows.Next() {
+		var p cairn.ProjectSummary
+		var last int64
+		if err := rows.Scan(&p.Name, &p.Memories, &last); err != nil {
+			return nil, translate(err, "list projects")
+		}
+		p.LastActivity = storesql.FromMS(last)
+		out = append(out, p)
+	}
+	return out, translate(rows.Err(), "list projects")
 }
 
 // CreateMemory implements cairn.Tx.

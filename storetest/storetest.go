@@ -61,6 +61,8 @@ func Run(t *testing.T, open Opener) {
 		{"FindMemoriesPagesAndCountsAll", testFindMemoriesPaging},
 		{"ScanMemoryKeysVisitsEveryMemory", testScanMemoryKeys},
 		{"CountByTypeCountsOwnProjectOnly", testCountByType},
+		{"CountCreatedCountsByTypeAndPeriod", testCountCreated},
+		{"FindProjectsCountsEveryProject", testFindProjects},
 		{"PartitionStatsRoundTrip", testPartitionRoundTrip},
 		{"UnknownPartitionHasZeroStats", testUnknownPartition},
 		{"AppendPostingsAppendsBytesAndAddsDF", testAppendPostings},
@@ -592,10 +594,13 @@ func filterFixture(t *testing.T, s cairn.Store) {
 		m("p", 2, func(m *cairn.Memory) {
 			m.Type, m.Tags, m.Confidence, m.SessionID, m.Agent = "pitfall", []string{"golang"}, 0.5, "s2", "mars"
 			m.CreatedAt = at(-2 * time.Hour)
+			m.Source, m.UseCount, m.LastUsedAt = cairn.SourceAutomatic, 3, at(time.Hour)
+			m.ExpiresAt = at(2 * time.Hour)
 		}),
 		m("p", 3, func(m *cairn.Memory) {
 			m.Type, m.Tags, m.Confidence, m.SessionID = "note", []string{"db", "go", "x:y"}, 0.7, "s1"
 			m.CreatedAt = at(-1 * time.Hour)
+			m.Source, m.UseCount, m.ExpiresAt = cairn.SourceExtracted, 1, at(-time.Hour)
 		}),
 		m("p", 4, func(m *cairn.Memory) {
 			m.Type, m.Tags, m.Confidence, m.CreatedAt = "decision", nil, 0.69999, at(0)
@@ -638,6 +643,16 @@ func testFindMemoriesFilters(t *testing.T, s cairn.Store) {
 		{"session", cairn.MemoryFilter{Project: "p", Session: "s1"}, []string{"m-0001", "m-0003"}},
 		{"agent", cairn.MemoryFilter{Project: "p", Agent: "mars"}, []string{"m-0002"}},
 		{"has file refs", cairn.MemoryFilter{Project: "p", HasFileRefs: true}, []string{"m-0004"}},
+		{"source", cairn.MemoryFilter{Project: "p", Source: cairn.SourceAutomatic}, []string{"m-0002"}},
+		{"source of none", cairn.MemoryFilter{Project: "p", Source: cairn.SourceImported}, nil},
+		{"never used", cairn.MemoryFilter{Project: "p", NeverUsed: true}, []string{"m-0001", "m-0004"}},
+		// m-0002 expires at +2h, m-0003 expired at -1h, the others never.
+		{"expires before: expired", cairn.MemoryFilter{Project: "p", ExpiresBefore: at(0)}, []string{"m-0003"}},
+		{"expires before is exclusive", cairn.MemoryFilter{Project: "p", ExpiresBefore: at(-time.Hour)}, nil},
+		{"expires after: still to expire", cairn.MemoryFilter{Project: "p", ExpiresAfter: at(0)}, []string{"m-0002"}},
+		{"expires after is inclusive", cairn.MemoryFilter{Project: "p", ExpiresAfter: at(2 * time.Hour)}, []string{"m-0002"}},
+		{"expiring within a window", cairn.MemoryFilter{Project: "p", ExpiresAfter: at(0), ExpiresBefore: at(3 * time.Hour)}, []string{"m-0002"}},
+		{"expires after long ago: every memory that expires", cairn.MemoryFilter{Project: "p", ExpiresAfter: time.Unix(0, 0)}, []string{"m-0002", "m-0003"}},
 		{"everything", cairn.MemoryFilter{Project: "p", IncludeGlobal: true, Types: []string{"decision"}, Tags: []string{"go"}, MinConfidence: 0.8, Session: "s1", After: at(-4 * time.Hour)}, []string{"m-0001", "m-0006"}},
 	}
 	for _, tt := range tests {
@@ -809,6 +824,86 @@ func testCountByType(t *testing.T, s cairn.Store) {
 		}
 		return nil
 	})
+}
+
+func testCountCreated(t *testing.T, s cairn.Store) {
+	filterFixture(t, s)
+	// p: m-0001 decision -3h, m-0002 pitfall -2h, m-0003 note -1h,
+	// m-0004 decision 0; q's global m-0006 is q's, not p's.
+	type key struct {
+		typ    string
+		period int
+	}
+	count := func(project string, from time.Time, step time.Duration) map[key]int {
+		got := map[key]int{}
+		view(t, s, func(ctx context.Context, tx cairn.Tx) error {
+			cs, err := tx.CountCreated(ctx, project, from, step)
+			for _, c := range cs {
+				if c.Count <= 0 {
+					t.Errorf("CountCreated(%s) returned a count of %d", project, c.Count)
+				}
+				got[key{c.Type, c.Period}] += c.Count
+			}
+			return err
+		})
+		return got
+	}
+	if got, want := count("p", at(-3*time.Hour), 2*time.Hour), map[key]int{{"decision", 0}: 1, {"pitfall", 0}: 1, {"note", 1}: 1, {"decision", 1}: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("CountCreated(p, -3h, 2h) = %v, want %v", got, want)
+	}
+	// from is inclusive, and what was created before it is left out.
+	if got, want := count("p", at(-2*time.Hour), time.Hour), map[key]int{{"pitfall", 0}: 1, {"note", 1}: 1, {"decision", 2}: 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("CountCreated(p, -2h, 1h) = %v, want %v", got, want)
+	}
+	if got, want := count("q", at(0), 24*time.Hour), map[key]int{{"decision", 0}: 2}; !reflect.DeepEqual(got, want) {
+		t.Errorf("CountCreated(q) = %v, want %v (its global memory counts)", got, want)
+	}
+	if got := count("nobody", at(-24*time.Hour), time.Hour); len(got) != 0 {
+		t.Errorf("CountCreated(nobody) = %v, want nothing", got)
+	}
+	// A bad input tried: a period that is not positive.
+	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		_, err := tx.CountCreated(ctx, "p", at(0), 0)
+		wantCode(t, err, cairn.EINVALID, "CountCreated with a zero period")
+		return nil
+	})
+}
+
+func testFindProjects(t *testing.T, s cairn.Store) {
+	list := func() []cairn.ProjectSummary {
+		var out []cairn.ProjectSummary
+		view(t, s, func(ctx context.Context, tx cairn.Tx) error {
+			var err error
+			out, err = tx.FindProjects(ctx)
+			return err
+		})
+		return out
+	}
+	if got := list(); len(got) != 0 {
+		t.Errorf("FindProjects of an empty store = %v", got)
+	}
+	filterFixture(t, s)
+	// Memories are updated at +1s..+7s (mem); m-0002 of p was used at
+	// +1h, after every change.
+	want := []cairn.ProjectSummary{
+		{Name: "p", Memories: 4, LastActivity: at(time.Hour)},
+		{Name: "q", Memories: 2, LastActivity: at(6 * time.Second)},
+		{Name: "r", Memories: 1, LastActivity: at(7 * time.Second)},
+	}
+	got := list()
+	if len(got) != len(want) {
+		t.Fatalf("FindProjects = %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i].Name != want[i].Name || got[i].Memories != want[i].Memories || !got[i].LastActivity.Equal(want[i].LastActivity) {
+			t.Errorf("FindProjects[%d] = %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	// A project whose last memory is deleted is no longer listed.
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error { return tx.DeleteMemory(ctx, "m-0007") })
+	if got := list(); len(got) != 2 || got[1].Name != "q" {
+		t.Errorf("FindProjects after r's memory was deleted = %v, want p and q", got)
+	}
 }
 
 // --- index ---------------------------------------------------------------

@@ -19,6 +19,7 @@ import (
 	"io/fs"
 	"mime"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"sync"
@@ -70,6 +71,7 @@ func (h *Handler) load() {
 		name := strings.TrimPrefix(p, "assets/")
 		if name == "index.html" {
 			b = bytes.Replace(b, []byte("{{project}}"), []byte(html.EscapeString(h.opts.Project)), 1)
+			b = bytes.Replace(b, []byte("{{preload}}"), []byte(preload(h.opts.Project)), 1)
 		}
 		typ := mime.TypeByExtension(path.Ext(name))
 		if path.Ext(name) == ".js" {
@@ -78,6 +80,25 @@ func (h *Handler) load() {
 		h.files[name] = &asset{typ: typ, raw: b, gzBuf: gzipped(b)}
 		return nil
 	})
+}
+
+// FirstPage is the request of the first page of a project's memories,
+// as the page makes it when it opens (app.js: the newest 50, of the
+// project only, one more to know whether a next page exists, and no
+// count).
+func FirstPage(project string) string {
+	return "/api/projects/" + url.PathEscape(project) + "/memories?sort=created&global=false&limit=51&offset=0&skip_total=true"
+}
+
+// preload is the link that fetches the first page of project's
+// memories while the page's scripts load ("" without a project). The
+// script asks for the link's exact address, so the browser answers it
+// from the preload.
+func preload(project string) string {
+	if project == "" {
+		return ""
+	}
+	return `<link rel="preload" as="fetch" crossorigin="anonymous" id="first-page" href="` + html.EscapeString(FirstPage(project)) + `">`
 }
 
 func gzipped(b []byte) []byte {

@@ -116,3 +116,18 @@ func TestScriptsNeverParseHTMLNorReachOut(t *testing.T) {
 		t.Fatalf("read %d assets: %v", n, err)
 	}
 }
+
+// The page starts the request of its first list with itself, for its
+// project only, at the address the script asks for (app.js builds the
+// same query; the browser test checks that one request is made).
+func TestThePagePreloadsItsFirstList(t *testing.T) {
+	t.Parallel()
+	body := get(t, New(Options{Project: "a b/c"}), http.MethodGet, "/", false).Body.String()
+	want := `<link rel="preload" as="fetch" crossorigin="anonymous" id="first-page" href="/api/projects/a%20b%2Fc/memories?sort=created&amp;global=false&amp;limit=51&amp;offset=0&amp;skip_total=true">`
+	if !strings.Contains(body, want) {
+		t.Errorf("the page does not preload its first list:\n%s", body)
+	}
+	if body := get(t, New(Options{}), http.MethodGet, "/", false).Body.String(); strings.Contains(body, `rel="preload"`) || strings.Contains(body, "{{") {
+		t.Errorf("a page without a project preloads something:\n%s", body)
+	}
+}

@@ -253,6 +253,12 @@ func newAPI(m *Main, s *session, home string, remote bool) *httpapi.Server {
 			}
 			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.recordUse)
 		},
+		Root: func(project string) string {
+			if project == home {
+				return root // serve's own folder: the stale marks of the web page
+			}
+			return ""
+		},
 		Tokens:       s.eng,
 		RequireToken: remote,
 		Logger:       slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),

@@ -27,9 +27,19 @@ export function projectPath(project, path) {
   return '/api/projects/' + encodeURIComponent(project) + path;
 }
 
-// call sends one request and returns the decoded JSON answer (or the
-// Response itself with opts.raw).
-export async function call(project, method, path, opts = {}) {
+// call sends one request to a project's route and returns the decoded
+// JSON answer (or the Response itself with opts.raw).
+export function call(project, method, path, opts = {}) {
+  return request(projectPath(project, path), method, opts);
+}
+
+// callServer is call for the routes of no project (/api/projects).
+export function callServer(method, path, opts = {}) {
+  return request('/api' + path, method, opts);
+}
+
+// request is call with the whole address of the route.
+export async function request(url, method, opts = {}) {
   const init = { method, headers: headers(opts.headers), signal: opts.signal };
   if (opts.json !== undefined) {
     init.body = JSON.stringify(opts.json);
@@ -37,7 +47,7 @@ export async function call(project, method, path, opts = {}) {
   } else if (opts.body !== undefined) {
     init.body = opts.body;
   }
-  const res = await fetch(projectPath(project, path), init);
+  const res = await fetch(url, init);
   if (!res.ok) {
     let code = 'internal', message = res.status + ' ' + res.statusText;
     try { const b = await res.json(); code = b.error.code; message = b.error.message; } catch (_) { /* not JSON */ }

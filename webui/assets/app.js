@@ -3,7 +3,7 @@
 // Memory text only ever reaches the page through textContent (el and
 // marked below); nothing a memory holds is parsed as HTML.
 
-import { call, qs, events, setToken, whenUnauthorized, ApiError } from './api.js';
+import { call, callServer, request, qs, events, setToken, whenUnauthorized, ApiError } from './api.js';
 
 const $ = (id) => document.getElementById(id);
 const PAGE = 50;
@@ -41,7 +41,11 @@ function termsOf(q) {
   return [...new Set(q.toLowerCase().split(/[^\p{L}\p{N}_]+/u).filter(w => w.length > 1))];
 }
 
-const fmtTime = (t) => t ? new Date(t).toLocaleString() : '';
+// One formatter for every time shown: Date's toLocaleString builds a new
+// one each call, which made the first page's 50 times take ~100 ms.
+const timeFormat = new Intl.DateTimeFormat(undefined, { dateStyle: 'short', timeStyle: 'medium' });
+const dayFormat = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'numeric', timeZone: 'UTC' });
+const fmtTime = (t) => t ? timeFormat.format(new Date(t)) : '';
 const short = (id) => (id || '').slice(0, 12);
 
 function status(msg) { $('status').textContent = msg || ''; }
@@ -75,7 +79,7 @@ function confirmDialog(text, okText) {
 
 // ---- project and token ----
 
-const state = { project: '', view: 'memories', offset: 0, total: 0, current: null, stopEvents: null, unseen: 0 };
+const state = { project: '', view: 'memories', offset: 0, current: null, stopEvents: null, unseen: 0, stale: new Set() };
 
 function api(method, path, opts) { return call(state.project, method, path, opts); }
 
@@ -92,7 +96,10 @@ $('project-form').addEventListener('submit', (e) => {
   openProject($('project').value.trim());
 });
 
-function openProject(name) {
+// openProject shows a project. The first page of its memories is asked
+// for first and alone; the event stream, the type counts of the filters
+// and the other views' data follow once it is shown.
+async function openProject(name) {
   if (!name) return;
   state.project = name;
   localStorage.setItem('cairn-project', name);
@@ -101,17 +108,39 @@ function openProject(name) {
   status('');
   state.offset = 0;
   if (state.stopEvents) state.stopEvents();
+  state.stopEvents = null;
   $('feed').replaceChildren();
+  await refreshList();
+  if (state.project !== name) return;
   state.stopEvents = events(name, onEvent, (s) => { $('live-state').textContent = s; });
   loadTypes();
-  refreshList();
   if (state.view === 'housekeeping') loadHousekeeping();
 }
+
+// ---- projects ----
+
+async function loadProjects() {
+  try {
+    const out = await callServer('GET', '/projects');
+    const ol = $('projects'), names = $('project-names');
+    ol.replaceChildren();
+    names.replaceChildren();
+    for (const p of out.projects) {
+      names.append(el('option', { value: p.name }));
+      ol.append(el('li', { 'data-project': p.name, class: p.name === state.project ? 'current' : null },
+        el('button', { type: 'button', onclick: () => { location.hash = 'memories'; openProject(p.name); } },
+          el('div', { class: 'item-title', text: p.name }),
+          el('div', { class: 'item-meta', text: p.memories + (p.memories === 1 ? ' memory' : ' memories') + ' · last activity ' + fmtTime(p.last_activity) }))));
+    }
+    if (!out.projects.length) ol.append(el('li', { class: 'muted', text: 'No project has memories yet.' }));
+  } catch (e) { fail(e); }
+}
+$('project').addEventListener('focus', () => { if (!$('project-names').children.length) loadProjects(); });
 
 // ---- views ----
 
 function show(view) {
-  if (!['memories', 'live', 'context', 'housekeeping'].includes(view)) view = 'memories';
+  if (!['memories', 'live', 'context', 'housekeeping', 'projects'].includes(view)) view = 'memories';
   state.view = view;
   for (const s of document.querySelectorAll('main > section')) s.hidden = s.dataset.view !== view;
   for (const a of document.querySelectorAll('nav a')) {
@@ -119,6 +148,7 @@ function show(view) {
   }
   if (view === 'live') { state.unseen = 0; $('live-count').hidden = true; }
   if (view === 'housekeeping' && state.project) loadHousekeeping();
+  if (view === 'projects') loadProjects();
 }
 window.addEventListener('hashchange', () => show(location.hash.slice(1)));
 
@@ -131,6 +161,8 @@ function filters() {
   const conf = $('f-conf').value;
   return {
     type: $('f-type').value, tag: $('f-tag').value.trim(), session: $('f-session').value.trim(),
+    agent: $('f-agent').value.trim(), source: $('f-source').value, never_used: $('f-use').value === 'never' || undefined,
+    stale: $('f-stale').value === 'stale' || undefined, expiry: $('f-expiry').value,
     min_confidence: conf, after: $('f-after').value, before: $('f-before').value, sort: $('f-sort').value,
     // The project's own memories by default: its index pages them
     // without reading the rest.
@@ -148,6 +180,9 @@ async function loadTypes() {
   } catch (e) { fail(e); }
 }
 
+// refreshList shows the current page. A page is asked for without its
+// total (one more memory than shown says whether there is a next page);
+// the count of every match follows, once the page is shown.
 async function refreshList() {
   if (!state.project) return;
   if (listCtl) listCtl.abort();
@@ -157,22 +192,68 @@ async function refreshList() {
   const f = filters();
   try {
     if (q) {
-      const hits = await api('GET', '/search' + qs({ q, limit: 100, type: f.type, tag: f.tag, after: f.after, before: f.before, no_global: !f.global }), { signal });
+      state.stale = new Set();
+      const found = await api('GET', '/search' + qs({ q, limit: 100, type: f.type, tag: f.tag, after: f.after, before: f.before, agent: f.agent, no_global: !f.global }), { signal });
+      if (signal.aborted) return;
+      const hits = found.filter(hitFilter(f));
       renderList(hits, termsOf(q));
-      $('list-info').textContent = hits.length + (hits.length === 100 ? '+' : '') + ' found, best first';
+      $('list-info').textContent = hits.length + (found.length === 100 ? '+' : '') + ' found, best first' +
+        (f.stale ? ' (staleness is not checked in a search)' : '');
       $('page-info').textContent = '';
       $('prev').disabled = $('next').disabled = true;
     } else {
-      const out = await api('GET', '/memories' + qs({ ...f, limit: PAGE, offset: state.offset }), { signal });
-      state.total = out.total;
-      renderList(out.memories, []);
-      const last = Math.min(state.offset + out.memories.length, out.total);
-      $('list-info').textContent = out.total + ' memories';
-      $('page-info').textContent = out.total ? (state.offset + 1) + '–' + last + ' of ' + out.total : '';
+      const path = '/memories' + qs({ ...f, limit: PAGE + 1, offset: state.offset, skip_total: true });
+      const out = await (firstPage(path) || api('GET', path, { signal }));
+      if (signal.aborted) return; // a newer list was asked for meanwhile
+      const more = out.memories.length > PAGE;
+      const mems = out.memories.slice(0, PAGE);
+      state.stale = new Set(out.stale || []);
+      renderList(mems, []);
+      const last = state.offset + mems.length;
+      const range = mems.length ? (state.offset + 1) + '–' + last : '';
+      $('list-info').textContent = mems.length ? '' : '0 memories';
+      $('page-info').textContent = range;
       $('prev').disabled = state.offset === 0;
-      $('next').disabled = last >= out.total;
+      $('next').disabled = !more;
+      if (mems.length && (more || state.offset > 0)) {
+        countList(f, range, signal);
+      } else {
+        $('list-info').textContent = last + (last === 1 ? ' memory' : ' memories');
+      }
     }
     status('');
+  } catch (e) { fail(e); }
+}
+
+// hitFilter applies to search hits the filters the search route does
+// not take (it ranks by type, tag, dates and agent).
+function hitFilter(f) {
+  const now = Date.now(), conf = Number(f.min_confidence || 0);
+  return (m) => {
+    const exp = m.expires_at ? Date.parse(m.expires_at) : 0;
+    return (!f.source || m.source === f.source) && (!f.never_used || !m.use_count) &&
+      (!f.session || m.created_by_session_id === f.session) && (m.confidence ?? 0) >= conf &&
+      (!f.expiry || (exp && (f.expiry === 'any' || (f.expiry === 'expired' ? exp <= now : exp > now && exp <= now + 7 * 864e5))));
+  };
+}
+
+// firstPage answers the page's first list request from the request the
+// server started with the page (<link id=first-page>, the same address),
+// once: null when it does not apply.
+function firstPage(path) {
+  const link = $('first-page');
+  if (!link) return null;
+  link.remove();
+  const href = link.getAttribute('href'), at = href.indexOf('/memories?');
+  if (at < 0 || href.slice(at) !== path || decodeURIComponent(href.slice('/api/projects/'.length, at)) !== state.project) return null;
+  return request(href, 'GET');
+}
+
+async function countList(f, range, signal) {
+  try {
+    const out = await api('GET', '/memories' + qs({ ...f, limit: 1 }), { signal });
+    $('list-info').textContent = out.total + ' memories';
+    $('page-info').textContent = range + ' of ' + out.total;
   } catch (e) { fail(e); }
 }
 
@@ -185,7 +266,8 @@ function renderList(mems, terms) {
       .filter(Boolean).join(' · ');
     const li = el('li', { 'data-id': m.id, class: state.current === m.id ? 'current' : null },
       el('button', { type: 'button', onclick: () => openMemory(m.id) },
-        el('div', { class: 'item-title' }, m.pinned ? el('span', { class: 'tag pin', text: 'pinned' }) : null, marked(m.title || '(no title)', terms)),
+        el('div', { class: 'item-title' }, m.pinned ? el('span', { class: 'tag pin', text: 'pinned' }) : null,
+          state.stale.has(m.id) ? el('span', { class: 'tag stale', text: 'possibly stale' }) : null, marked(m.title || '(no title)', terms)),
         el('div', { class: 'snippet' }, marked((m.content || '').slice(0, 300), terms)),
         el('div', { class: 'item-meta', text: meta })));
     list.append(li);
@@ -198,18 +280,21 @@ $('q').addEventListener('input', () => {
   searchTimer = setTimeout(() => { state.offset = 0; refreshList(); }, 60);
 });
 $('filters').addEventListener('submit', (e) => { e.preventDefault(); refreshList(); });
-for (const id of ['f-scope', 'f-type', 'f-tag', 'f-session', 'f-conf', 'f-after', 'f-before', 'f-sort']) {
+for (const id of ['f-scope', 'f-type', 'f-tag', 'f-session', 'f-agent', 'f-source', 'f-use', 'f-stale', 'f-expiry', 'f-conf', 'f-after', 'f-before', 'f-sort']) {
   $(id).addEventListener('change', () => { state.offset = 0; refreshList(); });
 }
 $('prev').addEventListener('click', () => { state.offset = Math.max(0, state.offset - PAGE); refreshList(); });
 $('next').addEventListener('click', () => { state.offset += PAGE; refreshList(); });
-$('list').addEventListener('keydown', (e) => {
-  if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
-  const buttons = [...$('list').querySelectorAll('li > button')];
-  const i = buttons.indexOf(document.activeElement);
-  const j = e.key === 'ArrowDown' ? Math.min(i + 1, buttons.length - 1) : Math.max(i - 1, 0);
-  if (buttons[j]) { buttons[j].focus(); e.preventDefault(); }
-});
+// Arrows move between the items of a list.
+for (const id of ['list', 'projects']) {
+  $(id).addEventListener('keydown', (e) => {
+    if (e.key !== 'ArrowDown' && e.key !== 'ArrowUp') return;
+    const buttons = [...$(id).querySelectorAll('li > button')];
+    const i = buttons.indexOf(document.activeElement);
+    const j = e.key === 'ArrowDown' ? Math.min(i + 1, buttons.length - 1) : Math.max(i - 1, 0);
+    if (buttons[j]) { buttons[j].focus(); e.preventDefault(); }
+  });
+}
 
 // ---- one memory ----
 
@@ -258,6 +343,7 @@ function renderMemory(m, act) {
   prop(dl, 'used', (m.use_count || 0) + ' times');
   prop(dl, 'pinned', m.pinned ? 'yes' : null);
   prop(dl, 'flag', m.flag);
+  prop(dl, 'files changed', state.stale.has(m.id) ? 'possibly stale: a file it refers to changed since it was written or verified' : null);
   const btn = (text, fn, cls) => el('button', { type: 'button', class: cls, onclick: fn, text });
   const actions = el('div', { class: 'actions' },
     btn('Edit (e)', () => editMemory(m)),
@@ -287,19 +373,30 @@ function renderMemory(m, act) {
   loadChain(m, chain);
 }
 
-// loadChain shows the memories that replace m, newest last.
+// loadChain shows the supersede chain through m, both ways: what m
+// replaces (older, first) and what replaces it (newer, last), with m
+// itself in its place.
 async function loadChain(m, box) {
-  let cur = m;
-  const seen = new Set([m.id]);
-  const items = [];
-  while (cur.superseded_by && !seen.has(cur.superseded_by) && items.length < 10) {
-    try { cur = await api('GET', '/memories/' + encodeURIComponent(cur.superseded_by)); } catch (_) { break; }
-    seen.add(cur.id);
-    items.push(cur);
+  let chain;
+  try { chain = (await api('GET', '/memories/' + encodeURIComponent(m.id) + '/chain')).memories; } catch (e) { fail(e); return; }
+  if (chain.length <= 1) {
+    box.replaceChildren(el('p', { class: 'muted', text: m.superseded_by ? 'Replaced by ' + m.superseded_by + ' (gone).' : 'Supersedes nothing, superseded by nothing.' }));
+    return;
   }
-  if (!items.length) { box.replaceChildren(el('p', { class: 'muted', text: m.superseded_by ? 'Replaced by ' + m.superseded_by + ' (gone).' : 'Not superseded.' })); return; }
-  const ol = el('ol', { class: 'list compact' });
-  for (const n of items) ol.append(el('li', {}, el('button', { type: 'button', onclick: () => openMemory(n.id) }, 'replaced by: ', n.title || n.id)));
+  const at = chain.findIndex(c => c.id === m.id);
+  const ol = el('ol', { class: 'list compact chain-list' });
+  chain.forEach((c, i) => {
+    let role = i < at ? 'older' : 'newer';
+    if (c.superseded_by === m.id) role = 'superseded by this one';
+    else if (m.superseded_by === c.id) role = 'supersedes this one';
+    if (c.id === m.id) {
+      ol.append(el('li', { class: 'current', 'aria-current': 'true' }, el('div', { class: 'chain-self' },
+        el('span', { class: 'tag', text: 'this memory' }), ' ', m.title || m.id)));
+      return;
+    }
+    ol.append(el('li', { 'data-role': role }, el('button', { type: 'button', onclick: () => openMemory(c.id) },
+      el('span', { class: 'tag', text: role }), ' ', c.title || c.id, el('span', { class: 'item-meta', text: ' ' + c.type + ' · ' + fmtTime(c.created_at) }))));
+  });
   box.replaceChildren(ol);
 }
 
@@ -480,13 +577,22 @@ function compactList(box, mems, note) {
   if (!mems.length) box.append(el('li', { class: 'muted', text: 'None.' }));
 }
 
+// A count of a list: one memory asked for, and the total.
+function countOf(params) { return api('GET', '/memories' + qs({ global: false, limit: 5, ...params })); }
+
+function countInto(id, out) { $(id).textContent = '(' + out.total + ')'; }
+
 async function loadHousekeeping() {
   try {
-    const [st, used, recent, act] = await Promise.all([
+    const [st, weeks, used, recent, act, never, soon, expired] = await Promise.all([
       api('GET', '/stats'),
-      api('GET', '/memories' + qs({ sort: 'used', limit: 10, global: false })),
-      api('GET', '/memories' + qs({ sort: 'recent', limit: 10, global: false })),
+      api('GET', '/stats/created' + qs({ weeks: 12 })),
+      api('GET', '/memories' + qs({ sort: 'used', limit: 10, global: false, skip_total: true })),
+      api('GET', '/memories' + qs({ sort: 'recent', limit: 10, global: false, skip_total: true })),
       api('GET', '/activity' + qs({ limit: 20 })),
+      countOf({ never_used: true, sort: 'oldest' }),
+      countOf({ expiry: 'soon', sort: 'oldest' }),
+      countOf({ expiry: 'expired', limit: 1 }),
     ]);
     $('h-total').textContent = st.total + ' memories in the project, ' + st.global_total + ' global';
     const max = Math.max(1, ...Object.values(st.by_type));
@@ -497,12 +603,64 @@ async function loadHousekeeping() {
       fill.style.width = (100 * n / max).toFixed(1) + '%';
       bars.append(el('li', {}, el('span', { text: t }), el('div', {}, fill), el('span', { text: String(n) })));
     }
+    renderWeeks(weeks.periods, Object.entries(st.by_type).sort((a, b) => b[1] - a[1]).map(x => x[0]));
     compactList($('h-used'), used.memories.filter(m => m.use_count > 0), m => m.use_count + '×');
     compactList($('h-low'), recent.memories.filter(m => m.last_used_at), m => fmtTime(m.last_used_at));
+    compactList($('h-never'), never.memories, m => 'since ' + fmtTime(m.created_at));
+    countInto('h-never-n', never);
+    compactList($('h-soon'), soon.memories, m => 'expires ' + fmtTime(m.expires_at));
+    countInto('h-soon-n', soon);
+    $('h-expired').textContent = expired.total + ' expired (cleanup removes them)';
     const ol = $('h-activity');
     ol.replaceChildren();
     for (const a of act.entries) ol.append(el('li', {}, el('span', { class: 'action', text: a.action }), ' ' + short(a.memory_id) + ' · ' + fmtTime(a.at)));
   } catch (e) { fail(e); }
+  // Stale needs the project's folder, which the server may not know.
+  try {
+    const stale = await countOf({ stale: true });
+    compactList($('h-stale'), stale.memories, m => (m.file_refs || []).join(', '));
+    countInto('h-stale-n', stale);
+  } catch (e) {
+    $('h-stale-n').textContent = '';
+    $('h-stale').replaceChildren(el('li', { class: 'muted', text: e instanceof ApiError ? 'Not known here: ' + e.message : String(e) }));
+  }
+}
+
+// renderWeeks draws the memories created each week as stacked columns,
+// one colour per type (the eight most common; the rest as "other").
+function renderWeeks(periods, order) {
+  const top = order.slice(0, 8);
+  const colour = (t) => { const i = top.indexOf(t); return i < 0 ? 'c8' : 'c' + i; };
+  const max = Math.max(1, ...periods.map(p => Object.values(p.by_type).reduce((a, b) => a + b, 0)));
+  const box = $('h-weeks');
+  box.replaceChildren();
+  let all = 0;
+  for (const p of periods) {
+    const rank = (t) => { const i = top.indexOf(t); return i < 0 ? top.length : i; };
+    const entries = Object.entries(p.by_type).sort((a, b) => rank(a[0]) - rank(b[0]));
+    const n = entries.reduce((a, [, c]) => a + c, 0);
+    all += n;
+    const day = dayFormat.format(new Date(p.start));
+    const label = 'week of ' + day + ': ' + n + (entries.length ? ' (' + entries.map(([t, c]) => t + ' ' + c).join(', ') + ')' : '');
+    const col = el('div', { class: 'week', title: label });
+    const stack = el('div', { class: 'stack-bar' });
+    stack.style.height = (100 * n / max).toFixed(1) + '%';
+    for (const [t, c] of entries) {
+      const seg = el('div', { class: 'seg ' + colour(t) });
+      seg.style.flexGrow = String(c);
+      stack.append(seg);
+    }
+    col.append(el('span', { class: 'week-n', text: n ? String(n) : '' }), el('div', { class: 'week-area' }, stack), el('span', { class: 'week-day', text: day }));
+    box.append(col);
+  }
+  box.setAttribute('aria-label', 'Memories created per week, the last ' + periods.length + ' weeks: ' + all + ' in all. ' +
+    periods.map(p => Object.values(p.by_type).reduce((a, b) => a + b, 0)).join(', '));
+  const legend = $('h-legend');
+  legend.replaceChildren();
+  const seen = new Set(periods.flatMap(p => Object.keys(p.by_type)));
+  for (const t of top.filter(t => seen.has(t))) legend.append(el('li', {}, el('span', { class: 'swatch ' + colour(t) }), t));
+  if ([...seen].some(t => !top.includes(t))) legend.append(el('li', {}, el('span', { class: 'swatch c8' }), 'other'));
+  if (!all) legend.append(el('li', { class: 'muted', text: 'Nothing created in these weeks.' }));
 }
 
 $('cleanup-preview').addEventListener('click', async () => {
@@ -550,7 +708,7 @@ document.addEventListener('keydown', (e) => {
   const t = e.target;
   const typing = t instanceof HTMLInputElement || t instanceof HTMLTextAreaElement || t instanceof HTMLSelectElement;
   if (typing || e.ctrlKey || e.metaKey || e.altKey || $('confirm').open) return;
-  const keys = { '1': 'memories', '2': 'live', '3': 'context', '4': 'housekeeping' };
+  const keys = { '1': 'memories', '2': 'live', '3': 'context', '4': 'housekeeping', '5': 'projects' };
   if (e.key === '/') { location.hash = 'memories'; $('q').focus(); e.preventDefault(); }
   else if (e.key === 'n' && state.view === 'memories') { newMemory(); e.preventDefault(); }
   else if (e.key === 'e' && state.view === 'memories' && $('detail').dataset.id) {
