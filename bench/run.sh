@@ -118,6 +118,12 @@ HOOK=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -stdi
 step "cairn hook claude pre-tool-use, Bash (with cairn serve), $RUNS runs"
 printf '{"session_id":"bench-tools","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"{}","description":"run it"},"tool_use_id":"toolu_bench"}\n' "$WORK" "$WORK/$PROJECT" >"$WORK/pretool.json"
 PRETOOL=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/queries.txt" -stdin "$WORK/pretool.json" -json -- "${CAIRN_G[@]}" hook claude pre-tool-use)
+step "cairn hook claude pre-tool-use, Edit (with cairn serve), $RUNS runs over the files memories refer to"
+# The files (not globs) the corpus's memories refer to, in first-seen order.
+grep -o '"file_refs":\[[^]]*\]' "$WORK/corpus.jsonl" | grep -o '"[^"]*"' | grep -v '^"file_refs"$' | tr -d '"' |
+	{ grep -v '[][*?]' || true; } | awk -v n="$QUERIES" '!seen[$0]++ && c < n { print; c++ }' >"$WORK/files.txt"
+printf '{"session_id":"bench-edits","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Edit","tool_input":{"file_path":"%s/{}","old_string":"a","new_string":"b"},"tool_use_id":"toolu_bench"}\n' "$WORK" "$WORK/$PROJECT" "$WORK/$PROJECT" >"$WORK/preedit.json"
+PREEDIT=$("$TIMEIT" -runs "$RUNS" -warmup "$WARMUP" -each "$WORK/files.txt" -stdin "$WORK/preedit.json" -json -- "${CAIRN_G[@]}" hook claude pre-tool-use)
 SERVE_RSS_KB=$(awk '/^VmRSS/ {print $2}' "/proc/$SERVE_PID/status" 2>/dev/null || echo 0)
 kill "$SERVE_PID" 2>/dev/null || true
 wait "$SERVE_PID" 2>/dev/null || true
@@ -196,6 +202,7 @@ V_MED=$(field median_ms "$BASE")
 over() { printf '%+.2f' "$(calc "$1 - $V_MED")"; }
 H_P99=$(field p99_ms "$HOOK")
 P_MED=$(field median_ms "$PRETOOL")
+E_MED=$(field median_ms "$PREEDIT")
 B_MED=$(field median_ms "$BATCH")
 CPU=$(grep -m1 -E '^model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
 MEM=$(awk '/^MemTotal/ { printf "%.1f GiB", $2 / 1048576 }' /proc/meminfo 2>/dev/null || true)
@@ -233,6 +240,9 @@ say "                   over start-up: $(over "$H_MED") ms  $(verdict "$(calc "$
 say "  cairn hook claude pre-tool-use (a Bash call; payload on stdin)"
 say "                   $(fmt_lat "$PRETOOL")"
 say "                   over start-up: $(over "$P_MED") ms  $(verdict "$(calc "$P_MED - $V_MED")" le 3)"
+say "  cairn hook claude pre-tool-use (an Edit of a file memories refer to; payload on stdin)"
+say "                   $(fmt_lat "$PREEDIT")"
+say "                   over start-up: $(over "$E_MED") ms  $(verdict "$(calc "$E_MED - $V_MED")" le 3)"
 say "  standalone (CAIRN_NO_SERVER=1, each process opens the database):"
 say "  cairn search     $(fmt_lat "$SEARCH_ALONE")"
 say "  cairn context    $(fmt_lat "$CONTEXT_ALONE")"
