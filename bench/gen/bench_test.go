@@ -331,20 +331,24 @@ func BenchmarkImport100k(b *testing.B) {
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds(), "memories/s")
 }
 
-// BenchmarkActionContext100k is the block of `cairn hook claude
-// pre-tool-use` for a Bash command, as `cairn serve` builds it (resident
-// postings cache): the relevant tier only, narrowed to the types worth
-// reading before an action, 300 tokens. /untyped is the same block
-// without the type filter, for comparison.
-func BenchmarkActionContext100k(b *testing.B) {
+// BenchmarkHookContext100k is the block of each per-call hook of Claude
+// Code as `cairn serve` builds it (resident postings cache), over queries
+// never asked before: /prompt is `user-prompt-submit` (the relevant and
+// parallel-work tiers, the default budget), /bash is `pre-tool-use` for a
+// Bash command (the relevant tier narrowed to the types worth reading
+// before an action, 300 tokens), /edit the same before an Edit of a file
+// the memories refer to (its path is the search text, and memories whose
+// file references name it, its folders or a glob matching it are
+// candidates too). The use of the memories shown is not recorded (a
+// server records it after answering).
+func BenchmarkHookContext100k(b *testing.B) {
 	n := benchN(b)
 	types := []string{"pitfall", "gotcha", "fix", "error_solution", "failure", "issue", "decision", "constraint", "convention"}
-	b.Run("typed", func(b *testing.B) { benchAction(b, n, types, nil) })
-	b.Run("untyped", func(b *testing.B) { benchAction(b, n, nil, nil) })
-	// Before an Edit: the memories about the file (its path is the
-	// search text, and memories whose file references name it, its
-	// folders or a glob matching it are candidates too).
-	b.Run("edit", func(b *testing.B) { benchAction(b, n, types, corpusFiles(b, n)) })
+	prompt := recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}}
+	action := recall.Request{Tiers: []string{cairn.ContextRelevant}, Types: types, Budget: 300, BudgetSet: true}
+	b.Run("prompt", func(b *testing.B) { benchHook(b, n, prompt, nil) })
+	b.Run("bash", func(b *testing.B) { benchHook(b, n, action, nil) })
+	b.Run("edit", func(b *testing.B) { benchHook(b, n, action, corpusFiles(b, n)) })
 }
 
 // corpusFiles returns the distinct file paths (not globs) the corpus's
@@ -372,7 +376,7 @@ func corpusFiles(b *testing.B, n int) []string {
 	return out
 }
 
-func benchAction(b *testing.B, n int, types, files []string) {
+func benchHook(b *testing.B, n int, req recall.Request, files []string) {
 	now := benchTime(b)
 	path := database(b, n)
 	ctx := context.Background()
@@ -393,8 +397,8 @@ func benchAction(b *testing.B, n int, types, files []string) {
 		}
 	}
 	build := func(q string) {
-		call := recall.Call{Request: recall.Request{Project: benchProject, Prompt: q, Session: "bench-tools",
-			Tiers: []string{cairn.ContextRelevant}, Types: types, Budget: 300, BudgetSet: true}, Now: now}
+		call := recall.Call{Request: req, Now: now}
+		call.Project, call.Prompt, call.Session = benchProject, q, "bench-hooks"
 		if files != nil {
 			call.Prompt, call.Files = "", []string{q}
 		}
