@@ -38,6 +38,13 @@
 //     the database for one query). For comparison; no budget of its own.
 //   - BenchmarkSearch1M/resident and /uncached: the same over 1,000,000
 //     memories. Budget: p50 ≤ 2 ms, p99 ≤ 6 ms (resident).
+//   - BenchmarkHookContext100k/prompt, /bash, /edit: the block of Claude
+//     Code's user-prompt-submit hook and of its pre-tool-use hook before a
+//     Bash command and before an Edit, as `cairn serve` builds it, each
+//     call with a query (or file) not asked before, so that the searches
+//     the engine keeps do not answer it. No budget of its own: it is most
+//     of the server's share of the whole-process hook budgets that
+//     bench/run.sh measures.
 //   - BenchmarkImport100k: one import of the whole corpus into a fresh
 //     database file (open, import, close), reported as memories/s.
 //     Budget: ≥ 20,000 memories/s.
