@@ -41,6 +41,7 @@ type service interface {
 	cairn.TypeService
 	cairn.VectorCoverageService
 	cairn.IngestService
+	cairn.IngestBatchService
 	cairn.UseRecorder
 	// ImportStream imports what r holds, read as `cairn import` reads a
 	// file (package wire), in one transaction; the report's lines are
