@@ -170,3 +170,26 @@ func TestIngestBatchInSeveralRequests(t *testing.T) {
 		}
 	})
 }
+
+// A memory created only if new through the client: created once, then a
+// conflict that changes nothing. Bad input tried: no key.
+func TestCreateMemoryThroughTheClient(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	both(t, s, func(t *testing.T, p *client.Project) {
+		key := "memtool:/memories/" + t.Name()[strings.LastIndex(t.Name(), "/")+1:] + ".md"
+		res, err := p.CreateMemory(t.Context(), &cairn.Memory{Type: "file", Key: key, Content: "first notes"})
+		if err != nil || res.Status != cairn.StatusCreated {
+			t.Fatalf("create: %+v %v", res, err)
+		}
+		if _, err := p.CreateMemory(t.Context(), &cairn.Memory{Type: "file", Key: key, Content: "second notes"}); cairn.ErrorCode(err) != cairn.ECONFLICT {
+			t.Errorf("create of a key taken: %v, want ECONFLICT", err)
+		}
+		if m, err := p.FindMemoryByID(t.Context(), res.Memory.ID); err != nil || m.Content != "first notes" {
+			t.Errorf("after the conflict: %+v %v", m, err)
+		}
+		if _, err := p.CreateMemory(t.Context(), &cairn.Memory{Content: "no key"}); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("create without a key: %v", err)
+		}
+	})
+}

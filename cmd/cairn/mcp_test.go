@@ -342,6 +342,15 @@ func TestMCPIsAnsweredByTheServerOfItsDatabase(t *testing.T) {
 		if block := callTool(t, cs, "context", map[string]any{"prompt": "heron MCP session", "session": "s-" + tc.name}); block.IsError || !strings.Contains(toolText(block), w.ID) {
 			t.Fatalf("%s: context lacks %s: %s", tc.name, w.ID, toolText(block))
 		}
+		// The memory tool creates a file only if new (a create-only
+		// write, which the server answers too).
+		file := "/memories/heron-" + tc.name + ".md"
+		if r := callTool(t, cs, "memory", map[string]any{"command": "create", "path": file, "file_text": "Heron notes.\n"}); r.IsError {
+			t.Fatalf("%s: memory create: %s", tc.name, toolText(r))
+		}
+		if r := callTool(t, cs, "memory", map[string]any{"command": "view", "path": file}); r.IsError || !strings.Contains(toolText(r), "Heron notes.") {
+			t.Fatalf("%s: memory view: %s", tc.name, toolText(r))
+		}
 		if err := cs.Close(); err != nil {
 			t.Fatalf("%s: closing: %v (stderr %s)", tc.name, err, stderr.String())
 		}
