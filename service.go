@@ -280,3 +280,32 @@ type OverviewService interface {
 	// that is not positive.
 	CountCreated(ctx context.Context, project string, from time.Time, step time.Duration) ([]CreatedCount, error)
 }
+
+// IngestBatch is what one read of a transcript taught: its memories in the
+// order they were read, and where the read stopped.
+type IngestBatch struct {
+	Memories []*Memory
+	// Cursor, when not nil, is put after the memories are stored, as
+	// IngestService's PutIngestCursor does.
+	Cursor *IngestCursor
+}
+
+// IngestItem is what became of one memory of a batch: Result when it was
+// stored, else Err (EINVALID: the service refused it).
+type IngestItem struct {
+	Result *WriteResult
+	Err    error
+}
+
+// IngestBatchService stores a batch of an ingest in one call.
+type IngestBatchService interface {
+	// IngestBatch stores each memory of b in project (its Project field
+	// is set to it) as Service's AddMemory does, in order, and then puts
+	// b.Cursor, in one transaction: the memories the service accepts and
+	// the cursor are written together or not at all. A memory the
+	// service refuses as invalid is skipped, its item holding the
+	// EINVALID error; any other failure writes nothing and is the call's
+	// error. The items follow b.Memories. EINVALID for an empty project,
+	// or a cursor PutIngestCursor would refuse (nothing is written).
+	IngestBatch(ctx context.Context, project string, b IngestBatch) ([]IngestItem, error)
+}

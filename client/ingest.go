@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -16,8 +17,9 @@ import (
 // that reads on its own machine and stores on the server needs.
 
 var (
-	_ cairn.IngestService = (*Project)(nil)
-	_ cairn.UseRecorder   = (*Project)(nil)
+	_ cairn.IngestService      = (*Project)(nil)
+	_ cairn.IngestBatchService = (*Project)(nil)
+	_ cairn.UseRecorder        = (*Project)(nil)
 )
 
 // Named returns the service of the project name on the same server, at
@@ -49,6 +51,81 @@ func (p *Project) PutIngestCursor(ctx context.Context, project string, c cairn.I
 		return cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
 	}
 	return p.do(ctx, http.MethodPut, p.path("/ingest/cursor"), wire.IngestCursor{Source: c.Source, Offset: c.Offset, Pending: c.Pending}, nil)
+}
+
+// A batch is sent in requests of at most ingestChunkMemories memories and
+// about ingestChunkBytes of JSON: each is one transaction on the server,
+// short enough for the client's timeout.
+const (
+	ingestChunkMemories = 250
+	ingestChunkBytes    = 2 << 20
+)
+
+// IngestBatch stores b's memories in the project and puts its cursor, as
+// cairn.IngestBatchService says, with POST /ingest; project must be the
+// Project's own. A batch that fits one request (250 memories, about
+// 2 MiB) is one transaction on the server. A larger one is sent in
+// several, the cursor with the last: when one of them fails, the
+// memories of those before it are stored and the cursor is not moved, so
+// a reader that runs again reads the same lines, and what they teach
+// folds into the memories stored (same key, or same content). The
+// memories of the items carry their id, type, title and project.
+func (p *Project) IngestBatch(ctx context.Context, project string, b cairn.IngestBatch) ([]cairn.IngestItem, error) {
+	if project != p.name {
+		return nil, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
+	}
+	items := make([]cairn.IngestItem, 0, len(b.Memories))
+	ms := b.Memories
+	for first := true; first || len(ms) > 0; first = false {
+		var in httpapi.IngestIn
+		size := 0
+		for len(ms) > 0 && len(in.Memories) < ingestChunkMemories {
+			m := ms[0]
+			// Escaping makes JSON at most six times longer than its text.
+			n := 256 + 6*(len(m.Content)+len(m.Title)+len(m.Key))
+			for _, t := range m.Tags {
+				n += 6 * len(t)
+			}
+			for _, f := range m.FileRefs {
+				n += 6 * len(f)
+			}
+			if len(in.Memories) > 0 && size+n > ingestChunkBytes {
+				break
+			}
+			size += n
+			in.Memories = append(in.Memories, ingestMemory(m))
+			ms = ms[1:]
+		}
+		if len(ms) == 0 && b.Cursor != nil {
+			in.Cursor = &wire.IngestCursor{Source: b.Cursor.Source, Offset: b.Cursor.Offset, Pending: b.Cursor.Pending}
+		}
+		if in.Memories == nil {
+			in.Memories = []httpapi.IngestMemory{}
+		}
+		var out httpapi.IngestOut
+		if err := p.do(ctx, http.MethodPost, p.path("/ingest"), in, &out); err != nil {
+			return nil, err
+		}
+		if len(out.Results) != len(in.Memories) {
+			return nil, cairn.Errorf(cairn.EUNAVAILABLE, "the server answered %d results for %d memories", len(out.Results), len(in.Memories))
+		}
+		for _, r := range out.Results {
+			if r.Error != nil {
+				items = append(items, cairn.IngestItem{Err: cairn.Errorf(r.Error.Code, "%s", r.Error.Message)})
+				continue
+			}
+			items = append(items, cairn.IngestItem{Result: &cairn.WriteResult{Status: r.Status,
+				Memory: &cairn.Memory{ID: r.ID, Type: r.Type, Title: r.Title, Project: p.name}}})
+		}
+	}
+	return items, nil
+}
+
+func ingestMemory(m *cairn.Memory) httpapi.IngestMemory {
+	return httpapi.IngestMemory{Type: m.Type, Key: m.Key, Title: m.Title, Content: m.Content, Tags: m.Tags, FileRefs: m.FileRefs,
+		Confidence: m.Confidence, Scope: string(m.Scope), Pinned: m.Pinned, ExpiresAt: wire.Time(m.ExpiresAt),
+		CreatedByAgent: wire.Text(m.Agent), CreatedByHat: wire.Text(m.Hat), CreatedByTaskID: wire.Text(m.TaskID),
+		CreatedBySessionID: wire.Text(m.SessionID), Source: string(m.Source)}
 }
 
 // maxUsesPerRequest is the most ids POST /uses takes.

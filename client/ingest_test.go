@@ -3,6 +3,7 @@ package client_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -121,4 +122,74 @@ func TestARouteTheServerLacksIsUnavailable(t *testing.T) {
 	if _, err := p.FindMemoryByID(t.Context(), "mem-1"); cairn.ErrorCode(err) != cairn.ENOTFOUND {
 		t.Errorf("a memory that is not there: %v, want ENOTFOUND", err)
 	}
+}
+
+// A batch larger than one request is sent in several, in order, the
+// cursor with the last: every memory is stored, each item is its memory's
+// (a refused one reported in its place), and the cursor is put. Bad
+// inputs tried: an empty memory among 600, another project's name.
+func TestIngestBatchInSeveralRequests(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	both(t, s, func(t *testing.T, p *client.Project) {
+		way := t.Name()[strings.LastIndex(t.Name(), "/")+1:]
+		src := "/home/u/rollout-" + way + ".jsonl"
+		var b cairn.IngestBatch
+		for i := range 600 {
+			content := fmt.Sprintf("Batch %s memory %d: the heron queue drains in order.", way, i)
+			if i == 300 {
+				content = " "
+			}
+			b.Memories = append(b.Memories, &cairn.Memory{Type: "learning", Content: content, Source: cairn.SourceExtracted})
+		}
+		b.Cursor = &cairn.IngestCursor{Source: src, Offset: 9000, Pending: "{}"}
+		if _, err := p.IngestBatch(t.Context(), "beta", b); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("another project: %v", err)
+		}
+		items, err := p.IngestBatch(t.Context(), p.Name(), b)
+		if err != nil || len(items) != 600 {
+			t.Fatalf("batch: %d items, %v", len(items), err)
+		}
+		for i, it := range items {
+			if i == 300 {
+				if cairn.ErrorCode(it.Err) != cairn.EINVALID {
+					t.Errorf("the empty memory: %+v", it)
+				}
+				continue
+			}
+			if it.Err != nil || it.Result.Status != cairn.StatusCreated {
+				t.Fatalf("item %d: %+v", i, it)
+			}
+			m, err := p.FindMemoryByID(t.Context(), it.Result.Memory.ID)
+			if i%97 == 0 && (err != nil || m.Content != b.Memories[i].Content) {
+				t.Errorf("item %d is not its memory: %+v %v", i, m, err)
+			}
+		}
+		if c, err := p.FindIngestCursor(t.Context(), p.Name(), src); err != nil || c.Offset != 9000 || c.Pending != "{}" {
+			t.Errorf("cursor: %+v %v", c, err)
+		}
+	})
+}
+
+// A memory created only if new through the client: created once, then a
+// conflict that changes nothing. Bad input tried: no key.
+func TestCreateMemoryThroughTheClient(t *testing.T) {
+	t.Parallel()
+	s := startServer(t, false)
+	both(t, s, func(t *testing.T, p *client.Project) {
+		key := "memtool:/memories/" + t.Name()[strings.LastIndex(t.Name(), "/")+1:] + ".md"
+		res, err := p.CreateMemory(t.Context(), &cairn.Memory{Type: "file", Key: key, Content: "first notes"})
+		if err != nil || res.Status != cairn.StatusCreated {
+			t.Fatalf("create: %+v %v", res, err)
+		}
+		if _, err := p.CreateMemory(t.Context(), &cairn.Memory{Type: "file", Key: key, Content: "second notes"}); cairn.ErrorCode(err) != cairn.ECONFLICT {
+			t.Errorf("create of a key taken: %v, want ECONFLICT", err)
+		}
+		if m, err := p.FindMemoryByID(t.Context(), res.Memory.ID); err != nil || m.Content != "first notes" {
+			t.Errorf("after the conflict: %+v %v", m, err)
+		}
+		if _, err := p.CreateMemory(t.Context(), &cairn.Memory{Content: "no key"}); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("create without a key: %v", err)
+		}
+	})
 }

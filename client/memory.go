@@ -34,6 +34,7 @@ type addBody struct {
 	NewType            bool      `json:"new_type,omitempty"`
 	Source             string    `json:"source,omitempty"`
 	Supersedes         string    `json:"supersedes,omitempty"`
+	CreateOnly         bool      `json:"create_only,omitempty"`
 }
 
 type writeAnswer struct {
@@ -63,10 +64,14 @@ func (p *Project) AddSuperseding(ctx context.Context, m *cairn.Memory, oldID str
 }
 
 func (p *Project) add(ctx context.Context, m *cairn.Memory, supersedes string) (*cairn.WriteResult, *cairn.Memory, error) {
+	return p.send(ctx, m, supersedes, false)
+}
+
+func (p *Project) send(ctx context.Context, m *cairn.Memory, supersedes string, createOnly bool) (*cairn.WriteResult, *cairn.Memory, error) {
 	in := addBody{Type: m.Type, Key: m.Key, Title: m.Title, Content: m.Content, Tags: m.Tags, FileRefs: m.FileRefs,
 		Confidence: m.Confidence, Scope: string(m.Scope), Pinned: m.Pinned, ExpiresAt: wire.Time(m.ExpiresAt),
 		CreatedByAgent: m.Agent, CreatedByHat: m.Hat, CreatedByTaskID: m.TaskID, CreatedBySessionID: m.SessionID,
-		NewType: true, Source: string(m.Source), Supersedes: supersedes}
+		NewType: true, Source: string(m.Source), Supersedes: supersedes, CreateOnly: createOnly}
 	var out writeAnswer
 	if err := p.do(ctx, http.MethodPost, p.path("/memories"), in, &out); err != nil {
 		return nil, nil, err
@@ -81,10 +86,16 @@ func (p *Project) add(ctx context.Context, m *cairn.Memory, supersedes string) (
 	return &cairn.WriteResult{Memory: out.Memory.ToMemory(), Status: out.Status}, replaced, nil
 }
 
-// CreateMemory is not offered by the REST API (it has no create-only
-// route): it fails with EUNAVAILABLE and changes nothing.
+// CreateMemory stores m as a new memory only if no memory of the project
+// has its type and key, as cairn.Service's CreateMemory does (ECONFLICT,
+// nothing changed, when the key is taken; m needs a key). Its type is
+// taken as given.
 func (p *Project) CreateMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error) {
-	return nil, cairn.Errorf(cairn.EUNAVAILABLE, "the REST API has no create-only route; use AddMemory")
+	if m.Key == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "a memory created only if new needs a key")
+	}
+	res, _, err := p.send(ctx, m, "", true)
+	return res, err
 }
 
 // FindMemoryByID returns a memory by id or unique id prefix. ENOTFOUND,

@@ -7,7 +7,10 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-var _ cairn.IngestService = (*Engine)(nil)
+var (
+	_ cairn.IngestService      = (*Engine)(nil)
+	_ cairn.IngestBatchService = (*Engine)(nil)
+)
 
 // ingestSource is where the cursor of a transcript read into project is
 // kept in the ingest state's table: the project, a tab (which no project
@@ -67,4 +70,64 @@ func (e *Engine) PutIngestCursor(ctx context.Context, project string, c cairn.In
 	return e.store.Update(ctx, func(tx cairn.Tx) error {
 		return tx.PutIngestState(ctx, ingestSource(project, c.Source), c.Offset, c.Pending, e.Now())
 	})
+}
+
+// IngestBatch implements cairn.IngestBatchService: the memories and the
+// cursor are written in one transaction, each memory as AddMemory writes
+// it (its index and activity entry with it).
+func (e *Engine) IngestBatch(ctx context.Context, project string, b cairn.IngestBatch) ([]cairn.IngestItem, error) {
+	if strings.TrimSpace(project) == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "the project of the ingest is empty")
+	}
+	if c := b.Cursor; c != nil {
+		if err := checkCursorArgs(project, c.Source); err != nil {
+			return nil, err
+		}
+		if c.Offset < 0 {
+			return nil, cairn.Errorf(cairn.EINVALID, "the offset of the ingest cursor cannot be negative")
+		}
+	}
+	now := e.Now()
+	items := make([]cairn.IngestItem, len(b.Memories))
+	ms := make([]*cairn.Memory, len(b.Memories))
+	for i, m := range b.Memories {
+		m = cloneMemory(m)
+		m.Project = project
+		if err := e.prepareNew(m, now); err != nil {
+			items[i].Err = err
+			continue
+		}
+		ms[i] = m
+	}
+	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+		for i, m := range ms {
+			if m == nil {
+				continue
+			}
+			// One index batch per memory, as AddMemory: the next memory's
+			// duplicate check finds this one.
+			ib := newIndexBatch()
+			res, err := e.add(ctx, tx, ib, m, now, nil, true)
+			if err != nil {
+				return err
+			}
+			if a, ok := writeActivity(res, now, m.SessionID, addDetail(res)); ok {
+				if err := tx.AppendActivity(ctx, []cairn.Activity{a}); err != nil {
+					return err
+				}
+			}
+			if err := ib.flush(ctx, tx); err != nil {
+				return err
+			}
+			items[i] = cairn.IngestItem{Result: res}
+		}
+		if c := b.Cursor; c != nil {
+			return tx.PutIngestState(ctx, ingestSource(project, c.Source), c.Offset, c.Pending, now)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return items, nil
 }

@@ -101,7 +101,7 @@ func TestReadOnlyTokenIsRefusedOnWrites(t *testing.T) {
 		{"POST", "/memories"}, {"PATCH", "/memories/" + id}, {"DELETE", "/memories/" + id},
 		{"POST", "/memories/" + id + "/pin"}, {"POST", "/memories/" + id + "/unpin"}, {"POST", "/memories/" + id + "/verify"},
 		{"POST", "/memories/" + id + "/promote"}, {"POST", "/memories/" + id + "/supersede"},
-		{"POST", "/capture"}, {"POST", "/import"}, {"POST", "/cleanup"},
+		{"POST", "/capture"}, {"POST", "/import"}, {"POST", "/cleanup"}, {"POST", "/ingest"},
 	} {
 		want(t, w.method+" "+w.path, a.do(w.method, "/api/projects/p"+w.path, map[string]any{"content": "x"}, ro), 403, cairn.EFORBIDDEN)
 	}

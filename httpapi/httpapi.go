@@ -52,6 +52,7 @@ type Service interface {
 	cairn.SupersedeService
 	cairn.VectorCoverageService
 	cairn.IngestService
+	cairn.IngestBatchService
 	cairn.UseRecorder
 	cairn.OverviewService
 	cairn.Clock
@@ -188,6 +189,7 @@ func (s *Server) routes() {
 	s.route("GET /export", read, s.export)
 	s.route("GET /ingest/cursor", read, s.findIngestCursor)
 	s.route("PUT /ingest/cursor", write, s.putIngestCursor)
+	s.route("POST /ingest", write, s.ingestBatch)
 	// Like a context's, a use changes use counts only.
 	s.route("POST /uses", read, s.recordUses)
 	s.mux.HandleFunc("GET /api/projects", s.projects)

@@ -299,6 +299,60 @@ func TestIngestCursorsAreKeptPerProject(t *testing.T) {
 	want(t, "a negative offset", a.do("PUT", "/api/projects/a/ingest/cursor", map[string]any{"source": src, "offset": -5}, ""), 400, cairn.EINVALID)
 }
 
+// TestIngestStoresABatchWithItsCursor sends what one read of a transcript
+// taught: the memories and the cursor are stored together, a refused
+// memory is reported in its place, and a batch that cannot be stored
+// stores nothing. Bad inputs tried: an empty memory in the batch, a
+// cursor with a negative offset, a memory with supersedes, a token of
+// another project.
+func TestIngestStoresABatchWithItsCursor(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, true)
+	tok := a.token("a", false)
+	src := "/home/u/.codex/sessions/rollout-1.jsonl"
+	body := func(offset int) map[string]any {
+		return map[string]any{"memories": []any{
+			map[string]any{"type": "fix", "content": "Ingested: give the heron test its own clock.", "source": "extracted", "created_by_session_id": "s1"},
+			map[string]any{"type": "fix", "content": "  "},
+			map[string]any{"type": "pitfall", "content": "Ingested: the heron cache never evicts.", "source": "extracted"},
+		}, "cursor": map[string]any{"source": src, "offset": offset, "pending": "{}"}}
+	}
+	want(t, "a negative offset", a.do("POST", "/api/projects/a/ingest", body(-1), tok), 400, cairn.EINVALID)
+	want(t, "a token of b", a.do("POST", "/api/projects/a/ingest", body(10), a.token("b", false)), 403, cairn.EFORBIDDEN)
+	if r := a.do("GET", "/api/projects/a/memories", nil, tok); !strings.Contains(string(r.body), `"total":0`) {
+		t.Fatalf("a refused batch stored memories: %v", r)
+	}
+	var out struct {
+		Results []struct {
+			Status, ID, Type string
+			Error            *struct{ Code, Message string }
+		}
+		Cursor *struct{ Offset int64 }
+	}
+	r := a.do("POST", "/api/projects/a/ingest", body(4096), tok)
+	if r.status != 200 {
+		t.Fatalf("ingest: %v", r)
+	}
+	r.decode(t, &out)
+	if len(out.Results) != 3 || out.Results[0].Status != "created" || out.Results[1].Error == nil || out.Results[1].Error.Code != cairn.EINVALID ||
+		out.Results[2].Type != "pitfall" || out.Cursor == nil || out.Cursor.Offset != 4096 {
+		t.Fatalf("ingest answered %s", r.body)
+	}
+	var c struct{ Offset int64 }
+	a.do("GET", "/api/projects/a/ingest/cursor?source="+src, nil, tok).decode(t, &c)
+	if c.Offset != 4096 {
+		t.Errorf("the cursor after the batch: %+v", c)
+	}
+	// The same batch again folds into what is stored.
+	first := out.Results[0].ID
+	a.do("POST", "/api/projects/a/ingest", body(4096), tok).decode(t, &out)
+	if out.Results[0].ID != first || out.Results[0].Status == "created" || out.Results[2].Status == "created" {
+		t.Errorf("the same batch again: %+v", out.Results)
+	}
+	bad := map[string]any{"memories": []any{map[string]any{"content": "x", "supersedes": "mem-0000000000000000"}}}
+	want(t, "supersedes in a batch", a.do("POST", "/api/projects/a/ingest", bad, tok), 400, cairn.EINVALID)
+}
+
 // TestUsesRaiseTheUseCount records the use of a memory and of an id of
 // no memory (skipped).
 func TestUsesRaiseTheUseCount(t *testing.T) {

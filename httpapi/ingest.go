@@ -61,3 +61,112 @@ func (s *Server) recordUses(w http.ResponseWriter, r *http.Request, p *project) 
 	writeJSON(w, http.StatusOK, in)
 	return nil
 }
+
+// Limits of one POST /ingest: a reader sends a larger batch as several.
+const (
+	// MaxIngestMemories bounds the memories of one POST /ingest.
+	MaxIngestMemories = 1000
+	// MaxIngestBytes bounds the body of one POST /ingest.
+	MaxIngestBytes = 8 << 20
+)
+
+// IngestIn is the body of POST /ingest: the memories one read of a
+// transcript taught, in the order read (each as POST /memories takes it,
+// without supersedes; the type is taken as given), and the cursor to put
+// after them.
+type IngestIn struct {
+	Memories []IngestMemory     `json:"memories"`
+	Cursor   *wire.IngestCursor `json:"cursor,omitempty"`
+}
+
+// IngestMemory is one memory of POST /ingest: POST /memories's fields.
+type IngestMemory struct {
+	Type               string    `json:"type,omitempty"`
+	Key                string    `json:"key,omitempty"`
+	Title              string    `json:"title,omitempty"`
+	Content            string    `json:"content"`
+	Tags               wire.List `json:"tags,omitempty"`
+	FileRefs           wire.List `json:"file_refs,omitempty"`
+	Confidence         float64   `json:"confidence,omitempty"`
+	Scope              string    `json:"scope,omitempty"`
+	Pinned             bool      `json:"pinned,omitempty"`
+	ExpiresAt          wire.Time `json:"expires_at,omitzero"`
+	CreatedByAgent     wire.Text `json:"created_by_agent,omitempty"`
+	CreatedByHat       wire.Text `json:"created_by_hat,omitempty"`
+	CreatedByTaskID    wire.Text `json:"created_by_task_id,omitempty"`
+	CreatedBySessionID wire.Text `json:"created_by_session_id,omitempty"`
+	Source             string    `json:"source,omitempty"`
+}
+
+// IngestOut answers POST /ingest: one result per memory, in the body's
+// order, and the cursor put (absent when none was given).
+type IngestOut struct {
+	Results []IngestResult     `json:"results"`
+	Cursor  *wire.IngestCursor `json:"cursor,omitempty"`
+}
+
+// IngestResult is what became of one memory: its status, id, type and
+// title when it was stored, else the error that refused it.
+type IngestResult struct {
+	Status string     `json:"status,omitempty"`
+	ID     string     `json:"id,omitempty"`
+	Type   string     `json:"type,omitempty"`
+	Title  string     `json:"title,omitempty"`
+	Error  *ErrorInfo `json:"error,omitempty"`
+}
+
+// ErrorInfo is an error's code and message, as an error answer holds them.
+type ErrorInfo struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ingestBatch answers POST /ingest: the memories stored and the cursor put
+// in one transaction (cairn.IngestBatchService); a memory refused as
+// invalid is reported in its result and the others are stored.
+func (s *Server) ingestBatch(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in IngestIn
+	if err := readJSON(w, r, MaxIngestBytes, &in); err != nil {
+		return err
+	}
+	if len(in.Memories) > MaxIngestMemories {
+		return cairn.Errorf(cairn.EINVALID, "%d memories: at most %d a request", len(in.Memories), MaxIngestMemories)
+	}
+	b := cairn.IngestBatch{Memories: make([]*cairn.Memory, 0, len(in.Memories))}
+	for _, m := range in.Memories {
+		if m.Confidence < 0 || m.Confidence > 1 {
+			return cairn.Errorf(cairn.EINVALID, "confidence %v is not valid: give a number above 0, up to 1", m.Confidence)
+		}
+		if m.Scope != "" && m.Scope != string(cairn.ScopeProject) && m.Scope != string(cairn.ScopeGlobal) {
+			return cairn.Errorf(cairn.EINVALID, "scope %q is not valid: give project or global", m.Scope)
+		}
+		source := cairn.SourceExplicit
+		if m.Source != "" {
+			source = cairn.Source(m.Source)
+		}
+		b.Memories = append(b.Memories, &cairn.Memory{
+			Project: p.name, Scope: cairn.Scope(m.Scope), Type: m.Type, Key: m.Key, Title: m.Title, Content: m.Content,
+			Tags: m.Tags, FileRefs: m.FileRefs, Confidence: m.Confidence, Source: source, Pinned: m.Pinned,
+			ExpiresAt: m.ExpiresAt.Time(), Agent: string(m.CreatedByAgent), Hat: string(m.CreatedByHat),
+			TaskID: string(m.CreatedByTaskID), SessionID: string(m.CreatedBySessionID),
+		})
+	}
+	if in.Cursor != nil {
+		b.Cursor = &cairn.IngestCursor{Source: in.Cursor.Source, Offset: in.Cursor.Offset, Pending: in.Cursor.Pending}
+	}
+	items, err := p.svc.IngestBatch(r.Context(), p.name, b)
+	if err != nil {
+		return err
+	}
+	out := IngestOut{Results: make([]IngestResult, 0, len(items)), Cursor: in.Cursor}
+	for _, it := range items {
+		if it.Err != nil {
+			out.Results = append(out.Results, IngestResult{Error: &ErrorInfo{Code: cairn.ErrorCode(it.Err), Message: cairn.ErrorMessage(it.Err)}})
+			continue
+		}
+		m := it.Result.Memory
+		out.Results = append(out.Results, IngestResult{Status: it.Result.Status, ID: m.ID, Type: m.Type, Title: m.Title})
+	}
+	writeJSON(w, http.StatusOK, out)
+	return nil
+}

@@ -159,6 +159,11 @@ type addIn struct {
 	// Supersedes is the id of a memory the new one replaces, marked in
 	// the same write.
 	Supersedes string `json:"supersedes"`
+	// CreateOnly stores the memory only if no memory of the project has
+	// its type and key (it needs a key): the check and the write are one
+	// transaction, and a key taken is a conflict (cairn.Service's
+	// CreateMemory).
+	CreateOnly bool `json:"create_only"`
 }
 
 // writeOut is what a write did and the memory as stored.
@@ -195,9 +200,14 @@ func (s *Server) addMemory(w http.ResponseWriter, r *http.Request, p *project) e
 	var res *cairn.WriteResult
 	var replaced *cairn.Memory
 	var err error
-	if strings.TrimSpace(in.Supersedes) != "" {
+	switch {
+	case in.CreateOnly && strings.TrimSpace(in.Supersedes) != "":
+		return cairn.Errorf(cairn.EINVALID, "a memory created only if new cannot supersede another")
+	case in.CreateOnly:
+		res, err = p.svc.CreateMemory(r.Context(), m)
+	case strings.TrimSpace(in.Supersedes) != "":
 		res, replaced, err = p.svc.AddSuperseding(r.Context(), m, in.Supersedes)
-	} else {
+	default:
 		res, err = p.svc.AddMemory(r.Context(), m)
 	}
 	if err != nil {

@@ -321,6 +321,9 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("GET", p+"/memories/"+first+"/chain", nil, 200)
 	call("POST", p+"/memories", map[string]any{"content": "Postgres for teams, now.", "type": "decision", "source": "extracted", "supersedes": second}, 201)
 	call("POST", p+"/memories", map[string]any{"content": "y", "source": "rumour"}, 400)
+	call("POST", p+"/memories", map[string]any{"content": "Notes of a file.", "type": "file", "key": "memtool:/memories/a.md", "create_only": true}, 201)
+	call("POST", p+"/memories", map[string]any{"content": "Other notes.", "type": "file", "key": "memtool:/memories/a.md", "create_only": true}, 409)
+	call("POST", p+"/memories", map[string]any{"content": "No key.", "create_only": true}, 400)
 	call("GET", p+"/types/near?type=decison", nil, 200)
 	call("GET", p+"/types/near", nil, 400)
 	call("GET", p+"/search?q=sqlite+storage&explain=1&after=2020-01-01&before=2030-01-01&limit=3", nil, 200)
@@ -334,6 +337,13 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("POST", p+"/import", `{"type":"note","confidence":"high","content":"x"}`+"\n", 400)
 	call("POST", p+"/import?skip_invalid=true", `{"type":"note","confidence":"high","content":"x"}`+"\n", 200)
 	call("GET", p+"/export?type=decision,convention", nil, 200)
+	call("POST", p+"/ingest", map[string]any{"memories": []any{
+		map[string]any{"type": "fix", "content": "Ingested: the tx helper retries on SQLITE_BUSY now.", "created_by_session_id": "s7", "source": "extracted"},
+		map[string]any{"type": "fix", "content": " "},
+	}, "cursor": map[string]any{"source": "/home/u/t2.jsonl", "offset": 300, "pending": ""}}, 200)
+	call("POST", p+"/ingest", map[string]any{"memories": []any{}}, 200)
+	call("POST", p+"/ingest", map[string]any{"memories": make([]map[string]any, 1001)}, 400)
+	call("POST", p+"/ingest", map[string]any{"memories": []any{}, "cursor": map[string]any{"source": "", "offset": 1, "pending": ""}}, 400)
 	call("GET", p+"/ingest/cursor?source=%2Fhome%2Fu%2Ft.jsonl", nil, 200)
 	call("PUT", p+"/ingest/cursor", map[string]any{"source": "/home/u/t.jsonl", "offset": 120, "pending": `{"uses":{}}`}, 200)
 	call("PUT", p+"/ingest/cursor", map[string]any{"source": "", "offset": 1}, 400)

@@ -38,13 +38,16 @@ import (
 // memories go to (the engine bound to it, or a client's project). The
 // memories carry that project; a client stores them in its own.
 type Service interface {
-	// AddMemory stores a memory read, as cairn.Service's does (the
-	// session summary has a key, so a later run updates it).
+	// AddMemory stores one memory, as cairn.Service's does (the hooks
+	// store the signals of a last message with it; File stores what a
+	// transcript teaches with IngestBatch).
 	AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.WriteResult, error)
 	// FindMemories finds the summary an earlier run wrote of the session
 	// (by type and session), to continue it.
 	FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error)
 	cairn.IngestService
+	// IngestBatch stores the memories of one read with its cursor.
+	cairn.IngestBatchService
 }
 
 // The kinds of transcript.
@@ -149,26 +152,12 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 	if who == "" {
 		who = opts.Kind
 	}
+	// The memories are stored after the read, with the cursor, in one
+	// call (cairn.IngestBatchService).
+	var read []*cairn.Memory
 	store := func(mem *cairn.Memory) error {
 		mem.Hat, mem.Agent = opts.Hat, who
-		res, err := svc.AddMemory(ctx, mem)
-		if err != nil && ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE {
-			return err
-		}
-		if err != nil {
-			rep.Failed++
-		} else {
-			rep.Status[res.Status]++
-			if res.Status == cairn.StatusCreated || res.Status == cairn.StatusUpdated {
-				rep.Types[res.Memory.Type]++
-			}
-		}
-		if opts.OnWrite != nil {
-			opts.OnWrite(mem, res, err)
-		}
+		read = append(read, mem)
 		return nil
 	}
 	x := transcript.NewExtractor(opts.Project)
@@ -221,9 +210,31 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 		}
 	}
 	rep.Offset = offset + stats.Bytes
+	b := cairn.IngestBatch{Memories: read}
 	if stats.Bytes > 0 || rep.Restarted {
-		if err := svc.PutIngestCursor(ctx, opts.Project, cairn.IngestCursor{Source: path, Offset: rep.Offset, Pending: x.Pending()}); err != nil {
-			return nil, err
+		b.Cursor = &cairn.IngestCursor{Source: path, Offset: rep.Offset, Pending: x.Pending()}
+	}
+	if len(b.Memories) == 0 && b.Cursor == nil {
+		return rep, nil
+	}
+	items, err := svc.IngestBatch(ctx, opts.Project, b)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return nil, err
+	}
+	for i, it := range items {
+		if it.Err != nil {
+			rep.Failed++
+		} else {
+			rep.Status[it.Result.Status]++
+			if it.Result.Status == cairn.StatusCreated || it.Result.Status == cairn.StatusUpdated {
+				rep.Types[it.Result.Memory.Type]++
+			}
+		}
+		if opts.OnWrite != nil {
+			opts.OnWrite(read[i], it.Result, it.Err)
 		}
 	}
 	return rep, nil

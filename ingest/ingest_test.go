@@ -77,6 +77,56 @@ func (unavailable) AddMemory(context.Context, *cairn.Memory) (*cairn.WriteResult
 	return nil, cairn.Errorf(cairn.EUNAVAILABLE, "the cairn server does not answer")
 }
 
+func (unavailable) IngestBatch(context.Context, string, cairn.IngestBatch) ([]cairn.IngestItem, error) {
+	return nil, cairn.Errorf(cairn.EUNAVAILABLE, "the cairn server does not answer")
+}
+
+// A batch stores the memories the service accepts and puts the cursor in
+// one transaction; a refused memory is reported in its item and the
+// others are stored. Bad inputs tried: an empty memory in the middle of a
+// batch, a cursor without a source and one with a negative offset (the
+// whole batch refused: nothing stored, no cursor), an empty project.
+func TestIngestBatchStoresTheAcceptedMemoriesWithTheCursor(t *testing.T) {
+	t.Parallel()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	eng := engine.New(st, nil)
+	ctx := t.Context()
+	mems := func() []*cairn.Memory {
+		return []*cairn.Memory{
+			{Type: "fix", Content: "Batch: the heron test needs its own clock."},
+			{Type: "fix", Content: "   "},
+			{Type: "pitfall", Content: "Batch: the heron cache is never evicted.", Project: "elsewhere"},
+			{Type: "fix", Content: "Batch: the heron test needs its own clock."},
+		}
+	}
+	for _, bad := range []*cairn.IngestCursor{{Source: " ", Offset: 1}, {Source: "/t.jsonl", Offset: -1}} {
+		if _, err := eng.IngestBatch(ctx, "shop", cairn.IngestBatch{Memories: mems(), Cursor: bad}); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("cursor %+v: %v, want EINVALID", bad, err)
+		}
+	}
+	if _, err := eng.IngestBatch(ctx, "", cairn.IngestBatch{Memories: mems()}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("an empty project: %v", err)
+	}
+	if _, n, _ := eng.FindMemories(ctx, cairn.MemoryFilter{Project: "shop"}); n != 0 {
+		t.Fatalf("a refused batch stored %d memories", n)
+	}
+	items, err := eng.IngestBatch(ctx, "shop", cairn.IngestBatch{Memories: mems(), Cursor: &cairn.IngestCursor{Source: "/t.jsonl", Offset: 42, Pending: "{}"}})
+	if err != nil || len(items) != 4 {
+		t.Fatalf("batch: %v %v", items, err)
+	}
+	if items[0].Result.Status != cairn.StatusCreated || cairn.ErrorCode(items[1].Err) != cairn.EINVALID ||
+		items[2].Result.Memory.Project != "shop" || items[3].Result.Status != cairn.StatusReinforced || items[3].Result.Memory.ID != items[0].Result.Memory.ID {
+		t.Errorf("items: %+v %+v %+v %+v", items[0], items[1], items[2], items[3])
+	}
+	if c, err := eng.FindIngestCursor(ctx, "shop", "/t.jsonl"); err != nil || c.Offset != 42 || c.Pending != "{}" {
+		t.Errorf("cursor after the batch: %+v %v", c, err)
+	}
+}
+
 // A transcript's cursor is its project's: the same file read into a
 // second project is read again there. A service that stops answering
 // stops the ingest with its error and leaves the cursor where it was.

@@ -27,6 +27,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/bench/latency"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/mcpserver"
 	"github.com/cairn-dev/cairn/sqlite"
 	"github.com/cairn-dev/cairn/wire"
@@ -71,7 +72,7 @@ func BenchmarkMCPSearch100k(b *testing.B) {
 	queries := strings.Split(strings.TrimSpace(string(gen(b, "-queries", "200", "-seed", "2"))), "\n")
 
 	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20, Now: func() time.Time { return now }})
-	srv, err := mcpserver.New(mcpserver.Options{Engine: eng, Project: "bench"})
+	srv, err := mcpserver.New(mcpserver.Options{Service: local.New(eng, "bench", nil), Project: "bench"})
 	if err != nil {
 		b.Fatal(err)
 	}

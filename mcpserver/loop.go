@@ -74,7 +74,7 @@ func (s *server) loopPolicy() (loop.Policy, []string, int, error) {
 }
 
 func (s *server) loopRecord(ctx context.Context, _ *mcp.CallToolRequest, in loop.RecordJSON) (*mcp.CallToolResult, loop.RecordedJSON, error) {
-	r, err := loop.Local{Svc: s.eng, Project: s.project}.LoopRecord(ctx, in.Record(s.eng.Now()))
+	r, err := s.eng.LoopRecord(ctx, in.Record(s.eng.Now()))
 	if err != nil {
 		return nil, loop.RecordedJSON{}, s.toolError("loop_record", err)
 	}
@@ -90,7 +90,7 @@ func (s *server) loopContext(ctx context.Context, _ *mcp.CallToolRequest, in Loo
 	if in.Budget > 0 {
 		budget = in.Budget
 	}
-	c, err := loop.BuildContext(ctx, s.eng, loop.ContextRequest{Project: s.project, Task: in.Task, Title: in.Title,
+	c, err := s.eng.LoopContext(ctx, loop.ContextRequest{Project: s.project, Task: in.Task, Title: in.Title,
 		Description: in.Description, Files: in.Files, Budget: budget, Tiers: tiers, Policy: p, Root: s.root, Now: s.eng.Now()})
 	if err != nil {
 		return nil, ContextOut{}, s.toolError("loop_context", err)
@@ -114,7 +114,7 @@ func (s *server) loopModel(ctx context.Context, _ *mcp.CallToolRequest, in LoopM
 	if strings.TrimSpace(in.Task) == "" {
 		return nil, loop.ChoiceJSON{}, s.toolError("loop_model", cairn.Errorf(cairn.EINVALID, "the task is required"))
 	}
-	c, err := loop.ChooseModel(ctx, s.eng, s.project, in.Task, tiers, p)
+	c, err := s.eng.LoopModel(ctx, in.Task, tiers, p)
 	if err != nil {
 		return nil, loop.ChoiceJSON{}, s.toolError("loop_model", err)
 	}
@@ -126,7 +126,7 @@ func (s *server) loopStatus(ctx context.Context, _ *mcp.CallToolRequest, in Loop
 	if err != nil {
 		return nil, loop.StatusJSON{}, s.toolError("loop_status", err)
 	}
-	states, err := loop.Status(ctx, s.eng, s.project, p)
+	states, err := s.eng.LoopStatus(ctx, p)
 	if err != nil {
 		return nil, loop.StatusJSON{}, s.toolError("loop_status", err)
 	}

@@ -32,21 +32,19 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/recall"
 )
 
 // Options configure a server.
 type Options struct {
-	// Engine is the memory service; required unless Service is given. Its
-	// clock is the server's clock, and its Redact option decides whether
-	// secrets are removed before anything is stored (the CLI always sets
-	// it).
-	Engine *engine.Engine
-	// Service, when set, is the memory service already bound to Project
-	// (ids are looked up in that project and among global-scope memories
-	// only, as engine.Engine.WithProject gives); it is used instead of
-	// Engine.
+	// Service is the memory service, bound to Project (ids are looked up
+	// in that project and among global-scope memories only); required.
+	// local.Project (the engine of this process) and client.Project (a
+	// server's client) implement it. Its clock is the server's clock; it
+	// decides whether secrets are removed before anything is stored (the
+	// CLI's engine always does), and records the use of what a context
+	// block shows.
 	Service Service
 	// Project is the project every request is scoped to; required.
 	Project string
@@ -55,10 +53,6 @@ type Options struct {
 	// without a restart; the server changes only a clone of what it
 	// returns. Nil means config.Default().
 	Config func() (*config.Config, error)
-	// RecordUse records that a context block showed the memories ids in
-	// session. A resident server queues it and writes in batches after
-	// the answer; nil means Engine.RecordUse, at once.
-	RecordUse func(ctx context.Context, ids []string, session string) error
 	// Root is the project's folder, when the server runs in it: context
 	// blocks mark the memories whose files there changed since (see
 	// recall.MarkStale). "" skips the check.
@@ -71,49 +65,46 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Service is what the server calls: memories, search, context blocks,
-// type checks, use recording, and the iterations of agent loops, bound
-// to one project. engine.Engine implements it.
+// Service is what the server calls, bound to one project: memories and
+// search, type checks, the clock, context blocks and the iterations of
+// agent loops. local.Project and client.Project implement it.
 type Service interface {
 	cairn.Service
-	recall.Service
 	cairn.TypeService
-	cairn.UseRecorder
+	cairn.Clock
+	// Context builds a context block as recall.AnswerCall does: with
+	// call.Config, at the service's clock when call.Now is zero, and
+	// recording the use of the memories it shows when call.Record. A call
+	// the configuration cannot serve is a *recall.InvalidError or an
+	// EINVALID error. An answer returned with an error means that only
+	// the recording failed.
+	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
+	loop.API
 }
-
-var _ Service = (*engine.Engine)(nil)
 
 // server holds what the handlers share.
 type server struct {
-	eng       Service
-	project   string
-	config    func() (*config.Config, error)
-	recordUse func(ctx context.Context, ids []string, session string) error
-	log       *slog.Logger
-	root      string
+	eng     Service
+	project string
+	config  func() (*config.Config, error)
+	log     *slog.Logger
+	root    string
 }
 
 // New returns an MCP server for opts.Project with cairn's tools,
-// resources and prompt. It fails with EINVALID when the engine is missing
+// resources and prompt. It fails with EINVALID when the service is missing
 // or the project is not a valid project name. The server may be connected
 // to any number of sessions at once.
 func New(opts Options) (*mcp.Server, error) {
-	if opts.Engine == nil && opts.Service == nil {
-		return nil, cairn.Errorf(cairn.EINVALID, "the MCP server needs an engine")
+	if opts.Service == nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "the MCP server needs a service")
 	}
 	if !cairn.ValidProject(opts.Project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid: give 1 to %d bytes of text without control characters", opts.Project, cairn.MaxNameBytes)
 	}
-	svc := opts.Service
-	if svc == nil {
-		svc = opts.Engine.WithProject(opts.Project)
-	}
-	s := &server{eng: svc, project: opts.Project, config: opts.Config, recordUse: opts.RecordUse, log: opts.Logger, root: opts.Root}
+	s := &server{eng: opts.Service, project: opts.Project, config: opts.Config, log: opts.Logger, root: opts.Root}
 	if s.config == nil {
 		s.config = func() (*config.Config, error) { return config.Default(), nil }
-	}
-	if s.recordUse == nil {
-		s.recordUse = s.eng.RecordUse
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))

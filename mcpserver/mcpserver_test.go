@@ -24,11 +24,20 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/mcpserver"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/sqlite"
+)
+
+// Both the engine of this process and a server's client serve an MCP
+// server.
+var (
+	_ mcpserver.Service = local.Project{}
+	_ mcpserver.Service = (*client.Project)(nil)
 )
 
 // fixture is one store with MCP clients connected to servers of its
@@ -38,7 +47,7 @@ type fixture struct {
 	eng *engine.Engine
 
 	mu   sync.Mutex
-	uses [][]string // ids recorded through Options.RecordUse
+	uses [][]string // ids recorded by the service's recorder
 }
 
 func newFixture(t *testing.T) *fixture {
@@ -56,13 +65,13 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) connect(project string) *mcp.ClientSession {
 	f.t.Helper()
 	srv, err := mcpserver.New(mcpserver.Options{
-		Engine: f.eng, Project: project,
-		RecordUse: func(ctx context.Context, ids []string, session string) error {
+		Service: local.New(f.eng, project, func(ctx context.Context, ids []string, session string) error {
 			f.mu.Lock()
 			f.uses = append(f.uses, ids)
 			f.mu.Unlock()
 			return f.eng.RecordUse(ctx, ids, session)
-		},
+		}),
+		Project: project,
 	})
 	if err != nil {
 		f.t.Fatal(err)
@@ -601,12 +610,12 @@ func TestRecallPromptAsksToSearchTheTopic(t *testing.T) {
 func TestNewRefusesABadProject(t *testing.T) {
 	f := newFixture(t)
 	for _, p := range []string{"", "a\x00b", strings.Repeat("p", 200)} {
-		if _, err := mcpserver.New(mcpserver.Options{Engine: f.eng, Project: p}); cairn.ErrorCode(err) != cairn.EINVALID {
+		if _, err := mcpserver.New(mcpserver.Options{Service: local.New(f.eng, p, nil), Project: p}); cairn.ErrorCode(err) != cairn.EINVALID {
 			t.Errorf("project %q: %v", p, err)
 		}
 	}
 	if _, err := mcpserver.New(mcpserver.Options{Project: "p"}); err == nil {
-		t.Error("a server without an engine was made")
+		t.Error("a server without a service was made")
 	}
 }
 
@@ -696,7 +705,7 @@ func TestLoopToolsRecordAndRecallIterations(t *testing.T) {
 // observed is the engine bound to a project, counting the writes made
 // through it: the service a server given Options.Service calls.
 type observed struct {
-	*engine.Engine
+	local.Project
 	mu   sync.Mutex
 	adds int
 }
@@ -705,7 +714,7 @@ func (o *observed) AddMemory(ctx context.Context, m *cairn.Memory) (*cairn.Write
 	o.mu.Lock()
 	o.adds++
 	o.mu.Unlock()
-	return o.Engine.AddMemory(ctx, m)
+	return o.Project.AddMemory(ctx, m)
 }
 
 // A server given a service calls that service, bound as given: a memory
@@ -717,7 +726,7 @@ func TestServerCallsTheServiceItIsGiven(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	svc := &observed{Engine: f.eng.WithProject("a")}
+	svc := &observed{Project: local.New(f.eng, "a", nil)}
 	srv, err := mcpserver.New(mcpserver.Options{Service: svc, Project: "a"})
 	if err != nil {
 		t.Fatal(err)

@@ -2,7 +2,6 @@ package mcpserver
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"reflect"
@@ -323,21 +322,22 @@ func (s *server) context(ctx context.Context, _ *mcp.CallToolRequest, in Context
 	if in.Budget != nil {
 		req.Budget, req.BudgetSet = *in.Budget, true
 	}
-	b, err := recall.Build(ctx, s.eng, cfg.Clone(), req)
-	var ie *recall.InvalidError
-	if errors.As(err, &ie) {
-		err = cairn.Errorf(cairn.EINVALID, "%s", ie.Msg)
-	}
-	if err != nil {
-		return nil, ContextOut{}, s.toolError("context", err)
-	}
-	out := ContextOut{Block: b.Text, IDs: b.IDs()}
-	text := b.Text
-	if len(out.IDs) == 0 {
-		text = noMemories
-	} else if err := s.recordUse(ctx, out.IDs, in.Session); err != nil {
+	a, err := s.eng.Context(ctx, recall.Call{Request: req, Config: cfg, Record: true})
+	if a != nil && err != nil {
 		// The block is right; only its bookkeeping failed.
 		s.log.Error("recording the use of memories", "project", s.project, "err", err)
+		err = nil
+	}
+	if err != nil {
+		return nil, ContextOut{}, s.toolError("context", recall.AsInvalid(err))
+	}
+	out := ContextOut{Block: a.Text, IDs: a.IDs}
+	if out.IDs == nil {
+		out.IDs = []string{}
+	}
+	text := a.Text
+	if len(out.IDs) == 0 {
+		text = noMemories
 	}
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/local"
 )
 
 func TestFlaggedMemoryIsMarkedEverywhereItIsShown(t *testing.T) {
@@ -46,7 +48,7 @@ func TestFlaggedMemoryIsMarkedEverywhereItIsShown(t *testing.T) {
 
 	// MCP search and get.
 	m, s := c.openSession()
-	srv, err := newMCPServer(m, s.eng, s.recordUse, c.project, true)
+	srv, err := newMCPServer(m, local.New(s.eng, c.project, s.recordUse), c.project, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,8 +17,10 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/mcpserver"
 )
 
@@ -32,24 +34,16 @@ func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) > 0 {
 		return usagef("mcp: unexpected argument %q (the project comes from --project or the working directory)", pos[0])
 	}
-	s, err := m.open(ctx, g, false)
+	svc, label, done, err := m.mcpService(ctx, g, *cacheMB)
 	if err != nil {
 		return err
 	}
-	defer s.Close()
-	clock, err := g.clock()
+	defer done()
+	srv, err := newMCPServer(m, svc, g.project, true)
 	if err != nil {
 		return err
 	}
-	s.eng = engine.New(s.store, &engine.Options{Now: clock, Redact: redactSecrets, CacheBytes: *cacheMB << 20})
-	// Use records are written in batches by one goroutine, as in serve.
-	s.uses = newUseQueue(s.eng, m.Stderr)
-	defer s.uses.Close()
-	srv, err := newMCPServer(m, s.eng, s.recordUse, g.project, true)
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(m.Stderr, "cairn: MCP server for project %s (database %s) on standard input and output\n", g.project, g.label())
+	fmt.Fprintf(m.Stderr, "cairn: MCP server for project %s (%s) on standard input and output\n", g.project, label)
 	t := &mcp.IOTransport{Reader: readCloser(m.Stdin), Writer: writeCloser(m.Stdout)}
 	err = srv.Run(ctx, t)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
@@ -62,12 +56,56 @@ func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
 	return err
 }
 
-// newMCPServer returns the MCP server of project over eng, recording the
-// use of memories with recordUse, and reading the configuration of the
-// working directory's project again for every context request. ownDir
-// says whether the working directory is the project's: when it is not,
-// only the user's configuration applies.
-func newMCPServer(m *Main, eng *engine.Engine, recordUse func(context.Context, []string, string) error, project string, ownDir bool) (*mcp.Server, error) {
+// mcpService is the service `cairn mcp` serves: the client of the server
+// that answers for the database of g (the rule of every command, see
+// withService), else the engine over the database, opened with a search
+// cache of cacheMB MiB and recording uses in batches as a server does.
+// A server is asked once, when the session starts: the socket's server
+// that does not answer then leaves the database to this process, and one
+// that stops answering later makes the tools answer "unavailable". label
+// names what answers, for the start-up line; done releases it.
+func (m *Main) mcpService(ctx context.Context, g *globals, cacheMB int64) (svc mcpserver.Service, label string, done func(), err error) {
+	p, named, err := m.server(g)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	if p != nil {
+		// A request that every server answers, whatever its version: the
+		// socket's server may be gone, or serve another file now.
+		_, err := p.NearType(ctx, g.project, "note")
+		if named || !client.IsUnavailable(err) {
+			if err != nil {
+				return nil, "", nil, err
+			}
+			m.served = true
+			by := "the cairn serve of its socket"
+			if named {
+				by = "the server " + g.server
+			}
+			return p, fmt.Sprintf("database %s, answered by %s", g.label(), by), func() {}, nil
+		}
+	}
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	clock, err := g.clock()
+	if err != nil {
+		s.Close()
+		return nil, "", nil, err
+	}
+	s.eng = engine.New(s.store, &engine.Options{Now: clock, Redact: redactSecrets, CacheBytes: cacheMB << 20})
+	// Use records are written in batches by one goroutine, as in serve.
+	s.uses = newUseQueue(s.eng, m.Stderr)
+	return local.New(s.eng, g.project, s.recordUse), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
+}
+
+// newMCPServer returns the MCP server of project over svc (bound to
+// project), reading the configuration of the working directory's project
+// again for every context request. ownDir says whether the working
+// directory is the project's: when it is not, only the user's
+// configuration applies.
+func newMCPServer(m *Main, svc mcpserver.Service, project string, ownDir bool) (*mcp.Server, error) {
 	cm := m
 	if !ownDir {
 		c := *m
@@ -81,7 +119,7 @@ func newMCPServer(m *Main, eng *engine.Engine, recordUse func(context.Context, [
 		}
 	}
 	return mcpserver.New(mcpserver.Options{
-		Engine:  eng,
+		Service: svc,
 		Project: project,
 		Root:    root,
 		Config: func() (*config.Config, error) {
@@ -91,9 +129,8 @@ func newMCPServer(m *Main, eng *engine.Engine, recordUse func(context.Context, [
 			}
 			return l.Config, nil
 		},
-		RecordUse: recordUse,
-		Version:   buildVersion(),
-		Logger:    slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Version: buildVersion(),
+		Logger:  slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"os"
 	"os/exec"
@@ -295,5 +296,122 @@ func TestMCPRefusesPositionalArguments(t *testing.T) {
 	r := c.run("", "mcp", "myproject")
 	if r.code != exitUsage || !strings.Contains(r.stderr, "--project") {
 		t.Fatalf("want a usage error naming --project: %v", r)
+	}
+}
+
+// `cairn mcp` is answered by the server of its database, named by the
+// socket next to the database file or by --server: what it remembers is
+// written by the server, the use of a context block is recorded by it,
+// and no database is opened where the process was told the database is.
+// The socket here is a link to the server's socket beside a path where no
+// database exists: a process that opened the database itself would
+// create one there and store the memory in it.
+func TestMCPIsAnsweredByTheServerOfItsDatabase(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	c, _ := startServe(t)
+	dir, err := os.MkdirTemp("", "cm") // short: a socket's path has at most 100 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	linked := filepath.Join(dir, "linked.db")
+	if err := os.Symlink(c.db+".sock", linked+".sock"); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name, db string
+		server   []string
+		by       string
+	}{
+		{"socket", linked, nil, "answered by the cairn serve of its socket"},
+		{"named", filepath.Join(dir, "named.db"), []string{"--server", "unix:" + c.db + ".sock"}, "answered by the server unix:"},
+	} {
+		cmd := exec.Command(cairnBin, append(append([]string{"--db", tc.db, "--project", c.project}, tc.server...), "mcp")...)
+		cmd.Dir = dir
+		cmd.Env = binEnv(dir)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		cs := mcpClient(t, &mcp.CommandTransport{Command: cmd})
+		content := "The " + tc.name + " server answers the heron MCP session."
+		var w struct{ ID, Status, Project string }
+		structured(t, callTool(t, cs, "remember", map[string]any{"type": "decision", "content": content}), &w)
+		if w.Status != "created" || w.Project != c.project {
+			t.Fatalf("%s: remember: %+v", tc.name, w)
+		}
+		if block := callTool(t, cs, "context", map[string]any{"prompt": "heron MCP session", "session": "s-" + tc.name}); block.IsError || !strings.Contains(toolText(block), w.ID) {
+			t.Fatalf("%s: context lacks %s: %s", tc.name, w.ID, toolText(block))
+		}
+		// The memory tool creates a file only if new (a create-only
+		// write, which the server answers too).
+		file := "/memories/heron-" + tc.name + ".md"
+		if r := callTool(t, cs, "memory", map[string]any{"command": "create", "path": file, "file_text": "Heron notes.\n"}); r.IsError {
+			t.Fatalf("%s: memory create: %s", tc.name, toolText(r))
+		}
+		if r := callTool(t, cs, "memory", map[string]any{"command": "view", "path": file}); r.IsError || !strings.Contains(toolText(r), "Heron notes.") {
+			t.Fatalf("%s: memory view: %s", tc.name, toolText(r))
+		}
+		if err := cs.Close(); err != nil {
+			t.Fatalf("%s: closing: %v (stderr %s)", tc.name, err, stderr.String())
+		}
+		if !strings.Contains(stderr.String(), tc.by) {
+			t.Errorf("%s: stderr does not say the server answered: %s", tc.name, stderr.String())
+		}
+		if _, err := os.Stat(tc.db); !errors.Is(err, os.ErrNotExist) {
+			t.Errorf("%s: cairn mcp made a database at %s (%v)", tc.name, tc.db, err)
+		}
+		// The memory is in the server's database, read without the server.
+		show := exec.Command(cairnBin, "--db", c.db, "--project", c.project, "show", "--json", w.ID)
+		show.Env = append(binEnv(dir), "CAIRN_NO_SERVER=1")
+		if out, err := show.Output(); err != nil || !strings.Contains(string(out), content) {
+			t.Fatalf("%s: the server's database lacks the memory: %v %s", tc.name, err, out)
+		}
+		// The server records the block's use (in its own batches).
+		deadline := time.Now().Add(10 * time.Second)
+		for {
+			if n, _ := c.show(w.ID)["use_count"].(float64); n == 1 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the use of the context block was not recorded: %v", tc.name, c.show(w.ID))
+			}
+			time.Sleep(20 * time.Millisecond)
+		}
+	}
+}
+
+// A socket beside the database that no server answers on (a server that
+// stopped without removing it) leaves the database to `cairn mcp`, as to
+// every other command.
+func TestMCPOpensTheDatabaseWhenTheSocketDoesNotAnswer(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	dir, err := os.MkdirTemp("", "cm") // short: a socket's path has at most 100 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	db := filepath.Join(dir, "c.db")
+	if err := os.WriteFile(db+".sock", nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(cairnBin, "--db", db, "--project", "p", "mcp")
+	cmd.Dir = dir
+	cmd.Env = binEnv(dir)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs := mcpClient(t, &mcp.CommandTransport{Command: cmd})
+	var w struct{ ID, Status string }
+	structured(t, callTool(t, cs, "remember", map[string]any{"content": "No server answers this heron database."}), &w)
+	if err := cs.Close(); err != nil {
+		t.Fatalf("closing: %v (stderr %s)", err, stderr.String())
+	}
+	if strings.Contains(stderr.String(), "answered by") {
+		t.Errorf("stderr names a server: %s", stderr.String())
+	}
+	show := exec.Command(cairnBin, "--db", db, "--project", "p", "show", "--json", w.ID)
+	show.Env = append(binEnv(dir), "CAIRN_NO_SERVER=1")
+	if out, err := show.Output(); err != nil || !strings.Contains(string(out), "heron database") {
+		t.Fatalf("the database lacks the memory: %v %s", err, out)
 	}
 }

@@ -47,6 +47,7 @@ import (
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/eventstream"
 	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/webui"
 )
@@ -487,7 +488,7 @@ func (ps *projectServers) get(project string) (*mcp.Server, error) {
 		e.lastUsed = now
 		return e.srv, nil
 	}
-	srv, err := newMCPServer(ps.m, ps.s.eng, ps.record, project, project == ps.home)
+	srv, err := newMCPServer(ps.m, local.New(ps.s.eng, project, ps.record), project, project == ps.home)
 	if err != nil {
 		return nil, err
 	}

@@ -24,8 +24,9 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/client"
-	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/mcpserver"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -40,6 +41,7 @@ type service interface {
 	cairn.TypeService
 	cairn.VectorCoverageService
 	cairn.IngestService
+	cairn.IngestBatchService
 	cairn.UseRecorder
 	// ImportStream imports what r holds, read as `cairn import` reads a
 	// file (package wire), in one transaction; the report's lines are
@@ -56,13 +58,7 @@ type service interface {
 // localService is the engine over the database file, bound to the
 // command's project.
 type localService struct {
-	*engine.Engine
-	record recall.Recorder
-	loop.Local
-}
-
-func (l localService) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-	return recall.AnswerCall(ctx, l.Engine, call, l.record)
+	local.Project
 }
 
 // largeImport is how many memories written make an import fold the
@@ -92,8 +88,7 @@ func (l localService) ImportStream(ctx context.Context, r io.Reader, opts cairn.
 func inProject(svc service, project string) service {
 	switch s := svc.(type) {
 	case localService:
-		s.Engine = s.Engine.WithProject(project)
-		s.Local.Project = project
+		s.Project = s.Project.Named(project)
 		return s
 	case *client.Project:
 		return s.Named(project)
@@ -104,6 +99,8 @@ func inProject(svc service, project string) service {
 var (
 	_ service = localService{}
 	_ service = (*client.Project)(nil)
+	// `cairn mcp` serves the same service as the other commands.
+	_ mcpserver.Service = service(nil)
 )
 
 // serverTimeout bounds a request to the socket's server: one that does
@@ -191,7 +188,7 @@ func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn 
 		return err
 	}
 	defer s.Close()
-	err = fn(localService{Engine: s.eng, record: s.eng.RecordUse, Local: loop.Local{Svc: s.eng, Project: g.project}})
+	err = fn(localService{local.New(s.eng, g.project, nil)})
 	if err == nil && access == writeDB {
 		syncJSONL(ctx, m, g, s.eng) // no server follows the writes to keep the files
 	}

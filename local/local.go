@@ -1,0 +1,50 @@
+// Package local is the service of one project on the engine of this
+// process: what a server's client (package client) is over REST. A
+// transport that takes the service as interfaces (the MCP server, the
+// CLI's commands) gets a Project when it opens the database itself and a
+// client.Project when a server answers for it, and runs the same code
+// with either.
+package local
+
+import (
+	"context"
+
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/recall"
+)
+
+// Project is the engine bound to one project (ids are looked up in that
+// project and among global-scope memories only, as
+// engine.Engine.WithProject gives), with the context blocks of package
+// recall and the iteration memory of package loop. Its clock is the
+// engine's. Safe for concurrent use when the engine and Record are.
+type Project struct {
+	*engine.Engine
+	loop.Local
+	// Record records the use of what a context block shows, when the
+	// call asks for it; nil records with Engine.RecordUse, at once. A
+	// long-running server passes its batching queue.
+	Record recall.Recorder
+}
+
+// New returns the service of project on eng, recording the use of
+// context blocks with record (nil: at once).
+func New(eng *engine.Engine, project string, record recall.Recorder) Project {
+	eng = eng.WithProject(project)
+	return Project{Engine: eng, Local: loop.Local{Svc: eng, Project: project}, Record: record}
+}
+
+// Named is the same service bound to project instead.
+func (p Project) Named(project string) Project { return New(p.Engine, project, p.Record) }
+
+// Context builds the block of call, as recall.AnswerCall does: a call the
+// configuration cannot serve is a *recall.InvalidError, and when only the
+// recording of its use fails, the answer comes with that error.
+func (p Project) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
+	rec := p.Record
+	if rec == nil {
+		rec = p.Engine.RecordUse
+	}
+	return recall.AnswerCall(ctx, p.Engine, call, rec)
+}
