@@ -221,6 +221,9 @@ var docBatchSizes = [...]int{1, 4, 16, 32, 64, 128, 256, 500}
 
 // FindMemories implements cairn.Tx.
 func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
+	if f.IncludeGlobal && !f.GlobalScope && len(f.IDs) == 0 && f.Limit > 0 {
+		return t.findWithGlobal(ctx, f)
+	}
 	where, args := filterSQL(f)
 	var total int
 	if !f.SkipTotal {
@@ -238,6 +241,56 @@ func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.M
 	}
 	// Through the statement cache: a filter's SQL depends only on which
 	// fields are set, so context injection's queries are prepared once.
+	rows, err := t.query(ctx, "find memories", q, args...)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rows.Close()
+	var out []*cairn.Memory
+	for rows.Next() {
+		m, err := scanMemory(rows)
+		if err != nil {
+			return nil, 0, translate(err, "read memory")
+		}
+		out = append(out, m)
+	}
+	return out, total, translate(rows.Err(), "read memories")
+}
+
+// findWithGlobal is FindMemories for a page of a project's memories with
+// the global-scope memories of other projects: as two queries that each
+// read their own index in order and stop at the page's end (the
+// project's, and the other projects' global ones), merged, instead of one
+// on "project = ? OR scope = 'global'", which no index orders: SQLite
+// read and sorted the whole project for every page (0.2-0.4 s at
+// 100,000 memories).
+func (t *Tx) findWithGlobal(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {
+	own := f
+	own.IncludeGlobal = false
+	ownWhere, ownArgs := filterSQL(own)
+	others := f
+	others.IncludeGlobal, others.GlobalScope = false, true
+	othersWhere, othersArgs := filterSQL(others)
+	othersWhere += ` AND project<>?`
+	othersArgs = append(othersArgs, f.Project)
+	var total int
+	if !f.SkipTotal {
+		for _, part := range []struct {
+			where string
+			args  []any
+		}{{ownWhere, ownArgs}, {othersWhere, othersArgs}} {
+			var n int
+			if err := t.tx.QueryRowContext(ctx, `SELECT count(*) FROM memories WHERE `+part.where, part.args...).Scan(&n); err != nil {
+				return nil, 0, translate(err, "count memories")
+			}
+			total += n
+		}
+	}
+	order, end := orderSQL(f.Sort), f.Limit+f.Offset
+	q := `SELECT * FROM (SELECT * FROM (` + sqlSelectMemory + indexHint(own) + ` WHERE ` + ownWhere + ` ORDER BY ` + order + ` LIMIT ?)` +
+		` UNION ALL SELECT * FROM (` + sqlSelectMemory + indexHint(others) + ` WHERE ` + othersWhere + ` ORDER BY ` + order + ` LIMIT ?))` +
+		` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+	args := append(append(append(ownArgs, end), othersArgs...), end, f.Limit, f.Offset)
 	rows, err := t.query(ctx, "find memories", q, args...)
 	if err != nil {
 		return nil, 0, err
