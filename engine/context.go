@@ -156,7 +156,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 // fileCandidates bounds the memories with file references that a context
 // for files reads (the most recently changed first; see
 // fileRefCandidates).
-const fileCandidates = 500
+const fileCandidates = 40
 
 // Structured matches: what a memory's file references, tags, hat and agent
 // add to its match, on the scale of the relevance floor. A memory about a
