@@ -153,9 +153,8 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 	return sel, nil
 }
 
-// fileCandidates bounds the memories with file references that a context
-// for files reads (the most recently changed first; see
-// fileRefCandidates).
+// fileCandidates bounds the memories about the files being worked on that
+// a context considers (the most recent; see fileRefCandidates).
 const fileCandidates = 40
 
 // Structured matches: what a memory's file references, tags, hat and agent

@@ -94,8 +94,9 @@ func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
 }
 
 // fileRefCandidates returns the project's memories (of types, when given)
-// whose file references overlap files: at most fileCandidates, the most
-// recently written or changed first.
+// whose file references overlap files: at most fileCandidates, of those
+// indexed last (the most recently written or changed), the most recently
+// changed first.
 func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, types []string) ([]*cairn.Memory, error) {
 	if len(types) > 0 {
 		names := make([]string, 0, len(types))
@@ -119,10 +120,13 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
 	var out []*cairn.Memory
+	match := func(m *cairn.Memory) bool {
+		return m.Project == project && pathsOverlap(m.FileRefs, files) && (len(types) == 0 || slices.Contains(types, m.Type))
+	}
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		if indexed {
 			for _, part := range []string{project, ""} {
-				ms, ok, err := e.refDocs(ctx, tx, part, terms, types)
+				docs, ok, err := e.refDocs(ctx, tx, part, terms, types)
 				if err != nil {
 					return err
 				}
@@ -130,16 +134,27 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 					indexed, out = false, nil
 					break
 				}
-				for _, m := range ms {
-					if m.Project == project {
-						out = append(out, m)
+				// The newest first, a batch at a time, until enough
+				// match: a glob's term also holds files it does not
+				// match.
+				for len(docs) > 0 && len(out) < fileCandidates {
+					n := min(len(docs), fileCandidates)
+					ms, err := tx.FindMemoriesByDoc(ctx, part, docs[:n])
+					if err != nil {
+						return err
 					}
+					for _, m := range ms {
+						if match(m) {
+							out = append(out, m)
+						}
+					}
+					docs = docs[n:]
 				}
 			}
 		}
 		if !indexed {
 			ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: types, HasFileRefs: true, SkipTotal: true,
-				Sort: cairn.SortUpdatedDesc, Limit: fileCandidates})
+				Sort: cairn.SortUpdatedDesc, Limit: fileScan})
 			out = ms
 			return err
 		}
@@ -150,7 +165,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	}
 	kept := out[:0]
 	for _, m := range out {
-		if pathsOverlap(m.FileRefs, files) && (len(types) == 0 || slices.Contains(types, m.Type)) {
+		if match(m) {
 			kept = append(kept, m)
 		}
 	}
@@ -163,11 +178,11 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	return kept[:min(len(kept), fileCandidates)], nil
 }
 
-// refDocs loads the memories of a partition indexed under any of terms
-// (and of types, when given): at most fileCandidates, those with the
-// highest document numbers, which were indexed last. ok is false when the
+// refDocs returns the documents of a partition indexed under any of terms
+// (and of types, when given), the highest document numbers (the memories
+// indexed last) first, at most maxRefDocs. ok is false when the
 // partition's index was made by other rules.
-func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, types []string) (_ []*cairn.Memory, ok bool, _ error) {
+func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, types []string) (_ []int64, ok bool, _ error) {
 	stats, err := tx.Partition(ctx, part)
 	if err != nil {
 		return nil, false, err
@@ -196,12 +211,12 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 		p.MarkDocs(&set)
 	}
 	var docs []int64
-	for w := len(set) - 1; w >= 0 && len(docs) < fileCandidates; w-- {
+	for w := len(set) - 1; w >= 0 && len(docs) < maxRefDocs; w-- {
 		word := set[w]
 		if w < len(skip) {
 			word &^= skip[w]
 		}
-		for word != 0 && len(docs) < fileCandidates {
+		for word != 0 && len(docs) < maxRefDocs {
 			b := 63 - bits.LeadingZeros64(word)
 			word &^= 1 << b
 			if doc := int64(w)*64 + int64(b); doc < stats.NextDoc {
@@ -209,9 +224,14 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 			}
 		}
 	}
-	if len(docs) == 0 {
-		return nil, true, nil
-	}
-	ms, err := tx.FindMemoriesByDoc(ctx, part, docs)
-	return ms, true, err
+	return docs, true, nil
 }
+
+// maxRefDocs bounds the memories a context reads to find those about a
+// file (their references are checked once they are read), and fileScan
+// those it reads when the index cannot say (a file given as a glob, or
+// an index made by older rules).
+const (
+	maxRefDocs = 5 * fileCandidates
+	fileScan   = 500
+)
