@@ -4,10 +4,12 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"runtime"
 	"slices"
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/ordered"
 )
 
 // importFlushEvery bounds the postings an import holds in memory: after
@@ -37,9 +39,8 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 		pending := 0
 		// Activity entries are written with the index, in batches.
 		var acts []cairn.Activity
-		// Records are decoded, validated and analysed on another goroutine
-		// while this one writes: on two cores that hides most of the work
-		// that is not SQLite's.
+		// Records are validated and analysed on every core while this
+		// goroutine writes.
 		done := make(chan struct{})
 		defer close(done)
 		prepared := e.prepareImports(records, opts, now, done)
@@ -125,15 +126,24 @@ type preparedImport struct {
 	analysis                            *analysis
 }
 
-// prepareImports runs prepareImport over records on its own goroutine; it
-// stops early when done is closed.
+// prepareChunk is how many records a preparing goroutine takes at a time.
+const prepareChunk = 64
+
+// prepareImports runs prepareImport over records on every core, and
+// hands the results over in the order of records, on a goroutine of its
+// own that stops early when done is closed. Ids are given there, in that
+// order, as a sequence of AddMemory calls would give them.
 func (e *Engine) prepareImports(records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions, now time.Time, done <-chan struct{}) <-chan preparedImport {
 	ch := make(chan preparedImport, 512)
+	prepare := func(rec cairn.ImportRecord) preparedImport { return e.prepareImport(rec, opts, now) }
 	go func() {
 		defer close(ch)
-		for rec := range records {
+		for p := range ordered.Map(records, runtime.GOMAXPROCS(0), prepareChunk, prepare) {
+			if p.err == nil && p.rec.Memory.ID == "" {
+				p.rec.Memory.ID = e.ids.next(now)
+			}
 			select {
-			case ch <- e.prepareImport(rec, opts, now):
+			case ch <- p:
 			case <-done:
 				return
 			}
@@ -142,6 +152,8 @@ func (e *Engine) prepareImports(records iter.Seq[cairn.ImportRecord], opts cairn
 	return ch
 }
 
+// prepareImport validates rec and analyses its text; the memory gets its
+// id later (see prepareImports). It may run on several goroutines at once.
 func (e *Engine) prepareImport(rec cairn.ImportRecord, opts cairn.ImportOptions, now time.Time) preparedImport {
 	p := preparedImport{rec: rec}
 	if rec.Err != nil {
@@ -160,7 +172,7 @@ func (e *Engine) prepareImport(rec cairn.ImportRecord, opts cairn.ImportOptions,
 		m.Source = cairn.SourceImported
 	}
 	p.givenID, p.givenCreated, p.givenUpdated = m.ID != "", !m.CreatedAt.IsZero(), !m.UpdatedAt.IsZero()
-	if p.err = e.prepareNew(m, now); p.err == nil {
+	if p.err = e.prepareFields(m, now); p.err == nil {
 		p.analysis = analyze(m)
 	}
 	return p
