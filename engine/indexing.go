@@ -110,17 +110,20 @@ type indexBatch struct {
 	pre *analysis
 }
 
-// analysis is a memory's index terms and document length, made before the
-// memory is handed to the writer, which changes no indexed field of it.
+// analysis is a memory's index terms, counted, and document length, made
+// before the memory is handed to the writer, which changes no indexed
+// field of it.
 type analysis struct {
-	m     *cairn.Memory
-	terms []string
-	dl    int
+	m   *cairn.Memory
+	tfs []index.TermFreq
+	dl  int
 }
 
 func analyze(m *cairn.Memory) *analysis {
 	a := &analysis{m: m}
-	a.terms, a.dl = lexical.Analyze(indexedText(m), nil)
+	var terms []string
+	terms, a.dl = lexical.Analyze(indexedText(m), nil)
+	a.tfs = index.CountTerms(terms)
 	return a
 }
 
@@ -165,19 +168,18 @@ func (b *indexBatch) add(ctx context.Context, tx cairn.Tx, m *cairn.Memory) erro
 	if err != nil {
 		return err
 	}
+	m.DocNum = p.stats.NextDoc
 	var dl int
-	terms := b.terms[:0]
 	if b.pre != nil && b.pre.m == m {
-		terms, dl = b.pre.terms, b.pre.dl
+		dl = b.pre.dl
+		p.builder.AddCounted(m.DocNum, dl, b.pre.tfs)
 	} else {
 		b.terms, dl = lexical.Analyze(indexedText(m), b.terms[:0])
-		terms = b.terms
+		p.builder.Add(m.DocNum, dl, b.terms)
 	}
-	m.DocNum = p.stats.NextDoc
 	p.stats.NextDoc++
 	p.stats.Docs++
 	p.stats.TotalLen += int64(dl)
-	p.builder.Add(m.DocNum, dl, terms)
 	p.changed = true
 	return nil
 }

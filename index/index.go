@@ -27,6 +27,7 @@ import (
 	"errors"
 	"math"
 	"math/bits"
+	"slices"
 	"sort"
 
 	"github.com/cairn-dev/cairn"
@@ -163,6 +164,45 @@ func (b *Builder) Add(doc int64, dl int, terms []string) {
 			b.terms[t] = e
 		}
 		e.add(doc, capTF(n), q)
+	}
+	b.Docs++
+	b.Len += int64(dl)
+}
+
+// TermFreq is a distinct term of a document and how often it occurs.
+type TermFreq struct {
+	Term string
+	TF   int
+}
+
+// CountTerms returns the distinct terms of a document (repeats count as
+// term frequency), sorted by term: what Add does first, done apart so
+// that it can run away from the Builder, on another goroutine.
+func CountTerms(terms []string) []TermFreq {
+	sorted := slices.Clone(terms)
+	slices.Sort(sorted)
+	out := make([]TermFreq, 0, len(sorted))
+	for _, t := range sorted {
+		if n := len(out); n > 0 && out[n-1].Term == t {
+			out[n-1].TF++
+		} else {
+			out = append(out, TermFreq{t, 1})
+		}
+	}
+	return out
+}
+
+// AddCounted is Add for terms already counted by CountTerms: Add(doc, dl,
+// terms) and AddCounted(doc, dl, CountTerms(terms)) record the same.
+func (b *Builder) AddCounted(doc int64, dl int, tfs []TermFreq) {
+	q := QuantLen(dl)
+	for _, tf := range tfs {
+		e := b.terms[tf.Term]
+		if e == nil {
+			e = &encoder{}
+			b.terms[tf.Term] = e
+		}
+		e.add(doc, capTF(tf.TF), q)
 	}
 	b.Docs++
 	b.Len += int64(dl)
