@@ -27,8 +27,8 @@ import (
 	"errors"
 	"math"
 	"math/bits"
-	"slices"
 	"sort"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -176,21 +176,40 @@ type TermFreq struct {
 }
 
 // CountTerms returns the distinct terms of a document (repeats count as
-// term frequency), sorted by term: what Add does first, done apart so
-// that it can run away from the Builder, on another goroutine.
+// term frequency), in the order of their first occurrence: what Add does
+// first, done apart so that it can run away from the Builder, on another
+// goroutine. It is safe for concurrent use.
 func CountTerms(terms []string) []TermFreq {
-	sorted := slices.Clone(terms)
-	slices.Sort(sorted)
-	out := make([]TermFreq, 0, len(sorted))
-	for _, t := range sorted {
-		if n := len(out); n > 0 && out[n-1].Term == t {
-			out[n-1].TF++
+	out := make([]TermFreq, 0, len(terms))
+	if len(terms) <= 16 {
+	next:
+		for _, t := range terms {
+			for i := range out {
+				if out[i].Term == t {
+					out[i].TF++
+					continue next
+				}
+			}
+			out = append(out, TermFreq{t, 1})
+		}
+		return out
+	}
+	at := countMaps.Get().(map[string]int)
+	for _, t := range terms {
+		if i, ok := at[t]; ok {
+			out[i].TF++
 		} else {
+			at[t] = len(out)
 			out = append(out, TermFreq{t, 1})
 		}
 	}
+	clear(at)
+	countMaps.Put(at)
 	return out
 }
+
+// countMaps are CountTerms's maps from a term to its place in the result.
+var countMaps = sync.Pool{New: func() any { return map[string]int{} }}
 
 // AddCounted is Add for terms already counted by CountTerms: Add(doc, dl,
 // terms) and AddCounted(doc, dl, CountTerms(terms)) record the same.

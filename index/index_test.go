@@ -156,8 +156,12 @@ func TestAddCountedRecordsWhatAddRecords(t *testing.T) {
 		t.Errorf("postings differ:\nAdd        %v\nAddCounted %v", a, b)
 	}
 	got := index.CountTerms([]string{"b", "a", "b", "c", "b"})
-	if want := []index.TermFreq{{"a", 1}, {"b", 3}, {"c", 1}}; !slices.Equal(got, want) {
+	if want := []index.TermFreq{{"b", 3}, {"a", 1}, {"c", 1}}; !slices.Equal(got, want) {
 		t.Errorf("CountTerms = %v, want %v", got, want)
+	}
+	long := strings.Fields(strings.Repeat("b a b c b ", 10) + "d")
+	if got, want := index.CountTerms(long), []index.TermFreq{{"b", 30}, {"a", 10}, {"c", 10}, {"d", 1}}; !slices.Equal(got, want) {
+		t.Errorf("CountTerms(%d terms) = %v, want %v", len(long), got, want)
 	}
 }
 
