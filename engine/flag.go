@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"strings"
@@ -63,8 +64,8 @@ var rolePatterns = patternSet{
 }
 
 // overrideRE and roleRE report whether s matches one of their patterns.
-func overrideRE(s string) bool { return overridePatterns.match(s, asciiLower(s)) }
-func roleRE(s string) bool     { return rolePatterns.match(s, asciiLower(s)) }
+func overrideRE(s string) bool { return overridePatterns.match(s, appendASCIILower(nil, s)) }
+func roleRE(s string) bool     { return rolePatterns.match(s, appendASCIILower(nil, s)) }
 
 // gatedPattern is a regular expression and the needles text must hold
 // for it to match.
@@ -90,11 +91,11 @@ func compile(pattern string) *regexp.Regexp {
 
 // match reports whether s, whose ASCII lower case is lower, matches one
 // of the patterns.
-func (ps patternSet) match(s, lower string) bool {
+func (ps patternSet) match(s string, lower []byte) bool {
 next:
 	for _, p := range ps {
 		for _, group := range p.needles {
-			if !slices.ContainsFunc(group, func(n string) bool { return strings.Contains(lower, n) }) {
+			if !slices.ContainsFunc(group, func(n string) bool { return bytes.Contains(lower, []byte(n)) }) {
 				continue next
 			}
 		}
@@ -105,26 +106,31 @@ next:
 	return false
 }
 
-// asciiLower is s with its ASCII letters in lower case (and only those:
-// the needles are ASCII).
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if 'A' <= s[i] && s[i] <= 'Z' {
-			b := []byte(s)
-			for j := i; j < len(b); j++ {
-				if 'A' <= b[j] && b[j] <= 'Z' {
-					b[j] += 'a' - 'A'
-				}
-			}
-			return string(b)
+// appendASCIILower appends s with its ASCII letters in lower case (and
+// only those: the needles are ASCII) to b.
+func appendASCIILower(b []byte, s string) []byte {
+	b = append(b, s...)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
 		}
 	}
-	return s
+	return b
 }
+
+// lowerBufs are instructionFlags's buffers for lower-cased text.
+var lowerBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // instructionFlags returns the Memory.Flag of title and content.
 func instructionFlags(title, content string) string {
-	lowTitle, lowContent := asciiLower(title), asciiLower(content)
+	buf := lowerBufs.Get().(*[]byte)
+	*buf = appendASCIILower(appendASCIILower((*buf)[:0], title), content)
+	defer func() {
+		if cap(*buf) <= 1<<20 { // keep no huge text's buffer
+			lowerBufs.Put(buf)
+		}
+	}()
+	lowTitle, lowContent := (*buf)[:len(title)], (*buf)[len(title):]
 	var kinds []string
 	if overridePatterns.match(title, lowTitle) || overridePatterns.match(content, lowContent) {
 		kinds = append(kinds, cairn.FlagOverride)

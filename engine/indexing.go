@@ -67,7 +67,15 @@ func partitionOf(m *cairn.Memory) string {
 // indexedText is what search matches a memory on: its title (when it is
 // not just the start of the content), key, content, tags and file refs.
 func indexedText(m *cairn.Memory) string {
+	n := len(m.Title) + len(m.Key) + len(m.Content) + 2
+	for _, x := range m.Tags {
+		n += len(x) + 1
+	}
+	for _, x := range m.FileRefs {
+		n += len(x) + 1
+	}
 	var b strings.Builder
+	b.Grow(n)
 	if !cairn.TitleRepeatsContent(m.Title, m.Content) {
 		b.WriteString(m.Title)
 		b.WriteByte('\n')

@@ -180,8 +180,9 @@ type TermFreq struct {
 // first, done apart so that it can run away from the Builder, on another
 // goroutine. It is safe for concurrent use.
 func CountTerms(terms []string) []TermFreq {
-	out := make([]TermFreq, 0, len(terms))
+	var out []TermFreq
 	if len(terms) <= 16 {
+		out = make([]TermFreq, 0, len(terms))
 	next:
 		for _, t := range terms {
 			for i := range out {
@@ -194,21 +195,23 @@ func CountTerms(terms []string) []TermFreq {
 		}
 		return out
 	}
-	at := countMaps.Get().(map[string]int)
+	counts := countMaps.Get().(map[string]int)
 	for _, t := range terms {
-		if i, ok := at[t]; ok {
-			out[i].TF++
-		} else {
-			at[t] = len(out)
-			out = append(out, TermFreq{t, 1})
+		counts[t]++
+	}
+	out = make([]TermFreq, 0, len(counts))
+	for _, t := range terms {
+		if n := counts[t]; n > 0 {
+			out = append(out, TermFreq{t, n})
+			counts[t] = 0 // counted
 		}
 	}
-	clear(at)
-	countMaps.Put(at)
+	clear(counts)
+	countMaps.Put(counts)
 	return out
 }
 
-// countMaps are CountTerms's maps from a term to its place in the result.
+// countMaps are CountTerms's maps from a term to its frequency.
 var countMaps = sync.Pool{New: func() any { return map[string]int{} }}
 
 // AddCounted is Add for terms already counted by CountTerms: Add(doc, dl,
