@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"bytes"
 	"regexp"
 	"slices"
 	"strings"
@@ -31,85 +32,114 @@ import (
 //     (<|im_start|>, <|endoftext|> …, [INST], <<SYS>>), and "Human:",
 //     "Assistant:" followed by text at the start of a line.
 
-// Each set of patterns is tried only on text that holds one of its
-// needles (ASCII, compared case-insensitively, chosen without the letters
-// k and s, whose case folds include non-ASCII letters): a pattern cannot
-// match text without them, and most memories have none, so writes do not
-// pay for the regular expressions.
-var overrideRE = gated([]string{"ignore", "regard", "forget", "override", "now", "prompt"}, overrideUngated)
-
-var overrideUngated = anyOf(
-	`(?i)\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|of\s+)*(?:your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|existing|original)\s+(?:instructions?|prompts?|rules|directions|directives|guidelines|context|messages)\b`,
-	`(?i)\byou\s+are\s+now\s+(?:an?\s|no\s+longer\b|in\s+(?:developer|god|jailbreak|dan|unrestricted)\s+mode\b|acting\s+as\b|unrestricted\b|dan\b)`,
-	`(?i)\bnew\s+system\s+prompt\s*:`,
-)
-
-var roleRE = gated([]string{"<", "[", "human", "tant"}, roleUngated)
-
-var roleUngated = anyOf(
-	`(?i)</?\s*(?:tool_use|tool_result|function_calls|function_results|system-reminder|antml:[a-z_]+)\b[^>]*>`,
-	`(?i)<invoke\s+name\s*=`,
-	`(?i)</?\s*(?:system|assistant|human)\s*>`,
-	`<\|[a-z_]+\|>`,
-	`\[/?INST\]`,
-	`<</?SYS>>`,
-	`(?m)^[ \t]*(?:Human|Assistant)[ \t]*:[ \t]*\S`,
-)
-
-// gated returns found, called only when s holds one of needles (lower
-// case ASCII), ASCII letters compared case-insensitively.
-func gated(needles []string, found func(string) bool) func(string) bool {
-	return func(s string) bool {
-		lower := []byte(s)
-		for i, c := range lower {
-			if 'A' <= c && c <= 'Z' {
-				lower[i] = c + 'a' - 'A'
-			}
-		}
-		for _, n := range needles {
-			if strings.Contains(string(lower), n) {
-				return found(s)
-			}
-		}
-		return false
-	}
+// Each pattern is tried only on text that holds its needles (ASCII,
+// compared case-insensitively, chosen without the letters k and s, whose
+// case folds include non-ASCII letters): one needle of every group. A
+// pattern cannot match text without them, and most memories have none,
+// so writes do not pay for the regular expressions.
+var overridePatterns = patternSet{
+	{[][]string{{"ignore", "regard", "forget", "override"}, {"previou", "prior", "above", "earlier", "preceding", "exi", "original"}},
+		`(?i)\b(?:ignore|disregard|forget|override)\s+(?:all\s+|any\s+|the\s+|of\s+)*(?:your\s+|my\s+)?(?:previous|prior|above|earlier|preceding|existing|original)\s+(?:instructions?|prompts?|rules|directions|directives|guidelines|context|messages)\b`},
+	{[][]string{{"you"}, {"are"}, {"now"}},
+		`(?i)\byou\s+are\s+now\s+(?:an?\s|no\s+longer\b|in\s+(?:developer|god|jailbreak|dan|unrestricted)\s+mode\b|acting\s+as\b|unrestricted\b|dan\b)`},
+	{[][]string{{"new"}, {"prompt"}, {":"}},
+		`(?i)\bnew\s+system\s+prompt\s*:`},
 }
 
-// anyOf compiles each pattern on its own (so that no flag of one applies
-// to another), on first use rather than at start-up, and reports whether
-// any matches.
-func anyOf(patterns ...string) func(string) bool {
-	compile := sync.OnceValue(func() []*regexp.Regexp {
-		res := make([]*regexp.Regexp, len(patterns))
-		for i, p := range patterns {
-			res[i] = regexp.MustCompile(p)
-		}
-		return res
-	})
-	return func(s string) bool {
-		for _, re := range compile() {
-			if re.MatchString(s) {
-				return true
+var rolePatterns = patternSet{
+	{[][]string{{"<"}, {">"}, {"tool_", "function_", "reminder", "antml:"}},
+		`(?i)</?\s*(?:tool_use|tool_result|function_calls|function_results|system-reminder|antml:[a-z_]+)\b[^>]*>`},
+	{[][]string{{"<invo"}, {"="}},
+		`(?i)<invoke\s+name\s*=`},
+	{[][]string{{"<"}, {">"}, {"tem", "tant", "human"}},
+		`(?i)</?\s*(?:system|assistant|human)\s*>`},
+	{[][]string{{"<|"}, {"|>"}},
+		`<\|[a-z_]+\|>`},
+	{[][]string{{"inst]"}},
+		`\[/?INST\]`},
+	{[][]string{{"<<"}, {">>"}},
+		`<</?SYS>>`},
+	{[][]string{{"human", "tant"}, {":"}},
+		`(?m)^[ \t]*(?:Human|Assistant)[ \t]*:[ \t]*\S`},
+}
+
+// overrideRE and roleRE report whether s matches one of their patterns.
+func overrideRE(s string) bool { return overridePatterns.match(s, appendASCIILower(nil, s)) }
+func roleRE(s string) bool     { return rolePatterns.match(s, appendASCIILower(nil, s)) }
+
+// gatedPattern is a regular expression and the needles text must hold
+// for it to match.
+type gatedPattern struct {
+	needles [][]string // one of each group, in the text's ASCII lower case
+	pattern string
+}
+
+// patternSet is patterns tried in turn, each compiled on its own (so that
+// no flag of one applies to another) on first use rather than at
+// start-up.
+type patternSet []gatedPattern
+
+var compiled sync.Map // pattern → *regexp.Regexp
+
+func compile(pattern string) *regexp.Regexp {
+	if re, ok := compiled.Load(pattern); ok {
+		return re.(*regexp.Regexp)
+	}
+	re, _ := compiled.LoadOrStore(pattern, regexp.MustCompile(pattern))
+	return re.(*regexp.Regexp)
+}
+
+// match reports whether s, whose ASCII lower case is lower, matches one
+// of the patterns.
+func (ps patternSet) match(s string, lower []byte) bool {
+next:
+	for _, p := range ps {
+		for _, group := range p.needles {
+			if !slices.ContainsFunc(group, func(n string) bool { return bytes.Contains(lower, []byte(n)) }) {
+				continue next
 			}
 		}
-		return false
+		if compile(p.pattern).MatchString(s) {
+			return true
+		}
 	}
+	return false
 }
+
+// appendASCIILower appends s with its ASCII letters in lower case (and
+// only those: the needles are ASCII) to b.
+func appendASCIILower(b []byte, s string) []byte {
+	b = append(b, s...)
+	for i, c := range b {
+		if 'A' <= c && c <= 'Z' {
+			b[i] = c + 'a' - 'A'
+		}
+	}
+	return b
+}
+
+// lowerBufs are instructionFlags's buffers for lower-cased text.
+var lowerBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // instructionFlags returns the Memory.Flag of title and content.
 func instructionFlags(title, content string) string {
-	var kinds []string
-	for _, k := range []struct {
-		kind  string
-		found func(string) bool
-	}{
-		{cairn.FlagOverride, overrideRE},
-		{cairn.FlagHiddenCharacters, hasHiddenCharacters},
-		{cairn.FlagRoleSyntax, roleRE},
-	} {
-		if k.found(title) || k.found(content) {
-			kinds = append(kinds, k.kind)
+	buf := lowerBufs.Get().(*[]byte)
+	*buf = appendASCIILower(appendASCIILower((*buf)[:0], title), content)
+	defer func() {
+		if cap(*buf) <= 1<<20 { // keep no huge text's buffer
+			lowerBufs.Put(buf)
 		}
+	}()
+	lowTitle, lowContent := (*buf)[:len(title)], (*buf)[len(title):]
+	var kinds []string
+	if overridePatterns.match(title, lowTitle) || overridePatterns.match(content, lowContent) {
+		kinds = append(kinds, cairn.FlagOverride)
+	}
+	if hasHiddenCharacters(title) || hasHiddenCharacters(content) {
+		kinds = append(kinds, cairn.FlagHiddenCharacters)
+	}
+	if rolePatterns.match(title, lowTitle) || rolePatterns.match(content, lowContent) {
+		kinds = append(kinds, cairn.FlagRoleSyntax)
 	}
 	return strings.Join(kinds, ",")
 }

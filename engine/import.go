@@ -3,11 +3,14 @@ package engine
 import (
 	"context"
 	"fmt"
+	"hash/maphash"
 	"iter"
+	"runtime"
 	"slices"
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/ordered"
 )
 
 // importFlushEvery bounds the postings an import holds in memory: after
@@ -37,9 +40,8 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 		pending := 0
 		// Activity entries are written with the index, in batches.
 		var acts []cairn.Activity
-		// Records are decoded, validated and analysed on another goroutine
-		// while this one writes: on two cores that hides most of the work
-		// that is not SQLite's.
+		// Records are validated and analysed on every core while this
+		// goroutine writes.
 		done := make(chan struct{})
 		defer close(done)
 		prepared := e.prepareImports(records, opts, now, done)
@@ -125,15 +127,24 @@ type preparedImport struct {
 	analysis                            *analysis
 }
 
-// prepareImports runs prepareImport over records on its own goroutine; it
-// stops early when done is closed.
+// prepareChunk is how many records a preparing goroutine takes at a time.
+const prepareChunk = 64
+
+// prepareImports runs prepareImport over records on every core, and
+// hands the results over in the order of records, on a goroutine of its
+// own that stops early when done is closed. Ids are given there, in that
+// order, as a sequence of AddMemory calls would give them.
 func (e *Engine) prepareImports(records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions, now time.Time, done <-chan struct{}) <-chan preparedImport {
 	ch := make(chan preparedImport, 512)
+	prepare := func(rec cairn.ImportRecord) preparedImport { return e.prepareImport(rec, opts, now) }
 	go func() {
 		defer close(ch)
-		for rec := range records {
+		for p := range ordered.Map(records, runtime.GOMAXPROCS(0), prepareChunk, prepare) {
+			if p.err == nil && p.rec.Memory.ID == "" {
+				p.rec.Memory.ID = e.ids.next(now)
+			}
 			select {
-			case ch <- e.prepareImport(rec, opts, now):
+			case ch <- p:
 			case <-done:
 				return
 			}
@@ -142,6 +153,8 @@ func (e *Engine) prepareImports(records iter.Seq[cairn.ImportRecord], opts cairn
 	return ch
 }
 
+// prepareImport validates rec and analyses its text; the memory gets its
+// id later (see prepareImports). It may run on several goroutines at once.
 func (e *Engine) prepareImport(rec cairn.ImportRecord, opts cairn.ImportOptions, now time.Time) preparedImport {
 	p := preparedImport{rec: rec}
 	if rec.Err != nil {
@@ -160,7 +173,7 @@ func (e *Engine) prepareImport(rec cairn.ImportRecord, opts cairn.ImportOptions,
 		m.Source = cairn.SourceImported
 	}
 	p.givenID, p.givenCreated, p.givenUpdated = m.ID != "", !m.CreatedAt.IsZero(), !m.UpdatedAt.IsZero()
-	if p.err = e.prepareNew(m, now); p.err == nil {
+	if p.err = e.prepareFields(m, now); p.err == nil {
 		p.analysis = analyze(m)
 	}
 	return p
@@ -245,33 +258,56 @@ func (e *Engine) importExisting(ctx context.Context, tx cairn.Tx, b *indexBatch,
 }
 
 // knownKeys is what an import knows of the stored memories: their ids and
-// content hashes, read once, so that most records need no lookup.
+// content hashes, read once, so that most records need no lookup. Ids and
+// hashes are kept as 64-bit hashes, in maps the garbage collector need not
+// scan (an import of a million memories keeps a million of each): a hit
+// may be a collision, which the store's lookup that follows a hit
+// settles, so a collision costs a lookup and changes nothing else. Used by
+// one goroutine.
 type knownKeys struct {
-	ids    map[string]struct{}
-	hashes map[string]struct{} // project + "\x00" + hash
-	fresh  map[string]struct{} // ids written by this import
+	ids    map[uint64]struct{}
+	hashes map[uint64]struct{} // of project + "\x00" + hash
+	fresh  map[string]struct{} // ids written by this import, exactly
+	h      maphash.Hash
 }
 
 func loadKnownKeys(ctx context.Context, tx cairn.Tx) (*knownKeys, error) {
-	k := &knownKeys{ids: map[string]struct{}{}, hashes: map[string]struct{}{}, fresh: map[string]struct{}{}}
+	k := &knownKeys{ids: map[uint64]struct{}{}, hashes: map[uint64]struct{}{}, fresh: map[string]struct{}{}}
 	err := tx.ScanMemoryKeys(ctx, func(id, project, hash string) {
 		k.add(id, project, hash)
 	})
 	return k, err
 }
 
-func (k *knownKeys) add(id, project, hash string) {
-	k.ids[id] = struct{}{}
-	k.hashes[project+"\x00"+hash] = struct{}{}
+func (k *knownKeys) idKey(id string) uint64 {
+	k.h.Reset()
+	k.h.WriteString(id)
+	return k.h.Sum64()
 }
 
+func (k *knownKeys) hashKey(project, hash string) uint64 {
+	k.h.Reset()
+	k.h.WriteString(project)
+	k.h.WriteByte(0)
+	k.h.WriteString(hash)
+	return k.h.Sum64()
+}
+
+func (k *knownKeys) add(id, project, hash string) {
+	k.ids[k.idKey(id)] = struct{}{}
+	k.hashes[k.hashKey(project, hash)] = struct{}{}
+}
+
+// hasID reports whether a memory with this id may be stored.
 func (k *knownKeys) hasID(id string) bool {
-	_, ok := k.ids[id]
+	_, ok := k.ids[k.idKey(id)]
 	return ok
 }
 
+// hasHash reports whether a memory of project with this content hash may
+// be stored.
 func (k *knownKeys) hasHash(project, hash string) bool {
-	_, ok := k.hashes[project+"\x00"+hash]
+	_, ok := k.hashes[k.hashKey(project, hash)]
 	return ok
 }
 

@@ -67,7 +67,15 @@ func partitionOf(m *cairn.Memory) string {
 // indexedText is what search matches a memory on: its title (when it is
 // not just the start of the content), key, content, tags and file refs.
 func indexedText(m *cairn.Memory) string {
+	n := len(m.Title) + len(m.Key) + len(m.Content) + 2
+	for _, x := range m.Tags {
+		n += len(x) + 1
+	}
+	for _, x := range m.FileRefs {
+		n += len(x) + 1
+	}
 	var b strings.Builder
+	b.Grow(n)
 	if !cairn.TitleRepeatsContent(m.Title, m.Content) {
 		b.WriteString(m.Title)
 		b.WriteByte('\n')
@@ -135,17 +143,20 @@ type indexBatch struct {
 	pre *analysis
 }
 
-// analysis is a memory's index terms and document length, made before the
-// memory is handed to the writer, which changes no indexed field of it.
+// analysis is a memory's index terms, counted, and document length, made
+// before the memory is handed to the writer, which changes no indexed
+// field of it.
 type analysis struct {
-	m     *cairn.Memory
-	terms []string
-	dl    int
+	m   *cairn.Memory
+	tfs []index.TermFreq
+	dl  int
 }
 
 func analyze(m *cairn.Memory) *analysis {
 	a := &analysis{m: m}
-	a.terms, a.dl = docTerms(m, nil)
+	var terms []string
+	terms, a.dl = docTerms(m, nil)
+	a.tfs = index.CountTerms(terms)
 	return a
 }
 
@@ -190,19 +201,18 @@ func (b *indexBatch) add(ctx context.Context, tx cairn.Tx, m *cairn.Memory) erro
 	if err != nil {
 		return err
 	}
+	m.DocNum = p.stats.NextDoc
 	var dl int
-	terms := b.terms[:0]
 	if b.pre != nil && b.pre.m == m {
-		terms, dl = b.pre.terms, b.pre.dl
+		dl = b.pre.dl
+		p.builder.AddCounted(m.DocNum, dl, b.pre.tfs)
 	} else {
 		b.terms, dl = docTerms(m, b.terms[:0])
-		terms = b.terms
+		p.builder.Add(m.DocNum, dl, b.terms)
 	}
-	m.DocNum = p.stats.NextDoc
 	p.stats.NextDoc++
 	p.stats.Docs++
 	p.stats.TotalLen += int64(dl)
-	p.builder.Add(m.DocNum, dl, terms)
 	p.changed = true
 	return nil
 }

@@ -62,11 +62,21 @@ func (e *Engine) addMemory(ctx context.Context, m *cairn.Memory, createOnly bool
 
 // prepareNew validates m and fills the defaults of a new memory.
 func (e *Engine) prepareNew(m *cairn.Memory, now time.Time) error {
-	if err := e.normalize(m); err != nil {
+	if err := e.prepareFields(m, now); err != nil {
 		return err
 	}
 	if m.ID == "" {
 		m.ID = e.ids.next(now)
+	}
+	return nil
+}
+
+// prepareFields is prepareNew but for the id: it may run on several
+// goroutines at once, while ids, which sort by when they were made, are
+// given in the order of the memories.
+func (e *Engine) prepareFields(m *cairn.Memory, now time.Time) error {
+	if err := e.normalize(m); err != nil {
+		return err
 	}
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = now

@@ -28,6 +28,7 @@ import (
 	"math"
 	"math/bits"
 	"sort"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -163,6 +164,67 @@ func (b *Builder) Add(doc int64, dl int, terms []string) {
 			b.terms[t] = e
 		}
 		e.add(doc, capTF(n), q)
+	}
+	b.Docs++
+	b.Len += int64(dl)
+}
+
+// TermFreq is a distinct term of a document and how often it occurs.
+type TermFreq struct {
+	Term string
+	TF   int
+}
+
+// CountTerms returns the distinct terms of a document (repeats count as
+// term frequency), in the order of their first occurrence: what Add does
+// first, done apart so that it can run away from the Builder, on another
+// goroutine. It is safe for concurrent use.
+func CountTerms(terms []string) []TermFreq {
+	var out []TermFreq
+	if len(terms) <= 16 {
+		out = make([]TermFreq, 0, len(terms))
+	next:
+		for _, t := range terms {
+			for i := range out {
+				if out[i].Term == t {
+					out[i].TF++
+					continue next
+				}
+			}
+			out = append(out, TermFreq{t, 1})
+		}
+		return out
+	}
+	counts := countMaps.Get().(map[string]int)
+	for _, t := range terms {
+		counts[t]++
+	}
+	out = make([]TermFreq, 0, len(counts))
+	for _, t := range terms {
+		if n := counts[t]; n > 0 {
+			out = append(out, TermFreq{t, n})
+			counts[t] = 0 // counted
+		}
+	}
+	clear(counts)
+	countMaps.Put(counts)
+	return out
+}
+
+// countMaps are CountTerms's maps from a term to its frequency.
+var countMaps = sync.Pool{New: func() any { return map[string]int{} }}
+
+// AddCounted is Add for terms already counted by CountTerms: Add(doc, dl,
+// terms) and AddCounted(doc, dl, CountTerms(terms)) record the same.
+func (b *Builder) AddCounted(doc int64, dl int, tfs []TermFreq) {
+	q := QuantLen(dl)
+	for _, tf := range tfs {
+		e := b.terms[tf.Term]
+		if e == nil {
+			e = &encoder{}
+			b.terms[tf.Term] = e
+		}
+		e.add(doc, capTF(tf.TF), q)
 	}
 	b.Docs++
 	b.Len += int64(dl)

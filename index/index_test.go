@@ -130,6 +130,41 @@ func TestBuilderCountsTermFrequencyAndDocumentFrequency(t *testing.T) {
 	}
 }
 
+// Tried: repeats far apart, a term repeated more than 255 times (capped
+// tf), a document without terms, a document of one term, a long document.
+func TestAddCountedRecordsWhatAddRecords(t *testing.T) {
+	t.Parallel()
+	many := slices.Repeat([]string{"x"}, 300)
+	docs := [][]string{
+		{"go", "test", "go", "race", "go"},
+		{},
+		append([]string{"y"}, many...),
+		{"test"},
+		strings.Fields(strings.Repeat("alpha beta gamma alpha delta ", 60)),
+	}
+	plain, counted := index.NewBuilder(), index.NewBuilder()
+	for i, terms := range docs {
+		plain.Add(int64(i*3), len(terms), terms)
+		counted.AddCounted(int64(i*3), len(terms), index.CountTerms(terms))
+	}
+	if plain.Docs != counted.Docs || plain.Len != counted.Len {
+		t.Errorf("Docs, Len = %d, %d counted; %d, %d by Add", counted.Docs, counted.Len, plain.Docs, plain.Len)
+	}
+	if a, b := plain.Postings(), counted.Postings(); !slices.EqualFunc(a, b, func(x, y cairn.TermPostings) bool {
+		return x.Term == y.Term && x.DF == y.DF && bytes.Equal(x.Data, y.Data)
+	}) {
+		t.Errorf("postings differ:\nAdd        %v\nAddCounted %v", a, b)
+	}
+	got := index.CountTerms([]string{"b", "a", "b", "c", "b"})
+	if want := []index.TermFreq{{"b", 3}, {"a", 1}, {"c", 1}}; !slices.Equal(got, want) {
+		t.Errorf("CountTerms = %v, want %v", got, want)
+	}
+	long := strings.Fields(strings.Repeat("b a b c b ", 10) + "d")
+	if got, want := index.CountTerms(long), []index.TermFreq{{"b", 30}, {"a", 10}, {"c", 10}, {"d", 1}}; !slices.Equal(got, want) {
+		t.Errorf("CountTerms(%d terms) = %v, want %v", len(long), got, want)
+	}
+}
+
 func TestDecodeOfCorruptDataReturnsErrCorrupt(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

@@ -250,6 +250,11 @@ type analyzer struct {
 
 	scratch []byte // hyphen-joined spelling of the current chunk
 
+	// stems maps a part of lowercase ASCII letters to its term, "" for a
+	// stopword: what part found for it before (see remember). It outlives
+	// the call, with the analyzer in the pool.
+	stems map[string]string
+
 	// words, when tracking, holds the index in spans of the first term of
 	// each word (chunk or CJK character) that emitted terms, and names
 	// whether it is written as a name; midSentence is false at the start
@@ -585,22 +590,42 @@ func (a *analyzer) part(p []byte) bool {
 			break
 		}
 	}
-	if letters && len(p) <= MaxTermLen {
-		p = baseForm(p)
-	}
 	start := len(a.arena)
-	switch {
-	case !letters || len(p) > MaxTermLen:
+	if !letters || len(p) > MaxTermLen {
 		a.arena = append(a.arena, truncate(p)...)
-	case isStop(p):
-		return false
-	default:
+	} else if t, ok := a.stems[string(p)]; ok {
+		if t == "" {
+			return false // a stopword
+		}
+		a.arena = append(a.arena, t...)
+	} else {
+		word := p
+		if p = baseForm(p); isStop(p) {
+			a.remember(word, "")
+			return false
+		}
 		a.arena = append(a.arena, p...)
 		a.arena = a.arena[:start+stemBytes(a.arena[start:])]
+		if len(a.arena) > start { // "" stands for a stopword
+			a.remember(word, string(a.arena[start:]))
+		}
 	}
 	a.spans = append(a.spans, span{start, len(a.arena)})
 	a.n++
 	return true
+}
+
+// maxStems bounds the words an analyzer remembers the terms of.
+const maxStems = 1 << 14
+
+// remember records the term of word, a part of lowercase ASCII letters
+// ("" for a stopword): words recur, and finding a word's term (base
+// forms, stopwords, stemming) costs more than looking it up.
+func (a *analyzer) remember(word []byte, term string) {
+	if a.stems == nil || len(a.stems) >= maxStems {
+		a.stems = make(map[string]string, 256)
+	}
+	a.stems[string(word)] = term
 }
 
 // truncate cuts p to at most MaxTermLen bytes on a UTF-8 boundary.

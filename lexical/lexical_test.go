@@ -344,6 +344,7 @@ func FuzzAnalyze(f *testing.F) {
 	f.Fuzz(func(t *testing.T, text string) {
 		terms, n := Analyze(text, nil)
 		checkTerms(t, text, terms, n)
+		checkRemembered(t, text)
 		q := QueryTerms(text)
 		checkTerms(t, text, q, 0)
 		for _, term := range q {
@@ -352,6 +353,55 @@ func FuzzAnalyze(f *testing.F) {
 			}
 		}
 	})
+}
+
+// analyzeWith runs a on text and returns its terms and length.
+func analyzeWith(a *analyzer, text string) ([]string, int) {
+	a.arena, a.spans, a.n = a.arena[:0], a.spans[:0], 0
+	a.run(text)
+	var terms []string
+	for _, sp := range a.spans {
+		terms = append(terms, string(a.arena[sp.start:sp.end]))
+	}
+	return terms, a.n
+}
+
+// checkRemembered checks that the terms an analyzer remembers from
+// earlier texts (see analyzer.remember) are the terms it would find anew:
+// text analysed by a fresh analyzer, by one that analysed it before, and
+// by one that analysed other texts first, gives the same terms.
+func checkRemembered(t *testing.T, text string) {
+	t.Helper()
+	ready()
+	want, wantN := analyzeWith(&analyzer{}, text)
+	warm := &analyzer{}
+	for _, other := range []string{benchText, "is the and of a running runs ran colour colours", text} {
+		analyzeWith(warm, other)
+	}
+	if got, n := analyzeWith(warm, text); !slices.Equal(got, want) || n != wantN {
+		t.Fatalf("%q: remembered terms %q (length %d), found anew %q (%d)", text, got, n, want, wantN)
+	}
+}
+
+// Tried: words seen before as parts of compounds, stopwords, irregular
+// forms and British spellings, the same word in other cases, and a word
+// whose base form is a stopword.
+func TestRememberedTermsAreFoundTerms(t *testing.T) {
+	t.Parallel()
+	for _, text := range []string{
+		benchText, "Running runs ran; the THE The colour Colours colourful favourite",
+		"getUserName get_user_name user-name USERNAME", "was were been being is are am",
+		"e-mail email de-stress destress", "x y z 1 2 3 a an",
+	} {
+		checkRemembered(t, text)
+	}
+	// The pool's analyzers remember too: the second analysis of a text
+	// gives what the first gave.
+	first, n1 := Analyze(benchText, nil)
+	second, n2 := Analyze(benchText, nil)
+	if !slices.Equal(first, second) || n1 != n2 {
+		t.Errorf("a second Analyze gave %q (%d), the first %q (%d)", second, n2, first, n1)
+	}
 }
 
 const benchText = `Fixed the flaky TestSessionRefresh in internal/auth/session_test.go: the token cache

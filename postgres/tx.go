@@ -28,10 +28,11 @@ type Tx struct {
 	held  map[int64]struct{} // advisory locks taken
 	acts  []cairn.Activity   // appended, not yet inserted
 
-	created int           // memories created so far
-	pending [][]any       // rows of memories created in bulk, not yet sent
-	stream  *memoryStream // the running COPY of memories, if any
-	failed  error         // a bulk insert failed: the transaction is lost
+	created     int           // memories created so far
+	pending     []byte        // rows of memories created in bulk, not yet sent (see appendMemoryRow)
+	pendingRows int           // how many
+	stream      *memoryStream // the running COPY of memories, if any
+	failed      error         // a bulk insert failed: the transaction is lost
 }
 
 // flushMemories inserts the memories kept by CreateMemory.

@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"iter"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/ordered"
 )
 
 // MaxLineBytes is the longest JSON Lines record Read accepts.
@@ -95,33 +97,73 @@ func isDocumentStart(br *bufio.Reader) bool {
 	return ok
 }
 
-func readLines(br *bufio.Reader, line int, yield func(cairn.ImportRecord) bool) {
-	for {
-		b, err := readLine(br)
-		if len(b) > 0 || err == nil || errors.Is(err, errLineTooLong) {
-			line++
-		}
-		if err != nil && err != io.EOF {
-			if errors.Is(err, errLineTooLong) {
-				if !yield(cairn.ImportRecord{Line: line, Err: fmt.Errorf("the line is longer than %d bytes", MaxLineBytes)}) {
-					return
-				}
-				continue
-			}
-			yield(cairn.ImportRecord{Err: err})
-			return
-		}
-		if t := bytes.TrimSpace(b); len(t) > 0 {
-			rec := decodeRecord(t)
-			rec.Line = line
-			if !yield(rec) {
-				return
-			}
-		}
-		if err == io.EOF {
+// decodeChunk is how many records a decoding goroutine takes at a time.
+const decodeChunk = 64
+
+// rawRecord is a record as read, before decoding: its bytes, line and
+// default project, or the record to yield as it is (an error found while
+// reading).
+type rawRecord struct {
+	b       []byte
+	project string
+	rec     cairn.ImportRecord
+}
+
+// decodeRaw decodes a record read by readLines or readDocument.
+func decodeRaw(r rawRecord) cairn.ImportRecord {
+	if r.b == nil {
+		return r.rec
+	}
+	rec := decodeRecord(r.b)
+	rec.Line = r.rec.Line
+	if rec.Memory != nil && rec.Memory.Project == "" {
+		rec.Memory.Project = r.project
+	}
+	return rec
+}
+
+// decodeAll yields the records of raw decoded on every core, in order.
+func decodeAll(raw iter.Seq[rawRecord], yield func(cairn.ImportRecord) bool) {
+	for rec := range ordered.Map(raw, runtime.GOMAXPROCS(0), decodeChunk, decodeRaw) {
+		if !yield(rec) {
 			return
 		}
 	}
+}
+
+func readLines(br *bufio.Reader, line int, yield func(cairn.ImportRecord) bool) {
+	decodeAll(func(yield func(rawRecord) bool) {
+		var slab []byte // lines are copied out of br's buffer into slabs
+		for {
+			b, err := readLine(br)
+			if len(b) > 0 || err == nil || errors.Is(err, errLineTooLong) {
+				line++
+			}
+			if err != nil && err != io.EOF {
+				if errors.Is(err, errLineTooLong) {
+					if !yield(rawRecord{rec: cairn.ImportRecord{Line: line, Err: fmt.Errorf("the line is longer than %d bytes", MaxLineBytes)}}) {
+						return
+					}
+					continue
+				}
+				yield(rawRecord{rec: cairn.ImportRecord{Err: err}})
+				return
+			}
+			if t := bytes.TrimSpace(b); len(t) > 0 {
+				if len(t) > cap(slab)-len(slab) {
+					slab = make([]byte, 0, max(64<<10, len(t)))
+				}
+				start := len(slab)
+				slab = append(slab, t...)
+				if !yield(rawRecord{b: slab[start:len(slab):len(slab)], rec: cairn.ImportRecord{Line: line}}) {
+					return
+				}
+			}
+			if err == io.EOF {
+				return
+			}
+		}
+	}, yield)
 }
 
 var errLineTooLong = errors.New("line too long")
@@ -187,28 +229,28 @@ func readDocument(br *bufio.Reader, yield func(cairn.ImportRecord) bool) {
 		}
 		items, project = doc.Memories, doc.Project
 	}
-	for i, raw := range items {
-		rec := decodeRecord(raw)
-		rec.Line = i + 1
-		if rec.Memory != nil && rec.Memory.Project == "" {
-			rec.Memory.Project = project
+	decodeAll(func(yield func(rawRecord) bool) {
+		for i, raw := range items {
+			if !yield(rawRecord{b: raw, project: project, rec: cairn.ImportRecord{Line: i + 1}}) {
+				return
+			}
 		}
-		if !yield(rec) {
-			return
-		}
-	}
+	}, yield)
 }
 
 func decodeRecord(b []byte) cairn.ImportRecord {
 	if !utf8.Valid(b) {
 		return cairn.ImportRecord{Err: fmt.Errorf("the record is not valid UTF-8")}
 	}
-	var w Memory
-	if err := json.Unmarshal(b, &w); err != nil {
-		return cairn.ImportRecord{Err: describe(err)}
+	w, ok := decodeFast(b)
+	if !ok {
+		w = &Memory{}
+		if err := json.Unmarshal(b, w); err != nil {
+			return cairn.ImportRecord{Err: describe(err)}
+		}
 	}
 	m := w.ToMemory()
-	if err := fromSeed001(b, m); err != nil {
+	if err := fromSeed001(b, m, ok); err != nil {
 		return cairn.ImportRecord{Err: err}
 	}
 	return cairn.ImportRecord{Memory: m}
