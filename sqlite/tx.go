@@ -241,20 +241,8 @@ func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.M
 	}
 	// Through the statement cache: a filter's SQL depends only on which
 	// fields are set, so context injection's queries are prepared once.
-	rows, err := t.query(ctx, "find memories", q, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []*cairn.Memory
-	for rows.Next() {
-		m, err := scanMemory(rows)
-		if err != nil {
-			return nil, 0, translate(err, "read memory")
-		}
-		out = append(out, m)
-	}
-	return out, total, translate(rows.Err(), "read memories")
+	out, err := t.many(ctx, q, args...)
+	return out, total, err
 }
 
 // findWithGlobal is FindMemories for a page of a project's memories with
@@ -291,20 +279,8 @@ func (t *Tx) findWithGlobal(ctx context.Context, f cairn.MemoryFilter) ([]*cairn
 		` UNION ALL SELECT * FROM (` + sqlSelectMemory + indexHint(others) + ` WHERE ` + othersWhere + ` ORDER BY ` + order + ` LIMIT ?))` +
 		` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
 	args := append(append(append(ownArgs, end), othersArgs...), end, f.Limit, f.Offset)
-	rows, err := t.query(ctx, "find memories", q, args...)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer rows.Close()
-	var out []*cairn.Memory
-	for rows.Next() {
-		m, err := scanMemory(rows)
-		if err != nil {
-			return nil, 0, translate(err, "read memory")
-		}
-		out = append(out, m)
-	}
-	return out, total, translate(rows.Err(), "read memories")
+	out, err := t.many(ctx, q, args...)
+	return out, total, err
 }
 
 func filterSQL(f cairn.MemoryFilter) (string, []any) {

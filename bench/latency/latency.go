@@ -14,22 +14,7 @@ import (
 // p99-ms metrics of those calls.
 func Bench(b *testing.B, queries []string, call func(q string)) {
 	b.Helper()
-	for _, q := range queries {
-		call(q)
-	}
-	durs := make([]time.Duration, 0, max(b.N, len(queries)))
-	i := 0
-	b.ResetTimer()
-	for b.Loop() {
-		q := queries[i%len(queries)]
-		i++
-		t0 := time.Now()
-		call(q)
-		durs = append(durs, time.Since(t0))
-	}
-	slices.Sort(durs)
-	b.ReportMetric(PercentileMS(durs, 50), "p50-ms")
-	b.ReportMetric(PercentileMS(durs, 99), "p99-ms")
+	BenchFresh(b, queries, queries, call)
 }
 
 // PercentileMS is the nearest-rank percentile of sorted durations, in
@@ -52,7 +37,7 @@ func BenchFresh(b *testing.B, warm, queries []string, call func(q string)) {
 	for _, q := range warm {
 		call(q)
 	}
-	durs := make([]time.Duration, 0, b.N)
+	durs := make([]time.Duration, 0, max(b.N, len(queries)))
 	i := 0
 	b.ResetTimer()
 	for b.Loop() {
