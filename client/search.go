@@ -70,44 +70,6 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 	return hits, httpapi.RetrievalOf(hdr), nil
 }
 
-// contextBody is the body of POST /context.
-type contextBody struct {
-	Prompt        string   `json:"prompt,omitempty"`
-	Files         []string `json:"files,omitempty"`
-	Hat           string   `json:"hat,omitempty"`
-	Agent         string   `json:"agent,omitempty"`
-	Task          string   `json:"task,omitempty"`
-	Session       string   `json:"session,omitempty"`
-	Budget        *int     `json:"budget,omitempty"`
-	Limit         *int     `json:"limit,omitempty"`
-	MaxChars      *int     `json:"max_chars,omitempty"`
-	Format        string   `json:"format,omitempty"`
-	Mode          string   `json:"mode,omitempty"`
-	SearchMode    string   `json:"search_mode,omitempty"`
-	DryRun        bool     `json:"dry_run,omitempty"`
-	Tiers         []string `json:"tiers,omitempty"`
-	Types         []string `json:"types,omitempty"`
-	Index         bool     `json:"index,omitempty"`
-	Conversations []string `json:"conversations,omitempty"`
-	Explain       bool     `json:"explain,omitempty"`
-	MaxJSONChars  int      `json:"max_json_chars,omitempty"`
-	Root          string   `json:"root,omitempty"`
-	// Config is the caller's configuration as JSON (config.Config): a
-	// field of that type would make encoding/json reflect over the whole
-	// configuration's types even when it is left out, which costs a
-	// short-lived process more than the rest of the request.
-	Config json.RawMessage `json:"config,omitempty"`
-	// DefaultConfig stands for the built-in configuration.
-	DefaultConfig bool `json:"default_config,omitempty"`
-}
-
-type contextAnswer struct {
-	Block   string   `json:"block"`
-	IDs     []string `json:"ids"`
-	Tokens  int      `json:"tokens"`
-	Explain string   `json:"explain"`
-}
-
 // Context builds the block of call on the server (call.Project is
 // ignored), as recall.AnswerCall does locally: with call.Config when set
 // (the caller's configuration; else the server's), at call.Now when set,
@@ -115,7 +77,7 @@ type contextAnswer struct {
 // only by a server that needs no token (one of this machine's user).
 // Errors the request's content causes are EINVALID.
 func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-	in := contextBody{Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
+	in := httpapi.ContextIn{Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
 		Session: call.Session, Format: call.Format, Mode: call.Mode, SearchMode: call.SearchMode, DryRun: !call.Record, Tiers: call.Tiers,
 		Types: call.Types, Index: call.Index, Conversations: call.Conversations, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
 		Root: call.Root}
@@ -142,7 +104,7 @@ func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer
 	if !call.Now.IsZero() {
 		pp = p.At(call.Now)
 	}
-	var out contextAnswer
+	var out httpapi.ContextOut
 	var hdr http.Header
 	if err := pp.doHeader(ctx, http.MethodPost, p.path("/context"), in, &out, &hdr); err != nil {
 		return nil, err

@@ -51,35 +51,42 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	return nil
 }
 
-// contextIn is the body of POST /context.
-type contextIn struct {
-	Prompt        string          `json:"prompt"`
-	Files         []string        `json:"files"`
-	Hat           string          `json:"hat"`
-	Agent         string          `json:"agent"`
-	Task          string          `json:"task"`
-	Session       string          `json:"session"`
-	Budget        *int            `json:"budget"`
-	Limit         *int            `json:"limit"`
-	MaxChars      *int            `json:"max_chars"`
-	Format        string          `json:"format"`
-	Mode          string          `json:"mode"`
-	SearchMode    string          `json:"search_mode"`
-	DryRun        bool            `json:"dry_run"`
-	Tiers         []string        `json:"tiers"`
-	Types         []string        `json:"types"`
-	Index         bool            `json:"index"`
-	Explain       bool            `json:"explain"`
-	MaxJSONChars  int             `json:"max_json_chars"`
-	Root          string          `json:"root"`
-	Conversations []string        `json:"conversations"`
-	Config        json.RawMessage `json:"config"`
-	DefaultConfig bool            `json:"default_config"`
+// ContextIn is the body of POST /context (package client sends it). Its
+// fields are left out when empty, so that a request says only what it
+// sets.
+type ContextIn struct {
+	Prompt        string   `json:"prompt,omitempty"`
+	Files         []string `json:"files,omitempty"`
+	Hat           string   `json:"hat,omitempty"`
+	Agent         string   `json:"agent,omitempty"`
+	Task          string   `json:"task,omitempty"`
+	Session       string   `json:"session,omitempty"`
+	Budget        *int     `json:"budget,omitempty"`
+	Limit         *int     `json:"limit,omitempty"`
+	MaxChars      *int     `json:"max_chars,omitempty"`
+	Format        string   `json:"format,omitempty"`
+	Mode          string   `json:"mode,omitempty"`
+	SearchMode    string   `json:"search_mode,omitempty"`
+	DryRun        bool     `json:"dry_run,omitempty"`
+	Tiers         []string `json:"tiers,omitempty"`
+	Types         []string `json:"types,omitempty"`
+	Index         bool     `json:"index,omitempty"`
+	Explain       bool     `json:"explain,omitempty"`
+	MaxJSONChars  int      `json:"max_json_chars,omitempty"`
+	Root          string   `json:"root,omitempty"`
+	Conversations []string `json:"conversations,omitempty"`
+	// Config is the caller's configuration as JSON (config.Config): a
+	// field of that type would make encoding/json reflect over the whole
+	// configuration's types even when it is left out, which costs a
+	// short-lived client process more than the rest of the request.
+	Config json.RawMessage `json:"config,omitempty"`
+	// DefaultConfig stands for the built-in configuration.
+	DefaultConfig bool `json:"default_config,omitempty"`
 }
 
-// contextOut is the block and the ids of the memories it shows, in block
-// order.
-type contextOut struct {
+// ContextOut is the answer of POST /context: the block and the ids of the
+// memories it shows, in block order.
+type ContextOut struct {
 	Block   string   `json:"block"`
 	IDs     []string `json:"ids"`
 	Tokens  int      `json:"tokens"`
@@ -87,7 +94,7 @@ type contextOut struct {
 }
 
 func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in contextIn
+	var in ContextIn
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
@@ -148,7 +155,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 		return recall.AsInvalid(err)
 	}
 	setRetrieval(w.Header(), a.Retrieval)
-	out := contextOut{Block: a.Text, IDs: a.IDs, Tokens: a.Tokens, Explain: a.Explain}
+	out := ContextOut{Block: a.Text, IDs: a.IDs, Tokens: a.Tokens, Explain: a.Explain}
 	if out.IDs == nil {
 		out.IDs = []string{}
 	}
