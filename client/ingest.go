@@ -93,14 +93,14 @@ func (p *Project) IngestBatch(ctx context.Context, project string, b cairn.Inges
 				break
 			}
 			size += n
-			in.Memories = append(in.Memories, ingestMemory(m))
+			in.Memories = append(in.Memories, httpapi.MemoryInOf(m))
 			ms = ms[1:]
 		}
 		if len(ms) == 0 && b.Cursor != nil {
 			in.Cursor = &wire.IngestCursor{Source: b.Cursor.Source, Offset: b.Cursor.Offset, Pending: b.Cursor.Pending}
 		}
 		if in.Memories == nil {
-			in.Memories = []httpapi.IngestMemory{}
+			in.Memories = []httpapi.MemoryIn{}
 		}
 		var out httpapi.IngestOut
 		if err := p.do(ctx, http.MethodPost, p.path("/ingest"), in, &out); err != nil {
@@ -119,13 +119,6 @@ func (p *Project) IngestBatch(ctx context.Context, project string, b cairn.Inges
 		}
 	}
 	return items, nil
-}
-
-func ingestMemory(m *cairn.Memory) httpapi.IngestMemory {
-	return httpapi.IngestMemory{Type: m.Type, Key: m.Key, Title: m.Title, Content: m.Content, Tags: m.Tags, FileRefs: m.FileRefs,
-		Confidence: m.Confidence, Scope: string(m.Scope), Pinned: m.Pinned, ExpiresAt: wire.Time(m.ExpiresAt),
-		CreatedByAgent: wire.Text(m.Agent), CreatedByHat: wire.Text(m.Hat), CreatedByTaskID: wire.Text(m.TaskID),
-		CreatedBySessionID: wire.Text(m.SessionID), Source: string(m.Source)}
 }
 
 // maxUsesPerRequest is the most ids POST /uses takes.

@@ -9,33 +9,12 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
 // Memories: add, get, list, update, delete (the routes of
 // /api/projects/{project}/memories).
-
-// addBody is the body of POST /memories.
-type addBody struct {
-	Type               string    `json:"type,omitempty"`
-	Key                string    `json:"key,omitempty"`
-	Title              string    `json:"title,omitempty"`
-	Content            string    `json:"content"`
-	Tags               []string  `json:"tags,omitempty"`
-	FileRefs           []string  `json:"file_refs,omitempty"`
-	Confidence         float64   `json:"confidence,omitempty"`
-	Scope              string    `json:"scope,omitempty"`
-	Pinned             bool      `json:"pinned,omitempty"`
-	ExpiresAt          wire.Time `json:"expires_at,omitzero"`
-	CreatedByAgent     string    `json:"created_by_agent,omitempty"`
-	CreatedByHat       string    `json:"created_by_hat,omitempty"`
-	CreatedByTaskID    string    `json:"created_by_task_id,omitempty"`
-	CreatedBySessionID string    `json:"created_by_session_id,omitempty"`
-	NewType            bool      `json:"new_type,omitempty"`
-	Source             string    `json:"source,omitempty"`
-	Supersedes         string    `json:"supersedes,omitempty"`
-	CreateOnly         bool      `json:"create_only,omitempty"`
-}
 
 type writeAnswer struct {
 	Status     string       `json:"status"`
@@ -68,10 +47,7 @@ func (p *Project) add(ctx context.Context, m *cairn.Memory, supersedes string) (
 }
 
 func (p *Project) send(ctx context.Context, m *cairn.Memory, supersedes string, createOnly bool) (*cairn.WriteResult, *cairn.Memory, error) {
-	in := addBody{Type: m.Type, Key: m.Key, Title: m.Title, Content: m.Content, Tags: m.Tags, FileRefs: m.FileRefs,
-		Confidence: m.Confidence, Scope: string(m.Scope), Pinned: m.Pinned, ExpiresAt: wire.Time(m.ExpiresAt),
-		CreatedByAgent: m.Agent, CreatedByHat: m.Hat, CreatedByTaskID: m.TaskID, CreatedBySessionID: m.SessionID,
-		NewType: true, Source: string(m.Source), Supersedes: supersedes, CreateOnly: createOnly}
+	in := httpapi.AddIn{MemoryIn: httpapi.MemoryInOf(m), NewType: true, Supersedes: supersedes, CreateOnly: createOnly}
 	var out writeAnswer
 	if err := p.do(ctx, http.MethodPost, p.path("/memories"), in, &out); err != nil {
 		return nil, nil, err

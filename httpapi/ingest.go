@@ -75,12 +75,14 @@ const (
 // without supersedes; the type is taken as given), and the cursor to put
 // after them.
 type IngestIn struct {
-	Memories []IngestMemory     `json:"memories"`
+	Memories []MemoryIn         `json:"memories"`
 	Cursor   *wire.IngestCursor `json:"cursor,omitempty"`
 }
 
-// IngestMemory is one memory of POST /ingest: POST /memories's fields.
-type IngestMemory struct {
+// MemoryIn is a memory as POST /memories and POST /ingest take it: the
+// export format's fields that a writer sets (those cairn sets itself,
+// such as id, times and use_count, are not taken).
+type MemoryIn struct {
 	Type               string    `json:"type,omitempty"`
 	Key                string    `json:"key,omitempty"`
 	Title              string    `json:"title,omitempty"`
@@ -95,7 +97,37 @@ type IngestMemory struct {
 	CreatedByHat       wire.Text `json:"created_by_hat,omitempty"`
 	CreatedByTaskID    wire.Text `json:"created_by_task_id,omitempty"`
 	CreatedBySessionID wire.Text `json:"created_by_session_id,omitempty"`
-	Source             string    `json:"source,omitempty"`
+	// Source is explicit (the default), automatic, extracted or imported.
+	Source string `json:"source,omitempty"`
+}
+
+// MemoryInOf is m as a client sends it.
+func MemoryInOf(m *cairn.Memory) MemoryIn {
+	return MemoryIn{Type: m.Type, Key: m.Key, Title: m.Title, Content: m.Content, Tags: m.Tags, FileRefs: m.FileRefs,
+		Confidence: m.Confidence, Scope: string(m.Scope), Pinned: m.Pinned, ExpiresAt: wire.Time(m.ExpiresAt),
+		CreatedByAgent: wire.Text(m.Agent), CreatedByHat: wire.Text(m.Hat), CreatedByTaskID: wire.Text(m.TaskID),
+		CreatedBySessionID: wire.Text(m.SessionID), Source: string(m.Source)}
+}
+
+// memory is the memory in describes in project; EINVALID for a
+// confidence or scope out of range.
+func (in MemoryIn) memory(project string) (*cairn.Memory, error) {
+	if in.Confidence < 0 || in.Confidence > 1 {
+		return nil, cairn.Errorf(cairn.EINVALID, "confidence %v is not valid: give a number above 0, up to 1", in.Confidence)
+	}
+	if in.Scope != "" && in.Scope != string(cairn.ScopeProject) && in.Scope != string(cairn.ScopeGlobal) {
+		return nil, cairn.Errorf(cairn.EINVALID, "scope %q is not valid: give project or global", in.Scope)
+	}
+	source := cairn.SourceExplicit
+	if in.Source != "" {
+		source = cairn.Source(in.Source)
+	}
+	return &cairn.Memory{
+		Project: project, Scope: cairn.Scope(in.Scope), Type: in.Type, Key: in.Key, Title: in.Title, Content: in.Content,
+		Tags: in.Tags, FileRefs: in.FileRefs, Confidence: in.Confidence, Source: source, Pinned: in.Pinned,
+		ExpiresAt: in.ExpiresAt.Time(), Agent: string(in.CreatedByAgent), Hat: string(in.CreatedByHat),
+		TaskID: string(in.CreatedByTaskID), SessionID: string(in.CreatedBySessionID),
+	}, nil
 }
 
 // IngestOut answers POST /ingest: one result per memory, in the body's
@@ -133,23 +165,12 @@ func (s *Server) ingestBatch(w http.ResponseWriter, r *http.Request, p *project)
 		return cairn.Errorf(cairn.EINVALID, "%d memories: at most %d a request", len(in.Memories), MaxIngestMemories)
 	}
 	b := cairn.IngestBatch{Memories: make([]*cairn.Memory, 0, len(in.Memories))}
-	for _, m := range in.Memories {
-		if m.Confidence < 0 || m.Confidence > 1 {
-			return cairn.Errorf(cairn.EINVALID, "confidence %v is not valid: give a number above 0, up to 1", m.Confidence)
+	for _, in := range in.Memories {
+		m, err := in.memory(p.name)
+		if err != nil {
+			return err
 		}
-		if m.Scope != "" && m.Scope != string(cairn.ScopeProject) && m.Scope != string(cairn.ScopeGlobal) {
-			return cairn.Errorf(cairn.EINVALID, "scope %q is not valid: give project or global", m.Scope)
-		}
-		source := cairn.SourceExplicit
-		if m.Source != "" {
-			source = cairn.Source(m.Source)
-		}
-		b.Memories = append(b.Memories, &cairn.Memory{
-			Project: p.name, Scope: cairn.Scope(m.Scope), Type: m.Type, Key: m.Key, Title: m.Title, Content: m.Content,
-			Tags: m.Tags, FileRefs: m.FileRefs, Confidence: m.Confidence, Source: source, Pinned: m.Pinned,
-			ExpiresAt: m.ExpiresAt.Time(), Agent: string(m.CreatedByAgent), Hat: string(m.CreatedByHat),
-			TaskID: string(m.CreatedByTaskID), SessionID: string(m.CreatedBySessionID),
-		})
+		b.Memories = append(b.Memories, m)
 	}
 	if in.Cursor != nil {
 		b.Cursor = &cairn.IngestCursor{Source: in.Cursor.Source, Offset: in.Cursor.Offset, Pending: in.Cursor.Pending}

@@ -134,36 +134,19 @@ func findStale(ctx context.Context, svc Service, f cairn.MemoryFilter, root stri
 // staleBatch is how many memories findStale reads at once.
 var staleBatch = 1000
 
-// addIn is the body of POST /memories: a memory in the export format's
-// fields (those cairn sets itself, such as id, times and use_count, are
-// not taken), and new_type to store a type one letter away from a known
-// one.
-type addIn struct {
-	Type               string    `json:"type"`
-	Key                string    `json:"key"`
-	Title              string    `json:"title"`
-	Content            string    `json:"content"`
-	Tags               wire.List `json:"tags"`
-	FileRefs           wire.List `json:"file_refs"`
-	Confidence         float64   `json:"confidence"`
-	Scope              string    `json:"scope"`
-	Pinned             bool      `json:"pinned"`
-	ExpiresAt          wire.Time `json:"expires_at"`
-	CreatedByAgent     wire.Text `json:"created_by_agent"`
-	CreatedByHat       wire.Text `json:"created_by_hat"`
-	CreatedByTaskID    wire.Text `json:"created_by_task_id"`
-	CreatedBySessionID wire.Text `json:"created_by_session_id"`
-	NewType            bool      `json:"new_type"`
-	// Source is explicit (the default), automatic, extracted or imported.
-	Source string `json:"source"`
+// AddIn is the body of POST /memories: a memory, and new_type to store
+// a type one letter away from a known one.
+type AddIn struct {
+	MemoryIn
+	NewType bool `json:"new_type,omitempty"`
 	// Supersedes is the id of a memory the new one replaces, marked in
 	// the same write.
-	Supersedes string `json:"supersedes"`
+	Supersedes string `json:"supersedes,omitempty"`
 	// CreateOnly stores the memory only if no memory of the project has
 	// its type and key (it needs a key): the check and the write are one
 	// transaction, and a key taken is a conflict (cairn.Service's
 	// CreateMemory).
-	CreateOnly bool `json:"create_only"`
+	CreateOnly bool `json:"create_only,omitempty"`
 }
 
 // writeOut is what a write did and the memory as stored.
@@ -174,32 +157,19 @@ type writeOut struct {
 }
 
 func (s *Server) addMemory(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in addIn
+	var in AddIn
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
-	if in.Confidence < 0 || in.Confidence > 1 {
-		return cairn.Errorf(cairn.EINVALID, "confidence %v is not valid: give a number above 0, up to 1", in.Confidence)
-	}
-	if in.Scope != "" && in.Scope != string(cairn.ScopeProject) && in.Scope != string(cairn.ScopeGlobal) {
-		return cairn.Errorf(cairn.EINVALID, "scope %q is not valid: give project or global", in.Scope)
+	m, err := in.memory(p.name)
+	if err != nil {
+		return err
 	}
 	if err := checkNewType(r.Context(), p, in.Type, in.NewType); err != nil {
 		return err
 	}
-	source := cairn.SourceExplicit
-	if in.Source != "" {
-		source = cairn.Source(in.Source)
-	}
-	m := &cairn.Memory{
-		Project: p.name, Scope: cairn.Scope(in.Scope), Type: in.Type, Key: in.Key, Title: in.Title, Content: in.Content,
-		Tags: in.Tags, FileRefs: in.FileRefs, Confidence: in.Confidence, Source: source, Pinned: in.Pinned,
-		ExpiresAt: in.ExpiresAt.Time(), Agent: string(in.CreatedByAgent), Hat: string(in.CreatedByHat),
-		TaskID: string(in.CreatedByTaskID), SessionID: string(in.CreatedBySessionID),
-	}
 	var res *cairn.WriteResult
 	var replaced *cairn.Memory
-	var err error
 	switch {
 	case in.CreateOnly && strings.TrimSpace(in.Supersedes) != "":
 		return cairn.Errorf(cairn.EINVALID, "a memory created only if new cannot supersede another")
