@@ -155,20 +155,7 @@ func (s *Store) ScanMemoryVectors(ctx context.Context, model, project string, fn
 		return translate(err, "read vectors")
 	}
 	defer rows.Close()
-	var data []byte
-	for rows.Next() {
-		var mv cairn.MemoryVector
-		if err := rows.Scan(&mv.ID, &mv.Project, &mv.Global, &mv.Hash, &data); err != nil {
-			return translate(err, "read vectors")
-		}
-		if mv.Vector, err = storesql.DecodeVector(data); err != nil {
-			return err
-		}
-		if err := fn(mv); err != nil {
-			return err
-		}
-	}
-	return translate(rows.Err(), "read vectors")
+	return storesql.EachVector(rows, translate, fn)
 }
 
 // CountVectors implements cairn.VectorStore.

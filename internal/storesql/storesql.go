@@ -98,3 +98,31 @@ func DecodeVector(b []byte) ([]float32, error) {
 	}
 	return v, nil
 }
+
+// Rows is what the result sets of both drivers (database/sql, pgx) offer.
+type Rows interface {
+	Next() bool
+	Scan(dest ...any) error
+	Err() error
+}
+
+// EachVector calls fn with each row of rows, read as (id, project, global,
+// content hash, encoded vector), in order; it stops at fn's first error.
+// translate turns the driver's errors into cairn's (the backend's own).
+func EachVector(rows Rows, translate func(err error, op string) error, fn func(cairn.MemoryVector) error) error {
+	var data []byte
+	for rows.Next() {
+		var mv cairn.MemoryVector
+		if err := rows.Scan(&mv.ID, &mv.Project, &mv.Global, &mv.Hash, &data); err != nil {
+			return translate(err, "read vectors")
+		}
+		var err error
+		if mv.Vector, err = DecodeVector(data); err != nil {
+			return err
+		}
+		if err := fn(mv); err != nil {
+			return err
+		}
+	}
+	return translate(rows.Err(), "read vectors")
+}
