@@ -98,16 +98,9 @@ func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
 // indexed last (the most recently written or changed), the most recently
 // changed first.
 func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, types []string) ([]*cairn.Memory, error) {
-	if len(types) > 0 {
-		names := make([]string, 0, len(types))
-		for _, t := range types {
-			n, err := normalizeName("type", t)
-			if err != nil {
-				return nil, err
-			}
-			names = append(names, n)
-		}
-		types = names
+	types, err := normalizeNames("type", types)
+	if err != nil {
+		return nil, err
 	}
 	var terms []string
 	indexed := true
@@ -123,7 +116,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	match := func(m *cairn.Memory) bool {
 		return m.Project == project && pathsOverlap(m.FileRefs, files) && (len(types) == 0 || slices.Contains(types, m.Type))
 	}
-	err := e.store.View(ctx, func(tx cairn.Tx) error {
+	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		if indexed {
 			for _, part := range []string{project, ""} {
 				docs, ok, err := e.refDocs(ctx, tx, part, terms, types)

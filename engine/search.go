@@ -44,30 +44,8 @@ func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool)
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "the search query is empty; give the words to look for")
 	}
-	if q.Limit < 0 || q.Limit > cairn.MaxLimit {
-		return nil, cairn.Errorf(cairn.EINVALID, "limit %d is out of range: give 1 to %d", q.Limit, cairn.MaxLimit)
-	}
-	if q.Limit == 0 {
-		q.Limit = cairn.DefaultLimit
-	}
-	if q.Now.IsZero() {
-		q.Now = e.Now()
-	}
-	types, tags := q.Types, q.Tags
-	q.Types, q.Tags = nil, nil
-	for _, t := range types {
-		n, err := normalizeName("type", t)
-		if err != nil {
-			return nil, err
-		}
-		q.Types = append(q.Types, n)
-	}
-	for _, t := range tags {
-		n, err := normalizeName("tag", t)
-		if err != nil {
-			return nil, err
-		}
-		q.Tags = append(q.Tags, n)
+	if err := e.checkQuery(&q); err != nil {
+		return nil, err
 	}
 	terms, names := queryWeights(q.Text)
 	if len(terms) == 0 {

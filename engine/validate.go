@@ -246,3 +246,16 @@ func (e *Engine) normalize(m *cairn.Memory) error {
 	m.ContentHash = contentHash(m.Content)
 	return nil
 }
+
+// normalizeNames is normalizeName of each name, in order; nil for none.
+func normalizeNames(field string, names []string) ([]string, error) {
+	var out []string
+	for _, s := range names {
+		n, err := normalizeName(field, s)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}

@@ -378,23 +378,12 @@ func (e *Engine) checkQuery(q *cairn.Query) error {
 	if q.Now.IsZero() {
 		q.Now = e.Now()
 	}
-	types, tags := q.Types, q.Tags
-	q.Types, q.Tags = nil, nil
-	for _, t := range types {
-		n, err := normalizeName("type", t)
-		if err != nil {
-			return err
-		}
-		q.Types = append(q.Types, n)
+	var err error
+	if q.Types, err = normalizeNames("type", q.Types); err != nil {
+		return err
 	}
-	for _, t := range tags {
-		n, err := normalizeName("tag", t)
-		if err != nil {
-			return err
-		}
-		q.Tags = append(q.Tags, n)
-	}
-	return nil
+	q.Tags, err = normalizeNames("tag", q.Tags)
+	return err
 }
 
 // embedQuery embeds text within timeout; on failure it returns why, and
