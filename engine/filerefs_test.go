@@ -3,13 +3,11 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // TestFileRefCandidatesEqualAScan: the memories about a file, found from
@@ -27,11 +25,7 @@ func TestFileRefCandidatesEqualAScan(t *testing.T) {
 	for _, cacheBytes := range []int64{0, 1 << 20} {
 		t.Run(fmt.Sprint("cache", cacheBytes), func(t *testing.T) {
 			t.Parallel()
-			st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "f.db"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
+			st := openStore(t)
 			now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 			e := New(st, &Options{CacheBytes: cacheBytes, Now: func() time.Time { return now }})
 			r := rand.New(rand.NewPCG(7, uint64(cacheBytes)))

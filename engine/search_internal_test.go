@@ -37,11 +37,7 @@ func TestSearchEqualsExhaustiveSearch(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
+			st := openStore(t)
 			now := start
 			opts := c.opts
 			opts.Now = func() time.Time { return now }
@@ -165,4 +161,16 @@ func describeHits(hs []cairn.Hit) string {
 		fmt.Fprintf(&b, "%s:%.6g ", h.Memory.ID, h.Score)
 	}
 	return b.String()
+}
+
+// openStore opens a new SQLite database for an internal test, closed when
+// the test ends.
+func openStore(t *testing.T) *sqlite.Store {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return st
 }

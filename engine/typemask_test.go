@@ -2,13 +2,11 @@ package engine
 
 import (
 	"fmt"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // TestTypedSearchSkipsOtherTypes: a search narrowed to types finds the
@@ -24,11 +22,7 @@ func TestTypedSearchSkipsOtherTypes(t *testing.T) {
 	for _, cacheBytes := range []int64{0, 1 << 20} {
 		t.Run(fmt.Sprint("cache", cacheBytes), func(t *testing.T) {
 			t.Parallel()
-			st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { st.Close() })
+			st := openStore(t)
 			now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 			counted := &loadCounter{Store: st}
 			e := New(counted, &Options{CacheBytes: cacheBytes, Now: func() time.Time { return now }})
