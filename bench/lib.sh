@@ -10,6 +10,11 @@
 #                         with KEEP=1) after the server SERVER (a pid) when
 #                         one was started
 #   bench_build TOOL...   cairn and the named bench tools, built into WORK
+#   bench_corpus N        WORK/corpus.jsonl, N memories of PROJECT written
+#                         up to NOW, and WORK/queries.txt, QUERIES queries
+#                         (bench/gen, built by bench_build)
+#   bench_db              imports the corpus into DB (WORK/bench.db) and
+#                         measures the start-up floor into FLOOR (timeit)
 #   serve_http DB PROJECT PORT
 #                         starts `cairn serve` on 127.0.0.1:PORT, waits until
 #                         it answers; sets SERVER and URL (the project's API)
@@ -50,6 +55,16 @@ bench_build() {
 	for t in "$@"; do
 		go build -o "$WORK/$t" "./bench/$t"
 	done
+}
+bench_corpus() { # N
+	"$WORK/gen" -n "$1" -project "$PROJECT" -seed 1 -now "$NOW" >"$WORK/corpus.jsonl"
+	"$WORK/gen" -queries "$QUERIES" -seed 2 -project "$PROJECT" >"$WORK/queries.txt"
+}
+bench_db() {
+	DB=$WORK/bench.db
+	"$WORK/cairn" --db "$DB" --project "$PROJECT" import "$WORK/corpus.jsonl" >/dev/null
+	step "start-up floor: cairn version, 100 runs"
+	FLOOR=$("$WORK/timeit" -runs 100 -warmup 5 -- "$WORK/cairn" version)
 }
 serve_http() { # DB PROJECT PORT
 	"$WORK/cairn" --db "$1" --project "$2" serve --addr "127.0.0.1:$3" 2>"$WORK/serve.log" &

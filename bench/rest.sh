@@ -38,14 +38,9 @@ step "building"
 bench_build gen timeit load
 
 step "generating and importing $N memories"
-"$WORK/gen" -n "$N" -project "$PROJECT" -seed 1 -now "$NOW" >"$WORK/corpus.jsonl"
-"$WORK/gen" -queries "$QUERIES" -seed 2 -project "$PROJECT" >"$WORK/queries.txt"
+bench_corpus "$N"
 "$WORK/gen" -queries "$DISTINCT" -seed 3 -project "$PROJECT" >"$WORK/distinct.txt"
-DB=$WORK/bench.db
-"$WORK/cairn" --db "$DB" --project "$PROJECT" import "$WORK/corpus.jsonl" >/dev/null
-
-step "start-up floor: cairn version, 100 runs"
-FLOOR=$("$WORK/timeit" -runs 100 -warmup 5 -- "$WORK/cairn" version)
+bench_db
 
 export CAIRN_NO_SERVER=1
 serve_http "$DB" "$PROJECT" "$PORT"
