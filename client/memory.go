@@ -178,27 +178,6 @@ func (p *Project) findPage(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.
 	return ms, out.Total, nil
 }
 
-// updateBody is the body of PATCH /memories/{id}.
-type updateBody struct {
-	Type               *string    `json:"type,omitempty"`
-	Key                *string    `json:"key,omitempty"`
-	Title              *string    `json:"title,omitempty"`
-	Content            *string    `json:"content,omitempty"`
-	Tags               *[]string  `json:"tags,omitempty"`
-	FileRefs           *[]string  `json:"file_refs,omitempty"`
-	Confidence         *float64   `json:"confidence,omitempty"`
-	Scope              *string    `json:"scope,omitempty"`
-	Pinned             *bool      `json:"pinned,omitempty"`
-	SupersededBy       *string    `json:"superseded_by,omitempty"`
-	ExpiresAt          *wire.Time `json:"expires_at,omitempty"`
-	VerifiedAt         *wire.Time `json:"verified_at,omitempty"`
-	CreatedByAgent     *string    `json:"created_by_agent,omitempty"`
-	CreatedByHat       *string    `json:"created_by_hat,omitempty"`
-	CreatedByTaskID    *string    `json:"created_by_task_id,omitempty"`
-	CreatedBySessionID *string    `json:"created_by_session_id,omitempty"`
-	NewType            bool       `json:"new_type,omitempty"`
-}
-
 // UpdateMemory applies upd to the memory. ENOTFOUND, EINVALID; an update
 // that is conditional (IfContent) is EINVALID: the API has no such
 // update.
@@ -206,10 +185,11 @@ func (p *Project) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryU
 	if upd.IfContent != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "the REST API has no conditional update")
 	}
-	in := updateBody{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content, Tags: nonNil(upd.Tags),
-		FileRefs: nonNil(upd.FileRefs), Confidence: upd.Confidence, Pinned: upd.Pinned, SupersededBy: upd.SupersededBy,
-		CreatedByAgent: upd.Agent, CreatedByHat: upd.Hat, CreatedByTaskID: upd.TaskID, CreatedBySessionID: upd.SessionID,
-		NewType: true}
+	in := httpapi.UpdateIn{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content,
+		Tags: (*wire.List)(nonNil(upd.Tags)), FileRefs: (*wire.List)(nonNil(upd.FileRefs)), Confidence: upd.Confidence,
+		Pinned: upd.Pinned, SupersededBy: upd.SupersededBy, CreatedByAgent: (*wire.Text)(upd.Agent),
+		CreatedByHat: (*wire.Text)(upd.Hat), CreatedByTaskID: (*wire.Text)(upd.TaskID),
+		CreatedBySessionID: (*wire.Text)(upd.SessionID), NewType: true}
 	if upd.Scope != nil {
 		s := string(*upd.Scope)
 		in.Scope = &s

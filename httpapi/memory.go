@@ -270,26 +270,26 @@ func (s *Server) getMemory(w http.ResponseWriter, r *http.Request, p *project) e
 	return nil
 }
 
-// updateIn is the body of PATCH /memories/{id}: only the fields given
-// change. A time given as "" is cleared.
-type updateIn struct {
-	Type               *string    `json:"type"`
-	Key                *string    `json:"key"`
-	Title              *string    `json:"title"`
-	Content            *string    `json:"content"`
-	Tags               *wire.List `json:"tags"`
-	FileRefs           *wire.List `json:"file_refs"`
-	Confidence         *float64   `json:"confidence"`
-	Scope              *string    `json:"scope"`
-	Pinned             *bool      `json:"pinned"`
-	SupersededBy       *string    `json:"superseded_by"`
-	ExpiresAt          *wire.Time `json:"expires_at"`
-	VerifiedAt         *wire.Time `json:"verified_at"`
-	CreatedByAgent     *wire.Text `json:"created_by_agent"`
-	CreatedByHat       *wire.Text `json:"created_by_hat"`
-	CreatedByTaskID    *wire.Text `json:"created_by_task_id"`
-	CreatedBySessionID *wire.Text `json:"created_by_session_id"`
-	NewType            bool       `json:"new_type"`
+// UpdateIn is the body of PATCH /memories/{id} (package client sends
+// it): only the fields given change. A time given as "" is cleared.
+type UpdateIn struct {
+	Type               *string    `json:"type,omitempty"`
+	Key                *string    `json:"key,omitempty"`
+	Title              *string    `json:"title,omitempty"`
+	Content            *string    `json:"content,omitempty"`
+	Tags               *wire.List `json:"tags,omitempty"`
+	FileRefs           *wire.List `json:"file_refs,omitempty"`
+	Confidence         *float64   `json:"confidence,omitempty"`
+	Scope              *string    `json:"scope,omitempty"`
+	Pinned             *bool      `json:"pinned,omitempty"`
+	SupersededBy       *string    `json:"superseded_by,omitempty"`
+	ExpiresAt          *wire.Time `json:"expires_at,omitempty"`
+	VerifiedAt         *wire.Time `json:"verified_at,omitempty"`
+	CreatedByAgent     *wire.Text `json:"created_by_agent,omitempty"`
+	CreatedByHat       *wire.Text `json:"created_by_hat,omitempty"`
+	CreatedByTaskID    *wire.Text `json:"created_by_task_id,omitempty"`
+	CreatedBySessionID *wire.Text `json:"created_by_session_id,omitempty"`
+	NewType            bool       `json:"new_type,omitempty"`
 }
 
 func ptrTo[T, U any](v *T, conv func(T) U) *U {
@@ -301,7 +301,7 @@ func ptrTo[T, U any](v *T, conv func(T) U) *U {
 }
 
 func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in updateIn
+	var in UpdateIn
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
