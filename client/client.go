@@ -392,20 +392,11 @@ func (c *Client) Call(ctx context.Context, method, path string, in, out any) err
 	return (&Project{c: c}).do(ctx, method, c.base+path, in, out)
 }
 
-// projectsAnswer is the answer of GET /api/projects.
-type projectsAnswer struct {
-	Projects []struct {
-		Name         string    `json:"name"`
-		Memories     int       `json:"memories"`
-		LastActivity wire.Time `json:"last_activity"`
-	} `json:"projects"`
-}
-
 // Projects lists the projects that have memories, by name, as
 // cairn.OverviewService's Projects does: with a token, the token's
 // project only.
 func (c *Client) Projects(ctx context.Context) ([]cairn.ProjectSummary, error) {
-	var out projectsAnswer
+	var out httpapi.ProjectsOut
 	if err := c.Call(ctx, http.MethodGet, "/api/projects", nil, &out); err != nil {
 		return nil, err
 	}

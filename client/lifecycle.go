@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -59,7 +60,7 @@ func (p *Project) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memor
 	if strings.TrimSpace(id) == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "the id is empty")
 	}
-	var out listAnswer
+	var out httpapi.ListOut
 	if err := p.do(ctx, http.MethodGet, p.path("/memories/"+url.PathEscape(id)+"/chain"), nil, &out); err != nil {
 		return nil, err
 	}

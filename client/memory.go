@@ -16,12 +16,6 @@ import (
 // Memories: add, get, list, update, delete (the routes of
 // /api/projects/{project}/memories).
 
-type writeAnswer struct {
-	Status     string       `json:"status"`
-	Memory     *wire.Memory `json:"memory"`
-	Supersedes []string     `json:"supersedes"`
-}
-
 // AddMemory stores m in the project (m.Project is ignored), as
 // cairn.Service's AddMemory does; its type is taken as given, even one
 // letter away from a known type (check that first with NearType if it
@@ -48,7 +42,7 @@ func (p *Project) add(ctx context.Context, m *cairn.Memory, supersedes string) (
 
 func (p *Project) send(ctx context.Context, m *cairn.Memory, supersedes string, createOnly bool) (*cairn.WriteResult, *cairn.Memory, error) {
 	in := httpapi.AddIn{MemoryIn: httpapi.MemoryInOf(m), NewType: true, Supersedes: supersedes, CreateOnly: createOnly}
-	var out writeAnswer
+	var out httpapi.WriteOut
 	if err := p.do(ctx, http.MethodPost, p.path("/memories"), in, &out); err != nil {
 		return nil, nil, err
 	}
@@ -85,11 +79,6 @@ func (p *Project) FindMemoryByID(ctx context.Context, id string) (*cairn.Memory,
 		return nil, err
 	}
 	return out.ToMemory(), nil
-}
-
-type listAnswer struct {
-	Memories []*wire.Memory `json:"memories"`
-	Total    int            `json:"total"`
 }
 
 // FindMemories lists the project's memories. The API answers the filter's
@@ -167,7 +156,7 @@ func (p *Project) findPage(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.
 	if f.Offset != 0 {
 		q.Set("offset", strconv.Itoa(f.Offset))
 	}
-	var out listAnswer
+	var out httpapi.ListOut
 	if err := p.do(ctx, http.MethodGet, p.path("/memories?"+q.Encode()), nil, &out); err != nil {
 		return nil, 0, err
 	}
@@ -238,18 +227,8 @@ func (p *Project) Stats(ctx context.Context, project string) (*cairn.Stats, erro
 		IndexDocs: out.IndexDocs, DeadDocs: out.IndexDeadDocs}, nil
 }
 
-// statsAnswer is the answer of GET /stats.
-type statsAnswer struct {
-	wire.Stats
-	Vectors *struct {
-		Model    string `json:"model"`
-		Memories int    `json:"memories"`
-		Embedded int    `json:"embedded"`
-	} `json:"vectors"`
-}
-
-func (p *Project) stats(ctx context.Context) (*statsAnswer, error) {
-	var out statsAnswer
+func (p *Project) stats(ctx context.Context) (*httpapi.StatsOut, error) {
+	var out httpapi.StatsOut
 	if err := p.do(ctx, http.MethodGet, p.path("/stats"), nil, &out); err != nil {
 		return nil, err
 	}

@@ -14,8 +14,8 @@ import (
 // Routes of memories: list, add, get, update, delete, and the lifecycle
 // actions pin, unpin, verify, promote and supersede.
 
-// listOut is a page of memories and how many match in all.
-type listOut struct {
+// ListOut is a page of memories and how many match in all.
+type ListOut struct {
 	Memories []*wire.Memory `json:"memories"`
 	Total    int            `json:"total"`
 	// Stale lists the memories of the page that are possibly stale (a
@@ -70,7 +70,7 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, p *project
 	if err != nil {
 		return err
 	}
-	out := listOut{Memories: make([]*wire.Memory, 0, len(mems)), Total: total}
+	out := ListOut{Memories: make([]*wire.Memory, 0, len(mems)), Total: total}
 	checker := &filestale.Checker{Root: root}
 	for _, m := range mems {
 		out.Memories = append(out.Memories, wire.FromMemory(m))
@@ -149,8 +149,8 @@ type AddIn struct {
 	CreateOnly bool `json:"create_only,omitempty"`
 }
 
-// writeOut is what a write did and the memory as stored.
-type writeOut struct {
+// WriteOut is what a write did and the memory as stored.
+type WriteOut struct {
 	Status     string       `json:"status"`
 	Memory     *wire.Memory `json:"memory"`
 	Supersedes []string     `json:"supersedes,omitempty"`
@@ -187,7 +187,7 @@ func (s *Server) addMemory(w http.ResponseWriter, r *http.Request, p *project) e
 	if res.Status == cairn.StatusCreated {
 		st = http.StatusCreated
 	}
-	out := writeOut{Status: res.Status, Memory: wire.FromMemory(res.Memory)}
+	out := WriteOut{Status: res.Status, Memory: wire.FromMemory(res.Memory)}
 	if replaced != nil {
 		out.Supersedes = []string{replaced.ID}
 	}
@@ -231,7 +231,7 @@ func (s *Server) chain(w http.ResponseWriter, r *http.Request, p *project) error
 	if err != nil {
 		return err
 	}
-	out := listOut{Memories: make([]*wire.Memory, 0, len(chain)), Total: len(chain)}
+	out := ListOut{Memories: make([]*wire.Memory, 0, len(chain)), Total: len(chain)}
 	for _, c := range chain {
 		out.Memories = append(out.Memories, wire.FromMemory(c))
 	}

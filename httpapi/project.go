@@ -93,16 +93,16 @@ func safeFileName(name string) string {
 	}, name)
 }
 
-// statsOut is the answer of GET /stats: the counts, and the embedding
+// StatsOut is the answer of GET /stats: the counts, and the embedding
 // coverage when the server embeds memories.
-type statsOut struct {
+type StatsOut struct {
 	wire.Stats
-	Vectors *vectorsOut `json:"vectors,omitempty"`
+	Vectors *VectorsOut `json:"vectors,omitempty"`
 }
 
-// vectorsOut is how many of the project's memories have a vector of the
+// VectorsOut is how many of the project's memories have a vector of the
 // server's embeddings model.
-type vectorsOut struct {
+type VectorsOut struct {
 	Model    string `json:"model"`
 	Memories int    `json:"memories"`
 	Embedded int    `json:"embedded"`
@@ -113,13 +113,13 @@ func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *project) error
 	if err != nil {
 		return err
 	}
-	out := statsOut{Stats: wire.FromStats(st)}
+	out := StatsOut{Stats: wire.FromStats(st)}
 	n, model, ok, err := p.svc.VectorCoverage(r.Context(), p.name)
 	if err != nil {
 		return err
 	}
 	if ok {
-		out.Vectors = &vectorsOut{Model: model, Memories: n.Memories, Embedded: n.Embedded}
+		out.Vectors = &VectorsOut{Model: model, Memories: n.Memories, Embedded: n.Embedded}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
