@@ -148,7 +148,11 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 		if !indexed {
 			ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: types, HasFileRefs: true, SkipTotal: true,
 				Sort: cairn.SortUpdatedDesc, Limit: fileScan})
-			out = ms
+			for _, m := range ms {
+				if match(m) {
+					out = append(out, m)
+				}
+			}
 			return err
 		}
 		return nil
@@ -156,19 +160,13 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	if err != nil {
 		return nil, err
 	}
-	kept := out[:0]
-	for _, m := range out {
-		if match(m) {
-			kept = append(kept, m)
-		}
-	}
-	slices.SortStableFunc(kept, func(a, b *cairn.Memory) int {
+	slices.SortStableFunc(out, func(a, b *cairn.Memory) int {
 		if c := b.UpdatedAt.Compare(a.UpdatedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return kept[:min(len(kept), fileCandidates)], nil
+	return out[:min(len(out), fileCandidates)], nil
 }
 
 // refDocs returns the documents of a partition indexed under any of terms
