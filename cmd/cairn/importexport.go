@@ -5,12 +5,14 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/jsonlmirror"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -145,39 +147,15 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	return err
 }
 
-// exportDir writes seed 001's per-type JSON Lines files. Each file is
-// written to a temporary name and renamed, so readers never see half a file.
+// exportDir writes seed 001's per-type JSON Lines files (as
+// jsonlmirror.WriteDir does: each written to a temporary name and
+// renamed, so readers never see half a file) and prints each file's path
+// and count.
 func exportDir(m *Main, dir string, mems []*cairn.Memory) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return cairn.WrapError(cairn.EINVALID, err, "cannot create %s", dir)
+	counts, err := jsonlmirror.WriteDir(dir, mems, nil)
+	types := slices.Sorted(maps.Keys(counts))
+	for _, t := range types {
+		fmt.Fprintf(m.Stdout, "%s\t%d\n", filepath.Join(dir, t+".jsonl"), counts[t])
 	}
-	byType := map[string][]*cairn.Memory{}
-	for _, mem := range mems {
-		byType[mem.Type] = append(byType[mem.Type], mem)
-	}
-	names := make([]string, 0, len(byType))
-	for t := range byType {
-		names = append(names, t)
-	}
-	sort.Strings(names)
-	for _, t := range names {
-		path := filepath.Join(dir, t+".jsonl")
-		tmp, err := os.CreateTemp(dir, "."+t+".jsonl.*")
-		if err != nil {
-			return cairn.WrapError(cairn.EINVALID, err, "cannot write in %s", dir)
-		}
-		err = wire.WriteJSONL(tmp, byType[t])
-		if cerr := tmp.Close(); err == nil {
-			err = cerr
-		}
-		if err == nil {
-			err = os.Rename(tmp.Name(), path)
-		}
-		if err != nil {
-			os.Remove(tmp.Name())
-			return cairn.WrapError(cairn.EINVALID, err, "cannot write %s", path)
-		}
-		fmt.Fprintf(m.Stdout, "%s\t%d\n", path, len(byType[t]))
-	}
-	return nil
+	return err
 }
