@@ -148,7 +148,14 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 	case io.Reader:
 		rd, ctype = b, "application/x-ndjson"
 	default:
-		data, err := json.Marshal(b)
+		var data []byte
+		var err error
+		if m, ok := b.(json.Marshaler); ok {
+			// Written without encoding/json's reflection (httpapi.ContextIn).
+			data, err = m.MarshalJSON()
+		} else {
+			data, err = json.Marshal(b)
+		}
 		if err != nil {
 			return cairn.WrapError(cairn.EINTERNAL, err, "encoding the request")
 		}
@@ -193,6 +200,20 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 	if w, ok := out.(io.Writer); ok {
 		if _, err := io.Copy(w, resp.Body); err != nil {
 			return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer was cut short")
+		}
+		return nil
+	}
+	switch out.(type) {
+	case *wire.Hits, *httpapi.ContextOut:
+		// Read without encoding/json's reflection, which costs a
+		// short-lived process more than the rest of the exchange: these
+		// decode the whole answer themselves, as encoding/json would.
+		data, err := io.ReadAll(resp.Body)
+		if err != nil {
+			return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer was cut short")
+		}
+		if err := out.(json.Unmarshaler).UnmarshalJSON(data); err != nil {
+			return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer is not the JSON of cairn's API")
 		}
 		return nil
 	}

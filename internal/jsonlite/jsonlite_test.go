@@ -1,0 +1,40 @@
+package jsonlite
+
+import (
+	"encoding/json"
+	"testing"
+)
+
+// AppendString writes what encoding/json writes, byte for byte, and a
+// Reader reads it back. Tried: quotes, backslashes, every control
+// character, HTML characters, U+2028/U+2029, multi-byte text, invalid
+// UTF-8 (which both write as U+FFFD).
+func TestAppendStringAsEncodingJSON(t *testing.T) {
+	t.Parallel()
+	seeds := []string{"", "plain", `"q" \ /`, "<a href='x'>&amp;</a>", "\u2028\u2029", "é 中 😀", "\xff\xfe", "a\x00b\x1fc\x7f"}
+	for c := 0; c < 0x20; c++ {
+		seeds = append(seeds, "x"+string(rune(c))+"y")
+	}
+	for _, s := range seeds {
+		checkString(t, s)
+	}
+}
+
+func checkString(t *testing.T, s string) {
+	t.Helper()
+	want, _ := json.Marshal(s)
+	got := AppendString(nil, s)
+	if string(got) != string(want) {
+		t.Fatalf("AppendString(%q) = %s, want %s", s, got, want)
+	}
+	var back string
+	json.Unmarshal(want, &back)
+	if r, ok := NewReader(got).String(); ok && r != back {
+		t.Fatalf("reading %s gives %q, want %q", got, r, back)
+	}
+}
+
+func FuzzAppendString(f *testing.F) {
+	f.Add("a\"b<c>\u2028\xff")
+	f.Fuzz(checkString)
+}
