@@ -321,6 +321,29 @@ func (e *Engine) Warm(ctx context.Context, project string) (int, error) {
 	return loaded, err
 }
 
+// ResidentBytes is about how many bytes the engine keeps in memory from
+// one request to the next: its caches (the postings and the kept
+// searches, each within its bound, Options.CacheBytes) and its vector
+// indexes. A long-lived process sizes its memory limit from it.
+func (e *Engine) ResidentBytes() int64 {
+	var n int64
+	if c := e.cache; c != nil {
+		c.mu.Lock()
+		n += c.size
+		c.mu.Unlock()
+		c.retrievals.mu.Lock()
+		n += c.retrievals.size
+		c.retrievals.mu.Unlock()
+	}
+	e.vstate.mu.Lock()
+	for _, pv := range e.vstate.indexes {
+		// A hash is a string header and about 64 bytes of text.
+		n += int64(pv.ix.Bytes() + len(pv.foreign) + 80*len(pv.hashes))
+	}
+	e.vstate.mu.Unlock()
+	return n
+}
+
 func (c *postingsCache) full() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()

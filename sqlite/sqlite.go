@@ -85,6 +85,24 @@ func (s *Store) prepared(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, 
 	return st, nil
 }
 
+// Page cache sizes, in KiB. The SQLite of modernc.org/sqlite is built with
+// SQLITE_ENABLE_MEMORY_MANAGEMENT, so a process has one page cache shared
+// by all its connections: it holds up to the sum of the open connections'
+// cache_size, and any connection may fill all of it. A page of 4 KiB takes
+// an 8 KiB block of the driver's allocator, so the cache's resident size
+// is about twice its nominal size. A long-lived server (one writer, up to
+// a few readers per concurrent request) keeps it small: pages it does not
+// hold come from the operating system's file cache. Only a bulk write
+// (Tx.Bulk: an import) raises the writer's share, until it commits.
+const (
+	writerCacheKiB = 4096
+	readerCacheKiB = 1024
+	bulkCacheKiB   = 65536
+)
+
+// cacheSize is the pragma that sets a connection's page cache to kib KiB.
+func cacheSize(kib int) string { return "cache_size(-" + strconv.Itoa(kib) + ")" }
+
 // Options tune Open. A nil *Options means defaults.
 type Options struct {
 	// ReadOnly opens for reading: Update fails with EINVALID. Commands
@@ -115,12 +133,15 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	s := &Store{path: path}
 	base := "file:" + (&url.URL{Path: path}).EscapedPath()
+	// The driver runs the _pragma values sorted by their text, not in
+	// the order given: a pragma given twice takes whichever value sorts
+	// last. Each DSN names cache_size once.
 	pragmas := "?_pragma=busy_timeout(" + strconv.Itoa(int(BusyTimeout/time.Millisecond)) + ")" +
-		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)&_pragma=cache_size(-65536)"
+		"&_pragma=synchronous(NORMAL)&_pragma=foreign_keys(OFF)"
 	s.scanDSN = base + "?_pragma=busy_timeout(" + strconv.Itoa(int(BusyTimeout/time.Millisecond)) + ")" +
-		"&_pragma=query_only(1)&_pragma=cache_size(-2048)&_pragma=mmap_size(0)"
+		"&_pragma=query_only(1)&_pragma=" + cacheSize(readerCacheKiB) + "&_pragma=mmap_size(0)"
 	var err error
-	if s.writer, err = sql.Open("sqlite", base+pragmas+"&_txlock=immediate"); err != nil {
+	if s.writer, err = sql.Open("sqlite", base+pragmas+"&_pragma="+cacheSize(writerCacheKiB)+"&_txlock=immediate"); err != nil {
 		return nil, s.openErr(err)
 	}
 	s.writer.SetMaxOpenConns(1)
@@ -131,12 +152,13 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		s.reader = s.writer
 	} else {
 		// Readers neither map the file nor keep a large page cache: a
-		// server runs several at once, and each would hold its own copy
-		// of the pages it read (a memory map counts once per connection
-		// in the process's resident size). The operating system's file
-		// cache holds the pages; searches of a long-lived process read
-		// little beyond the postings cache.
-		if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)&_pragma=mmap_size(0)&_pragma=cache_size(-4096)"); err != nil {
+		// server runs several at once (a memory map counts once per
+		// connection in the process's resident size, and every reader's
+		// cache_size adds to the process's page cache, see
+		// writerCacheKiB). The operating system's file cache holds the
+		// pages; searches of a long-lived process read little beyond the
+		// postings cache.
+		if s.reader, err = sql.Open("sqlite", base+pragmas+"&_pragma=query_only(1)&_pragma=mmap_size(0)&_pragma="+cacheSize(readerCacheKiB)); err != nil {
 			s.writer.Close()
 			return nil, s.openErr(err)
 		}
@@ -364,9 +386,11 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	if err != nil {
 		return translate(err, "begin write")
 	}
+	t := &Tx{tx: tx, db: s.writer, store: s, write: true}
+	// After the transaction has ended (deferred calls run last first).
+	defer t.endBulk(ctx)
 	// Rolls back when fn fails or panics; a no-op after Commit.
 	defer tx.Rollback()
-	t := &Tx{tx: tx, db: s.writer, store: s, write: true}
 	defer t.close()
 	if err := fn(t); err != nil {
 		return err

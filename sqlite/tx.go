@@ -21,7 +21,34 @@ type Tx struct {
 	db    *sql.DB
 	store *Store
 	write bool
+	bulk  bool // see Bulk
 	stmts map[string]*sql.Stmt
+}
+
+// Bulk prepares this write transaction for a large write (an import):
+// until the transaction ends, the writer's page cache may hold
+// bulkCacheKiB, so that fewer changed pages are written to the log before
+// the commit and written again after. When the transaction ends, the
+// writer's cache returns to its usual size and the pages go back to the
+// allocator. On a read transaction it does nothing.
+func (t *Tx) Bulk(ctx context.Context) error {
+	if !t.write || t.bulk {
+		return nil
+	}
+	if _, err := t.tx.ExecContext(ctx, "PRAGMA "+cacheSize(bulkCacheKiB)); err != nil {
+		return translate(err, "enlarge the page cache")
+	}
+	t.bulk = true
+	return nil
+}
+
+// endBulk returns the writer's page cache to its usual size once a
+// transaction that called Bulk has ended, on the writer's one connection,
+// free again. A failure leaves a larger cache, not a wrong answer.
+func (t *Tx) endBulk(ctx context.Context) {
+	if t.bulk {
+		t.store.writer.ExecContext(context.WithoutCancel(ctx), "PRAGMA "+cacheSize(writerCacheKiB))
+	}
 }
 
 func (t *Tx) close() {

@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,7 +30,7 @@ import (
 
 func main() {
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd,
-		signals: true, StartServer: startServerProcess}
+		signals: true, StartServer: startServerProcess, SetMemoryLimit: debug.SetMemoryLimit}
 	os.Exit(m.Run(context.Background(), os.Args[1:]))
 }
 
@@ -52,6 +53,11 @@ type Main struct {
 	// background (the hooks do, so that the next prompt is answered fast).
 	// Tests leave it nil.
 	StartServer func(db, project string) error
+
+	// SetMemoryLimit, when set, is runtime/debug.SetMemoryLimit: `cairn
+	// serve` keeps the process's soft memory limit near what it holds
+	// (serve_memory.go). Tests leave it nil, or record the calls.
+	SetMemoryLimit func(int64) int64
 
 	// signals makes Ctrl-C and SIGTERM cancel the command's context once
 	// the command opens the database itself (catchSignals): a signal

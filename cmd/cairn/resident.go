@@ -111,6 +111,9 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintf(m.Stderr, "cairn: loaded %d vectors of project %s\n", n, g.project)
 		debug.FreeOSMemory() // the stored vectors, read once to fill the index
 	}
+	if m.SetMemoryLimit != nil {
+		defer limitMemory(ctx, m.Getenv, s.eng.ResidentBytes, m.SetMemoryLimit)()
+	}
 	// A socket file left by a server that died (SIGKILL, a crash): nobody
 	// answers on it, and the lock says no server is starting either.
 	os.Remove(sock)
