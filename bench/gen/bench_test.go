@@ -340,8 +340,10 @@ func BenchmarkImport100k(b *testing.B) {
 
 // BenchmarkHookContext100k is the block of each per-call hook of Claude
 // Code as `cairn serve` builds it (resident postings cache), over queries
-// never asked before: /prompt is `user-prompt-submit` (the relevant and
-// parallel-work tiers, the default budget), /bash is `pre-tool-use` for a
+// never asked before: /context is `cairn context --prompt` (every tier,
+// the configuration's defaults), /prompt is `user-prompt-submit` (the
+// relevant and parallel-work tiers, the default budget), /bash is
+// `pre-tool-use` for a
 // Bash command (the relevant tier narrowed to the types worth reading
 // before an action, 300 tokens), /edit the same before an Edit of a file
 // the memories refer to (its path is the search text, and memories whose
@@ -353,6 +355,7 @@ func BenchmarkHookContext100k(b *testing.B) {
 	types := []string{"pitfall", "gotcha", "fix", "error_solution", "failure", "issue", "decision", "constraint", "convention"}
 	prompt := recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}}
 	action := recall.Request{Tiers: []string{cairn.ContextRelevant}, Types: types, Budget: 300, BudgetSet: true}
+	b.Run("context", func(b *testing.B) { benchHook(b, n, recall.Request{}, nil) })
 	b.Run("prompt", func(b *testing.B) { benchHook(b, n, prompt, nil) })
 	b.Run("bash", func(b *testing.B) { benchHook(b, n, action, nil) })
 	b.Run("edit", func(b *testing.B) { benchHook(b, n, action, corpusFiles(b, n)) })
