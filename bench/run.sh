@@ -246,7 +246,8 @@ say "                   over start-up: $(over "$E_MED") ms  $(verdict "$(calc "$
 say "  standalone (CAIRN_NO_SERVER=1, each process opens the database):"
 say "  cairn search     $(fmt_lat "$SEARCH_ALONE")"
 say "  cairn context    $(fmt_lat "$CONTEXT_ALONE")"
-say "  cairn serve resident memory after the runs: $(calc "$SERVE_RSS_KB / 1024" | xargs printf '%.0f') MiB RSS   budget <= 150 MiB: $(verdict "$(calc "$SERVE_RSS_KB / 1024")" le 150)"
+# The budget is 150 MB (10^6 bytes): 143 MiB.
+say "  cairn serve resident memory after the runs: $(calc "$SERVE_RSS_KB / 1024" | xargs printf '%.0f') MiB RSS   budget <= 150 MB (143 MiB): $(verdict "$(calc "$SERVE_RSS_KB * 1024 / 1000000")" le 150)"
 say ""
 say "search --batch   $QUERIES queries (limit 10) in one process: $(printf '%.1f' "$B_MED") ms total (median of 5), $(calc "$B_MED / $QUERIES" | xargs printf '%.3f') ms per query"
 say "                 $BATCH_LINES result lines, $BATCH_EMPTY with no hit, $BATCH_HITS ids per query on average"
