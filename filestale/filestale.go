@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -53,7 +54,7 @@ func (c *Checker) newest(ref string) time.Time {
 	}
 	var newest time.Time
 	if !strings.Contains(ref, "**") && !filepath.IsAbs(ref) && !strings.HasPrefix(filepath.Clean(ref), "..") {
-		matches, _ := filepath.Glob(filepath.Join(c.Root, filepath.FromSlash(ref)))
+		matches := glob(filepath.Join(c.Root, filepath.FromSlash(ref)), time.Now())
 		for _, f := range matches[:min(len(matches), maxMatches)] {
 			if fi, err := os.Stat(f); err == nil && fi.Mode().IsRegular() && fi.ModTime().After(newest) {
 				newest = fi.ModTime()
@@ -65,4 +66,41 @@ func (c *Checker) newest(ref string) time.Time {
 	}
 	c.seen[ref] = newest
 	return newest
+}
+
+// The files each pattern matched, kept for globTTL: a server checks the
+// references of every memory of every block it builds, and reading their
+// folders again each time cost it more than the rest of the check. The
+// files' modification times are read anew on every check, so a change to
+// a file counts at once; a file that appears or disappears counts within
+// globTTL.
+var (
+	globTTL  = 2 * time.Second
+	globMax  = 4096 // patterns kept; the cache starts over when full
+	globsMu  sync.Mutex
+	globsHit map[string]globbed
+)
+
+type globbed struct {
+	files []string
+	at    time.Time
+}
+
+// glob is filepath.Glob(pattern), as it was at most globTTL before now.
+// The slice returned is shared: callers do not change it.
+func glob(pattern string, now time.Time) []string {
+	globsMu.Lock()
+	g, ok := globsHit[pattern]
+	globsMu.Unlock()
+	if ok && now.Sub(g.at) < globTTL && !now.Before(g.at) {
+		return g.files
+	}
+	files, _ := filepath.Glob(pattern)
+	globsMu.Lock()
+	if globsHit == nil || len(globsHit) >= globMax {
+		globsHit = map[string]globbed{}
+	}
+	globsHit[pattern] = globbed{files: files, at: now}
+	globsMu.Unlock()
+	return files
 }
