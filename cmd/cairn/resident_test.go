@@ -14,9 +14,25 @@ import (
 )
 
 // startServe runs `cairn serve` in process until the test ends and waits
-// for its socket. The database lives in a short path: Unix socket paths
-// are limited to about 100 bytes.
+// for its socket.
 func startServe(t *testing.T) (*cli, context.CancelFunc) {
+	t.Helper()
+	c := newServeCLI(t)
+	ctx, cancel := context.WithCancel(t.Context())
+	stop := serveInProcess(t, ctx, c, t.TempDir(), nil) // the server runs elsewhere than its clients
+	t.Cleanup(func() {
+		cancel()
+		stop()
+		if _, err := os.Stat(c.db + ".sock"); err == nil {
+			t.Errorf("cairn serve left its socket behind")
+		}
+	})
+	return c, cancel
+}
+
+// newServeCLI is a CLI whose database, holding one memory, lives in a
+// short path: Unix socket paths are limited to about 100 bytes.
+func newServeCLI(t *testing.T) *cli {
 	t.Helper()
 	dir, err := os.MkdirTemp("", "cs")
 	if err != nil {
@@ -26,18 +42,29 @@ func startServe(t *testing.T) (*cli, context.CancelFunc) {
 	c := newCLI(t)
 	c.db = filepath.Join(dir, "c.db")
 	c.ok("add", "--type", "pitfall", "The flaky auth test shares one fake clock.")
-	ctx, cancel := context.WithCancel(t.Context())
+	return c
+}
+
+// serveInProcess runs `cairn serve` for c's database in process, in the
+// folder wd, with configure (when not nil) applied to its Main, until
+// parent ends or stop is called, and waits for its socket. stop ends it,
+// waits for it to exit and reports a failed exit.
+func serveInProcess(t *testing.T, parent context.Context, c *cli, wd string, configure func(*Main)) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(parent)
 	done := make(chan result, 1)
-	serveDir := t.TempDir() // the server runs elsewhere than its clients
+	m := &Main{Stdin: strings.NewReader(""), Getenv: func(k string) string { return c.env[k] },
+		Getwd: func() (string, error) { return wd, nil }}
+	if configure != nil {
+		configure(m)
+	}
 	go func() {
 		var out, errb strings.Builder
-		m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return serveDir, nil }}
+		m.Stdout, m.Stderr = &out, &errb
 		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off"})
 		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
 	}()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
 		if fi, err := os.Stat(c.db + ".sock"); err == nil && fi.Mode()&os.ModeSocket != 0 {
 			break
 		}
@@ -45,18 +72,13 @@ func startServe(t *testing.T) (*cli, context.CancelFunc) {
 			cancel()
 			t.Fatalf("cairn serve did not listen: %v", <-done)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
-	t.Cleanup(func() {
+	return func() {
 		cancel()
 		if r := <-done; r.code != 0 {
 			t.Errorf("cairn serve exited %d: %s", r.code, r.stderr)
 		}
-		if _, err := os.Stat(c.db + ".sock"); err == nil {
-			t.Errorf("cairn serve left its socket behind")
-		}
-	})
-	return c, cancel
+	}
 }
 
 func TestServeAnswersSearchesOfOtherProcessesWithTheSameOutput(t *testing.T) {

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"context"
-	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 // limitRecorder stands for debug.SetMemoryLimit: it records the limits
@@ -34,42 +30,11 @@ func (r *limitRecorder) SetMemoryLimit(n int64) int64 {
 // it and waits for it to exit.
 func serveWithLimit(t *testing.T, env map[string]string, rec *limitRecorder) (stop func()) {
 	t.Helper()
-	dir, err := os.MkdirTemp("", "cs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	c := newCLI(t)
-	c.db = filepath.Join(dir, "c.db")
-	c.ok("add", "--type", "pitfall", "The flaky auth test shares one fake clock.")
+	c := newServeCLI(t)
 	for k, v := range env {
 		c.env[k] = v
 	}
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan result, 1)
-	go func() {
-		var out, errb strings.Builder
-		m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return dir, nil },
-			SetMemoryLimit: rec.SetMemoryLimit}
-		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off"})
-		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
-	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if fi, err := os.Stat(c.db + ".sock"); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			break
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("cairn serve did not listen: %v", <-done)
-		}
-	}
-	return func() {
-		cancel()
-		if r := <-done; r.code != 0 {
-			t.Errorf("cairn serve exited %d: %s", r.code, r.stderr)
-		}
-	}
+	return serveInProcess(t, t.Context(), c, filepath.Dir(c.db), func(m *Main) { m.SetMemoryLimit = rec.SetMemoryLimit })
 }
 
 // cairn serve sets a soft memory limit of what its engine keeps plus
