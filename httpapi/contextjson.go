@@ -85,8 +85,11 @@ func (in ContextIn) MarshalJSON() ([]byte, error) {
 // with the same result and the same errors.
 func (o *ContextOut) UnmarshalJSON(b []byte) error {
 	if utf8.Valid(b) {
-		var t ContextOut
-		var seen, set uint8
+		// Into a copy, kept only when the whole answer reads: a key that
+		// is absent, or a null string or number, leaves o's value, as
+		// encoding/json does; a null list empties it.
+		t := *o
+		var seen uint8
 		d := jsonlite.NewReader(b)
 		ok := d.Object(func(k []byte) bool {
 			var f uint8
@@ -107,12 +110,11 @@ func (o *ContextOut) UnmarshalJSON(b []byte) error {
 			}
 			seen |= f
 			if d.Null() {
-				if f == 2 { // null empties a slice and leaves the others
-					set |= f
+				if f == 2 {
+					t.IDs = nil
 				}
 				return true
 			}
-			set |= f
 			var ok bool
 			switch f {
 			case 1:
@@ -127,18 +129,7 @@ func (o *ContextOut) UnmarshalJSON(b []byte) error {
 			return ok
 		})
 		if ok && d.End() {
-			if set&1 != 0 {
-				o.Block = t.Block
-			}
-			if set&2 != 0 {
-				o.IDs = t.IDs
-			}
-			if set&4 != 0 {
-				o.Tokens = t.Tokens
-			}
-			if set&8 != 0 {
-				o.Explain = t.Explain
-			}
+			*o = t
 			return nil
 		}
 	}

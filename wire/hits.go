@@ -51,7 +51,7 @@ func hitFast(d *jsonlite.Reader) (Hit, bool) {
 	var h Hit
 	var seen uint32
 	ok := d.Object(func(key []byte) bool {
-		f := fieldOf(key)
+		var f int
 		switch string(key) {
 		case "score":
 			f = hScore
@@ -61,6 +61,8 @@ func hitFast(d *jsonlite.Reader) (Hit, bool) {
 			f = hSalience
 		case "explain":
 			f = hExplain
+		default:
+			f = fieldOf(key)
 		}
 		if f < 0 || seen&(1<<f) != 0 {
 			return false
