@@ -18,16 +18,7 @@ const rollout = "rollout-2026-05-01T10-00-00-0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5
 
 func TestFileReadsACodexRolloutOnceAndTheLinesAddedLater(t *testing.T) {
 	t.Parallel()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	eng := engine.New(st, &engine.Options{Now: func() time.Time { return time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC) }})
-	data, err := os.ReadFile("../transcript/testdata/codex-" + rollout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, data := openWithRollout(t)
 	// The file holds the first half of the session; the rest comes later.
 	lines := strings.SplitAfter(string(data), "\n")
 	path := filepath.Join(t.TempDir(), rollout)
@@ -88,12 +79,7 @@ func (unavailable) IngestBatch(context.Context, string, cairn.IngestBatch) ([]ca
 // whole batch refused: nothing stored, no cursor), an empty project.
 func TestIngestBatchStoresTheAcceptedMemoriesWithTheCursor(t *testing.T) {
 	t.Parallel()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	eng := engine.New(st, nil)
+	eng := openEngine(t, nil)
 	ctx := t.Context()
 	mems := func() []*cairn.Memory {
 		return []*cairn.Memory{
@@ -132,16 +118,7 @@ func TestIngestBatchStoresTheAcceptedMemoriesWithTheCursor(t *testing.T) {
 // stops the ingest with its error and leaves the cursor where it was.
 func TestFileKeepsACursorPerProjectAndNoneWhenTheServiceIsGone(t *testing.T) {
 	t.Parallel()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	eng := engine.New(st, &engine.Options{Now: func() time.Time { return time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC) }})
-	data, err := os.ReadFile("../transcript/testdata/codex-" + rollout)
-	if err != nil {
-		t.Fatal(err)
-	}
+	eng, data := openWithRollout(t)
 	path := filepath.Join(t.TempDir(), rollout)
 	if err := os.WriteFile(path, data, 0o644); err != nil {
 		t.Fatal(err)
@@ -170,4 +147,27 @@ func TestFileKeepsACursorPerProjectAndNoneWhenTheServiceIsGone(t *testing.T) {
 	if err := eng.PutIngestCursor(t.Context(), "shop", cairn.IngestCursor{Source: path, Offset: -1}); cairn.ErrorCode(err) != cairn.EINVALID {
 		t.Errorf("a negative offset: %v", err)
 	}
+}
+
+// openEngine is an engine over a new database that the test closes.
+func openEngine(t *testing.T, opts *engine.Options) *engine.Engine {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return engine.New(st, opts)
+}
+
+// openWithRollout is an engine whose clock is the day after the Codex
+// rollout of transcript's testdata, and that rollout's text.
+func openWithRollout(t *testing.T) (*engine.Engine, []byte) {
+	t.Helper()
+	eng := openEngine(t, &engine.Options{Now: func() time.Time { return time.Date(2026, 5, 2, 0, 0, 0, 0, time.UTC) }})
+	data, err := os.ReadFile("../transcript/testdata/codex-" + rollout)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return eng, data
 }
