@@ -29,8 +29,8 @@ func checkString(t *testing.T, s string) {
 	}
 	var back string
 	json.Unmarshal(want, &back)
-	if r, ok := NewReader(got).String(); ok && r != back {
-		t.Fatalf("reading %s gives %q, want %q", got, r, back)
+	if r, ok := NewReader(got).String(); !ok || r != back {
+		t.Fatalf("reading %s gives %q, %v; want %q", got, r, ok, back)
 	}
 }
 
