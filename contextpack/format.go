@@ -2,6 +2,7 @@ package contextpack
 
 import (
 	"encoding/json"
+	"github.com/cairn-dev/cairn/internal/jsonlite"
 	"math"
 	"strconv"
 	"strings"
@@ -359,12 +360,9 @@ func (xmlFormat) itemSep() string { return "" }
 // "more" are left out when empty. Strings keep their line breaks.
 type jsonFormat struct{}
 
-// jsonString encodes s as a JSON string; encoding/json writes <, > and &
+// jsonString encodes s as a JSON string as encoding/json does: <, > and &
 // as \u escapes, so no tag can appear in the output.
-func jsonString(s string) string {
-	b, _ := json.Marshal(s) // a string always encodes
-	return string(b)
-}
+func jsonString(s string) string { return string(jsonlite.AppendString(nil, s)) }
 
 func (jsonFormat) head(project string, tokens int) string {
 	return `{"project":` + jsonString(clean(project)) + `,"notice":` + jsonString(notice+" `cairn show ID` prints one in full.") +
