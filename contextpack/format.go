@@ -2,11 +2,12 @@ package contextpack
 
 import (
 	"encoding/json"
-	"github.com/cairn-dev/cairn/internal/jsonlite"
 	"math"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/cairn-dev/cairn/internal/jsonlite"
 )
 
 // format renders the pieces of a block. The text is their concatenation:
