@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"strings"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
@@ -80,12 +80,38 @@ func printTable(w io.Writer, mems []*cairn.Memory) {
 	}
 }
 
-// clip shortens s to at most n runes on one line.
+// clip shortens s to at most n runes (n ≥ 1) on one line: runs of white
+// space become one space, leading and trailing space go, and a longer
+// text ends with "…" as its nth rune. It reads no more of s than it
+// keeps: a memory's content may be long.
 func clip(s string, n int) string {
-	s = strings.Join(strings.Fields(s), " ")
-	if utf8.RuneCountInString(s) <= n {
-		return s
+	out := make([]byte, 0, min(len(s), 4*n))
+	runes, cut := 0, 0
+	space := false
+	// put appends one rune's bytes; false when s has more than n runes.
+	put := func(p string) bool {
+		if runes == n {
+			return false
+		}
+		if runes == n-1 {
+			cut = len(out)
+		}
+		out = append(out, p...)
+		runes++
+		return true
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		p := s[i : i+size]
+		i += size
+		if unicode.IsSpace(r) {
+			space = runes > 0
+			continue
+		}
+		if space && !put(" ") || !put(p) {
+			return string(out[:cut]) + "…"
+		}
+		space = false
+	}
+	return string(out)
 }
