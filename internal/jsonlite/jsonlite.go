@@ -181,17 +181,22 @@ func (d *Reader) escaped(start int) (string, bool) {
 	out := make([]byte, d.i-start, d.i-start+64)
 	copy(out, d.b[start:d.i])
 	for d.i < len(d.b) {
-		c := d.b[d.i]
-		switch {
+		// The run of plain bytes up to the next quote, backslash or
+		// control character is copied at once.
+		j := d.i
+		for j < len(d.b) && d.b[j] != '"' && d.b[j] != '\\' && d.b[j] >= 0x20 {
+			j++
+		}
+		out = append(out, d.b[d.i:j]...)
+		if d.i = j; j == len(d.b) {
+			break
+		}
+		switch c := d.b[j]; {
 		case c == '"':
 			d.i++
 			return string(out), true
 		case c < 0x20:
 			return "", false
-		case c != '\\':
-			out = append(out, c)
-			d.i++
-			continue
 		}
 		if d.i+1 >= len(d.b) {
 			return "", false
