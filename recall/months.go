@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/conversation"
@@ -14,7 +15,7 @@ import (
 // even when they are empty.
 var seed001Types = []string{"decision", "context", "preference", "issue", "task_input", "task_result"}
 
-var monthRE = regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`)
+var monthRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`) })
 
 // maxMonths bounds the months a request may name.
 const maxMonths = 1200
@@ -25,7 +26,7 @@ func CheckMonths(months []string) error {
 		return cairn.Errorf(cairn.EINVALID, "conversations: %d months is more than %d", len(months), maxMonths)
 	}
 	for _, m := range months {
-		if !monthRE.MatchString(m) {
+		if !monthRE().MatchString(m) {
 			return cairn.Errorf(cairn.EINVALID, "conversations: %q is not a month (YYYY-MM)", m)
 		}
 	}
@@ -43,7 +44,7 @@ func ConversationMonths(dir, project string) []string {
 	}
 	var out []string
 	for _, e := range ents {
-		if m, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && !e.IsDir() && monthRE.MatchString(m) {
+		if m, ok := strings.CutSuffix(e.Name(), ".jsonl"); ok && !e.IsDir() && monthRE().MatchString(m) {
 			out = append(out, m)
 		}
 	}

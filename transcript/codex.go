@@ -29,6 +29,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -42,14 +43,16 @@ type CodexSession struct {
 }
 
 // codexUUID is the session id at the end of a rollout file's name.
-var codexUUID = regexp.MustCompile(`([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
+var codexUUID = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})\.jsonl$`)
+})
 
 // CodexSessionOf reads the session of a rollout from its head (the first
 // lines up to its session_meta) and, failing that, its id from the file
 // name. It never fails: what it cannot read stays "".
 func CodexSessionOf(path string, head io.Reader) CodexSession {
 	var s CodexSession
-	if m := codexUUID.FindStringSubmatch(filepath.Base(path)); m != nil {
+	if m := codexUUID().FindStringSubmatch(filepath.Base(path)); m != nil {
 		s.ID = m[1]
 	}
 	if head == nil {
@@ -287,7 +290,9 @@ func shellCommand(argv []string) string {
 
 // codexExit matches the exit code at the head of a shell tool's output in
 // the newer plain-text form ("Exit code: 1", "Process exited with code 1").
-var codexExit = regexp.MustCompile(`(?m)^(?:Exit code:?|Process exited with code) (-?\d+)`)
+var codexExit = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^(?:Exit code:?|Process exited with code) (-?\d+)`)
+})
 
 // codexOutput is a tool's output text and exit code (0 when it says none):
 // {"output": "…", "metadata": {"exit_code": 1}} encoded in a string, the
@@ -306,7 +311,7 @@ func codexOutput(raw json.RawMessage) (string, int) {
 	if strings.HasPrefix(strings.TrimSpace(text), "{") && json.Unmarshal([]byte(text), &o) == nil {
 		return o.Output, o.Metadata.ExitCode
 	}
-	if m := codexExit.FindStringSubmatch(text); m != nil {
+	if m := codexExit().FindStringSubmatch(text); m != nil {
 		code, _ := strconv.Atoi(m[1])
 		return text, code
 	}

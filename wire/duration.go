@@ -4,16 +4,17 @@ import (
 	"fmt"
 	"regexp"
 	"strconv"
+	"sync"
 	"time"
 )
 
-var dayWeek = regexp.MustCompile(`^(\d+)([dw])$`)
+var dayWeek = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(\d+)([dw])$`) })
 
 // ParseDuration reads a time to live: Go's durations ("36h", "90m",
 // "1h30m") and whole days or weeks ("90d", "2w"). It must be positive.
 func ParseDuration(s string) (time.Duration, error) {
 	var d time.Duration
-	if m := dayWeek.FindStringSubmatch(s); m != nil {
+	if m := dayWeek().FindStringSubmatch(s); m != nil {
 		n, err := strconv.Atoi(m[1])
 		if err != nil || n > 100000 {
 			return 0, fmt.Errorf("%q is too long a time", s)
