@@ -4,13 +4,18 @@
 # cairn of git revision REV (default: the last revision whose CLI forwarded
 # its arguments to the server, 1a35301), each against its own server over
 # its own import of one corpus of N generated memories (default 100000).
-# Rounds alternate between the two binaries so that both see the same
-# machine load; `cairn version` of each is measured in every round: the
-# start-up floor the figures stand beside.
+# The two binaries run in turn on each query (timeit's "::"), so that
+# both see the same inputs and the same machine load, and every measured
+# call asks a query its server has not been asked before (a prompt seldom
+# comes twice): each figure of each round has its own slice of distinct
+# generated queries. `cairn version` of each is measured in every round:
+# the start-up floor the figures stand beside. The servers' daily cleanup
+# is put off (CAIRN_SERVE_CLEANUP_AFTER): run by the wall clock, it would
+# expire part of the corpus during the run on one side only.
 #
 # Environment: RUNS (measured runs per figure and round, default 100),
-# ROUNDS (default 3), QUERIES (default 200), KEEP=1 keeps the temporary
-# folder. Prints medians and p99 per binary, over all rounds.
+# ROUNDS (default 3), KEEP=1 keeps the temporary folder. Prints medians
+# and p99 per binary, over all rounds.
 set -euo pipefail
 export LC_ALL=C
 
@@ -18,7 +23,9 @@ REV=${1:-1a35301}
 N=${2:-100000}
 RUNS=${RUNS:-100}
 ROUNDS=${ROUNDS:-3}
-QUERIES=${QUERIES:-200}
+WARMUP=5
+FIGURES=4 # search, context, hook, pretool: each takes its own queries
+QUERIES=$((ROUNDS * FIGURES * (RUNS + WARMUP)))
 NOW=2026-11-01T00:00:00Z
 PROJECT=bench
 
@@ -44,7 +51,11 @@ go build -o "$WORK/timeit" ./bench/timeit
 
 step "generating and importing $N memories"
 "$WORK/gen" -n "$N" -project "$PROJECT" -seed 1 -now "$NOW" >"$WORK/corpus.jsonl"
-"$WORK/gen" -queries "$QUERIES" -seed 2 -project "$PROJECT" >"$WORK/queries.txt"
+# Distinct queries: the generator repeats some, so ask for more and keep
+# the first occurrence of each.
+"$WORK/gen" -queries $((QUERIES * 2)) -seed 2 -project "$PROJECT" >"$WORK/generated.txt"
+awk -v n="$QUERIES" '!seen[$0]++ { print; if (++k == n) exit }' "$WORK/generated.txt" >"$WORK/queries.txt"
+(($(wc -l <"$WORK/queries.txt") == QUERIES)) || { echo "bench: fewer than $QUERIES distinct queries" >&2; exit 1; }
 # Each binary imports the corpus itself: an older cairn cannot open a
 # database whose schema a newer one migrated.
 for b in old new; do
@@ -52,7 +63,7 @@ for b in old new; do
 done
 
 for b in old new; do
-	"$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" serve --addr off >"$WORK/$b.serve.log" 2>&1 &
+	CAIRN_SERVE_CLEANUP_AFTER=1000h "$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" serve --addr off >"$WORK/$b.serve.log" 2>&1 &
 	PIDS+=($!)
 done
 for b in old new; do
@@ -63,21 +74,42 @@ mkdir -p "$WORK/$PROJECT"
 printf '{"session_id":"bench-session","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"{}"}\n' "$WORK" "$WORK/$PROJECT" >"$WORK/hook.json"
 printf '{"session_id":"bench-tools","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"{}","description":"run it"},"tool_use_id":"toolu_bench"}\n' "$WORK" "$WORK/$PROJECT" >"$WORK/pretool.json"
 
-# measure BIN WHAT ARGS... appends timeit's samples summary to WORK/BIN.WHAT.
+# measure WHAT QUERIES [TIMEIT FLAGS] -- ARGS...: runs `old ARGS` and
+# `new ARGS` in turn over the QUERIES file and appends each one's summary
+# to WORK/old.WHAT and WORK/new.WHAT.
 measure() {
-	local b=$1 what=$2
+	local what=$1 queries=$2
 	shift 2
-	"$WORK/timeit" -runs "$RUNS" -warmup 5 -json "$@" >>"$WORK/$b.$what"
+	local flags=()
+	while [[ $1 != -- ]]; do
+		flags+=("$1")
+		shift
+	done
+	shift
+	local old=() new=()
+	for a in "$@"; do
+		old+=("${a//@BIN@/old}")
+		new+=("${a//@BIN@/new}")
+	done
+	"$WORK/timeit" -runs "$RUNS" -warmup "$WARMUP" -json -each "$queries" "${flags[@]}" -- "${old[@]}" :: "${new[@]}" >"$WORK/pair"
+	sed -n 1p "$WORK/pair" >>"$WORK/old.$what"
+	sed -n 2p "$WORK/pair" >>"$WORK/new.$what"
 }
+slice=0
 for r in $(seq "$ROUNDS"); do
 	step "round $r of $ROUNDS"
-	for b in old new; do
-		G=("$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" --now "$NOW")
-		measure "$b" version -- "$WORK/$b" version
-		measure "$b" search -each "$WORK/queries.txt" -- "${G[@]}" search -- '{}'
-		measure "$b" context -each "$WORK/queries.txt" -- "${G[@]}" context --prompt '{}'
-		measure "$b" hook -each "$WORK/queries.txt" -stdin "$WORK/hook.json" -- "${G[@]}" hook claude user-prompt-submit
-		measure "$b" pretool -each "$WORK/queries.txt" -stdin "$WORK/pretool.json" -- "${G[@]}" hook claude pre-tool-use
+	G=("$WORK/@BIN@" --db "$WORK/@BIN@.db" --project "$PROJECT" --now "$NOW")
+	measure version "$WORK/queries.txt" -- "$WORK/@BIN@" version
+	for what in search context hook pretool; do
+		q=$WORK/queries.$what.$r
+		sed -n "$((slice * (RUNS + WARMUP) + 1)),$(((slice + 1) * (RUNS + WARMUP)))p" "$WORK/queries.txt" >"$q"
+		slice=$((slice + 1))
+		case $what in
+		search) measure search "$q" -- "${G[@]}" search -- '{}' ;;
+		context) measure context "$q" -- "${G[@]}" context --prompt '{}' ;;
+		hook) measure hook "$q" -stdin "$WORK/hook.json" -- "${G[@]}" hook claude user-prompt-submit ;;
+		pretool) measure pretool "$q" -stdin "$WORK/pretool.json" -- "${G[@]}" hook claude pre-tool-use ;;
+		esac
 	done
 done
 

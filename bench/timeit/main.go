@@ -11,6 +11,13 @@
 // {} in it replaced by the run's -each line escaped for a JSON string (a
 // hook payload: go run ./bench/timeit -each q.txt -stdin payload.json --
 // cairn hook claude user-prompt-submit).
+// Two commands separated by a lone "::" are measured in turn on each line
+// (A then B on one line, B then A on the next), so that both see the same
+// inputs and the same machine load; the figures of each are printed, A's
+// first (with -json, one object per line):
+//
+//	go run ./bench/timeit -each q.txt -- old search -- {} :: new search -- {}
+//
 // The command's output is discarded; a run that exits with a non-zero
 // status stops the measurement with an error that shows its standard error.
 package main
@@ -25,6 +32,7 @@ import (
 	"math"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -88,45 +96,66 @@ func main() {
 	}
 	defer os.Remove(errFile.Name())
 
-	times := make([]float64, 0, *runs)
-	cpus := make([]float64, 0, *runs)
+	cmds := [][]string{args}
+	if i := slices.Index(args, "::"); i >= 0 {
+		cmds = [][]string{args[:i], args[i+1:]}
+		if len(cmds[0]) == 0 || len(cmds[1]) == 0 {
+			flag.Usage()
+			os.Exit(2)
+		}
+	}
+	times := make([][]float64, len(cmds))
+	cpus := make([][]float64, len(cmds))
 	for i := 0; i < *warmup+*runs; i++ {
-		argv := args
 		line := ""
 		if lines != nil {
 			line = lines[i%len(lines)]
-			argv = substitute(args, line)
 		}
 		var stdin []byte
 		if stdinTmpl != nil {
 			esc, _ := json.Marshal(line)
 			stdin = bytes.ReplaceAll(stdinTmpl, []byte("{}"), esc[1:len(esc)-1])
 		}
-		d, cpu, err := runOnce(argv, stdin, errFile)
-		if err != nil {
-			os.Remove(errFile.Name())
-			fatalf("%v", err)
+		for k := range cmds {
+			c := k
+			if i%2 == 1 {
+				c = len(cmds) - 1 - k // the other command first on odd lines
+			}
+			argv := cmds[c]
+			if lines != nil {
+				argv = substitute(argv, line)
+			}
+			d, cpu, err := runOnce(argv, stdin, errFile)
+			if err != nil {
+				os.Remove(errFile.Name())
+				fatalf("%v", err)
+			}
+			if i >= *warmup {
+				times[c] = append(times[c], float64(d.Nanoseconds())/1e6)
+				cpus[c] = append(cpus[c], float64(cpu.Nanoseconds())/1e6)
+			}
 		}
-		if i >= *warmup {
-			times = append(times, float64(d.Nanoseconds())/1e6)
-			cpus = append(cpus, float64(cpu.Nanoseconds())/1e6)
+	}
+	for c := range cmds {
+		s := summarize(times[c])
+		sort.Float64s(cpus[c])
+		s.CPUMedian = median(cpus[c])
+		s.Label = *label
+		if len(cmds) > 1 && s.Label == "" {
+			s.Label = string(rune('A' + c))
 		}
+		if *asJSON {
+			b, _ := json.Marshal(s)
+			fmt.Println(string(b))
+			continue
+		}
+		prefix := ""
+		if s.Label != "" {
+			prefix = s.Label + ": "
+		}
+		fmt.Printf("%sruns=%d median=%.2fms p90=%.2fms p99=%.2fms min=%.2fms max=%.2fms mean=%.2fms cpu=%.2fms\n",
+			prefix, s.Runs, s.Median, s.P90, s.P99, s.Min, s.Max, s.Mean, s.CPUMedian)
 	}
-	s := summarize(times)
-	sort.Float64s(cpus)
-	s.CPUMedian = median(cpus)
-	s.Label = *label
-	if *asJSON {
-		b, _ := json.Marshal(s)
-		fmt.Println(string(b))
-		return
-	}
-	prefix := ""
-	if s.Label != "" {
-		prefix = s.Label + ": "
-	}
-	fmt.Printf("%sruns=%d median=%.2fms p90=%.2fms p99=%.2fms min=%.2fms max=%.2fms mean=%.2fms cpu=%.2fms\n",
-		prefix, s.Runs, s.Median, s.P90, s.P99, s.Min, s.Max, s.Mean, s.CPUMedian)
 }
 
 // runOnce runs the command with its output discarded (standard error goes
