@@ -113,15 +113,58 @@ type candidate struct {
 
 // retrieved is what a search read from the store: the hits that pass
 // its filters, before they are ranked (which depends on the clock), the
-// idf-weighted query terms by partition, and the clock readings for which
-// the filters decide the same (see expiryWindow).
+// idf-weighted query terms by partition, the query terms each scored hit
+// holds, and the clock readings for which the filters decide the same
+// (see expiryWindow). It is not changed once made, but for the analyses
+// termsOf keeps.
 type retrieved struct {
 	kept   []cairn.Hit
 	idfs   map[string][]index.Query
 	window expiryWindow
+	// slots[part][i] is the bit in index.Scored.Held of idfs[part][i]'s
+	// term, or -1 when the partition has no postings for it (no memory
+	// holds it); a partition has no slots when its scorer's bits cannot
+	// say which query terms a memory holds (see termSlots).
+	slots map[string][]int8
+	// held are the bits of the query terms each scored memory holds, by
+	// the scorer of the partition it came from.
+	held map[*cairn.Memory]heldTerms
 
-	mu   sync.Mutex
-	held map[*cairn.Memory]map[string]bool // index terms of kept memories, once analysed
+	mu       sync.Mutex
+	analysed map[*cairn.Memory]map[string]bool // index terms of kept memories, once analysed
+}
+
+// heldTerms is index.Scored.Held of a memory and the partition it was
+// scored in.
+type heldTerms struct {
+	part string
+	bits uint64
+}
+
+// termSlots returns the bit in index.Scored.Held of each of qs's terms in
+// a partition made by the rules of IndexVersion, or nil when the bits
+// cannot say which terms a memory holds: the postings tps were added to
+// the scorer first, every one (AddPostings adds any prepared postings of
+// a partition with documents), so the i-th has bit i while there are no
+// more than index.HeldTerms of them. A document holds a query term
+// exactly when its text's analysis has the term (as termsOf finds it):
+// the terms cairn adds to a document besides its text's (typeTerm,
+// refTerms) start with '*', which no query term holds.
+func termSlots(qs []index.Query, tps []*index.Postings, analyzer int) []int8 {
+	if analyzer != IndexVersion || len(tps) > index.HeldTerms {
+		return nil
+	}
+	slots := make([]int8, len(qs))
+	for i, q := range qs {
+		slots[i] = -1
+		for j, p := range tps {
+			if p.Term == q.Term {
+				slots[i] = int8(j)
+				break
+			}
+		}
+	}
+	return slots
 }
 
 // retrieve reads the hits of q from tx; finish ranks them.
@@ -132,6 +175,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	}
 	memo := docMemo{}
 	idfs := map[string][]index.Query{} // partition → query terms, weighted by idf
+	slots := map[string][]int8{}
 	var scored []partScore
 	defer func() {
 		for _, ps := range scored {
@@ -166,6 +210,9 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 			continue
 		}
 		idfs[name] = termIDFs(terms, tps, stats.Docs, names)
+		if sl := termSlots(idfs[name], tps, stats.Analyzer); sl != nil {
+			slots[name] = sl
+		}
 		s := &index.Scorer{Params: e.bm25, Stats: stats, Dead: dead, CoordShare: e.ranking.Coverage, Exhaustive: exhaustive}
 		if s.CoordShare > 0 {
 			s.Coord = queryWeight(terms, tps, stats.Docs)
@@ -185,6 +232,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	}
 	k := max(minCandidates, q.Limit*candidatesPerHit)
 	var kept []cairn.Hit
+	var held map[*cairn.Memory]heldTerms
 	for {
 		var cands []candidate
 		exhausted := true
@@ -198,7 +246,8 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 			}
 		}
 		var err error
-		if kept, err = e.loadCandidates(ctx, tx, memo, q, cands); err != nil {
+		held = make(map[*cairn.Memory]heldTerms, len(cands))
+		if kept, err = e.loadCandidates(ctx, tx, memo, q, cands, held); err != nil {
 			return nil, err
 		}
 		if len(kept) >= q.Limit || exhausted {
@@ -210,7 +259,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	if err != nil {
 		return nil, err
 	}
-	return &retrieved{kept: kept, idfs: idfs, window: memo.window(q.Now)}, nil
+	return &retrieved{kept: kept, idfs: idfs, slots: slots, held: held, window: memo.window(q.Now)}, nil
 }
 
 // finish ranks the hits r retrieved for q at q.Now. r is not changed:
@@ -267,23 +316,50 @@ func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
 		if total <= 0 {
 			continue
 		}
-		has := r.termsOf(h.Memory)
 		held := 0.0
 		inPeriod := h.DateFactor > 1
-		for _, q := range w {
-			if has[q.Term] || (inPeriod && dated[q.Term]) {
-				held += q.Weight
+		if bits, slots, ok := r.heldBits(h.Memory); ok {
+			// The terms its scorer found it holds: the same as its
+			// text's analysis (see termSlots), without analysing it.
+			for i, q := range w {
+				if s := slots[i]; s >= 0 && bits&(1<<s) != 0 || (inPeriod && dated[q.Term]) {
+					held += q.Weight
+				}
+			}
+		} else {
+			has := r.termsOf(h.Memory)
+			for _, q := range w {
+				if has[q.Term] || (inPeriod && dated[q.Term]) {
+					held += q.Weight
+				}
 			}
 		}
 		h.Strength = min(1, held/total)
 	}
 }
 
+// heldBits returns the bits of the query terms m holds, as its scorer
+// found them, and the bit of each of its partition's idf-weighted terms;
+// ok is false when the scorer cannot say (m was not scored, or scored in
+// a partition without slots).
+func (r *retrieved) heldBits(m *cairn.Memory) (bits uint64, slots []int8, ok bool) {
+	ht, ok := r.held[m]
+	if !ok {
+		return 0, nil, false
+	}
+	part := partitionOf(m)
+	slots = r.slots[part]
+	if ht.part != part || slots == nil {
+		return 0, nil, false
+	}
+	return ht.bits, slots, true
+}
+
 // termsOf returns the index terms of m, one of the memories r kept,
 // analysing its text once.
 func (r *retrieved) termsOf(m *cairn.Memory) map[string]bool {
 	r.mu.Lock()
-	has, ok := r.held[m]
+	has, ok := r.analysed[m]
 	r.mu.Unlock()
 	if ok {
 		return has
@@ -294,17 +370,17 @@ func (r *retrieved) termsOf(m *cairn.Memory) map[string]bool {
 		has[t] = true
 	}
 	r.mu.Lock()
-	if r.held == nil {
-		r.held = map[*cairn.Memory]map[string]bool{}
+	if r.analysed == nil {
+		r.analysed = map[*cairn.Memory]map[string]bool{}
 	}
-	r.held[m] = has
+	r.analysed[m] = has
 	r.mu.Unlock()
 	return has
 }
 
 // loadCandidates fetches the candidates' memories and keeps those that pass
-// the query's filters.
-func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, cands []candidate) ([]cairn.Hit, error) {
+// the query's filters, recording in held the terms each holds.
+func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, cands []candidate, held map[*cairn.Memory]heldTerms) ([]cairn.Hit, error) {
 	byPart := map[string][]int64{}
 	scores := map[string]map[int64]index.Scored{}
 	for _, c := range cands {
@@ -329,6 +405,7 @@ func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, 
 			}
 			sc := scores[part][m.DocNum]
 			out = append(out, cairn.Hit{Memory: m, Lexical: sc.BM25, Coverage: sc.Coverage, Match: sc.Score})
+			held[m] = heldTerms{part: part, bits: sc.Held}
 		}
 	}
 	return out, nil

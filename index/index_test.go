@@ -618,3 +618,34 @@ func FuzzDecode(f *testing.F) {
 		}
 	})
 }
+
+// TestHeldOfPostingsOutOfOrder: postings whose documents do not increase
+// (which no writer makes, and which are scored exhaustively) still give
+// every document returned its Held bits.
+func TestHeldOfPostingsOutOfOrder(t *testing.T) {
+	t.Parallel()
+	var a, b []byte
+	a = index.AppendPosting(a, 5, 1, 3)
+	a = index.AppendPosting(a, 2, 1, 3) // a restart that goes back
+	b = index.AppendPosting(b, 2, 2, 3)
+	b = index.AppendPosting(b, 4, 1, 3)
+	stats := &cairn.PartitionStats{Name: "p", Docs: 6, TotalLen: 18, NextDoc: 6}
+	for _, exhaustive := range []bool{false, true} {
+		s := &index.Scorer{Params: index.DefaultParams(), Stats: stats, Exhaustive: exhaustive}
+		for _, tp := range []cairn.TermPostings{{Term: "a", DF: 2, Data: a}, {Term: "none"}, {Term: "b", DF: 2, Data: b}} {
+			if err := s.Add(tp, 1); err != nil {
+				t.Fatal(err)
+			}
+		}
+		want := map[int64]uint64{2: 0b11, 4: 0b10, 5: 0b01}
+		top := s.Top(10)
+		if len(top) != len(want) {
+			t.Fatalf("exhaustive %v: Top = %v, want docs 2, 4 and 5", exhaustive, top)
+		}
+		for _, sc := range top {
+			if sc.Held != want[sc.Doc] {
+				t.Errorf("exhaustive %v: document %d holds terms %b, want %b", exhaustive, sc.Doc, sc.Held, want[sc.Doc])
+			}
+		}
+	}
+}

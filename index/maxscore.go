@@ -224,24 +224,33 @@ func round(v float64, wide bool) float64 {
 }
 
 // exact is doc's score from the terms that hold it, summed in the order
-// the terms were added and in the precision of exhaustive scoring.
+// the terms were added and in the precision of exhaustive scoring. Every
+// term has been looked up for doc: those whose at is doc hold it, and the
+// others do not.
 func (s *Scorer) exact(doc int64, ts []bterm, byAdd []int, wide bool) Scored {
+	var held uint64
 	if wide {
 		bm, c := 0.0, 0.0
-		for _, j := range byAdd {
+		for i, j := range byAdd {
 			if ts[j].at == doc {
 				bm += ts[j].score
 				c += ts[j].cw
+				if i < HeldTerms {
+					held |= 1 << i
+				}
 			}
 		}
-		return s.scored(doc, bm, c)
+		return s.scored(doc, bm, c, held)
 	}
 	var bm, c float32
-	for _, j := range byAdd {
+	for i, j := range byAdd {
 		if ts[j].at == doc {
 			bm += float32(ts[j].score)
 			c += float32(ts[j].cw)
+			if i < HeldTerms {
+				held |= 1 << i
+			}
 		}
 	}
-	return s.scored(doc, float64(bm), float64(c))
+	return s.scored(doc, float64(bm), float64(c), held)
 }

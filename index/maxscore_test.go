@@ -63,9 +63,12 @@ func randomPartition(r *rand.Rand, n, v, after int, deadShare float64) (*cairn.P
 // documents, documents written after the statistics, coverage on and
 // off, feedback terms that add score but no coverage, k from 1 to past
 // the number of matches (as a search grows k when filters reject
-// candidates), and partitions past the size where scores are summed in
-// float64. Documents, scores and coverage must be equal to the bit, and
-// TopMore must report more matches whenever there are more than k.
+// candidates), partitions past the size where scores are summed in
+// float64, and queries of more terms than Scored.Held has bits for.
+// Documents, scores and coverage must be equal to the bit, each
+// document's Held bits must name exactly the added terms whose postings
+// hold it (see heldRef), and TopMore must report more matches whenever
+// there are more than k.
 func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 11))
@@ -84,6 +87,9 @@ func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 		for range 25 {
 			queries++
 			nw := 1 + r.IntN(12)
+			if r.IntN(10) == 0 {
+				nw = 40 + r.IntN(60)
+			}
 			var qs []index.Query
 			var qw float64
 			for range nw {
@@ -115,6 +121,13 @@ func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 				}
 				scorers[i] = s
 			}
+			var added []cairn.TermPostings // the terms that take a place, in order
+			for _, q := range append(slices.Clone(qs), exp...) {
+				if tp := tps[q.Term]; len(tp.Data) > 0 {
+					added = append(added, tp)
+				}
+			}
+			held := heldRef(t, added)
 			bounded, exhaustive := scorers[0], scorers[1]
 			matches := exhaustive.Matches()
 			for _, k := range []int{1, 5, 20, 80, 320, matches, matches + 1} {
@@ -126,6 +139,11 @@ func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 				want := exhaustive.Top(k)
 				if !slices.Equal(got, want) {
 					t.Fatalf("round %d, query %v + %v, k %d, coord %v share %v: bounded Top\n%v\nwant\n%v", round, qs, exp, k, coord, share, got, want)
+				}
+				for _, sc := range got {
+					if want := held[sc.Doc]; sc.Held != want {
+						t.Fatalf("round %d, query %v + %v, k %d: document %d holds terms %b, want %b", round, qs, exp, k, sc.Doc, sc.Held, want)
+					}
 				}
 				if matches > k && !more {
 					t.Fatalf("round %d, query %v, k %d: TopMore says no more, but %d documents match", round, qs, k, matches)
@@ -139,4 +157,19 @@ func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 		}
 	}
 	t.Logf("%d queries, %d comparisons", queries, compared)
+}
+
+// heldRef is Scored.Held of every document, computed from the postings:
+// bit i for each of the first index.HeldTerms terms added whose postings
+// hold the document.
+func heldRef(t *testing.T, added []cairn.TermPostings) map[int64]uint64 {
+	t.Helper()
+	held := map[int64]uint64{}
+	for i, tp := range added[:min(len(added), index.HeldTerms)] {
+		err := index.Decode(tp.Data, func(d int64, _ int, _ byte) { held[d] |= 1 << i })
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return held
 }

@@ -1,9 +1,11 @@
 package index
 
 import (
+	"cmp"
 	"container/heap"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/cairn-dev/cairn"
@@ -30,7 +32,17 @@ type Scored struct {
 	// Coverage is the share of the query's weight (Scorer.Coord) whose
 	// terms the document holds, in [0, 1]; 1 when Coord is 0.
 	Coverage float64
+	// Held has bit i set when the document is in the postings of the
+	// i-th term added to the scorer (counting from 0, Add, AddExpansion
+	// and their Postings forms alike, in the order they were called;
+	// postings that add nothing, empty or in an empty partition, take no
+	// place), for the first HeldTerms terms; later terms have no bit.
+	// Every document Top returns has its bits, however it was scored.
+	Held uint64
 }
+
+// HeldTerms is how many of a scorer's terms have a bit in Scored.Held.
+const HeldTerms = 64
 
 // Query is a weighted term of a search.
 type Query struct {
@@ -265,13 +277,14 @@ func (s *Scorer) exhaust() {
 	a.added = len(s.terms)
 }
 
-// scored is doc's entry: its BM25 sum bm and held query weight c.
-func (s *Scorer) scored(doc int64, bm, c float64) Scored {
+// scored is doc's entry: its BM25 sum bm, held query weight c and the
+// terms it holds (see Scored.Held).
+func (s *Scorer) scored(doc int64, bm, c float64, held uint64) Scored {
 	if s.Coord <= 0 {
-		return Scored{Doc: doc, Score: bm, BM25: bm, Coverage: 1}
+		return Scored{Doc: doc, Score: bm, BM25: bm, Coverage: 1, Held: held}
 	}
 	cover := min(1, c/s.Coord)
-	return Scored{Doc: doc, Score: bm * (1 - s.CoordShare + s.CoordShare*cover), BM25: bm, Coverage: cover}
+	return Scored{Doc: doc, Score: bm * (1 - s.CoordShare + s.CoordShare*cover), BM25: bm, Coverage: cover, Held: held}
 }
 
 // Matches reports how many documents have a score. It scores every
@@ -302,7 +315,9 @@ func (s *Scorer) TopMore(k int) ([]Scored, bool) {
 		return s.topBounded(k)
 	}
 	s.exhaust()
-	return s.topExhaustive(k), s.Matches() > k
+	top := s.topExhaustive(k)
+	s.markHeld(top)
+	return top, s.Matches() > k
 }
 
 // topExhaustive is Top over the exhaustive accumulator.
@@ -324,15 +339,54 @@ func (s *Scorer) topExhaustive(k int) []Scored {
 				if a.cov != nil {
 					c = float64(a.cov[doc])
 				}
-				h.offer(s.scored(doc, v, c))
+				h.offer(s.scored(doc, v, c, 0))
 			}
 		}
 	} else {
 		for _, doc := range a.touched {
-			h.offer(s.scored(doc, a.sparse[doc], a.scov[doc]))
+			h.offer(s.scored(doc, a.sparse[doc], a.scov[doc], 0))
 		}
 	}
 	return h.sorted()
+}
+
+// markHeld sets the Held bits of the documents exhaustive scoring ranked
+// by looking each up in the postings of the terms that have a bit.
+func (s *Scorer) markHeld(top []Scored) {
+	if len(top) == 0 {
+		return
+	}
+	byDoc := make([]int, len(top)) // top's places, by document
+	for i := range byDoc {
+		byDoc[i] = i
+	}
+	slices.SortFunc(byDoc, func(a, b int) int { return cmp.Compare(top[a].Doc, top[b].Doc) })
+	var at map[int64]int // place of each document, for irregular postings
+	var c cursor
+	for i, t := range s.terms[:min(len(s.terms), HeldTerms)] {
+		bit := uint64(1) << i
+		if t.p.regular {
+			c.reset(t.p)
+			for _, x := range byDoc {
+				if c.seek(top[x].Doc); c.doc == top[x].Doc {
+					top[x].Held |= bit
+				}
+			}
+			continue
+		}
+		// Documents out of order: walk every entry.
+		if at == nil {
+			at = make(map[int64]int, len(top))
+			for x, sc := range top {
+				at[sc.Doc] = x
+			}
+		}
+		for c.reset(t.p); c.doc != endDoc; c.next() {
+			if x, ok := at[c.doc]; ok {
+				top[x].Held |= bit
+			}
+		}
+	}
 }
 
 // topHeap keeps the k best documents offered, the worst at the root.
