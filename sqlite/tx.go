@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -217,9 +218,11 @@ func (t *Tx) FindMemoriesByHash(ctx context.Context, project, hash string) ([]*c
 
 // FindMemoriesByDoc implements cairn.Tx. The IN list is padded to one of
 // a few sizes (repeating the last number), so that its statement is
-// prepared once and reused.
+// prepared once and reused. Each batch's memories come in the order of
+// their numbers, once each; the strings of a memory share one allocation.
 func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int64) ([]*cairn.Memory, error) {
 	var out []*cairn.Memory
+	var args []any
 	for len(docs) > 0 {
 		n := min(len(docs), docBatchSizes[len(docBatchSizes)-1])
 		size := docBatchSizes[0]
@@ -229,19 +232,116 @@ func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int
 				break
 			}
 		}
-		args := make([]any, 0, size+1)
-		args = append(args, partition)
+		args = append(args[:0], partition)
 		for i := 0; i < size; i++ {
 			args = append(args, docs[min(i, n-1)])
 		}
-		ms, err := t.many(ctx, sqlSelectMemory+` WHERE partition=? AND docnum IN (`+placeholders(size)+`)`, args...)
+		var err error
+		out, err = t.manyPacked(ctx, out, partition, sqlSelectPacked+` WHERE partition=? AND docnum IN (`+placeholders(size)+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ms...)
 		docs = docs[n:]
 	}
 	return out, nil
+}
+
+// manyPacked appends to out the memories of partition that q, a query on
+// sqlSelectPacked, selects, in its order. A row unpackMemory cannot read
+// is read again by its rowid through scanMemory, after the query.
+func (t *Tx) manyPacked(ctx context.Context, out []*cairn.Memory, partition, q string, args ...any) ([]*cairn.Memory, error) {
+	rows, err := t.query(ctx, "find memories", q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type reread struct {
+		i     int
+		rowid int64
+	}
+	var again []reread
+	var (
+		conf float64
+		row  string
+	)
+	for rows.Next() {
+		if err := rows.Scan(&conf, &row); err != nil {
+			return nil, translate(err, "read memory")
+		}
+		m, rowid, err := unpackMemory(partition, conf, row)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			again = append(again, reread{len(out), rowid})
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translate(err, "read memories")
+	}
+	rows.Close()
+	for _, r := range again {
+		if out[r.i], err = t.one(ctx, "at row "+strconv.FormatInt(r.rowid, 10), sqlByRowID, r.rowid); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// The fields of a row of sqlSelectPacked after the confidence: first
+// packedInts integers, then packedTexts texts.
+const (
+	packedInts   = 9  // rowid, docnum, created_at … use_count, pinned
+	packedTexts  = 17 // id … flag, content
+	packedFields = packedInts + packedTexts
+)
+
+// unpackMemory reads a memory of partition from its confidence and the
+// text of a row of sqlSelectPacked, and returns its rowid. It returns a
+// nil memory, and no error, for a row it cannot read exactly as
+// scanMemory would: a text that holds a NUL byte (cairn's own writes
+// store none), or a column that does not hold the type scanMemory reads
+// (an integer column that holds text, a pinned flag other than 0 or 1);
+// the caller reads such a row by its rowid with scanMemory.
+func unpackMemory(partition string, conf float64, row string) (*cairn.Memory, int64, error) {
+	var f [packedFields]string
+	rest, seps := row, 0
+	for ; seps < packedFields-1; seps++ {
+		j := strings.IndexByte(rest, 0)
+		if j < 0 {
+			break
+		}
+		f[seps], rest = rest[:j], rest[j+1:]
+	}
+	f[seps] = rest
+	rowid, err := strconv.ParseInt(f[0], 10, 64)
+	if err != nil {
+		return nil, 0, cairn.Errorf(cairn.EINTERNAL, "read memory: a row's rowid %q is not a number", f[0])
+	}
+	// Exactly packedFields-1 NUL bytes, the separators: no text holds one.
+	if seps < packedFields-1 || strings.IndexByte(rest, 0) >= 0 {
+		return nil, rowid, nil
+	}
+	var n [packedInts]int64
+	for i := range n {
+		if n[i], err = strconv.ParseInt(f[i], 10, 64); err != nil {
+			return nil, rowid, nil
+		}
+	}
+	if n[8] != 0 && n[8] != 1 {
+		return nil, rowid, nil
+	}
+	s := f[packedInts:]
+	m := &cairn.Memory{
+		ID: s[0], Project: s[1], Scope: cairn.Scope(s[2]), Type: s[3], Key: s[4], Title: s[5], Content: s[16],
+		ContentHash: s[6], Tags: storesql.SplitList(s[7]), FileRefs: storesql.SplitList(s[8]), Confidence: conf,
+		Source: cairn.Source(s[9]), Agent: s[10], Hat: s[11], TaskID: s[12], SessionID: s[13],
+		CreatedAt: storesql.FromMS(n[2]), UpdatedAt: storesql.FromMS(n[3]), LastUsedAt: storesql.FromMS(n[4]),
+		VerifiedAt: storesql.FromMS(n[5]), ExpiresAt: storesql.FromMS(n[6]), UseCount: int(n[7]), Pinned: n[8] == 1,
+		SupersededBy: s[14], Flag: s[15], Partition: partition, DocNum: n[1],
+	}
+	return m, rowid, nil
 }
 
 var docBatchSizes = [...]int{1, 4, 16, 32, 64, 128, 256, 500}
