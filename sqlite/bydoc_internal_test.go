@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -277,4 +278,34 @@ func BenchmarkFindMemoriesByDoc(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(rows)/float64(b.N), "rows/op")
+}
+
+// atoi reads every int64 as SQLite writes it, and whatever else it
+// accepts, strconv.ParseInt reads as the same number.
+func TestAtoiReadsWhatParseIntReads(t *testing.T) {
+	t.Parallel()
+	in := []string{"", "-", "+1", "007", "-0", "0", "9223372036854775807", "-9223372036854775808",
+		"9223372036854775808", "-9223372036854775809", "18446744073709551615", "99999999999999999999",
+		"1 ", " 1", "1.5", "1e3", "0x10", "--1", "1-"}
+	r := rand.New(rand.NewPCG(8, 9))
+	for range 10000 {
+		n := int64(r.Uint64()) >> r.IntN(64)
+		in = append(in, strconv.FormatInt(n, 10))
+		got, ok := atoi(strconv.FormatInt(n, 10))
+		if !ok || got != n {
+			t.Fatalf("atoi(%d) = %d, %v", n, got, ok)
+		}
+	}
+	for _, s := range in {
+		got, ok := atoi(s)
+		want, err := strconv.ParseInt(s, 10, 64)
+		if ok && (err != nil || got != want) {
+			t.Errorf("atoi(%q) = %d; strconv.ParseInt: %d, %v", s, got, want, err)
+		}
+	}
+	for _, s := range []string{"-9223372036854775808", "9223372036854775807", "-0", "007"} {
+		if _, ok := atoi(s); !ok {
+			t.Errorf("atoi(%q) refused", s)
+		}
+	}
 }

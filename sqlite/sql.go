@@ -18,10 +18,10 @@ const memoryColumns = `id, project, scope, type, key, title, content, content_ha
 // sqlSelectMemory's 27, for reads of many rows: the driver takes the
 // connection's mutex two or three times per column it reads, and
 // database/sql converts each. The first column is the confidence; the
-// second holds the row's rowid and its other columns but the partition,
-// as text joined by NUL bytes, in packedInts and packedTexts order (a NULL
-// key reads as "", as scanMemory reads it; content comes last). See
-// unpackMemory.
+// second holds the row's rowid and its other columns but the partition
+// (which the query's WHERE names), as text joined by NUL bytes, integers
+// first (packedInts, packedTexts); a NULL key reads as "", as scanMemory
+// reads it. See unpackMemory.
 const sqlSelectPacked = `SELECT confidence, concat_ws(char(0), rowid, docnum, created_at, updated_at, last_used_at,
 	verified_at, expires_at, use_count, pinned, id, project, scope, type, ifnull(key, ''), title, content_hash, tags,
 	file_refs, source, created_by_agent, created_by_hat, created_by_task_id, created_by_session_id, superseded_by, flag,
