@@ -14,6 +14,19 @@ const memoryColumns = `id, project, scope, type, key, title, content, content_ha
 	created_at, updated_at, last_used_at, verified_at, expires_at, use_count, pinned, superseded_by,
 	partition, docnum, flag`
 
+// sqlSelectPacked selects a memory as two columns instead of
+// sqlSelectMemory's 27, for reads of many rows: the driver takes the
+// connection's mutex two or three times per column it reads, and
+// database/sql converts each. The first column is the confidence; the
+// second holds the row's rowid and its other columns but the partition
+// (which the query's WHERE names), as text joined by NUL bytes, integers
+// first (packedInts, packedTexts); a NULL key reads as "", as scanMemory
+// reads it. See unpackMemory.
+const sqlSelectPacked = `SELECT confidence, concat_ws(char(0), rowid, docnum, created_at, updated_at, last_used_at,
+	verified_at, expires_at, use_count, pinned, id, project, scope, type, ifnull(key, ''), title, content_hash, tags,
+	file_refs, source, created_by_agent, created_by_hat, created_by_task_id, created_by_session_id, superseded_by, flag,
+	content) FROM memories`
+
 const (
 	sqlSelectMemory = `SELECT ` + memoryColumns + ` FROM memories`
 
@@ -29,6 +42,7 @@ const (
 	sqlDeleteMemory = `DELETE FROM memories WHERE id=?`
 
 	sqlByID     = sqlSelectMemory + ` WHERE id=?`
+	sqlByRowID  = sqlSelectMemory + ` WHERE rowid=?`
 	sqlIDPrefix = `SELECT id FROM memories WHERE id >= ?1 AND id < ?2 AND (?3 = '' OR project = ?3 OR scope = 'global') ORDER BY id LIMIT ?4`
 	sqlByKey    = sqlSelectMemory + ` WHERE project=? AND type=? AND key=?`
 	sqlByHash   = sqlSelectMemory + ` INDEXED BY idx_memories_project_hash WHERE project=? AND content_hash=?`

@@ -3,7 +3,9 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"math"
 	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -217,9 +219,11 @@ func (t *Tx) FindMemoriesByHash(ctx context.Context, project, hash string) ([]*c
 
 // FindMemoriesByDoc implements cairn.Tx. The IN list is padded to one of
 // a few sizes (repeating the last number), so that its statement is
-// prepared once and reused.
+// prepared once and reused. The rows are read as two columns
+// (sqlSelectPacked); the strings of a memory share one allocation.
 func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int64) ([]*cairn.Memory, error) {
 	var out []*cairn.Memory
+	var args []any
 	for len(docs) > 0 {
 		n := min(len(docs), docBatchSizes[len(docBatchSizes)-1])
 		size := docBatchSizes[0]
@@ -229,19 +233,147 @@ func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int
 				break
 			}
 		}
-		args := make([]any, 0, size+1)
-		args = append(args, partition)
+		args = append(args[:0], partition)
 		for i := 0; i < size; i++ {
 			args = append(args, docs[min(i, n-1)])
 		}
-		ms, err := t.many(ctx, sqlSelectMemory+` WHERE partition=? AND docnum IN (`+placeholders(size)+`)`, args...)
+		var err error
+		out, err = t.manyPacked(ctx, out, partition, sqlSelectPacked+` WHERE partition=? AND docnum IN (`+placeholders(size)+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, ms...)
 		docs = docs[n:]
 	}
 	return out, nil
+}
+
+// manyPacked appends to out the memories that q, a query on
+// sqlSelectPacked that selects rows of partition only, selects, in its
+// order. A row unpackMemory cannot read is read again by its rowid
+// through scanMemory, after the query.
+func (t *Tx) manyPacked(ctx context.Context, out []*cairn.Memory, partition, q string, args ...any) ([]*cairn.Memory, error) {
+	rows, err := t.query(ctx, "find memories", q, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	type reread struct {
+		i     int
+		rowid int64
+	}
+	var again []reread
+	var (
+		conf float64
+		row  string
+	)
+	for rows.Next() {
+		if err := rows.Scan(&conf, &row); err != nil {
+			return nil, translate(err, "read memory")
+		}
+		m, rowid, err := unpackMemory(partition, conf, row)
+		if err != nil {
+			return nil, err
+		}
+		if m == nil {
+			again = append(again, reread{len(out), rowid})
+		}
+		out = append(out, m)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, translate(err, "read memories")
+	}
+	rows.Close()
+	for _, r := range again {
+		if out[r.i], err = t.one(ctx, "at row "+strconv.FormatInt(r.rowid, 10), sqlByRowID, r.rowid); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// The fields of a row of sqlSelectPacked after the confidence: first
+// packedInts integers, then packedTexts texts.
+const (
+	packedInts   = 9  // rowid, docnum, created_at … use_count, pinned
+	packedTexts  = 17 // id … flag, content
+	packedFields = packedInts + packedTexts
+)
+
+// unpackMemory reads a memory of partition from its confidence and the
+// text of a row of sqlSelectPacked, and returns its rowid. It returns a
+// nil memory, and no error, for a row it cannot read exactly as
+// scanMemory would: a text that holds a NUL byte (cairn's own writes
+// store none), or a column that does not hold the type scanMemory reads
+// (an integer column that holds a real or text, a pinned flag other than
+// 0 or 1); the caller reads such a row by its rowid with scanMemory, which
+// fails as it would have.
+func unpackMemory(partition string, conf float64, row string) (*cairn.Memory, int64, error) {
+	var f [packedFields]string
+	rest, seps := row, 0
+	for ; seps < packedFields-1; seps++ {
+		j := strings.IndexByte(rest, 0)
+		if j < 0 {
+			break
+		}
+		f[seps], rest = rest[:j], rest[j+1:]
+	}
+	f[seps] = rest
+	rowid, ok := atoi(f[0])
+	if !ok {
+		return nil, 0, cairn.Errorf(cairn.EINTERNAL, "read memory: a row's rowid %q is not a number", f[0])
+	}
+	// Exactly packedFields-1 NUL bytes, the separators: no text holds one.
+	if seps < packedFields-1 || strings.IndexByte(rest, 0) >= 0 {
+		return nil, rowid, nil
+	}
+	var n [packedInts]int64
+	for i := range n {
+		if n[i], ok = atoi(f[i]); !ok {
+			return nil, rowid, nil
+		}
+	}
+	if n[8] != 0 && n[8] != 1 {
+		return nil, rowid, nil
+	}
+	s := f[packedInts:]
+	m := &cairn.Memory{
+		ID: s[0], Project: s[1], Scope: cairn.Scope(s[2]), Type: s[3], Key: s[4], Title: s[5], Content: s[16],
+		ContentHash: s[6], Tags: storesql.SplitList(s[7]), FileRefs: storesql.SplitList(s[8]), Confidence: conf,
+		Source: cairn.Source(s[9]), Agent: s[10], Hat: s[11], TaskID: s[12], SessionID: s[13],
+		CreatedAt: storesql.FromMS(n[2]), UpdatedAt: storesql.FromMS(n[3]), LastUsedAt: storesql.FromMS(n[4]),
+		VerifiedAt: storesql.FromMS(n[5]), ExpiresAt: storesql.FromMS(n[6]), UseCount: int(n[7]), Pinned: n[8] == 1,
+		SupersededBy: s[14], Flag: s[15], Partition: partition, DocNum: n[1],
+	}
+	return m, rowid, nil
+}
+
+// atoi reads s as SQLite writes an integer as text: an optional minus
+// sign and decimal digits, within int64; ok is false for anything else.
+// strconv.ParseInt, which reads the same numbers, took more than half of
+// unpackMemory's time.
+func atoi(s string) (n int64, ok bool) {
+	neg := s != "" && s[0] == '-'
+	if neg {
+		s = s[1:]
+	}
+	if s == "" || len(s) > 19 { // 19 digits fit in a uint64
+		return 0, false
+	}
+	var u uint64
+	for i := 0; i < len(s); i++ {
+		d := s[i] - '0'
+		if d > 9 {
+			return 0, false
+		}
+		u = u*10 + uint64(d)
+	}
+	switch {
+	case !neg && u <= math.MaxInt64:
+		return int64(u), true
+	case neg && u <= 1<<63:
+		return -int64(u), true // -(1<<63) wraps to itself, math.MinInt64
+	}
+	return 0, false
 }
 
 var docBatchSizes = [...]int{1, 4, 16, 32, 64, 128, 256, 500}
