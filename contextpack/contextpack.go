@@ -298,33 +298,34 @@ const defaultType = "note"
 // escaped.
 func Render(req Request) Result {
 	req.annotate = false
-	plain := render(req)
-	if req.Now.IsZero() || formatFor(req.Format) != (markdownFormat{}) || len(plain.Placed) == 0 {
-		return plain
+	plain := layout(req)
+	if req.Now.IsZero() || formatFor(req.Format) != (markdownFormat{}) || len(plain.placedItems()) == 0 {
+		return plain.result()
 	}
 	req.annotate = true
-	noted := render(req)
-	if !samePlaced(plain.Placed, noted.Placed) {
-		return plain // the annotations would cost an item its place
+	noted := layout(req)
+	if !samePlaced(plain.placedItems(), noted.placedItems()) {
+		return plain.result() // the annotations would cost an item its place
 	}
-	return noted
+	return noted.result()
 }
 
-func render(req Request) Result {
+// layout packs req and fits it to MaxChars; only its result renders it.
+func layout(req Request) *renderer {
 	r := newRenderer(&req)
 	r.pack()
 	r.fitMaxChars()
-	return r.result()
+	return r
 }
 
 // samePlaced reports whether a and b place the same items, whole or
 // shortened alike, in the same order.
-func samePlaced(a, b []Placed) bool {
+func samePlaced(a, b []*item) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].ID != b[i].ID || a[i].Section != b[i].Section || a[i].Shortened != b[i].Shortened {
+		if a[i].in.ID != b[i].in.ID || a[i].sec.in.Kind != b[i].sec.in.Kind || a[i].shortened != b[i].shortened {
 			return false
 		}
 	}
@@ -388,12 +389,28 @@ func finite(v float64) float64 {
 	return v
 }
 
-// cost is the size of a piece of the text.
+// cost is the size of a piece of the text, in whole tokens.
 type cost struct{ tokens, runes int }
 
-func costOf(s string) cost {
+func costOf(s string) cost { return sizeOf(s).cost() }
+
+func (c cost) add(d cost) cost { return cost{c.tokens + d.tokens, c.runes + d.runes} }
+
+// size is the exact size of a piece of text: its estimate in quarter
+// tokens (see EstimateTokens) and its runes. The sizes of valid UTF-8
+// strings add up to the size of their concatenation, so a piece's size
+// is the sum of its parts' and can be known without building the piece.
+type size struct{ quarters, runes int }
+
+func sizeOf(s string) size {
 	q, n := 0, 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7]) < utf8.RuneSelf {
+			q += 8
+			n += 8
+			i += 8
+			continue
+		}
 		if s[i] < utf8.RuneSelf {
 			q++
 			n++
@@ -405,7 +422,13 @@ func costOf(s string) cost {
 		n++
 		i += w
 	}
-	return cost{(q + 3) / 4, n}
+	return size{q, n}
 }
 
-func (c cost) add(d cost) cost { return cost{c.tokens + d.tokens, c.runes + d.runes} }
+// ascii is the size of n ASCII characters.
+func ascii(n int) size { return size{n, n} }
+
+func (z size) add(o size) size { return size{z.quarters + o.quarters, z.runes + o.runes} }
+
+// cost rounds z up to whole tokens.
+func (z size) cost() cost { return cost{(z.quarters + 3) / 4, z.runes} }

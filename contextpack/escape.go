@@ -229,3 +229,189 @@ func clip(s string, max int) string {
 	}
 	return s
 }
+
+// escaping is how a format escapes display text on an item line, as a
+// table of what flattening and escaping do with each byte, so that
+// writeDisplay and displaySize can do in one pass what flatten,
+// breakFences and the format's escape function do in several.
+type escaping struct {
+	class [256]uint8
+	repl  [utf8.RuneSelf]string // the replacement of a byteEscape byte
+	size  [utf8.RuneSelf]size   // and its size
+}
+
+// The classes of bytes of escaping.class.
+const (
+	bytePlain  = iota // shown as it is
+	byteSpace         // ' ' and '\t': white space
+	byteBreak         // '\n'
+	byteFence         // '`' and '~': a run of three or more is broken
+	byteEscape        // replaced by the format's escape
+	byteMulti         // the first byte of a rune beyond ASCII, or an invalid byte
+)
+
+// newEscaping returns the escaping that replaces each byte of pairs[2i]
+// with pairs[2i+1].
+func newEscaping(pairs ...string) *escaping {
+	e := &escaping{}
+	for c := utf8.RuneSelf; c < len(e.class); c++ {
+		e.class[c] = byteMulti
+	}
+	e.class[' '], e.class['\t'], e.class['\n'] = byteSpace, byteSpace, byteBreak
+	e.class['`'], e.class['~'] = byteFence, byteFence
+	for i := 0; i < len(pairs); i += 2 {
+		c := pairs[i][0]
+		e.class[c], e.repl[c], e.size[c] = byteEscape, pairs[i+1], sizeOf(pairs[i+1])
+	}
+	return e
+}
+
+// mdEscaping is mdEscape's, xmlEscaping xmlEscape's.
+var (
+	mdEscaping  = newEscaping("<", "‹", ">", "›")
+	xmlEscaping = newEscaping("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+)
+
+// The sizes of what flattening puts in display text.
+var (
+	lineBreakSize = sizeOf(lineBreak)
+	alikeSize     = sizeOf("ˋ") // as "˜"
+)
+
+// fenceAlike is what breakFences puts for each character of a fence.
+func fenceAlike(c byte) string {
+	if c == '~' {
+		return "˜"
+	}
+	return "ˋ"
+}
+
+// writeDisplay writes e's escape of flatten(s) to b: the same bytes as
+// b.WriteString(mdEscape(flatten(s))) for mdEscaping and
+// b.WriteString(xmlEscape(flatten(s))) for xmlEscaping, in one pass.
+func writeDisplay(b *strings.Builder, s string, e *escaping) {
+	start := b.Len()
+	sep := 0 // owed before the next visible rune: 1 a space, 2 a line break
+	for i := 0; i < len(s); {
+		c := s[i]
+		k := e.class[c]
+		n := 1
+		switch k {
+		case byteSpace:
+			sep = max(sep, 1)
+			i++
+			continue
+		case byteBreak:
+			sep = 2
+			i++
+			continue
+		case byteMulti:
+			var r rune
+			if r, n = utf8.DecodeRuneInString(s[i:]); unicode.IsSpace(r) {
+				sep = max(sep, 1)
+				i += n
+				continue
+			}
+		}
+		if sep != 0 && b.Len() > start {
+			if sep == 2 {
+				b.WriteString(lineBreak)
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		sep = 0
+		switch k {
+		case bytePlain:
+			for i+n < len(s) && e.class[s[i+n]] == bytePlain {
+				n++
+			}
+			b.WriteString(s[i : i+n])
+		case byteFence:
+			for i+n < len(s) && s[i+n] == c {
+				n++
+			}
+			if n < 3 {
+				b.WriteString(s[i : i+n])
+			} else {
+				for range n {
+					b.WriteString(fenceAlike(c))
+				}
+			}
+		case byteEscape:
+			b.WriteString(e.repl[c])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+}
+
+// displaySize is the size of what writeDisplay writes, without writing it.
+func displaySize(s string, e *escaping) size {
+	var z size
+	sep := 0 // as in writeDisplay
+	for i := 0; i < len(s); {
+		c := s[i]
+		k := e.class[c]
+		n := 1
+		var r rune
+		switch k {
+		case byteSpace:
+			sep = max(sep, 1)
+			i++
+			continue
+		case byteBreak:
+			sep = 2
+			i++
+			continue
+		case byteMulti:
+			if r, n = utf8.DecodeRuneInString(s[i:]); unicode.IsSpace(r) {
+				sep = max(sep, 1)
+				i += n
+				continue
+			}
+		}
+		if sep != 0 && z.runes > 0 {
+			if sep == 2 {
+				z = z.add(lineBreakSize)
+			} else {
+				z = z.add(ascii(1))
+			}
+		}
+		sep = 0
+		switch k {
+		case bytePlain:
+			for i+n < len(s) && e.class[s[i+n]] == bytePlain {
+				n++
+			}
+			z = z.add(ascii(n))
+		case byteFence:
+			for i+n < len(s) && s[i+n] == c {
+				n++
+			}
+			if n < 3 {
+				z = z.add(ascii(n))
+			} else {
+				z = z.add(size{alikeSize.quarters * n, alikeSize.runes * n})
+			}
+		case byteEscape:
+			z = z.add(e.size[c])
+		default:
+			z = z.add(size{runeQuarters(r, n), 1})
+		}
+		i += n
+	}
+	return z
+}
+
+// shows reports whether flatten(s) is not empty: whether s has a rune
+// that is not white space.
+func shows(s string) bool {
+	for _, r := range s {
+		if r != ' ' && r != '\t' && r != '\n' && (r < utf8.RuneSelf || !unicode.IsSpace(r)) {
+			return true
+		}
+	}
+	return false
+}

@@ -16,7 +16,7 @@ const (
 	omitted
 )
 
-// item is an Item prepared for packing: cleaned, shortened and rendered.
+// item is an Item prepared for packing: cleaned, shortened and priced.
 type item struct {
 	in        *Item
 	sec       *section
@@ -29,8 +29,8 @@ type item struct {
 	note      string  // annotation after the date (markdown): "3 days ago, 87% relevant"
 	value     float64 // finite
 	density   float64 // value per token
-	piece     string
-	cost      cost // piece and an item separator
+	piece     string  // the rendered item, when its format renders it to price it (json)
+	cost      cost    // the rendered item and an item separator
 	state     int
 	reason    string
 }
@@ -78,6 +78,7 @@ type renderer struct {
 	maxChars  int
 	maxItem   int
 	frame     cost
+	sepCost   cost       // of an item separator
 	secs      []*section // in rendering order
 	items     []*item
 	groupCost map[string]cost
@@ -110,6 +111,7 @@ func newRenderer(req *Request) *renderer {
 		r.secs[i] = &section{in: &req.Sections[i]}
 	}
 	slices.SortStableFunc(r.secs, func(a, b *section) int { return cmp.Compare(a.in.Priority, b.in.Priority) })
+	r.sepCost = costOf(r.f.itemSep())
 	sep := costOf(r.f.sectionSep())
 	for o, s := range r.secs {
 		s.order = o
@@ -141,7 +143,8 @@ func newRenderer(req *Request) *renderer {
 	return r
 }
 
-// prepare cleans, shortens and renders one item.
+// prepare cleans, shortens and prices one item. It is rendered only when
+// its format cannot price it otherwise; else when it is placed.
 func (r *renderer) prepare(in *Item, sec *section) *item {
 	it := &item{
 		in:    in,
@@ -161,8 +164,7 @@ func (r *renderer) prepare(in *Item, sec *section) *item {
 		title = "" // the content says it: no text twice
 	}
 	it.title, it.content, it.shortened = shorten(title, content, it.id, r.maxItem)
-	it.piece = r.f.item(it)
-	it.cost = costOf(it.piece).add(costOf(r.f.itemSep()))
+	it.cost = r.f.itemSize(it).cost().add(r.sepCost)
 	it.density = it.value / float64(max(it.cost.tokens, 1))
 	return it
 }
@@ -397,17 +399,14 @@ func (r *renderer) measure() cost {
 
 // fitMaxChars drops things until the text has at most MaxChars runes: the
 // index's recent titles, then the index, then items from the lowest value,
-// then free texts from the last section. The layout is first cut by its
-// price, then checked against the rendered text.
+// then free texts from the last section, until the layout's price fits.
 func (r *renderer) fitMaxChars() {
 	if r.maxChars == 0 {
 		return
 	}
+	// The price is an upper bound of the text's runes, so the text fits
+	// once its price does; when nothing is left the text is "" and fits.
 	for r.measure().runes > r.maxChars && r.dropOne() {
-	}
-	// The price is an upper bound, so this loop rarely runs; when nothing
-	// is left the text is "" and fits.
-	for r.runes(r.text()) > r.maxChars && r.dropOne() {
 	}
 }
 
@@ -515,23 +514,29 @@ func (r *renderer) text() string {
 	return t
 }
 
+// assemble renders the current layout, with tokens as the size json
+// shows. Items are rendered here, and only those placed.
 func (r *renderer) assemble(tokens int) string {
 	idx := ""
 	if r.indexK >= 0 {
 		idx = r.f.index(r.ix, r.indexK)
 	}
-	size := 256 + len(idx)
+	head, foot := r.f.head(r.req.Project, tokens), r.f.foot()
+	// An item's bytes are at most its quarter tokens (see EstimateTokens).
+	size := len(head) + len(idx) + len(foot) + 16
 	for _, it := range r.items {
 		if it.state == placed {
-			size += len(it.piece) + 1
+			size += 4 * it.cost.tokens
 		}
 	}
 	for _, s := range r.secs {
-		size += len(s.head) + len(s.mid) + len(s.tail) + len(s.text) + 32
+		if s.placed > 0 {
+			size += len(s.head) + len(s.mid) + len(s.tail) + len(s.text) + 8
+		}
 	}
 	var b strings.Builder
 	b.Grow(size)
-	b.WriteString(r.f.head(r.req.Project, tokens))
+	b.WriteString(head)
 	if r.f.indexFirst() {
 		b.WriteString(idx)
 	}
@@ -558,7 +563,7 @@ func (r *renderer) assemble(tokens int) string {
 			if i > 0 {
 				b.WriteString(r.f.itemSep())
 			}
-			b.WriteString(it.piece)
+			r.f.writeItem(&b, it)
 		}
 		b.WriteString(s.tail)
 	}
@@ -566,24 +571,30 @@ func (r *renderer) assemble(tokens int) string {
 	if !r.f.indexFirst() {
 		b.WriteString(idx)
 	}
-	b.WriteString(r.f.foot())
+	b.WriteString(foot)
 	return b.String()
+}
+
+// placedItems returns the placed items in rendering order.
+func (r *renderer) placedItems() []*item {
+	var out []*item
+	for _, s := range r.secs {
+		if s.placed > 0 {
+			out = append(out, s.layout()...)
+		}
+	}
+	return out
 }
 
 func (r *renderer) result() Result {
 	var res Result
 	res.Text = r.text()
 	res.Tokens = EstimateTokens(res.Text)
-	for _, s := range r.secs {
-		if s.placed == 0 {
-			continue
-		}
-		for _, it := range s.layout() {
-			res.Placed = append(res.Placed, Placed{
-				ID: it.in.ID, Section: s.in.Kind, Tokens: it.cost.tokens,
-				Shortened: it.shortened, Value: it.value, Reasons: it.in.Reasons,
-			})
-		}
+	for _, it := range r.placedItems() {
+		res.Placed = append(res.Placed, Placed{
+			ID: it.in.ID, Section: it.sec.in.Kind, Tokens: it.cost.tokens,
+			Shortened: it.shortened, Value: it.value, Reasons: it.in.Reasons,
+		})
 	}
 	res.Omitted = r.omitted
 	if r.req.Explain {

@@ -1,0 +1,360 @@
+package contextpack
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// The renderer prices items without rendering them, renders only those it
+// places, and writes their display text in one pass. The tests here hold
+// it to a straightforward renderer that renders every item with flatten
+// and the format's escape function, prices it by its text, and checks the
+// rendered text against MaxChars: the two must agree to the byte.
+
+// referenceItem renders it the straightforward way.
+func referenceItem(f format, it *item) string {
+	switch f.(type) {
+	case markdownFormat:
+		var b strings.Builder
+		title, content := mdEscape(flatten(it.title)), mdEscape(flatten(it.content))
+		b.WriteString("- ")
+		if it.sec.groups == nil {
+			b.WriteString("[" + mdEscape(flatten(it.typ)) + "] ")
+		}
+		if f := itemFlag(it); f != "" {
+			b.WriteString(mdEscape(flagMark(f)))
+		}
+		if it.in.Stale {
+			b.WriteString(staleMark)
+		}
+		if title != "" {
+			b.WriteString("**" + title + "**")
+			if content != "" {
+				b.WriteString(": ")
+			}
+		}
+		b.WriteString(content)
+		var parts []string
+		if it.id != "" {
+			parts = append(parts, "id "+mdEscape(flatten(it.id)))
+		}
+		if d := date(it.in.CreatedAt); d != "" {
+			parts = append(parts, d)
+		}
+		if it.note != "" {
+			parts = append(parts, it.note)
+		}
+		if len(parts) > 0 {
+			b.WriteString(" (" + strings.Join(parts, ", ") + ")")
+		}
+		b.WriteByte('\n')
+		return b.String()
+	case xmlFormat:
+		var b strings.Builder
+		b.WriteString(`<memory id="` + xmlEscape(flatten(it.id)) + `" type="` + xmlEscape(flatten(it.typ)) +
+			`" value="` + shortValue(it.value) + `"`)
+		if d := date(it.in.CreatedAt); d != "" {
+			b.WriteString(` date="` + d + `"`)
+		}
+		if it.shortened {
+			b.WriteString(` shortened="true"`)
+		}
+		if f := itemFlag(it); f != "" {
+			b.WriteString(` flag="` + xmlEscape(f) + `"`)
+		}
+		if it.in.Stale {
+			b.WriteString(` stale="true"`)
+		}
+		if t := flatten(it.title); t != "" {
+			b.WriteString(` title="` + xmlEscape(t) + `"`)
+		}
+		b.WriteString(">" + xmlEscape(flatten(it.content)) + "</memory>\n")
+		return b.String()
+	default:
+		return jsonItemText(it)
+	}
+}
+
+// referenceRender is Render with every item rendered and priced by its
+// text, each pass of the annotations packed from scratch, and the text
+// itself checked against MaxChars.
+func referenceRender(req Request) Result {
+	req.annotate = false
+	plain := referenceLayout(req)
+	if req.Now.IsZero() || formatFor(req.Format) != (markdownFormat{}) || len(plain.Placed) == 0 {
+		return plain
+	}
+	req.annotate = true
+	noted := referenceLayout(req)
+	if len(plain.Placed) != len(noted.Placed) {
+		return plain
+	}
+	for i, p := range plain.Placed {
+		if q := noted.Placed[i]; p.ID != q.ID || p.Section != q.Section || p.Shortened != q.Shortened {
+			return plain
+		}
+	}
+	return noted
+}
+
+func referenceLayout(req Request) Result {
+	r := newRenderer(&req)
+	for _, it := range r.items {
+		it.piece = referenceItem(r.f, it)
+		it.cost = costOf(it.piece).add(costOf(r.f.itemSep()))
+		it.density = it.value / float64(max(it.cost.tokens, 1))
+	}
+	r.pack()
+	if r.maxChars > 0 {
+		for r.measure().runes > r.maxChars && r.dropOne() {
+		}
+		for utf8.RuneCountInString(r.text()) > r.maxChars && r.dropOne() {
+		}
+	}
+	return r.result()
+}
+
+// oddPieces are the bits random text is made of: what flattening,
+// escaping, fence breaking, cleaning and the token estimate treat apart.
+var oddPieces = []string{
+	"a", "word", "Refresh", " ", "  ", "\t", "\n", "\r\n", "\r", "\v", "\f", "\n\n \t\n",
+	"<", ">", "&", `"`, "'", "</cairn-context>", "<memory id=\"x\">", "&amp;",
+	"`", "``", "```", "````", "~", "~~", "~~~", "~~~~~", "`~`", "#", "## ", "- [decision] ",
+	"(id mem-x)", "…", "...", "⏎", " ⏎ ", "‹", "ˋ", "˜", "é", "中文", "😀", "\u0301",
+	"\u00a0", "\u0085", "\u2028", "\u2029", "\u3000", "\u200b", "\u202e", "\ufeff", "\U000E0041", "\U000E0100",
+	"\ufffe", "\uffff", "\ufffd", "\xff", "\xe4\xb8", "\xc3", "\x00", "\x1b[31m", "\x7f", "\u0080",
+}
+
+func oddText(r *rand.Rand, pieces int) string {
+	var b strings.Builder
+	for range r.IntN(pieces + 1) {
+		b.WriteString(oddPieces[r.IntN(len(oddPieces))])
+	}
+	return b.String()
+}
+
+// randomText is empty, odd, plain or long text.
+func randomText(r *rand.Rand) string {
+	switch r.IntN(6) {
+	case 0:
+		return ""
+	case 1:
+		return oddText(r, 40)
+	case 2:
+		return strings.Repeat("The session manager keeps one worktree per task; ", 1+r.IntN(40))
+	case 3:
+		return strings.Repeat("每个任务使用一个独立的工作树。", 1+r.IntN(30)) + oddText(r, 5)
+	default:
+		return "Run `go test ./engine -run TestRefresh` <fast> & \"quoted\"; " + oddText(r, 8)
+	}
+}
+
+var randomTimes = []time.Time{
+	{}, time.Date(2026, 2, 4, 10, 30, 0, 0, time.UTC), time.Date(2025, 12, 31, 23, 59, 0, 0, time.FixedZone("x", -5*3600)),
+	time.Date(12345, 1, 2, 0, 0, 0, 0, time.UTC), time.Date(-44, 3, 15, 0, 0, 0, 0, time.UTC), time.Date(1, 1, 1, 0, 0, 0, 1, time.UTC),
+}
+
+var randomValues = []float64{0, 0.1, 0.5, 0.9, 1, 1.14, 2.5, 1e7, -0.3, math.NaN(), math.Inf(1), math.Inf(-1), 0.123456}
+
+func randomItem(r *rand.Rand, ids []string) Item {
+	it := Item{
+		ID:        ids[r.IntN(len(ids))],
+		Type:      []string{"", "pitfall", "decision", "error_solution", "custom_type", "a<b>&\"c\"", "fix\n## x", " ```x``` "}[r.IntN(8)],
+		Title:     randomText(r),
+		Content:   randomText(r),
+		CreatedAt: randomTimes[r.IntN(len(randomTimes))],
+		Value:     randomValues[r.IntN(len(randomValues))],
+		Reasons:   []Reason{{Name: "bm25", Value: 0.5}},
+		Stale:     r.IntN(5) == 0,
+		Relevance: []float64{0, 0.87, 1, 1.5, 0.004}[r.IntN(5)],
+	}
+	if r.IntN(3) == 0 && it.Content != "" {
+		it.Title = it.Content[:r.IntN(len(it.Content)+1)] // a title that repeats the content
+	}
+	if r.IntN(6) == 0 {
+		it.Flag = []string{"override", "role-syntax</memory>\n# x \"q\" & ```", oddText(r, 4)}[r.IntN(3)]
+	}
+	if r.IntN(3) == 0 {
+		it.Tags, it.FileRefs = []string{oddText(r, 4), "auth"}, []string{"internal/auth/*.go", oddText(r, 3)}
+	}
+	return it
+}
+
+// randomRequest is a request across formats, budgets, shares, character
+// caps, item limits, annotations, indexes and free text.
+func randomRequest(r *rand.Rand) Request {
+	ids := []string{"", "mem-<0>", "mem\n1"}
+	for i := range 40 {
+		ids = append(ids, fmt.Sprintf("mem-%d", i))
+	}
+	req := Request{
+		Project:       []string{"", "cairn", "evil\">\n</cairn-context>"}[r.IntN(3)],
+		Format:        []string{"", FormatMarkdown, FormatMarkdown, FormatXML, FormatJSON, "bogus"}[r.IntN(6)],
+		Budget:        []int{0, 0, 60, 200, 400, 900, 1500, 1500, 4000, -3}[r.IntN(10)],
+		MaxChars:      []int{0, 0, 0, 250, 500, 900, 1500, 3000, ClaudeCodeMaxChars, -1}[r.IntN(10)],
+		MaxItemTokens: []int{0, 0, 8, 30, 60, 400}[r.IntN(6)],
+		Explain:       r.IntN(4) == 0,
+	}
+	if r.IntN(2) == 0 {
+		req.Now = time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	}
+	for range 1 + r.IntN(5) {
+		sec := Section{
+			Kind: []string{"pinned", "decisions", "relevant", "sessions", "odd<kind>"}[r.IntN(5)], Title: []string{"", "Relevant Knowledge", "A <title>"}[r.IntN(3)],
+			Priority: r.IntN(3), GroupByType: r.IntN(3) == 0,
+		}
+		if r.IntN(3) == 0 {
+			sec.Share, sec.ShareGroup = []float64{0.1, 0.3, 0.6}[r.IntN(3)], []string{"static", "other"}[r.IntN(2)]
+		}
+		if r.IntN(5) == 0 {
+			sec.Text = randomText(r)
+		}
+		for range r.IntN(14) {
+			sec.Items = append(sec.Items, randomItem(r, ids))
+		}
+		req.Sections = append(req.Sections, sec)
+	}
+	if r.IntN(4) == 0 {
+		req.Index = []IndexType{
+			{Type: "decision", Count: 3, Recent: []IndexEntry{{Title: randomText(r), Date: randomTimes[1]}, {Title: "API uses REST", By: "claude"}}},
+			{Type: "context", Count: 0},
+			{Type: "pattern", Count: 1, Recent: []IndexEntry{{Title: oddText(r, 6)}}},
+		}
+		req.Conversations = []string{"2026-02", "2026-01"}[:r.IntN(3)]
+	}
+	return req
+}
+
+func TestRenderMatchesTheReferenceRenderer(t *testing.T) {
+	t.Parallel()
+	n := 3000
+	if testing.Short() {
+		n = 300
+	}
+	for seed := range n {
+		checkAgainstReference(t, randomRequest(rand.New(rand.NewPCG(uint64(seed), 7))))
+	}
+}
+
+// FuzzRenderMatchesTheReferenceRenderer mixes the fuzzer's text into a
+// random request.
+func FuzzRenderMatchesTheReferenceRenderer(f *testing.F) {
+	f.Add(uint64(1), "</cairn-context>\n```\n# x", "a  b\t\u2028c")
+	f.Add(uint64(2), "", "\xff<&>\"~~~")
+	f.Fuzz(func(t *testing.T, seed uint64, a, b string) {
+		r := rand.New(rand.NewPCG(seed, 7))
+		req := randomRequest(r)
+		for i := range req.Sections {
+			for j := range req.Sections[i].Items {
+				it := &req.Sections[i].Items[j]
+				switch r.IntN(4) {
+				case 0:
+					it.Title, it.Content = a, b
+				case 1:
+					it.Content, it.ID = a+b, a
+				case 2:
+					it.Type, it.Flag = b, a
+				}
+			}
+		}
+		checkAgainstReference(t, req)
+	})
+}
+
+func checkAgainstReference(t *testing.T, req Request) {
+	t.Helper()
+	got, want := Render(req), referenceRender(req)
+	if !reflect.DeepEqual(got, want) {
+		if got.Text != want.Text {
+			t.Fatalf("format %q, budget %d, max chars %d: text\n%s\nwant\n%s", req.Format, req.Budget, req.MaxChars, got.Text, want.Text)
+		}
+		t.Fatalf("format %q, budget %d, max chars %d: result\n%#v\nwant\n%#v", req.Format, req.Budget, req.MaxChars, got, want)
+	}
+	if req.MaxChars > 0 && utf8.RuneCountInString(got.Text) > req.MaxChars {
+		t.Fatalf("%d characters, more than %d", utf8.RuneCountInString(got.Text), req.MaxChars)
+	}
+}
+
+// Every item's price is the size of its straightforward rendering, and
+// what is written for it is that rendering, in every format, annotated or
+// not, under a type's sub-heading or not.
+func TestItemsArePricedAtTheirRenderedSize(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(11, 7))
+	for i := range 4000 {
+		req := Request{
+			Format:        []string{FormatMarkdown, FormatXML, FormatJSON}[i%3],
+			MaxItemTokens: []int{0, 10, 50, 1000}[r.IntN(4)],
+			Now:           time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC),
+			annotate:      r.IntN(2) == 0,
+			Sections: []Section{{Kind: "relevant", GroupByType: r.IntN(2) == 0, Items: []Item{
+				randomItem(r, []string{"", "mem-1", "mem-<2>", oddText(r, 5)}),
+			}}},
+		}
+		rd := newRenderer(&req)
+		it := rd.items[0]
+		want := referenceItem(rd.f, it)
+		if c := costOf(want).add(costOf(rd.f.itemSep())); it.cost != c {
+			t.Fatalf("%s: item priced %+v, its text costs %+v: %q", req.Format, it.cost, c, want)
+		}
+		var b strings.Builder
+		b.WriteString("x")
+		rd.f.writeItem(&b, it)
+		if got := b.String()[1:]; got != want {
+			t.Fatalf("%s: wrote\n%q\nwant\n%q", req.Format, got, want)
+		}
+	}
+}
+
+// writeDisplay writes what flatten and the escape functions make of any
+// text, and displaySize is its size.
+func TestDisplayTextInOnePass(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(5, 7))
+	texts := []string{"", " ", "\n", "a", " a ", "a\n\n b", "```", "a```b", "``", "~~~~", "<>&\""}
+	for range 20000 {
+		texts = append(texts, oddText(r, 12))
+	}
+	for _, s := range texts {
+		for _, s := range []string{s, clean(s)} {
+			for _, e := range []struct {
+				name   string
+				escape func(string) string
+				e      *escaping
+			}{{"markdown", mdEscape, mdEscaping}, {"xml", xmlEscape, xmlEscaping}} {
+				want := e.escape(flatten(s))
+				var b strings.Builder
+				b.WriteString("x") // the first visible rune is not the first of b
+				writeDisplay(&b, s, e.e)
+				if got := b.String()[1:]; got != want {
+					t.Fatalf("%s: %q written as %q, want %q", e.name, s, got, want)
+				}
+				if got, want := displaySize(s, e.e), sizeOf(want); got != want {
+					t.Fatalf("%s: %q sized %+v, want %+v", e.name, s, got, want)
+				}
+				if got, want := shows(s), want != ""; got != want {
+					t.Fatalf("shows(%q) = %v, want %v", s, got, want)
+				}
+			}
+		}
+	}
+}
+
+// sizeOf counts as EstimateTokens does, in quarters, and runes as
+// utf8.RuneCountInString.
+func TestSizeOfCountsQuartersAndRunes(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(9, 7))
+	for i := range 5000 {
+		s := oddText(r, i%40)
+		if got, want := sizeOf(s), (size{quarters(s), utf8.RuneCountInString(s)}); got != want {
+			t.Fatalf("sizeOf(%q) = %+v, want %+v", s, got, want)
+		}
+	}
+}
