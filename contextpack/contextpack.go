@@ -298,12 +298,12 @@ const defaultType = "note"
 // escaped.
 func Render(req Request) Result {
 	req.annotate = false
-	plain := layout(req)
+	plain := layout(req, nil)
 	if req.Now.IsZero() || formatFor(req.Format) != (markdownFormat{}) || len(plain.placedItems()) == 0 {
 		return plain.result()
 	}
 	req.annotate = true
-	noted := layout(req)
+	noted := layout(req, plain)
 	if !samePlaced(plain.placedItems(), noted.placedItems()) {
 		return plain.result() // the annotations would cost an item its place
 	}
@@ -311,8 +311,9 @@ func Render(req Request) Result {
 }
 
 // layout packs req and fits it to MaxChars; only its result renders it.
-func layout(req Request) *renderer {
-	r := newRenderer(&req)
+// base is as for newRenderer.
+func layout(req Request, base *renderer) *renderer {
+	r := newRenderer(&req, base)
 	r.pack()
 	r.fitMaxChars()
 	return r
@@ -405,7 +406,7 @@ type size struct{ quarters, runes int }
 func sizeOf(s string) size {
 	q, n := 0, 0
 	for i := 0; i < len(s); {
-		if i+8 <= len(s) && (s[i]|s[i+1]|s[i+2]|s[i+3]|s[i+4]|s[i+5]|s[i+6]|s[i+7]) < utf8.RuneSelf {
+		if i+8 <= len(s) && load8(s, i)&highs == 0 { // eight ASCII bytes
 			q += 8
 			n += 8
 			i += 8

@@ -72,7 +72,17 @@ func clean(s string) string {
 // isPlain reports whether s is printable ASCII and spaces only, which
 // clean leaves alone apart from trimming.
 func isPlain(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// Eight bytes at a time: the high bit of a byte below 0x20 is
+		// set in x-0x20 &^ x, of one above 0x7e in (x+1) | x (a carry
+		// only leaves a byte that is already 0x80 or more).
+		x := load8(s, i)
+		if ((x-0x20*ones)&^x|(x+ones)|x)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f {
 			return false
 		}
@@ -286,6 +296,22 @@ func fenceAlike(c byte) string {
 	return "ˋ"
 }
 
+// plainRun is the length of the run of bytes from s[i], a bytePlain byte,
+// that is shown as it is: bytePlain bytes and single spaces between them.
+func (e *escaping) plainRun(s string, i int) int {
+	j := i + 1
+	for j < len(s) {
+		if e.class[s[j]] == bytePlain {
+			j++
+		} else if s[j] == ' ' && j+1 < len(s) && e.class[s[j+1]] == bytePlain {
+			j += 2
+		} else {
+			break
+		}
+	}
+	return j - i
+}
+
 // writeDisplay writes e's escape of flatten(s) to b: the same bytes as
 // b.WriteString(mdEscape(flatten(s))) for mdEscaping and
 // b.WriteString(xmlEscape(flatten(s))) for xmlEscaping, in one pass.
@@ -323,9 +349,7 @@ func writeDisplay(b *strings.Builder, s string, e *escaping) {
 		sep = 0
 		switch k {
 		case bytePlain:
-			for i+n < len(s) && e.class[s[i+n]] == bytePlain {
-				n++
-			}
+			n = e.plainRun(s, i)
 			b.WriteString(s[i : i+n])
 		case byteFence:
 			for i+n < len(s) && s[i+n] == c {
@@ -382,9 +406,7 @@ func displaySize(s string, e *escaping) size {
 		sep = 0
 		switch k {
 		case bytePlain:
-			for i+n < len(s) && e.class[s[i+n]] == bytePlain {
-				n++
-			}
+			n = e.plainRun(s, i)
 			z = z.add(ascii(n))
 		case byteFence:
 			for i+n < len(s) && s[i+n] == c {

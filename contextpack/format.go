@@ -136,14 +136,22 @@ func metaSize(it *item) size {
 		z = z.add(ascii(len(appendDate(buf[:0], it.in.CreatedAt))))
 		parts++
 	}
-	if it.note != "" {
-		z = z.add(sizeOf(it.note))
-		parts++
+	if parts > 0 {
+		z = z.add(ascii(len(" (") + (parts-1)*len(", ") + len(")")))
 	}
-	if parts == 0 {
-		return z
+	return z.add(noteSize(it))
+}
+
+// noteSize is what the item's note adds to its markdown line: ", note"
+// after its id or date, else " (note)".
+func noteSize(it *item) size {
+	switch {
+	case it.note == "":
+		return size{}
+	case it.id != "" || !it.in.CreatedAt.IsZero():
+		return sizeOf(it.note).add(ascii(len(", ")))
 	}
-	return z.add(ascii(len(" (") + (parts-1)*len(", ") + len(")")))
+	return sizeOf(it.note).add(ascii(len(" ()")))
 }
 
 // appendDate appends date(t), which is ASCII, to dst.
@@ -151,7 +159,13 @@ func appendDate(dst []byte, t time.Time) []byte {
 	if t.IsZero() {
 		return dst
 	}
-	return t.UTC().AppendFormat(dst, time.DateOnly)
+	t = t.UTC()
+	y, m, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(dst, time.DateOnly)
+	}
+	return append(dst, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10))
 }
 
 // markdownFormat is seed 000's "## Project Knowledge" block, wrapped in

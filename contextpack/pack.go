@@ -23,6 +23,7 @@ type item struct {
 	pos       int    // index in the section's Items
 	id        string // cleaned
 	typ       string // cleaned (not flattened); defaultType when empty
+	rank      int    // typeRank(typ)
 	title     string // cleaned, maybe shortened
 	content   string // cleaned, maybe shortened (then ending with the pointer)
 	shortened bool
@@ -30,6 +31,7 @@ type item struct {
 	value     float64 // finite
 	density   float64 // value per token
 	piece     string  // the rendered item, when its format renders it to price it (json)
+	size      size    // of the rendered item
 	cost      cost    // the rendered item and an item separator
 	state     int
 	reason    string
@@ -50,6 +52,8 @@ type section struct {
 	items     []*item
 	placed    int            // placed items and text
 	groups    map[string]int // placed items per type, when grouped
+	laid      []*item        // the layout, when laidOK
+	laidOK    bool
 }
 
 // index is a normalised Request.Index.
@@ -91,7 +95,10 @@ type renderer struct {
 	dropped   []*item // the items of omitted, in the same order
 }
 
-func newRenderer(req *Request) *renderer {
+// newRenderer prepares req for packing. With base, a renderer of the same
+// request without annotations, req's items are base's, annotated and
+// priced anew, instead of being cleaned and shortened again.
+func newRenderer(req *Request, base *renderer) *renderer {
 	r := &renderer{
 		req:       req,
 		f:         formatFor(req.Format),
@@ -106,10 +113,16 @@ func newRenderer(req *Request) *renderer {
 	// the real count is no larger, so it has no more digits.
 	r.frame = costOf(r.f.head(req.Project, r.budget)).add(costOf(r.f.sectionsEnd())).add(costOf(r.f.foot()))
 
-	r.secs = make([]*section, len(req.Sections))
-	for i := range req.Sections {
-		r.secs[i] = &section{in: &req.Sections[i]}
+	secs := make([]section, len(req.Sections))
+	r.secs = make([]*section, len(secs))
+	n := 0
+	for i := range secs {
+		secs[i].in = &req.Sections[i]
+		r.secs[i] = &secs[i]
+		n += len(req.Sections[i].Items)
 	}
+	items := make([]item, n)
+	r.items = make([]*item, 0, n)
 	slices.SortStableFunc(r.secs, func(a, b *section) int { return cmp.Compare(a.in.Priority, b.in.Priority) })
 	r.sepCost = costOf(r.f.itemSep())
 	sep := costOf(r.f.sectionSep())
@@ -124,12 +137,21 @@ func newRenderer(req *Request) *renderer {
 		if s.in.GroupByType {
 			s.groups = map[string]int{}
 		}
+		start := len(r.items)
 		for i := range s.in.Items {
-			it := r.prepare(&s.in.Items[i], s)
-			it.pos = i
-			s.items = append(s.items, it)
+			it := &items[len(r.items)]
+			if base != nil {
+				p := base.items[len(r.items)]
+				*it = item{in: p.in, sec: s, pos: p.pos, id: p.id, typ: p.typ, rank: p.rank,
+					title: p.title, content: p.content, shortened: p.shortened, value: p.value, size: p.size}
+				r.annotate(it)
+			} else {
+				r.prepare(it, &s.in.Items[i], s)
+				it.pos = i
+			}
 			r.items = append(r.items, it)
 		}
+		s.items = r.items[start:len(r.items):len(r.items)]
 	}
 	r.ix = newIndex(req.Index)
 	if r.ix != nil {
@@ -143,10 +165,9 @@ func newRenderer(req *Request) *renderer {
 	return r
 }
 
-// prepare cleans, shortens and prices one item. It is rendered only when
-// its format cannot price it otherwise; else when it is placed.
-func (r *renderer) prepare(in *Item, sec *section) *item {
-	it := &item{
+// prepare cleans, shortens and prices one item into it.
+func (r *renderer) prepare(it *item, in *Item, sec *section) {
+	*it = item{
 		in:    in,
 		sec:   sec,
 		id:    clean(in.ID),
@@ -156,17 +177,36 @@ func (r *renderer) prepare(in *Item, sec *section) *item {
 	if it.typ == "" {
 		it.typ = defaultType
 	}
-	if r.req.annotate {
-		it.note = annotation(in, r.req.Now)
-	}
+	it.rank = typeRank(it.typ)
 	title, content := clean(in.Title), clean(in.Content)
 	if title != "" && cairn.TitleRepeatsContent(strings.TrimSuffix(title, "…"), content) {
 		title = "" // the content says it: no text twice
 	}
 	it.title, it.content, it.shortened = shorten(title, content, it.id, r.maxItem)
-	it.cost = r.f.itemSize(it).cost().add(r.sepCost)
+	r.price(it)
+}
+
+// price annotates it if asked and prices it. It is rendered only when its
+// format cannot price it otherwise; else when it is placed.
+func (r *renderer) price(it *item) {
+	if r.req.annotate {
+		it.note = annotation(it.in, r.req.Now)
+	}
+	it.size = r.f.itemSize(it)
+	r.setCost(it)
+}
+
+// annotate adds its note to an item that markdown, the only format with
+// annotations, priced without one.
+func (r *renderer) annotate(it *item) {
+	it.note = annotation(it.in, r.req.Now)
+	it.size = it.size.add(noteSize(it))
+	r.setCost(it)
+}
+
+func (r *renderer) setCost(it *item) {
+	it.cost = it.size.cost().add(r.sepCost)
 	it.density = it.value / float64(max(it.cost.tokens, 1))
-	return it
 }
 
 // shorten cuts title and content so that together with the pointer to the
@@ -348,6 +388,7 @@ func (r *renderer) group(typ string) cost {
 func (r *renderer) place(it *item) {
 	it.state = placed
 	it.sec.placed++
+	it.sec.laidOK = false
 	if it.sec.groups != nil {
 		it.sec.groups[it.typ]++
 	}
@@ -362,6 +403,7 @@ func (r *renderer) omit(it *item, why string) {
 // unplace takes a placed item out again, for MaxChars.
 func (r *renderer) unplace(it *item) {
 	it.sec.placed--
+	it.sec.laidOK = false
 	if it.sec.groups != nil {
 		it.sec.groups[it.typ]--
 	}
@@ -462,6 +504,9 @@ func dropsBefore(a, b *item) bool {
 
 // layout returns the placed items of s in rendering order.
 func (s *section) layout() []*item {
+	if s.laidOK {
+		return s.laid
+	}
 	var out []*item
 	for _, it := range s.items {
 		if it.state == placed {
@@ -469,13 +514,17 @@ func (s *section) layout() []*item {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *item) int {
-		if s.groups != nil {
-			if c := compareTypes(a.typ, b.typ); c != 0 {
+		if s.groups != nil { // by compareTypes
+			if c := cmp.Compare(a.rank, b.rank); c != 0 {
+				return c
+			}
+			if c := strings.Compare(a.typ, b.typ); c != 0 {
 				return c
 			}
 		}
 		return cmp.Compare(b.value, a.value)
 	})
+	s.laid, s.laidOK = out, true
 	return out
 }
 

@@ -104,7 +104,7 @@ func referenceRender(req Request) Result {
 }
 
 func referenceLayout(req Request) Result {
-	r := newRenderer(&req)
+	r := newRenderer(&req, nil)
 	for _, it := range r.items {
 		it.piece = referenceItem(r.f, it)
 		it.cost = costOf(it.piece).add(costOf(r.f.itemSep()))
@@ -297,7 +297,7 @@ func TestItemsArePricedAtTheirRenderedSize(t *testing.T) {
 				randomItem(r, []string{"", "mem-1", "mem-<2>", oddText(r, 5)}),
 			}}},
 		}
-		rd := newRenderer(&req)
+		rd := newRenderer(&req, nil)
 		it := rd.items[0]
 		want := referenceItem(rd.f, it)
 		if c := costOf(want).add(costOf(rd.f.itemSep())); it.cost != c {
@@ -308,6 +308,16 @@ func TestItemsArePricedAtTheirRenderedSize(t *testing.T) {
 		rd.f.writeItem(&b, it)
 		if got := b.String()[1:]; got != want {
 			t.Fatalf("%s: wrote\n%q\nwant\n%q", req.Format, got, want)
+		}
+		if req.Format == FormatMarkdown && !req.annotate {
+			// Annotated from the plain item, as Render does.
+			noted := req
+			noted.annotate = true
+			it := newRenderer(&noted, rd).items[0]
+			want := referenceItem(rd.f, it)
+			if c := costOf(want).add(costOf(rd.f.itemSep())); it.cost != c || it.note == "" && annotation(it.in, req.Now) != "" {
+				t.Fatalf("annotated item priced %+v, its text costs %+v: %q", it.cost, c, want)
+			}
 		}
 	}
 }
@@ -346,15 +356,53 @@ func TestDisplayTextInOnePass(t *testing.T) {
 	}
 }
 
-// sizeOf counts as EstimateTokens does, in quarters, and runes as
-// utf8.RuneCountInString.
-func TestSizeOfCountsQuartersAndRunes(t *testing.T) {
+// referenceSize counts s rune by rune: the quarters of EstimateTokens
+// and the runes of utf8.RuneCountInString.
+func referenceSize(s string) size {
+	var z size
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if n == 1 && r != utf8.RuneError {
+			z.quarters++
+		} else {
+			z.quarters += runeQuarters(r, n)
+		}
+		z.runes++
+		i += n
+	}
+	return z
+}
+
+// The scans that read eight bytes at a time (sizeOf, quarters, isPlain)
+// agree with byte-by-byte ones on random text and on plain text with any
+// one byte anywhere in it.
+func TestWordAtATimeScans(t *testing.T) {
 	t.Parallel()
+	var texts []string
 	r := rand.New(rand.NewPCG(9, 7))
 	for i := range 5000 {
-		s := oddText(r, i%40)
-		if got, want := sizeOf(s), (size{quarters(s), utf8.RuneCountInString(s)}); got != want {
+		texts = append(texts, oddText(r, i%40))
+	}
+	const plain = "Plain text, 24 bytes ok."
+	for i := range len(plain) {
+		for c := range 256 {
+			texts = append(texts, plain[:i]+string([]byte{byte(c)})+plain[i+1:])
+		}
+	}
+	for _, s := range texts {
+		want := referenceSize(s)
+		if got := sizeOf(s); got != want {
 			t.Fatalf("sizeOf(%q) = %+v, want %+v", s, got, want)
+		}
+		if got := quarters(s); got != want.quarters {
+			t.Fatalf("quarters(%q) = %d, want %d", s, got, want.quarters)
+		}
+		plain := true
+		for i := range len(s) {
+			plain = plain && s[i] >= 0x20 && s[i] < 0x7f
+		}
+		if got := isPlain(s); got != plain {
+			t.Fatalf("isPlain(%q) = %v, want %v", s, got, plain)
 		}
 	}
 }
