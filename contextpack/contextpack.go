@@ -336,44 +336,59 @@ func samePlaced(a, b []*item) bool {
 // annotation is an item's age at now and its relevance: "3 days ago, 87%
 // relevant".
 func annotation(in *Item, now time.Time) string {
-	var parts []string
+	var buf [64]byte
+	b := buf[:0]
 	if !in.CreatedAt.IsZero() {
-		parts = append(parts, Ago(in.CreatedAt, now))
+		b = appendAgo(b, in.CreatedAt, now)
 	}
 	if r := in.Relevance; r > 0 && r <= 1 {
-		parts = append(parts, strconv.Itoa(int(math.Round(r*100)))+"% relevant")
+		if len(b) > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(int(math.Round(r*100))), 10)
+		b = append(b, "% relevant"...)
 	}
-	return strings.Join(parts, ", ")
+	return string(b)
 }
 
 // Ago says how long before now t was, in the largest whole unit: "just
 // now", "5 minutes ago", "2 hours ago", "3 days ago", "4 months ago",
 // "2 years ago"; "in the future" for a time after now.
 func Ago(t, now time.Time) string {
+	var buf [32]byte
+	return string(appendAgo(buf[:0], t, now))
+}
+
+// appendAgo appends Ago(t, now) to dst.
+func appendAgo(dst []byte, t, now time.Time) []byte {
 	d := now.Sub(t)
 	if d < 0 {
-		return "in the future"
+		return append(dst, "in the future"...)
 	}
 	if d < time.Minute {
-		return "just now"
+		return append(dst, "just now"...)
 	}
-	unit := func(n int, name string) string {
-		if n == 1 {
-			return "1 " + name + " ago"
-		}
-		return strconv.Itoa(n) + " " + name + "s ago"
-	}
+	var n int
+	var name string
 	switch {
 	case d < time.Hour:
-		return unit(int(d/time.Minute), "minute")
+		n, name = int(d/time.Minute), "minute"
 	case d < 24*time.Hour:
-		return unit(int(d/time.Hour), "hour")
+		n, name = int(d/time.Hour), "hour"
 	case d < 30*24*time.Hour:
-		return unit(int(d/(24*time.Hour)), "day")
+		n, name = int(d/(24*time.Hour)), "day"
 	case d < 365*24*time.Hour:
-		return unit(int(d/(30*24*time.Hour)), "month")
+		n, name = int(d/(30*24*time.Hour)), "month"
+	default:
+		n, name = int(d/(365*24*time.Hour)), "year"
 	}
-	return unit(int(d/(365*24*time.Hour)), "year")
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	dst = append(dst, ' ')
+	dst = append(dst, name...)
+	if n != 1 {
+		dst = append(dst, 's')
+	}
+	return append(dst, " ago"...)
 }
 
 // finite maps NaN to 0 and infinities to the largest finite values, so

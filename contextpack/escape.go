@@ -373,34 +373,51 @@ func writeDisplay(b *strings.Builder, s string, e *escaping) {
 
 // displaySize is the size of what writeDisplay writes, without writing it.
 func displaySize(s string, e *escaping) size {
-	var z size
-	sep := 0 // as in writeDisplay
+	z, _ := measureDisplay(s, e)
+	return z
+}
+
+// measureDisplay is displaySize(s, e) and whether writeDisplay writes s
+// itself.
+func measureDisplay(s string, e *escaping) (z size, asIs bool) {
+	asIs = true
+	sep, ws := 0, 0 // as in writeDisplay; ws is where the white space began
 	for i := 0; i < len(s); {
 		c := s[i]
 		k := e.class[c]
 		n := 1
 		var r rune
 		switch k {
-		case byteSpace:
-			sep = max(sep, 1)
-			i++
-			continue
-		case byteBreak:
-			sep = 2
+		case byteSpace, byteBreak:
+			if sep == 0 {
+				ws = i
+			}
+			if k == byteBreak {
+				sep = 2
+			} else {
+				sep = max(sep, 1)
+			}
 			i++
 			continue
 		case byteMulti:
 			if r, n = utf8.DecodeRuneInString(s[i:]); unicode.IsSpace(r) {
+				if sep == 0 {
+					ws = i
+				}
 				sep = max(sep, 1)
 				i += n
 				continue
 			}
 		}
-		if sep != 0 && z.runes > 0 {
-			if sep == 2 {
-				z = z.add(lineBreakSize)
-			} else {
-				z = z.add(ascii(1))
+		if sep != 0 {
+			// Shown as it is only if it is one space after visible text.
+			asIs = asIs && z.runes > 0 && i-ws == 1 && s[ws] == ' '
+			if z.runes > 0 {
+				if sep == 2 {
+					z = z.add(lineBreakSize)
+				} else {
+					z = z.add(ascii(1))
+				}
 			}
 		}
 		sep = 0
@@ -416,15 +433,27 @@ func displaySize(s string, e *escaping) size {
 				z = z.add(ascii(n))
 			} else {
 				z = z.add(size{alikeSize.quarters * n, alikeSize.runes * n})
+				asIs = false
 			}
 		case byteEscape:
 			z = z.add(e.size[c])
+			asIs = false
 		default:
 			z = z.add(size{runeQuarters(r, n), 1})
 		}
 		i += n
 	}
-	return z
+	return z, asIs && sep == 0
+}
+
+// writeShown writes the display text of s to b: s itself when asIs (as
+// measureDisplay found), else what writeDisplay writes.
+func writeShown(b *strings.Builder, s string, asIs bool, e *escaping) {
+	if asIs {
+		b.WriteString(s)
+	} else {
+		writeDisplay(b, s, e)
+	}
 }
 
 // shows reports whether flatten(s) is not empty: whether s has a rune

@@ -295,13 +295,13 @@ func (markdownFormat) writeItem(b *strings.Builder, it *item) {
 	}
 	if shows(it.title) {
 		b.WriteString("**")
-		writeDisplay(b, it.title, mdEscaping)
+		writeShown(b, it.title, it.titleAsIs, mdEscaping)
 		b.WriteString("**")
 		if shows(it.content) {
 			b.WriteString(": ")
 		}
 	}
-	writeDisplay(b, it.content, mdEscaping)
+	writeShown(b, it.content, it.contentAsIs, mdEscaping)
 	writeMeta(b, it)
 	b.WriteByte('\n')
 }
@@ -317,7 +317,9 @@ func (markdownFormat) itemSize(it *item) size {
 	if it.in.Stale {
 		z = z.add(sizeOf(staleMark))
 	}
-	title, content := displaySize(it.title, mdEscaping), displaySize(it.content, mdEscaping)
+	var title, content size
+	title, it.titleAsIs = measureDisplay(it.title, mdEscaping)
+	content, it.contentAsIs = measureDisplay(it.content, mdEscaping)
 	if title.runes > 0 {
 		z = z.add(ascii(len("****"))).add(title)
 		if content.runes > 0 {
@@ -415,11 +417,11 @@ func (xmlFormat) writeItem(b *strings.Builder, it *item) {
 	}
 	if shows(it.title) {
 		b.WriteString(` title="`)
-		writeDisplay(b, it.title, xmlEscaping)
+		writeShown(b, it.title, it.titleAsIs, xmlEscaping)
 		b.WriteByte('"')
 	}
 	b.WriteByte('>')
-	writeDisplay(b, it.content, xmlEscaping)
+	writeShown(b, it.content, it.contentAsIs, xmlEscaping)
 	b.WriteString("</memory>\n")
 }
 
@@ -439,10 +441,13 @@ func (xmlFormat) itemSize(it *item) size {
 	if it.in.Stale {
 		z = z.add(ascii(len(` stale="true"`)))
 	}
-	if title := displaySize(it.title, xmlEscaping); title.runes > 0 {
+	var title, content size
+	title, it.titleAsIs = measureDisplay(it.title, xmlEscaping)
+	content, it.contentAsIs = measureDisplay(it.content, xmlEscaping)
+	if title.runes > 0 {
 		z = z.add(ascii(len(` title=""`))).add(title)
 	}
-	return z.add(displaySize(it.content, xmlEscaping))
+	return z.add(content)
 }
 
 func (xmlFormat) itemSep() string { return "" }

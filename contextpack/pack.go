@@ -18,23 +18,25 @@ const (
 
 // item is an Item prepared for packing: cleaned, shortened and priced.
 type item struct {
-	in        *Item
-	sec       *section
-	pos       int    // index in the section's Items
-	id        string // cleaned
-	typ       string // cleaned (not flattened); defaultType when empty
-	rank      int    // typeRank(typ)
-	title     string // cleaned, maybe shortened
-	content   string // cleaned, maybe shortened (then ending with the pointer)
-	shortened bool
-	note      string  // annotation after the date (markdown): "3 days ago, 87% relevant"
-	value     float64 // finite
-	density   float64 // value per token
-	piece     string  // the rendered item, when its format renders it to price it (json)
-	size      size    // of the rendered item
-	cost      cost    // the rendered item and an item separator
-	state     int
-	reason    string
+	in          *Item
+	sec         *section
+	pos         int    // index in the section's Items
+	id          string // cleaned
+	typ         string // cleaned (not flattened); defaultType when empty
+	rank        int    // typeRank(typ)
+	title       string // cleaned, maybe shortened
+	content     string // cleaned, maybe shortened (then ending with the pointer)
+	titleAsIs   bool   // title is its own display text in the format (as itemSize found)
+	contentAsIs bool   // and content is
+	shortened   bool
+	note        string  // annotation after the date (markdown): "3 days ago, 87% relevant"
+	value       float64 // finite
+	density     float64 // value per token
+	piece       string  // the rendered item, when its format renders it to price it (json)
+	size        size    // of the rendered item
+	cost        cost    // the rendered item and an item separator
+	state       int
+	reason      string
 }
 
 // section is a Section prepared for packing.
@@ -85,7 +87,7 @@ type renderer struct {
 	sepCost   cost       // of an item separator
 	secs      []*section // in rendering order
 	items     []*item
-	groupCost map[string]cost
+	groupHead map[string]groupHead // by type, as rendered so far
 	ix        *index
 	indexK    int            // recent titles shown per type; -1: index not shown
 	indexWhy  string         // why the index is not shown, or was cut
@@ -105,7 +107,7 @@ func newRenderer(req *Request, base *renderer) *renderer {
 		budget:    cmp.Or(max(req.Budget, 0), DefaultBudget),
 		maxChars:  max(req.MaxChars, 0),
 		maxItem:   cmp.Or(max(req.MaxItemTokens, 0), DefaultMaxItemTokens),
-		groupCost: map[string]cost{},
+		groupHead: map[string]groupHead{},
 		shareUsed: map[string]int{},
 		indexK:    -1,
 	}
@@ -143,7 +145,8 @@ func newRenderer(req *Request, base *renderer) *renderer {
 			if base != nil {
 				p := base.items[len(r.items)]
 				*it = item{in: p.in, sec: s, pos: p.pos, id: p.id, typ: p.typ, rank: p.rank,
-					title: p.title, content: p.content, shortened: p.shortened, value: p.value, size: p.size}
+					title: p.title, content: p.content, titleAsIs: p.titleAsIs, contentAsIs: p.contentAsIs,
+					shortened: p.shortened, value: p.value, size: p.size}
 				r.annotate(it)
 			} else {
 				r.prepare(it, &s.in.Items[i], s)
@@ -212,8 +215,14 @@ func (r *renderer) setCost(it *item) {
 // shorten cuts title and content so that together with the pointer to the
 // full text they cost at most limit tokens. A title longer than half the
 // limit is cut to half of it; the content gets the rest.
+//
+// title and content are cleaned, so valid UTF-8, which costs at most 4/3
+// of a quarter token a byte: most items are short enough not to count.
 func shorten(title, content, id string, limit int) (string, string, bool) {
 	lq := limit * 4
+	if 4*(len(title)+len(content)) <= 3*lq {
+		return title, content, false
+	}
 	tq := quarters(title)
 	if tq+quarters(content) <= lq {
 		return title, content, false
@@ -377,12 +386,23 @@ func (r *renderer) itemTokens(it *item) int {
 }
 
 func (r *renderer) group(typ string) cost {
-	c, ok := r.groupCost[typ]
+	return r.groupHeadOf(typ).cost
+}
+
+// groupHead is a type's sub-heading in a grouped section.
+type groupHead struct {
+	text string
+	cost cost
+}
+
+func (r *renderer) groupHeadOf(typ string) groupHead {
+	h, ok := r.groupHead[typ]
 	if !ok {
-		c = costOf(r.f.group(typ))
-		r.groupCost[typ] = c
+		h.text = r.f.group(typ)
+		h.cost = costOf(h.text)
+		r.groupHead[typ] = h
 	}
-	return c
+	return h
 }
 
 func (r *renderer) place(it *item) {
@@ -606,7 +626,7 @@ func (r *renderer) assemble(tokens int) string {
 		prev := ""
 		for i, it := range s.layout() {
 			if s.groups != nil && (i == 0 || it.typ != prev) {
-				b.WriteString(r.f.group(it.typ))
+				b.WriteString(r.groupHeadOf(it.typ).text)
 			}
 			prev = it.typ
 			if i > 0 {

@@ -345,8 +345,12 @@ func TestDisplayTextInOnePass(t *testing.T) {
 				if got := b.String()[1:]; got != want {
 					t.Fatalf("%s: %q written as %q, want %q", e.name, s, got, want)
 				}
-				if got, want := displaySize(s, e.e), sizeOf(want); got != want {
-					t.Fatalf("%s: %q sized %+v, want %+v", e.name, s, got, want)
+				got, asIs := measureDisplay(s, e.e)
+				if got != sizeOf(want) {
+					t.Fatalf("%s: %q sized %+v, want %+v", e.name, s, got, sizeOf(want))
+				}
+				if asIs != (want == s) {
+					t.Fatalf("%s: %q shown as it is: %v, but it is shown as %q", e.name, s, asIs, want)
 				}
 				if got, want := shows(s), want != ""; got != want {
 					t.Fatalf("shows(%q) = %v, want %v", s, got, want)
@@ -403,6 +407,110 @@ func TestWordAtATimeScans(t *testing.T) {
 		}
 		if got := isPlain(s); got != plain {
 			t.Fatalf("isPlain(%q) = %v, want %v", s, got, plain)
+		}
+	}
+}
+
+// referenceShorten is shorten counting every item's tokens.
+func referenceShorten(title, content, id string, limit int) (string, string, bool) {
+	lq := limit * 4
+	tq := quarters(title)
+	if tq+quarters(content) <= lq {
+		return title, content, false
+	}
+	pointer := "…"
+	if id != "" {
+		pointer = "… (full text: cairn show " + id + ")"
+	}
+	if tq > lq/2 {
+		title = cutWords(title, lq/2-quarters("…")) + "…"
+		tq = quarters(title)
+	}
+	room := max(lq-tq-quarters(pointer), 0)
+	return title, cutWords(content, room) + pointer, true
+}
+
+// Cleaned text costs at most 4/3 of a quarter token a byte, so shorten
+// need not count the tokens of text shorter than that, and cuts what it
+// cuts where counting them cuts it.
+func TestShortenCountsOnlyWhatMayBeTooLong(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(13, 7))
+	for i := range 20000 {
+		title, content := clean(oddText(r, 30)), clean(randomText(r))
+		if i%2 == 0 {
+			title, content = clean(strings.Repeat("中", r.IntN(200))), clean(strings.Repeat("\xff中é", r.IntN(100)))
+		}
+		for _, s := range []string{title, content} {
+			if 3*quarters(s) > 4*len(s) {
+				t.Fatalf("%q: %d quarter tokens in %d bytes", s, quarters(s), len(s))
+			}
+		}
+		limit := 1 + r.IntN(200)
+		gt, gc, gs := shorten(title, content, "mem-1", limit)
+		wt, wc, ws := referenceShorten(title, content, "mem-1", limit)
+		if gt != wt || gc != wc || gs != ws {
+			t.Fatalf("shorten(%q, %q, %d) = %q, %q, %v; want %q, %q, %v", title, content, limit, gt, gc, gs, wt, wc, ws)
+		}
+	}
+}
+
+// referenceAgo is Ago with a string per part.
+func referenceAgo(t, now time.Time) string {
+	d := now.Sub(t)
+	if d < 0 {
+		return "in the future"
+	}
+	if d < time.Minute {
+		return "just now"
+	}
+	unit := func(n int, name string) string {
+		if n == 1 {
+			return "1 " + name + " ago"
+		}
+		return fmt.Sprint(n) + " " + name + "s ago"
+	}
+	switch {
+	case d < time.Hour:
+		return unit(int(d/time.Minute), "minute")
+	case d < 24*time.Hour:
+		return unit(int(d/time.Hour), "hour")
+	case d < 30*24*time.Hour:
+		return unit(int(d/(24*time.Hour)), "day")
+	case d < 365*24*time.Hour:
+		return unit(int(d/(30*24*time.Hour)), "month")
+	}
+	return unit(int(d/(365*24*time.Hour)), "year")
+}
+
+func TestAgoAndAnnotationsAreWrittenAsTheyRead(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	var ds []time.Duration
+	for _, u := range []time.Duration{time.Second, time.Minute, time.Hour, 24 * time.Hour, 30 * 24 * time.Hour, 365 * 24 * time.Hour} {
+		for _, k := range []time.Duration{0, 1, 2, 11, 29, 59, 60, 364, 1000} {
+			ds = append(ds, k*u, k*u-1, k*u+1, -k*u)
+		}
+	}
+	ds = append(ds, math.MaxInt64, math.MinInt64)
+	for _, d := range ds {
+		created := now.Add(-d)
+		if got, want := Ago(created, now), referenceAgo(created, now); got != want {
+			t.Fatalf("Ago(%v before) = %q, want %q", d, got, want)
+		}
+		for _, rel := range []float64{0, 0.004, 0.005, 0.87, 1, 1.01, -1, math.NaN()} {
+			for _, c := range []time.Time{{}, created} {
+				var parts []string
+				if !c.IsZero() {
+					parts = append(parts, referenceAgo(c, now))
+				}
+				if rel > 0 && rel <= 1 {
+					parts = append(parts, fmt.Sprint(int(math.Round(rel*100)))+"% relevant")
+				}
+				if got, want := annotation(&Item{CreatedAt: c, Relevance: rel}, now), strings.Join(parts, ", "); got != want {
+					t.Fatalf("annotation(%v, %v) = %q, want %q", c, rel, got, want)
+				}
+			}
 		}
 	}
 }
