@@ -37,8 +37,10 @@ type format interface {
 	// writeItem writes the item to b.
 	writeItem(b *strings.Builder, it *item)
 	// itemSize is the size of what writeItem writes, computed without
-	// writing it where it can be known exactly; a format that can only
-	// know it by rendering the item keeps the rendering in it.piece.
+	// writing it where it can be known exactly. It notes in it what
+	// writing the item can reuse: the rendering itself (it.piece) when
+	// only rendering tells the size, or that the title and content are
+	// shown as they are.
 	itemSize(it *item) size
 	itemSep() string
 }
