@@ -298,33 +298,35 @@ const defaultType = "note"
 // escaped.
 func Render(req Request) Result {
 	req.annotate = false
-	plain := render(req)
-	if req.Now.IsZero() || formatFor(req.Format) != (markdownFormat{}) || len(plain.Placed) == 0 {
-		return plain
+	plain := layout(req, nil)
+	if req.Now.IsZero() || formatFor(req.Format) != (markdownFormat{}) || len(plain.placedItems()) == 0 {
+		return plain.result()
 	}
 	req.annotate = true
-	noted := render(req)
-	if !samePlaced(plain.Placed, noted.Placed) {
-		return plain // the annotations would cost an item its place
+	noted := layout(req, plain)
+	if !samePlaced(plain.placedItems(), noted.placedItems()) {
+		return plain.result() // the annotations would cost an item its place
 	}
-	return noted
+	return noted.result()
 }
 
-func render(req Request) Result {
-	r := newRenderer(&req)
+// layout packs req and fits it to MaxChars; only its result renders it.
+// base is as for newRenderer.
+func layout(req Request, base *renderer) *renderer {
+	r := newRenderer(&req, base)
 	r.pack()
 	r.fitMaxChars()
-	return r.result()
+	return r
 }
 
 // samePlaced reports whether a and b place the same items, whole or
 // shortened alike, in the same order.
-func samePlaced(a, b []Placed) bool {
+func samePlaced(a, b []*item) bool {
 	if len(a) != len(b) {
 		return false
 	}
 	for i := range a {
-		if a[i].ID != b[i].ID || a[i].Section != b[i].Section || a[i].Shortened != b[i].Shortened {
+		if a[i].in.ID != b[i].in.ID || a[i].sec.in.Kind != b[i].sec.in.Kind || a[i].shortened != b[i].shortened {
 			return false
 		}
 	}
@@ -334,44 +336,59 @@ func samePlaced(a, b []Placed) bool {
 // annotation is an item's age at now and its relevance: "3 days ago, 87%
 // relevant".
 func annotation(in *Item, now time.Time) string {
-	var parts []string
+	var buf [64]byte
+	b := buf[:0]
 	if !in.CreatedAt.IsZero() {
-		parts = append(parts, Ago(in.CreatedAt, now))
+		b = appendAgo(b, in.CreatedAt, now)
 	}
 	if r := in.Relevance; r > 0 && r <= 1 {
-		parts = append(parts, strconv.Itoa(int(math.Round(r*100)))+"% relevant")
+		if len(b) > 0 {
+			b = append(b, ", "...)
+		}
+		b = strconv.AppendInt(b, int64(int(math.Round(r*100))), 10)
+		b = append(b, "% relevant"...)
 	}
-	return strings.Join(parts, ", ")
+	return string(b)
 }
 
 // Ago says how long before now t was, in the largest whole unit: "just
 // now", "5 minutes ago", "2 hours ago", "3 days ago", "4 months ago",
 // "2 years ago"; "in the future" for a time after now.
 func Ago(t, now time.Time) string {
+	var buf [32]byte
+	return string(appendAgo(buf[:0], t, now))
+}
+
+// appendAgo appends Ago(t, now) to dst.
+func appendAgo(dst []byte, t, now time.Time) []byte {
 	d := now.Sub(t)
 	if d < 0 {
-		return "in the future"
+		return append(dst, "in the future"...)
 	}
 	if d < time.Minute {
-		return "just now"
+		return append(dst, "just now"...)
 	}
-	unit := func(n int, name string) string {
-		if n == 1 {
-			return "1 " + name + " ago"
-		}
-		return strconv.Itoa(n) + " " + name + "s ago"
-	}
+	var n int
+	var name string
 	switch {
 	case d < time.Hour:
-		return unit(int(d/time.Minute), "minute")
+		n, name = int(d/time.Minute), "minute"
 	case d < 24*time.Hour:
-		return unit(int(d/time.Hour), "hour")
+		n, name = int(d/time.Hour), "hour"
 	case d < 30*24*time.Hour:
-		return unit(int(d/(24*time.Hour)), "day")
+		n, name = int(d/(24*time.Hour)), "day"
 	case d < 365*24*time.Hour:
-		return unit(int(d/(30*24*time.Hour)), "month")
+		n, name = int(d/(30*24*time.Hour)), "month"
+	default:
+		n, name = int(d/(365*24*time.Hour)), "year"
 	}
-	return unit(int(d/(365*24*time.Hour)), "year")
+	dst = strconv.AppendInt(dst, int64(n), 10)
+	dst = append(dst, ' ')
+	dst = append(dst, name...)
+	if n != 1 {
+		dst = append(dst, 's')
+	}
+	return append(dst, " ago"...)
 }
 
 // finite maps NaN to 0 and infinities to the largest finite values, so
@@ -388,12 +405,28 @@ func finite(v float64) float64 {
 	return v
 }
 
-// cost is the size of a piece of the text.
+// cost is the size of a piece of the text, in whole tokens.
 type cost struct{ tokens, runes int }
 
-func costOf(s string) cost {
+func costOf(s string) cost { return sizeOf(s).cost() }
+
+func (c cost) add(d cost) cost { return cost{c.tokens + d.tokens, c.runes + d.runes} }
+
+// size is the exact size of a piece of text: its estimate in quarter
+// tokens (see EstimateTokens) and its runes. The sizes of valid UTF-8
+// strings add up to the size of their concatenation, so a piece's size
+// is the sum of its parts' and can be known without building the piece.
+type size struct{ quarters, runes int }
+
+func sizeOf(s string) size {
 	q, n := 0, 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && load8(s, i)&highs == 0 { // eight ASCII bytes
+			q += 8
+			n += 8
+			i += 8
+			continue
+		}
 		if s[i] < utf8.RuneSelf {
 			q++
 			n++
@@ -405,7 +438,13 @@ func costOf(s string) cost {
 		n++
 		i += w
 	}
-	return cost{(q + 3) / 4, n}
+	return size{q, n}
 }
 
-func (c cost) add(d cost) cost { return cost{c.tokens + d.tokens, c.runes + d.runes} }
+// ascii is the size of n ASCII characters.
+func ascii(n int) size { return size{n, n} }
+
+func (z size) add(o size) size { return size{z.quarters + o.quarters, z.runes + o.runes} }
+
+// cost rounds z up to whole tokens.
+func (z size) cost() cost { return cost{(z.quarters + 3) / 4, z.runes} }

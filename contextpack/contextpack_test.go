@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn/contextpack"
@@ -645,6 +646,71 @@ func BenchmarkRender(b *testing.B) {
 				contextpack.Render(req)
 			}
 		})
+	}
+}
+
+// hookSections is the shape of the block `cairn context` builds for a
+// prompt: four static sections sharing 30% of the budget and the relevant
+// memories grouped by type, 33 items of which about half fit.
+func hookSections() []contextpack.Section {
+	day := time.Date(2026, 10, 31, 23, 0, 0, 0, time.UTC)
+	item := func(kind string, i int, typ string, value float64) contextpack.Item {
+		return contextpack.Item{
+			ID:    fmt.Sprintf("bench-%s-%03d", kind, i),
+			Type:  typ,
+			Title: fmt.Sprintf("`go test -run Test%d ./internal/%s` and the session table", i, kind),
+			Content: fmt.Sprintf("Never run `go test -race ./internal/platform/%s/...` against production; it drops and recreates "+
+				"the message_line_items table. The relevant code is StripePriceValidator.Validate in internal/config/locale_%d.go. ", kind, i) +
+				words(i%7*4),
+			CreatedAt: day.Add(-time.Duration(i*37) * time.Hour),
+			Value:     1.2 - float64(i%9)/10,
+			Relevance: float64(10-i%10) / 10,
+			Reasons:   []contextpack.Reason{{Name: "confidence", Value: 0.2}},
+		}
+	}
+	static := []struct {
+		kind, title, typ string
+		n                int
+	}{{"constraints", "Critical Constraints", "constraint", 10}, {"decisions", "Project Decisions", "decision", 5},
+		{"conventions", "Conventions", "convention", 5}, {"sessions", "Recent Sessions", "session", 3}}
+	var secs []contextpack.Section
+	for _, st := range static {
+		sec := contextpack.Section{Kind: st.kind, Title: st.title, Priority: 1, Share: 0.3, ShareGroup: "static"}
+		for i := range st.n {
+			sec.Items = append(sec.Items, item(st.kind, i, st.typ, 0))
+		}
+		secs = append(secs, sec)
+	}
+	rel := contextpack.Section{Kind: "relevant", Title: "Relevant Knowledge", Priority: 1, GroupByType: true}
+	for i := range 10 {
+		rel.Items = append(rel.Items, item("relevant", i, contextpack.TypeOrder()[i%5], 0))
+	}
+	return append(secs, rel)
+}
+
+// BenchmarkRenderHook renders hookSections as the prompt hooks do:
+// /context with ages and relevance (Now) and the character cap, /prompt
+// the relevant section alone without them.
+func BenchmarkRenderHook(b *testing.B) {
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	secs := hookSections()
+	for _, bc := range []struct {
+		name string
+		req  contextpack.Request
+	}{
+		{"context", contextpack.Request{Project: "bench", Sections: secs, MaxChars: contextpack.ClaudeCodeMaxChars, Now: now}},
+		{"prompt", contextpack.Request{Project: "bench", Sections: secs[4:], MaxChars: contextpack.ClaudeCodeMaxChars}},
+	} {
+		for _, format := range formats {
+			req := bc.req
+			req.Format = format
+			b.Run(bc.name+"/"+format, func(b *testing.B) {
+				b.ReportAllocs()
+				for b.Loop() {
+					contextpack.Render(req)
+				}
+			})
+		}
 	}
 }
 

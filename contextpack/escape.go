@@ -72,7 +72,17 @@ func clean(s string) string {
 // isPlain reports whether s is printable ASCII and spaces only, which
 // clean leaves alone apart from trimming.
 func isPlain(s string) bool {
-	for i := 0; i < len(s); i++ {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		// Eight bytes at a time: the high bit of a byte below 0x20 is
+		// set in x-0x20 &^ x, of one above 0x7e in (x+1) | x (a carry
+		// only leaves a byte that is already 0x80 or more).
+		x := load8(s, i)
+		if ((x-0x20*ones)&^x|(x+ones)|x)&highs != 0 {
+			return false
+		}
+	}
+	for ; i < len(s); i++ {
 		if c := s[i]; c < 0x20 || c >= 0x7f {
 			return false
 		}
@@ -228,4 +238,231 @@ func clip(s string, max int) string {
 		n++
 	}
 	return s
+}
+
+// escaping is how a format escapes display text on an item line, as a
+// table of what flattening and escaping do with each byte, so that
+// writeDisplay and displaySize can do in one pass what flatten,
+// breakFences and the format's escape function do in several.
+type escaping struct {
+	class [256]uint8
+	repl  [utf8.RuneSelf]string // the replacement of a byteEscape byte
+	size  [utf8.RuneSelf]size   // and its size
+}
+
+// The classes of bytes of escaping.class.
+const (
+	bytePlain  = iota // shown as it is
+	byteSpace         // ' ' and '\t': white space
+	byteBreak         // '\n'
+	byteFence         // '`' and '~': a run of three or more is broken
+	byteEscape        // replaced by the format's escape
+	byteMulti         // the first byte of a rune beyond ASCII, or an invalid byte
+)
+
+// newEscaping returns the escaping that replaces each byte of pairs[2i]
+// with pairs[2i+1].
+func newEscaping(pairs ...string) *escaping {
+	e := &escaping{}
+	for c := utf8.RuneSelf; c < len(e.class); c++ {
+		e.class[c] = byteMulti
+	}
+	e.class[' '], e.class['\t'], e.class['\n'] = byteSpace, byteSpace, byteBreak
+	e.class['`'], e.class['~'] = byteFence, byteFence
+	for i := 0; i < len(pairs); i += 2 {
+		c := pairs[i][0]
+		e.class[c], e.repl[c], e.size[c] = byteEscape, pairs[i+1], sizeOf(pairs[i+1])
+	}
+	return e
+}
+
+// mdEscaping is mdEscape's, xmlEscaping xmlEscape's.
+var (
+	mdEscaping  = newEscaping("<", "‹", ">", "›")
+	xmlEscaping = newEscaping("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+)
+
+// The sizes of what flattening puts in display text.
+var (
+	lineBreakSize = sizeOf(lineBreak)
+	alikeSize     = sizeOf("ˋ") // as "˜"
+)
+
+// fenceAlike is what breakFences puts for each character of a fence.
+func fenceAlike(c byte) string {
+	if c == '~' {
+		return "˜"
+	}
+	return "ˋ"
+}
+
+// plainRun is the length of the run of bytes from s[i], a bytePlain byte,
+// that is shown as it is: bytePlain bytes and single spaces between them.
+func (e *escaping) plainRun(s string, i int) int {
+	j := i + 1
+	for j < len(s) {
+		if e.class[s[j]] == bytePlain {
+			j++
+		} else if s[j] == ' ' && j+1 < len(s) && e.class[s[j+1]] == bytePlain {
+			j += 2
+		} else {
+			break
+		}
+	}
+	return j - i
+}
+
+// writeDisplay writes e's escape of flatten(s) to b: the same bytes as
+// b.WriteString(mdEscape(flatten(s))) for mdEscaping and
+// b.WriteString(xmlEscape(flatten(s))) for xmlEscaping, in one pass.
+func writeDisplay(b *strings.Builder, s string, e *escaping) {
+	start := b.Len()
+	sep := 0 // owed before the next visible rune: 1 a space, 2 a line break
+	for i := 0; i < len(s); {
+		c := s[i]
+		k := e.class[c]
+		n := 1
+		switch k {
+		case byteSpace:
+			sep = max(sep, 1)
+			i++
+			continue
+		case byteBreak:
+			sep = 2
+			i++
+			continue
+		case byteMulti:
+			var r rune
+			if r, n = utf8.DecodeRuneInString(s[i:]); unicode.IsSpace(r) {
+				sep = max(sep, 1)
+				i += n
+				continue
+			}
+		}
+		if sep != 0 && b.Len() > start {
+			if sep == 2 {
+				b.WriteString(lineBreak)
+			} else {
+				b.WriteByte(' ')
+			}
+		}
+		sep = 0
+		switch k {
+		case bytePlain:
+			n = e.plainRun(s, i)
+			b.WriteString(s[i : i+n])
+		case byteFence:
+			for i+n < len(s) && s[i+n] == c {
+				n++
+			}
+			if n < 3 {
+				b.WriteString(s[i : i+n])
+			} else {
+				for range n {
+					b.WriteString(fenceAlike(c))
+				}
+			}
+		case byteEscape:
+			b.WriteString(e.repl[c])
+		default:
+			b.WriteString(s[i : i+n])
+		}
+		i += n
+	}
+}
+
+// displaySize is the size of what writeDisplay writes, without writing it.
+func displaySize(s string, e *escaping) size {
+	z, _ := measureDisplay(s, e)
+	return z
+}
+
+// measureDisplay is displaySize(s, e) and whether writeDisplay writes s
+// itself.
+func measureDisplay(s string, e *escaping) (z size, asIs bool) {
+	asIs = true
+	sep, ws := 0, 0 // as in writeDisplay; ws is where the white space began
+	for i := 0; i < len(s); {
+		c := s[i]
+		k := e.class[c]
+		n := 1
+		var r rune
+		switch k {
+		case byteSpace, byteBreak:
+			if sep == 0 {
+				ws = i
+			}
+			if k == byteBreak {
+				sep = 2
+			} else {
+				sep = max(sep, 1)
+			}
+			i++
+			continue
+		case byteMulti:
+			if r, n = utf8.DecodeRuneInString(s[i:]); unicode.IsSpace(r) {
+				if sep == 0 {
+					ws = i
+				}
+				sep = max(sep, 1)
+				i += n
+				continue
+			}
+		}
+		if sep != 0 {
+			// Shown as it is only if it is one space after visible text.
+			asIs = asIs && z.runes > 0 && i-ws == 1 && s[ws] == ' '
+			if z.runes > 0 {
+				if sep == 2 {
+					z = z.add(lineBreakSize)
+				} else {
+					z = z.add(ascii(1))
+				}
+			}
+		}
+		sep = 0
+		switch k {
+		case bytePlain:
+			n = e.plainRun(s, i)
+			z = z.add(ascii(n))
+		case byteFence:
+			for i+n < len(s) && s[i+n] == c {
+				n++
+			}
+			if n < 3 {
+				z = z.add(ascii(n))
+			} else {
+				z = z.add(size{alikeSize.quarters * n, alikeSize.runes * n})
+				asIs = false
+			}
+		case byteEscape:
+			z = z.add(e.size[c])
+			asIs = false
+		default:
+			z = z.add(size{runeQuarters(r, n), 1})
+		}
+		i += n
+	}
+	return z, asIs && sep == 0
+}
+
+// writeShown writes the display text of s to b: s itself when asIs (as
+// measureDisplay found), else what writeDisplay writes.
+func writeShown(b *strings.Builder, s string, asIs bool, e *escaping) {
+	if asIs {
+		b.WriteString(s)
+	} else {
+		writeDisplay(b, s, e)
+	}
+}
+
+// shows reports whether flatten(s) is not empty: whether s has a rune
+// that is not white space.
+func shows(s string) bool {
+	for _, r := range s {
+		if r != ' ' && r != '\t' && r != '\n' && (r < utf8.RuneSelf || !unicode.IsSpace(r)) {
+			return true
+		}
+	}
+	return false
 }

@@ -34,7 +34,14 @@ type format interface {
 	// text renders a section's free text, given as display lines.
 	text(lines []string) string
 	group(typ string) string
-	item(it *item) string
+	// writeItem writes the item to b.
+	writeItem(b *strings.Builder, it *item)
+	// itemSize is the size of what writeItem writes, computed without
+	// writing it where it can be known exactly. It notes in it what
+	// writing the item can reuse: the rendering itself (it.piece) when
+	// only rendering tells the size, or that the title and content are
+	// shown as they are.
+	itemSize(it *item) size
 	itemSep() string
 }
 
@@ -93,22 +100,74 @@ func shortValue(v float64) string {
 	return s
 }
 
-// itemMeta is the "(id ID, YYYY-MM-DD)" that ends an item line, or "".
-func itemMeta(it *item, esc func(string) string) string {
-	var parts []string
+// writeMeta writes the " (id ID, YYYY-MM-DD, note)" that ends a markdown
+// item line, or nothing when the item has none of them.
+func writeMeta(b *strings.Builder, it *item) {
+	sep := " ("
 	if it.id != "" {
-		parts = append(parts, "id "+esc(flatten(it.id)))
+		b.WriteString(sep + "id ")
+		writeDisplay(b, it.id, mdEscaping)
+		sep = ", "
 	}
-	if d := date(it.in.CreatedAt); d != "" {
-		parts = append(parts, d)
+	if !it.in.CreatedAt.IsZero() {
+		var buf [32]byte
+		b.WriteString(sep)
+		b.Write(appendDate(buf[:0], it.in.CreatedAt))
+		sep = ", "
 	}
 	if it.note != "" {
-		parts = append(parts, it.note)
+		b.WriteString(sep)
+		b.WriteString(it.note)
+		sep = ", "
 	}
-	if len(parts) == 0 {
-		return ""
+	if sep == ", " {
+		b.WriteByte(')')
 	}
-	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// metaSize is the size of what writeMeta writes.
+func metaSize(it *item) size {
+	var z size
+	parts := 0
+	if it.id != "" {
+		z = z.add(ascii(len("id "))).add(displaySize(it.id, mdEscaping))
+		parts++
+	}
+	if !it.in.CreatedAt.IsZero() {
+		var buf [32]byte
+		z = z.add(ascii(len(appendDate(buf[:0], it.in.CreatedAt))))
+		parts++
+	}
+	if parts > 0 {
+		z = z.add(ascii(len(" (") + (parts-1)*len(", ") + len(")")))
+	}
+	return z.add(noteSize(it))
+}
+
+// noteSize is what the item's note adds to its markdown line: ", note"
+// after its id or date, else " (note)".
+func noteSize(it *item) size {
+	switch {
+	case it.note == "":
+		return size{}
+	case it.id != "" || !it.in.CreatedAt.IsZero():
+		return sizeOf(it.note).add(ascii(len(", ")))
+	}
+	return sizeOf(it.note).add(ascii(len(" ()")))
+}
+
+// appendDate appends date(t), which is ASCII, to dst.
+func appendDate(dst []byte, t time.Time) []byte {
+	if t.IsZero() {
+		return dst
+	}
+	t = t.UTC()
+	y, m, d := t.Date()
+	if y < 0 || y > 9999 {
+		return t.AppendFormat(dst, time.DateOnly)
+	}
+	return append(dst, byte('0'+y/1000), byte('0'+y/100%10), byte('0'+y/10%10), byte('0'+y%10), '-',
+		byte('0'+m/10), byte('0'+m%10), '-', byte('0'+d/10), byte('0'+d%10))
 }
 
 // markdownFormat is seed 000's "## Project Knowledge" block, wrapped in
@@ -223,14 +282,11 @@ func itemFlag(it *item) string { return display(it.in.Flag) }
 // written or verified.
 const staleMark = "[possibly stale] "
 
-func (markdownFormat) item(it *item) string {
-	var b strings.Builder
-	title, content := mdEscape(flatten(it.title)), mdEscape(flatten(it.content))
-	b.Grow(len(title) + len(content) + len(it.id) + 40)
+func (markdownFormat) writeItem(b *strings.Builder, it *item) {
 	b.WriteString("- ")
 	if it.sec.groups == nil { // under a type's sub-heading the type is not said again
-		b.WriteString("[")
-		b.WriteString(mdEscape(flatten(it.typ)))
+		b.WriteByte('[')
+		writeDisplay(b, it.typ, mdEscaping)
 		b.WriteString("] ")
 	}
 	if f := itemFlag(it); f != "" {
@@ -239,18 +295,40 @@ func (markdownFormat) item(it *item) string {
 	if it.in.Stale {
 		b.WriteString(staleMark)
 	}
-	if title != "" {
+	if shows(it.title) {
 		b.WriteString("**")
-		b.WriteString(title)
+		writeShown(b, it.title, it.titleAsIs, mdEscaping)
 		b.WriteString("**")
-		if content != "" {
+		if shows(it.content) {
 			b.WriteString(": ")
 		}
 	}
-	b.WriteString(content)
-	b.WriteString(itemMeta(it, mdEscape))
+	writeShown(b, it.content, it.contentAsIs, mdEscaping)
+	writeMeta(b, it)
 	b.WriteByte('\n')
-	return b.String()
+}
+
+func (markdownFormat) itemSize(it *item) size {
+	z := ascii(len("- "))
+	if it.sec.groups == nil {
+		z = z.add(ascii(len("[] "))).add(displaySize(it.typ, mdEscaping))
+	}
+	if f := itemFlag(it); f != "" {
+		z = z.add(sizeOf(mdEscape(flagMark(f))))
+	}
+	if it.in.Stale {
+		z = z.add(sizeOf(staleMark))
+	}
+	var title, content size
+	title, it.titleAsIs = measureDisplay(it.title, mdEscaping)
+	content, it.contentAsIs = measureDisplay(it.content, mdEscaping)
+	if title.runes > 0 {
+		z = z.add(ascii(len("****"))).add(title)
+		if content.runes > 0 {
+			z = z.add(ascii(len(": ")))
+		}
+	}
+	return z.add(content).add(metaSize(it)).add(ascii(len("\n")))
 }
 
 func (markdownFormat) itemSep() string { return "" }
@@ -316,18 +394,19 @@ func (xmlFormat) text(lines []string) string {
 
 func (xmlFormat) group(string) string { return "" }
 
-func (xmlFormat) item(it *item) string {
-	var b strings.Builder
-	b.Grow(len(it.title) + len(it.content) + len(it.id) + 80)
+func (xmlFormat) writeItem(b *strings.Builder, it *item) {
 	b.WriteString(`<memory id="`)
-	b.WriteString(xmlEscape(flatten(it.id)))
+	writeDisplay(b, it.id, xmlEscaping)
 	b.WriteString(`" type="`)
-	b.WriteString(xmlEscape(flatten(it.typ)))
+	writeDisplay(b, it.typ, xmlEscaping)
 	b.WriteString(`" value="`)
 	b.WriteString(shortValue(it.value))
 	b.WriteByte('"')
-	if d := date(it.in.CreatedAt); d != "" {
-		b.WriteString(` date="` + d + `"`)
+	if !it.in.CreatedAt.IsZero() {
+		var buf [32]byte
+		b.WriteString(` date="`)
+		b.Write(appendDate(buf[:0], it.in.CreatedAt))
+		b.WriteByte('"')
 	}
 	if it.shortened {
 		b.WriteString(` shortened="true"`)
@@ -338,15 +417,39 @@ func (xmlFormat) item(it *item) string {
 	if it.in.Stale {
 		b.WriteString(` stale="true"`)
 	}
-	if t := flatten(it.title); t != "" {
+	if shows(it.title) {
 		b.WriteString(` title="`)
-		b.WriteString(xmlEscape(t))
+		writeShown(b, it.title, it.titleAsIs, xmlEscaping)
 		b.WriteByte('"')
 	}
 	b.WriteByte('>')
-	b.WriteString(xmlEscape(flatten(it.content)))
+	writeShown(b, it.content, it.contentAsIs, xmlEscaping)
 	b.WriteString("</memory>\n")
-	return b.String()
+}
+
+func (xmlFormat) itemSize(it *item) size {
+	z := ascii(len(`<memory id="" type="" value=""`) + len(shortValue(it.value)) + len("></memory>\n")).
+		add(displaySize(it.id, xmlEscaping)).add(displaySize(it.typ, xmlEscaping))
+	if !it.in.CreatedAt.IsZero() {
+		var buf [32]byte
+		z = z.add(ascii(len(` date=""`) + len(appendDate(buf[:0], it.in.CreatedAt))))
+	}
+	if it.shortened {
+		z = z.add(ascii(len(` shortened="true"`)))
+	}
+	if f := itemFlag(it); f != "" {
+		z = z.add(sizeOf(` flag="` + xmlEscape(f) + `"`))
+	}
+	if it.in.Stale {
+		z = z.add(ascii(len(` stale="true"`)))
+	}
+	var title, content size
+	title, it.titleAsIs = measureDisplay(it.title, xmlEscaping)
+	content, it.contentAsIs = measureDisplay(it.content, xmlEscaping)
+	if title.runes > 0 {
+		z = z.add(ascii(len(` title=""`))).add(title)
+	}
+	return z.add(content)
 }
 
 func (xmlFormat) itemSep() string { return "" }
@@ -438,7 +541,22 @@ type jsonItem struct {
 	Value     float64  `json:"value"`
 }
 
-func (jsonFormat) item(it *item) string {
+func (jsonFormat) writeItem(b *strings.Builder, it *item) {
+	if it.piece == "" {
+		it.piece = jsonItemText(it)
+	}
+	b.WriteString(it.piece)
+}
+
+// itemSize encodes the item: its size is not known otherwise.
+func (jsonFormat) itemSize(it *item) size {
+	if it.piece == "" {
+		it.piece = jsonItemText(it)
+	}
+	return sizeOf(it.piece)
+}
+
+func jsonItemText(it *item) string {
 	j := jsonItem{
 		ID:        it.id,
 		Type:      it.typ,

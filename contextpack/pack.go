@@ -16,23 +16,27 @@ const (
 	omitted
 )
 
-// item is an Item prepared for packing: cleaned, shortened and rendered.
+// item is an Item prepared for packing: cleaned, shortened and priced.
 type item struct {
-	in        *Item
-	sec       *section
-	pos       int    // index in the section's Items
-	id        string // cleaned
-	typ       string // cleaned (not flattened); defaultType when empty
-	title     string // cleaned, maybe shortened
-	content   string // cleaned, maybe shortened (then ending with the pointer)
-	shortened bool
-	note      string  // annotation after the date (markdown): "3 days ago, 87% relevant"
-	value     float64 // finite
-	density   float64 // value per token
-	piece     string
-	cost      cost // piece and an item separator
-	state     int
-	reason    string
+	in          *Item
+	sec         *section
+	pos         int    // index in the section's Items
+	id          string // cleaned
+	typ         string // cleaned (not flattened); defaultType when empty
+	rank        int    // typeRank(typ)
+	title       string // cleaned, maybe shortened
+	content     string // cleaned, maybe shortened (then ending with the pointer)
+	titleAsIs   bool   // title is its own display text in the format (as itemSize found)
+	contentAsIs bool   // and content is
+	shortened   bool
+	note        string  // annotation after the date (markdown): "3 days ago, 87% relevant"
+	value       float64 // finite
+	density     float64 // value per token
+	piece       string  // the rendered item, when its format renders it to price it (json)
+	size        size    // of the rendered item
+	cost        cost    // the rendered item and an item separator
+	state       int
+	reason      string
 }
 
 // section is a Section prepared for packing.
@@ -50,6 +54,8 @@ type section struct {
 	items     []*item
 	placed    int            // placed items and text
 	groups    map[string]int // placed items per type, when grouped
+	laid      []*item        // the layout, when laidOK
+	laidOK    bool
 }
 
 // index is a normalised Request.Index.
@@ -78,9 +84,10 @@ type renderer struct {
 	maxChars  int
 	maxItem   int
 	frame     cost
+	sepCost   cost       // of an item separator
 	secs      []*section // in rendering order
 	items     []*item
-	groupCost map[string]cost
+	groupHead map[string]groupHead // by type, as rendered so far
 	ix        *index
 	indexK    int            // recent titles shown per type; -1: index not shown
 	indexWhy  string         // why the index is not shown, or was cut
@@ -90,14 +97,17 @@ type renderer struct {
 	dropped   []*item // the items of omitted, in the same order
 }
 
-func newRenderer(req *Request) *renderer {
+// newRenderer prepares req for packing. With base, a renderer of the same
+// request without annotations, req's items are base's, annotated and
+// priced anew, instead of being cleaned and shortened again.
+func newRenderer(req *Request, base *renderer) *renderer {
 	r := &renderer{
 		req:       req,
 		f:         formatFor(req.Format),
 		budget:    cmp.Or(max(req.Budget, 0), DefaultBudget),
 		maxChars:  max(req.MaxChars, 0),
 		maxItem:   cmp.Or(max(req.MaxItemTokens, 0), DefaultMaxItemTokens),
-		groupCost: map[string]cost{},
+		groupHead: map[string]groupHead{},
 		shareUsed: map[string]int{},
 		indexK:    -1,
 	}
@@ -105,11 +115,18 @@ func newRenderer(req *Request) *renderer {
 	// the real count is no larger, so it has no more digits.
 	r.frame = costOf(r.f.head(req.Project, r.budget)).add(costOf(r.f.sectionsEnd())).add(costOf(r.f.foot()))
 
-	r.secs = make([]*section, len(req.Sections))
-	for i := range req.Sections {
-		r.secs[i] = &section{in: &req.Sections[i]}
+	secs := make([]section, len(req.Sections))
+	r.secs = make([]*section, len(secs))
+	n := 0
+	for i := range secs {
+		secs[i].in = &req.Sections[i]
+		r.secs[i] = &secs[i]
+		n += len(req.Sections[i].Items)
 	}
+	items := make([]item, n)
+	r.items = make([]*item, 0, n)
 	slices.SortStableFunc(r.secs, func(a, b *section) int { return cmp.Compare(a.in.Priority, b.in.Priority) })
+	r.sepCost = costOf(r.f.itemSep())
 	sep := costOf(r.f.sectionSep())
 	for o, s := range r.secs {
 		s.order = o
@@ -122,12 +139,22 @@ func newRenderer(req *Request) *renderer {
 		if s.in.GroupByType {
 			s.groups = map[string]int{}
 		}
+		start := len(r.items)
 		for i := range s.in.Items {
-			it := r.prepare(&s.in.Items[i], s)
-			it.pos = i
-			s.items = append(s.items, it)
+			it := &items[len(r.items)]
+			if base != nil {
+				p := base.items[len(r.items)]
+				*it = item{in: p.in, sec: s, pos: p.pos, id: p.id, typ: p.typ, rank: p.rank,
+					title: p.title, content: p.content, titleAsIs: p.titleAsIs, contentAsIs: p.contentAsIs,
+					shortened: p.shortened, value: p.value, size: p.size}
+				r.annotate(it)
+			} else {
+				r.prepare(it, &s.in.Items[i], s)
+				it.pos = i
+			}
 			r.items = append(r.items, it)
 		}
+		s.items = r.items[start:len(r.items):len(r.items)]
 	}
 	r.ix = newIndex(req.Index)
 	if r.ix != nil {
@@ -141,9 +168,9 @@ func newRenderer(req *Request) *renderer {
 	return r
 }
 
-// prepare cleans, shortens and renders one item.
-func (r *renderer) prepare(in *Item, sec *section) *item {
-	it := &item{
+// prepare cleans, shortens and prices one item into it.
+func (r *renderer) prepare(it *item, in *Item, sec *section) {
+	*it = item{
 		in:    in,
 		sec:   sec,
 		id:    clean(in.ID),
@@ -153,25 +180,49 @@ func (r *renderer) prepare(in *Item, sec *section) *item {
 	if it.typ == "" {
 		it.typ = defaultType
 	}
-	if r.req.annotate {
-		it.note = annotation(in, r.req.Now)
-	}
+	it.rank = typeRank(it.typ)
 	title, content := clean(in.Title), clean(in.Content)
 	if title != "" && cairn.TitleRepeatsContent(strings.TrimSuffix(title, "…"), content) {
 		title = "" // the content says it: no text twice
 	}
 	it.title, it.content, it.shortened = shorten(title, content, it.id, r.maxItem)
-	it.piece = r.f.item(it)
-	it.cost = costOf(it.piece).add(costOf(r.f.itemSep()))
+	r.price(it)
+}
+
+// price annotates it if asked and prices it. It is rendered only when its
+// format cannot price it otherwise; else when it is placed.
+func (r *renderer) price(it *item) {
+	if r.req.annotate {
+		it.note = annotation(it.in, r.req.Now)
+	}
+	it.size = r.f.itemSize(it)
+	r.setCost(it)
+}
+
+// annotate adds its note to an item that markdown, the only format with
+// annotations, priced without one.
+func (r *renderer) annotate(it *item) {
+	it.note = annotation(it.in, r.req.Now)
+	it.size = it.size.add(noteSize(it))
+	r.setCost(it)
+}
+
+func (r *renderer) setCost(it *item) {
+	it.cost = it.size.cost().add(r.sepCost)
 	it.density = it.value / float64(max(it.cost.tokens, 1))
-	return it
 }
 
 // shorten cuts title and content so that together with the pointer to the
 // full text they cost at most limit tokens. A title longer than half the
 // limit is cut to half of it; the content gets the rest.
+//
+// title and content are cleaned, so valid UTF-8, which costs at most 4/3
+// of a quarter token a byte: most items are short enough not to count.
 func shorten(title, content, id string, limit int) (string, string, bool) {
 	lq := limit * 4
+	if 4*(len(title)+len(content)) <= 3*lq {
+		return title, content, false
+	}
 	tq := quarters(title)
 	if tq+quarters(content) <= lq {
 		return title, content, false
@@ -335,17 +386,29 @@ func (r *renderer) itemTokens(it *item) int {
 }
 
 func (r *renderer) group(typ string) cost {
-	c, ok := r.groupCost[typ]
+	return r.groupHeadOf(typ).cost
+}
+
+// groupHead is a type's sub-heading in a grouped section.
+type groupHead struct {
+	text string
+	cost cost
+}
+
+func (r *renderer) groupHeadOf(typ string) groupHead {
+	h, ok := r.groupHead[typ]
 	if !ok {
-		c = costOf(r.f.group(typ))
-		r.groupCost[typ] = c
+		h.text = r.f.group(typ)
+		h.cost = costOf(h.text)
+		r.groupHead[typ] = h
 	}
-	return c
+	return h
 }
 
 func (r *renderer) place(it *item) {
 	it.state = placed
 	it.sec.placed++
+	it.sec.laidOK = false
 	if it.sec.groups != nil {
 		it.sec.groups[it.typ]++
 	}
@@ -360,6 +423,7 @@ func (r *renderer) omit(it *item, why string) {
 // unplace takes a placed item out again, for MaxChars.
 func (r *renderer) unplace(it *item) {
 	it.sec.placed--
+	it.sec.laidOK = false
 	if it.sec.groups != nil {
 		it.sec.groups[it.typ]--
 	}
@@ -397,17 +461,14 @@ func (r *renderer) measure() cost {
 
 // fitMaxChars drops things until the text has at most MaxChars runes: the
 // index's recent titles, then the index, then items from the lowest value,
-// then free texts from the last section. The layout is first cut by its
-// price, then checked against the rendered text.
+// then free texts from the last section, until the layout's price fits.
 func (r *renderer) fitMaxChars() {
 	if r.maxChars == 0 {
 		return
 	}
+	// The price is an upper bound of the text's runes, so the text fits
+	// once its price does; when nothing is left the text is "" and fits.
 	for r.measure().runes > r.maxChars && r.dropOne() {
-	}
-	// The price is an upper bound, so this loop rarely runs; when nothing
-	// is left the text is "" and fits.
-	for r.runes(r.text()) > r.maxChars && r.dropOne() {
 	}
 }
 
@@ -463,6 +524,9 @@ func dropsBefore(a, b *item) bool {
 
 // layout returns the placed items of s in rendering order.
 func (s *section) layout() []*item {
+	if s.laidOK {
+		return s.laid
+	}
 	var out []*item
 	for _, it := range s.items {
 		if it.state == placed {
@@ -470,13 +534,17 @@ func (s *section) layout() []*item {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *item) int {
-		if s.groups != nil {
-			if c := compareTypes(a.typ, b.typ); c != 0 {
+		if s.groups != nil { // by compareTypes
+			if c := cmp.Compare(a.rank, b.rank); c != 0 {
+				return c
+			}
+			if c := strings.Compare(a.typ, b.typ); c != 0 {
 				return c
 			}
 		}
 		return cmp.Compare(b.value, a.value)
 	})
+	s.laid, s.laidOK = out, true
 	return out
 }
 
@@ -515,23 +583,29 @@ func (r *renderer) text() string {
 	return t
 }
 
+// assemble renders the current layout, with tokens as the size json
+// shows. Items are rendered here, and only those placed.
 func (r *renderer) assemble(tokens int) string {
 	idx := ""
 	if r.indexK >= 0 {
 		idx = r.f.index(r.ix, r.indexK)
 	}
-	size := 256 + len(idx)
+	head, foot := r.f.head(r.req.Project, tokens), r.f.foot()
+	// An item's bytes are at most its quarter tokens (see EstimateTokens).
+	size := len(head) + len(idx) + len(foot) + 16
 	for _, it := range r.items {
 		if it.state == placed {
-			size += len(it.piece) + 1
+			size += 4 * it.cost.tokens
 		}
 	}
 	for _, s := range r.secs {
-		size += len(s.head) + len(s.mid) + len(s.tail) + len(s.text) + 32
+		if s.placed > 0 {
+			size += len(s.head) + len(s.mid) + len(s.tail) + len(s.text) + 8
+		}
 	}
 	var b strings.Builder
 	b.Grow(size)
-	b.WriteString(r.f.head(r.req.Project, tokens))
+	b.WriteString(head)
 	if r.f.indexFirst() {
 		b.WriteString(idx)
 	}
@@ -552,13 +626,13 @@ func (r *renderer) assemble(tokens int) string {
 		prev := ""
 		for i, it := range s.layout() {
 			if s.groups != nil && (i == 0 || it.typ != prev) {
-				b.WriteString(r.f.group(it.typ))
+				b.WriteString(r.groupHeadOf(it.typ).text)
 			}
 			prev = it.typ
 			if i > 0 {
 				b.WriteString(r.f.itemSep())
 			}
-			b.WriteString(it.piece)
+			r.f.writeItem(&b, it)
 		}
 		b.WriteString(s.tail)
 	}
@@ -566,24 +640,30 @@ func (r *renderer) assemble(tokens int) string {
 	if !r.f.indexFirst() {
 		b.WriteString(idx)
 	}
-	b.WriteString(r.f.foot())
+	b.WriteString(foot)
 	return b.String()
+}
+
+// placedItems returns the placed items in rendering order.
+func (r *renderer) placedItems() []*item {
+	var out []*item
+	for _, s := range r.secs {
+		if s.placed > 0 {
+			out = append(out, s.layout()...)
+		}
+	}
+	return out
 }
 
 func (r *renderer) result() Result {
 	var res Result
 	res.Text = r.text()
 	res.Tokens = EstimateTokens(res.Text)
-	for _, s := range r.secs {
-		if s.placed == 0 {
-			continue
-		}
-		for _, it := range s.layout() {
-			res.Placed = append(res.Placed, Placed{
-				ID: it.in.ID, Section: s.in.Kind, Tokens: it.cost.tokens,
-				Shortened: it.shortened, Value: it.value, Reasons: it.in.Reasons,
-			})
-		}
+	for _, it := range r.placedItems() {
+		res.Placed = append(res.Placed, Placed{
+			ID: it.in.ID, Section: it.sec.in.Kind, Tokens: it.cost.tokens,
+			Shortened: it.shortened, Value: it.value, Reasons: it.in.Reasons,
+		})
 	}
 	res.Omitted = r.omitted
 	if r.req.Explain {

@@ -24,6 +24,11 @@ func EstimateTokens(s string) int {
 func quarters(s string) int {
 	q := 0
 	for i := 0; i < len(s); {
+		if i+8 <= len(s) && load8(s, i)&highs == 0 { // eight ASCII bytes
+			q += 8
+			i += 8
+			continue
+		}
 		c := s[i]
 		if c < utf8.RuneSelf {
 			q++
@@ -35,6 +40,16 @@ func quarters(s string) int {
 		i += n
 	}
 	return q
+}
+
+// ones and highs are the words with each byte 0x01 and 0x80.
+const ones, highs = 0x0101010101010101, 0x8080808080808080
+
+// load8 returns s[i:i+8] as a little-endian word (one load).
+func load8(s string, i int) uint64 {
+	s = s[i : i+8]
+	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
 }
 
 // runeQuarters is the cost of one non-ASCII rune r encoded in n bytes.
