@@ -101,6 +101,21 @@ func clip(s string, n int) string {
 		return true
 	}
 	for i := 0; i < len(s); {
+		if c := s[i]; c < utf8.RuneSelf && runes < n-1 && !asciiSpace[c] {
+			// A plain ASCII character with room for it and one more.
+			if space {
+				out = append(out, ' ')
+				runes++
+				space = false
+				if runes == n-1 {
+					continue // the character may be the last one kept
+				}
+			}
+			out = append(out, c)
+			runes++
+			i++
+			continue
+		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		p := s[i : i+size]
 		i += size
@@ -115,3 +130,6 @@ func clip(s string, n int) string {
 	}
 	return string(out)
 }
+
+// asciiSpace are the ASCII characters unicode.IsSpace reports.
+var asciiSpace = [utf8.RuneSelf]bool{'\t': true, '\n': true, '\v': true, '\f': true, '\r': true, ' ': true}

@@ -14,6 +14,7 @@ package jsonlite
 import (
 	"strconv"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Reader reads JSON values from a byte slice that must be valid UTF-8
@@ -235,6 +236,12 @@ func (d *Reader) escaped(start int) (string, bool) {
 
 // Number returns the next value's text if it is a JSON number.
 func (d *Reader) Number() (string, bool) {
+	b, ok := d.number()
+	return string(b), ok
+}
+
+// number returns the next value's bytes if it is a JSON number.
+func (d *Reader) number() ([]byte, bool) {
 	start := d.i
 	d.Byte('-')
 	switch c := d.Peek(); {
@@ -243,10 +250,10 @@ func (d *Reader) Number() (string, bool) {
 	case '1' <= c && c <= '9':
 		d.digits()
 	default:
-		return "", false
+		return nil, false
 	}
 	if d.Byte('.') && !d.digits() {
-		return "", false
+		return nil, false
 	}
 	if c := d.Peek(); c == 'e' || c == 'E' {
 		d.i++
@@ -254,10 +261,10 @@ func (d *Reader) Number() (string, bool) {
 			d.i++
 		}
 		if !d.digits() {
-			return "", false
+			return nil, false
 		}
 	}
-	return string(d.b[start:d.i]), true
+	return d.b[start:d.i], true
 }
 
 // digits consumes a run of digits and reports whether there was one.
@@ -271,22 +278,23 @@ func (d *Reader) digits() bool {
 
 // Float returns the next value, a number that fits a float64.
 func (d *Reader) Float() (float64, bool) {
-	s, ok := d.Number()
+	b, ok := d.number()
 	if !ok {
 		return 0, false
 	}
-	v, err := strconv.ParseFloat(s, 64)
+	// The bytes are read, not kept: no copy of them is made.
+	v, err := strconv.ParseFloat(unsafe.String(unsafe.SliceData(b), len(b)), 64)
 	return v, err == nil
 }
 
 // Int returns the next value, an integer that fits an int (as
 // encoding/json decodes into an int: no fraction, no exponent).
 func (d *Reader) Int() (int, bool) {
-	s, ok := d.Number()
+	b, ok := d.number()
 	if !ok {
 		return 0, false
 	}
-	v, err := strconv.ParseInt(s, 10, 0)
+	v, err := strconv.ParseInt(unsafe.String(unsafe.SliceData(b), len(b)), 10, 0)
 	return int(v), err == nil
 }
 
