@@ -500,7 +500,13 @@ func reconcileTiers(c *Config, eff map[string]origin) error {
 		}
 	}
 	names := slices.Sorted(maps.Keys(c.Lifecycle))
+	// With every tier and list at its default there is nothing to
+	// reconcile type by type.
+	explicit := anyExplicit(eff)
 	for _, t := range names {
+		if !explicit {
+			break
+		}
 		lc := c.Lifecycle[t]
 		tierKey := keyString("lifecycle", t, "tier")
 		var claims []claim
@@ -557,6 +563,17 @@ func reconcileTiers(c *Config, eff map[string]origin) error {
 		eff[tl.key] = cause
 	}
 	return nil
+}
+
+// anyExplicit reports whether a key of eff was set by a file or a flag
+// rather than by the defaults.
+func anyExplicit(eff map[string]origin) bool {
+	for _, o := range eff {
+		if o.rank > rankDefault {
+			return true
+		}
+	}
+	return false
 }
 
 // checkWhole checks what involves more than one key: mode names and counts
