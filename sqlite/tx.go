@@ -813,29 +813,44 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 	return out, translate(rows.Err(), "read lifecycle states")
 }
 
-// TouchMemories implements cairn.Tx with one prepared UPDATE … RETURNING
-// per id: a use rewrites three columns, not the row's text. (One UPDATE
-// with an IN list measured slower.)
+// TouchMemories implements cairn.Tx with two prepared statements per id:
+// a SELECT of its row by the primary key, then an UPDATE of the row by
+// rowid that sets only what changes (the confidence of a memory already
+// at max is not set again, so its index entry stays as it is). An UPDATE
+// … RETURNING did it in one statement, but RETURNING made SQLite keep a
+// statement journal: every page the update changed was first copied
+// there, and to a temporary file once past 64 KiB in the transaction.
 func (t *Tx) TouchMemories(ctx context.Context, ids []string, now time.Time, boost, max float64) (map[string]string, error) {
 	if !t.write {
 		return nil, cairn.Errorf(cairn.EINVALID, "record use needs a write transaction")
 	}
-	s, err := t.stmt(ctx, sqlTouchMemory)
+	find, err := t.stmt(ctx, sqlTouchFind)
 	if err != nil {
 		return nil, err
 	}
 	out := make(map[string]string, len(ids))
+	at := storesql.MS(now)
 	for _, id := range ids {
 		if _, done := out[id]; done {
 			continue
 		}
+		var rowid int64
 		var project string
-		err := s.QueryRowContext(ctx, storesql.MS(now), max, max, boost, id).Scan(&project)
+		var conf float64
+		err := find.QueryRowContext(ctx, id).Scan(&rowid, &project, &conf)
 		if err == sql.ErrNoRows {
 			continue
 		}
 		if err != nil {
 			return nil, translate(err, "record use of "+id)
+		}
+		if conf >= max {
+			_, err = t.exec(ctx, "record use of "+id, sqlTouchMemory, at, rowid)
+		} else {
+			_, err = t.exec(ctx, "record use of "+id, sqlTouchMemoryBoosted, at, max, boost, rowid)
+		}
+		if err != nil {
+			return nil, err
 		}
 		out[id] = project
 	}
