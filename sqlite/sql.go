@@ -85,12 +85,13 @@ const (
 	sqlLifecycleStates = `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
 	decayed_at, use_count, pinned FROM memories WHERE project=? ORDER BY created_at, id`
 
-	// A use (TouchMemories): the row by its id, then its update by
-	// rowid. sqlTouchMemory leaves the confidence alone (already at the
-	// maximum), so that the confidence index's entry is not rewritten.
+	// Uses (TouchEach): the row by its id, then its update by rowid, with
+	// the confidence computed by the caller; sqlTouchMemory leaves it
+	// alone (already at the maximum), so that the confidence index's
+	// entry is not rewritten.
 	sqlTouchFind          = `SELECT rowid, project, confidence FROM memories WHERE id=?`
-	sqlTouchMemory        = `UPDATE memories SET use_count = use_count + 1, last_used_at = ? WHERE rowid=?`
-	sqlTouchMemoryBoosted = `UPDATE memories SET use_count = use_count + 1, last_used_at = ?, confidence = min(?, confidence + ?) WHERE rowid=?`
+	sqlTouchMemory        = `UPDATE memories SET use_count = use_count + ?, last_used_at = ? WHERE rowid=?`
+	sqlTouchMemoryBoosted = `UPDATE memories SET use_count = use_count + ?, last_used_at = ?, confidence = ? WHERE rowid=?`
 
 	sqlDecayMemory = `UPDATE memories SET confidence=?, decayed_at=? WHERE id=?`
 
