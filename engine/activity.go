@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -59,48 +60,60 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 		u.At = u.At.UTC().Truncate(time.Millisecond)
 	}
 	return e.store.Update(ctx, func(tx cairn.Tx) error {
-		var acts []cairn.Activity
-		for _, u := range uses {
+		// Which ids count as a use: in a session, those it was not shown
+		// yet, before this batch or by an earlier use of it.
+		fresh := make([][]string, len(uses))
+		var again []string
+		inBatch := map[string]map[string]bool{} // session → ids of its earlier uses
+		for i, u := range uses {
+			if u.Session == "" {
+				fresh[i] = u.IDs
+				continue
+			}
 			if len(u.IDs) == 0 {
 				continue
 			}
-			fresh := u.IDs
-			var again []string
-			if u.Session != "" {
-				shown, err := e.shownInTx(ctx, tx, u.Session)
-				if err != nil {
-					return err
-				}
-				for _, a := range acts { // earlier uses of this batch
-					if a.SessionID == u.Session {
-						shown[a.MemoryID] = a.At
-					}
-				}
-				fresh = nil
-				for _, id := range u.IDs {
-					if _, ok := shown[id]; ok {
-						again = append(again, id)
-					} else {
-						fresh = append(fresh, id)
-					}
+			shown, err := e.shownInTx(ctx, tx, u.Session)
+			if err != nil {
+				return err
+			}
+			earlier := inBatch[u.Session]
+			if earlier == nil {
+				earlier = map[string]bool{}
+				inBatch[u.Session] = earlier
+			}
+			for _, id := range u.IDs {
+				if _, ok := shown[id]; ok || earlier[id] {
+					again = append(again, id)
+				} else {
+					fresh[i] = append(fresh[i], id)
 				}
 			}
-			projects := map[string]string{}
-			if len(fresh) > 0 {
-				var err error
-				if projects, err = tx.TouchMemories(ctx, fresh, u.At, cairn.UsageBoost, cairn.MaxConfidence); err != nil {
-					return err
-				}
+			for _, id := range u.IDs {
+				earlier[id] = true
 			}
-			if len(again) > 0 {
-				ms, err := findByIDs(ctx, tx, again)
-				if err != nil {
-					return err
-				}
-				for _, m := range ms {
-					projects[m.ID] = m.Project
-				}
+		}
+		projects, err := touchUses(ctx, tx, uses, fresh)
+		if err != nil {
+			return err
+		}
+		var seen []string
+		for _, id := range again {
+			if _, ok := projects[id]; !ok && !slices.Contains(seen, id) {
+				seen = append(seen, id)
 			}
+		}
+		if len(seen) > 0 {
+			ms, err := findByIDs(ctx, tx, seen)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				projects[m.ID] = m.Project
+			}
+		}
+		var acts []cairn.Activity
+		for _, u := range uses {
 			for _, id := range u.IDs {
 				if p, ok := projects[id]; ok {
 					acts = append(acts, cairn.Activity{At: u.At, Project: p, MemoryID: id, Action: cairn.ActionUsed, SessionID: u.Session})
@@ -112,6 +125,41 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 		}
 		return tx.AppendActivity(ctx, acts)
 	})
+}
+
+// touchEachTx is a store's transaction that records many uses in one
+// call, each at its own time: SQLite writes each memory's row once, in
+// rowid order, so that a batch reads and writes each page about once.
+type touchEachTx interface {
+	TouchEach(ctx context.Context, ids []string, at []time.Time, boost, max float64) (map[string]string, error)
+}
+
+// touchUses records the use of fresh[i] at uses[i].At, for every i, and
+// returns the project of each memory touched, by id.
+func touchUses(ctx context.Context, tx cairn.Tx, uses []Use, fresh [][]string) (map[string]string, error) {
+	if te, ok := tx.(touchEachTx); ok {
+		var ids []string
+		var at []time.Time
+		for i, f := range fresh {
+			for _, id := range f {
+				ids = append(ids, id)
+				at = append(at, uses[i].At)
+			}
+		}
+		return te.TouchEach(ctx, ids, at, cairn.UsageBoost, cairn.MaxConfidence)
+	}
+	projects := map[string]string{}
+	for i, f := range fresh {
+		if len(f) == 0 {
+			continue
+		}
+		ps, err := tx.TouchMemories(ctx, f, uses[i].At, cairn.UsageBoost, cairn.MaxConfidence)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(projects, ps)
+	}
+	return projects, nil
 }
 
 func uniqueIDs(ids []string) []string {

@@ -85,9 +85,13 @@ const (
 	sqlLifecycleStates = `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
 	decayed_at, use_count, pinned FROM memories WHERE project=? ORDER BY created_at, id`
 
-	sqlTouchMemory = `UPDATE memories SET use_count = use_count + 1, last_used_at = ?,
-	confidence = CASE WHEN confidence >= ? THEN confidence ELSE min(?, confidence + ?) END
-	WHERE id=? RETURNING project`
+	// Uses (TouchEach): the row by its id, then its update by rowid, with
+	// the confidence computed by the caller; sqlTouchMemory leaves it
+	// alone (already at the maximum), so that the confidence index's
+	// entry is not rewritten.
+	sqlTouchFind          = `SELECT rowid, project, confidence FROM memories WHERE id=?`
+	sqlTouchMemory        = `UPDATE memories SET use_count = use_count + ?, last_used_at = ? WHERE rowid=?`
+	sqlTouchMemoryBoosted = `UPDATE memories SET use_count = use_count + ?, last_used_at = ?, confidence = ? WHERE rowid=?`
 
 	sqlDecayMemory = `UPDATE memories SET confidence=?, decayed_at=? WHERE id=?`
 
@@ -151,7 +155,7 @@ const activityBatch = 128
 
 // sqlInsertActivityBatch inserts activityBatch entries at once: a bulk
 // import pays one statement per batch, not per entry.
-var sqlInsertActivityBatch = `INSERT INTO activity(at, project, memory_id, action, session_id, detail)
+var sqlInsertActivityBatch = `INSERT OR FAIL INTO activity(at, project, memory_id, action, session_id, detail)
 	VALUES ` + strings.TrimSuffix(strings.Repeat("(?,?,?,?,?,?),", activityBatch), ",")
 
 // Events: the activity log read forward from a seq (migration 0010).

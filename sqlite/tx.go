@@ -1,9 +1,12 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
+	"maps"
 	"math"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -813,31 +816,92 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 	return out, translate(rows.Err(), "read lifecycle states")
 }
 
-// TouchMemories implements cairn.Tx with one prepared UPDATE … RETURNING
-// per id: a use rewrites three columns, not the row's text. (One UPDATE
-// with an IN list measured slower.)
+// TouchMemories implements cairn.Tx, as TouchEach with each id once.
 func (t *Tx) TouchMemories(ctx context.Context, ids []string, now time.Time, boost, max float64) (map[string]string, error) {
+	uniq := make([]string, 0, len(ids))
+	at := make([]time.Time, 0, len(ids))
+	for _, id := range ids {
+		if !slices.Contains(uniq, id) {
+			uniq = append(uniq, id)
+			at = append(at, now)
+		}
+	}
+	return t.TouchEach(ctx, uniq, at, boost, max)
+}
+
+// TouchEach records a use of each memory in ids, the i-th at at[i], as
+// TouchMemories called once per id in that order would: an id given n
+// times gains n uses (and n boosts, up to max), and its last use is the
+// last of its times. It returns the project of each memory touched, by
+// id; ids not stored are left out.
+//
+// Each memory's row is written once, and the rows in rowid order, so
+// that a batch of many uses reads and writes each page of the table and
+// of its indexes about once (a memory's rowid, its id and its creation
+// time grow together: the indexes on use count and last use order the
+// memories of a count or time by creation). Its statements set only what
+// changes: the confidence of a memory already at max is left alone, and
+// so is its entry in the confidence index. (An UPDATE … RETURNING per id
+// made SQLite keep a statement journal, copying every page it changed
+// first.)
+func (t *Tx) TouchEach(ctx context.Context, ids []string, at []time.Time, boost, max float64) (map[string]string, error) {
 	if !t.write {
 		return nil, cairn.Errorf(cairn.EINVALID, "record use needs a write transaction")
 	}
-	s, err := t.stmt(ctx, sqlTouchMemory)
+	if len(at) != len(ids) {
+		return nil, cairn.Errorf(cairn.EINTERNAL, "record use: %d times for %d ids", len(at), len(ids))
+	}
+	type touch struct {
+		rowid   int64
+		project string
+		conf    float64
+		uses    int64
+		last    time.Time
+	}
+	byID := make(map[string]*touch, len(ids))
+	for i, id := range ids {
+		if tc := byID[id]; tc != nil {
+			tc.uses++
+			tc.last = at[i]
+		} else {
+			byID[id] = &touch{uses: 1, last: at[i]}
+		}
+	}
+	find, err := t.stmt(ctx, sqlTouchFind)
 	if err != nil {
 		return nil, err
 	}
-	out := make(map[string]string, len(ids))
-	for _, id := range ids {
-		if _, done := out[id]; done {
-			continue
-		}
-		var project string
-		err := s.QueryRowContext(ctx, storesql.MS(now), max, max, boost, id).Scan(&project)
+	out := make(map[string]string, len(byID))
+	found := make([]*touch, 0, len(byID))
+	for _, id := range slices.Sorted(maps.Keys(byID)) {
+		tc := byID[id]
+		err := find.QueryRowContext(ctx, id).Scan(&tc.rowid, &tc.project, &tc.conf)
 		if err == sql.ErrNoRows {
 			continue
 		}
 		if err != nil {
 			return nil, translate(err, "record use of "+id)
 		}
-		out[id] = project
+		out[id] = tc.project
+		found = append(found, tc)
+	}
+	slices.SortFunc(found, func(a, b *touch) int { return cmp.Compare(a.rowid, b.rowid) })
+	for _, tc := range found {
+		// The boosts one by one, as the SQL of one use would compute them.
+		conf := tc.conf
+		for range tc.uses {
+			if conf < max {
+				conf = math.Min(max, conf+boost)
+			}
+		}
+		if conf == tc.conf {
+			_, err = t.exec(ctx, "record use", sqlTouchMemory, tc.uses, storesql.MS(tc.last), tc.rowid)
+		} else {
+			_, err = t.exec(ctx, "record use", sqlTouchMemoryBoosted, tc.uses, storesql.MS(tc.last), conf, tc.rowid)
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	return out, nil
 }

@@ -35,6 +35,7 @@ var lifecycleEngineTests = []struct {
 	fn   func(t *testing.T, e *engine.Engine)
 }{
 	{"RecordUseBoostsConfidenceUpToTheCapAndLogs", testRecordUse},
+	{"RecordUsesInABatchRecordsWhatOneByOneWould", testRecordUsesBatch},
 	{"DecayLosesTwoHundredthsPerUnusedWeekOnce", testDecayWeeks},
 	{"DecayStopsAtTheFloor", testDecayFloor},
 	{"ExpiredMemoriesGoByTheirTypesTTL", testTTLExpiry},
@@ -504,6 +505,115 @@ func testRecordUse(t *testing.T, e *engine.Engine) {
 		t.Errorf("RecordUse(nil): %v", err)
 	}
 	wantCode(t, e.RecordUse(t.Context(), []string{""}, "s"), cairn.EINVALID, "RecordUse of an empty id")
+}
+
+// Uses recorded in one batch (as a server's use queue writes them) leave
+// the same use counts, last uses, confidences and activity log, in the
+// same order, as the same uses recorded one by one: with a memory in
+// several uses of the batch, at times out of order, in sessions that
+// were shown it before or earlier in the batch, at and near the maximum
+// confidence, and ids that are not stored. Each way has its own copy of
+// the memories (a project each); the batch is also recorded by an engine
+// that keeps what sessions were shown in memory, as a server does.
+func testRecordUsesBatch(t *testing.T, e *engine.Engine) {
+	confs := []float64{0.5, 0.1, 0.3, 0.77, 0.9, 0.93, 0.94, 0.949, 0.95, 0.97, 0.6, 0.61}
+	ways := []struct {
+		project string
+		eng     *engine.Engine
+		batch   bool
+	}{
+		{"one-by-one", e, false},
+		{"batch", e, true},
+		{"batch-cached", engine.New(e.Store(), &engine.Options{CacheBytes: 1 << 20, Now: func() time.Time { return now }}), true},
+	}
+	ids := map[string][]string{}
+	for _, w := range ways {
+		for i, c := range confs {
+			m := add(t, e, &cairn.Memory{Project: w.project, Content: fmt.Sprintf("memory %d about the batch of uses", i), Confidence: c}).Memory
+			ids[w.project] = append(ids[w.project], m.ID)
+		}
+		// What the sessions were shown before the batch.
+		if err := w.eng.RecordUse(t.Context(), []string{ids[w.project][2], ids[w.project][3]}, w.project+"-s1"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type use struct {
+		mems    []int // -1: an id not stored
+		session string
+		minute  int
+	}
+	plan := []use{
+		{[]int{0, 1, 2}, "", 1},
+		{[]int{2, 3, 4, 0}, "s1", 2},
+		{[]int{4, 5, 4, -1}, "s1", 3}, // 4 again in the batch's session
+		{[]int{6, 7, 8, 9}, "", 5},
+		{[]int{0, 6, 7, 8, 9}, "", 4}, // earlier than the use before
+		{[]int{7, 7, -1, 10}, "s2", 6},
+		{[]int{}, "s2", 7},
+		{[]int{7, 11, 0}, "s2", 8},
+		{[]int{5, 6, 7, 11}, "", 9},
+		{[]int{1, 1, 1}, "", 3},
+	}
+	for i := range 45 { // enough uses to take 0.1 to the maximum
+		plan = append(plan, use{[]int{1, i % 12}, "", 10 + i})
+	}
+	for _, w := range ways {
+		var uses []engine.Use
+		for _, u := range plan {
+			eu := engine.Use{At: now.Add(time.Duration(u.minute) * time.Minute)}
+			if u.session != "" {
+				eu.Session = w.project + "-" + u.session
+			}
+			for _, m := range u.mems {
+				if m < 0 {
+					eu.IDs = append(eu.IDs, "mem-not-stored-"+w.project)
+				} else {
+					eu.IDs = append(eu.IDs, ids[w.project][m])
+				}
+			}
+			uses = append(uses, eu)
+		}
+		if w.batch {
+			if err := w.eng.RecordUses(t.Context(), uses); err != nil {
+				t.Fatalf("%s: RecordUses: %v", w.project, err)
+			}
+			continue
+		}
+		for _, u := range uses {
+			if err := w.eng.RecordUses(t.Context(), []engine.Use{u}); err != nil {
+				t.Fatalf("%s: RecordUses: %v", w.project, err)
+			}
+		}
+	}
+	// Each way's state, its own project and ids read as the memories'
+	// indexes, its sessions without their prefix.
+	state := func(project string) []string {
+		index := map[string]string{}
+		var out []string
+		for i, id := range ids[project] {
+			index[id] = fmt.Sprint(i)
+			m := get(t, e, id)
+			out = append(out, fmt.Sprintf("memory %d: %d uses, last %s, confidence %v", i, m.UseCount, m.LastUsedAt.Format(time.RFC3339), m.Confidence))
+		}
+		as, _, err := e.FindActivity(t.Context(), cairn.ActivityFilter{Project: project, Actions: []string{cairn.ActionUsed}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := len(as) - 1; i >= 0; i-- { // oldest first
+			a := as[i]
+			out = append(out, fmt.Sprintf("used %s at %s in %q", index[a.MemoryID], a.At.Format(time.RFC3339), strings.TrimPrefix(a.SessionID, project+"-")))
+		}
+		return out
+	}
+	want := state(ways[0].project)
+	if m := get(t, e, ids[ways[0].project][1]); m.Confidence != cairn.MaxConfidence {
+		t.Errorf("the plan takes memory 1 to confidence %v, not to the maximum", m.Confidence)
+	}
+	for _, w := range ways[1:] {
+		if got := state(w.project); !slices.Equal(got, want) {
+			t.Errorf("%s:\n%s\nwant (one by one):\n%s", w.project, strings.Join(got, "\n"), strings.Join(want, "\n"))
+		}
+	}
 }
 
 func testDecayWeeks(t *testing.T, e *engine.Engine) {

@@ -45,6 +45,11 @@
 //     the engine keeps do not answer it. No budget of its own: it is most
 //     of the server's share of the whole-process hook budgets that
 //     bench/run.sh measures.
+//   - BenchmarkRecordUses100k: the writing of the use of the memories
+//     contexts showed, as `cairn serve` batches it (10 random memories a
+//     context, batches of 1 to 200 contexts), on a copy of the corpus's
+//     database; it reports CPU µs and KiB written per use. No budget of
+//     its own.
 //   - BenchmarkImport100k: one import of the whole corpus into a fresh
 //     database file (open, import, close), reported as memories/s.
 //     Budget: ≥ 20,000 memories/s.

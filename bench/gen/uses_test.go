@@ -1,0 +1,151 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/sqlite"
+)
+
+// BenchmarkRecordUses100k measures what `cairn serve` spends writing the
+// use of the memories its contexts showed (engine.RecordUses, as its use
+// queue calls it): each iteration is one context's use of 10 memories
+// drawn at random from the 100,000, written in batches of 1 to 200
+// contexts, one transaction each, on a copy of the corpus's database.
+// Besides ns/op (wall time per context) it reports the process's CPU per
+// use (cpu-us/use, user and system, checkpoints included) and the bytes
+// it wrote to the database and its log per use (write-KiB/use: a page is
+// 4 KiB, 4 KiB and 24 bytes in the log). The session variants record
+// each context in a session of 20 contexts, as hooks do, so that the
+// engine also reads what the session was shown.
+//
+//	CAIRN_BENCH_KEEP=/tmp/bk go test -run '^$' -bench RecordUses100k -benchtime 2000x ./bench/gen
+func BenchmarkRecordUses100k(b *testing.B) {
+	n := benchN(b)
+	for _, batch := range []int{1, 10, 50, 200} {
+		b.Run("batch="+strconv.Itoa(batch), func(b *testing.B) { benchUses(b, n, batch, false) })
+	}
+	b.Run("batch=50/session", func(b *testing.B) { benchUses(b, n, 50, true) })
+}
+
+func benchUses(b *testing.B, n, batch int, sessions bool) {
+	ctx := context.Background()
+	path := copyDatabase(b, database(b, n))
+	st, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	now := benchTime(b)
+	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20, Now: func() time.Time { return now }})
+	var ids []string
+	err = st.View(ctx, func(tx cairn.Tx) error {
+		return tx.ScanMemoryKeys(ctx, func(id, _, _ string) { ids = append(ids, id) })
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(4, uint64(batch)))
+	use := func(i int) engine.Use {
+		u := engine.Use{IDs: make([]string, 10), At: now.Add(time.Duration(i) * time.Millisecond)}
+		for j := range u.IDs {
+			u.IDs[j] = ids[r.IntN(len(ids))]
+		}
+		if sessions {
+			u.Session = fmt.Sprintf("bench-session-%d", i/20)
+		}
+		return u
+	}
+	var pending []engine.Use
+	flush := func() {
+		if err := eng.RecordUses(ctx, pending); err != nil {
+			b.Fatal(err)
+		}
+		pending = pending[:0]
+	}
+	// Warm up: SQLite's cache and the operating system's, the engine's
+	// statements.
+	for i := range 2 * batch {
+		if pending = append(pending, use(-1-i)); len(pending) == batch {
+			flush()
+		}
+	}
+	cpu0, w0 := cpuTime(b), bytesWritten(b)
+	i := 0
+	b.ResetTimer()
+	for b.Loop() {
+		if pending = append(pending, use(i)); len(pending) == batch {
+			flush()
+		}
+		i++
+	}
+	if len(pending) > 0 {
+		flush()
+	}
+	b.StopTimer()
+	uses := float64(10 * i)
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(time.Microsecond)/uses, "cpu-us/use")
+	b.ReportMetric(float64(bytesWritten(b)-w0)/1024/uses, "write-KiB/use")
+}
+
+// copyDatabase copies the database at src (without its log, which the
+// benchmarks' databases do not keep) into the benchmark's temporary
+// folder, so that writes leave src as it was.
+func copyDatabase(b *testing.B, src string) string {
+	b.Helper()
+	dst := filepath.Join(b.TempDir(), filepath.Base(src))
+	in, err := os.Open(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer in.Close()
+	out, err := os.Create(dst)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		b.Fatal(err)
+	}
+	if err := out.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return dst
+}
+
+// cpuTime is the user and system CPU time of the process so far.
+func cpuTime(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// bytesWritten is what the process has passed to write system calls so
+// far (wchar of /proc/self/io); 0 where there is no such file.
+func bytesWritten(b *testing.B) int64 {
+	b.Helper()
+	data, err := os.ReadFile("/proc/self/io")
+	if err != nil {
+		return 0
+	}
+	for line := range bytes.Lines(data) {
+		if v, ok := bytes.CutPrefix(line, []byte("wchar: ")); ok {
+			n, _ := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
