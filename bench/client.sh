@@ -9,12 +9,15 @@
 # call asks a query its server has not been asked before (a prompt seldom
 # comes twice): each figure of each round has its own slice of distinct
 # generated queries. `cairn version` of each is measured in every round:
-# the start-up floor the figures stand beside. The servers' daily cleanup
+# the start-up floor the figures stand beside. Before the rounds both
+# servers answer WARM other queries (default 300), as a server that has
+# run beside an agent for a while has. The servers' daily cleanup
 # is put off (CAIRN_SERVE_CLEANUP_AFTER): run by the wall clock, it would
 # expire part of the corpus during the run on one side only.
 #
 # Environment: RUNS (measured runs per figure and round, default 100),
-# ROUNDS (default 3), KEEP=1 keeps the temporary folder. Prints medians
+# ROUNDS (default 3), WARM (default 300), KEEP=1 keeps the temporary
+# folder. Prints medians
 # and p99 per binary, over all rounds.
 set -euo pipefail
 export LC_ALL=C
@@ -25,6 +28,7 @@ RUNS=${RUNS:-100}
 ROUNDS=${ROUNDS:-3}
 WARMUP=5
 FIGURES=4 # search, context, hook, pretool: each takes its own queries
+WARM=${WARM:-300}
 QUERIES=$((ROUNDS * FIGURES * (RUNS + WARMUP)))
 NOW=2026-11-01T00:00:00Z
 PROJECT=bench
@@ -95,6 +99,19 @@ measure() {
 	sed -n 1p "$WORK/pair" >>"$WORK/old.$what"
 	sed -n 2p "$WORK/pair" >>"$WORK/new.$what"
 }
+# Both servers answer WARM queries (search and context) of their own
+# before the rounds: a server that has run for a while, as one next to an
+# agent has, keeps the postings it read in memory.
+step "warming both servers with $WARM other queries"
+"$WORK/gen" -queries $((WARM * 2)) -seed 3 -project "$PROJECT" >"$WORK/warm-generated.txt"
+awk -v n="$WARM" 'NR == FNR { seen[$0] = 1; next } !seen[$0]++ { print; if (++k == n) exit }' \
+	"$WORK/queries.txt" "$WORK/warm-generated.txt" >"$WORK/warm.txt"
+for b in old new; do
+	for what in "search --" "context --prompt"; do
+		# shellcheck disable=SC2086 # what is two words on purpose
+		"$WORK/timeit" -runs "$WARM" -warmup 0 -each "$WORK/warm.txt" -- "$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" --now "$NOW" $what '{}' >/dev/null
+	done
+done
 slice=0
 for r in $(seq "$ROUNDS"); do
 	step "round $r of $ROUNDS"
