@@ -69,22 +69,7 @@ func TestSearchEqualsExhaustiveSearch(t *testing.T) {
 						m.Tags = append(m.Tags, tag)
 					}
 				}
-				res, err := e.AddMemory(t.Context(), m)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids = append(ids, res.Memory.ID)
-				switch r.IntN(25) {
-				case 0:
-					if err := e.DeleteMemory(t.Context(), ids[r.IntN(len(ids))]); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
-						t.Fatal(err)
-					}
-				case 1:
-					content := fmt.Sprintf("%s %s edited %d", word(), word(), i)
-					if _, err := e.UpdateMemory(t.Context(), ids[r.IntN(len(ids))], cairn.MemoryUpdate{Content: &content}); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
-						t.Fatal(err)
-					}
-				}
+				ids = addAndChurn(t, e, r, ids, m, 25, func() string { return fmt.Sprintf("%s %s edited %d", word(), word(), i) })
 			}
 			searched, grew := 0, 0
 			for i := range 300 {
@@ -173,4 +158,29 @@ func openStore(t *testing.T) *sqlite.Store {
 	}
 	t.Cleanup(func() { st.Close() })
 	return st
+}
+
+// addAndChurn adds m to e and appends its id to ids; then, one time in
+// every, it deletes a memory of ids, and another time in every, it
+// edits one's content to edited(): the deletes and edits that leave
+// dead documents in an index. Memories already deleted are skipped.
+func addAndChurn(t *testing.T, e *Engine, r *rand.Rand, ids []string, m *cairn.Memory, every int, edited func() string) []string {
+	t.Helper()
+	res, err := e.AddMemory(t.Context(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids = append(ids, res.Memory.ID)
+	switch r.IntN(every) {
+	case 0:
+		if err := e.DeleteMemory(t.Context(), ids[r.IntN(len(ids))]); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+			t.Fatal(err)
+		}
+	case 1:
+		content := edited()
+		if _, err := e.UpdateMemory(t.Context(), ids[r.IntN(len(ids))], cairn.MemoryUpdate{Content: &content}); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+			t.Fatal(err)
+		}
+	}
+	return ids
 }

@@ -112,22 +112,7 @@ func TestStrengthFromScorerEqualsAnalysis(t *testing.T) {
 				if r.IntN(4) == 0 {
 					m.Tags = []string{"area:" + word()}
 				}
-				res, err := e.AddMemory(t.Context(), m)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids = append(ids, res.Memory.ID)
-				switch r.IntN(30) {
-				case 0:
-					if err := e.DeleteMemory(t.Context(), ids[r.IntN(len(ids))]); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
-						t.Fatal(err)
-					}
-				case 1:
-					content := fmt.Sprintf("%s %s edited", word(), word())
-					if _, err := e.UpdateMemory(t.Context(), ids[r.IntN(len(ids))], cairn.MemoryUpdate{Content: &content}); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
-						t.Fatal(err)
-					}
-				}
+				ids = addAndChurn(t, e, r, ids, m, 30, func() string { return fmt.Sprintf("%s %s edited", word(), word()) })
 			}
 			phrases := []string{"on 13 October", "on 5 January 2026", "2026-01-05", "yesterday", "last week", "in January", "3 days ago"}
 			var scorerSaid, analysed, wide int
