@@ -500,13 +500,11 @@ func reconcileTiers(c *Config, eff map[string]origin) error {
 		}
 	}
 	names := slices.Sorted(maps.Keys(c.Lifecycle))
-	// With every tier and list at its default there is nothing to
-	// reconcile type by type.
-	explicit := anyExplicit(eff)
-	for _, t := range names {
-		if !explicit {
-			break
-		}
+	reconcile := names
+	if !anyExplicit(eff) {
+		reconcile = nil // every tier and list is a default: nothing to reconcile type by type
+	}
+	for _, t := range reconcile {
 		lc := c.Lifecycle[t]
 		tierKey := keyString("lifecycle", t, "tier")
 		var claims []claim
