@@ -208,7 +208,7 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 		// Read without encoding/json's reflection, which costs a
 		// short-lived process more than the rest of the exchange: these
 		// decode the whole answer themselves, as encoding/json would.
-		data, err := io.ReadAll(resp.Body)
+		data, err := readBody(resp)
 		if err != nil {
 			return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer was cut short")
 		}
@@ -221,6 +221,25 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 		return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer is not the JSON of cairn's API")
 	}
 	return nil
+}
+
+// maxSizedBody bounds the body readBody reads into one buffer of the size
+// the answer announces; a larger one is read as it comes.
+const maxSizedBody = 8 << 20
+
+// readBody reads an answer's whole body: into one buffer when its length
+// is announced (a server's JSON answers are), instead of growing one as
+// io.ReadAll does, which a short-lived process pays for in fresh pages.
+func readBody(resp *http.Response) ([]byte, error) {
+	n := resp.ContentLength
+	if n < 0 || n > maxSizedBody {
+		return io.ReadAll(resp.Body)
+	}
+	data := make([]byte, n)
+	if _, err := io.ReadFull(resp.Body, data); err != nil {
+		return nil, err
+	}
+	return data, nil
 }
 
 // errorOf reads an error answer: {"error": {"code", "message"}}.

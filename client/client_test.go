@@ -361,3 +361,43 @@ func TestListFiltersAndProjectsThroughTheClientEqualTheEngines(t *testing.T) {
 		t.Errorf("Projects = %+v, %v; want alpha (3) and beta (1, active at %v)", ps, err, now)
 	}
 }
+
+// TestAnswersCutShortOrOfUnknownLength: an answer shorter than the length
+// it announces is EUNAVAILABLE, never a partial result; one that
+// announces no length (chunked) is read whole.
+func TestAnswersCutShortOrOfUnknownLength(t *testing.T) {
+	t.Parallel()
+	hits := `[{"score":1,"relevance":1,"salience":1,"id":"m1","project":"alpha","scope":"project","type":"fact","title":"t","content":"c",` +
+		`"tags":[],"file_refs":[],"confidence":0.5,"source":"manual","created_at":"2026-01-02T03:04:05Z","updated_at":"2026-01-02T03:04:05Z","use_count":0}]`
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body := hits
+		w.Header().Set("Content-Type", "application/json")
+		switch r.URL.Query().Get("q") {
+		case "short":
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)+100))
+			w.Write([]byte(body)) // the server then closes: 100 bytes missing
+		case "chunked":
+			w.Write([]byte(body[:10]))
+			w.(http.Flusher).Flush() // no length: chunked
+			w.Write([]byte(body[10:]))
+		default:
+			w.Header().Set("Content-Length", fmt.Sprint(len(body)))
+			w.Write([]byte(body))
+		}
+	}))
+	defer ts.Close()
+	c, err := client.New(ts.URL, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := c.Project("alpha")
+	if _, err := p.Search(t.Context(), cairn.Query{Text: "short"}); !client.IsUnavailable(err) {
+		t.Errorf("an answer cut short: %v, want EUNAVAILABLE", err)
+	}
+	for _, q := range []string{"chunked", "whole"} {
+		got, err := p.Search(t.Context(), cairn.Query{Text: q})
+		if err != nil || len(got) != 1 || got[0].Memory.ID != "m1" || got[0].Memory.Content != "c" {
+			t.Errorf("%s answer: %+v, %v; want the one hit m1", q, got, err)
+		}
+	}
+}
