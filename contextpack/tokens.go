@@ -21,26 +21,7 @@ func EstimateTokens(s string) int {
 }
 
 // quarters is the estimate of s in quarter tokens (see EstimateTokens).
-func quarters(s string) int {
-	q := 0
-	for i := 0; i < len(s); {
-		if i+8 <= len(s) && load8(s, i)&highs == 0 { // eight ASCII bytes
-			q += 8
-			i += 8
-			continue
-		}
-		c := s[i]
-		if c < utf8.RuneSelf {
-			q++
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s[i:])
-		q += runeQuarters(r, n)
-		i += n
-	}
-	return q
-}
+func quarters(s string) int { return sizeOf(s).quarters }
 
 // ones and highs are the words with each byte 0x01 and 0x80.
 const ones, highs = 0x0101010101010101, 0x8080808080808080
