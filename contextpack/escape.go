@@ -316,59 +316,8 @@ func (e *escaping) plainRun(s string, i int) int {
 // b.WriteString(mdEscape(flatten(s))) for mdEscaping and
 // b.WriteString(xmlEscape(flatten(s))) for xmlEscaping, in one pass.
 func writeDisplay(b *strings.Builder, s string, e *escaping) {
-	start := b.Len()
-	sep := 0 // owed before the next visible rune: 1 a space, 2 a line break
-	for i := 0; i < len(s); {
-		c := s[i]
-		k := e.class[c]
-		n := 1
-		switch k {
-		case byteSpace:
-			sep = max(sep, 1)
-			i++
-			continue
-		case byteBreak:
-			sep = 2
-			i++
-			continue
-		case byteMulti:
-			var r rune
-			if r, n = utf8.DecodeRuneInString(s[i:]); unicode.IsSpace(r) {
-				sep = max(sep, 1)
-				i += n
-				continue
-			}
-		}
-		if sep != 0 && b.Len() > start {
-			if sep == 2 {
-				b.WriteString(lineBreak)
-			} else {
-				b.WriteByte(' ')
-			}
-		}
-		sep = 0
-		switch k {
-		case bytePlain:
-			n = e.plainRun(s, i)
-			b.WriteString(s[i : i+n])
-		case byteFence:
-			for i+n < len(s) && s[i+n] == c {
-				n++
-			}
-			if n < 3 {
-				b.WriteString(s[i : i+n])
-			} else {
-				for range n {
-					b.WriteString(fenceAlike(c))
-				}
-			}
-		case byteEscape:
-			b.WriteString(e.repl[c])
-		default:
-			b.WriteString(s[i : i+n])
-		}
-		i += n
-	}
+	d := displayWalk{b: b}
+	d.walk(s, e)
 }
 
 // displaySize is the size of what writeDisplay writes, without writing it.
@@ -380,8 +329,31 @@ func displaySize(s string, e *escaping) size {
 // measureDisplay is displaySize(s, e) and whether writeDisplay writes s
 // itself.
 func measureDisplay(s string, e *escaping) (z size, asIs bool) {
-	asIs = true
-	sep, ws := 0, 0 // as in writeDisplay; ws is where the white space began
+	var d displayWalk
+	d.walk(s, e)
+	return d.z, d.asIs
+}
+
+// displayWalk is one walk of writeDisplay: the size of what it writes (to b,
+// when not nil) and whether that is the text walked itself.
+type displayWalk struct {
+	b    *strings.Builder // nil: measure only
+	z    size
+	asIs bool
+}
+
+// put writes one piece of display text of size z.
+func (d *displayWalk) put(s string, z size) {
+	if d.b != nil {
+		d.b.WriteString(s)
+	}
+	d.z = d.z.add(z)
+}
+
+// walk puts e's escape of flatten(s).
+func (d *displayWalk) walk(s string, e *escaping) {
+	d.asIs = true
+	sep, ws := 0, 0 // owed before the next visible rune (1 a space, 2 a line break), and where that white space began
 	for i := 0; i < len(s); {
 		c := s[i]
 		k := e.class[c]
@@ -411,12 +383,12 @@ func measureDisplay(s string, e *escaping) (z size, asIs bool) {
 		}
 		if sep != 0 {
 			// Shown as it is only if it is one space after visible text.
-			asIs = asIs && z.runes > 0 && i-ws == 1 && s[ws] == ' '
-			if z.runes > 0 {
+			d.asIs = d.asIs && d.z.runes > 0 && i-ws == 1 && s[ws] == ' '
+			if d.z.runes > 0 {
 				if sep == 2 {
-					z = z.add(lineBreakSize)
+					d.put(lineBreak, lineBreakSize)
 				} else {
-					z = z.add(ascii(1))
+					d.put(" ", ascii(1))
 				}
 			}
 		}
@@ -424,26 +396,28 @@ func measureDisplay(s string, e *escaping) (z size, asIs bool) {
 		switch k {
 		case bytePlain:
 			n = e.plainRun(s, i)
-			z = z.add(ascii(n))
+			d.put(s[i:i+n], ascii(n))
 		case byteFence:
 			for i+n < len(s) && s[i+n] == c {
 				n++
 			}
 			if n < 3 {
-				z = z.add(ascii(n))
+				d.put(s[i:i+n], ascii(n))
 			} else {
-				z = z.add(size{alikeSize.quarters * n, alikeSize.runes * n})
-				asIs = false
+				for range n {
+					d.put(fenceAlike(c), alikeSize)
+				}
+				d.asIs = false
 			}
 		case byteEscape:
-			z = z.add(e.size[c])
-			asIs = false
+			d.put(e.repl[c], e.size[c])
+			d.asIs = false
 		default:
-			z = z.add(size{runeQuarters(r, n), 1})
+			d.put(s[i:i+n], size{runeQuarters(r, n), 1})
 		}
 		i += n
 	}
-	return z, asIs && sep == 0
+	d.asIs = d.asIs && sep == 0
 }
 
 // writeShown writes the display text of s to b: s itself when asIs (as
