@@ -36,7 +36,6 @@ type item struct {
 	size        size    // of the rendered item
 	cost        cost    // the rendered item and an item separator
 	state       int
-	reason      string
 }
 
 // section is a Section prepared for packing.
@@ -415,7 +414,7 @@ func (r *renderer) place(it *item) {
 }
 
 func (r *renderer) omit(it *item, why string) {
-	it.state, it.reason = omitted, why
+	it.state = omitted
 	r.omitted = append(r.omitted, Omitted{ID: it.in.ID, Section: it.sec.in.Kind, Tokens: it.cost.tokens, Reason: why})
 	r.dropped = append(r.dropped, it)
 }
