@@ -234,12 +234,6 @@ func (d *Reader) escaped(start int) (string, bool) {
 	return "", false
 }
 
-// Number returns the next value's text if it is a JSON number.
-func (d *Reader) Number() (string, bool) {
-	b, ok := d.number()
-	return string(b), ok
-}
-
 // number returns the next value's bytes if it is a JSON number.
 func (d *Reader) number() ([]byte, bool) {
 	start := d.i
