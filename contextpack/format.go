@@ -78,11 +78,10 @@ func groupTitle(typ string) string {
 	return typ
 }
 
+// date is t's day in UTC, YYYY-MM-DD; "" for the zero time.
 func date(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.DateOnly)
+	var buf [32]byte
+	return string(appendDate(buf[:0], t))
 }
 
 // shortValue formats v for reading: at most three decimals, no trailing
@@ -156,7 +155,8 @@ func noteSize(it *item) size {
 	return sizeOf(it.note).add(ascii(len(" ()")))
 }
 
-// appendDate appends date(t), which is ASCII, to dst.
+// appendDate appends date(t), which is ASCII, to dst: nothing for the
+// zero time.
 func appendDate(dst []byte, t time.Time) []byte {
 	if t.IsZero() {
 		return dst
