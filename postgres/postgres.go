@@ -50,6 +50,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/pgurl"
 	"github.com/cairn-dev/cairn/internal/storesql"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgconn"
@@ -98,32 +99,11 @@ var ErrNotInitialized = cairn.Errorf(cairn.ENOTFOUND, "the database has no memor
 
 // IsURL reports whether s names a PostgreSQL database: a postgres:// or
 // postgresql:// URL.
-func IsURL(s string) bool {
-	return strings.HasPrefix(s, "postgres://") || strings.HasPrefix(s, "postgresql://")
-}
+func IsURL(s string) bool { return pgurl.IsURL(s) }
 
 // Redact returns the connection string without its password, for
 // messages. Every message of this package names the database this way.
-func Redact(conn string) string {
-	u, err := url.Parse(conn)
-	if err != nil || u.Scheme == "" {
-		if i := strings.Index(conn, "://"); i >= 0 {
-			return conn[:i+3] + "…"
-		}
-		return "the database"
-	}
-	if u.User != nil {
-		if _, ok := u.User.Password(); ok {
-			u.User = url.UserPassword(u.User.Username(), "xxxxx")
-		}
-	}
-	q := u.Query()
-	if q.Has("password") {
-		q.Set("password", "xxxxx")
-		u.RawQuery = q.Encode()
-	}
-	return u.String()
-}
+func Redact(conn string) string { return pgurl.Redact(conn) }
 
 // Open connects to the database named by conn (a postgres:// URL; TLS and
 // other libpq options such as sslmode, sslrootcert, sslcert pass through,

@@ -10,7 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/postgres"
+	"github.com/cairn-dev/cairn/internal/pgurl"
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
@@ -42,7 +42,7 @@ func (g *globals) resolveDB(m *Main) error {
 			g.db = db
 		}
 	}
-	if g.db == "" || postgres.IsURL(g.db) {
+	if g.db == "" || pgurl.IsURL(g.db) {
 		dir := m.Getenv("XDG_DATA_HOME")
 		if dir == "" {
 			home, err := os.UserHomeDir()
@@ -85,10 +85,10 @@ func readDBFile(path, from string) (string, error) {
 	return "", cairn.Errorf(cairn.EINVALID, "%s: the database file %s names no database (want a postgres:// URL or a path on its first line)", from, path)
 }
 
-func isPostgres(s string) bool { return postgres.IsURL(s) }
+func isPostgres(s string) bool { return pgurl.IsURL(s) }
 
 // remote reports whether g names a PostgreSQL database.
-func (g *globals) remote() bool { return postgres.IsURL(g.db) }
+func (g *globals) remote() bool { return pgurl.IsURL(g.db) }
 
 // path is the local path that stands for the database: the SQLite file,
 // or for PostgreSQL a path in the data folder (see globals.local).
@@ -102,7 +102,7 @@ func (g *globals) path() string {
 // label names the database in messages: a URL without its password.
 func (g *globals) label() string {
 	if g.remote() {
-		return postgres.Redact(g.db)
+		return pgurl.Redact(g.db)
 	}
 	return g.db
 }
@@ -114,14 +114,7 @@ func openStore(ctx context.Context, g *globals, readOnly bool) (cairn.Store, err
 		// The local folder of a server's socket and lock, logs and the
 		// conversation; a failure shows where it is needed.
 		os.MkdirAll(filepath.Dir(g.local), 0o700)
-		st, err := postgres.Open(ctx, g.db, &postgres.Options{ReadOnly: readOnly})
-		if readOnly && errors.Is(err, postgres.ErrNotInitialized) {
-			return nil, errNoDatabase
-		}
-		if err != nil {
-			return nil, err
-		}
-		return st, nil
+		return openPostgres(ctx, g.db, readOnly)
 	}
 	st, err := sqlite.Open(ctx, g.db, &sqlite.Options{ReadOnly: readOnly})
 	if readOnly && errors.Is(err, sqlite.ErrNotInitialized) {
