@@ -11,10 +11,11 @@
 // {} in it replaced by the run's -each line escaped for a JSON string (a
 // hook payload: go run ./bench/timeit -each q.txt -stdin payload.json --
 // cairn hook claude user-prompt-submit).
-// Two commands separated by a lone "::" are measured in turn on each line
-// (A then B on one line, B then A on the next), so that both see the same
-// inputs and the same machine load; the figures of each are printed, A's
-// first (with -json, one object per line):
+// Commands separated by a lone "::" are measured in turn on each line
+// (A then B on one line, B then A on the next; with three, A B C then
+// C B A), so that all see the same inputs and the same machine load; the
+// figures of each are printed, A's first (with -json, one object per
+// line):
 //
 //	go run ./bench/timeit -each q.txt -- old search -- {} :: new search -- {}
 //
@@ -64,7 +65,7 @@ func main() {
 	label := flag.String("label", "", "a name to print with the figures")
 	stdinFile := flag.String("stdin", "", "give each run `FILE` on standard input ({} becomes the -each line, JSON-escaped)")
 	flag.Usage = func() {
-		fmt.Fprintf(os.Stderr, "usage: timeit [-runs N] [-warmup N] [-each FILE] [-stdin FILE] [-json] [-label TEXT] -- CMD [ARGS...]\n")
+		fmt.Fprintf(os.Stderr, "usage: timeit [-runs N] [-warmup N] [-each FILE] [-stdin FILE] [-json] [-label TEXT] -- CMD [ARGS...] [:: CMD [ARGS...]]...\n")
 		flag.PrintDefaults()
 	}
 	flag.Parse()
@@ -96,10 +97,18 @@ func main() {
 	}
 	defer os.Remove(errFile.Name())
 
-	cmds := [][]string{args}
-	if i := slices.Index(args, "::"); i >= 0 {
-		cmds = [][]string{args[:i], args[i+1:]}
-		if len(cmds[0]) == 0 || len(cmds[1]) == 0 {
+	var cmds [][]string
+	for {
+		i := slices.Index(args, "::")
+		if i < 0 {
+			cmds = append(cmds, args)
+			break
+		}
+		cmds = append(cmds, args[:i])
+		args = args[i+1:]
+	}
+	for _, c := range cmds {
+		if len(c) == 0 {
 			flag.Usage()
 			os.Exit(2)
 		}
@@ -119,7 +128,7 @@ func main() {
 		for k := range cmds {
 			c := k
 			if i%2 == 1 {
-				c = len(cmds) - 1 - k // the other command first on odd lines
+				c = len(cmds) - 1 - k // the other order on odd lines
 			}
 			argv := cmds[c]
 			if lines != nil {
