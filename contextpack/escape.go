@@ -2,6 +2,7 @@ package contextpack
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -276,10 +277,11 @@ func newEscaping(pairs ...string) *escaping {
 	return e
 }
 
-// mdEscaping is mdEscape's, xmlEscaping xmlEscape's.
+// mdEscaping is mdEscape's, xmlEscaping xmlEscape's: made when a block
+// is first written, not by every process as it starts.
 var (
-	mdEscaping  = newEscaping("<", "‹", ">", "›")
-	xmlEscaping = newEscaping("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;")
+	mdEscaping  = sync.OnceValue(func() *escaping { return newEscaping("<", "‹", ">", "›") })
+	xmlEscaping = sync.OnceValue(func() *escaping { return newEscaping("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;") })
 )
 
 // The sizes of what flattening puts in display text.

@@ -105,7 +105,7 @@ func writeMeta(b *strings.Builder, it *item) {
 	sep := " ("
 	if it.id != "" {
 		b.WriteString(sep + "id ")
-		writeDisplay(b, it.id, mdEscaping)
+		writeDisplay(b, it.id, mdEscaping())
 		sep = ", "
 	}
 	if !it.in.CreatedAt.IsZero() {
@@ -129,7 +129,7 @@ func metaSize(it *item) size {
 	var z size
 	parts := 0
 	if it.id != "" {
-		z = z.add(ascii(len("id "))).add(displaySize(it.id, mdEscaping))
+		z = z.add(ascii(len("id "))).add(displaySize(it.id, mdEscaping()))
 		parts++
 	}
 	if !it.in.CreatedAt.IsZero() {
@@ -286,7 +286,7 @@ func (markdownFormat) writeItem(b *strings.Builder, it *item) {
 	b.WriteString("- ")
 	if it.sec.groups == nil { // under a type's sub-heading the type is not said again
 		b.WriteByte('[')
-		writeDisplay(b, it.typ, mdEscaping)
+		writeDisplay(b, it.typ, mdEscaping())
 		b.WriteString("] ")
 	}
 	if f := itemFlag(it); f != "" {
@@ -297,13 +297,13 @@ func (markdownFormat) writeItem(b *strings.Builder, it *item) {
 	}
 	if shows(it.title) {
 		b.WriteString("**")
-		writeShown(b, it.title, it.titleAsIs, mdEscaping)
+		writeShown(b, it.title, it.titleAsIs, mdEscaping())
 		b.WriteString("**")
 		if shows(it.content) {
 			b.WriteString(": ")
 		}
 	}
-	writeShown(b, it.content, it.contentAsIs, mdEscaping)
+	writeShown(b, it.content, it.contentAsIs, mdEscaping())
 	writeMeta(b, it)
 	b.WriteByte('\n')
 }
@@ -311,7 +311,7 @@ func (markdownFormat) writeItem(b *strings.Builder, it *item) {
 func (markdownFormat) itemSize(it *item) size {
 	z := ascii(len("- "))
 	if it.sec.groups == nil {
-		z = z.add(ascii(len("[] "))).add(displaySize(it.typ, mdEscaping))
+		z = z.add(ascii(len("[] "))).add(displaySize(it.typ, mdEscaping()))
 	}
 	if f := itemFlag(it); f != "" {
 		z = z.add(sizeOf(mdEscape(flagMark(f))))
@@ -320,8 +320,8 @@ func (markdownFormat) itemSize(it *item) size {
 		z = z.add(sizeOf(staleMark))
 	}
 	var title, content size
-	title, it.titleAsIs = measureDisplay(it.title, mdEscaping)
-	content, it.contentAsIs = measureDisplay(it.content, mdEscaping)
+	title, it.titleAsIs = measureDisplay(it.title, mdEscaping())
+	content, it.contentAsIs = measureDisplay(it.content, mdEscaping())
 	if title.runes > 0 {
 		z = z.add(ascii(len("****"))).add(title)
 		if content.runes > 0 {
@@ -396,9 +396,9 @@ func (xmlFormat) group(string) string { return "" }
 
 func (xmlFormat) writeItem(b *strings.Builder, it *item) {
 	b.WriteString(`<memory id="`)
-	writeDisplay(b, it.id, xmlEscaping)
+	writeDisplay(b, it.id, xmlEscaping())
 	b.WriteString(`" type="`)
-	writeDisplay(b, it.typ, xmlEscaping)
+	writeDisplay(b, it.typ, xmlEscaping())
 	b.WriteString(`" value="`)
 	b.WriteString(shortValue(it.value))
 	b.WriteByte('"')
@@ -419,17 +419,17 @@ func (xmlFormat) writeItem(b *strings.Builder, it *item) {
 	}
 	if shows(it.title) {
 		b.WriteString(` title="`)
-		writeShown(b, it.title, it.titleAsIs, xmlEscaping)
+		writeShown(b, it.title, it.titleAsIs, xmlEscaping())
 		b.WriteByte('"')
 	}
 	b.WriteByte('>')
-	writeShown(b, it.content, it.contentAsIs, xmlEscaping)
+	writeShown(b, it.content, it.contentAsIs, xmlEscaping())
 	b.WriteString("</memory>\n")
 }
 
 func (xmlFormat) itemSize(it *item) size {
 	z := ascii(len(`<memory id="" type="" value=""`) + len(shortValue(it.value)) + len("></memory>\n")).
-		add(displaySize(it.id, xmlEscaping)).add(displaySize(it.typ, xmlEscaping))
+		add(displaySize(it.id, xmlEscaping())).add(displaySize(it.typ, xmlEscaping()))
 	if !it.in.CreatedAt.IsZero() {
 		var buf [32]byte
 		z = z.add(ascii(len(` date=""`) + len(appendDate(buf[:0], it.in.CreatedAt))))
@@ -444,8 +444,8 @@ func (xmlFormat) itemSize(it *item) size {
 		z = z.add(ascii(len(` stale="true"`)))
 	}
 	var title, content size
-	title, it.titleAsIs = measureDisplay(it.title, xmlEscaping)
-	content, it.contentAsIs = measureDisplay(it.content, xmlEscaping)
+	title, it.titleAsIs = measureDisplay(it.title, xmlEscaping())
+	content, it.contentAsIs = measureDisplay(it.content, xmlEscaping())
 	if title.runes > 0 {
 		z = z.add(ascii(len(` title=""`))).add(title)
 	}

@@ -337,7 +337,7 @@ func TestDisplayTextInOnePass(t *testing.T) {
 				name   string
 				escape func(string) string
 				e      *escaping
-			}{{"markdown", mdEscape, mdEscaping}, {"xml", xmlEscape, xmlEscaping}} {
+			}{{"markdown", mdEscape, mdEscaping()}, {"xml", xmlEscape, xmlEscaping()}} {
 				want := e.escape(flatten(s))
 				var b strings.Builder
 				b.WriteString("x") // the first visible rune is not the first of b

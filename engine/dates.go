@@ -30,16 +30,68 @@ const (
 	monthSlack = 7 * 24 * time.Hour
 )
 
-var months = map[string]time.Month{
-	"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6,
-	"july": 7, "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
-	"jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8,
-	"sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12,
+// monthOf is the month a name or abbreviation in lower case stands for, 0
+// for none. (A switch, not a map: nothing to build when a process starts.)
+func monthOf(name string) time.Month {
+	switch name {
+	case "january", "jan":
+		return time.January
+	case "february", "feb":
+		return time.February
+	case "march", "mar":
+		return time.March
+	case "april", "apr":
+		return time.April
+	case "may":
+		return time.May
+	case "june", "jun":
+		return time.June
+	case "july", "jul":
+		return time.July
+	case "august", "aug":
+		return time.August
+	case "september", "sep", "sept":
+		return time.September
+	case "october", "oct":
+		return time.October
+	case "november", "nov":
+		return time.November
+	case "december", "dec":
+		return time.December
+	}
+	return 0
 }
 
-var numberWords = map[string]int{
-	"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-	"seven": 7, "eight": 8, "nine": 9, "ten": 10, "a couple of": 2, "a few": 3, "few": 3,
+// longMonthNames are the month names mayNameDate looks for: those longer
+// than three letters (a shorter one is also part of many words).
+var longMonthNames = [...]string{"january", "february", "march", "april", "june", "july", "august",
+	"september", "sept", "october", "november", "december"}
+
+// numberWord is the count a word of "… days ago" stands for, 0 for none.
+func numberWord(w string) int {
+	switch w {
+	case "a", "an", "one":
+		return 1
+	case "two", "a couple of":
+		return 2
+	case "three", "a few", "few":
+		return 3
+	case "four":
+		return 4
+	case "five":
+		return 5
+	case "six":
+		return 6
+	case "seven":
+		return 7
+	case "eight":
+		return 8
+	case "nine":
+		return 9
+	case "ten":
+		return 10
+	}
+	return 0
 }
 
 type datePatterns struct {
@@ -110,7 +162,7 @@ func queryPeriods(text string, now time.Time) ([]period, []string) {
 	for _, m := range p.dayMonth.FindAllStringSubmatch(low, -1) {
 		phrases = append(phrases, m[0])
 		d, _ := strconv.Atoi(m[1])
-		mo := months[m[2]]
+		mo := monthOf(m[2])
 		y, ok := year(m[3])
 		if !ok {
 			y = latest(mo, d)
@@ -119,7 +171,7 @@ func queryPeriods(text string, now time.Time) ([]period, []string) {
 	}
 	for _, m := range p.monthDay.FindAllStringSubmatch(low, -1) {
 		phrases = append(phrases, m[0])
-		mo := months[m[1]]
+		mo := monthOf(m[1])
 		d, _ := strconv.Atoi(m[2])
 		y, ok := year(m[3])
 		if !ok {
@@ -132,13 +184,13 @@ func queryPeriods(text string, now time.Time) ([]period, []string) {
 			phrases = append(phrases, m[0])
 			y, _ := year(m[2])
 			if y > 0 {
-				month(y, months[m[1]])
+				month(y, monthOf(m[1]))
 			}
 		}
 		if len(out) == named {
 			for _, m := range p.inMonth.FindAllStringSubmatch(low, -1) {
 				phrases = append(phrases, m[0])
-				mo := months[m[1]]
+				mo := monthOf(m[1])
 				month(latest(mo, 1), mo)
 			}
 		}
@@ -169,7 +221,7 @@ func queryPeriods(text string, now time.Time) ([]period, []string) {
 		phrases = append(phrases, m[0])
 		n, err := strconv.Atoi(m[1])
 		if err != nil {
-			n = numberWords[m[1]]
+			n = numberWord(m[1])
 		}
 		if n <= 0 {
 			continue
@@ -199,8 +251,8 @@ func mayNameDate(low string) bool {
 			return true
 		}
 	}
-	for name := range months {
-		if len(name) > 3 && strings.Contains(low, name) {
+	for _, name := range longMonthNames {
+		if strings.Contains(low, name) {
 			return true
 		}
 	}

@@ -1,6 +1,9 @@
 package redact
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Assignment kinds, chosen from the key name.
 const (
@@ -376,14 +379,17 @@ func atLineStart(s string, k int) bool {
 	return p == 0 || s[p-1] == '\n' || s[p-1] == '\r'
 }
 
-// placeholderWords are values that stand for a secret rather than being one.
-var placeholderWords = map[string]bool{
-	"changeme": true, "change_me": true, "change-me": true, "changeit": true,
-	"placeholder": true, "redacted": true, "example": true, "dummy": true,
-	"fake": true, "todo": true, "tbd": true, "replaceme": true,
-	"replace_me": true, "replace-me": true, "none": true, "null": true,
-	"nil": true, "undefined": true, "true": true, "false": true,
-}
+// placeholderWords are values that stand for a secret rather than being one
+// (made on first use, not by every process as it starts).
+var placeholderWords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"changeme": true, "change_me": true, "change-me": true, "changeit": true,
+		"placeholder": true, "redacted": true, "example": true, "dummy": true,
+		"fake": true, "todo": true, "tbd": true, "replaceme": true,
+		"replace_me": true, "replace-me": true, "none": true, "null": true,
+		"nil": true, "undefined": true, "true": true, "false": true,
+	}
+})
 
 // isPlaceholder reports whether a value is obviously not a real secret:
 // empty or one byte, already redacted, a variable or template reference
@@ -430,7 +436,7 @@ func isPlaceholder(v string) bool {
 		return false
 	}
 	var buf [16]byte
-	return placeholderWords[string(lowerInto(buf[:0], v))]
+	return placeholderWords()[string(lowerInto(buf[:0], v))]
 }
 
 // isPercentVar reports whether v starts with a Windows variable reference,
@@ -465,19 +471,22 @@ func lowerInto(buf []byte, v string) []byte {
 }
 
 // keywords are bare values that are type names, literals or prose, not
-// secrets: "password: string", "token: None", "Password: The password…".
-var keywords = map[string]bool{
-	"string": true, "str": true, "bool": true, "boolean": true, "int": true,
-	"integer": true, "number": true, "any": true, "object": true, "bytes": true,
-	"required": true, "optional": true, "hidden": true, "empty": true,
-	"the": true, "a": true, "an": true, "it": true, "is": true, "are": true,
-	"was": true, "be": true, "this": true, "that": true, "not": true,
-	"must": true, "should": true, "will": true, "can": true, "may": true,
-	"and": true, "or": true, "if": true, "to": true, "of": true, "for": true,
-	"in": true, "on": true, "with": true, "see": true, "use": true,
-	"from": true, "field": true, "value": true, "type": true,
-	"flag": true, "option": true, "argument": true, "parameter": true, "prompt": true,
-}
+// secrets: "password: string", "token: None", "Password: The password…"
+// (made on first use).
+var keywords = sync.OnceValue(func() map[string]bool {
+	return map[string]bool{
+		"string": true, "str": true, "bool": true, "boolean": true, "int": true,
+		"integer": true, "number": true, "any": true, "object": true, "bytes": true,
+		"required": true, "optional": true, "hidden": true, "empty": true,
+		"the": true, "a": true, "an": true, "it": true, "is": true, "are": true,
+		"was": true, "be": true, "this": true, "that": true, "not": true,
+		"must": true, "should": true, "will": true, "can": true, "may": true,
+		"and": true, "or": true, "if": true, "to": true, "of": true, "for": true,
+		"in": true, "on": true, "with": true, "see": true, "use": true,
+		"from": true, "field": true, "value": true, "type": true,
+		"flag": true, "option": true, "argument": true, "parameter": true, "prompt": true,
+	}
+})
 
 func isKeyword(v string) bool {
 	v = strings.TrimRight(v, ",;")
@@ -485,7 +494,7 @@ func isKeyword(v string) bool {
 		return false
 	}
 	var buf [12]byte
-	return keywords[string(lowerInto(buf[:0], v))]
+	return keywords()[string(lowerInto(buf[:0], v))]
 }
 
 // isCodeRef reports whether a bare value is a code expression rather than a

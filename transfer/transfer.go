@@ -21,6 +21,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/internal/pgurl"
@@ -64,34 +65,37 @@ func concat(xs ...[]column) []column {
 	return out
 }
 
-// tables are cairn's tables, in the order they are copied.
-var tables = []table{
-	{name: "memories", pk: []string{"id"}, cols: concat(
-		cols(kText, "id", "project", "scope", "type"), cols(kNullStr, "key"),
-		cols(kText, "title", "content", "content_hash", "tags", "file_refs"), cols(kFloat, "confidence"),
-		cols(kText, "source", "created_by_agent", "created_by_hat", "created_by_task_id", "created_by_session_id"),
-		cols(kInt, "created_at", "updated_at", "last_used_at", "verified_at", "expires_at", "use_count"),
-		cols(kBool, "pinned"), cols(kText, "superseded_by", "partition"), cols(kInt, "docnum", "decayed_at"),
-		cols(kText, "flag"))},
-	{name: "index_partitions", pk: []string{"name"}, cols: concat(
-		cols(kText, "name"), cols(kInt, "docs", "total_len", "next_doc", "dead_docs"), cols(kBytes, "dead"), cols(kInt, "analyzer"))},
-	{name: "index_terms", pk: []string{"partition", "term"}, cols: concat(
-		cols(kText, "partition", "term"), cols(kInt, "df"), cols(kBytes, "postings"))},
-	{name: "activity", pk: []string{"id"}, cols: concat(
-		cols(kInt, "id", "at"), cols(kText, "project", "memory_id", "action", "session_id", "detail"))},
-	{name: "ingest_state", pk: []string{"source"}, cols: concat(
-		cols(kText, "source"), cols(kInt, "offset"), cols(kText, "pending"), cols(kInt, "updated_at"))},
-	{name: "api_tokens", pk: []string{"id"}, cols: concat(
-		cols(kText, "id", "name", "project"), cols(kBool, "read_only"), cols(kText, "hash"), cols(kInt, "created_at"))},
-	{name: "iterations", pk: []string{"project", "run", "task", "iteration"}, cols: concat(
-		cols(kText, "project", "run", "task"), cols(kInt, "iteration"), cols(kText, "model", "outcome"), cols(kInt, "duration_ms"),
-		cols(kFloat, "cost_usd"), cols(kText, "difficulty", "failure_id", "summary"), cols(kInt, "created_at"))},
-	{name: "iteration_totals", pk: []string{"project", "task", "model", "outcome"}, cols: concat(
-		cols(kText, "project", "task", "model", "outcome"), cols(kInt, "count", "duration_ms"), cols(kFloat, "cost_usd"),
-		cols(kInt, "first_at", "last_at"))},
-	{name: "vectors", pk: []string{"model", "hash"}, cols: concat(
-		cols(kText, "model", "hash"), cols(kInt, "dims"), cols(kBytes, "data"))},
-}
+// tables are cairn's tables, in the order they are copied; made on first
+// use, not by every cairn process as it starts.
+var tables = sync.OnceValue(func() []table {
+	return []table{
+		{name: "memories", pk: []string{"id"}, cols: concat(
+			cols(kText, "id", "project", "scope", "type"), cols(kNullStr, "key"),
+			cols(kText, "title", "content", "content_hash", "tags", "file_refs"), cols(kFloat, "confidence"),
+			cols(kText, "source", "created_by_agent", "created_by_hat", "created_by_task_id", "created_by_session_id"),
+			cols(kInt, "created_at", "updated_at", "last_used_at", "verified_at", "expires_at", "use_count"),
+			cols(kBool, "pinned"), cols(kText, "superseded_by", "partition"), cols(kInt, "docnum", "decayed_at"),
+			cols(kText, "flag"))},
+		{name: "index_partitions", pk: []string{"name"}, cols: concat(
+			cols(kText, "name"), cols(kInt, "docs", "total_len", "next_doc", "dead_docs"), cols(kBytes, "dead"), cols(kInt, "analyzer"))},
+		{name: "index_terms", pk: []string{"partition", "term"}, cols: concat(
+			cols(kText, "partition", "term"), cols(kInt, "df"), cols(kBytes, "postings"))},
+		{name: "activity", pk: []string{"id"}, cols: concat(
+			cols(kInt, "id", "at"), cols(kText, "project", "memory_id", "action", "session_id", "detail"))},
+		{name: "ingest_state", pk: []string{"source"}, cols: concat(
+			cols(kText, "source"), cols(kInt, "offset"), cols(kText, "pending"), cols(kInt, "updated_at"))},
+		{name: "api_tokens", pk: []string{"id"}, cols: concat(
+			cols(kText, "id", "name", "project"), cols(kBool, "read_only"), cols(kText, "hash"), cols(kInt, "created_at"))},
+		{name: "iterations", pk: []string{"project", "run", "task", "iteration"}, cols: concat(
+			cols(kText, "project", "run", "task"), cols(kInt, "iteration"), cols(kText, "model", "outcome"), cols(kInt, "duration_ms"),
+			cols(kFloat, "cost_usd"), cols(kText, "difficulty", "failure_id", "summary"), cols(kInt, "created_at"))},
+		{name: "iteration_totals", pk: []string{"project", "task", "model", "outcome"}, cols: concat(
+			cols(kText, "project", "task", "model", "outcome"), cols(kInt, "count", "duration_ms"), cols(kFloat, "cost_usd"),
+			cols(kInt, "first_at", "last_at"))},
+		{name: "vectors", pk: []string{"model", "hash"}, cols: concat(
+			cols(kText, "model", "hash"), cols(kInt, "dims"), cols(kBytes, "data"))},
+	}
+})
 
 func quoted(t table) []string {
 	out := make([]string, len(t.cols))
@@ -165,7 +169,7 @@ func Copy(ctx context.Context, from, to string, opts *Options) (*Report, error) 
 	defer dst.close()
 
 	rep := &Report{}
-	for _, t := range tables {
+	for _, t := range tables() {
 		total, err := src.count(ctx, t)
 		if err != nil {
 			return nil, err
@@ -210,7 +214,7 @@ func Copy(ctx context.Context, from, to string, opts *Options) (*Report, error) 
 	if err := dst.finish(ctx); err != nil {
 		return nil, err
 	}
-	for _, t := range tables {
+	for _, t := range tables() {
 		s, err := src.count(ctx, t)
 		if err != nil {
 			return nil, err
