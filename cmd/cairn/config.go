@@ -80,7 +80,7 @@ func (m *Main) configDirs() (projectDir, userDir string, err error) {
 	if err != nil {
 		return "", "", cairn.Errorf(cairn.EINVALID, "cannot tell the working directory: %v", err)
 	}
-	projectDir = projectRoot(wd)
+	projectDir = m.rootOf(wd)
 	userDir = m.Getenv("XDG_CONFIG_HOME")
 	if userDir == "" {
 		if home := m.Getenv("HOME"); home != "" {

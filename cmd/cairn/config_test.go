@@ -270,3 +270,27 @@ func TestLifecycleConfigurationTakesEffect(t *testing.T) {
 		}
 	}
 }
+
+// rootOf gives projectRoot's answer for each folder asked, whichever was
+// asked before, with or without its memo.
+func TestRootOfIsProjectRoot(t *testing.T) {
+	base := t.TempDir()
+	repo := filepath.Join(base, "repo")
+	deep := filepath.Join(repo, "a", "b")
+	other := filepath.Join(base, "other")
+	for _, d := range []string{filepath.Join(repo, ".git"), deep, other} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, m := range []*Main{{roots: &rootMemo{}}, {}} {
+		for _, dir := range []string{deep, other, deep, deep, repo, other, ""} {
+			if got, want := m.rootOf(dir), projectRoot(dir); got != want {
+				t.Errorf("rootOf(%q) = %q, want %q", dir, got, want)
+			}
+		}
+	}
+	if got := (&Main{roots: &rootMemo{}}).rootOf(deep); got != repo {
+		t.Errorf("rootOf(%q) = %q, want the repository %q", deep, got, repo)
+	}
+}

@@ -217,7 +217,7 @@ func (h *hookRun) actionRequest() (recall.Request, bool) {
 	case p.FilePath() != "":
 		f := p.FilePath()
 		if filepath.IsAbs(f) && p.CWD != "" {
-			if rel, err := filepath.Rel(projectRoot(p.CWD), f); err == nil && !strings.HasPrefix(rel, "..") {
+			if rel, err := filepath.Rel(h.m.rootOf(p.CWD), f); err == nil && !strings.HasPrefix(rel, "..") {
 				f = rel
 			}
 		}

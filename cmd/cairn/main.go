@@ -29,7 +29,7 @@ import (
 )
 
 func main() {
-	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd,
+	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, roots: &rootMemo{},
 		signals: true, StartServer: startServerProcess, SetMemoryLimit: debug.SetMemoryLimit}
 	os.Exit(m.Run(context.Background(), os.Args[1:]))
 }
@@ -73,6 +73,38 @@ type Main struct {
 
 	// configs, in `cairn serve`, keeps the configuration files read.
 	configs *configCache
+
+	// roots, when set, remembers the project folders rootOf looked up.
+	roots *rootMemo
+}
+
+// rootMemo remembers the last project folder looked up (rootOf), for
+// rootMemoFor: a command asks for its working directory's project folder
+// up to three times (its name, its configuration, what its memories refer
+// to), each a walk up to the root of the file system; a long-lived process
+// (serve, mcp) still sees a folder become a git repository. Copies of a
+// Main share it; it is safe for concurrent use.
+type rootMemo struct {
+	mu        sync.Mutex
+	dir, root string
+	at        time.Time
+}
+
+// rootMemoFor is how long rootOf trusts what it looked up.
+const rootMemoFor = time.Second
+
+// rootOf is projectRoot(dir), remembered (m.roots).
+func (m *Main) rootOf(dir string) string {
+	r := m.roots
+	if r == nil || dir == "" {
+		return projectRoot(dir)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if now := time.Now(); r.dir != dir || now.Sub(r.at) >= rootMemoFor {
+		r.dir, r.root, r.at = dir, projectRoot(dir), now
+	}
+	return r.root
 }
 
 // exitError is an exit status a command chose (a hook's, a capture's).
@@ -349,7 +381,7 @@ func (g *globals) resolve(m *Main) error {
 		if err != nil {
 			return cairn.Errorf(cairn.EINVALID, "cannot tell the project: set --project or CAIRN_PROJECT")
 		}
-		g.project = projectOf(wd)
+		g.project = filepath.Base(m.rootOf(wd))
 	}
 	if g.now == "" {
 		g.now = m.Getenv("CAIRN_NOW")
@@ -368,7 +400,7 @@ func (m *Main) projectFolder(g *globals) string {
 	if err != nil || wd == "" {
 		return ""
 	}
-	root := projectRoot(wd)
+	root := m.rootOf(wd)
 	if filepath.Base(root) != g.project {
 		return ""
 	}
