@@ -221,17 +221,37 @@ func (d *Reader) escaped(start int) (string, bool) {
 			if d.i+4 > len(d.b) {
 				return "", false
 			}
-			r, err := strconv.ParseUint(string(d.b[d.i:d.i+4]), 16, 32)
-			if err != nil || r >= 0xD800 && r < 0xE000 {
+			r, ok := hex4(d.b[d.i : d.i+4])
+			if !ok || r >= 0xD800 && r < 0xE000 {
 				return "", false
 			}
-			out = utf8.AppendRune(out, rune(r))
+			out = utf8.AppendRune(out, r)
 			d.i += 4
 		default:
 			return "", false
 		}
 	}
 	return "", false
+}
+
+// hex4 reads the four hex digits of a \u escape (encoding/json writes
+// "<", ">" and "&" so, and a block holds many).
+func hex4(b []byte) (rune, bool) {
+	var r rune
+	for _, c := range b {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c -= 'a' - 10
+		case 'A' <= c && c <= 'F':
+			c -= 'A' - 10
+		default:
+			return 0, false
+		}
+		r = r<<4 | rune(c)
+	}
+	return r, true
 }
 
 // number returns the next value's bytes if it is a JSON number.

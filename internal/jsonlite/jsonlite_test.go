@@ -38,3 +38,24 @@ func FuzzAppendString(f *testing.F) {
 	f.Add("a\"b<c>\u2028\xff")
 	f.Fuzz(checkString)
 }
+
+// A \u escape reads as encoding/json reads it, in either case of hex
+// digits; a malformed one is refused, and so are UTF-16 surrogates, which
+// the Reader leaves to encoding/json.
+func TestStringUnicodeEscapes(t *testing.T) {
+	t.Parallel()
+	for _, in := range []string{`"\u003c\u003E\u0026"`, `"caf\u00e9 \u00C9"`, `"\u0041b\u004A"`, `"\u0000"`, `"\uffff"`, `"x\u2028y"`} {
+		var want string
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatal(err)
+		}
+		if got, ok := NewReader([]byte(in)).String(); !ok || got != want {
+			t.Errorf("%s: got %q, %v; want %q", in, got, ok, want)
+		}
+	}
+	for _, in := range []string{`"\u12"`, `"\u12g4"`, `"\uZZZZ"`, `"\u 123"`, `"\ud83d\ude00"`, `"\u00"`} {
+		if got, ok := NewReader([]byte(in)).String(); ok {
+			t.Errorf("%s: read as %q", in, got)
+		}
+	}
+}
