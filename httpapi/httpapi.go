@@ -405,22 +405,31 @@ const maxPooledBuffer = 1 << 20
 // write.
 func writeJSON(w http.ResponseWriter, st int, v any) {
 	buf := encodeBuffers.Get().(*bytes.Buffer)
-	defer func() {
-		if buf.Cap() <= maxPooledBuffer {
-			buf.Reset()
-			encodeBuffers.Put(buf)
-		}
-	}()
+	defer putBuffer(buf)
 	if err := json.NewEncoder(buf).Encode(v); err != nil { // Encode ends the value with a newline
 		st = http.StatusInternalServerError
 		buf.Reset()
 		buf.WriteString(`{"error":{"code":"internal","message":"internal error: the answer could not be encoded"}}` + "\n")
 	}
+	writeBody(w, st, buf.Bytes())
+}
+
+// writeBody answers data, a JSON document, with status st, with its
+// length, in one write.
+func writeBody(w http.ResponseWriter, st int, data []byte) {
 	h := w.Header()
 	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(buf.Len()))
+	h.Set("Content-Length", strconv.Itoa(len(data)))
 	w.WriteHeader(st)
-	w.Write(buf.Bytes())
+	w.Write(data)
+}
+
+// putBuffer returns buf to encodeBuffers, unless it grew too large.
+func putBuffer(buf *bytes.Buffer) {
+	if buf.Cap() <= maxPooledBuffer {
+		buf.Reset()
+		encodeBuffers.Put(buf)
+	}
 }
 
 // readJSON decodes the request's body, of at most limit bytes, into v.

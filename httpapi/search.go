@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"net/http"
-	"strconv"
 	"strings"
 	"sync"
 
@@ -56,26 +55,16 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 // than encoding/json's reflection: searches are the API's most frequent
 // answers.
 func writeHits(w http.ResponseWriter, hits []wire.Hit) {
-	bp := hitBuffers.Get().(*[]byte)
-	b, ok := wire.AppendHits((*bp)[:0], hits)
+	buf := encodeBuffers.Get().(*bytes.Buffer)
+	defer putBuffer(buf)
+	b, ok := wire.AppendHits(buf.AvailableBuffer(), hits)
 	if !ok {
-		hitBuffers.Put(bp)
 		writeJSON(w, http.StatusOK, hits) // encoding/json's error answer
 		return
 	}
-	h := w.Header()
-	h.Set("Content-Type", "application/json")
-	h.Set("Content-Length", strconv.Itoa(len(b)))
-	w.WriteHeader(http.StatusOK)
-	w.Write(b)
-	if cap(b) <= maxPooledBuffer {
-		*bp = b
-		hitBuffers.Put(bp)
-	}
+	buf.Write(b) // the buffer keeps what it grew to for the next answer
+	writeBody(w, http.StatusOK, buf.Bytes())
 }
-
-// hitBuffers keeps writeHits' buffers, as encodeBuffers keeps writeJSON's.
-var hitBuffers = sync.Pool{New: func() any { return new([]byte) }}
 
 // ContextIn is the body of POST /context (package client sends it). Its
 // fields are left out when empty, so that a request says only what it
