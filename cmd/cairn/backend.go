@@ -85,8 +85,6 @@ func readDBFile(path, from string) (string, error) {
 	return "", cairn.Errorf(cairn.EINVALID, "%s: the database file %s names no database (want a postgres:// URL or a path on its first line)", from, path)
 }
 
-func isPostgres(s string) bool { return pgurl.IsURL(s) }
-
 // remote reports whether g names a PostgreSQL database.
 func (g *globals) remote() bool { return pgurl.IsURL(g.db) }
 

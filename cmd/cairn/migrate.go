@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/cairn-dev/cairn/internal/pgurl"
 	"github.com/cairn-dev/cairn/transfer"
 )
 
@@ -48,7 +49,7 @@ func runMigrate(ctx context.Context, m *Main, g *globals, args []string) error {
 		return usagef("migrate: --batch must be positive")
 	}
 	for _, loc := range []string{*from, *to} {
-		if !transfer.IsSQLite(loc) && !isPostgres(loc) {
+		if !transfer.IsSQLite(loc) && !pgurl.IsURL(loc) {
 			return usagef("migrate: %s is neither sqlite:PATH nor a postgres:// URL", redactURL(loc))
 		}
 	}
