@@ -64,7 +64,8 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 		// yet, before this batch or by an earlier use of it.
 		fresh := make([][]string, len(uses))
 		var again []string
-		inBatch := map[string]map[string]bool{} // session → ids of its earlier uses
+		inBatch := map[string]map[string]bool{}      // session → ids of its earlier uses
+		shownTo := map[string]map[string]time.Time{} // session → what it was shown before the batch
 		for i, u := range uses {
 			if u.Session == "" {
 				fresh[i] = u.IDs
@@ -73,9 +74,14 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 			if len(u.IDs) == 0 {
 				continue
 			}
-			shown, err := e.shownInTx(ctx, tx, u.Session)
-			if err != nil {
-				return err
+			shown, ok := shownTo[u.Session]
+			if !ok {
+				// Read once a session: the batch writes nothing before its end.
+				var err error
+				if shown, err = e.shownInTx(ctx, tx, u.Session); err != nil {
+					return err
+				}
+				shownTo[u.Session] = shown
 			}
 			earlier := inBatch[u.Session]
 			if earlier == nil {
