@@ -3,6 +3,7 @@ package engine_test
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -262,5 +263,39 @@ func TestFeedbackLendsWordsOnly(t *testing.T) {
 		if h.Memory.ID == noise.ID {
 			t.Errorf("feedback lent a time or version: %q was found by %q", noise.Content, "deploy window")
 		}
+	}
+}
+
+// longReply is a reply of about 300 words that restates a question's
+// words (payment client, version, pinned, retries) many times over
+// without stating the version.
+func longReply() string {
+	var b strings.Builder
+	b.WriteString("Good question about the payment client and which version is pinned. ")
+	for i := range 12 {
+		fmt.Fprintf(&b, "Step %d: check how the payment client handles retries, whether the pinned version matters for the gateway, "+
+			"what the changelog says about idempotency keys, and how the build resolves each dependency graph node %d. ", i, i)
+	}
+	b.WriteString("Once you know the version you pinned, tell me and we can go on.")
+	return b.String()
+}
+
+// A short statement of a fact outranks a long reply that repeats the
+// question's words: a memory's length is measured against a fixed length
+// of a few sentences, not against the average, which the long memories
+// set, so that a long memory is scored by how densely it holds the
+// query's words, not by holding each of them somewhere.
+func TestShortStatementOutranksALongReplyThatRepeatsItsWords(t *testing.T) {
+	t.Parallel()
+	e := rankingEngine(t, day0)
+	for i := range 20 {
+		put(t, e, &cairn.Memory{Content: fmt.Sprintf("release note %d: the docs site moved to the new theme", i)})
+		put(t, e, &cairn.Memory{Content: fmt.Sprintf("a long reply %d: ", i) + strings.Repeat("the build cache, the docs theme and the lint rules were discussed at length. ", 20)})
+	}
+	reply := put(t, e, &cairn.Memory{Content: longReply()})
+	fact := put(t, e, &cairn.Memory{Content: "We pinned the payment client to version 4.2 because 4.3 retries twice."})
+	hits := searchHits(t, e, cairn.Query{Text: "which version of the payment client is pinned?"})
+	if len(hits) < 2 || hits[0].Memory.ID != fact.ID {
+		t.Fatalf("search = %v, want the statement %s before the long reply %s", hitIDs(hits), fact.ID, reply.ID)
 	}
 }

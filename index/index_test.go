@@ -412,18 +412,29 @@ func TestScorerComputesBM25(t *testing.T) {
 	if len(top) != 2 {
 		t.Fatalf("Top = %v, want docs 0 and 1", top)
 	}
-	p := index.DefaultParams()
-	avgdl := 10.0 / 3
 	idf := math.Log(1 + (3-2+0.5)/(2+0.5))
-	bm25 := func(tf, dl float64) float64 {
-		return idf * tf * (p.K1 + 1) / (tf + p.K1*(1-p.B+p.B*dl/avgdl))
-	}
-	want := map[int64]float64{0: bm25(1, 3), 1: bm25(2, 6)}
-	for _, sc := range top {
-		if !near(sc.Score, want[sc.Doc]) {
-			t.Errorf("doc %d scored %v, want %v", sc.Doc, sc.Score, want[sc.Doc])
+	check := func(p index.Params, pivot float64, top []index.Scored) {
+		t.Helper()
+		bm25 := func(tf, dl float64) float64 {
+			return idf * tf * (p.K1 + 1) / (tf + p.K1*(1-p.B+p.B*dl/pivot))
+		}
+		want := map[int64]float64{0: bm25(1, 3), 1: bm25(2, 6)}
+		for _, sc := range top {
+			if !near(sc.Score, want[sc.Doc]) {
+				t.Errorf("%+v: doc %d scored %v, want %v", p, sc.Doc, sc.Score, want[sc.Doc])
+			}
 		}
 	}
+	// The default: lengths measured against a fixed pivot.
+	check(index.DefaultParams(), index.DefaultParams().Pivot, top)
+	// Pivot 0: against the partition's average length.
+	avg := index.Params{K1: 1.2, B: 0.75}
+	s = &index.Scorer{Params: avg, Stats: stats}
+	tp, _ := postingsOf(tps, "a")
+	if err := s.Add(tp, 1); err != nil {
+		t.Fatal(err)
+	}
+	check(avg, 10.0/3, s.Top(10))
 	if got := index.IDF(3, 2); !near(got, idf) {
 		t.Errorf("IDF(3, 2) = %v, want %v", got, idf)
 	}

@@ -14,14 +14,26 @@ import (
 // Params are the BM25 parameters.
 type Params struct {
 	K1 float64 // term frequency saturation
-	B  float64 // length normalisation
+	B  float64 // length normalisation, from 0 (none) to 1 (full)
+	// Pivot is the length, in terms, that length normalisation measures
+	// a document against; 0 means the partition's average length.
+	Pivot float64
 }
 
-// DefaultParams returns the BM25 values cairn ranks with: k1 1.2 and b
-// 0.4, below the usual 0.75 because memories are short (one to five
-// sentences) and a full length normalisation favours the shortest ones
-// ("Thanks!"); README's "How search ranks" gives the measurement.
-func DefaultParams() Params { return Params{K1: 1.2, B: 0.4} }
+// DefaultParams returns the BM25 values cairn ranks with: k1 1.2, full
+// length normalisation (b 1) against a fixed length of 64 terms (about
+// five sentences of prose), not against the partition's average.
+//
+// Memories differ in length by two orders of magnitude: a one-line
+// decision beside a long session summary, a fix with its error output, a
+// reply that restates the question. Against the average, which a few long
+// memories set, a long memory is normalised little, holds every query
+// word somewhere, and outranks the short statement that answers; against
+// a fixed length, a memory up to a few sentences long is scored by the
+// query words it holds (its term frequencies saturate at once), and a
+// longer one by how densely it holds them. The docs page on ranking gives
+// the measurements.
+func DefaultParams() Params { return Params{K1: 1.2, B: 1, Pivot: 64} }
 
 // Scored is a document and its score: BM25 times the coverage factor
 // (see Scorer.Coord).
@@ -198,6 +210,9 @@ func (s *Scorer) add(p *Postings, w, cw float64) {
 // norms returns the BM25 length norm of every quantised length.
 func (s *Scorer) norms() *[256]float64 {
 	avgdl := float64(s.Stats.TotalLen) / float64(s.Stats.Docs)
+	if s.Params.Pivot > 0 {
+		avgdl = s.Params.Pivot
+	}
 	if avgdl <= 0 {
 		avgdl = 1
 	}
