@@ -135,6 +135,10 @@ type Ranking struct {
 	NeighbourBack    float64
 	NeighbourSpan    int
 	NeighbourSources int
+	// NeighbourCap bounds what lending lifts a neighbour to: its own
+	// match and what it is lent reach at most this share of its lender's
+	// match (0: no bound).
+	NeighbourCap float64
 	// Coverage is the share of a match's BM25 score that depends on how
 	// much of the query's weight it holds: its score is BM25 × (1 −
 	// Coverage + Coverage × held/total).
@@ -147,7 +151,7 @@ type Ranking struct {
 // DefaultRanking is the ranking cairn searches with; README's "How search
 // ranks" gives the measurements behind each value.
 func DefaultRanking() Ranking {
-	return Ranking{NeighbourShare: 0.4, NeighbourBack: 0.5, NeighbourSpan: 2, NeighbourSources: 5, Coverage: 0.5, DateBoost: 0.25}
+	return Ranking{NeighbourShare: 0.4, NeighbourBack: 0.5, NeighbourSpan: 2, NeighbourSources: 5, NeighbourCap: neighbourCap, Coverage: 0.5, DateBoost: 0.25}
 }
 
 // WithClock returns an engine that shares e's store, settings and cache

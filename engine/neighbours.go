@@ -17,10 +17,20 @@ import (
 // the match that lends it most; it is added to what the neighbour matches
 // itself. Only the best NeighbourSources matches lend, and only those
 // within a third of the best match's score: a weak match lends nothing.
-// Lent scores are not lent again.
+// Lent scores are not lent again. A neighbour's own match and what it is
+// lent together reach at most Ranking.NeighbourCap of its lender's match:
+// lending lifts a neighbour toward the match it belongs with, never above
+// it, so that a reply that repeats a statement's words does not outrank
+// the statement.
 
 // neighbourStrong is how close to the best match a match must be to lend.
 const neighbourStrong = 2.0 / 3
+
+// neighbourCap is the default Ranking.NeighbourCap: a neighbour lifted to
+// 0.8 of its lender's match stays below it whatever their salience (the
+// factor salience makes is within [0.9, 1.1], see rank.Factor, and 0.8 ×
+// 1.1 < 0.9).
+const neighbourCap = 0.8
 
 func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, hits []cairn.Hit) ([]cairn.Hit, error) {
 	r := e.ranking
@@ -61,6 +71,10 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 			wanted[part] = append(wanted[part], h.Memory.DocNum+d)
 		}
 	}
+	own := make(map[string]float64, len(hits)) // each hit's own match
+	for _, h := range hits {
+		own[h.Memory.ID] = h.Match
+	}
 	for part, docs := range wanted {
 		ms, err := memo.find(ctx, tx, part, docs)
 		if err != nil {
@@ -85,11 +99,14 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 					continue
 				}
 				v := share * s.lex / float64(int64(1)<<(dist-1))
+				if r.NeighbourCap > 0 {
+					v = min(v, r.NeighbourCap*s.lex-own[m.ID])
+				}
 				if v > lent {
 					lent, by = v, s.m.ID
 				}
 			}
-			if lent == 0 {
+			if lent <= 0 {
 				continue
 			}
 			if i, ok := byID[m.ID]; ok {

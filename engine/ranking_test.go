@@ -299,3 +299,24 @@ func TestShortStatementOutranksALongReplyThatRepeatsItsWords(t *testing.T) {
 		t.Fatalf("search = %v, want the statement %s before the long reply %s", hitIDs(hits), fact.ID, reply.ID)
 	}
 }
+
+// A memory lent relevance by a neighbour never outranks the match that
+// lends it: a reply that repeats most of a statement's words, right after
+// it in the session, stays below the statement (and above the memories
+// of other sessions that match as well as it does).
+func TestLentRelevanceNeverLiftsANeighbourAboveItsLender(t *testing.T) {
+	t.Parallel()
+	e := rankingEngine(t, day0)
+	for i := range 20 {
+		put(t, e, &cairn.Memory{Content: fmt.Sprintf("release note %d about the docs theme", i), SessionID: "s0"})
+	}
+	statement := put(t, e, &cairn.Memory{Content: "the staging database password rotates every monday", SessionID: "s1"})
+	reply := put(t, e, &cairn.Memory{Content: "noted: the staging database rotates weekly", SessionID: "s1"})
+	hits := searchHits(t, e, cairn.Query{Text: "when does the staging database password rotate"})
+	if len(hits) < 2 || hits[0].Memory.ID != statement.ID || hits[1].Memory.ID != reply.ID {
+		t.Fatalf("search = %v, want the statement %s, then the reply %s", hitIDs(hits), statement.ID, reply.ID)
+	}
+	if h := hits[1]; h.LentBy != statement.ID || h.Match+h.Lent > 0.8*hits[0].Match+1e-9 {
+		t.Errorf("the reply: match %v + lent %v by %q, want at most 0.8 of the statement's %v", h.Match, h.Lent, h.LentBy, hits[0].Match)
+	}
+}
