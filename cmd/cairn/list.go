@@ -66,7 +66,7 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		return writeJSON(m.Stdout, out)
 	}
-	printTable(m.Stdout, mems)
+	printTable(termSafe(m.Stdout), mems)
 	if total > len(mems)+*offset {
 		fmt.Fprintf(m.Stderr, "cairn: showing %d of %d; use --limit and --offset for more\n", len(mems), total)
 	}
