@@ -74,6 +74,11 @@ type Main struct {
 	// configs, in `cairn serve`, keeps the configuration files read.
 	configs *configCache
 
+	// configFallback, set by a hook, makes a configuration that cannot be
+	// read (invalid, too large, too slow) give the defaults instead of an
+	// error; it is told why.
+	configFallback func(error)
+
 	// roots, when set, remembers the project folders rootOf looked up.
 	roots *rootMemo
 }
