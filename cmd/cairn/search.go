@@ -23,6 +23,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	limit := fs.Int("limit", cairn.DefaultLimit, "return at most `N` memories")
 	fs.Var(&types, "type", "only these `types` (comma-separated)")
 	fs.Var(&tags, "tag", "only memories with all these `tags`")
+	fs.Var(&tags, "tags", "the same as --tag, as add takes it")
 	fs.Var(&after, "after", "only memories created at or after this `time` (RFC 3339 or YYYY-MM-DD)")
 	fs.Var(&before, "before", "only memories created before this `time`")
 	exclude := fs.String("exclude-session", "", "leave out memories written in this `session`")
