@@ -137,7 +137,7 @@ type command struct {
 // mcpTools names the tools the MCP server offers, for help (a test
 // compares them with what the server lists).
 const mcpTools = "remember, search, get, context, update, verify, forget, memory, recall_file, recall_error, recall_command, " +
-	"hat_transition, loop_record, loop_context, loop_model, loop_status"
+	"cleanup, hat_transition, loop_record, loop_context, loop_model, loop_status"
 
 func commands() []command {
 	return []command{
