@@ -660,3 +660,24 @@ func TestHeldOfPostingsOutOfOrder(t *testing.T) {
 		}
 	}
 }
+
+// A document up to the pivot holds a term it holds in full; a longer one
+// by how densely it holds it; without a pivot, every document in full.
+func TestDensityMeasuresLongDocumentsAgainstThePivot(t *testing.T) {
+	t.Parallel()
+	p := index.Params{K1: 1.2, B: 1, Pivot: 64}
+	for _, c := range []struct {
+		tf   int
+		dl   float64
+		want float64
+	}{
+		{0, 10, 0}, {1, 10, 1}, {3, 64, 1}, {1, 128, 0.5}, {1, 640, 0.1}, {4, 640, 0.4}, {20, 640, 1},
+	} {
+		if got := p.Density(c.tf, c.dl); math.Abs(got-c.want) > 1e-12 {
+			t.Errorf("Density(%d, %v) = %v, want %v", c.tf, c.dl, got, c.want)
+		}
+	}
+	if got := (index.Params{K1: 1.2, B: 0.75}).Density(1, 640); got != 1 {
+		t.Errorf("without a pivot, Density(1, 640) = %v, want 1", got)
+	}
+}

@@ -30,10 +30,11 @@ type bterm struct {
 	cw  float64
 	ub  float64 // the most the term adds to a document's BM25 sum
 	add int     // the term's place in the order it was added
-	// at is the document the term last held (-1: none yet), and score
-	// what it added to it.
+	// at is the document the term last held (-1: none yet), score what
+	// it added to it and dl its quantised length.
 	at    int64
 	score float64
+	dl    byte
 	// parts[tf] is what the term adds at term frequency tf (below
 	// len(parts)), by quantised length, each made on first use.
 	parts [4]*[256]float64
@@ -142,7 +143,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				continue
 			}
 			if live {
-				t.at, t.score = doc, t.contribution()
+				t.at, t.score, t.dl = doc, t.contribution(), t.cur.dl()
 				se += t.score
 				ce += t.cw
 			}
@@ -159,7 +160,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				t.cur.seek(doc)
 			}
 			if t.cur.doc == doc {
-				t.at, t.score = doc, t.contribution()
+				t.at, t.score, t.dl = doc, t.contribution(), t.cur.dl()
 				se += t.score
 				ce += t.cw
 			}
@@ -229,28 +230,39 @@ func round(v float64, wide bool) float64 {
 // others do not.
 func (s *Scorer) exact(doc int64, ts []bterm, byAdd []int, wide bool) Scored {
 	var held uint64
+	var dl byte
 	if wide {
 		bm, c := 0.0, 0.0
 		for i, j := range byAdd {
 			if ts[j].at == doc {
 				bm += ts[j].score
 				c += ts[j].cw
+				dl = ts[j].dl
 				if i < HeldTerms {
 					held |= 1 << i
 				}
 			}
 		}
-		return s.scored(doc, bm, c, held)
+		return s.withLen(s.scored(doc, bm, c, held), dl)
 	}
 	var bm, c float32
 	for i, j := range byAdd {
 		if ts[j].at == doc {
 			bm += float32(ts[j].score)
 			c += float32(ts[j].cw)
+			dl = ts[j].dl
 			if i < HeldTerms {
 				held |= 1 << i
 			}
 		}
 	}
-	return s.scored(doc, float64(bm), float64(c), held)
+	return s.withLen(s.scored(doc, float64(bm), float64(c), held), dl)
+}
+
+// withLen sets sc's Len, when it holds a term with a bit in Held.
+func (s *Scorer) withLen(sc Scored, dl byte) Scored {
+	if sc.Held != 0 {
+		sc.Len = dl
+	}
+	return sc
 }

@@ -67,8 +67,9 @@ func randomPartition(r *rand.Rand, n, v, after int, deadShare float64) (*cairn.P
 // float64, and queries of more terms than Scored.Held has bits for.
 // Documents, scores and coverage must be equal to the bit, each
 // document's Held bits must name exactly the added terms whose postings
-// hold it (see heldRef), and TopMore must report more matches whenever
-// there are more than k.
+// hold it (see heldRef) and its Len be its quantised length when it has
+// a bit, and TopMore must report more matches whenever there are more
+// than k.
 func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 11))
@@ -127,7 +128,7 @@ func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 					added = append(added, tp)
 				}
 			}
-			held := heldRef(t, added)
+			held, lens := heldRef(t, added)
 			bounded, exhaustive := scorers[0], scorers[1]
 			matches := exhaustive.Matches()
 			for _, k := range []int{1, 5, 20, 80, 320, matches, matches + 1} {
@@ -143,6 +144,9 @@ func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 				for _, sc := range got {
 					if want := held[sc.Doc]; sc.Held != want {
 						t.Fatalf("round %d, query %v + %v, k %d: document %d holds terms %b, want %b", round, qs, exp, k, sc.Doc, sc.Held, want)
+					}
+					if want := lens[sc.Doc]; sc.Held != 0 && sc.Len != want {
+						t.Fatalf("round %d, query %v + %v, k %d: document %d has length %d, want %d", round, qs, exp, k, sc.Doc, sc.Len, want)
 					}
 				}
 				if matches > k && !more {
@@ -161,15 +165,15 @@ func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 
 // heldRef is Scored.Held of every document, computed from the postings:
 // bit i for each of the first index.HeldTerms terms added whose postings
-// hold the document.
-func heldRef(t *testing.T, added []cairn.TermPostings) map[int64]uint64 {
+// hold the document; and each document's quantised length.
+func heldRef(t *testing.T, added []cairn.TermPostings) (map[int64]uint64, map[int64]byte) {
 	t.Helper()
-	held := map[int64]uint64{}
+	held, lens := map[int64]uint64{}, map[int64]byte{}
 	for i, tp := range added[:min(len(added), index.HeldTerms)] {
-		err := index.Decode(tp.Data, func(d int64, _ int, _ byte) { held[d] |= 1 << i })
+		err := index.Decode(tp.Data, func(d int64, _ int, dl byte) { held[d] |= 1 << i; lens[d] = dl })
 		if err != nil {
 			t.Fatal(err)
 		}
 	}
-	return held
+	return held, lens
 }

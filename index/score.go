@@ -35,6 +35,22 @@ type Params struct {
 // the measurements.
 func DefaultParams() Params { return Params{K1: 1.2, B: 1, Pivot: 64} }
 
+// Density is the share of a query term that a document of length dl
+// (in terms) holding it tf times holds, for a measure of how much of a
+// query a document holds: all of it for a document up to Pivot long,
+// and for a longer one tf × Pivot / dl, at most all: a term a long
+// document holds once among hundreds of others is held less than by a
+// short one that states it. With Pivot 0 every document holds all of it.
+func (p Params) Density(tf int, dl float64) float64 {
+	if tf <= 0 {
+		return 0
+	}
+	if p.Pivot <= 0 || dl <= p.Pivot {
+		return 1
+	}
+	return min(1, float64(tf)*p.Pivot/dl)
+}
+
 // Scored is a document and its score: BM25 times the coverage factor
 // (see Scorer.Coord).
 type Scored struct {
@@ -51,6 +67,9 @@ type Scored struct {
 	// place), for the first HeldTerms terms; later terms have no bit.
 	// Every document Top returns has its bits, however it was scored.
 	Held uint64
+	// Len is the document's quantised length (see QuantLen) when Held has
+	// a bit set, else 0.
+	Len byte
 }
 
 // HeldTerms is how many of a scorer's terms have a bit in Scored.Held.
@@ -385,6 +404,7 @@ func (s *Scorer) markHeld(top []Scored) {
 			for _, x := range byDoc {
 				if c.seek(top[x].Doc); c.doc == top[x].Doc {
 					top[x].Held |= bit
+					top[x].Len = c.dl()
 				}
 			}
 			continue
@@ -399,6 +419,7 @@ func (s *Scorer) markHeld(top []Scored) {
 		for c.reset(t.p); c.doc != endDoc; c.next() {
 			if x, ok := at[c.doc]; ok {
 				top[x].Held |= bit
+				top[x].Len = c.dl()
 			}
 		}
 	}
