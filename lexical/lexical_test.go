@@ -513,3 +513,22 @@ func TestQueryWordsTellNames(t *testing.T) {
 		}
 	}
 }
+
+// Filler words are known by their terms, inflections too; words that only
+// look like one (stemmed alike, or often a memory's subject) are not.
+func TestIsFillerKnowsPromptFillerAndNothingElse(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{"thanks", "Thank", "please", "continuing", "lets", "ultrathink", "helped", "mentioned", "conversations", "tasks", "quickly"} {
+		terms := QueryTerms(w)
+		if len(terms) != 1 || !IsFiller(terms[0]) {
+			t.Errorf("%q (terms %v) is not filler", w, terms)
+		}
+	}
+	for _, w := range []string{"resume", "May", "Excel", "deploy", "webhook", "signing", "key", "test", "staging"} {
+		for _, term := range QueryTerms(w) {
+			if IsFiller(term) {
+				t.Errorf("%q (term %q) is filler", w, term)
+			}
+		}
+	}
+}
