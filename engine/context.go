@@ -98,14 +98,17 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			strength = max(strength, h.Strength)
 		}
 		var rel []cairn.ContextItem
-		consider := func(m *cairn.Memory, relevance float64) {
+		consider := func(m *cairn.Memory, relevance, by float64) {
 			if seen[m.ID] || !keep(m) {
 				return
 			}
 			it := sc.item(m, cairn.ContextRelevant, relevance)
+			// A memory found only through a session neighbour passes on
+			// the strength of that neighbour alone (by), which must
+			// clear the floor itself.
 			text := 0.0
-			if strength >= req.Floor {
-				text = relevance * strength
+			if strength >= req.Floor && by >= req.Floor {
+				text = relevance * by
 			}
 			structured := sc.structuredMatch(m)
 			it.Match = round3(min(1, text+structured))
@@ -123,7 +126,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			rel = append(rel, it)
 		}
 		for _, h := range hits {
-			consider(h.Memory, h.Relevance)
+			consider(h.Memory, h.Relevance, lentStrength(h, hits, strength))
 		}
 		if len(req.Files) > 0 {
 			// Memories about the files being worked on, whatever their
@@ -133,7 +136,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 				return nil, err
 			}
 			for _, m := range ms {
-				consider(m, 0)
+				consider(m, 0, 0)
 			}
 		}
 		sort.SliceStable(rel, func(i, j int) bool {
@@ -142,15 +145,66 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 			}
 			return rel[i].Score > rel[j].Score
 		})
-		for i, it := range rel {
-			if i >= req.RelevantLimit {
+		var kept alikeSet
+		for _, it := range rel {
+			if kept.len() >= req.RelevantLimit {
 				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: it.Memory.ID, Reason: "over the relevant limit", Score: it.Score})
+				continue
+			}
+			if like := kept.add(it.Memory); like != "" {
+				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: it.Memory.ID, Reason: "like " + like + ", already in", Score: it.Score})
 				continue
 			}
 			sel.Items = append(sel.Items, it)
 		}
 	}
 	return sel, nil
+}
+
+// lentStrength is, for a hit found only through what a session
+// neighbour lent it (no word of the query of its own), the Strength of
+// that neighbour among hits, or 0 when it is not among them; for any
+// other hit, best, the best Strength of all.
+func lentStrength(h cairn.Hit, hits []cairn.Hit, best float64) float64 {
+	if h.Match > 0 || h.Lent <= 0 {
+		return best
+	}
+	for _, l := range hits {
+		if l.Memory.ID == h.LentBy {
+			return l.Strength
+		}
+	}
+	return 0
+}
+
+// nearlyAlikeSimilarity is the similarity of two memories' contents
+// (NearDuplicateSimilarity) from which a block holds only the better one.
+const nearlyAlikeSimilarity = 0.7
+
+// alikeSet is the relevant memories a block holds so far, so that it
+// holds no two alike: two of one type with the same title (when the
+// titles are not just the start of their contents: "Session catchup",
+// "Next task"), or two whose contents are nearly the same.
+type alikeSet struct {
+	ms    []*cairn.Memory
+	words [][]ndWord
+}
+
+func (s *alikeSet) len() int { return len(s.ms) }
+
+// add adds m and returns "", or returns the id of the memory it is
+// alike, which it is not added beside.
+func (s *alikeSet) add(m *cairn.Memory) string {
+	key := titleKey(m)
+	words := nearDupWords(m.Content)
+	for i, k := range s.ms {
+		if key != "" && titleKey(k) == key || wordSimilarity(words, s.words[i]) >= nearlyAlikeSimilarity {
+			return k.ID
+		}
+	}
+	s.ms = append(s.ms, m)
+	s.words = append(s.words, words)
+	return ""
 }
 
 // fileCandidates bounds the memories about the files being worked on that

@@ -6,6 +6,13 @@ import (
 	"math"
 )
 
+// fillerWeight is the weight of a filler word of a prompt
+// (lexical.IsFiller: "thanks", "continue", "ultrathink", "help"): a
+// quarter of a word's, so that a prompt's way of asking does not decide
+// what it finds, while a query of such words alone still finds what
+// holds them.
+const fillerWeight = 0.25
+
 // compoundWhole is the share of a compound word's weight that its whole
 // form carries; its parts and joined spelling share the rest. A memory
 // that holds the identifier ("AuthService.Refresh") matches the whole and
@@ -17,7 +24,8 @@ const compoundWhole = 0.5
 // of each: every word of the query weighs 1 in all, shared by the terms it
 // gives (a compound's whole form, parts and joined spelling; see
 // lexical.QueryWords), so that one identifier does not outweigh the other
-// words by the number of its parts. A word repeated counts once; a term
+// words by the number of its parts; a filler word (lexical.IsFiller)
+// weighs fillerWeight. A word repeated counts once; a term
 // given by two words keeps its larger weight. Terms come in first-seen
 // order.
 func QueryWeights(text string) []index.Query {
@@ -49,7 +57,11 @@ func queryWeights(text string) ([]index.Query, map[string]bool) {
 			}
 		}
 		if !w.Compound() {
-			set(w.Terms[0], 1)
+			wt := 1.0
+			if lexical.IsFiller(w.Terms[0]) {
+				wt = fillerWeight
+			}
+			set(w.Terms[0], wt)
 			continue
 		}
 		set(w.Terms[0], compoundWhole)
@@ -90,11 +102,18 @@ func scoreWeight(qs []index.Query, term string, df, n int64) float64 {
 			break
 		}
 	}
-	if n >= commonFloor && df*2 > n {
-		// Half the documents: unchanged; all of them: commonLeast.
-		w *= max(commonLeast, 2*float64(n-df)/float64(n))
+	return w * commonness(df, n)
+}
+
+// commonness is what a term found in df of a partition's n documents
+// keeps of its weight for being common: 1 up to half the documents, then
+// less, linearly, to commonLeast for a term that every document holds
+// (partitions of commonFloor documents or more).
+func commonness(df, n int64) float64 {
+	if n < commonFloor || df*2 <= n {
+		return 1
 	}
-	return w
+	return max(commonLeast, 2*float64(n-df)/float64(n))
 }
 
 // queryWeight is the query's total weight in a partition of n documents,
@@ -130,9 +149,30 @@ const strengthPrior = 1000
 // 0.35 fell from 9.1% to 1.3%, while 91% of questions kept a match.
 const unknownNameWeight = 2
 
+// termCommonness is each query term's commonness (see commonness) in a
+// partition of n documents: the share of its weight for Strength that a
+// memory holding it gets. A word that most memories hold (the project's
+// name, a folder most files sit in, a word of a boilerplate title) says
+// little about any one of them, so a prompt matched on such words alone
+// does not clear a relevance floor.
+func termCommonness(qs []index.Query, tps []*index.Postings, n int64) []float64 {
+	df := map[string]int64{}
+	for _, tp := range tps {
+		df[tp.Term] = tp.DF
+	}
+	out := make([]float64, len(qs))
+	for i, q := range qs {
+		out[i] = commonness(df[q.Term], n)
+	}
+	return out
+}
+
 // termIDFs is each query term's weight times its idf for Strength, in a
 // partition of n documents seen beside strengthPrior others; names are the
-// terms of words written as names.
+// terms of words written as names. A filler word of a prompt
+// (lexical.IsFiller: "thanks", "continue", "ultrathink") weighs nothing:
+// it neither counts for a memory that holds it nor against one that does
+// not.
 func termIDFs(qs []index.Query, tps []*index.Postings, n int64, names map[string]bool) []index.Query {
 	df := map[string]int64{}
 	for _, tp := range tps {
@@ -145,6 +185,9 @@ func termIDFs(qs []index.Query, tps []*index.Postings, n int64, names map[string
 		w := q.Weight * math.Log(1+(float64(n)+prior-d+0.5)/(d+0.5))
 		if d == 0 && names[q.Term] {
 			w *= unknownNameWeight
+		}
+		if lexical.IsFiller(q.Term) {
+			w = 0
 		}
 		out = append(out, index.Query{Term: q.Term, Weight: w})
 	}

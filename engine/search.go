@@ -118,8 +118,14 @@ type candidate struct {
 // (see expiryWindow). It is not changed once made, but for the analyses
 // termsOf keeps.
 type retrieved struct {
-	kept   []cairn.Hit
-	idfs   map[string][]index.Query
+	kept []cairn.Hit
+	idfs map[string][]index.Query
+	// common[part][i] is the commonness of idfs[part][i]'s term (see
+	// termCommonness).
+	common map[string][]float64
+	// params are the BM25 parameters the search scored with: Strength
+	// measures length against the same pivot (index.Params.Density).
+	params index.Params
 	window expiryWindow
 	// slots[part][i] is the bit in index.Scored.Held of idfs[part][i]'s
 	// term, or -1 when the partition has no postings for it (no memory
@@ -131,14 +137,29 @@ type retrieved struct {
 	held map[*cairn.Memory]heldTerms
 
 	mu       sync.Mutex
-	analysed map[*cairn.Memory]map[string]bool // index terms of kept memories, once analysed
+	analysed map[analysisKey]termCounts // index terms of kept memories, once analysed
 }
 
-// heldTerms is index.Scored.Held of a memory and the partition it was
-// scored in.
+// heldTerms is index.Scored.Held and Len of a memory and the partition it
+// was scored in.
 type heldTerms struct {
 	part string
 	bits uint64
+	dl   byte
+}
+
+// analysisKey names the analysis of a memory's indexed text, with or
+// without its title.
+type analysisKey struct {
+	m       *cairn.Memory
+	noTitle bool
+}
+
+// termCounts is the analysis of a text: how often each term occurs, and
+// the text's length in terms.
+type termCounts struct {
+	tf map[string]int
+	dl int
 }
 
 // termSlots returns the bit in index.Scored.Held of each of qs's terms in
@@ -175,6 +196,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	}
 	memo := docMemo{}
 	idfs := map[string][]index.Query{} // partition → query terms, weighted by idf
+	common := map[string][]float64{}
 	slots := map[string][]int8{}
 	var scored []partScore
 	defer func() {
@@ -210,6 +232,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 			continue
 		}
 		idfs[name] = termIDFs(terms, tps, stats.Docs, names)
+		common[name] = termCommonness(terms, tps, stats.Docs)
 		if sl := termSlots(idfs[name], tps, stats.Analyzer); sl != nil {
 			slots[name] = sl
 		}
@@ -259,7 +282,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	if err != nil {
 		return nil, err
 	}
-	return &retrieved{kept: kept, idfs: idfs, slots: slots, held: held, window: memo.window(q.Now)}, nil
+	return &retrieved{kept: kept, idfs: idfs, common: common, params: e.bm25, slots: slots, held: held, window: memo.window(q.Now)}, nil
 }
 
 // finish ranks the hits r retrieved for q at q.Now. r is not changed:
@@ -295,20 +318,38 @@ func dateTerms(phrases []string) map[string]bool {
 	return out
 }
 
-// setStrengths sets each hit's Strength from the idf-weighted query terms
-// of its partition. The words of a date the query names (dated) are held by
-// a memory written in that period (DateFactor above 1), whatever its text
-// says: "what did we change on 13 October" is matched in full by a memory
-// of 13 October about the change. The sums run in query order, so that the
-// same search gives the same figure to the last bit.
+// setStrengths sets each hit's Strength: the share of its partition's
+// idf-weighted query terms that the memory holds (see cairn.Hit.Strength),
+// where a term counts
+//   - by its commonness (termCommonness): a word most memories hold is
+//     held at a fifth of its weight at least;
+//   - for a memory longer than the ranking's length pivot, by how densely
+//     the memory holds it (index.Params.Density), as BM25 measures it, so
+//     that a long text does not hold a query by holding each of its words
+//     somewhere;
+//   - by the memory's content alone when its title is one that other hits
+//     share (a boilerplate title, "Session summary", says nothing about
+//     any one of them);
+//   - not at all when the memory holds only words that most memories
+//     hold (its Strength is then 0): the project's name or a folder most
+//     files sit in says nothing about which memory a prompt is about;
+//   - in full for the words of a date the query names (dated), when the
+//     memory was written in that period (DateFactor above 1), whatever its
+//     text says: "what did we change on 13 October" is matched in full by
+//     a memory of 13 October about the change.
+//
+// The sums run in query order, so that the same search gives the same
+// figure to the last bit.
 func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
 	idfs := r.idfs
+	shared := sharedTitles(hits)
 	for i := range hits {
 		h := &hits[i]
 		if h.Match <= 0 {
 			continue
 		}
-		w := idfs[partitionOf(h.Memory)]
+		part := partitionOf(h.Memory)
+		w := idfs[part]
 		total := 0.0
 		for _, q := range w {
 			total += q.Weight
@@ -316,66 +357,113 @@ func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
 		if total <= 0 {
 			continue
 		}
+		common := r.common[part]
 		held := 0.0
+		distinct := false // holds a word fewer than half the memories hold
 		inPeriod := h.DateFactor > 1
-		if bits, slots, ok := r.heldBits(h.Memory); ok {
+		bits, slots, dl, ok := r.heldBits(h.Memory)
+		noTitle := shared[titleKey(h.Memory)] > 1
+		if ok && !noTitle && r.params.Density(1, index.DequantLen(dl)) == 1 {
 			// The terms its scorer found it holds: the same as its
 			// text's analysis (see termSlots), without analysing it.
 			for i, q := range w {
-				if s := slots[i]; s >= 0 && bits&(1<<s) != 0 || (inPeriod && dated[q.Term]) {
+				if inPeriod && dated[q.Term] {
 					held += q.Weight
+					distinct = true
+				} else if s := slots[i]; s >= 0 && bits&(1<<s) != 0 {
+					held += q.Weight * common[i]
+					distinct = distinct || common[i] == 1 && q.Weight > 0
 				}
 			}
 		} else {
-			has := r.termsOf(h.Memory)
-			for _, q := range w {
-				if has[q.Term] || (inPeriod && dated[q.Term]) {
+			tc := r.termsOf(h.Memory, noTitle)
+			for i, q := range w {
+				if inPeriod && dated[q.Term] {
 					held += q.Weight
+					distinct = true
+				} else if d := r.params.Density(tc.tf[q.Term], float64(tc.dl)); d > 0 {
+					held += q.Weight * common[i] * d
+					distinct = distinct || common[i] == 1 && q.Weight > 0
 				}
 			}
 		}
-		h.Strength = min(1, held/total)
+		if distinct {
+			h.Strength = min(1, held/total)
+		}
 	}
 }
 
+// titleKey is the key by which sharedTitles counts m's title: its type and
+// its title, case and spacing aside, when the title is not just the start
+// of its content; "" otherwise.
+func titleKey(m *cairn.Memory) string {
+	t := strings.Join(strings.Fields(strings.ToLower(m.Title)), " ")
+	if t == "" || cairn.TitleRepeatsContent(m.Title, m.Content) {
+		return ""
+	}
+	return m.Type + "\x00" + t
+}
+
+// sharedTitles counts the hits by titleKey.
+func sharedTitles(hits []cairn.Hit) map[string]int {
+	var n map[string]int
+	for _, h := range hits {
+		if k := titleKey(h.Memory); k != "" {
+			if n == nil {
+				n = map[string]int{}
+			}
+			n[k]++
+		}
+	}
+	delete(n, "")
+	return n
+}
+
 // heldBits returns the bits of the query terms m holds, as its scorer
-// found them, and the bit of each of its partition's idf-weighted terms;
-// ok is false when the scorer cannot say (m was not scored, or scored in
-// a partition without slots).
-func (r *retrieved) heldBits(m *cairn.Memory) (bits uint64, slots []int8, ok bool) {
+// found them, the bit of each of its partition's idf-weighted terms, and
+// m's quantised length; ok is false when the scorer cannot say (m was not
+// scored, or scored in a partition without slots).
+func (r *retrieved) heldBits(m *cairn.Memory) (bits uint64, slots []int8, dl byte, ok bool) {
 	ht, ok := r.held[m]
 	if !ok {
-		return 0, nil, false
+		return 0, nil, 0, false
 	}
 	part := partitionOf(m)
 	slots = r.slots[part]
 	if ht.part != part || slots == nil {
-		return 0, nil, false
+		return 0, nil, 0, false
 	}
-	return ht.bits, slots, true
+	return ht.bits, slots, ht.dl, true
 }
 
-// termsOf returns the index terms of m, one of the memories r kept,
-// analysing its text once.
-func (r *retrieved) termsOf(m *cairn.Memory) map[string]bool {
+// termsOf returns the analysis of m's indexed text, one of the memories r
+// kept (without its title when noTitle), analysing it once.
+func (r *retrieved) termsOf(m *cairn.Memory, noTitle bool) termCounts {
+	key := analysisKey{m, noTitle}
 	r.mu.Lock()
-	has, ok := r.analysed[m]
+	tc, ok := r.analysed[key]
 	r.mu.Unlock()
 	if ok {
-		return has
+		return tc
 	}
-	buf, _ := lexical.Analyze(indexedText(m), nil)
-	has = make(map[string]bool, len(buf))
+	text := indexedText(m)
+	if noTitle {
+		c := *m
+		c.Title = ""
+		text = indexedText(&c)
+	}
+	buf, dl := lexical.Analyze(text, nil)
+	tc = termCounts{tf: make(map[string]int, len(buf)), dl: dl}
 	for _, t := range buf {
-		has[t] = true
+		tc.tf[t]++
 	}
 	r.mu.Lock()
 	if r.analysed == nil {
-		r.analysed = map[*cairn.Memory]map[string]bool{}
+		r.analysed = map[analysisKey]termCounts{}
 	}
-	r.analysed[m] = has
+	r.analysed[key] = tc
 	r.mu.Unlock()
-	return has
+	return tc
 }
 
 // loadCandidates fetches the candidates' memories and keeps those that pass
@@ -405,7 +493,7 @@ func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, 
 			}
 			sc := scores[part][m.DocNum]
 			out = append(out, cairn.Hit{Memory: m, Lexical: sc.BM25, Coverage: sc.Coverage, Match: sc.Score})
-			held[m] = heldTerms{part: part, bits: sc.Held}
+			held[m] = heldTerms{part: part, bits: sc.Held, dl: sc.Len}
 		}
 	}
 	return out, nil

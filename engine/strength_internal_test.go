@@ -13,15 +13,18 @@ import (
 )
 
 // analysedStrengths is each hit's Strength computed from the analysis of
-// its memory's indexed text: the way Strength was computed before the
-// scorer reported the terms each document holds.
+// its memory's indexed text (without its title when other hits share it):
+// the way Strength was computed before the scorer reported the terms each
+// document holds, with its density for long memories and commonness.
 func analysedStrengths(r *retrieved, hits []cairn.Hit, dated map[string]bool) []float64 {
 	out := make([]float64, len(hits))
+	shared := sharedTitles(hits)
 	for i, h := range hits {
 		if h.Match <= 0 {
 			continue
 		}
-		w := r.idfs[partitionOf(h.Memory)]
+		part := partitionOf(h.Memory)
+		w := r.idfs[part]
 		total := 0.0
 		for _, q := range w {
 			total += q.Weight
@@ -29,18 +32,28 @@ func analysedStrengths(r *retrieved, hits []cairn.Hit, dated map[string]bool) []
 		if total <= 0 {
 			continue
 		}
-		terms, _ := lexical.Analyze(indexedText(h.Memory), nil)
-		has := map[string]bool{}
-		for _, t := range terms {
-			has[t] = true
+		m := *h.Memory
+		if shared[titleKey(h.Memory)] > 1 {
+			m.Title = ""
 		}
-		held := 0.0
-		for _, q := range w {
-			if has[q.Term] || (h.DateFactor > 1 && dated[q.Term]) {
+		terms, dl := lexical.Analyze(indexedText(&m), nil)
+		tf := map[string]int{}
+		for _, t := range terms {
+			tf[t]++
+		}
+		held, distinct := 0.0, false
+		for j, q := range w {
+			if h.DateFactor > 1 && dated[q.Term] {
 				held += q.Weight
+				distinct = true
+			} else if tf[q.Term] > 0 {
+				held += q.Weight * r.common[part][j] * r.params.Density(tf[q.Term], float64(dl))
+				distinct = distinct || r.common[part][j] == 1 && q.Weight > 0
 			}
 		}
-		out[i] = min(1, held/total)
+		if distinct {
+			out[i] = min(1, held/total)
+		}
 	}
 	return out
 }
@@ -48,7 +61,8 @@ func analysedStrengths(r *retrieved, hits []cairn.Hit, dated map[string]bool) []
 // TestStrengthFromScorerEqualsAnalysis runs random searches (seeded) and
 // wants every hit's Strength equal, to the bit, to the one computed from
 // its memory's analysed text. The corpus has global-scope memories (the
-// global partition), titles and keys, tags, file references (whose
+// global partition), titles (one shared by many) and keys, memories
+// longer than the length pivot, tags, file references (whose
 // '*ref' terms are in the index but in no text), types (whose '*type'
 // terms likewise), identifiers and dates in the text, and edited and
 // deleted memories (dead documents); the queries repeat words, name
@@ -84,7 +98,11 @@ func TestStrengthFromScorerEqualsAnalysis(t *testing.T) {
 			var ids []string
 			for i := range 900 {
 				now = now.Add(time.Duration(r.IntN(8)) * time.Hour)
-				words := make([]string, 2+r.IntN(20))
+				nw := 2 + r.IntN(20)
+				if r.IntN(15) == 0 {
+					nw = 70 + r.IntN(150) // longer than the length pivot
+				}
+				words := make([]string, nw)
 				for j := range words {
 					words[j] = word()
 					if r.IntN(12) == 0 {
@@ -100,8 +118,11 @@ func TestStrengthFromScorerEqualsAnalysis(t *testing.T) {
 				if r.IntN(8) == 0 {
 					m.Scope = cairn.ScopeGlobal
 				}
-				if r.IntN(4) == 0 {
+				switch r.IntN(12) {
+				case 0, 1, 2:
 					m.Title = word() + " " + word()
+				case 3:
+					m.Title = "Session summary" // a title many memories share
 				}
 				if r.IntN(10) == 0 {
 					m.Key = fmt.Sprintf("key.%s", word())
@@ -159,7 +180,7 @@ func TestStrengthFromScorerEqualsAnalysis(t *testing.T) {
 					if h.Match <= 0 {
 						continue
 					}
-					if _, _, ok := ret.heldBits(h.Memory); ok {
+					if _, _, _, ok := ret.heldBits(h.Memory); ok {
 						scorerSaid++
 					} else {
 						analysed++
