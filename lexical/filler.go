@@ -9,26 +9,27 @@ import (
 // it is about: greetings and thanks, politeness, acknowledgements, the
 // glue of a conversation with an agent ("lets continue with the next
 // task", "quick question", "go ahead"), the phrases that steer a model
-// ("ultrathink", "think hard", "(quick task)"), and the vaguest verbs,
-// nouns and question words ("could you help me find something", "have I
-// ever", "how many", "as I mentioned earlier"). Each also names its
-// inflections (stemming joins them). Words that only look alike, or are
-// often the subject of a memory, are left out ("resume" is also a CV,
-// "may" a month, "excellent" would stem to "excel").
+// ("ultrathink", "think", "(quick task)"), and the vaguest verbs, nouns
+// and question words ("could you help me find something", "have I ever",
+// "how many", "as I mentioned earlier"). Each also names its inflections
+// (stemming joins them). Words that stem like a word of another meaning,
+// or are often the subject of a memory, are left out: "resume" (a CV),
+// "may" (a month), "excellent" (Excel), "probably" (probability), "go",
+// "sort", "bit", "hard", "chat", "recall".
 const fillerList = `
 hi hello hey hiya howdy yo bye goodbye cheers thanks thank thx ty welcome
 please pls plz kindly sorry
 ok okay yes yeah yep yup nope sure alright fine cool great good nice
 perfect awesome wonderful amazing
-let lets go ahead continue proceed keep carry next again quick quickly
+let lets ahead continue proceed keep carry next again quick quickly
 start begin finish done try task step
-also actually really basically maybe perhaps simply probably
-ultrathink megathink think hard harder hardest
+also actually really basically maybe perhaps simply
+ultrathink megathink think
 could would might must shall need want like know see look get make take
-give use help show tell find work say ask mention remember recall
+give use help show tell find work say ask mention remember
 ever anything something everything nothing anyone someone thing stuff
-way kind sort lot bit much many
-question conversation chat discuss talk earlier previously ago
+way kind lot much many
+question conversation earlier previously ago discuss talk
 `
 
 var (

@@ -524,7 +524,7 @@ func TestIsFillerKnowsPromptFillerAndNothingElse(t *testing.T) {
 			t.Errorf("%q (terms %v) is not filler", w, terms)
 		}
 	}
-	for _, w := range []string{"resume", "May", "Excel", "deploy", "webhook", "signing", "key", "test", "staging"} {
+	for _, w := range []string{"resume", "May", "Excel", "probability", "Go", "sorting", "bits", "hard", "chat", "recall", "deploy", "webhook", "signing", "key", "test", "staging"} {
 		for _, term := range QueryTerms(w) {
 			if IsFiller(term) {
 				t.Errorf("%q (term %q) is filler", w, term)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/rank"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
@@ -90,6 +91,9 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		fmt.Fprintln(w)
 		io.WriteString(w, recall.RetrievalLine(how))
+		p, r := index.DefaultParams(), engine.DefaultRanking()
+		fmt.Fprintf(w, "bm25: k1 %g, b %g, lengths against %g terms; coverage share %g; a neighbour is lent %g of a match, and with its own match at most %g of it\n",
+			p.K1, p.B, p.Pivot, r.Coverage, r.NeighbourShare, r.NeighbourCap)
 	}
 	for i, h := range hits {
 		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80))
@@ -102,7 +106,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			}
 			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f (strength %.2f)", h.Lexical, h.Coverage, h.Match, h.Strength)
 			if h.Lent > 0 {
-				fmt.Fprintf(w, "; lent %.3f by %s (same session or task)", h.Lent, h.LentBy)
+				fmt.Fprintf(w, "; lent %.3f by %s (same session or task%s)", h.Lent, h.LentBy, lentCapped(h, hits))
 			}
 			if h.DateFactor != 1 {
 				fmt.Fprintf(w, "; × date %.2f (created in a period the query names)", h.DateFactor)
@@ -115,6 +119,18 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintln(m.Stderr, "cairn: no memory matches")
 	}
 	return bw.Flush()
+}
+
+// lentCapped says when what h was lent stops at the share of its
+// lender's match that lending lifts a memory to at most.
+func lentCapped(h cairn.Hit, hits []cairn.Hit) string {
+	c := engine.DefaultRanking().NeighbourCap
+	for _, l := range hits {
+		if l.Memory.ID == h.LentBy && c > 0 && h.Match+h.Lent >= c*l.Match*(1-1e-9) {
+			return fmt.Sprintf("; with its own match, at most %g of the lender's", c)
+		}
+	}
+	return ""
 }
 
 // rankText is a place in a ranking, "-" for none.
