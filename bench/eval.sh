@@ -18,8 +18,10 @@
 # of questions whose block holds an evidence memory, and with --foreign the
 # share of blocks that are not empty for a question put to another project
 # (false fires). bench/evaltable.py prints the table and the targets of
-# DESIGN's quality budgets. Nothing of the eval is copied into the
-# repository; everything it writes goes to a temporary folder.
+# DESIGN's quality budgets. It measures the defaults: cairn runs in the
+# temporary folder with an empty configuration folder, so that no user's
+# or project's configuration applies. Nothing of the eval is copied into
+# the repository; everything it writes goes to a temporary folder.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 EVAL_DIR="${EVAL_DIR:-../shared/eval}"
@@ -29,7 +31,7 @@ want=()
 for a in "$@"; do
   case "$a" in
     --no-block) block=0 ;;
-    -h|--help) sed -n '2,22p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) awk 'NR > 1 && /^#/ { sub(/^# ?/, ""); print; next } NR > 1 { exit }' "$0"; exit 0 ;;
     -*) echo "eval.sh: unknown flag $a (see bench/eval.sh --help)" >&2; exit 2 ;;
     *) want+=("$a") ;;
   esac
@@ -38,6 +40,7 @@ if [ ! -f "$EVAL_DIR/score.py" ]; then
   echo "eval.sh: no eval data at $EVAL_DIR (set EVAL_DIR)" >&2
   exit 2
 fi
+EVAL_DIR="$(cd "$EVAL_DIR" && pwd)"
 # The sets: the eval folder itself (LoCoMo), then each folder in it that
 # holds a retrieval set.
 sets=()
@@ -71,7 +74,13 @@ if [ -z "$cairn" ]; then
   cairn="$tmp/cairn"
   CGO_ENABLED=0 go build -o "$cairn" ./cmd/cairn
 fi
+cairn="$(cd "$(dirname "$cairn")" && pwd)/$(basename "$cairn")"
+repo="$(pwd)"
 export CAIRN_NO_SERVER=1
+# Measure the defaults: no user's or project's configuration applies.
+mkdir -p "$tmp/config"
+export XDG_CONFIG_HOME="$tmp/config"
+cd "$tmp"
 start=$SECONDS
 for s in "${sets[@]}"; do
   dir="$(setdir "$s")"
@@ -104,4 +113,4 @@ done
 echo "# $(( SECONDS - start )) s; cairn $("$cairn" version 2>/dev/null | head -1)" >&2
 args=()
 for s in "${sets[@]}"; do args+=("$s=$(setdir "$s")"); done
-python3 bench/evaltable.py --budget "$BUDGET" "$tmp" "${args[@]}"
+python3 "$repo/bench/evaltable.py" --budget "$BUDGET" "$tmp" "${args[@]}"
