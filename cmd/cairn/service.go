@@ -74,8 +74,8 @@ func (l localService) ImportStream(ctx context.Context, r io.Reader, opts cairn.
 		// A large import leaves a large write-ahead log; fold it in now so
 		// that the next commands open the database quickly. (A server
 		// keeps the database open: its log is folded as it goes.)
-		if c, ok := l.Engine.Store().(interface{ Checkpoint(context.Context) error }); ok {
-			if err := c.Checkpoint(ctx); err != nil {
+		if st := l.Engine.Store(); st.SupportsCheckpoint() {
+			if err := st.Checkpoint(ctx); err != nil {
 				return nil, err
 			}
 		}
