@@ -668,26 +668,3 @@ func (e *Engine) VectorCoverage(ctx context.Context, project string) (n cairn.Ve
 	n, err = vs.CountVectors(ctx, model, project)
 	return n, model, err == nil, err
 }
-
-// FillVectorsEvery runs FillVectors for every project now and then every
-// interval until ctx ends, and calls report after each run that embedded
-// something or failed. It is the background fill of a long-running
-// process: writes never wait for embeddings, they get them here.
-func (e *Engine) FillVectorsEvery(ctx context.Context, every time.Duration, report func(FillReport, error)) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		rep, err := e.FillVectors(ctx, "", nil)
-		if ctx.Err() != nil {
-			return
-		}
-		if report != nil && (err != nil || rep.Embedded > 0) {
-			report(rep, err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}

@@ -1,42 +1,29 @@
-package main
+package server
 
-// `cairn serve`'s HTTP side: the MCP server (package mcpserver) over
-// streamable HTTP at /mcp, sharing the resident session (its open store,
-// postings cache and batched use recording) with the Unix socket.
+// The HTTP side: the MCP server (package mcpserver) over streamable HTTP
+// at /mcp, the REST API (package httpapi) at /api/ with the project's
+// events as server-sent events (package eventstream), and the web page
+// (package webui) at /, sharing the engine and the batched use recording
+// with the Unix socket.
 //
-// The REST API (package httpapi) is served beside it at /api/, with the
-// same limits and the same cross-origin and DNS rebinding protection.
+// A loopback address needs no token. A non-loopback one is refused unless
+// Config.AllowRemote, and then needs a token on every /api and /mcp
+// request. Requests from web pages of other origins are refused (CSRF),
+// and so are requests to a loopback address that name another host (DNS
+// rebinding); the page needs no token itself, and sends the user's token
+// to the API.
 //
-// It listens on loopback by default (127.0.0.1:7421), where no token is
-// needed. A non-loopback address is refused unless --allow-remote is
-// given and at least one token exists (cairn token create): such a server
-// needs a token on every /api and /mcp request. Requests from web pages
-// of other origins are refused (CSRF), and so are requests to a loopback
-// address that name another host (DNS rebinding).
-//
-// /mcp serves the project of `cairn serve` (its --project, or its working
-// directory's); /mcp?project=NAME serves project NAME, with the user's
-// configuration only. A session keeps the project it started with.
-//
-// GET /api/projects/{project}/events streams the project's events
-// (serve_events.go), under the same loopback, Host and cross-origin rules.
-//
-// The web page (package webui) is served at / under the same Host check;
-// it needs no token itself, and sends the user's token to the API.
+// /mcp serves the server's own project; /mcp?project=NAME serves project
+// NAME. A session keeps the project it started with.
 
 import (
 	"cmp"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net"
 	"net/http"
-	"net/url"
-	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,46 +31,56 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/eventstream"
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/local"
+	"github.com/cairn-dev/cairn/mcpserver"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/webui"
 )
 
-// defaultHTTPAddr is where `cairn serve` answers MCP over HTTP unless told
-// otherwise.
-const defaultHTTPAddr = "127.0.0.1:7421"
+// EventsPattern is where a project's events are served.
+const EventsPattern = "GET /api/projects/{project}/events"
 
-// httpFlags are serve's HTTP flags.
-type httpFlags struct {
-	fs          *flagSet
-	addr        string
-	allowRemote bool
+// Limits bound what HTTP clients may hold; zero fields take the defaults.
+// A client that sends its headers (Header) or body (Body) too slowly, or
+// keeps a connection idle (Idle), is cut off; connections beyond Conns
+// are closed as soon as they are accepted; at most MCPSessions MCP
+// sessions live at once (a new one ends the one unused longest), at most
+// MCPProjects projects keep an MCP server, and a session unused for
+// MCPSessionTimeout ends (a project server unused as long is dropped).
+type Limits struct {
+	Header, Body, Idle time.Duration
+	Conns              int
+	MCPSessions        int
+	MCPProjects        int
+	MCPSessionTimeout  time.Duration
 }
 
-// registerHTTPFlags adds --addr and --allow-remote to serve's flags.
-func registerHTTPFlags(fs *flagSet) *httpFlags {
-	h := &httpFlags{fs: fs}
-	fs.StringVar(&h.addr, "addr", defaultHTTPAddr, "answer MCP over streamable HTTP at http://`host:port`/mcp (\"off\": no HTTP)")
-	fs.BoolVar(&h.allowRemote, "allow-remote", false, "allow --addr to be a non-loopback address; every request must then send a token (cairn token create)")
-	return h
+// DefaultLimits are the limits of a zero Limits.
+var DefaultLimits = Limits{
+	Header: 10 * time.Second, Body: 30 * time.Second, Idle: 2 * time.Minute, Conns: 128,
+	MCPSessions: 64, MCPProjects: 32, MCPSessionTimeout: 30 * time.Minute,
 }
 
-// explicit reports whether --addr was given.
-func (h *httpFlags) explicit() bool {
-	set := false
-	h.fs.Visit(func(f *flag.Flag) { set = set || f.Name == "addr" })
-	return set
+func (l Limits) withDefaults() Limits {
+	d := DefaultLimits
+	return Limits{
+		Header: cmp.Or(l.Header, d.Header), Body: cmp.Or(l.Body, d.Body), Idle: cmp.Or(l.Idle, d.Idle),
+		Conns: cmp.Or(l.Conns, d.Conns), MCPSessions: cmp.Or(l.MCPSessions, d.MCPSessions),
+		MCPProjects: cmp.Or(l.MCPProjects, d.MCPProjects), MCPSessionTimeout: cmp.Or(l.MCPSessionTimeout, d.MCPSessionTimeout),
+	}
 }
 
-// checkHTTPAddr refuses an address that is not loopback unless remote
-// access was asked for, and reports whether it is remote.
-func checkHTTPAddr(addr string, allowRemote bool) (remote bool, err error) {
+// CheckAddr checks an HTTP address: host:port, and loopback unless
+// allowRemote. It reports whether the address is reachable from other
+// machines. EINVALID says what is wrong.
+func CheckAddr(addr string, allowRemote bool) (remote bool, err error) {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
-		return false, usagef("serve: --addr %q is not host:port (e.g. 127.0.0.1:7421)", addr)
+		return false, cairn.Errorf(cairn.EINVALID, "the address %q is not host:port (e.g. 127.0.0.1:7421)", addr)
 	}
 	if host == "localhost" {
 		return false, nil
@@ -92,84 +89,41 @@ func checkHTTPAddr(addr string, allowRemote bool) (remote bool, err error) {
 		return false, nil
 	}
 	if !allowRemote {
-		return true, usagef("serve: --addr %s is not a loopback address; anyone who can reach it could read and change the memories. Use 127.0.0.1, or add --allow-remote (requests then need a token: cairn token create)", addr)
+		return true, cairn.Errorf(cairn.EINVALID, "the address %s is not a loopback address; anyone who can reach it could read and change the memories", addr)
 	}
 	return true, nil
 }
 
-// checkTokens refuses a remote server when no token exists: it would
-// refuse every request.
-func checkTokens(ctx context.Context, s *session, addr string) error {
-	toks, err := s.eng.FindTokens(ctx)
+// startHTTP listens on Config.Addr, when set, and serves MCP, REST,
+// events and the page there.
+func (s *Server) startHTTP(ctx context.Context) error {
+	if s.cfg.Addr == "" {
+		return nil
+	}
+	remote, err := CheckAddr(s.cfg.Addr, s.cfg.AllowRemote)
 	if err != nil {
 		return err
 	}
-	if len(toks) == 0 {
-		return usagef("serve: --addr %s is reachable from other machines, and every request to it needs a token, but none exists; create one first with `cairn token create --project NAME`", addr)
-	}
-	return nil
-}
-
-// Limits of MCP over HTTP. A client that sends its headers or body too
-// slowly, or keeps a connection idle, is cut off; connections beyond
-// defaultHTTPLimits.conns are closed as soon as they are accepted; at most
-// maxMCPSessions sessions live at once (a new one ends the one unused
-// longest), and at most maxProjectServers projects keep an MCP server.
-type httpLimits struct {
-	header, body, idle time.Duration
-	conns              int
-}
-
-var defaultHTTPLimits = httpLimits{header: 10 * time.Second, body: 30 * time.Second, idle: 2 * time.Minute, conns: 128}
-
-const (
-	maxMCPSessions    = 64
-	maxProjectServers = 32
-	// mcpSessionTimeout ends a session that made no request for that long
-	// (the SDK's StreamableHTTPOptions.SessionTimeout); a project server
-	// unused for as long is dropped.
-	mcpSessionTimeout = 30 * time.Minute
-)
-
-// startHTTP starts MCP over HTTP for the resident session s and returns
-// the address it listens on ("" when HTTP is off) and the function that
-// stops it (waiting for requests in flight); call it before s.uses is
-// closed. An address given with --addr that cannot be used is an error;
-// the default address being taken (by another cairn serve, say) only a
-// warning.
-func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlags) (addr string, stop func(), err error) {
-	if h.addr == "off" || h.addr == "" {
-		return "", func() {}, nil
-	}
-	remote, err := checkHTTPAddr(h.addr, h.allowRemote)
+	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
-		return "", nil, err
-	}
-	if remote {
-		if err := checkTokens(ctx, s, h.addr); err != nil {
-			return "", nil, err
+		if s.cfg.AddrOptional {
+			fmt.Fprintf(s.cfg.Log, "cairn: not serving MCP over HTTP: %v (give --addr HOST:PORT for another address)\n", err)
+			return nil
 		}
+		return cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", s.cfg.Addr)
 	}
-	ln, err := net.Listen("tcp", h.addr)
-	if err != nil {
-		if !h.explicit() {
-			fmt.Fprintf(m.Stderr, "cairn: not serving MCP over HTTP: %v (give --addr HOST:PORT for another address)\n", err)
-			return "", func() {}, nil
-		}
-		return "", nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", h.addr)
-	}
-	mh, err := newMCPHTTP(m, s, s.recordUse, g.project)
+	mh, err := s.newMCPHTTP()
 	if err != nil {
 		ln.Close()
-		return "", nil, err
+		return err
 	}
-	api := newAPI(m, s, g.project, remote)
+	api := s.newAPI(remote)
 	events := eventstream.New(s.eng, &eventstream.Options{Active: s.touch})
-	api.Handle(eventsPattern, events) // the API's host, origin and token checks
+	api.Handle(EventsPattern, events) // the API's host, origin and token checks
 	// The web page, under the API's host check; it reads and writes only
 	// through the API. A server that needs tokens does not name its
 	// project to a page loaded without one.
-	pageOpts := webui.Options{Project: g.project}
+	pageOpts := webui.Options{Project: s.cfg.Project}
 	if remote {
 		pageOpts.Project = ""
 	}
@@ -178,91 +132,85 @@ func startHTTP(ctx context.Context, m *Main, g *globals, s *session, h *httpFlag
 	api.Handle("GET /ui/", page)
 	var mcpHandler http.Handler = mh
 	if remote {
-		mcpHandler = api.Guard(func(r *http.Request) string { return cmp.Or(r.URL.Query().Get("project"), g.project) }, mh)
+		mcpHandler = api.Guard(func(r *http.Request) string { return cmp.Or(r.URL.Query().Get("project"), s.cfg.Project) }, mh)
 	}
-	hs := newHTTPServer(mcpHandler, api, defaultHTTPLimits)
+	hs := newHTTPServer(mcpHandler, api, s.cfg.Limits)
 	hs.RegisterOnShutdown(events.Shutdown) // streams end with their last seq
-	done := make(chan struct{})
+	s.httpSrv, s.httpAddr, s.httpDone = hs, ln.Addr().String(), make(chan struct{})
 	go func() {
-		defer close(done)
-		if err := hs.Serve(&limitListener{Listener: ln, max: defaultHTTPLimits.conns}); err != nil && !errors.Is(err, http.ErrServerClosed) {
-			fmt.Fprintf(m.Stderr, "cairn: MCP over HTTP stopped: %v\n", err)
+		defer close(s.httpDone)
+		if err := hs.Serve(&limitListener{Listener: ln, max: s.cfg.Limits.Conns}); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			fmt.Fprintf(s.cfg.Log, "cairn: MCP over HTTP stopped: %v\n", err)
 		}
 	}()
-	fmt.Fprintf(m.Stderr, "cairn: MCP over streamable HTTP at http://%s/mcp for project %s (another project: ?project=NAME)\n", ln.Addr(), g.project)
-	fmt.Fprintf(m.Stderr, "cairn: REST API at http://%s/api/projects/%s/ (described at /api/openapi.json)\n", ln.Addr(), url.PathEscape(g.project))
-	if remote {
-		fmt.Fprintf(m.Stderr, "cairn: every request needs Authorization: Bearer TOKEN (cairn token list)\n")
+	return nil
+}
+
+// stopHTTP stops the HTTP side, waiting up to 3 s for requests in flight.
+func (s *Server) stopHTTP() {
+	if s.httpSrv == nil {
+		return
 	}
-	fmt.Fprintf(m.Stderr, "cairn: web page at http://%s/\n", ln.Addr())
-	fmt.Fprintf(m.Stderr, "cairn: events as server-sent events at http://%s%s\n", ln.Addr(), strings.Replace(eventsPattern, "GET ", "", 1))
-	return ln.Addr().String(), func() {
-		sctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
-		defer cancel()
-		if hs.Shutdown(sctx) != nil {
-			hs.Close() // streams still open after the grace period
-		}
-		<-done
-	}, nil
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	if s.httpSrv.Shutdown(ctx) != nil {
+		s.httpSrv.Close() // streams still open after the grace period
+	}
+	<-s.httpDone
 }
 
 // newHTTPServer serves mcp at /mcp and api at /api/ with lim's timeouts
 // (the connection cap is the listener's). There is no whole-request
 // ReadTimeout: it would also end the long-lived event streams of GET /mcp;
-// a request's body gets lim.body instead.
-func newHTTPServer(mcp, api http.Handler, lim httpLimits) *http.Server {
+// a request's body gets lim.Body instead.
+func newHTTPServer(mcp, api http.Handler, lim Limits) *http.Server {
 	mux := http.NewServeMux()
 	csrf := http.NewCrossOriginProtection()
-	mux.Handle("/mcp", csrf.Handler(bodyDeadline(mcp, lim.body)))
+	mux.Handle("/mcp", csrf.Handler(bodyDeadline(mcp, lim.Body)))
 	if api != nil {
-		mux.Handle("/api/", csrf.Handler(bodyDeadline(api, lim.body)))
+		mux.Handle("/api/", csrf.Handler(bodyDeadline(api, lim.Body)))
 		mux.Handle("/", csrf.Handler(api)) // the web page (webui), registered on api
 	}
-	return &http.Server{Handler: mux, ReadHeaderTimeout: lim.header, IdleTimeout: lim.idle}
+	return &http.Server{Handler: mux, ReadHeaderTimeout: lim.Header, IdleTimeout: lim.Idle}
 }
 
-// newAPI returns the REST API over the resident session s. home is
-// serve's own project: its working directory's configuration applies to
-// its context blocks; other projects get the user's configuration only.
-// remote makes a token necessary on every request.
-func newAPI(m *Main, s *session, home string, remote bool) *httpapi.Server {
-	other := *m
-	other.Getwd = func() (string, error) { return "", errors.New("not the project's folder") }
-	root := ""
-	if wd, err := m.Getwd(); err == nil && wd != "" {
-		root = projectRoot(wd)
-	}
+// newAPI returns the REST API over the engine; remote makes a token
+// necessary on every request.
+func (s *Server) newAPI(remote bool) *httpapi.Server {
 	return httpapi.New(httpapi.Options{
 		Service: func(project string, now time.Time) httpapi.Service {
-			s.touch() // a request keeps a server started with --idle alive
+			s.touch() // a request keeps a server with an idle time alive
 			return atTime(s.eng.WithProject(project), now)
 		},
 		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
 			if call.Config == nil {
-				cm := &other
-				if call.Project == home {
-					cm = m
-				}
-				l, err := cm.loadConfig()
+				cfg, err := s.cfg.Configuration(call.Project)
 				if err != nil {
 					return nil, err
 				}
-				call.Config = l.Config
+				call.Config = cfg
 			}
-			if call.Project == home && call.Root == "" {
-				call.Root = root
+			if call.Root == "" {
+				call.Root = s.cfg.Root(call.Project)
 			}
-			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.recordUse)
+			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.RecordUse)
 		},
-		Root: func(project string) string {
-			if project == home {
-				return root // serve's own folder: the stale marks of the web page
-			}
-			return ""
-		},
+		Root:         s.cfg.Root,
 		Tokens:       s.eng,
 		RequireToken: remote,
-		Logger:       slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		Logger:       s.logger,
+	})
+}
+
+// newMCPServer returns the MCP server of project.
+func (s *Server) newMCPServer(project string) (*mcp.Server, error) {
+	return mcpserver.New(mcpserver.Options{
+		Service: local.New(s.eng, project, s.RecordUse),
+		Project: project,
+		Root:    s.cfg.Root(project),
+		Config:  func() (*config.Config, error) { return s.cfg.Configuration(project) },
+		Version: s.cfg.Version,
+		Logger:  s.logger,
 	})
 }
 
@@ -329,198 +277,6 @@ type countedConn struct {
 func (c *countedConn) Close() error {
 	c.once.Do(func() { c.l.open.Add(-1) })
 	return c.Conn.Close()
-}
-
-// mcpHTTP is MCP over streamable HTTP for any project of the database:
-// the SDK's handler, with bounded state. The SDK keeps every session
-// until it is deleted or idle for its SessionTimeout, and cairn keeps an
-// MCP server per project; here at most maxMCPSessions sessions live (a
-// new one closes the one unused longest) and at most maxProjectServers
-// servers are kept (least recently used first out; a dropped server lives
-// on only while sessions use it).
-type mcpHTTP struct {
-	handler  http.Handler
-	servers  *projectServers
-	maxSess  int
-	mu       sync.Mutex
-	lastUsed map[string]time.Time     // by session id
-	live     map[*mcp.Server]struct{} // servers that may have sessions
-}
-
-// newMCPHTTP returns the handler of /mcp; home is serve's own project,
-// served when no ?project= is given.
-func newMCPHTTP(m *Main, s *session, record func(context.Context, []string, string) error, home string) (*mcpHTTP, error) {
-	mh := &mcpHTTP{
-		servers:  &projectServers{m: m, s: s, record: record, home: home, max: maxProjectServers, idle: mcpSessionTimeout},
-		maxSess:  maxMCPSessions,
-		lastUsed: map[string]time.Time{},
-		live:     map[*mcp.Server]struct{}{},
-	}
-	if _, err := mh.servers.get(home); err != nil {
-		return nil, err
-	}
-	mh.handler = mcp.NewStreamableHTTPHandler(func(r *http.Request) *mcp.Server {
-		project := r.URL.Query().Get("project")
-		if project == "" {
-			project = home
-		}
-		srv, err := mh.servers.get(project)
-		if err != nil {
-			return nil // 400 Bad Request
-		}
-		mh.makeRoom(srv)
-		return srv
-	}, &mcp.StreamableHTTPOptions{SessionTimeout: mcpSessionTimeout})
-	return mh, nil
-}
-
-const sessionHeader = "Mcp-Session-Id"
-
-func (mh *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	mh.servers.s.touch() // a request keeps a server started with --idle alive
-	if id := r.Header.Get(sessionHeader); id != "" {
-		mh.touch(id)
-	}
-	mh.handler.ServeHTTP(w, r)
-	if id := w.Header().Get(sessionHeader); id != "" && r.Header.Get(sessionHeader) == "" {
-		mh.touch(id) // a session was made
-	}
-}
-
-func (mh *mcpHTTP) touch(id string) {
-	mh.mu.Lock()
-	defer mh.mu.Unlock()
-	if _, ok := mh.lastUsed[id]; ok || len(mh.lastUsed) < 2*mh.maxSess {
-		mh.lastUsed[id] = time.Now()
-	}
-}
-
-// sessions returns the live sessions; call with mh.mu held. It forgets
-// servers without sessions that are no longer kept, and the use times of
-// sessions that ended.
-func (mh *mcpHTTP) sessions() []*mcp.ServerSession {
-	var all []*mcp.ServerSession
-	ids := map[string]bool{}
-	for srv := range mh.live {
-		n := 0
-		for ss := range srv.Sessions() {
-			all = append(all, ss)
-			ids[ss.ID()] = true
-			n++
-		}
-		if n == 0 && !mh.servers.kept(srv) {
-			delete(mh.live, srv)
-		}
-	}
-	for id := range mh.lastUsed {
-		if !ids[id] {
-			delete(mh.lastUsed, id)
-		}
-	}
-	return all
-}
-
-// makeRoom closes the sessions unused longest while a new session of srv
-// would make more than maxSess.
-func (mh *mcpHTTP) makeRoom(srv *mcp.Server) {
-	mh.mu.Lock()
-	mh.live[srv] = struct{}{}
-	all := mh.sessions()
-	var victims []*mcp.ServerSession
-	if extra := len(all) + 1 - mh.maxSess; extra > 0 {
-		// A session never seen again since it began counts as unused
-		// since the zero time: it goes first.
-		slices.SortFunc(all, func(a, b *mcp.ServerSession) int {
-			return mh.lastUsed[a.ID()].Compare(mh.lastUsed[b.ID()])
-		})
-		victims = all[:extra]
-	}
-	mh.mu.Unlock()
-	for _, ss := range victims {
-		ss.Close()
-	}
-}
-
-// counts reports the live sessions and the servers kept, for tests.
-func (mh *mcpHTTP) counts() (sessions, servers int) {
-	mh.mu.Lock()
-	sessions = len(mh.sessions())
-	mh.mu.Unlock()
-	return sessions, mh.servers.len()
-}
-
-// projectServers are the MCP servers of the projects asked for over HTTP,
-// made on first use and shared by their sessions: at most max, least
-// recently used first out, and none unused for idle.
-type projectServers struct {
-	m      *Main
-	s      *session
-	record func(context.Context, []string, string) error
-	home   string // serve's own project: its working directory's configuration applies
-	max    int
-	idle   time.Duration
-
-	mu     sync.Mutex
-	byName map[string]*projectServer
-}
-
-type projectServer struct {
-	srv      *mcp.Server
-	lastUsed time.Time
-}
-
-func (ps *projectServers) get(project string) (*mcp.Server, error) {
-	if !cairn.ValidProject(project) {
-		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
-	}
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	now := time.Now()
-	if ps.byName == nil {
-		ps.byName = map[string]*projectServer{}
-	}
-	for name, e := range ps.byName {
-		if now.Sub(e.lastUsed) > ps.idle && name != project {
-			delete(ps.byName, name)
-		}
-	}
-	if e := ps.byName[project]; e != nil {
-		e.lastUsed = now
-		return e.srv, nil
-	}
-	srv, err := newMCPServer(ps.m, local.New(ps.s.eng, project, ps.record), project, project == ps.home)
-	if err != nil {
-		return nil, err
-	}
-	if len(ps.byName) >= ps.max {
-		oldest := ""
-		for name, e := range ps.byName {
-			if oldest == "" || e.lastUsed.Before(ps.byName[oldest].lastUsed) {
-				oldest = name
-			}
-		}
-		delete(ps.byName, oldest)
-	}
-	ps.byName[project] = &projectServer{srv: srv, lastUsed: now}
-	return srv, nil
-}
-
-// kept reports whether srv is one of the servers kept.
-func (ps *projectServers) kept(srv *mcp.Server) bool {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	for _, e := range ps.byName {
-		if e.srv == srv {
-			return true
-		}
-	}
-	return false
-}
-
-func (ps *projectServers) len() int {
-	ps.mu.Lock()
-	defer ps.mu.Unlock()
-	return len(ps.byName)
 }
 
 // atTime is eng at now, the clock a request asked for; eng itself when

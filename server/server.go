@@ -1,295 +1,467 @@
-package main
-
-// `cairn serve`'s Unix socket: the server keeps the database open and
-// answers the REST API (package httpapi) on a socket next to the database
-// file, where the CLI of other processes finds it (service.go): their
-// search, context and hooks are answered here in a millisecond instead of
-// opening the database themselves. The socket also answers
-// GET /serve/status and POST /serve/stop (`cairn serve status|stop`).
+// Package server is `cairn serve` as a library: a process that keeps the
+// database open and answers the REST API (package httpapi) on a Unix
+// socket next to the database, where the CLI of other processes finds it
+// (their search, context and hooks are answered in a millisecond instead
+// of opening the database themselves), and over HTTP when asked: REST,
+// server-sent events, MCP over streamable HTTP (package mcpserver) and
+// the web page (package webui). It runs the background jobs of the
+// database (package jobs) while it serves.
+//
+// New checks a Config, Open takes the database's server lock and starts
+// listening, Close stops: requests in flight finish, the uses they
+// recorded are written, the jobs end, the socket and the lock go. A
+// server also stops by itself (Done is closed) when it has answered no
+// request for Config.Idle, when `cairn serve stop` asks it over the
+// socket, and when its database file is removed or replaced.
+package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"runtime/debug"
-	"strconv"
-	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/client"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/internal/testsignal"
+	"github.com/cairn-dev/cairn/jobs"
 )
 
-// socketPath is where the server for a database listens; "" when the path
-// would be too long for a Unix socket.
-func socketPath(db string) string {
-	p := db + ".sock"
+// Config says what a Server serves and how. Zero values take defaults
+// where a field says so.
+type Config struct {
+	// Engine answers every request; required, and not bound to a project
+	// (the server answers them all). The caller opens its store before
+	// New and closes it after Close.
+	Engine *engine.Engine
+	// Project is the server's own project: MCP without ?project=, the
+	// web page's, and the one whose folder the server may run in.
+	Project string
+	// Database names the database in the server's status: the file, or
+	// a postgres:// URL without its password.
+	Database string
+	// File is the SQLite database file; "" for PostgreSQL. A request that
+	// comes after the file was removed or replaced is refused (503, the
+	// client then opens the new file itself) and stops the server:
+	// answering from the old file, or opening a new empty one, would be
+	// wrong.
+	File string
+	// Path is where the socket and the lock live (SocketPath,
+	// LockPath): the database file, or for PostgreSQL a path in the
+	// user's data folder that stands for it. Required.
+	Path string
+
+	// Addr is where to answer over HTTP (host:port; port 0 picks one);
+	// "" means the socket only.
+	Addr string
+	// AddrOptional makes a failure to listen on Addr a line in Log (the
+	// default address is taken, by another server say) instead of an
+	// error.
+	AddrOptional bool
+	// AllowRemote allows an Addr that is not a loopback address; every
+	// HTTP request must then send a token. Without it such an Addr is
+	// EINVALID.
+	AllowRemote bool
+
+	// Idle stops the server after that long without a request; 0 never.
+	Idle time.Duration
+	// IdleCheckEvery is how often the server asks whether it is idle;
+	// zero: a quarter of Idle, between 10 ms and a minute.
+	IdleCheckEvery time.Duration
+	// Limits bound what HTTP clients may hold.
+	Limits Limits
+
+	// Version is the version the MCP server reports.
+	Version string
+	// Configuration returns the configuration of project's context
+	// blocks (for a request that sends none) and MCP tools, read again
+	// for each request; nil: the defaults.
+	Configuration func(project string) (*config.Config, error)
+	// Root returns the folder of project's files when the server runs in
+	// it, else "": what its memories refer to is checked against it. nil
+	// knows no folder.
+	Root func(project string) string
+
+	// SetMemoryLimit, when set, is runtime/debug.SetMemoryLimit: the
+	// server keeps the process's soft memory limit near what the engine
+	// holds (memory.go), unless GOMEMLIMIT is set.
+	SetMemoryLimit func(int64) int64
+	// Now is the clock of the idle time and the uptime; nil: time.Now.
+	Now func() time.Time
+	// Log receives the server's messages, a line each; nil: none.
+	Log io.Writer
+
+	// The background jobs' settings (package jobs); their Log defaults
+	// to the server's.
+	Uses       jobs.UseWriterConfig
+	Maintain   jobs.MaintainerConfig
+	Mirror     jobs.MirrorConfig
+	VectorFill jobs.VectorFillerConfig
+
+	TestSignals TestSignals
+}
+
+// TestSignals tell a test what the server did.
+type TestSignals struct {
+	// IdleChecked gets, after each idle check, whether it stopped the
+	// server.
+	IdleChecked testsignal.Signal[bool]
+}
+
+// Init turns every signal on.
+func (ts *TestSignals) Init() { ts.IdleChecked.Init() }
+
+// Status is what a server says about itself (GET /serve/status).
+type Status struct {
+	PID      int       `json:"pid"`
+	Database string    `json:"database"`
+	Socket   string    `json:"socket"`
+	MCP      string    `json:"mcp,omitempty"` // the MCP over HTTP address; "" when HTTP is off
+	Project  string    `json:"project"`       // the project of /mcp without ?project=
+	Started  time.Time `json:"started"`
+	Uptime   string    `json:"uptime"`
+}
+
+// Server is one `cairn serve`. Its methods are safe for concurrent use.
+type Server struct {
+	cfg    Config
+	eng    *engine.Engine
+	logger *slog.Logger
+	sock   string
+
+	file        os.FileInfo  // the database file opened
+	lastRequest atomic.Int64 // Unix nanoseconds of the clock cfg.Now
+	uses        *jobs.UseWriter
+
+	unlock     func()
+	socketSrv  *http.Server
+	httpSrv    *http.Server
+	httpAddr   string
+	httpDone   chan struct{}
+	stopMemory func()
+	cancelJobs context.CancelFunc
+	jobs       sync.WaitGroup
+	status     Status
+
+	stopOnce sync.Once
+	done     chan struct{} // closed when the server stops by itself or Close is called
+	mu       sync.Mutex
+	serveErr error // why the socket stopped serving, when it failed
+	opened   bool
+	closed   bool
+}
+
+// New returns a server for cfg, not yet listening. EINVALID for a config
+// that cannot be served: no engine or path, a path too long for a Unix
+// socket, an HTTP address that is not host:port, or one that is not
+// loopback without AllowRemote.
+func New(cfg Config) (*Server, error) {
+	if cfg.Engine == nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "a server needs an engine")
+	}
+	if cfg.Path == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "a server needs the path of its database")
+	}
+	if !cairn.ValidProject(cfg.Project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", cfg.Project)
+	}
+	sock := SocketPath(cfg.Path)
+	if sock == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "the database path %s is too long for a Unix socket; use a shorter one", cfg.Path)
+	}
+	if cfg.Addr != "" {
+		if _, err := CheckAddr(cfg.Addr, cfg.AllowRemote); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Idle < 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "the idle time %v is negative", cfg.Idle)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Configuration == nil {
+		cfg.Configuration = func(string) (*config.Config, error) { return config.Default(), nil }
+	}
+	if cfg.Root == nil {
+		cfg.Root = func(string) string { return "" }
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+	cfg.IdleCheckEvery = cmp.Or(cfg.IdleCheckEvery, min(max(cfg.Idle/4, 10*time.Millisecond), time.Minute))
+	for _, w := range []*io.Writer{&cfg.Uses.Log, &cfg.Maintain.Log, &cfg.Mirror.Log, &cfg.VectorFill.Log} {
+		if *w == nil {
+			*w = cfg.Log
+		}
+	}
+	return &Server{
+		cfg:    cfg,
+		eng:    cfg.Engine,
+		logger: slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		sock:   sock,
+		done:   make(chan struct{}),
+	}, nil
+}
+
+// SocketPath is where the server of the database at path listens; "" when
+// the path would be too long for a Unix socket.
+func SocketPath(path string) string {
+	p := path + ".sock"
 	if len(p) > 100 {
 		return ""
 	}
 	return p
 }
 
-// The requests about the server itself (serve status and serve stop).
-const (
-	opStatus = "status"
-	opStop   = "stop"
-)
+// LockPath is the lock file of the server of the database at path.
+func LockPath(path string) string { return path + ".serve.lock" }
 
-// runServe is `cairn serve`: it opens the database itself (it is the
-// server that the other commands' clients reach) and answers on the
-// socket next to it, and over HTTP when asked.
-func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
-	fs := newFlags(m, g, "serve", "[flags]")
-	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")
-	httpOpts := registerHTTPFlags(fs)
-	idle := fs.Duration("idle", 0, "exit after this `duration` (such as 30m) without a request (0: run until stopped)")
-	asJSON := fs.Bool("json", false, "status, stop: print the server's status as JSON")
-	pos, err := parseFlags(fs, args)
-	if err != nil {
-		return err
+// ErrAlreadyServing says that another server answers for the database:
+// ECONFLICT, with how to find it.
+func errAlreadyServing(db string) error {
+	return cairn.Errorf(cairn.ECONFLICT, "another cairn serve is already answering for %s; `cairn serve status` shows it and `cairn serve stop` stops it", db)
+}
+
+// Open takes the database's server lock, loads what searches read most,
+// and starts answering on the socket (and over HTTP when Config.Addr is
+// set) and running the jobs; it returns once clients can find the socket,
+// or the reason they cannot: ECONFLICT when another server runs for the
+// database, EUNAVAILABLE when an address cannot be listened on. Open is
+// called once; Close undoes what it did, whether it succeeded or not.
+func (s *Server) Open(ctx context.Context) error {
+	s.mu.Lock()
+	if s.opened {
+		s.mu.Unlock()
+		return cairn.Errorf(cairn.EINVALID, "the server is already open")
 	}
-	if len(pos) > 0 {
-		switch pos[0] {
-		case "status", "stop":
-			if len(pos) > 1 {
-				return usagef("serve %s: unexpected argument %q", pos[0], pos[1])
-			}
-			return serveControl(ctx, m, g, pos[0], *asJSON)
-		}
-		return usagef("serve: unknown argument %q (serve takes flags only, or status or stop)", pos[0])
-	}
-	if *idle < 0 {
-		return usagef("serve: --idle cannot be negative")
-	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
-	opts := &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()}
-	if cfg, err := m.loadConfig(); err == nil {
-		if err := vectorOptions(m, g, cfg.Config, opts); err != nil {
-			return err
-		}
-	}
-	s.eng = engine.New(s.store, opts)
-	db, err := filepath.Abs(g.path())
-	if err != nil {
-		return err
-	}
-	sock := socketPath(db)
-	if sock == "" {
-		return fmt.Errorf("the database path %s is too long for a Unix socket; use a shorter --db", db)
-	}
-	if c, err := net.DialTimeout("unix", sock, 200*time.Millisecond); err == nil {
+	s.opened = true
+	s.mu.Unlock()
+	if c, err := net.DialTimeout("unix", s.sock, 200*time.Millisecond); err == nil {
 		c.Close()
-		return errAlreadyServing(db)
+		return errAlreadyServing(s.label())
 	}
-	// One server per database, even when two start at the same moment (two
-	// hooks starting one each): the second cannot take the lock.
-	unlock, err := lockServe(db)
+	// One server per database, even when two start at the same moment
+	// (two hooks starting one each): the second cannot take the lock.
+	unlock, err := lock(s.cfg.Path, s.label())
 	if err != nil {
 		return err
 	}
-	defer unlock()
+	s.unlock = unlock
+	if s.cfg.File != "" {
+		if fi, err := os.Stat(s.cfg.File); err == nil {
+			s.file = fi
+		}
+	}
 	// Load before listening: clients find the socket only once the server
 	// answers at full speed.
-	if n, err := s.eng.Warm(ctx, g.project); err == nil && n > 0 {
-		fmt.Fprintf(m.Stderr, "cairn: loaded the postings of %d frequent terms of project %s\n", n, g.project)
+	if n, err := s.eng.Warm(ctx, s.cfg.Project); err == nil && n > 0 {
+		fmt.Fprintf(s.cfg.Log, "cairn: loaded the postings of %d frequent terms of project %s\n", n, s.cfg.Project)
 	}
-	if n, err := s.eng.WarmVectors(ctx, g.project); err == nil && n > 0 {
-		fmt.Fprintf(m.Stderr, "cairn: loaded %d vectors of project %s\n", n, g.project)
+	if n, err := s.eng.WarmVectors(ctx, s.cfg.Project); err == nil && n > 0 {
+		fmt.Fprintf(s.cfg.Log, "cairn: loaded %d vectors of project %s\n", n, s.cfg.Project)
 		debug.FreeOSMemory() // the stored vectors, read once to fill the index
 	}
-	if m.SetMemoryLimit != nil {
-		defer limitMemory(ctx, m.Getenv, s.eng.ResidentBytes, m.SetMemoryLimit)()
+	if s.cfg.SetMemoryLimit != nil {
+		s.stopMemory = limitMemory(os.Getenv("GOMEMLIMIT") != "", s.eng.ResidentBytes, s.cfg.SetMemoryLimit)
+	}
+	// Use records are written in batches by one goroutine.
+	s.uses = jobs.NewUseWriter(s.eng, &s.cfg.Uses)
+	s.touch()
+	if err := s.startHTTP(ctx); err != nil {
+		return err
 	}
 	// A socket file left by a server that died (SIGKILL, a crash): nobody
 	// answers on it, and the lock says no server is starting either.
-	os.Remove(sock)
+	os.Remove(s.sock)
 	// The socket is created private (0600): memories are the user's alone.
 	old := syscall.Umask(0o077)
-	ln, err := net.Listen("unix", sock)
+	ln, err := net.Listen("unix", s.sock)
 	syscall.Umask(old)
 	if err != nil {
-		return fmt.Errorf("cannot listen on %s: %w", sock, err)
+		return cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", s.sock)
 	}
-	defer os.Remove(sock)
-	fmt.Fprintf(m.Stderr, "cairn: serving %s (search, context and hooks of other cairn processes are answered here; stop with Ctrl-C)\n", db)
-	// Use records are written in batches by one goroutine (uses.go).
-	s.uses = newUseQueue(s.eng, m.Stderr)
-	m.configs = &configCache{}
-	defer s.uses.Close()
-	httpAddr, stopHTTP, err := startHTTP(ctx, m, g, s, httpOpts) // MCP at /mcp, sharing s
-	if err != nil {
-		ln.Close()
-		return err
+	s.status = Status{PID: os.Getpid(), Database: s.label(), Socket: s.sock, Project: s.cfg.Project, Started: s.cfg.Now()}
+	if s.httpAddr != "" {
+		s.status.MCP = "http://" + s.httpAddr + "/mcp"
 	}
-	defer stopHTTP()
-	ctx, stop := context.WithCancel(ctx)
-	defer stop()
-	maintainInBackground(ctx, m, s.eng, g.project, m.Stderr)
-	mirrorInBackground(ctx, m, g, s.eng, m.Stderr)
-	if s.eng.Vectors() {
-		go s.eng.FillVectorsEvery(ctx, vectorFillEvery, func(rep engine.FillReport, err error) {
-			logVectorFill(m.Stderr, rep, err)
-		})
-	}
-	srv := &resident{main: m, sess: s, db: db, stop: stop, status: serveStatus{
-		PID: os.Getpid(), Database: db, Socket: sock, Project: g.project, Started: time.Now()}}
-	if httpAddr != "" {
-		srv.status.MCP = "http://" + httpAddr + "/mcp"
-	}
-	if g.remote() {
-		srv.remote, srv.url = true, g.db
-		srv.status.Database = g.label()
-	} else if fi, err := os.Stat(db); err == nil {
-		srv.file = fi
-	}
-	if *idle > 0 {
-		go srv.exitWhenIdle(ctx, *idle, stop, m.Stderr)
-	}
-	hs := &http.Server{Handler: srv.handler(newAPI(m, s, g.project, false)),
-		ReadHeaderTimeout: defaultHTTPLimits.header, IdleTimeout: defaultHTTPLimits.idle}
-	done := make(chan error, 1)
-	go func() { done <- hs.Serve(ln) }()
-	select {
-	case <-ctx.Done():
-	case err := <-done:
-		if !errors.Is(err, http.ErrServerClosed) {
-			return err
+	s.socketSrv = &http.Server{Handler: s.socketHandler(), ReadHeaderTimeout: s.cfg.Limits.Header, IdleTimeout: s.cfg.Limits.Idle}
+	go func() {
+		if err := s.socketSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.mu.Lock()
+			s.serveErr = err
+			s.mu.Unlock()
+			s.stop()
 		}
-	}
-	// Requests in flight finish; the use records they made are written
-	// when s.uses closes.
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	if hs.Shutdown(sctx) != nil {
-		hs.Close()
-	}
+	}()
+	s.startJobs()
 	return nil
 }
 
-// exitWhenIdle stops the server (stop) once it has answered no request
-// for idle; a request in progress is waited for by the accept loop.
-func (r *resident) exitWhenIdle(ctx context.Context, idle time.Duration, stop func(), errw io.Writer) {
-	r.sess.touch()
-	tick := time.NewTicker(min(max(idle/4, 10*time.Millisecond), time.Minute))
+// startJobs runs the background jobs until Close.
+func (s *Server) startJobs() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancelJobs = cancel
+	run := func(f func(context.Context)) {
+		s.jobs.Add(1)
+		go func() {
+			defer s.jobs.Done()
+			f(ctx)
+		}()
+	}
+	run(jobs.NewMaintainer(s.eng, &s.cfg.Maintain).Run)
+	run(jobs.NewMirror(s.eng, &s.cfg.Mirror).Run)
+	if s.eng.Vectors() {
+		run(jobs.NewVectorFiller(s.eng, &s.cfg.VectorFill).Run)
+	}
+	if s.cfg.Idle > 0 {
+		run(s.exitWhenIdle)
+	}
+}
+
+// Done is closed when the server stops by itself (idle, asked to stop,
+// its database file replaced, its socket failing) or Close is called.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Addr is the address the server answers HTTP on ("" when it does not).
+func (s *Server) Addr() string { return s.httpAddr }
+
+// Socket is the Unix socket the server answers on.
+func (s *Server) Socket() string { return s.sock }
+
+// Status is what the server says about itself.
+func (s *Server) Status() Status {
+	st := s.status
+	st.Uptime = s.cfg.Now().Sub(st.Started).Round(time.Second).String()
+	return st
+}
+
+// RecordUse records a context's use of memories as the server's requests
+// do: in a batch written soon after (package jobs) once the server is
+// open, at once before.
+func (s *Server) RecordUse(ctx context.Context, ids []string, session string) error {
+	if s.uses == nil {
+		return s.eng.RecordUse(ctx, ids, session)
+	}
+	return s.uses.Record(ctx, ids, session)
+}
+
+// stop makes Done fire.
+func (s *Server) stop() { s.stopOnce.Do(func() { close(s.done) }) }
+
+// Close stops the server: the requests in flight finish (up to 10 s on
+// the socket, 3 s over HTTP, where event streams end with their last
+// seq), the uses they recorded are written, the jobs end, and the socket
+// and the lock go. It returns why the socket stopped serving, if it
+// failed.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.stop()
+	if s.socketSrv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if s.socketSrv.Shutdown(ctx) != nil {
+			s.socketSrv.Close()
+		}
+		cancel()
+	}
+	s.stopHTTP()
+	if s.cancelJobs != nil {
+		s.cancelJobs()
+		s.jobs.Wait()
+	}
+	if s.uses != nil {
+		s.uses.Close()
+	}
+	if s.socketSrv != nil {
+		os.Remove(s.sock)
+	}
+	if s.stopMemory != nil {
+		s.stopMemory()
+	}
+	if s.unlock != nil {
+		s.unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.serveErr
+}
+
+func (s *Server) label() string { return cmp.Or(s.cfg.Database, s.cfg.Path) }
+
+// touch records a request: it keeps a server with an idle time alive.
+func (s *Server) touch() { s.lastRequest.Store(s.cfg.Now().UnixNano()) }
+
+// exitWhenIdle stops the server once it has answered no request for
+// Config.Idle; a request in progress is waited for by Close.
+func (s *Server) exitWhenIdle(ctx context.Context) {
+	tick := time.NewTicker(s.cfg.IdleCheckEvery)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-			if time.Since(time.Unix(0, r.sess.lastRequest.Load())) >= idle {
-				fmt.Fprintf(errw, "cairn: no request for %v; stopping\n", idle)
-				stop()
-				return
-			}
+		}
+		idle := s.cfg.Now().Sub(time.Unix(0, s.lastRequest.Load())) >= s.cfg.Idle
+		if idle {
+			fmt.Fprintf(s.cfg.Log, "cairn: no request for %v; stopping\n", s.cfg.Idle)
+			s.stop()
+		}
+		s.cfg.TestSignals.IdleChecked.Signal(idle)
+		if idle {
+			return
 		}
 	}
-}
-
-// lockServe takes the lock of the server of db (a file next to it), or
-// says that another server holds it. The lock goes with the process.
-func lockServe(db string) (unlock func(), err error) {
-	f, err := os.OpenFile(db+".serve.lock", os.O_RDWR|os.O_CREATE, 0o600)
-	if err != nil {
-		return nil, fmt.Errorf("cannot lock the server of %s: %w", db, err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		if errors.Is(err, syscall.EWOULDBLOCK) {
-			return nil, errAlreadyServing(db)
-		}
-		return nil, fmt.Errorf("cannot lock the server of %s: %w", db, err)
-	}
-	// The holder's pid, for `cairn serve status` and `stop` when the
-	// server does not answer on its socket.
-	if f.Truncate(0) == nil {
-		f.WriteAt([]byte(strconv.Itoa(os.Getpid())+"\n"), 0)
-	}
-	return func() { f.Close() }, nil
-}
-
-// errAlreadyServing says that a server runs for db, and how to find it.
-func errAlreadyServing(db string) error {
-	return cairn.Errorf(cairn.ECONFLICT, "another cairn serve is already answering for %s; `cairn serve status` shows it and `cairn serve stop` stops it", db)
-}
-
-// serveLockHolder reports whether a server holds the lock of db (it runs,
-// or is starting), and its pid when the lock file names one.
-func serveLockHolder(db string) (held bool, pid int) {
-	f, err := os.Open(db + ".serve.lock")
-	if err != nil {
-		return false, 0
-	}
-	defer f.Close()
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_SH|syscall.LOCK_NB); err == nil {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		return false, 0
-	}
-	b, _ := io.ReadAll(io.LimitReader(f, 32))
-	pid, _ = strconv.Atoi(strings.TrimSpace(string(b)))
-	return true, pid
-}
-
-// resident answers forwarded commands with its open store.
-type resident struct {
-	main   *Main
-	sess   *session
-	db     string
-	file   os.FileInfo // the database file the server opened
-	remote bool        // a PostgreSQL database: no file to watch
-	url    string      // its URL
-	stop   func()      // stops the server
-	status serveStatus
 }
 
 // sameFile reports whether the database path still names the file the
 // server opened.
-func (r *resident) sameFile() bool {
-	if r.remote {
+func (s *Server) sameFile() bool {
+	if s.cfg.File == "" {
 		return true
 	}
-	fi, err := os.Stat(r.db)
-	return err == nil && (r.file == nil || os.SameFile(fi, r.file))
+	fi, err := os.Stat(s.cfg.File)
+	return err == nil && (s.file == nil || os.SameFile(fi, s.file))
 }
 
-// handler answers the socket: the REST API, and the server's status
-// and stop. A request that comes after the database file was replaced or
-// removed is answered 503 (the client then opens the new file itself) and
-// stops the server: answering from the old file, or opening a new empty
-// one, would be wrong.
-func (r *resident) handler(api http.Handler) http.Handler {
+// socketHandler answers the socket: the REST API, and the server's status
+// and stop.
+func (s *Server) socketHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/", bodyDeadline(api, defaultHTTPLimits.body))
+	mux.Handle("/api/", bodyDeadline(s.newAPI(false), s.cfg.Limits.Body))
 	mux.HandleFunc("GET /serve/status", func(w http.ResponseWriter, _ *http.Request) {
-		writeHTTPJSON(w, r.currentStatus())
+		writeJSON(w, http.StatusOK, s.Status())
 	})
 	mux.HandleFunc("POST /serve/stop", func(w http.ResponseWriter, _ *http.Request) {
-		writeHTTPJSON(w, r.currentStatus())
-		fmt.Fprintf(r.main.Stderr, "cairn: asked to stop by `cairn serve stop`; stopping\n")
-		r.stop()
+		writeJSON(w, http.StatusOK, s.Status())
+		fmt.Fprintf(s.cfg.Log, "cairn: asked to stop by `cairn serve stop`; stopping\n")
+		s.stop()
 	})
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		r.sess.touch()
-		if !r.sameFile() {
-			fmt.Fprintf(r.main.Stderr, "cairn: %s was removed or replaced; stopping\n", r.db)
-			r.stop()
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusServiceUnavailable)
-			json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": cairn.EUNAVAILABLE,
+		s.touch()
+		if !s.sameFile() {
+			fmt.Fprintf(s.cfg.Log, "cairn: %s was removed or replaced; stopping\n", s.cfg.File)
+			s.stop()
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]string{"code": cairn.EUNAVAILABLE,
 				"message": "the database file of this server was removed or replaced; the server is stopping"}})
 			return
 		}
@@ -297,78 +469,8 @@ func (r *resident) handler(api http.Handler) http.Handler {
 	})
 }
 
-func (r *resident) currentStatus() serveStatus {
-	st := r.status
-	st.Uptime = time.Since(st.Started).Round(time.Second).String()
-	return st
-}
-
-func writeHTTPJSON(w http.ResponseWriter, v any) {
+func writeJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
-}
-
-// defaultServeIdle is how long a server started by a hook waits for
-// requests before it exits (CAIRN_SERVE_IDLE overrides it).
-const defaultServeIdle = "30m"
-
-// startServerProcess starts `cairn serve` for db in the background, in a
-// session of its own (it outlives the hook that started it and ignores the
-// terminal), answering over the Unix socket only and exiting after
-// CAIRN_SERVE_IDLE (default 30 minutes) without a request. Its messages go
-// to cairn.log next to the database. A second server for the same database
-// exits at once.
-func startServerProcess(db, project string) error {
-	exe, err := os.Executable()
-	if err != nil {
-		return err
-	}
-	idle := os.Getenv("CAIRN_SERVE_IDLE")
-	if idle == "" {
-		idle = defaultServeIdle
-	}
-	if _, err := time.ParseDuration(idle); err != nil {
-		return fmt.Errorf("CAIRN_SERVE_IDLE=%q is not a duration such as 30m", idle)
-	}
-	logf, err := os.OpenFile(filepath.Join(filepath.Dir(db), logFileName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
-	if err != nil {
-		return err
-	}
-	defer logf.Close()
-	cmd := exec.Command(exe, "--db", db, "--project", project, "serve", "--addr", "off", "--idle", idle)
-	cmd.Dir = filepath.Dir(db)
-	cmd.Stdout, cmd.Stderr = logf, logf
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-	if err := cmd.Start(); err != nil {
-		return err
-	}
-	return cmd.Process.Release()
-}
-
-// ensureServer starts a server for the session's database when none
-// answers, for the commands to come; CAIRN_NO_SERVER=1 turns it off.
-func (m *Main) ensureServer(g *globals) error {
-	if m.StartServer == nil || m.configs != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
-		return nil
-	}
-	db, err := filepath.Abs(g.path())
-	if err != nil {
-		return nil
-	}
-	sock := socketPath(db)
-	if sock == "" {
-		return nil
-	}
-	if _, err := os.Stat(db); err != nil && !g.remote() {
-		return nil // nothing remembered yet
-	}
-	if client.Answers(sock, serverTimeout) {
-		return nil // running
-	}
-	if held, _ := serveLockHolder(db); held {
-		return nil // starting (or hung: its lock goes when it does)
-	}
-	// No server, or only the socket file of one that died: the new one
-	// removes that once it holds the lock.
-	return m.StartServer(db, g.project)
 }

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -297,23 +298,16 @@ func TestServeIdleExitsAfterTheLastRequest(t *testing.T) {
 	}
 }
 
-// Two servers for one database: the lock lets only one run, even when
-// both start before either listens.
-func TestServeLockAllowsOneServerPerDatabase(t *testing.T) {
-	t.Parallel()
-	db := filepath.Join(t.TempDir(), "c.db")
-	unlock, err := lockServe(db)
+// openSession opens c's database in process, as a long-running command
+// does, until the test ends.
+func (c *cli) openSession() (*Main, *session) {
+	c.t.Helper()
+	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
+		Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.dir, nil }}
+	s, err := m.open(c.t.Context(), &globals{db: c.db, project: c.project}, false)
 	if err != nil {
-		t.Fatal(err)
+		c.t.Fatal(err)
 	}
-	if _, err := lockServe(db); err == nil || !strings.Contains(err.Error(), "already answering") {
-		t.Errorf("second lock: %v", err)
-	}
-	unlock()
-	again, err := lockServe(db)
-	if err != nil {
-		t.Errorf("the lock was not released: %v", err)
-	} else {
-		again()
-	}
+	c.t.Cleanup(func() { s.Close() })
+	return m, s
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/mcpserver"
 	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/server"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -125,7 +126,7 @@ func (m *Main) server(g *globals) (p *client.Project, named bool, err error) {
 		if err != nil {
 			return nil, false, nil
 		}
-		sock := socketPath(db)
+		sock := server.SocketPath(db)
 		if sock == "" {
 			return nil, false, nil
 		}
