@@ -76,7 +76,7 @@ func runEmbed(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	defer s.Close()
 	if !s.eng.Vectors() {
-		return usagef("embed: no embeddings endpoint is configured: set embeddings.base_url and embeddings.model (see README, Embeddings)")
+		return usagef("embed: no embeddings endpoint is configured: set embeddings.base_url and embeddings.model (see docs/embeddings.md)")
 	}
 	project := g.project
 	if *all {

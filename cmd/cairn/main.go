@@ -74,6 +74,11 @@ type Main struct {
 	// configs, in `cairn serve`, keeps the configuration files read.
 	configs *configCache
 
+	// configFallback, set by a hook, makes a configuration that cannot be
+	// read (invalid, too large, too slow) give the defaults instead of an
+	// error; it is told why.
+	configFallback func(error)
+
 	// roots, when set, remembers the project folders rootOf looked up.
 	roots *rootMemo
 }
@@ -129,6 +134,11 @@ type command struct {
 	run     func(ctx context.Context, m *Main, g *globals, args []string) error
 }
 
+// mcpTools names the tools the MCP server offers, for help (a test
+// compares them with what the server lists).
+const mcpTools = "remember, search, get, context, update, verify, forget, memory, recall_file, recall_error, recall_command, " +
+	"cleanup, hat_transition, loop_record, loop_context, loop_model, loop_status"
+
 func commands() []command {
 	return []command{
 		{"add", "[flags] CONTENT|-", "remember something; prints the new id", runAdd},
@@ -164,7 +174,7 @@ func commands() []command {
 		{"hook", "claude|codex EVENT", "answer a Claude Code (or Codex) hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
 		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly; MCP and the REST API over HTTP", runServe},
 		{"token", "create [--read-only] [--name N] | list | revoke ID", "manage the HTTP API's access tokens (needed by a server on a non-loopback address)", runToken},
-		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: remember, search, get, context, update, forget, memory, recall_file, recall_error, recall_command, hat_transition)", runMCP},
+		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: " + mcpTools + ")", runMCP},
 		{"install", "claude|codex [flags]", "set cairn up for Claude Code or Codex: hooks, MCP server, AGENTS.md section", runInstall},
 		{"uninstall", "claude|codex [flags]", "remove exactly what install added", runUninstall},
 		{"version", "", "print cairn's version", runVersion},
@@ -217,7 +227,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 			m.usage(m.Stdout)
 			return nil
 		}
-		return usagef("%v (see `cairn help`)", err)
+		return usagef("%v%s (see `cairn help`)", err, flagSuggestion(fs, err))
 	}
 	rest := fs.Args()
 	if *version {
@@ -235,12 +245,14 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		m.usage(m.Stdout)
 		return nil
 	}
+	var names []string
 	for _, c := range commands() {
 		if c.name == name {
 			return c.run(ctx, m, g, rest)
 		}
+		names = append(names, c.name)
 	}
-	return usagef("unknown command %q (see `cairn help`)", name)
+	return usagef("unknown command %q%s (see `cairn help`)", name, didYouMean(name, names))
 }
 
 // signalCatch turns Ctrl-C and SIGTERM into the cancellation of a
@@ -294,12 +306,14 @@ Exit status: 0 success, 1 failure, 2 usage error.
 }
 
 func (m *Main) helpFor(name string) error {
+	var names []string
 	for _, c := range commands() {
 		if c.name == name {
 			return c.run(context.Background(), m, &globals{}, []string{"-h"})
 		}
+		names = append(names, c.name)
 	}
-	return usagef("unknown command %q (see `cairn help`)", name)
+	return usagef("unknown command %q%s (see `cairn help`)", name, didYouMean(name, names))
 }
 
 // globals are the flags every command takes.
@@ -358,7 +372,7 @@ func parseFlags(fs *flagSet, args []string) ([]string, error) {
 				fs.help()
 				return nil, err
 			}
-			return nil, usagef("%s: %v (see `cairn help %s`)", fs.Name(), err, fs.Name())
+			return nil, usagef("%s: %v%s (see `cairn help %s`)", fs.Name(), err, flagSuggestion(fs.FlagSet, err), fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {
