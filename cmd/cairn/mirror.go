@@ -26,14 +26,22 @@ func syncJSONL(ctx context.Context, m *Main, g *globals, eng *engine.Engine) {
 	}
 }
 
+// jsonlSetting is export.jsonl_dir as configured ("" when it is not).
+func jsonlSetting(m *Main) string {
+	l, err := m.loadConfig()
+	if err != nil {
+		return ""
+	}
+	return l.Config.Export.JSONLDir
+}
+
 // jsonlDir is the folder of the per-type JSON Lines files (export.jsonl_dir,
 // relative to the project's folder), or "" when none is configured.
 func jsonlDir(m *Main, g *globals) string {
-	l, err := m.loadConfig()
-	if err != nil || l.Config.Export.JSONLDir == "" {
+	dir := jsonlSetting(m)
+	if dir == "" {
 		return ""
 	}
-	dir := l.Config.Export.JSONLDir
 	if !filepath.IsAbs(dir) {
 		root := m.projectFolder(g)
 		if root == "" {

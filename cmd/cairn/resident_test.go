@@ -19,8 +19,15 @@ import (
 func startServe(t *testing.T) (*cli, context.CancelFunc) {
 	t.Helper()
 	c := newServeCLI(t)
+	return c, startServeIn(t, c, t.TempDir()) // the server runs elsewhere than its clients
+}
+
+// startServeIn runs `cairn serve` for c's database in the folder wd until
+// the test ends, and waits for its socket.
+func startServeIn(t *testing.T, c *cli, wd string) context.CancelFunc {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	stop := serveInProcess(t, ctx, c, t.TempDir(), nil) // the server runs elsewhere than its clients
+	stop := serveInProcess(t, ctx, c, wd, nil)
 	t.Cleanup(func() {
 		cancel()
 		stop()
@@ -28,7 +35,7 @@ func startServe(t *testing.T) (*cli, context.CancelFunc) {
 			t.Errorf("cairn serve left its socket behind")
 		}
 	})
-	return c, cancel
+	return cancel
 }
 
 // newServeCLI is a CLI whose database, holding one memory, lives in a

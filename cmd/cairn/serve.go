@@ -269,13 +269,14 @@ func (m *Main) ensureServer(g *globals) error {
 
 // registerMirror tells the database's servers where the per-type JSON
 // Lines files of g's project go (export.jsonl_dir), so that their mirror
-// job keeps them (package jobs): a command that runs in the project's
+// job keeps them (package jobs). A command that runs in the project's
 // folder says so, including that there is none; one that runs elsewhere
-// names a folder only when the configuration it reads has one. A failure
-// is said and changes nothing else.
+// (a server a hook started next to the database) only when the folder is
+// absolute: a relative one is the project folder's, which it does not
+// know. A failure is said and changes nothing else.
 func registerMirror(ctx context.Context, m *Main, g *globals, eng *engine.Engine) {
 	dir := jsonlDir(m, g)
-	if dir == "" && m.projectFolder(g) == "" {
+	if m.projectFolder(g) == "" && !filepath.IsAbs(jsonlSetting(m)) {
 		return
 	}
 	if err := jobs.SetMirrorFolder(ctx, eng, g.project, dir); err != nil {
