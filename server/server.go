@@ -230,7 +230,7 @@ func SocketPath(path string) string {
 // LockPath is the lock file of the server of the database at path.
 func LockPath(path string) string { return path + ".serve.lock" }
 
-// ErrAlreadyServing says that another server answers for the database:
+// errAlreadyServing says that another server answers for the database:
 // ECONFLICT, with how to find it.
 func errAlreadyServing(db string) error {
 	return cairn.Errorf(cairn.ECONFLICT, "another cairn serve is already answering for %s; `cairn serve status` shows it and `cairn serve stop` stops it", db)
