@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"path/filepath"
 
 	"github.com/cairn-dev/cairn"
@@ -11,31 +10,12 @@ import (
 	"github.com/cairn-dev/cairn/jsonlmirror"
 )
 
-// mirrorInBackground keeps seed 001's per-type JSON Lines files of the
-// server's project up to date while the server runs, when the
-// configuration names a folder (export.jsonl_dir; relative to the
-// project's folder).
-func mirrorInBackground(ctx context.Context, m *Main, g *globals, eng *engine.Engine, errw io.Writer) {
-	dir := jsonlDir(m, g)
-	if dir == "" {
-		return
-	}
-	mir := &jsonlmirror.Mirror{Eng: eng, Project: g.project, Dir: dir, Written: func(_ map[string]int, err error) {
-		if err != nil {
-			fmt.Fprintf(errw, "cairn: cannot keep the JSON Lines files in %s: %s\n", dir, oneLine(cairn.ErrorMessage(err)))
-		}
-	}}
-	go func() {
-		if err := mir.Run(ctx); err != nil {
-			fmt.Fprintf(errw, "cairn: the JSON Lines files in %s are no longer kept: %s\n", dir, oneLine(cairn.ErrorMessage(err)))
-		}
-	}()
-}
-
 // syncJSONL rewrites the per-type JSON Lines files once, after a write a
 // command made on the database itself (no server ran to follow it), when
-// the configuration names a folder.
+// the configuration names a folder; and registers the folder for the
+// mirror of the servers that will follow (registerMirror).
 func syncJSONL(ctx context.Context, m *Main, g *globals, eng *engine.Engine) {
+	registerMirror(ctx, m, g, eng)
 	dir := jsonlDir(m, g)
 	if dir == "" {
 		return
@@ -46,14 +26,22 @@ func syncJSONL(ctx context.Context, m *Main, g *globals, eng *engine.Engine) {
 	}
 }
 
+// jsonlSetting is export.jsonl_dir as configured ("" when it is not).
+func jsonlSetting(m *Main) string {
+	l, err := m.loadConfig()
+	if err != nil {
+		return ""
+	}
+	return l.Config.Export.JSONLDir
+}
+
 // jsonlDir is the folder of the per-type JSON Lines files (export.jsonl_dir,
 // relative to the project's folder), or "" when none is configured.
 func jsonlDir(m *Main, g *globals) string {
-	l, err := m.loadConfig()
-	if err != nil || l.Config.Export.JSONLDir == "" {
+	dir := jsonlSetting(m)
+	if dir == "" {
 		return ""
 	}
-	dir := l.Config.Export.JSONLDir
 	if !filepath.IsAbs(dir) {
 		root := m.projectFolder(g)
 		if root == "" {
