@@ -400,14 +400,11 @@ type tierGroup struct {
 // long-lived process (a cache is configured) and on a store that reports
 // its data version, the results are kept until the database changes.
 func (e *Engine) tierCandidates(ctx context.Context, req cairn.ContextRequest) ([]tierGroup, error) {
-	dv, versioned := e.store.(interface {
-		DataVersion(context.Context) (int64, error)
-	})
 	var key string
 	var version int64
-	if e.cache != nil && versioned {
+	if e.cache != nil && e.store.SupportsDataVersion() {
 		key = fmt.Sprint(req.Project, req.StaticTypes, req.StaticPerType, req.CriticalTypes, req.CriticalConfidence, req.DynamicTypes, req.DynamicCount)
-		v, err := dv.DataVersion(ctx)
+		v, err := e.store.DataVersion(ctx)
 		if err == nil {
 			version = v
 			if gs, ok := e.cache.tiers(key, v); ok {

@@ -262,7 +262,7 @@ func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
 		{"show", "mem-0000000000000000"}, {"pin", "nosuchprefix"}, {"rm", "mem-0000000000000000"},
 		{"supersede", first, "mem-0000000000000000"}, {"add", "--source", "rumour", "y"},
 		{"edit", first, "--type", "decison"}, {"edit", "mem-0000000000000000", "--title", "x"},
-		{"edit", first, "--superseded-by", "mem-0000000000000000"}, {"edit", first, "--confidence", "3"},
+		{"edit", first, "--superseded-by", "mem-0000000000000000"}, {"edit", first, "--title", strings.Repeat("t", 600)},
 	} {
 		served, local := c.bothWays("", args...)
 		if served.code == 0 || served.code != local.code || served.stderr != local.stderr || served.stdout != local.stdout {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -21,10 +20,15 @@ import (
 // limits).
 const embedBudgetFile = "embed-budget.json"
 
+// embedPauseFile remembers, next to the database, that the embeddings
+// endpoint failed, so that the processes after the one that found out
+// rank lexically at once for the pause (embed.Config.PauseFile).
+const embedPauseFile = "embed-pause.json"
+
 // vectorOptions sets the engine options of the embeddings endpoint that c
 // configures; it leaves them unset when none is.
 func vectorOptions(m *Main, g *globals, c *config.Config, opts *engine.Options) error {
-	ec := c.Embeddings
+	ec := c.Embeddings.Resolve(m.Getenv)
 	if !ec.Enabled() {
 		return nil
 	}
@@ -36,7 +40,8 @@ func vectorOptions(m *Main, g *globals, c *config.Config, opts *engine.Options) 
 		BaseURL: ec.BaseURL, Model: ec.Model, Dimensions: ec.Dimensions, APIKey: key, KeyName: ec.APIKeyEnv,
 		Timeout: time.Duration(ec.TimeoutMS) * time.Millisecond, BatchSize: ec.BatchSize,
 		MaxCallsPerDay: ec.MaxRequestsPerDay, MaxTokensPerDay: ec.MaxTokensPerDay,
-	}, &modelbudget.FileBudget{Path: filepath.Join(filepath.Dir(g.db), embedBudgetFile)}, nil, nil)
+		PauseFile: filepath.Join(filepath.Dir(g.path()), embedPauseFile),
+	}, &modelbudget.FileBudget{Path: filepath.Join(filepath.Dir(g.path()), embedBudgetFile)}, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -62,7 +67,7 @@ func searchModeFlag(cmd, flag, v string) error {
 // runEmbed fills in missing vectors. It opens the database itself: the
 // embeddings endpoint and its daily budget are this machine's
 // configuration, and a running server embeds what is written every
-// minute by itself (vectorFillEvery); a REST route for a client to start
+// minute by itself (package jobs); a REST route for a client to start
 // a fill is not offered.
 func runEmbed(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "embed", "[--all] [--quiet]")
@@ -84,7 +89,7 @@ func runEmbed(ctx context.Context, m *Main, g *globals, args []string) error {
 		project = ""
 	}
 	var progress func(done, total int)
-	if !*quiet {
+	if !*quiet && isTerminal(m.Stderr) {
 		progress = func(done, total int) { fmt.Fprintf(m.Stderr, "\r%s", progressBar(done, total)) }
 	}
 	rep, err := s.eng.FillVectors(ctx, project, progress)
@@ -127,17 +132,4 @@ func vectorCoverage(ctx context.Context, svc service, project string) (*vectorCo
 		vc.Percent = math.Round(1000*float64(n.Embedded)/float64(n.Memories)) / 10
 	}
 	return vc, nil
-}
-
-// vectorFillEvery is how often `cairn serve` embeds the memories written
-// since its last look.
-const vectorFillEvery = time.Minute
-
-// logVectorFill writes a background fill's outcome to the server's log.
-func logVectorFill(w io.Writer, rep engine.FillReport, err error) {
-	if err != nil {
-		fmt.Fprintf(w, "cairn: embedding in the background stopped after %d contents: %s\n", rep.Embedded, oneLine(cairn.ErrorMessage(err)))
-		return
-	}
-	fmt.Fprintf(w, "cairn: embedded %d contents with %s in the background\n", rep.Embedded, rep.Model)
 }

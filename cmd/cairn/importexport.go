@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -19,13 +20,39 @@ import (
 // countingReader counts the bytes read from r.
 type countingReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64 // read by the progress bar while the import reads
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
+}
+
+// importProgress draws on w, when it is a terminal (tty), how much of a
+// file of size bytes the import has read, until stop is called; nothing
+// for an input under 1 MiB.
+func importProgress(w io.Writer, tty bool, counted *countingReader, size int64) (stop func()) {
+	if !tty || size < 1<<20 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprintf(w, "\r%s MB\n", progressBar(int(size>>20), int(size>>20)))
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "\r%s MB", progressBar(int(counted.n.Load()>>20), int(size>>20)))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // maxImportBytes is the most an import reads: 4 GiB of JSON Lines (an
@@ -49,6 +76,7 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var in io.Reader = m.Stdin
 	name := "standard input"
+	var size int64
 	if pos[0] != "-" {
 		f, err := os.Open(pos[0])
 		if err != nil {
@@ -56,11 +84,15 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		defer f.Close()
 		in, name = f, pos[0]
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
 	}
 	counted := &countingReader{r: newInput(ctx, in, maxImportBytes, name)}
+	stop := importProgress(m.Stderr, isTerminal(m.Stderr), counted, size)
 	var rep *cairn.ImportReport
 	err = m.withService(ctx, g, writeDB, func(svc service) error {
-		if counted.n > 0 {
+		if counted.n.Load() > 0 {
 			// The socket's server stopped answering after it had read
 			// some of the input, which cannot be read again.
 			return cairn.Errorf(cairn.EUNAVAILABLE, "the cairn server stopped answering during the import: run the import again (what it may have stored is found unchanged)")
@@ -69,6 +101,7 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 		rep, err = svc.ImportStream(ctx, counted, cairn.ImportOptions{Project: g.project, SkipInvalid: *skip})
 		return err
 	})
+	stop()
 	if err != nil {
 		return err
 	}
@@ -85,7 +118,7 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 
 func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "export", "[flags]")
-	format := fs.String("format", "json", "json (seed 000's export document) or jsonl (one memory a line)")
+	format := fs.String("format", "json", "json (an export document), jsonl (one memory a line; both read back by import), or item (one memory a line in the camelCase item shape agents browse: id, type, content, source, sourceId, projectPath, createdBy, createdAt)")
 	dir := fs.String("jsonl-dir", "", "write one <type>.jsonl file per type into `DIR` instead")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	var types listFlag
@@ -101,8 +134,8 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) > 0 {
 		return usagef("export: unexpected argument %q", pos[0])
 	}
-	if *format != "json" && *format != "jsonl" {
-		return usagef("export: --format must be json or jsonl")
+	if *format != "json" && *format != "jsonl" && *format != "item" {
+		return usagef("export: --format must be json, jsonl or item")
 	}
 	var mems []*cairn.Memory
 	var exportedAt time.Time // zero: no database
@@ -115,8 +148,13 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil && !errIsNoDatabase(err) {
 		return err
 	}
+	projectPath := m.projectFolder(g)
 	if *dir != "" {
-		return exportDir(m, *dir, mems)
+		write := wire.WriteJSONL
+		if *format == "item" {
+			write = func(w io.Writer, ms []*cairn.Memory) error { return wire.WriteItems(w, ms, projectPath) }
+		}
+		return exportDir(m, *dir, mems, write)
 	}
 	w := m.Stdout
 	var f *os.File
@@ -126,9 +164,12 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		w = f
 	}
-	if *format == "jsonl" {
+	switch *format {
+	case "jsonl":
 		err = wire.WriteJSONL(w, mems)
-	} else {
+	case "item":
+		err = wire.WriteItems(w, mems, projectPath)
+	default:
 		doc := wire.Document{Version: wire.DocumentVersion, Project: g.project, Memories: make([]*wire.Memory, 0, len(mems))}
 		doc.ExportedAt = wire.Time(exportedAt)
 		for _, mem := range mems {
@@ -147,12 +188,12 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	return err
 }
 
-// exportDir writes seed 001's per-type JSON Lines files (as
+// exportDir writes the per-type JSON Lines files agents browse (as
 // jsonlmirror.WriteDir does: each written to a temporary name and
 // renamed, so readers never see half a file) and prints each file's path
 // and count.
-func exportDir(m *Main, dir string, mems []*cairn.Memory) error {
-	counts, err := jsonlmirror.WriteDir(dir, mems, nil)
+func exportDir(m *Main, dir string, mems []*cairn.Memory, write func(io.Writer, []*cairn.Memory) error) error {
+	counts, err := jsonlmirror.WriteDirWith(dir, mems, nil, write)
 	types := slices.Sorted(maps.Keys(counts))
 	for _, t := range types {
 		fmt.Fprintf(m.Stdout, "%s\t%d\n", filepath.Join(dir, t+".jsonl"), counts[t])

@@ -18,12 +18,12 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/jobs"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -73,6 +73,10 @@ type Main struct {
 
 	// configs, in `cairn serve`, keeps the configuration files read.
 	configs *configCache
+
+	// toldNoDatabase: the command said that its database does not exist
+	// (noDatabase).
+	toldNoDatabase bool
 
 	// configFallback, set by a hook, makes a configuration that cannot be
 	// read (invalid, too large, too slow) give the defaults instead of an
@@ -321,6 +325,9 @@ type globals struct {
 	db, project, now string
 	dbFile           string // --db-file: a file whose first line is the database
 	server           string // --server: the server that answers (a URL, or unix:PATH)
+	// dbDefault: the database is the default one, not one named by
+	// --db, --db-file, CAIRN_DB or CAIRN_DB_FILE.
+	dbDefault bool
 	// local stands for a PostgreSQL database on this machine: a path in
 	// the data folder that names its server's socket and lock and holds
 	// the local files (logs, conversation) a database file's folder holds.
@@ -464,22 +471,16 @@ type session struct {
 	store cairn.Store
 	eng   *engine.Engine
 	g     *globals
-	// uses, in a resident server, gathers the use records of context
-	// requests and writes them in batches.
-	uses *useQueue
-	// lastRequest, in a resident server, is when the last request came
-	// (Unix nanoseconds), for --idle.
-	lastRequest atomic.Int64
+	// uses, in cairn mcp, gathers the use records of context requests
+	// and writes them in batches.
+	uses *jobs.UseWriter
 }
 
-// touch records a request to a resident server.
-func (s *session) touch() { s.lastRequest.Store(time.Now().UnixNano()) }
-
-// recordUse records a context's use of memories: at once, or in a
-// resident server after the answer has gone out.
+// recordUse records a context's use of memories: at once, or in batches
+// written after the answer has gone out.
 func (s *session) recordUse(ctx context.Context, ids []string, sessionID string) error {
 	if s.uses != nil {
-		return s.uses.record(ctx, ids, sessionID)
+		return s.uses.Record(ctx, ids, sessionID)
 	}
 	return s.eng.RecordUse(ctx, ids, sessionID)
 }
@@ -498,6 +499,20 @@ func redactSecrets(s string) string { return redact.Text(s) }
 // errNoDatabase means a read found no database file: there is nothing to read.
 var errNoDatabase = errors.New("no database")
 
+// noDatabase is what a read of g's database, which does not exist, fails
+// with: errNoDatabase, which the reading commands show as nothing (exit
+// 0; the first write creates the database). When the user named the
+// database (--db, CAIRN_DB), a command run by hand also says on standard
+// error that no database is there, once: a mistyped path must not read as
+// an empty memory in silence. Hooks say nothing.
+func (m *Main) noDatabase(g *globals) error {
+	if !g.dbDefault && m.configFallback == nil && !m.toldNoDatabase {
+		m.toldNoDatabase = true
+		fmt.Fprintf(m.Stderr, "cairn: no database at %s yet: nothing to read (check --db or CAIRN_DB; a write such as `cairn add` creates it)\n", g.db)
+	}
+	return errNoDatabase
+}
+
 // open opens the store. A read-only open of a database that does not exist
 // returns errNoDatabase, so readers show "nothing" without creating files.
 func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, error) {
@@ -511,7 +526,7 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	}
 	if readOnly && !g.remote() {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
-			return nil, errNoDatabase
+			return nil, m.noDatabase(g)
 		}
 	}
 	// The types' policies (time to live, initial confidence, tier) are

@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/jobs"
 	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/mcpserver"
 )
@@ -44,7 +45,8 @@ func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	fmt.Fprintf(m.Stderr, "cairn: MCP server for project %s (%s) on standard input and output\n", g.project, label)
-	t := &mcp.IOTransport{Reader: readCloser(m.Stdin), Writer: writeCloser(m.Stdout)}
+	out := &lockedWriter{w: writeCloser(m.Stdout)}
+	t := &mcp.IOTransport{Reader: newMCPLines(readCloser(m.Stdin), out, m.Stderr), Writer: out, MaxLineLength: maxMCPLine + 1}
 	err = srv.Run(ctx, t)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil // stopped, or the client went away
@@ -96,7 +98,7 @@ func (m *Main) mcpService(ctx context.Context, g *globals, cacheMB int64) (svc m
 	}
 	s.eng = engine.New(s.store, &engine.Options{Now: clock, Redact: redactSecrets, CacheBytes: cacheMB << 20})
 	// Use records are written in batches by one goroutine, as in serve.
-	s.uses = newUseQueue(s.eng, m.Stderr)
+	s.uses = jobs.NewUseWriter(s.eng, &jobs.UseWriterConfig{Log: m.Stderr})
 	return local.New(s.eng, g.project, s.recordUse), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
 }
 

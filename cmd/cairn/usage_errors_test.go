@@ -95,3 +95,44 @@ func TestAmbiguousIDPrefixListsTheCandidates(t *testing.T) {
 		t.Errorf("ambiguous prefix: %v", r)
 	}
 }
+
+func TestAMistypedDatabasePathIsNamedNotReadAsEmpty(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.add("A memory in the real database.")
+	typo := c.db + ".bak"
+	r := c.raw("", "--db", typo, "--project", c.project, "list")
+	if r.code != 0 || r.stdout != "" || !strings.Contains(r.stderr, "no database at "+typo+" yet") {
+		t.Errorf("list of a mistyped --db: %v", r)
+	}
+	c.env["CAIRN_DB"] = typo
+	if r := c.raw("", "--project", c.project, "search", "memory"); !strings.Contains(r.stderr, "no database at "+typo) || strings.Count(r.stderr, "no database") != 1 {
+		t.Errorf("search of a mistyped CAIRN_DB: %v", r)
+	}
+	delete(c.env, "CAIRN_DB")
+	// The default database, not made yet: nothing to say but that
+	// nothing matches.
+	if r := c.raw("", "--project", c.project, "list"); r.code != 0 || r.stderr != "" {
+		t.Errorf("list of the default database before the first write: %v", r)
+	}
+	// A hook says nothing.
+	if r := c.raw(`{"prompt": "memory", "session_id": "s", "cwd": "`+c.dir+`", "hook_event_name": "UserPromptSubmit"}`, "--db", typo, "hook", "claude", "user-prompt-submit"); r.code != 0 || r.stdout != "" || r.stderr != "" {
+		t.Errorf("hook on a missing database: %v", r)
+	}
+}
+
+func TestEditRaisesConfidenceAndLowersItOnlyWhenNamed(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	id := c.add("--confidence", "0.95", "Confidence only rises by an edit.")
+	if r := c.run("", "edit", id, "--confidence", "0.3"); r.code != 1 || !strings.Contains(r.stderr, "--lower-confidence") {
+		t.Errorf("edit --confidence lower: %v", r)
+	}
+	if r := c.run("", "edit", id, "--confidence", "0.5", "--lower-confidence", "0.4"); r.code != 2 {
+		t.Errorf("both flags: %v", r)
+	}
+	c.ok("edit", id, "--lower-confidence", "0.3")
+	if got := c.show(id)["confidence"]; got != 0.3 {
+		t.Errorf("after --lower-confidence: %v", got)
+	}
+}
