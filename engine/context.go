@@ -9,6 +9,7 @@ import (
 	"sort"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/lexical"
@@ -177,17 +178,19 @@ func lentStrength(h cairn.Hit, hits []cairn.Hit, best float64) float64 {
 	return 0
 }
 
-// nearlyAlikeSimilarity is the similarity of two memories' contents
-// (NearDuplicateSimilarity) from which a block holds only the better one.
-const nearlyAlikeSimilarity = 0.7
+// nearlyAlikeShare is the share of their distinct words (Jaccard) from
+// which two memories' contents are nearly the same: a block holds only the
+// better one.
+const nearlyAlikeShare = 0.7
 
 // alikeSet is the relevant memories a block holds so far, so that it
 // holds no two alike: two of one type with the same title (when the
 // titles are not just the start of their contents: "Session catchup",
-// "Next task"), or two whose contents are nearly the same.
+// "Next task"), or two whose contents share nearlyAlikeShare of their
+// distinct words.
 type alikeSet struct {
 	ms    []*cairn.Memory
-	words [][]ndWord
+	words [][]uint64
 }
 
 func (s *alikeSet) len() int { return len(s.ms) }
@@ -195,16 +198,74 @@ func (s *alikeSet) len() int { return len(s.ms) }
 // add adds m and returns "", or returns the id of the memory it is
 // alike, which it is not added beside.
 func (s *alikeSet) add(m *cairn.Memory) string {
-	key := titleKey(m)
-	words := nearDupWords(m.Content)
+	for _, k := range s.ms {
+		if sameTitle(m, k) {
+			return k.ID
+		}
+	}
+	words := distinctWords(m.Content)
 	for i, k := range s.ms {
-		if key != "" && titleKey(k) == key || wordSimilarity(words, s.words[i]) >= nearlyAlikeSimilarity {
+		if jaccard(words, s.words[i]) >= nearlyAlikeShare {
 			return k.ID
 		}
 	}
 	s.ms = append(s.ms, m)
 	s.words = append(s.words, words)
 	return ""
+}
+
+// distinctWords is the sorted set of the hashes (FNV-1a) of text's
+// words: runs of letters and digits, lowercased.
+func distinctWords(text string) []uint64 {
+	const offset, prime = 14695981039346656037, 1099511628211
+	var out []uint64
+	h, in := uint64(offset), false
+	for _, r := range text {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			r = unicode.ToLower(r)
+			for r > 0 {
+				h = (h ^ uint64(r&0xff)) * prime
+				r >>= 8
+			}
+			in = true
+			continue
+		}
+		if in {
+			out = append(out, h)
+			h, in = offset, false
+		}
+	}
+	if in {
+		out = append(out, h)
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// jaccard is the Jaccard index of two sorted sets of word hashes, or, when
+// their sizes alone keep it below nearlyAlikeShare, that bound
+// (smaller size over larger), without comparing them.
+func jaccard(a, b []uint64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	if small, large := min(len(a), len(b)), max(len(a), len(b)); float64(small) < nearlyAlikeShare*float64(large) {
+		return float64(small) / float64(large) // at most this
+	}
+	both := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			both++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
 }
 
 // fileCandidates bounds the memories about the files being worked on that

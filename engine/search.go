@@ -362,8 +362,12 @@ func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
 		distinct := false // holds a word fewer than half the memories hold
 		inPeriod := h.DateFactor > 1
 		bits, slots, dl, ok := r.heldBits(h.Memory)
-		noTitle := shared[titleKey(h.Memory)] > 1
-		if ok && !noTitle && r.params.Density(1, index.DequantLen(dl)) == 1 {
+		short := ok && r.params.Density(1, index.DequantLen(dl)) == 1
+		noTitle := shared != nil && shared[i]
+		if noTitle && short && !titleHolds(h.Memory.Title, w, slots, bits) {
+			noTitle = false // its content holds all it holds
+		}
+		if short && !noTitle {
 			// The terms its scorer found it holds: the same as its
 			// text's analysis (see termSlots), without analysing it.
 			for i, q := range w {
@@ -393,30 +397,53 @@ func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
 	}
 }
 
-// titleKey is the key by which sharedTitles counts m's title: its type and
-// its title, case and spacing aside, when the title is not just the start
-// of its content; "" otherwise.
-func titleKey(m *cairn.Memory) string {
-	t := strings.Join(strings.Fields(strings.ToLower(m.Title)), " ")
-	if t == "" || cairn.TitleRepeatsContent(m.Title, m.Content) {
-		return ""
-	}
-	return m.Type + "\x00" + t
-}
-
-// sharedTitles counts the hits by titleKey.
-func sharedTitles(hits []cairn.Hit) map[string]int {
-	var n map[string]int
-	for _, h := range hits {
-		if k := titleKey(h.Memory); k != "" {
-			if n == nil {
-				n = map[string]int{}
-			}
-			n[k]++
+// titleHolds reports whether title holds a term of w that bits say its
+// memory holds (see heldBits).
+func titleHolds(title string, w []index.Query, slots []int8, bits uint64) bool {
+	terms, _ := lexical.Analyze(title, nil)
+	for i, q := range w {
+		if s := slots[i]; s >= 0 && bits&(1<<s) != 0 && slices.Contains(terms, q.Term) {
+			return true
 		}
 	}
-	delete(n, "")
-	return n
+	return false
+}
+
+// explicitTitle reports whether m's title is its own, not just the start
+// of its content.
+func explicitTitle(m *cairn.Memory) bool {
+	return strings.TrimSpace(m.Title) != "" && !cairn.TitleRepeatsContent(m.Title, m.Content)
+}
+
+// sameTitle reports whether a and b are of one type and bear the same
+// explicit title, case and surrounding space aside.
+func sameTitle(a, b *cairn.Memory) bool {
+	return a.Type == b.Type && strings.EqualFold(strings.TrimSpace(a.Title), strings.TrimSpace(b.Title)) &&
+		explicitTitle(a) && explicitTitle(b)
+}
+
+// sharedTitles reports, for each hit, whether another hit bears its
+// explicit title (see sameTitle); nil when none does.
+func sharedTitles(hits []cairn.Hit) []bool {
+	var explicit, shared []bool
+	for i, h := range hits {
+		if !explicitTitle(h.Memory) {
+			continue
+		}
+		if explicit == nil {
+			explicit = make([]bool, len(hits))
+		}
+		explicit[i] = true
+		for j := range i {
+			if explicit[j] && sameTitle(h.Memory, hits[j].Memory) {
+				if shared == nil {
+					shared = make([]bool, len(hits))
+				}
+				shared[i], shared[j] = true, true
+			}
+		}
+	}
+	return shared
 }
 
 // heldBits returns the bits of the query terms m holds, as its scorer

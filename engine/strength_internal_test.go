@@ -33,7 +33,7 @@ func analysedStrengths(r *retrieved, hits []cairn.Hit, dated map[string]bool) []
 			continue
 		}
 		m := *h.Memory
-		if shared[titleKey(h.Memory)] > 1 {
+		if shared != nil && shared[i] {
 			m.Title = ""
 		}
 		terms, dl := lexical.Analyze(indexedText(&m), nil)
