@@ -147,7 +147,8 @@ type Ranking struct {
 	NeighbourCap float64
 	// Coverage is the share of a match's BM25 score that depends on how
 	// much of the query's weight it holds: its score is BM25 × (1 −
-	// Coverage + Coverage × held/total).
+	// Coverage + Coverage × held/total), where a memory longer than the
+	// BM25 length pivot holds a word by its density (index.Params.Density).
 	Coverage float64
 	// DateBoost raises the relevance of memories created in a period the
 	// query names by this share (see queryPeriods).

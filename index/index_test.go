@@ -681,3 +681,35 @@ func TestDensityMeasuresLongDocumentsAgainstThePivot(t *testing.T) {
 		t.Errorf("without a pivot, Density(1, 640) = %v, want 1", got)
 	}
 }
+
+// Coverage counts a term a long document holds by how densely it holds
+// it: a document of 200 terms that holds each of three query words once
+// covers less of the query than a short one that states one of them, and
+// ranks below it, where full coverage would have lifted it above.
+func TestCoverageCountsATermByItsDensity(t *testing.T) {
+	t.Parallel()
+	short := append([]string{"a"}, slices.Repeat([]string{"x"}, 9)...)
+	long := append([]string{"a", "b", "c"}, slices.Repeat([]string{"y"}, 197)...)
+	docs := [][]string{short, long}
+	for i := range 8 {
+		docs = append(docs, []string{"z", fmt.Sprint(i)})
+	}
+	stats, tps := corpus(docs...)
+	s := &index.Scorer{Params: index.DefaultParams(), Stats: stats, Coord: 3, CoordShare: 0.5}
+	for _, q := range []string{"a", "b", "c"} {
+		tp, _ := postingsOf(tps, q)
+		if err := s.Add(tp, 1); err != nil {
+			t.Fatal(err)
+		}
+	}
+	top := s.Top(2)
+	if len(top) != 2 || top[0].Doc != 0 {
+		t.Fatalf("Top = %+v, want the short document 0 first", top)
+	}
+	if want := 64 / index.DequantLen(index.QuantLen(200)); !near(top[1].Coverage, want) {
+		t.Errorf("the long document covers %v, want %v (each word once in 200 terms, pivot 64)", top[1].Coverage, want)
+	}
+	if !near(top[0].Coverage, 1.0/3) {
+		t.Errorf("the short document covers %v, want 1/3", top[0].Coverage)
+	}
+}

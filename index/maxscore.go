@@ -34,6 +34,7 @@ type bterm struct {
 	// it added to it and dl its quantised length.
 	at    int64
 	score float64
+	cov   float64 // what it added to the document's coverage
 	dl    byte
 	// parts[tf] is what the term adds at term frequency tf (below
 	// len(parts)), by quantised length, each made on first use.
@@ -144,8 +145,9 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 			}
 			if live {
 				t.at, t.score, t.dl = doc, t.contribution(), t.cur.dl()
+				t.cov = s.coverPart(t.cw, int(t.cur.tf()), t.dl)
 				se += t.score
-				ce += t.cw
+				ce += t.cov
 			}
 			t.cur.next()
 		}
@@ -161,8 +163,9 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 			}
 			if t.cur.doc == doc {
 				t.at, t.score, t.dl = doc, t.contribution(), t.cur.dl()
+				t.cov = s.coverPart(t.cw, int(t.cur.tf()), t.dl)
 				se += t.score
-				ce += t.cw
+				ce += t.cov
 			}
 		}
 		if j >= 0 || reach(0, se, ce) < theta {
@@ -236,7 +239,7 @@ func (s *Scorer) exact(doc int64, ts []bterm, byAdd []int, wide bool) Scored {
 		for i, j := range byAdd {
 			if ts[j].at == doc {
 				bm += ts[j].score
-				c += ts[j].cw
+				c += ts[j].cov
 				dl = ts[j].dl
 				if i < HeldTerms {
 					held |= 1 << i
@@ -249,7 +252,7 @@ func (s *Scorer) exact(doc int64, ts []bterm, byAdd []int, wide bool) Scored {
 	for i, j := range byAdd {
 		if ts[j].at == doc {
 			bm += float32(ts[j].score)
-			c += float32(ts[j].cw)
+			c += float32(ts[j].cov)
 			dl = ts[j].dl
 			if i < HeldTerms {
 				held |= 1 << i

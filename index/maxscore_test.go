@@ -25,6 +25,9 @@ func randomPartition(r *rand.Rand, n, v, after int, deadShare float64) (*cairn.P
 		b := index.NewBuilder()
 		for end := min(n, doc+1+r.IntN(300)); doc < end; doc++ {
 			terms := make([]string, 1+r.IntN(40))
+			if r.IntN(5) == 0 { // past the length pivot
+				terms = make([]string, 40+r.IntN(160))
+			}
 			for i := range terms {
 				terms[i] = fmt.Sprintf("w%d", zipf.Uint64())
 			}

@@ -58,7 +58,8 @@ type Scored struct {
 	Score float64
 	BM25  float64 // the BM25 score alone
 	// Coverage is the share of the query's weight (Scorer.Coord) whose
-	// terms the document holds, in [0, 1]; 1 when Coord is 0.
+	// terms the document holds, each by how densely it holds it
+	// (Params.Density), in [0, 1]; 1 when Coord is 0.
 	Coverage float64
 	// Held has bit i set when the document is in the postings of the
 	// i-th term added to the scorer (counting from 0, Add, AddExpansion
@@ -107,8 +108,10 @@ type Scorer struct {
 	// Coord, when positive, is the query's total weight: a document's
 	// score is then its BM25 times (1 − CoordShare) + CoordShare ×
 	// coverage, where coverage is the weight of the query terms it holds
-	// (as added with Add) over Coord. A memory that matches every word of
-	// a query outranks one that matches one rare word often.
+	// (as added with Add), each by its density (Params.Density), over
+	// Coord. A memory that matches every word of a query outranks one
+	// that matches one rare word often; a long memory that holds each
+	// word once among hundreds does not cover the query.
 	Coord      float64
 	CoordShare float64
 	// Exhaustive makes the scorer score every posting of every term, as a
@@ -243,6 +246,17 @@ func (s *Scorer) norms() *[256]float64 {
 	return &norm
 }
 
+// coverPart is what a term of coverage weight cw adds to the coverage of
+// a document holding it tf times, of quantised length dl: cw times how
+// densely it holds it (Params.Density), so that a long document does not
+// cover a query by holding each of its words somewhere.
+func (s *Scorer) coverPart(cw float64, tf int, dl byte) float64 {
+	if cw == 0 {
+		return 0
+	}
+	return cw * s.Params.Density(tf, lenTable[dl])
+}
+
 // idf is term t's idf times its weight.
 func (s *Scorer) idf(t scoredTerm) float64 { return IDF(s.Stats.Docs, t.p.DF) * t.w }
 
@@ -285,13 +299,12 @@ func (s *Scorer) exhaust() {
 					a.touched = append(a.touched, doc)
 				}
 				a.sparse[doc] += part(idf, float64(tf), k1, norm[dl])
-				a.scov[doc] += cw
+				a.scov[doc] += s.coverPart(cw, tf, dl)
 			})
 			continue
 		}
 		// The hot loop: a block of entries decoded at a time, one
 		// accumulator write per posting.
-		cwf := float32(cw)
 		acc, cov, dead := a.acc, a.cov, s.Dead
 		for c.reset(t.p); c.doc != endDoc; c.next() {
 			doc := c.doc
@@ -304,7 +317,7 @@ func (s *Scorer) exhaust() {
 			}
 			acc[doc] += float32(part(idf, float64(c.tf()), k1, norm[c.dl()]))
 			if cov != nil {
-				cov[doc] += cwf
+				cov[doc] += float32(s.coverPart(cw, int(c.tf()), c.dl()))
 			}
 		}
 	}
