@@ -141,9 +141,9 @@ type Ranking struct {
 	NeighbourBack    float64
 	NeighbourSpan    int
 	NeighbourSources int
-	// NeighbourCap bounds what lending lifts a neighbour to: its own
-	// match and what it is lent reach at most this share of its lender's
-	// match (0: no bound).
+	// NeighbourCap bounds what lending lifts a neighbour longer than the
+	// BM25 length pivot to: its own match and what it is lent reach at
+	// most this share of its lender's match (0: no bound).
 	NeighbourCap float64
 	// Coverage is the share of a match's BM25 score that depends on how
 	// much of the query's weight it holds: its score is BM25 × (1 −

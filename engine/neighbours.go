@@ -5,6 +5,7 @@ import (
 	"sort"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/index"
 )
 
 // Memories written in one session or for one task belong together: a
@@ -17,11 +18,13 @@ import (
 // the match that lends it most; it is added to what the neighbour matches
 // itself. Only the best NeighbourSources matches lend, and only those
 // within a third of the best match's score: a weak match lends nothing.
-// Lent scores are not lent again. A neighbour's own match and what it is
-// lent together reach at most Ranking.NeighbourCap of its lender's match:
-// lending lifts a neighbour toward the match it belongs with, never above
-// it, so that a reply that repeats a statement's words does not outrank
-// the statement.
+// Lent scores are not lent again. A neighbour longer than the BM25
+// length pivot (index.Params.Density) reaches, with its own match and
+// what it is lent together, at most Ranking.NeighbourCap of its lender's
+// match: lending lifts a short neighbour above the match it belongs with
+// (the fix after a failure, the answer after a question), but never a
+// long reply or log that repeats a statement's words above the
+// statement.
 
 // neighbourStrong is how close to the best match a match must be to lend.
 const neighbourStrong = 2.0 / 3
@@ -32,7 +35,7 @@ const neighbourStrong = 2.0 / 3
 // 1.1 < 0.9).
 const neighbourCap = 0.8
 
-func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, hits []cairn.Hit) ([]cairn.Hit, error) {
+func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, hits []cairn.Hit, held map[*cairn.Memory]heldTerms) ([]cairn.Hit, error) {
 	r := e.ranking
 	if r.NeighbourShare <= 0 || r.NeighbourSpan <= 0 || r.NeighbourSources <= 0 || len(hits) == 0 {
 		return hits, nil
@@ -99,7 +102,7 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 					continue
 				}
 				v := share * s.lex / float64(int64(1)<<(dist-1))
-				if r.NeighbourCap > 0 {
+				if r.NeighbourCap > 0 && e.long(held, m) {
 					v = min(v, r.NeighbourCap*s.lex-own[m.ID])
 				}
 				if v > lent {
@@ -123,6 +126,15 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 		}
 	}
 	return hits, nil
+}
+
+// long reports whether m, scored with the terms held records, is longer
+// than the BM25 length pivot (see index.Params.Density). A memory that
+// was not scored holds no word of the query and is never lent more than
+// the cap allows.
+func (e *Engine) long(held map[*cairn.Memory]heldTerms, m *cairn.Memory) bool {
+	ht, ok := held[m]
+	return ok && e.bm25.Density(1, index.DequantLen(ht.dl)) < 1
 }
 
 // together reports whether two memories share a session or a task.

@@ -300,23 +300,38 @@ func TestShortStatementOutranksALongReplyThatRepeatsItsWords(t *testing.T) {
 	}
 }
 
-// A memory lent relevance by a neighbour never outranks the match that
-// lends it: a reply that repeats most of a statement's words, right after
-// it in the session, stays below the statement (and above the memories
-// of other sessions that match as well as it does).
-func TestLentRelevanceNeverLiftsANeighbourAboveItsLender(t *testing.T) {
+// A long memory lent relevance by a neighbour never outranks the match
+// that lends it: a long reply that repeats most of a statement's words,
+// right after it in the session, stays below the statement. A short one
+// may: the answer right after a question, which holds fewer of its words.
+func TestLentRelevanceNeverLiftsALongNeighbourAboveItsLender(t *testing.T) {
 	t.Parallel()
 	e := rankingEngine(t, day0)
 	for i := range 20 {
 		put(t, e, &cairn.Memory{Content: fmt.Sprintf("release note %d about the docs theme", i), SessionID: "s0"})
 	}
 	statement := put(t, e, &cairn.Memory{Content: "the staging database password rotates every monday", SessionID: "s1"})
-	reply := put(t, e, &cairn.Memory{Content: "noted: the staging database rotates weekly", SessionID: "s1"})
+	var b strings.Builder
+	b.WriteString("Noted: the staging database password rotates weekly. ")
+	for i := range 10 {
+		fmt.Fprintf(&b, "Point %d: keep the staging database credentials in the vault and check the rotation job's log. ", i)
+	}
+	reply := put(t, e, &cairn.Memory{Content: b.String(), SessionID: "s1"})
 	hits := searchHits(t, e, cairn.Query{Text: "when does the staging database password rotate"})
 	if len(hits) < 2 || hits[0].Memory.ID != statement.ID || hits[1].Memory.ID != reply.ID {
-		t.Fatalf("search = %v, want the statement %s, then the reply %s", hitIDs(hits), statement.ID, reply.ID)
+		t.Fatalf("search = %v, want the statement %s, then the long reply %s", hitIDs(hits), statement.ID, reply.ID)
 	}
 	if h := hits[1]; h.LentBy != statement.ID || h.Match+h.Lent > 0.8*hits[0].Match+1e-9 {
 		t.Errorf("the reply: match %v + lent %v by %q, want at most 0.8 of the statement's %v", h.Match, h.Lent, h.LentBy, hits[0].Match)
+	}
+
+	question := put(t, e, &cairn.Memory{Content: "Caroline: do you have a pet at home?", SessionID: "s2"})
+	answer := put(t, e, &cairn.Memory{Content: "Mel: yes, a guinea pig called Oscar, my first pet", SessionID: "s2"})
+	hits = searchHits(t, e, cairn.Query{Text: "what pet does Mel have at home"})
+	if len(hits) < 2 || hits[0].Memory.ID != answer.ID || hits[1].Memory.ID != question.ID {
+		t.Fatalf("search = %v, want the short answer %s, lifted by the question %s, first", hitIDs(hits), answer.ID, question.ID)
+	}
+	if h := hits[0]; h.LentBy != question.ID || h.Match >= hits[1].Match {
+		t.Errorf("the answer: match %v (+ lent %v by %q) against the question's %v: want it lifted by the question's lending", h.Match, h.Lent, h.LentBy, hits[1].Match)
 	}
 }

@@ -278,7 +278,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		}
 		k *= candidateGrowth
 	}
-	kept, err := e.lendToNeighbours(ctx, tx, memo, q, kept)
+	kept, err := e.lendToNeighbours(ctx, tx, memo, q, kept, held)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -92,7 +93,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintln(w)
 		io.WriteString(w, recall.RetrievalLine(how))
 		p, r := index.DefaultParams(), engine.DefaultRanking()
-		fmt.Fprintf(w, "bm25: k1 %g, b %g, lengths against %g terms; coverage share %g; a neighbour is lent %g of a match, and with its own match at most %g of it\n",
+		fmt.Fprintf(w, "bm25: k1 %g, b %g, lengths against %g terms; coverage share %g; a neighbour is lent %g of a match, and one longer than the pivot, with its own match, at most %g of it\n",
 			p.K1, p.B, p.Pivot, r.Coverage, r.NeighbourShare, r.NeighbourCap)
 	}
 	for i, h := range hits {
@@ -121,13 +122,13 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	return bw.Flush()
 }
 
-// lentCapped says when what h was lent stops at the share of its
-// lender's match that lending lifts a memory to at most.
+// lentCapped says when what h was lent stopped at the share of its
+// lender's match that lending lifts a long memory to at most.
 func lentCapped(h cairn.Hit, hits []cairn.Hit) string {
 	c := engine.DefaultRanking().NeighbourCap
 	for _, l := range hits {
-		if l.Memory.ID == h.LentBy && c > 0 && h.Match+h.Lent >= c*l.Match*(1-1e-9) {
-			return fmt.Sprintf("; with its own match, at most %g of the lender's", c)
+		if l.Memory.ID == h.LentBy && c > 0 && math.Abs(h.Match+h.Lent-c*l.Match) <= 1e-9*l.Match {
+			return fmt.Sprintf("; longer than %g terms: with its own match, at most %g of the lender's", index.DefaultParams().Pivot, c)
 		}
 	}
 	return ""
