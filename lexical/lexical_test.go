@@ -524,11 +524,26 @@ func TestIsFillerKnowsPromptFillerAndNothingElse(t *testing.T) {
 			t.Errorf("%q (terms %v) is not filler", w, terms)
 		}
 	}
-	for _, w := range []string{"resume", "May", "Excel", "probability", "Go", "sorting", "bits", "hard", "chat", "recall", "deploy", "webhook", "signing", "key", "test", "staging"} {
+	for _, w := range []string{"resume", "May", "Excel", "probability", "basic", "Go", "sorting", "bits", "hard", "chat", "recall", "deploy", "webhook", "signing", "key", "test", "staging"} {
 		for _, term := range QueryTerms(w) {
 			if IsFiller(term) {
 				t.Errorf("%q (term %q) is filler", w, term)
 			}
 		}
+	}
+}
+
+// The terms IsFiller knows are exactly the terms of fillerWords, sorted.
+func TestFillerTermsAreTheFillerWords(t *testing.T) {
+	t.Parallel()
+	var want []string
+	for _, w := range strings.Fields(fillerWords) {
+		terms, _ := Analyze(w, nil)
+		want = append(want, terms...)
+	}
+	slices.Sort(want)
+	want = slices.Compact(want)
+	if !slices.Equal(fillerTerms, want) {
+		t.Errorf("fillerTerms = %q\nwant the terms of fillerWords %q", fillerTerms, want)
 	}
 }
