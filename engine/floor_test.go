@@ -79,6 +79,14 @@ func TestWordsMostMemoriesShareDoNotMakeABlockFire(t *testing.T) {
 	if _, ids := selectRelevant(t, e, relevantOnly("how does ledgerly round invoice totals")); len(ids) == 0 || ids[0] != rounding.ID {
 		t.Errorf("relevant %v, want %s first", ids, rounding.ID)
 	}
+	// Editing a file of the folder most memories are about ("invoice"
+	// stems like "invoicer"): the memory about that file, not the folder.
+	about := put(t, e, &cairn.Memory{Type: "pitfall", Content: "keep the tax line last when rendering", FileRefs: []string{"invoicer/invoice.py"}})
+	req := relevantOnly("")
+	req.Files = []string{"invoicer/invoice.py"}
+	if _, ids := selectRelevant(t, e, req); len(ids) != 1 || ids[0] != about.ID {
+		t.Errorf("editing invoicer/invoice.py: relevant %v, want only %s, the memory about that file", ids, about.ID)
+	}
 }
 
 // A title that several memories share ("Session Catchup", written by a
