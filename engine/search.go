@@ -148,12 +148,21 @@ type heldTerms struct {
 	dl   byte
 }
 
-// analysisKey names the analysis of a memory's indexed text, with or
-// without its title.
+// analysisKey names the analysis of a memory's indexed text (whole,
+// without its title, or its title alone).
 type analysisKey struct {
-	m       *cairn.Memory
-	noTitle bool
+	m    *cairn.Memory
+	text textPart
 }
+
+// textPart is which of a memory's indexed text an analysis is of.
+type textPart uint8
+
+const (
+	wholeText textPart = iota
+	withoutTitle
+	titleOnly
+)
 
 // termCounts is the analysis of a text: how often each term occurs, and
 // the text's length in terms.
@@ -364,7 +373,7 @@ func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
 		bits, slots, dl, ok := r.heldBits(h.Memory)
 		short := ok && r.params.Density(1, index.DequantLen(dl)) == 1
 		noTitle := shared != nil && shared[i]
-		if noTitle && short && !titleHolds(h.Memory.Title, w, slots, bits) {
+		if noTitle && short && !titleHolds(r.termsOf(h.Memory, titleOnly), w, slots, bits) {
 			noTitle = false // its content holds all it holds
 		}
 		if short && !noTitle {
@@ -380,7 +389,11 @@ func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
 				}
 			}
 		} else {
-			tc := r.termsOf(h.Memory, noTitle)
+			part := wholeText
+			if noTitle {
+				part = withoutTitle
+			}
+			tc := r.termsOf(h.Memory, part)
 			for i, q := range w {
 				if inPeriod && dated[q.Term] {
 					held += q.Weight
@@ -397,12 +410,11 @@ func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
 	}
 }
 
-// titleHolds reports whether title holds a term of w that bits say its
-// memory holds (see heldBits).
-func titleHolds(title string, w []index.Query, slots []int8, bits uint64) bool {
-	terms, _ := lexical.Analyze(title, nil)
+// titleHolds reports whether a title, analysed, holds a term of w that
+// bits say its memory holds (see heldBits).
+func titleHolds(title termCounts, w []index.Query, slots []int8, bits uint64) bool {
 	for i, q := range w {
-		if s := slots[i]; s >= 0 && bits&(1<<s) != 0 && slices.Contains(terms, q.Term) {
+		if s := slots[i]; s >= 0 && bits&(1<<s) != 0 && title.tf[q.Term] > 0 {
 			return true
 		}
 	}
@@ -463,21 +475,26 @@ func (r *retrieved) heldBits(m *cairn.Memory) (bits uint64, slots []int8, dl byt
 	return ht.bits, slots, ht.dl, true
 }
 
-// termsOf returns the analysis of m's indexed text, one of the memories r
-// kept (without its title when noTitle), analysing it once.
-func (r *retrieved) termsOf(m *cairn.Memory, noTitle bool) termCounts {
-	key := analysisKey{m, noTitle}
+// termsOf returns the analysis of part of m's indexed text, m one of the
+// memories r kept, analysing it once.
+func (r *retrieved) termsOf(m *cairn.Memory, part textPart) termCounts {
+	key := analysisKey{m, part}
 	r.mu.Lock()
 	tc, ok := r.analysed[key]
 	r.mu.Unlock()
 	if ok {
 		return tc
 	}
-	text := indexedText(m)
-	if noTitle {
+	var text string
+	switch part {
+	case wholeText:
+		text = indexedText(m)
+	case withoutTitle:
 		c := *m
 		c.Title = ""
 		text = indexedText(&c)
+	case titleOnly:
+		text = m.Title
 	}
 	buf, dl := lexical.Analyze(text, nil)
 	tc = termCounts{tf: make(map[string]int, len(buf)), dl: dl}

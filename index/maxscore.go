@@ -59,6 +59,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	}
 	norm := s.norms()
 	k1 := s.Params.K1
+	dense := s.denseLen()
 	wide := s.Stats.NextDoc > maxDense
 	// ts are the terms by bound, least first; byAdd[i] is the place of
 	// the i-th term added.
@@ -145,7 +146,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 			}
 			if live {
 				t.at, t.score, t.dl = doc, t.contribution(), t.cur.dl()
-				t.cov = s.coverPart(t.cw, int(t.cur.tf()), t.dl)
+				t.cov = s.coverPart(t.cw, int(t.cur.tf()), t.dl, dense)
 				se += t.score
 				ce += t.cov
 			}
@@ -163,7 +164,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 			}
 			if t.cur.doc == doc {
 				t.at, t.score, t.dl = doc, t.contribution(), t.cur.dl()
-				t.cov = s.coverPart(t.cw, int(t.cur.tf()), t.dl)
+				t.cov = s.coverPart(t.cw, int(t.cur.tf()), t.dl, dense)
 				se += t.score
 				ce += t.cov
 			}

@@ -249,12 +249,27 @@ func (s *Scorer) norms() *[256]float64 {
 // coverPart is what a term of coverage weight cw adds to the coverage of
 // a document holding it tf times, of quantised length dl: cw times how
 // densely it holds it (Params.Density), so that a long document does not
-// cover a query by holding each of its words somewhere.
-func (s *Scorer) coverPart(cw float64, tf int, dl byte) float64 {
-	if cw == 0 {
-		return 0
+// cover a query by holding each of its words somewhere. dense is the
+// longest quantised length that holds a term in full (see denseLen).
+func (s *Scorer) coverPart(cw float64, tf int, dl, dense byte) float64 {
+	if dl <= dense || cw == 0 {
+		return cw
 	}
 	return cw * s.Params.Density(tf, lenTable[dl])
+}
+
+// denseLen is the longest quantised length up to which a document holds
+// every term it holds in full (Params.Density is 1): 255 without a pivot.
+func (s *Scorer) denseLen() byte {
+	p := s.Params.Pivot
+	if p <= 0 {
+		return 255
+	}
+	d := byte(0)
+	for d < 255 && lenTable[d+1] <= p {
+		d++
+	}
+	return d
 }
 
 // idf is term t's idf times its weight.
@@ -287,6 +302,7 @@ func (s *Scorer) exhaust() {
 	}
 	norm := s.norms()
 	k1 := s.Params.K1
+	dense := s.denseLen()
 	var c cursor
 	for _, t := range s.terms[a.added:] {
 		idf, cw := s.idf(t), t.cw
@@ -299,7 +315,7 @@ func (s *Scorer) exhaust() {
 					a.touched = append(a.touched, doc)
 				}
 				a.sparse[doc] += part(idf, float64(tf), k1, norm[dl])
-				a.scov[doc] += s.coverPart(cw, tf, dl)
+				a.scov[doc] += s.coverPart(cw, tf, dl, dense)
 			})
 			continue
 		}
@@ -317,7 +333,7 @@ func (s *Scorer) exhaust() {
 			}
 			acc[doc] += float32(part(idf, float64(c.tf()), k1, norm[c.dl()]))
 			if cov != nil {
-				cov[doc] += float32(s.coverPart(cw, int(c.tf()), c.dl()))
+				cov[doc] += float32(s.coverPart(cw, int(c.tf()), c.dl(), dense))
 			}
 		}
 	}
