@@ -277,7 +277,13 @@ func TestHookContextStaysWithinClaudeCodesCapWhenEscaped(t *testing.T) {
 		for j := range 12 {
 			own = append(own, fmt.Sprintf(`"w%dx%d"`, i, j))
 		}
-		body := strings.Join(own, " ") + strings.Repeat(` refresh "token" C:\path\to\auth`, 60)
+		chunk := ` refresh "token" C:\path\to\auth`
+		if i >= 30 {
+			// A word half the memories hold: the prompt's words that
+			// every memory holds would say nothing about which.
+			chunk = ` refresh "token" rotation C:\path\to\auth`
+		}
+		body := strings.Join(own, " ") + strings.Repeat(chunk, 60)
 		lines = append(lines, fmt.Sprintf(`{"id": "mem-big%013d", "project": "authsvc", "type": "decision", "title": "Decision %d about \"refresh\" \\ tokens", "content": %q, "confidence": 0.9, "pinned": %t, "source": "explicit", "created_at": "2026-10-01T10:00:00Z"}`, i, i, body, i < 30))
 	}
 	f := c.writeFile("big.jsonl", strings.Join(lines, "\n")+"\n")
@@ -286,7 +292,7 @@ func TestHookContextStaysWithinClaudeCodesCapWhenEscaped(t *testing.T) {
 	c.env["XDG_CONFIG_HOME"] = filepath.Join(c.dir, "config")
 	writeConfigFile(t, filepath.Join(c.dir, "config", "cairn", "cairn.toml"), "[context]\nbudget = 100000\nstart_budget = 100000\n[context.relevant]\nlimit = 40\nmax_limit = 40\n")
 	for _, tc := range []struct{ file, event string }{{"session-start-startup.json", "session-start"}, {"user-prompt-submit.json", "user-prompt-submit"}} {
-		in := strings.Replace(c.payload(tc.file), "The refresh endpoint panics on an unknown token, can you fix AuthService.Refresh?", "refresh token path to auth", 1)
+		in := strings.Replace(c.payload(tc.file), "The refresh endpoint panics on an unknown token, can you fix AuthService.Refresh?", "refresh token rotation path to auth", 1)
 		r := c.hook(in, tc.event)
 		const key = `"additionalContext":"`
 		i := strings.Index(r.stdout, key)
