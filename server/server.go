@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -111,6 +112,14 @@ type Config struct {
 	VectorFill jobs.VectorFillerConfig
 
 	TestSignals TestSignals
+
+	// localPeer, when set, tells which peers are this machine's in place
+	// of their being loopback addresses: a test's clients all connect
+	// over loopback, and some must stand for other machines.
+	localPeer func(netip.Addr) bool
+	// testRemote makes a loopback Addr behave as one other machines
+	// reach: every request needs a token.
+	testRemote bool
 }
 
 // TestSignals tell a test what the server did.
@@ -148,6 +157,8 @@ type Server struct {
 	unlock     func()
 	socketSrv  *http.Server
 	httpSrv    *http.Server
+	gate       *connGate // of httpSrv's connections
+	mcp        *mcpHTTP  // httpSrv's /mcp
 	httpAddr   string
 	httpDone   chan struct{}
 	stopMemory func()
@@ -298,7 +309,7 @@ func (s *Server) Open(ctx context.Context) error {
 	if s.httpAddr != "" {
 		s.status.MCP = "http://" + s.httpAddr + "/mcp"
 	}
-	s.socketSrv = &http.Server{Handler: s.socketHandler(), ReadHeaderTimeout: s.cfg.Limits.Header, IdleTimeout: s.cfg.Limits.Idle}
+	s.socketSrv = &http.Server{Handler: s.socketHandler(), ReadHeaderTimeout: s.cfg.Limits.Header, IdleTimeout: s.cfg.Limits.Idle, MaxHeaderBytes: maxHeaderBytes}
 	go func() {
 		if err := s.socketSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
 			s.mu.Lock()
@@ -447,7 +458,7 @@ func (s *Server) sameFile() bool {
 // and stop.
 func (s *Server) socketHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/", bodyDeadline(s.newAPI(false), s.cfg.Limits.Body))
+	mux.Handle("/api/", bodyDeadline(s.newAPI(false, nil), s.cfg.Limits.Body))
 	mux.HandleFunc("GET /serve/status", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})
