@@ -29,8 +29,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/transcript"
 )
 
@@ -62,6 +64,18 @@ type Options struct {
 	Project string // the project the memories go to
 	Hat     string // the session's hat (critic: review findings become pitfalls)
 	Agent   string // the agent of the session; "" means Kind
+	// Root is the project's folder on the machine the session ran on:
+	// paths inside it are stored relative to it. "" takes the first
+	// working directory the transcript names.
+	Root string
+	// Home is the user's home folder: paths under it, outside the
+	// project, are stored as "~/…" (every /home/NAME, /Users/NAME is).
+	Home string
+	// Ask, when set, decides whether the agent should be asked for its
+	// own account of the session (Report.Ask): once per session, only
+	// when the session had something worth keeping and the agent
+	// recorded nothing itself (transcript.Extractor.WorthAsking).
+	Ask bool
 	// OnWrite, when set, is called after each memory is stored, or failed
 	// to be (err set); a failed write is counted and the ingest goes on.
 	OnWrite func(m *cairn.Memory, res *cairn.WriteResult, err error)
@@ -79,6 +93,11 @@ type Report struct {
 	// Types counts the memories created or updated by type.
 	Types  map[string]int
 	Failed int
+	// Ask says why the agent should be asked to write what a later
+	// session should know (Options.Ask); "" when it need not be. The
+	// ingest recorded that it was asked: a later ingest of the session
+	// says "" again.
+	Ask string
 }
 
 func newReport(path string) *Report {
@@ -162,6 +181,7 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 	}
 	x := transcript.NewExtractor(opts.Project)
 	x.Hat = opts.Hat
+	x.Paths = redact.Paths{Root: opts.Root, Home: opts.Home}
 	if !rep.Restarted {
 		// A test that failed in the lines read before may pass in these;
 		// a state that cannot be read is dropped (it only holds pending
@@ -209,6 +229,29 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 			}
 		}
 	}
+	// An error met before, in this project, is one memory: its fix and
+	// the count of sessions that met it grow.
+	recurring := false
+	for i, mem := range read {
+		if mem.Type != "fix" || !strings.HasPrefix(mem.Key, "error:") {
+			continue
+		}
+		old, err := knownError(ctx, svc, opts.Project, mem)
+		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE || ctx.Err() != nil {
+			return nil, cmpErr(ctx.Err(), err)
+		}
+		if old != nil {
+			var again bool
+			read[i], again = transcript.MergeFix(old, mem)
+			recurring = recurring || again
+		}
+	}
+	if opts.Ask {
+		if why := x.WorthAsking(recurring); why != "" {
+			x.MarkAsked()
+			rep.Ask = why
+		}
+	}
 	rep.Offset = offset + stats.Bytes
 	b := cairn.IngestBatch{Memories: read}
 	if stats.Bytes > 0 || rep.Restarted {
@@ -238,6 +281,26 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 		}
 	}
 	return rep, nil
+}
+
+// knownError is the fix memory of project that holds the error of fix
+// (by the tag of its first error line), or nil.
+func knownError(ctx context.Context, svc Service, project string, fix *cairn.Memory) (*cairn.Memory, error) {
+	tag := "error:" + strings.TrimPrefix(fix.Key, "error:")
+	mems, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: []string{"fix"}, Tags: []string{tag},
+		SkipTotal: true, Limit: 5})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range mems {
+		if m.Key == fix.Key {
+			return m, nil
+		}
+	}
+	if len(mems) > 0 {
+		return mems[0], nil
+	}
+	return nil, nil
 }
 
 // cmpErr is the first error that is not nil.

@@ -133,7 +133,7 @@ func (s *Setup) Hooks() []Hook {
 	} else {
 		evs = []ev{
 			{"SessionStart", "", 10, ""}, {"UserPromptSubmit", "", 10, ""},
-			{"PreToolUse", PreToolUseMatcher, 10, ""}, {"SubagentStart", "", 10, ""},
+			{"PreToolUse", PreToolUseMatcher, 10, ""}, {"PostToolUseFailure", "Bash", 10, ""}, {"SubagentStart", "", 10, ""},
 			{"Stop", "", 45, ""}, {"SubagentStop", "", 45, ""}, {"PreCompact", "", 45, ""}, {"SessionEnd", "", 5, ""},
 		}
 	}

@@ -1,0 +1,103 @@
+package main
+
+// The hook's answers at the point of a command: after a tool call fails
+// (PostToolUseFailure, or PostToolUse with a failed shell result), the
+// memory of the same error and what fixed it; before a shell command
+// (PreToolUse on Bash), what is known about that command's failures. Both
+// come from package lookup (SeenBefore, CommandFailures) and are printed
+// as the event's additional context.
+
+import (
+	"context"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/lookup"
+)
+
+// answerFailure prints the memory of the error a failed tool call met,
+// when one holds it.
+func (h *hookRun) answerFailure(ctx context.Context) error {
+	out, failed := h.p.Failure()
+	if !failed {
+		return nil
+	}
+	return h.answerLookup(ctx, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
+		return lookup.SeenBefore(ctx, r, lookup.Failure{Project: h.g.project, Output: out, Command: h.p.Command(), Now: now,
+			Shown: shown})
+	})
+}
+
+// answerCommand prints what is known about the failures of the command
+// a Bash tool call is about to run.
+func (h *hookRun) answerCommand(ctx context.Context, command string) error {
+	return h.answerLookup(ctx, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
+		return lookup.CommandFailures(ctx, r, lookup.PendingCommand{Project: h.g.project, Line: command, Now: now, Budget: actionBudget,
+			Shown: shown})
+	})
+}
+
+// answerLookup runs a lookup through the service, prints its block as the
+// event's additional context and records the use of its memories. What
+// the session was shown already (its use is recorded) is not shown again.
+func (h *hookRun) answerLookup(ctx context.Context, find func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error)) error {
+	var res *lookup.Result
+	err := h.m.withService(ctx, h.g, recordDB, func(svc service) error {
+		shown, err := shownTo(ctx, svc, h.g.project, h.p.SessionID)
+		if err != nil {
+			return err
+		}
+		if res, err = find(svc, svc.Now(), shown); err != nil || res.Text == "" {
+			return err
+		}
+		return svc.RecordUse(ctx, res.IDs(), h.p.SessionID)
+	})
+	if errIsNoDatabase(err) {
+		return nil // nothing remembered yet
+	}
+	if res == nil || res.Text == "" {
+		return err
+	}
+	out, oerr := hook.Context(h.event, res.Text)
+	if oerr != nil || out == nil {
+		return oerr
+	}
+	if _, werr := h.m.Stdout.Write(out); werr != nil {
+		return werr
+	}
+	return err // the use of the block's memories not recorded
+}
+
+// maxShown bounds the uses of a session read to leave out what it was
+// shown.
+const maxShown = 500
+
+// shownTo is the memories a session was shown (their use recorded with
+// it), nil for a session without an id.
+func shownTo(ctx context.Context, svc service, project, session string) (map[string]bool, error) {
+	if session == "" {
+		return nil, nil
+	}
+	acts, _, err := svc.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
+		Actions: []string{cairn.ActionUsed}, Limit: maxShown, SkipTotal: true})
+	if err != nil {
+		return nil, err
+	}
+	shown := make(map[string]bool, len(acts))
+	for _, a := range acts {
+		shown[a.MemoryID] = true
+	}
+	return shown, nil
+}
+
+// askAtStop prints the Stop hook's request to the agent for its own
+// account of the session (hook.AskReason), when the capture found one is
+// due.
+func (h *hookRun) askAtStop(why string) error {
+	if why == "" {
+		return nil
+	}
+	_, err := h.m.Stdout.Write(hook.Block(hook.AskReason(why)))
+	return err
+}
