@@ -208,7 +208,7 @@ func (x *Extractor) Add(e Entry) []*cairn.Memory {
 	if x.sessionID == "" && e.SessionID != "" {
 		x.sessionID = e.SessionID
 	}
-	if x.st.Root == "" && e.CWD != "" && !e.IsSidechain {
+	if x.st.Root == "" && e.CWD != "" {
 		x.st.Root = e.CWD
 	}
 	if !e.Timestamp.IsZero() {
