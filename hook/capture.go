@@ -49,7 +49,9 @@ type Captured struct {
 func Capture(ctx context.Context, svc ingest.Service, ev Event, p *Payload, opts CaptureOptions) (Captured, error) {
 	var got Captured
 	kind, path := transcriptOf(ev, p, opts)
-	opts.Ask = opts.Ask && ev == Stop && !p.StopHookActive
+	// An agent whose last message holds signals recorded what it learned.
+	sigs, _ := capture.Parse(p.LastAssistantMessage)
+	opts.Ask = opts.Ask && ev == Stop && !p.StopHookActive && len(sigs) == 0
 	var errs []error
 	if path != "" {
 		ask, err := captureTranscript(ctx, svc, kind, path, opts)

@@ -33,8 +33,11 @@ const (
 	maxErrorLines = 8
 )
 
-// memoryTypes that say what fixed a failure, or what to avoid.
+// seenTypes say what fixed a failure.
 var seenTypes = []string{"fix", "error_solution"}
+
+// commandTypes say what went wrong with a command, or what fixed it.
+var commandTypes = []string{"fix", "error_solution", "failure", "pitfall", "gotcha"}
 
 // Failure is a command (or another tool call) that failed.
 type Failure struct {
@@ -135,6 +138,22 @@ func CommandFailures(ctx context.Context, r Reader, c PendingCommand) (*Result, 
 		if m.Live(now) && !c.Shown[m.ID] && (!onlyEdits(m.Content) || recurs(m.Content)) {
 			found[m.ID] = &Item{Memory: m, Score: recency(m, now) * (0.5 + 0.5*m.Confidence), Section: "fixes",
 				Why: "a failure of this command"}
+		}
+	}
+	// Memories written by hand or by the agent about the command's
+	// failures carry no tag: those that name the command in their text.
+	hits, err := r.Search(ctx, cairn.Query{Project: c.Project, Text: res.Subject, Types: commandTypes, Limit: 20, Now: now})
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hits {
+		m := h.Memory
+		if found[m.ID] != nil || !m.Live(now) || c.Shown[m.ID] {
+			continue
+		}
+		if containsWord(m.Title+"\n"+m.Content, res.Subject) {
+			found[m.ID] = &Item{Memory: m, Score: 0.9 * recency(m, now) * (0.5 + 0.5*m.Confidence), Section: "fixes",
+				Why: "names this command"}
 		}
 	}
 	res.Items = ranked(found, actionLimit)

@@ -110,6 +110,7 @@ type episode struct {
 	Core    string   `json:"core"`
 	Dir     string   `json:"dir,omitempty"` // the folder it last failed in, as the transcript names it
 	Errors  []string `json:"errors,omitempty"`
+	Tests   []string `json:"tests,omitempty"` // the tests it reported failed
 	Edits   []string `json:"edits,omitempty"` // project files edited since the first failure
 	// Ran are the commands that changed something since the last failure
 	// (the latest); Installs those that installed something since the
@@ -446,6 +447,11 @@ func (x *Extractor) fail(cmd, key, out string, e Entry) {
 	ep.Command, ep.Core, ep.Dir = cmd, failure.Core(cmd), e.CWD
 	ep.Ran = nil // what explains a pass ran after the last failure
 	ep.Failed++
+	for _, n := range failure.FailedTests(out, 3) {
+		if len(ep.Tests) < 3 && !slices.Contains(ep.Tests, n) {
+			ep.Tests = append(ep.Tests, n)
+		}
+	}
 	for _, l := range errs {
 		if len(ep.Errors) >= maxErrors {
 			break
@@ -513,7 +519,11 @@ func (x *Extractor) pass(ep *episode, cmd string, b Block, e Entry) *cairn.Memor
 	x.st.Fixes++
 	fix, known := fixText(ep, cmd, x.dirChange(ep.Dir, e.CWD))
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "**Error:** `%s` failed with:\n", cut(failure.Trim(ep.Command), 300))
+	tests := ""
+	if len(ep.Tests) > 0 {
+		tests = " (" + strings.Join(ep.Tests, ", ") + ")"
+	}
+	fmt.Fprintf(&sb, "**Error:** `%s` failed%s with:\n", cut(failure.Trim(ep.Command), 300), tests)
 	for _, l := range ep.Errors {
 		sb.WriteString(l + "\n")
 	}

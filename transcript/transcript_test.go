@@ -56,7 +56,7 @@ func TestReadAndExtract(t *testing.T) {
 	}
 	const errLine = "session_test.go:42: session expired at 10:00:00, want still valid at 09:59:59"
 	if fix.Title != errLine+" — `go test ./internal/auth/...`" || fix.Confidence != 0.7 || fix.Key != FixKey(errLine) ||
-		fix.Source != cairn.SourceAutomatic || !strings.HasPrefix(fix.Content, "**Error:** `go test ./internal/auth/...` failed with:\n"+errLine+"\n") ||
+		fix.Source != cairn.SourceAutomatic || !strings.HasPrefix(fix.Content, "**Error:** `go test ./internal/auth/...` failed (TestSessionExpiry) with:\n"+errLine+"\n") ||
 		!strings.Contains(fix.Content, "\n**Fix:** edited internal/auth/session.go\n") ||
 		len(fix.FileRefs) != 1 || fix.FileRefs[0] != "internal/auth/session.go" || !slices.Contains(fix.Tags, "quality-gate") ||
 		!slices.Contains(fix.Tags, failure.ErrorTag(errLine)) || !slices.Contains(fix.Tags, "command:go-test") ||

@@ -23,6 +23,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -248,4 +249,28 @@ func cut(s string, n int) string {
 		n--
 	}
 	return strings.TrimRightFunc(s[:n], unicode.IsSpace) + "…"
+}
+
+// failedTestRE names a failed test in a runner's report: go test's
+// "--- FAIL: TestX", pytest's "FAILED path::test_x", cargo test's "test
+// x ... FAILED", jest's "● Suite › test".
+var failedTestRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?m)^\s*(?:--- FAIL: (\S+)|FAILED (\S+::[^\s]+)|test (\S+) \.\.\. FAILED|● (.+?)\s*$)`)
+})
+
+// FailedTests are the names of the tests a runner's output reports as
+// failed, in order, without repeats, at most max (max < 1 means 3).
+func FailedTests(output string, max int) []string {
+	if max < 1 {
+		max = 3
+	}
+	var out []string
+	for _, m := range failedTestRE().FindAllStringSubmatch(ansiRE().ReplaceAllString(output, ""), -1) {
+		for _, g := range m[1:] {
+			if g != "" && !slices.Contains(out, g) && len(out) < max {
+				out = append(out, cut(g, 120))
+			}
+		}
+	}
+	return out
 }
