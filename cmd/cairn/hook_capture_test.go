@@ -65,8 +65,9 @@ func stopPayload(session, transcript, last string, active bool) string {
 }
 
 // After a command fails, the hook answers with the fix of the same error
-// met in an earlier session, though the line number differs; once per
-// session; nothing for an error never met, nor for an interruption.
+// met in an earlier session, though the line number differs; twice at
+// most in a session; nothing for an error never met, nor for an
+// interruption.
 func TestHookAfterAFailureGivesTheFixOfTheSameError(t *testing.T) {
 	t.Parallel()
 	c := newHookCLI(t)
@@ -87,8 +88,13 @@ func TestHookAfterAFailureGivesTheFixOfTheSameError(t *testing.T) {
 		!strings.Contains(ctx, "ran `make migrate`") || !strings.Contains(ctx, "<cairn-context") {
 		t.Errorf("the answer lacks the fix:\n%s", r.stdout)
 	}
+	// The same failure again is answered again, but a loop of it is not
+	// answered a third time.
+	if r := c.hook(failurePayload("s-now", "/nowhere.jsonl", again, false), "post-tool-use-failure"); !strings.Contains(r.stdout, "make migrate") {
+		t.Errorf("the second failure got no answer:\n%s", r.stdout)
+	}
 	if r := c.hook(failurePayload("s-now", "/nowhere.jsonl", again, false), "post-tool-use-failure"); r.stdout != "" {
-		t.Errorf("the same session was shown the fix twice:\n%s", r.stdout)
+		t.Errorf("the same session was shown the fix a third time:\n%s", r.stdout)
 	}
 	for _, p := range []string{
 		failurePayload("s-other", "/nowhere.jsonl", "Exit code 1\nstore_test.go:12: want 3 widgets, got 2 after the import", false),

@@ -17,34 +17,38 @@ import (
 )
 
 // answerFailure prints the memory of the error a failed tool call met,
-// when one holds it.
+// when one holds it. The moment of the failure is when the fix matters
+// most: a memory the session saw before (in a longer block, perhaps
+// shortened) is shown again, but not a third time, so that a loop of the
+// same failure does not repeat it.
 func (h *hookRun) answerFailure(ctx context.Context) error {
 	out, failed := h.p.Failure()
 	if !failed {
 		return nil
 	}
-	return h.answerLookup(ctx, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
+	return h.answerLookup(ctx, 2, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
 		return lookup.SeenBefore(ctx, r, lookup.Failure{Project: h.g.project, Output: out, Command: h.p.Command(), Now: now,
 			Shown: shown})
 	})
 }
 
 // answerCommand prints what is known about the failures of the command
-// a Bash tool call is about to run.
+// a Bash tool call is about to run, but what the session was shown
+// already.
 func (h *hookRun) answerCommand(ctx context.Context, command string) error {
-	return h.answerLookup(ctx, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
+	return h.answerLookup(ctx, 1, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
 		return lookup.CommandFailures(ctx, r, lookup.PendingCommand{Project: h.g.project, Line: command, Now: now, Budget: actionBudget,
 			Shown: shown})
 	})
 }
 
 // answerLookup runs a lookup through the service, prints its block as the
-// event's additional context and records the use of its memories. What
-// the session was shown already (its use is recorded) is not shown again.
-func (h *hookRun) answerLookup(ctx context.Context, find func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error)) error {
+// event's additional context and records the use of its memories. The
+// memories the session was shown times times already are left out.
+func (h *hookRun) answerLookup(ctx context.Context, times int, find func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error)) error {
 	var res *lookup.Result
 	err := h.m.withService(ctx, h.g, recordDB, func(svc service) error {
-		shown, err := shownTo(ctx, svc, h.g.project, h.p.SessionID)
+		shown, err := shownTo(ctx, svc, h.g.project, h.p.SessionID, times)
 		if err != nil {
 			return err
 		}
@@ -73,9 +77,9 @@ func (h *hookRun) answerLookup(ctx context.Context, find func(r lookup.Reader, n
 // shown.
 const maxShown = 500
 
-// shownTo is the memories a session was shown (their use recorded with
-// it), nil for a session without an id.
-func shownTo(ctx context.Context, svc service, project, session string) (map[string]bool, error) {
+// shownTo is the memories a session was shown at least times times
+// (their use recorded with it), nil for a session without an id.
+func shownTo(ctx context.Context, svc service, project, session string, times int) (map[string]bool, error) {
 	if session == "" {
 		return nil, nil
 	}
@@ -84,9 +88,12 @@ func shownTo(ctx context.Context, svc service, project, session string) (map[str
 	if err != nil {
 		return nil, err
 	}
-	shown := make(map[string]bool, len(acts))
+	n := map[string]int{}
+	shown := map[string]bool{}
 	for _, a := range acts {
-		shown[a.MemoryID] = true
+		if n[a.MemoryID]++; n[a.MemoryID] >= times {
+			shown[a.MemoryID] = true
+		}
 	}
 	return shown, nil
 }
