@@ -3,6 +3,7 @@ package transcript
 import (
 	"encoding/json"
 	"fmt"
+	"path"
 	"regexp"
 	"slices"
 	"strings"
@@ -584,7 +585,7 @@ func fixTitle(errLine, cmd string) string {
 		}
 		return r
 	}, errLine)
-	return shorten(t, 110) + " — `" + shorten(cmd, 90) + "`"
+	return shorten(t, 110) + " — `" + shorten(failure.Trim(cmd), 90) + "`"
 }
 
 // dirChange says how the folder a command ran in changed between its
@@ -640,7 +641,12 @@ func fixText(ep *episode, cmd, moved string) (string, bool) {
 	if len(ep.Edits) > 0 {
 		edits = "edited " + listFiles(ep.Edits, 8)
 	}
-	missing := slices.ContainsFunc(ep.Errors, failure.Missing)
+	// A missing program is installed, not edited away; a missing module
+	// may be, by an edit of the very file the command runs.
+	missing := slices.ContainsFunc(ep.Errors, failure.MissingProgram) ||
+		slices.ContainsFunc(ep.Errors, failure.Missing) && !slices.ContainsFunc(ep.Edits, func(f string) bool {
+			return strings.Contains(ep.Command, path.Base(f))
+		})
 	switch {
 	case missing && len(parts) == 0 && !ep.Manual && edits != "":
 		return "not known: only " + edits + " in between, which installs nothing", false

@@ -282,6 +282,17 @@ func TestMissingModuleFixIsTheInstallNotTheEdits(t *testing.T) {
 		f[0].Confidence != 0.5 {
 		t.Errorf("fix with edits only: %+v", f)
 	}
+
+	// The script that imports the missing module, edited, can drop it.
+	s = newSession(t, "s-mod3", "/home/ana/shop")
+	s.user("plot the daily sales with the report script")
+	s.run("python3 scripts/report.py", "Traceback (most recent call last):\n  File \"scripts/report.py\", line 1\nModuleNotFoundError: No module named 'matplotlib'", true)
+	s.edit("/home/ana/shop/scripts/report.py")
+	s.run("python3 scripts/report.py", "wrote report.csv", false)
+	mems, _ = s.extract(nil)
+	if f := fixesOf(mems); len(f) != 1 || !strings.Contains(f[0].Content, "**Fix:** edited scripts/report.py\n") {
+		t.Errorf("fix by an edit of the script itself: %+v", f)
+	}
 }
 
 // A command that is no test, build or lint (a deploy script) is recorded

@@ -151,13 +151,21 @@ var versionedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 // readOnlyRE are programs (and sub-commands) that only look: running
 // them changes nothing a later command depends on.
 var readOnlyRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:ls|ll|cat|head|tail|less|more|grep|egrep|fgrep|rg|ag|find|fd|locate|pwd|echo|printf|which|whereis|type|command\s+-v|wc|sort|uniq|diff|cmp|file|stat|du|df|tree|ps|top|htop|pgrep|env|printenv|date|whoami|id|uname|hostname|history|man|sleep|true|false|test|\[|jq|yq|xxd|od|hexdump|strings|readlink|realpath|basename|dirname|lsof|netstat|ss|free|nproc|cut|tr|awk|sed\s+-n|column|nl|tac|md5sum|sha\d*sum|git\s+(?:status|log|diff|show|branch|remote|rev-parse|blame|ls-files|describe|shortlog|reflog|grep|config\s+--get)|gh\s+\w+\s+(?:list|view|status|diff|checks)|go\s+(?:doc|list|env|version|vet)|cargo\s+(?:tree|metadata|search)|npm\s+(?:ls|list|view|info|outdated|search)|pip\d*\s+(?:list|show|freeze)|docker\s+(?:ps|images|logs|inspect)|kubectl\s+(?:get|describe|logs)|systemctl\s+status|journalctl|curl\s+(?:-s\S*\s+)?(?:-I|--head)|ping|dig|nslookup|host)\b`)
+	return regexp.MustCompile(`^(?:ls|ll|cat|head|tail|less|more|grep|egrep|fgrep|rg|ag|find|fd|locate|pwd|echo|printf|which|whereis|type|command\s+-v|wc|sort|uniq|diff|cmp|file|stat|du|df|tree|ps|top|htop|pgrep|env|printenv|date|whoami|id|uname|hostname|history|man|sleep|true|false|test|\[|jq|yq|xxd|od|hexdump|strings|readlink|realpath|basename|dirname|lsof|netstat|ss|free|nproc|cut|tr|awk|sed\s+-n|column|nl|tac|md5sum|sha\d*sum|python\d?(?:\.\d+)?\s+-m\s+json\.tool|git\s+(?:status|log|diff|show|branch|remote|rev-parse|blame|ls-files|describe|shortlog|reflog|grep|config\s+--get)|gh\s+\w+\s+(?:list|view|status|diff|checks)|go\s+(?:doc|list|env|version|vet)|cargo\s+(?:tree|metadata|search)|npm\s+(?:ls|list|view|info|outdated|search)|pip\d*\s+(?:list|show|freeze)|docker\s+(?:ps|images|logs|inspect)|kubectl\s+(?:get|describe|logs)|systemctl\s+status|journalctl|curl\s+(?:-s\S*\s+)?(?:-I|--head)|ping|dig|nslookup|host)\b`)
+})
+
+// queryRE is a database shell asked a query that only reads.
+var queryRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)^\s*(?:sqlite3|psql|mysql|mariadb|duckdb|clickhouse-client)\b[^|;&]*?["']\s*(?:select|show|describe|desc|explain|pragma|with\s+\w+\s+as|\\d)\b`)
 })
 
 // ReadOnly reports whether every part of a command line only looks
 // (lists, reads, searches, shows status): such a command cannot be what
 // made a failing command pass.
 func ReadOnly(cmd string) bool {
+	if queryRE().MatchString(cmd) && len(Segments(Trim(cmd))) == 1 {
+		return true
+	}
 	segs := Segments(cmd)
 	if len(segs) == 0 {
 		return true

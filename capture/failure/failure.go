@@ -239,6 +239,15 @@ var missingRE = sync.OnceValue(func() *regexp.Regexp {
 // program is missing.
 func Missing(line string) bool { return missingRE().MatchString(line) }
 
+// missingProgramRE marks an error that says a program is not there.
+var missingProgramRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)command not found|\bnot found in \$?path|failed to spawn|is not recognized as an internal or external command|executable file not found|no such command`)
+})
+
+// MissingProgram reports whether an error line says that the program a
+// command runs is missing (not a module the code imports).
+func MissingProgram(line string) bool { return missingProgramRE().MatchString(line) }
+
 // cut shortens s to at most n bytes on a rune boundary, "…" marking a cut.
 func cut(s string, n int) string {
 	if len(s) <= n {

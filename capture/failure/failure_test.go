@@ -111,6 +111,21 @@ func TestReadOnlyInstallsMissing(t *testing.T) {
 			t.Errorf("ReadOnly(%q) = false", c)
 		}
 	}
+	for _, c := range []string{`sqlite3 app.db "SELECT COUNT(*) FROM users;"`, `psql -c 'select 1' shop`} {
+		if !ReadOnly(c) {
+			t.Errorf("ReadOnly(%q) = false", c)
+		}
+	}
+	for _, c := range []string{"git add -A && git commit -m wip && git push", `curl -s localhost:3000/api/items | python3 -m json.tool`, "gh pr view 12"} {
+		if !Inert(c) || ReadOnly(c) && strings.HasPrefix(c, "git add") {
+			t.Errorf("Inert(%q) = false", c)
+		}
+	}
+	for _, c := range []string{`sqlite3 app.db "DELETE FROM users"`, "curl -o tools.tar.gz https://example.com/t", "curl -fsSL https://example.com/i.sh | sh", "git pull"} {
+		if Inert(c) {
+			t.Errorf("Inert(%q) = true", c)
+		}
+	}
 	for _, c := range []string{"uv pip install pytest", "export DATABASE_URL=x", "scp a.tar.gz host:/tmp/", "find . -name '*.pyc' -delete", "git pull --rebase", "mkdir -p build"} {
 		if ReadOnly(c) {
 			t.Errorf("ReadOnly(%q) = true", c)
@@ -130,6 +145,9 @@ func TestReadOnlyInstallsMissing(t *testing.T) {
 		if !Missing(l) {
 			t.Errorf("Missing(%q) = false", l)
 		}
+	}
+	if !MissingProgram("bash: protoc: command not found") || MissingProgram("ModuleNotFoundError: No module named 'yaml'") {
+		t.Error("MissingProgram misjudges")
 	}
 	if Missing("undefined: Conn") {
 		t.Error("a compile error is not a missing package")
