@@ -380,8 +380,9 @@ func (x *Extractor) signals(text string, e Entry) []*cairn.Memory {
 // changed something is remembered as what ran in between.
 func (x *Extractor) result(cmd string, b Block, e Entry) *cairn.Memory {
 	out := b.Text
-	if strings.Contains(headOf(out, 300), "<tool_use_error>") || strings.HasPrefix(out, "[Request interrupted") {
-		return nil // the tool refused the call, or the user stopped it: the command did not run
+	if strings.Contains(headOf(out, 300), "<tool_use_error>") || strings.HasPrefix(out, "[Request interrupted") ||
+		strings.HasPrefix(out, "The user doesn't want to proceed with this tool use") {
+		return nil // the tool refused the call, or the user stopped or rejected it: the command did not run
 	}
 	key := failure.CommandKey(cmd)
 	piped := strings.Contains(cmd, "|")

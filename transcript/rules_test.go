@@ -298,8 +298,8 @@ func TestMissingModuleFixIsTheInstallNotTheEdits(t *testing.T) {
 // A command that is no test, build or lint (a deploy script) is recorded
 // the same way; what ran in between (not the commands that only look)
 // is its fix, and a line its passing run prints too (a banner) is not its
-// error. A tool call refused by the tool, or cancelled because a sibling
-// failed, is no failure.
+// error. A tool call refused by the tool, cancelled because a sibling
+// failed, or rejected by the user, is no failure.
 func TestAnyCommandFailureIsRecordedWithWhatRanInBetween(t *testing.T) {
 	t.Parallel()
 	banner := "*** NOTICE ***\nThis is a private system. Unauthorized access is prohibited.\n"
@@ -311,6 +311,9 @@ func TestAnyCommandFailureIsRecordedWithWhatRanInBetween(t *testing.T) {
 	s.run("git add -A && git commit -m wip", "[main 1a2b3c4] wip", false)
 	s.line("assistant", []any{map[string]any{"type": "tool_use", "id": "toolu_sib", "name": "Bash", "input": map[string]any{"command": "./scripts/deploy cmd status"}}}, nil)
 	s.line("user", []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_sib", "content": "<tool_use_error>Sibling tool call errored</tool_use_error>", "is_error": true}}, nil)
+	s.line("assistant", []any{map[string]any{"type": "tool_use", "id": "toolu_rej", "name": "Bash", "input": map[string]any{"command": "./scripts/deploy cmd status"}}}, nil)
+	s.line("user", []any{map[string]any{"type": "tool_result", "tool_use_id": "toolu_rej", "is_error": true,
+		"content": "The user doesn't want to proceed with this tool use. The tool use was rejected (eg. if it was a file edit, the new_string was NOT written to the file)."}}, nil)
 	s.run("./scripts/deploy cmd status", banner+"running", false)
 	mems, _ := s.extract(nil)
 	f := fixesOf(mems)
@@ -319,7 +322,7 @@ func TestAnyCommandFailureIsRecordedWithWhatRanInBetween(t *testing.T) {
 	}
 	c := f[0].Content
 	if !strings.Contains(c, "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory") || strings.Contains(c, "Unauthorized") ||
-		!strings.Contains(c, "**Fix:** ran `scp build/tools.tar.gz root@10.0.0.2:/tmp/`\n") || strings.Contains(c, "Sibling") ||
+		!strings.Contains(c, "**Fix:** ran `scp build/tools.tar.gz root@10.0.0.2:/tmp/`\n") || strings.Contains(c, "Sibling") || strings.Contains(c, "rejected") ||
 		!slices.Contains(f[0].Tags, "command:deploy-cmd") {
 		t.Errorf("fix %q:\n%s\ntags %v", f[0].Title, c, f[0].Tags)
 	}

@@ -52,7 +52,7 @@ var (
 	})
 	// exceptionRE is an exception's type and message: "KeyError: 'x'".
 	exceptionRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`^\s*(?:[\w.]+\.)?\w*(?:Error|Exception|Fault)\b:\s*\S`)
+		return regexp.MustCompile(`^\s*(?:[\w.]+\.)?\w+(?:Error|Exception|Fault)\b:\s*\S`)
 	})
 	// pytestSummaryRE is pytest's short summary line; the part after " - "
 	// is the error.

@@ -28,6 +28,7 @@ func TestErrorLinesNameTheErrorNotTheRunnersSummary(t *testing.T) {
 			[]string{"tar: /tmp/pkg.tar.gz: Cannot open: No such file or directory", "tar: Error is not recoverable: exiting now"}},
 		{"sibling", "<tool_use_error>Sibling tool call errored</tool_use_error>", nil},
 		{"only a summary", "FAIL\texample.com/app [build failed]\nExit code 1", nil},
+		{"testify", "    Error Trace:\tcart_test.go:12\n    Error:      \tNot equal:\n    \t            \texpected: 3\n    \t            \tactual  : 2\n    Test:       \tTestCart", nil},
 		{"warnings only", "src/a.c:3:5: warning: unused variable 'x'", nil},
 		{"ansi", "\x1b[31merror\x1b[0m: failed to push some refs to 'origin'", []string{"error: failed to push some refs to 'origin'"}},
 	} {
