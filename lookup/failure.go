@@ -13,6 +13,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture/failure"
 	"github.com/cairn-dev/cairn/contextpack"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // The answers for an agent at the moment a command fails, and before it
@@ -49,6 +50,10 @@ type Failure struct {
 	// Shown are memories the session was shown already: they are left
 	// out.
 	Shown map[string]bool
+	// Paths rewrites the output's paths as capture rewrote those of the
+	// memories (relative to the project's folder, home folders as "~"),
+	// so that both read the same.
+	Paths redact.Paths
 }
 
 // SeenBefore finds the memories of the error a failure's output names:
@@ -63,7 +68,7 @@ func SeenBefore(ctx context.Context, r Reader, f Failure) (*Result, error) {
 	if f.Now.IsZero() {
 		f.Now = time.Now().UTC()
 	}
-	lines := failure.ErrorLines(f.Output, maxErrorLines)
+	lines := failure.ErrorLines(f.Paths.Text(f.Output), maxErrorLines)
 	res := &Result{Kind: KindError, Subject: strings.Join(lines, "\n")}
 	if len(lines) == 0 {
 		return res, nil

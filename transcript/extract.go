@@ -644,10 +644,9 @@ func fixText(ep *episode, cmd, moved string) (string, bool) {
 	}
 	// A missing program is installed, not edited away; a missing module
 	// may be, by an edit of the very file the command runs.
+	runs := slices.IndexFunc(ep.Edits, func(f string) bool { return strings.Contains(ep.Command, path.Base(f)) })
 	missing := slices.ContainsFunc(ep.Errors, failure.MissingProgram) ||
-		slices.ContainsFunc(ep.Errors, failure.Missing) && !slices.ContainsFunc(ep.Edits, func(f string) bool {
-			return strings.Contains(ep.Command, path.Base(f))
-		})
+		slices.ContainsFunc(ep.Errors, failure.Missing) && runs < 0
 	switch {
 	case missing && len(parts) == 0 && !ep.Manual && edits != "":
 		return "not known: only " + edits + " in between, which installs nothing", false
@@ -655,7 +654,11 @@ func fixText(ep *episode, cmd, moved string) (string, bool) {
 		return "not known: the same command passed when run again with nothing changed in between (flaky, or fixed outside the session)", false
 	}
 	if edits != "" {
-		parts = append(parts, edits)
+		if missing || runs < 0 || !slices.ContainsFunc(ep.Errors, failure.Missing) {
+			parts = append(parts, edits)
+		} else {
+			parts = append(parts, edits+" ("+ep.Edits[runs]+" is what the command runs)")
+		}
 	}
 	return strings.Join(parts, "; "), true
 }

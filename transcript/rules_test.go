@@ -290,7 +290,7 @@ func TestMissingModuleFixIsTheInstallNotTheEdits(t *testing.T) {
 	s.edit("/home/ana/shop/scripts/report.py")
 	s.run("python3 scripts/report.py", "wrote report.csv", false)
 	mems, _ = s.extract(nil)
-	if f := fixesOf(mems); len(f) != 1 || !strings.Contains(f[0].Content, "**Fix:** edited scripts/report.py\n") {
+	if f := fixesOf(mems); len(f) != 1 || !strings.Contains(f[0].Content, "**Fix:** edited scripts/report.py (scripts/report.py is what the command runs)\n") {
 		t.Errorf("fix by an edit of the script itself: %+v", f)
 	}
 }

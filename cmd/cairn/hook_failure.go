@@ -14,6 +14,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/lookup"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // answerFailure prints the memory of the error a failed tool call met,
@@ -28,7 +29,7 @@ func (h *hookRun) answerFailure(ctx context.Context) error {
 	}
 	return h.answerLookup(ctx, 2, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
 		return lookup.SeenBefore(ctx, r, lookup.Failure{Project: h.g.project, Output: out, Command: h.p.Command(), Now: now,
-			Shown: shown})
+			Shown: shown, Paths: redact.Paths{Root: h.m.projectFolder(h.g), Home: h.m.Getenv("HOME")}})
 	})
 }
 
