@@ -669,7 +669,7 @@ func TestCodexInstallKeepsCommentsAndTables(t *testing.T) {
 	}
 	hooks := readTestFile(t, filepath.Join(s.Home, ".codex", "hooks.json"))
 	cairn := checkClaudeShape(t, hooks)
-	if len(cairn) != 3 || cairn["UserPromptSubmit"] != cairnExe+" hook codex user-prompt-submit" {
+	if len(cairn) != 4 || cairn["UserPromptSubmit"] != cairnExe+" hook codex user-prompt-submit" || cairn["PostToolUse"] != cairnExe+" hook codex post-tool-use" {
 		t.Errorf("hooks.json:\n%s", hooks)
 	}
 	md := readTestFile(t, agents)

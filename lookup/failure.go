@@ -54,6 +54,10 @@ type Failure struct {
 	// memories (relative to the project's folder, home folders as "~"),
 	// so that both read the same.
 	Paths redact.Paths
+	// Exact finds only the memories that hold one of the output's error
+	// lines, none that merely read alike: for an output not known to be
+	// a failure's.
+	Exact bool
 }
 
 // SeenBefore finds the memories of the error a failure's output names:
@@ -90,7 +94,7 @@ func SeenBefore(ctx context.Context, r Reader, f Failure) (*Result, error) {
 				Section: "fixes", Why: "the same error"}
 		}
 	}
-	if len(found) == 0 {
+	if len(found) == 0 && !f.Exact {
 		near, err := lookupError(ctx, r, Request{Project: f.Project, Subject: errorQuery(lines), Now: f.Now, Limit: actionLimit})
 		if err != nil {
 			return nil, err

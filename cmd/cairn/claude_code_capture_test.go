@@ -49,7 +49,7 @@ func TestClaudeCodeGetsTheKnownFixAfterTheCommandFails(t *testing.T) {
 	failing := `sh -c 'echo "store_test.go:48: pq: relation \"widgets\" does not exist" >&2; exit 1'`
 	model := &fakeModel{}
 	model.script = func(body string) reply {
-		if !strings.Contains(body, `"tool_result"`) && strings.Contains(body, "run the store tests") {
+		if !strings.Contains(body, `"tool_result"`) && strings.Contains(body, "run the nightly check") {
 			return reply{Tool: "Bash", Input: bashInput(failing), ID: "toolu_fail"}
 		}
 		return reply{Text: "Done."}
@@ -58,17 +58,23 @@ func TestClaudeCodeGetsTheKnownFixAfterTheCommandFails(t *testing.T) {
 	earlier := storeTranscript(t, t.TempDir(), "s-earlier", time.Now().UTC().Add(-48*time.Hour))
 	a.run(cairnBin, "ingest", "claude", earlier)
 
-	if out := a.run(claude, "-p", "run the store tests"); !strings.Contains(out, "Done.") {
+	if out := a.run(claude, "-p", "run the nightly check"); !strings.Contains(out, "Done.") {
 		t.Fatalf("claude -p printed %q", out)
 	}
-	var after string
+	var first, after string
 	for _, b := range model.requests() {
-		if strings.Contains(b, `"tool_result"`) && strings.Contains(b, "toolu_fail") {
+		switch {
+		case strings.Contains(b, `"tool_result"`) && strings.Contains(b, "toolu_fail"):
 			after = b
+		case strings.Contains(b, "run the nightly check"):
+			first = b
 		}
 	}
-	if after == "" {
-		t.Fatalf("the model never got the command's result: %d requests", len(model.requests()))
+	if first == "" || after == "" {
+		t.Fatalf("the model never got the prompt and the command's result: %d requests", len(model.requests()))
+	}
+	if strings.Contains(first, "make migrate") {
+		t.Error("the prompt, which names no error, already got the fix")
 	}
 	if !strings.Contains(after, "make migrate") || !strings.Contains(after, "PostToolUseFailure") {
 		t.Errorf("the request after the failure lacks the known fix:\n%.4000s", after)

@@ -197,8 +197,12 @@ func (h *hookRun) run(ctx context.Context) error {
 	case hook.SessionEnd:
 		return bounded(ctx, sessionEndBudget, h.capture)
 	case hook.PostToolUse:
-		if _, failed := p.Failure(); failed && p.ToolName == "Bash" {
-			return h.answerFailure(ctx) // where a failed command fires PostToolUse
+		if _, failed := p.Failure(); (failed || h.agent == "codex") && p.ToolName == "Bash" {
+			// Where a failed command fires PostToolUse (Codex, whose
+			// payload does not say whether it failed).
+			if err := h.answerFailure(ctx); err != nil || !h.captureTools {
+				return err
+			}
 		}
 		if !h.captureTools {
 			return nil

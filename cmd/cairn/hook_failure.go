@@ -9,6 +9,7 @@ package main
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -24,12 +25,20 @@ import (
 // same failure does not repeat it.
 func (h *hookRun) answerFailure(ctx context.Context) error {
 	out, failed := h.p.Failure()
+	exact := false
+	if !failed && h.agent == "codex" {
+		// Codex's PostToolUse gives a shell command's output without its
+		// exit status: an output that names an error the project met is
+		// answered, on the error's exact line only.
+		out, _ = h.p.ToolResult()
+		failed, exact = strings.TrimSpace(out) != "", true
+	}
 	if !failed {
 		return nil
 	}
 	return h.answerLookup(ctx, 2, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
 		return lookup.SeenBefore(ctx, r, lookup.Failure{Project: h.g.project, Output: out, Command: h.p.Command(), Now: now,
-			Shown: shown, Paths: redact.Paths{Root: h.m.projectFolder(h.g), Home: h.m.Getenv("HOME")}})
+			Shown: shown, Paths: redact.Paths{Root: h.m.projectFolder(h.g), Home: h.m.Getenv("HOME")}, Exact: exact})
 	})
 }
 
