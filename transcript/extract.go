@@ -616,10 +616,12 @@ func fixText(ep *episode, cmd, moved string) (string, bool) {
 		parts = append(parts, moved)
 	}
 	fail, pass := failure.Trim(ep.Command), failure.Trim(cmd)
+	// Other flags alone explain a pass only when nothing else changed.
+	onlyFlags := slices.Equal(plainArgs(failure.Core(cmd)), plainArgs(ep.Core)) && envOf(cmd) == envOf(ep.Command)
 	switch envFail, envPass := envOf(ep.Command), envOf(cmd); {
 	case envFail != envPass && failure.Core(cmd) == ep.Core:
 		parts = append(parts, "ran it with "+cut(envPass, 200)+" set")
-	case fail != pass:
+	case fail != pass && (!onlyFlags || len(ep.Edits) == 0 && len(ep.Ran) == 0 && len(ep.Installs) == 0):
 		parts = append(parts, fmt.Sprintf("ran it as `%s` (it failed as `%s`)", cut(pass, 200), cut(fail, 200)))
 	}
 	quote := func(cmds []string) string {

@@ -341,8 +341,16 @@ func TestFixIsTheChangedEnvironmentFolderOrCommandLine(t *testing.T) {
 	s.run("npm test", "Tests: 4 passed", false)
 	s.run("make deploy", "deploy.sh: line 3: connection to the staging host timed out after waiting", true)
 	s.run("make deploy", "deployed", false)
+	// Another flag and an edit: the edit is the fix, not the flag.
+	s.run("cargo test", "error[E0308]: mismatched types in the call to total_price", true)
+	s.edit("/home/ana/shop/src/cart.rs")
+	s.run("cargo test --release", "test result: ok", false)
 	mems, _ := s.extract(nil)
 	f := fixesOf(mems)
+	if len(f) != 4 || !strings.Contains(f[3].Content, "**Fix:** edited src/cart.rs\n") {
+		t.Errorf("a flag changed with an edit: %+v", f[len(f)-1])
+	}
+	f = f[:min(3, len(f))]
 	if len(f) != 3 {
 		t.Fatalf("fixes: %d %+v", len(f), mems)
 	}
