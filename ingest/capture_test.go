@@ -106,3 +106,42 @@ func TestAnErrorMetInTwoSessionsIsOneMemoryAndTheAskIsOnce(t *testing.T) {
 		t.Errorf("summary created %v, expires %v", s.CreatedAt, s.ExpiresAt)
 	}
 }
+
+// Two sessions that asked the same thing get titles that differ: the
+// later one is dated.
+func TestTwoSessionsWithTheSameRequestHaveDifferentTitles(t *testing.T) {
+	t.Parallel()
+	eng := openEngine(t, &engine.Options{Now: func() time.Time { return time.Date(2026, 1, 20, 0, 0, 0, 0, time.UTC) }})
+	dir := t.TempDir()
+	var titles []string
+	for i, day := range []int{6, 9} {
+		p := filepath.Join(dir, fmt.Sprintf("s%d.jsonl", i))
+		if err := os.WriteFile(p, []byte(claudeLines(t, fmt.Sprintf("same-%d", i), time.Date(2026, 1, day, 10, 0, 0, 0, time.UTC), "make pkg")), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ingest.File(t.Context(), eng, p, ingest.Options{Kind: ingest.Claude, Project: "gw"}); err != nil {
+			t.Fatal(err)
+		}
+		// The session goes on: its summary keeps the title it had.
+		more := claudeLines(t, fmt.Sprintf("same-%d", i), time.Date(2026, 1, day, 12, 0, 0, 0, time.UTC), "make pkg")
+		f, err := os.OpenFile(p, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(more)
+		f.Close()
+		if _, err := ingest.File(t.Context(), eng, p, ingest.Options{Kind: ingest.Claude, Project: "gw"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sums, _, err := eng.FindMemories(t.Context(), cairn.MemoryFilter{Project: "gw", Types: []string{"session"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range sums {
+		titles = append(titles, s.Title)
+	}
+	if len(titles) != 2 || titles[0] == titles[1] || !strings.HasSuffix(titles[0], "(2026-01-09 10:01)") && !strings.HasSuffix(titles[1], "(2026-01-09 10:01)") {
+		t.Errorf("titles %q", titles)
+	}
+}

@@ -224,6 +224,9 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 	}
 	if stats.Entries > 0 {
 		if mem := x.Finish(); mem != nil {
+			if err := distinctTitle(ctx, svc, opts.Project, mem); err != nil {
+				return nil, err
+			}
 			if err := store(mem); err != nil {
 				return nil, err
 			}
@@ -281,6 +284,42 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 		}
 	}
 	return rep, nil
+}
+
+// maxTitleScan bounds the summaries read to keep a new summary's title
+// apart from theirs.
+const maxTitleScan = 500
+
+// distinctTitle dates the title of a session summary when another
+// session of the project has the same title (the same request on another
+// day), so that the two can be told apart side by side.
+func distinctTitle(ctx context.Context, svc Service, project string, sum *cairn.Memory) error {
+	if sum.CreatedAt.IsZero() {
+		return nil
+	}
+	mems, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: []string{"session"}, SkipTotal: true, Limit: maxTitleScan})
+	if err != nil {
+		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE || ctx.Err() != nil {
+			return cmpErr(ctx.Err(), err)
+		}
+		return nil // a title shared is no reason to lose the summary
+	}
+	same := func(a, b string) bool { return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " ")) }
+	for _, m := range mems {
+		if m.Key == sum.Key {
+			if strings.HasPrefix(m.Title, sum.Title+" (") {
+				sum.Title = m.Title // dated before: keep it
+			}
+			return nil
+		}
+	}
+	for _, m := range mems {
+		if same(m.Title, sum.Title) {
+			sum.Title += " (" + sum.CreatedAt.UTC().Format("2006-01-02 15:04") + ")"
+			return nil
+		}
+	}
+	return nil
 }
 
 // knownError is the fix memory of project that holds the error of fix
