@@ -304,7 +304,9 @@ func distinctTitle(ctx context.Context, svc Service, project string, sum *cairn.
 		}
 		return nil // a title shared is no reason to lose the summary
 	}
-	same := func(a, b string) bool { return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " ")) }
+	same := func(a, b string) bool {
+		return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
+	}
 	for _, m := range mems {
 		if m.Key == sum.Key {
 			if strings.HasPrefix(m.Title, sum.Title+" (") {
