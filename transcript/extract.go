@@ -698,6 +698,11 @@ var gistSkipRE = sync.OnceValue(func() *regexp.Regexp {
 	return regexp.MustCompile(`(?i)^(#|---|\*\*\*|\||` + "```" + `|(perfect|great|excellent|done|good|ok|okay|awesome|now|all set)\b[!.,:]*\s*$|(now )?let me\b|i'll\b|i will\b)`)
 })
 
+// diffstatRE is git's count of a change: "3 files changed, 40 insertions(+)".
+var diffstatRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^(\d+ )?files? changed\b|\binsertions?\(\+\)|\bdeletions?\(-\)`)
+})
+
 // gist is the first line of an assistant's text that says something:
 // markdown markers removed, its first sentence, at most 240 bytes.
 func gist(text string) string {
@@ -708,13 +713,21 @@ func gist(text string) string {
 			fence = !fence
 			continue
 		}
+		t = strings.TrimSpace(strings.ReplaceAll(strings.ReplaceAll(t, "**", ""), "__", ""))
 		if fence || t == "" || gistSkipRE().MatchString(t) || strings.HasSuffix(t, ":") || strings.Contains(t, "MEMORY:") ||
 			strings.HasPrefix(t, "<") {
 			continue
 		}
+		if diffstatRE().MatchString(t) {
+			continue
+		}
 		t = strings.TrimSpace(strings.TrimLeft(t, "-*>0123456789. "))
-		t = strings.ReplaceAll(t, "**", "")
-		if contentWords(t) < 2 {
+		// A sentence says how it ended; a label, a file's place or a
+		// tool's count does not.
+		if contentWords(t) < 2 || len(strings.Fields(t)) < 4 || diffstatRE().MatchString(t) {
+			continue
+		}
+		if label, value, ok := strings.Cut(t, ": "); ok && len(strings.Fields(label)) <= 3 && contentWords(value) < 3 {
 			continue
 		}
 		if i := sentenceEnd(t); i > 0 {

@@ -532,3 +532,14 @@ func TestExtractorRootDefaultsToTheFirstWorkingDirectory(t *testing.T) {
 		t.Errorf("a given root was replaced: %q", p.Root)
 	}
 }
+
+// How a session ended is the first sentence of the agent's last text,
+// not a heading, a label, a file's place or git's count of a change.
+func TestEndedIsASentence(t *testing.T) {
+	t.Parallel()
+	text := "## Summary\n\n**Examples Added:**\n- 3 files changed, 40 insertions(+), 2 deletions(-)\nLocation: `app/x.css` (lines 4-9)\n" +
+		"Perfect!\nThe cart total now rounds half to even. Then I ran the tests."
+	if got := gist(text); got != "The cart total now rounds half to even." {
+		t.Errorf("gist = %q", got)
+	}
+}

@@ -323,7 +323,7 @@ func lastPipe(cmd string) int {
 // or a script depends on: recording work in git, talking to a server,
 // asking a package manager what is there.
 var inertRE = sync.OnceValue(func() *regexp.Regexp {
-	return regexp.MustCompile(`^(?:git\s+(?:add|commit|push|fetch|tag|notes|log|show|status|diff|remote|branch\s+-[a-z]*[dlv])|gh\s+\w+|curl|wget\s+--spider|http|brew\s+(?:list|info|search|doctor)|open|xdg-open|code|say|notify-send|osascript|clip|pbcopy|xclip)\b`)
+	return regexp.MustCompile(`^(?:git\s+(?:add|commit|push|fetch|tag|notes|log|show|status|diff|remote|branch\s+-[a-z]*[dlv])|gh\s+\w+|curl|wget\s+--spider|http|brew\s+(?:list|info|search|doctor)|open|xdg-open|code|say|notify-send|osascript|clip|pbcopy|xclip|cargo\s+run|go\s+run|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:start|dev|serve)|python\d?(?:\.\d+)?\s+-c|node\s+-e)\b`)
 })
 
 // Inert reports whether a command line cannot be what made a failing

@@ -117,7 +117,8 @@ func TestReadOnlyInstallsMissing(t *testing.T) {
 			t.Errorf("ReadOnly(%q) = false", c)
 		}
 	}
-	for _, c := range []string{"git add -A && git commit -m wip && git push", `curl -s localhost:3000/api/items | python3 -m json.tool`, "gh pr view 12"} {
+	for _, c := range []string{"git add -A && git commit -m wip && git push", `curl -s localhost:3000/api/items | python3 -m json.tool`, "gh pr view 12",
+		`python3 -c "import cv2; print(cv2.__version__)"`, "cargo run --release"} {
 		if !Inert(c) || ReadOnly(c) && strings.HasPrefix(c, "git add") {
 			t.Errorf("Inert(%q) = false", c)
 		}
