@@ -62,7 +62,7 @@ func TestCommandFailuresShowHowToRunTheCommand(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t)
 	env := add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("cargo build")}, Source: cairn.SourceAutomatic,
-		Title: "error: set DATABASE_URL to use query macros online", Content: "**Error:** ...\n\n**Fix:** ran it with DATABASE_URL=sqlite://x.db set"})
+		Title: "error: the SHOP_DB variable must be set before the queries can be checked", Content: "**Error:** ...\n\n**Fix:** ran it with SHOP_DB=x.db set"})
 	add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("cargo build")}, Source: cairn.SourceAutomatic,
 		Title: "error[E0308]: mismatched types", Content: "**Error:** ...\n\n**Fix:** edited src/main.rs"})
 	named := add(t, e, &cairn.Memory{Type: "pitfall", Content: "cargo build needs the OpenCV headers: install them with the system package manager first."})

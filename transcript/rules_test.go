@@ -260,15 +260,15 @@ func TestFixNamesTheErrorAndTheEdits(t *testing.T) {
 // only, the fix is not known rather than a guess.
 func TestMissingModuleFixIsTheInstallNotTheEdits(t *testing.T) {
 	t.Parallel()
-	out := "Traceback (most recent call last):\n  File \"/home/ana/shop/tests/test_feed.py\", line 2, in <module>\n    import yaml\nModuleNotFoundError: No module named 'yaml'"
+	out := "Traceback (most recent call last):\n  File \"/home/ana/shop/tests/test_feed.py\", line 2, in <module>\n    import ruamel\nModuleNotFoundError: No module named 'ruamel'"
 	s := newSession(t, "s-mod", "/home/ana/shop")
 	s.user("run the feed tests and fix what fails")
 	s.run("uv run pytest tests/", out, true)
-	s.run("uv pip install pyyaml", "Installed 1 package in 3ms", false)
+	s.run("uv pip install ruamel.yaml", "Installed 1 package in 3ms", false)
 	s.edit("/home/ana/shop/tests/test_feed.py")
 	s.run("uv run pytest tests/", "4 passed in 0.20s", false)
 	mems, _ := s.extract(nil)
-	if f := fixesOf(mems); len(f) != 1 || !strings.Contains(f[0].Content, "**Fix:** ran `uv pip install pyyaml`; edited tests/test_feed.py") {
+	if f := fixesOf(mems); len(f) != 1 || !strings.Contains(f[0].Content, "**Fix:** ran `uv pip install ruamel.yaml`; edited tests/test_feed.py") {
 		t.Errorf("fix with an install: %+v", f)
 	}
 
@@ -302,10 +302,10 @@ func TestMissingModuleFixIsTheInstallNotTheEdits(t *testing.T) {
 // failed, or rejected by the user, is no failure.
 func TestAnyCommandFailureIsRecordedWithWhatRanInBetween(t *testing.T) {
 	t.Parallel()
-	banner := "*** NOTICE ***\nThis is a private system. Unauthorized access is prohibited.\n"
+	banner := "Notice: unauthorised logins to this device are denied and reported.\n"
 	s := newSession(t, "s-deploy", "/home/ana/gw")
 	s.user("the deploy to the gateway fails, fix it")
-	s.run("./scripts/deploy cmd status", banner+"tool not found on target. deploying...\ntar: /tmp/tools.tar.gz: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now", true)
+	s.run("./scripts/deploy cmd status", banner+"the agent binary is missing on the device, uploading it now\ntar: /tmp/tools.tar.gz: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now", true)
 	s.run("ls -la build/", "tools.tar.gz", false)
 	s.run("scp build/tools.tar.gz root@10.0.0.2:/tmp/", "", false)
 	s.run("git add -A && git commit -m wip", "[main 1a2b3c4] wip", false)
@@ -321,7 +321,7 @@ func TestAnyCommandFailureIsRecordedWithWhatRanInBetween(t *testing.T) {
 		t.Fatalf("fixes: %+v", mems)
 	}
 	c := f[0].Content
-	if !strings.Contains(c, "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory") || strings.Contains(c, "Unauthorized") ||
+	if !strings.Contains(c, "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory") || strings.Contains(c, "unauthorised") ||
 		!strings.Contains(c, "**Fix:** ran `scp build/tools.tar.gz root@10.0.0.2:/tmp/`\n") || strings.Contains(c, "Sibling") || strings.Contains(c, "rejected") ||
 		!slices.Contains(f[0].Tags, "command:deploy-cmd") {
 		t.Errorf("fix %q:\n%s\ntags %v", f[0].Title, c, f[0].Tags)
@@ -333,9 +333,9 @@ func TestAnyCommandFailureIsRecordedWithWhatRanInBetween(t *testing.T) {
 func TestFixIsTheChangedEnvironmentFolderOrCommandLine(t *testing.T) {
 	t.Parallel()
 	s := newSession(t, "s-env", "/home/ana/shop")
-	s.user("the release build fails on the query macros")
-	s.run("cargo build --release 2>&1 | tail -5", "error: set `DATABASE_URL` to use query macros online, or run `cargo sqlx prepare` to update the query cache", true)
-	s.run(`DATABASE_URL="sqlite://shop.db" cargo build --release`, "Finished release", false)
+	s.user("the release build fails on the query checks")
+	s.run("cargo build --release 2>&1 | tail -5", "error: the SHOP_DB variable must be set before the queries can be checked", true)
+	s.run(`SHOP_DB="shop.db" cargo build --release`, "Finished release", false)
 	s.run("cd web && npm test", "npm ERR! Missing script: \"test\" in the package at the repository root", true)
 	s.cwd = "/home/ana/shop/web"
 	s.run("npm test", "Tests: 4 passed", false)
@@ -354,7 +354,7 @@ func TestFixIsTheChangedEnvironmentFolderOrCommandLine(t *testing.T) {
 	if len(f) != 3 {
 		t.Fatalf("fixes: %d %+v", len(f), mems)
 	}
-	for i, want := range []string{`**Fix:** ran it with DATABASE_URL="sqlite://shop.db" set`,
+	for i, want := range []string{`**Fix:** ran it with SHOP_DB="shop.db" set`,
 		"**Fix:** ran it in web (it failed in the project's folder)",
 		"**Fix:** not known: the same command passed when run again with nothing changed in between"} {
 		if !strings.Contains(f[i].Content, want) {

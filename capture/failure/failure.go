@@ -10,7 +10,7 @@
 // managers, shells, git, ssh, database clients. An error line is one that
 // names what went wrong: a diagnostic ("file.go:12:3: undefined: x"), an
 // exception with its message ("ModuleNotFoundError: No module named
-// 'yaml'"), an assertion, "command not found", "Permission denied",
+// 'ruamel'"), an assertion, "command not found", "Permission denied",
 // "cannot open". The lines that only say that something failed are not:
 // a runner's header or summary ("--- FAIL: TestX (0.00s)", "FAIL
 // pkg [build failed]", "error: could not compile `x` due to 3 previous

@@ -18,8 +18,8 @@ func TestErrorLinesNameTheErrorNotTheRunnersSummary(t *testing.T) {
 			[]string{"lru_test.go:18: evicted the wrong key: got \"b\", want \"a\""}},
 		{"rustc", "error[E0425]: cannot find value `conn` in this scope\n  --> src/db.rs:12:5\n   |\n12 |     conn.execute()\n   |     ^^^^ not found in this scope\n\nerror: could not compile `app` (lib) due to 1 previous error",
 			[]string{"error[E0425]: cannot find value `conn` in this scope"}},
-		{"python traceback", "Traceback (most recent call last):\n  File \"/srv/app/main.py\", line 3, in <module>\n    import yaml\nModuleNotFoundError: No module named 'yaml'",
-			[]string{"ModuleNotFoundError: No module named 'yaml'"}},
+		{"python traceback", "Traceback (most recent call last):\n  File \"/srv/app/main.py\", line 3, in <module>\n    import ruamel\nModuleNotFoundError: No module named 'ruamel'",
+			[]string{"ModuleNotFoundError: No module named 'ruamel'"}},
 		{"pytest summary", "=========================== short test summary info ============================\nFAILED tests/test_parse.py::test_dates - AssertionError: expected a date, got None\n1 failed, 3 passed in 0.21s",
 			[]string{"AssertionError: expected a date, got None"}},
 		{"shell", "Exit code 127\n/bin/bash: line 1: protoc: command not found",
@@ -77,7 +77,7 @@ func TestNormalizeKeepsTheErrorAndDropsWhatChanges(t *testing.T) {
 	if Signature("undefined: Conn") == Signature("undefined: Pool") {
 		t.Error("different names gave the same signature")
 	}
-	if got := Normalize("ModuleNotFoundError: No module named 'yaml'"); got != "modulenotfounderror: no module named 'yaml'" {
+	if got := Normalize("ModuleNotFoundError: No module named 'ruamel'"); got != "modulenotfounderror: no module named 'ruamel'" {
 		t.Errorf("Normalize = %q", got)
 	}
 }
@@ -86,7 +86,7 @@ func TestCommandKeyAndCore(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct{ cmd, key, core string }{
 		{"go test ./...", "go test", "go test ./..."},
-		{"cd api && DATABASE_URL=sqlite://x.db cargo build --release 2>&1 | tail -5", "cargo build", "cargo build --release"},
+		{"cd api && SHOP_DB=x.db cargo build --release 2>&1 | tail -5", "cargo build", "cargo build --release"},
 		{"./scripts/deploy.sh prod", "deploy.sh prod", "./scripts/deploy.sh prod"},
 		{"python3.12 -m pytest -q tests/", "python -m pytest", "python3.12 -m pytest -q tests/"},
 		{"uv run pytest", "pytest", "pytest"},
@@ -128,7 +128,7 @@ func TestReadOnlyInstallsMissing(t *testing.T) {
 			t.Errorf("Inert(%q) = true", c)
 		}
 	}
-	for _, c := range []string{"uv pip install pytest", "export DATABASE_URL=x", "scp a.tar.gz host:/tmp/", "find . -name '*.pyc' -delete", "git pull --rebase", "mkdir -p build"} {
+	for _, c := range []string{"uv pip install pytest", "export SHOP_DB=x", "scp a.tar.gz host:/tmp/", "find . -name '*.pyc' -delete", "git pull --rebase", "mkdir -p build"} {
 		if ReadOnly(c) {
 			t.Errorf("ReadOnly(%q) = true", c)
 		}
@@ -143,12 +143,12 @@ func TestReadOnlyInstallsMissing(t *testing.T) {
 			t.Errorf("Installs(%q) = true", c)
 		}
 	}
-	for _, l := range []string{"ModuleNotFoundError: No module named 'yaml'", "bash: protoc: command not found", "error: Failed to spawn: `pytest`", "Error: Cannot find module 'express'"} {
+	for _, l := range []string{"ModuleNotFoundError: No module named 'ruamel'", "bash: protoc: command not found", "error: Failed to spawn: `pytest`", "Error: Cannot find module 'express'"} {
 		if !Missing(l) {
 			t.Errorf("Missing(%q) = false", l)
 		}
 	}
-	if !MissingProgram("bash: protoc: command not found") || MissingProgram("ModuleNotFoundError: No module named 'yaml'") {
+	if !MissingProgram("bash: protoc: command not found") || MissingProgram("ModuleNotFoundError: No module named 'ruamel'") {
 		t.Error("MissingProgram misjudges")
 	}
 	if Missing("undefined: Conn") {
