@@ -205,6 +205,9 @@ func legitimateMCP(ctx context.Context, url, token string, out *tally, errs chan
 // Not parallel: it runs alone, before the package's parallel tests, so
 // that their work does not count against the server's.
 func TestLegitimateRequestsSucceedUnderHostileConnections(t *testing.T) {
+	if raceDetector {
+		t.Skip("the race detector slows the server too much for a load test")
+	}
 	for _, team := range []bool{false, true} {
 		name := "local"
 		if team {
