@@ -177,6 +177,15 @@ func requestNow(r *http.Request) (time.Time, error) {
 	return t, nil
 }
 
+// checkClock refuses the request's clock for a change on a server that
+// RequireToken (NowHeader).
+func (s *Server) checkClock(p *project) error {
+	if !p.now.IsZero() && s.opts.RequireToken {
+		return cairn.Errorf(cairn.EINVALID, "the %s header is not taken for a change on a server other machines reach: what is written is dated by the server's clock; send the request without it", NowHeader)
+	}
+	return nil
+}
+
 func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/openapi.json", serveOpenAPI)
 	s.route("GET /memories", read, s.listMemories)
@@ -202,8 +211,9 @@ func (s *Server) routes() {
 	s.route("GET /ingest/cursor", read, s.findIngestCursor)
 	s.route("PUT /ingest/cursor", write, s.putIngestCursor)
 	s.route("POST /ingest", write, s.ingestBatch)
-	// A use raises the confidence of what was used: a write.
-	s.route("POST /uses", write, s.recordUses)
+	// A use raises the confidence of what was used: a read-only token's
+	// are not recorded (a preview's, as its contexts).
+	s.route("POST /uses", read, s.recordUses)
 	s.mux.HandleFunc("GET /api/projects", s.projects)
 	s.route("GET /stats", read, s.stats)
 	s.route("GET /stats/created", read, s.created)
@@ -231,11 +241,13 @@ func (s *Server) route(pattern string, a access, h handlerFunc) {
 			s.fail(w, r, err)
 			return
 		}
-		if !now.IsZero() && a == write && s.opts.RequireToken {
-			s.fail(w, r, cairn.Errorf(cairn.EINVALID, "the %s header is not taken for a change on a server other machines reach: what is written is dated by the server's clock; send the request without it", NowHeader))
-			return
-		}
 		p.now = now
+		if a == write {
+			if err := s.checkClock(p); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
 		p.svc = s.opts.Service(p.name, now)
 		if err := h(w, r, p); err != nil {
 			s.fail(w, r, err)
