@@ -13,8 +13,9 @@
 // "Authorization: Bearer TOKEN" on every project route; on any server, a
 // request that sends a token must send a valid one. A token opens one
 // project (another project's routes answer 403) and, when read-only, the
-// routes that change nothing (403 otherwise). Tokens and request headers
-// are never logged.
+// routes that change nothing (403 otherwise); the uses a read-only token
+// sends, or its contexts show, are not recorded. Tokens and request
+// headers are never logged.
 //
 // A Server is safe for concurrent use.
 package httpapi
