@@ -505,9 +505,18 @@ func workingCommands(m *cairn.Memory, tool string) []string {
 	}
 	switch m.Type {
 	case "fix":
+		// "Fix for `cmd` failure" (earlier versions) or a "**Passed:** `cmd`"
+		// line.
 		if c, ok := strings.CutPrefix(m.Title, "Fix for `"); ok {
 			if c, ok = strings.CutSuffix(c, "` failure"); ok {
 				addLine(c)
+			}
+		}
+		for _, l := range strings.Split(m.Content, "\n") {
+			if rest, ok := strings.CutPrefix(l, "**Passed:** `"); ok {
+				if c, _, ok := strings.Cut(rest, "`"); ok {
+					addLine(c)
+				}
 			}
 		}
 	case "session":
@@ -519,7 +528,10 @@ func workingCommands(m *cairn.Memory, tool string) []string {
 			case strings.HasPrefix(l, "**"):
 				in = false
 			case in && strings.HasPrefix(l, "- `"):
-				addLine(strings.TrimSuffix(strings.TrimPrefix(l, "- `"), "`"))
+				// "- `cmd`", or "- `cmd` — the error it met"
+				if c, _, ok := strings.Cut(strings.TrimPrefix(l, "- `"), "`"); ok {
+					addLine(c)
+				}
 			}
 		}
 	case "failure", "issue", "pitfall", "gotcha":
