@@ -25,7 +25,13 @@ type Query struct {
 	// NoFeedback ranks by the query's own words only (no pseudo-relevance
 	// feedback): fewer, closer matches, for context injection.
 	NoFeedback bool
-	Now        time.Time // the clock for recency; zero means the engine's clock
+	// Prompt says that Text is a prompt written to an agent, not a search
+	// or a tool's output: its filler words (greetings, "lets continue",
+	// "ultrathink"; see package lexical, IsFiller) count for nothing in
+	// Hit.Strength, so that how a prompt is put does not push its
+	// memories below a relevance floor.
+	Prompt bool
+	Now    time.Time // the clock for recency; zero means the engine's clock
 	// Mode is how to rank: ModeLexical, ModeVector or ModeHybrid; ""
 	// means the engine's default (its configured mode, hybrid unless
 	// set otherwise, when it has an embeddings endpoint; else lexical).

@@ -88,7 +88,7 @@ func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*
 		sel.Terms = lexical.QueryTerms(text)
 		hits, r, err := e.searchMode(ctx, cairn.Query{
 			Project: req.Project, Text: text, Limit: min(cairn.MaxLimit, req.RelevantLimit+2),
-			Types: req.RelevantTypes, Now: req.Now, NoFeedback: true, Mode: req.SearchMode,
+			Types: req.RelevantTypes, Now: req.Now, NoFeedback: true, Prompt: true, Mode: req.SearchMode,
 		}, e.vecs.PromptTimeout)
 		if err != nil {
 			return nil, err

@@ -33,13 +33,29 @@ func QueryWeights(text string) []index.Query {
 	return qs
 }
 
-// queryWeights returns QueryWeights and the terms of the words written as
-// names (see lexical.QueryWord.Name).
-func queryWeights(text string) ([]index.Query, map[string]bool) {
+// wordKinds names the terms of a query's words that are of a kind:
+// written as names (lexical.QueryWord.Name), or filler words
+// (lexical.IsFiller) that no other word of the query gives.
+type wordKinds struct {
+	names, fillers map[string]bool
+}
+
+// queryWeights returns QueryWeights and the kinds of its words.
+func queryWeights(text string) ([]index.Query, wordKinds) {
 	var out []index.Query
-	var names map[string]bool
+	var kinds wordKinds
 	at := map[string]int{}
-	set := func(t string, w float64) {
+	set := func(t string, w float64, filler bool) {
+		if filler {
+			if kinds.fillers == nil {
+				kinds.fillers = map[string]bool{}
+			}
+			if _, ok := at[t]; !ok {
+				kinds.fillers[t] = true
+			}
+		} else {
+			delete(kinds.fillers, t)
+		}
 		if i, ok := at[t]; ok {
 			out[i].Weight = max(out[i].Weight, w)
 			return
@@ -49,28 +65,28 @@ func queryWeights(text string) ([]index.Query, map[string]bool) {
 	}
 	for _, w := range lexical.QueryWords(text) {
 		if w.Name {
-			if names == nil {
-				names = map[string]bool{}
+			if kinds.names == nil {
+				kinds.names = map[string]bool{}
 			}
 			for _, t := range w.Terms {
-				names[t] = true
+				kinds.names[t] = true
 			}
 		}
 		if !w.Compound() {
-			wt := 1.0
 			if lexical.IsFiller(w.Terms[0]) {
-				wt = fillerWeight
+				set(w.Terms[0], fillerWeight, true)
+			} else {
+				set(w.Terms[0], 1, false)
 			}
-			set(w.Terms[0], wt)
 			continue
 		}
-		set(w.Terms[0], compoundWhole)
+		set(w.Terms[0], compoundWhole, false)
 		rest := w.Terms[1:]
 		for _, t := range rest {
-			set(t, (1-compoundWhole)/float64(len(rest)))
+			set(t, (1-compoundWhole)/float64(len(rest)), false)
 		}
 	}
-	return out, names
+	return out, kinds
 }
 
 func termNames(qs []index.Query) []string {
@@ -168,12 +184,12 @@ func termCommonness(qs []index.Query, tps []*index.Postings, n int64) []float64 
 }
 
 // termIDFs is each query term's weight times its idf for Strength, in a
-// partition of n documents seen beside strengthPrior others; names are the
-// terms of words written as names. A filler word of a prompt
-// (lexical.IsFiller: "thanks", "continue", "ultrathink") weighs nothing:
-// it neither counts for a memory that holds it nor against one that does
-// not.
-func termIDFs(qs []index.Query, tps []*index.Postings, n int64, names map[string]bool) []index.Query {
+// partition of n documents seen beside strengthPrior others; kinds are
+// the query's words of a kind. A filler word (lexical.IsFiller: "thanks",
+// "continue", "ultrathink") weighs nothing in a prompt: it neither counts
+// for a memory that holds it nor against one that does not; elsewhere (a
+// search, an error's text: "want 3, got 2") it weighs a word's.
+func termIDFs(qs []index.Query, tps []*index.Postings, n int64, kinds wordKinds, prompt bool) []index.Query {
 	df := map[string]int64{}
 	for _, tp := range tps {
 		df[tp.Term] = tp.DF
@@ -183,11 +199,14 @@ func termIDFs(qs []index.Query, tps []*index.Postings, n int64, names map[string
 	for _, q := range qs {
 		d := float64(df[q.Term])
 		w := q.Weight * math.Log(1+(float64(n)+prior-d+0.5)/(d+0.5))
-		if d == 0 && names[q.Term] {
-			w *= unknownNameWeight
+		if kinds.fillers[q.Term] {
+			w = math.Log(1 + (float64(n)+prior-d+0.5)/(d+0.5)) // a word's weight, 1
+			if prompt {
+				w = 0
+			}
 		}
-		if lexical.IsFiller(q.Term) {
-			w = 0
+		if d == 0 && kinds.names[q.Term] {
+			w *= unknownNameWeight
 		}
 		out = append(out, index.Query{Term: q.Term, Weight: w})
 	}

@@ -47,7 +47,7 @@ func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool)
 	if err := e.checkQuery(&q); err != nil {
 		return nil, err
 	}
-	terms, names := queryWeights(q.Text)
+	terms, kinds := queryWeights(q.Text)
 	if len(terms) == 0 {
 		return nil, nil
 	}
@@ -58,7 +58,7 @@ func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool)
 	var got *retrieved
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		var err error
-		got, err = e.retrieve(ctx, tx, q, terms, names, true, exhaustive)
+		got, err = e.retrieve(ctx, tx, q, terms, kinds, true, exhaustive)
 		return err
 	})
 	if err == nil {
@@ -74,7 +74,7 @@ func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool)
 			stale = false
 		}
 		err = e.store.View(ctx, func(tx cairn.Tx) error {
-			r, err := e.retrieve(ctx, tx, q, terms, names, !stale, exhaustive)
+			r, err := e.retrieve(ctx, tx, q, terms, kinds, !stale, exhaustive)
 			if err == nil {
 				hits = e.finish(q, r)
 			}
@@ -198,7 +198,7 @@ func termSlots(qs []index.Query, tps []*index.Postings, analyzer int) []int8 {
 }
 
 // retrieve reads the hits of q from tx; finish ranks them.
-func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, names map[string]bool, checkAnalyzer, exhaustive bool) (*retrieved, error) {
+func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms []index.Query, kinds wordKinds, checkAnalyzer, exhaustive bool) (*retrieved, error) {
 	parts := []string{q.Project}
 	if !q.NoGlobal {
 		parts = append(parts, "")
@@ -240,7 +240,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		if len(tps) == 0 {
 			continue
 		}
-		idfs[name] = termIDFs(terms, tps, stats.Docs, names)
+		idfs[name] = termIDFs(terms, tps, stats.Docs, kinds, q.Prompt)
 		common[name] = termCommonness(terms, tps, stats.Docs)
 		if sl := termSlots(idfs[name], tps, stats.Analyzer); sl != nil {
 			slots[name] = sl

@@ -84,8 +84,8 @@ func (dm docMemo) window(now time.Time) expiryWindow {
 // retrievalKey is what a lexical search's hits before ranking depend on
 // besides the data: its normalised query without the clock.
 func retrievalKey(q cairn.Query, exhaustive bool) string {
-	return fmt.Sprintf("%q|%q|%d|%q|%q|%d|%d|%q|%t|%t|%t|%t", q.Project, q.Text, q.Limit, q.Types, q.Tags,
-		q.After.UnixNano(), q.Before.UnixNano(), q.ExcludeSession, q.NoGlobal, q.ExcludeSuperseded, q.NoFeedback, exhaustive)
+	return fmt.Sprintf("%q|%q|%d|%q|%q|%d|%d|%q|%t|%t|%t|%t|%t", q.Project, q.Text, q.Limit, q.Types, q.Tags,
+		q.After.UnixNano(), q.Before.UnixNano(), q.ExcludeSession, q.NoGlobal, q.ExcludeSuperseded, q.NoFeedback, q.Prompt, exhaustive)
 }
 
 // cachedRetrieval returns the kept retrieval of q when it is still valid,

@@ -167,11 +167,11 @@ func TestStrengthFromScorerEqualsAnalysis(t *testing.T) {
 				case 1:
 					q.NoGlobal = true
 				}
-				terms, names := queryWeights(q.Text)
+				terms, kinds := queryWeights(q.Text)
 				var ret *retrieved
 				if err := st.View(t.Context(), func(tx cairn.Tx) error {
 					var err error
-					ret, err = e.retrieve(t.Context(), tx, q, terms, names, true, false)
+					ret, err = e.retrieve(t.Context(), tx, q, terms, kinds, true, false)
 					return err
 				}); err != nil {
 					t.Fatal(err)
