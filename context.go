@@ -71,11 +71,11 @@ type ContextWeights struct {
 func DefaultContextRequest(project string) ContextRequest {
 	return ContextRequest{
 		Project:            project,
-		StaticTypes:        []string{"preference", "user_preference", "style", "global", "convention", "decision", "constraint"},
+		StaticTypes:        TypesOfTier(TierStatic),
 		StaticPerType:      5,
-		CriticalTypes:      []string{"architecture", "constraint"},
+		CriticalTypes:      TypesWith(FacetCritical),
 		CriticalConfidence: 0.9,
-		DynamicTypes:       []string{"session"},
+		DynamicTypes:       TypesOfTier(TierDynamic),
 		DynamicCount:       3,
 		RelevantLimit:      8,
 		MinRelevance:       0.25,

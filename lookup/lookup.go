@@ -171,18 +171,33 @@ func subjectName(kind string) string {
 	return "subject"
 }
 
-// typeWeight ranks the types a person asks about a file or an error for.
-func typeWeight(t string) float64 {
-	switch t {
-	case "decision", "constraint", "pitfall", "gotcha", "fix", "error_solution":
-		return 1
-	case "architecture", "convention", "pattern", "dependency", "failure", "issue":
-		return 0.85
-	case "session", "task_result", "task_input":
-		return 0.6
-	}
-	return 0.7
+// typeWeights rank the types a person asks about a file or an error for:
+// the first entry whose facets a type has gives its weight; otherWeight
+// is that of the others.
+var typeWeights = []struct {
+	facets cairn.Facet
+	weight float64
+}{
+	{cairn.FacetRule | cairn.FacetPitfall | cairn.FacetFix, 1},
+	{cairn.FacetPractice | cairn.FacetAttempt | cairn.FacetProblem, 0.85},
+	{cairn.FacetRecord, 0.6},
 }
+
+const otherWeight = 0.7
+
+// typeWeight is the weight of type t (see typeWeights).
+func typeWeight(t string) float64 {
+	f := cairn.FacetsOf(t)
+	for _, w := range typeWeights {
+		if f&w.facets != 0 {
+			return w.weight
+		}
+	}
+	return otherWeight
+}
+
+// has reports whether memories of type t have any of the facets f.
+func has(t string, f cairn.Facet) bool { return cairn.FacetsOf(t)&f != 0 }
 
 // recency is 1 for a memory of now, falling to 0.5 over a year.
 func recency(m *cairn.Memory, now time.Time) float64 {
@@ -313,7 +328,7 @@ func lookupFile(ctx context.Context, r Reader, req Request) (*Result, error) {
 			return
 		}
 		sec := "known"
-		if m.Type == "session" {
+		if has(m.Type, cairn.FacetSummary) {
 			sec = "sessions"
 		}
 		found[m.ID] = &Item{Memory: m, Score: score, Section: sec, Why: why}
@@ -363,7 +378,7 @@ func collect(found map[string]*Item, req Request, less func(a, b *Item) bool) *R
 		if sa, sb := sectionOrder[a.Section], sectionOrder[b.Section]; sa != sb {
 			return sa < sb
 		}
-		if a.Score == b.Score && a.Section == b.Section && a.Memory.Type != "session" {
+		if a.Score == b.Score && a.Section == b.Section && !has(a.Memory.Type, cairn.FacetSummary) {
 			return a.Memory.ID < b.Memory.ID
 		}
 		return less(a, b)
@@ -379,8 +394,15 @@ func collect(found map[string]*Item, req Request, less func(a, b *Item) bool) *R
 	return res
 }
 
-// fixTypes are the types that say what fixed a failure.
-var fixTypes = []string{"fix", "error_solution"}
+// fixTypes are the types that say what fixed a failure; relatedTypes
+// those that say what went wrong or what must hold.
+var (
+	fixTypes     = cairn.TypesWith(cairn.FacetFix)
+	relatedTypes = cairn.TypesWith(cairn.FacetPitfall | cairn.FacetProblem | cairn.FacetAttempt | cairn.FacetLearning | cairn.FacetRule)
+	// commandTypes are those whose text lists the commands that passed:
+	// the fixes made when a failed command passed, and session summaries.
+	commandTypes = append(cairn.TypesWithAll(cairn.FacetFix|cairn.FacetEvent), cairn.TypesWith(cairn.FacetSummary)...)
+)
 
 func lookupError(ctx context.Context, r Reader, req Request) (*Result, error) {
 	text := req.Subject
@@ -397,7 +419,7 @@ func lookupError(ctx context.Context, r Reader, req Request) (*Result, error) {
 		weight  float64
 	}{
 		{fixTypes, "fixes", 1},
-		{[]string{"pitfall", "gotcha", "issue", "failure", "learning", "decision", "constraint"}, "related", 0.8},
+		{relatedTypes, "related", 0.8},
 	} {
 		hits, err := r.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: pass.types, Limit: 30,
 			Now: req.Now})
@@ -428,7 +450,7 @@ func lookupCommand(ctx context.Context, r Reader, req Request) (*Result, error) 
 		return nil, err
 	}
 	// A session or fix that the search ranks low still counts: list them.
-	more, _, err := r.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, Types: []string{"fix", "session"},
+	more, _, err := r.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, Types: commandTypes,
 		SkipTotal: true, Limit: maxFileScan})
 	if err != nil {
 		return nil, err
@@ -464,7 +486,7 @@ func lookupCommand(ctx context.Context, r Reader, req Request) (*Result, error) 
 			}
 			c.IDs = append(c.IDs, m.ID)
 		}
-		if m.Type == "session" || m.Type == "fix" && len(lines) > 0 {
+		if has(m.Type, cairn.FacetSummary) || isCommandFix(m.Type) && len(lines) > 0 {
 			continue // shown through their commands
 		}
 		if len(lines) > 0 || containsWord(m.Title+"\n"+m.Content, tool) {
@@ -503,14 +525,14 @@ func workingCommands(m *cairn.Memory, tool string) []string {
 			out = append(out, c)
 		}
 	}
-	switch m.Type {
-	case "fix":
+	switch {
+	case isCommandFix(m.Type):
 		if c, ok := strings.CutPrefix(m.Title, "Fix for `"); ok {
 			if c, ok = strings.CutSuffix(c, "` failure"); ok {
 				addLine(c)
 			}
 		}
-	case "session":
+	case has(m.Type, cairn.FacetSummary):
 		in := false
 		for _, l := range strings.Split(m.Content, "\n") {
 			switch {
@@ -522,7 +544,7 @@ func workingCommands(m *cairn.Memory, tool string) []string {
 				addLine(strings.TrimSuffix(strings.TrimPrefix(l, "- `"), "`"))
 			}
 		}
-	case "failure", "issue", "pitfall", "gotcha":
+	case has(m.Type, cairn.FacetAttempt|cairn.FacetProblem|cairn.FacetPitfall):
 		// These say what did not work.
 	default:
 		for _, span := range backticked(m.Content) {
@@ -530,6 +552,14 @@ func workingCommands(m *cairn.Memory, tool string) []string {
 		}
 	}
 	return out
+}
+
+// isCommandFix reports whether memories of type t are fixes made when a
+// failed command passed: their title names the command ("Fix for `cmd`
+// failure").
+func isCommandFix(t string) bool {
+	f := cairn.FacetsOf(t)
+	return f&cairn.FacetFix != 0 && f&cairn.FacetEvent != 0
 }
 
 // startsWithTool reports whether the command line c runs tool: it starts

@@ -47,8 +47,8 @@ const maxLearnings = 10
 
 // learningTypes are the memory types offered as learnings: what an
 // iteration (or any session) learned that applies beyond its own attempt.
-var learningTypes = []string{"learning", "pattern", "pitfall", "gotcha", "fix", "error_solution", "convention",
-	"decision", "constraint", "architecture", "dependency", "retry_suggestion", "task_result", "issue"}
+var learningTypes = cairn.TypesWith(cairn.FacetLearning | cairn.FacetPractice | cairn.FacetPitfall | cairn.FacetFix |
+	cairn.FacetRule | cairn.FacetProblem | cairn.FacetOutcome)
 
 // Context is a rendered loop context and what it is made of.
 type Context struct {

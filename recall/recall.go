@@ -298,6 +298,29 @@ var sectionOrder = []struct {
 	{"relevant", "Relevant Knowledge", 1, true, false},
 }
 
+// staticSections are the sections of the static tier by facet, the first
+// that a memory's type has deciding; the other static memories are
+// preferences.
+var staticSections = []struct {
+	facet cairn.Facet
+	kind  string
+}{
+	{cairn.FacetCritical, "constraints"},
+	{cairn.FacetRule, "decisions"},
+	{cairn.FacetConvention, "conventions"},
+}
+
+// staticSection is the section of a static memory of type t.
+func staticSection(t string) string {
+	f := cairn.FacetsOf(t)
+	for _, s := range staticSections {
+		if f&s.facet != 0 {
+			return s.kind
+		}
+	}
+	return "preferences"
+}
+
 // StaticShare is the most of the budget that static memories (preferences,
 // decisions, conventions, constraints) and recent sessions may take
 // together when the block is for a prompt, so that they never crowd out
@@ -319,16 +342,7 @@ func Sections(sel *cairn.ContextSelection) []contextpack.Section {
 		case cairn.ContextDynamic:
 			kind = "sessions"
 		case cairn.ContextStatic:
-			switch {
-			case m.Type == "decision":
-				kind = "decisions"
-			case m.Type == "constraint" || m.Type == "architecture":
-				kind = "constraints"
-			case m.Type == "convention":
-				kind = "conventions"
-			default:
-				kind = "preferences"
-			}
+			kind = staticSection(m.Type)
 		}
 		reasons := make([]contextpack.Reason, 0, len(it.Reasons))
 		for _, r := range it.Reasons {
@@ -403,7 +417,7 @@ func MemoryIndex(ctx context.Context, eng Service, project string) ([]contextpac
 		return nil, err
 	}
 	var out []contextpack.IndexType
-	for _, t := range contextpack.TypeOrder() {
+	for _, t := range cairn.TypeOrder() {
 		n := st.ByType[t]
 		if n == 0 {
 			continue
@@ -420,7 +434,7 @@ func MemoryIndex(ctx context.Context, eng Service, project string) ([]contextpac
 	}
 	// Seed 001's own types are listed when empty too, on the "(empty: …)"
 	// branch, so an agent sees where things would go.
-	for _, t := range seed001Types {
+	for _, t := range cairn.TypesWith(cairn.FacetIndexed) {
 		if st.ByType[t] == 0 {
 			out = append(out, contextpack.IndexType{Type: t})
 		}

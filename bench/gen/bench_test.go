@@ -357,7 +357,7 @@ func BenchmarkImport100k(b *testing.B) {
 // server records it after answering).
 func BenchmarkHookContext100k(b *testing.B) {
 	n := benchN(b)
-	types := []string{"pitfall", "gotcha", "fix", "error_solution", "failure", "issue", "decision", "constraint", "convention"}
+	types := cairn.TypesWith(cairn.FacetPitfall | cairn.FacetFix | cairn.FacetAttempt | cairn.FacetProblem | cairn.FacetRule | cairn.FacetConvention)
 	prompt := recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}}
 	action := recall.Request{Tiers: []string{cairn.ContextRelevant}, Types: types, Budget: 300, BudgetSet: true}
 	b.Run("context", func(b *testing.B) { benchHook(b, n, recall.Request{}, nil) })

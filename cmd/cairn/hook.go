@@ -205,7 +205,7 @@ const actionBudget = 300
 
 // actionTypes are the memories worth reading before an edit or a command:
 // what went wrong there before and how it was fixed, and what was decided.
-var actionTypes = []string{"pitfall", "gotcha", "fix", "error_solution", "failure", "issue", "decision", "constraint", "convention"}
+var actionTypes = cairn.TypesWith(cairn.FacetPitfall | cairn.FacetFix | cairn.FacetAttempt | cairn.FacetProblem | cairn.FacetRule | cairn.FacetConvention)
 
 // actionRequest is the block for a PreToolUse payload: memories about the
 // file an Edit, MultiEdit, Write or NotebookEdit is about to change (its
