@@ -173,7 +173,7 @@ const (
 func (sc *contextScorer) structuredMatch(m *cairn.Memory) float64 {
 	req := sc.req
 	v := 0.0
-	if len(req.Files) > 0 && pathsOverlap(m.FileRefs, req.Files) {
+	if len(req.Files) > 0 && m.FileMatch(req.Files) > 0 {
 		v += fileMatch
 	}
 	if sc.tagsMatch(m.Tags) {
@@ -222,7 +222,7 @@ func (sc *contextScorer) item(m *cairn.Memory, tier string, relevance float64) c
 			addR("related hat", w.RelatedHat)
 		}
 	}
-	if len(req.Files) > 0 && pathsOverlap(m.FileRefs, req.Files) {
+	if len(req.Files) > 0 && m.FileMatch(req.Files) > 0 {
 		addR("file overlap", w.PathOverlap)
 	}
 	if sc.tagsMatch(m.Tags) {
@@ -257,57 +257,6 @@ func fileTerms(files []string) []string {
 		out = append(out, strings.TrimSuffix(base, path.Ext(base)))
 	}
 	return out
-}
-
-// pathsOverlap reports whether a memory's file refs (globs or paths) touch
-// any of the files being worked on: a glob match either way, or one path
-// inside the other's folder.
-func pathsOverlap(refs, files []string) bool {
-	for _, r := range refs {
-		for _, f := range files {
-			if r == f {
-				return true
-			}
-			if ok, _ := path.Match(r, f); ok {
-				return true
-			}
-			if ok, _ := path.Match(f, r); ok {
-				return true
-			}
-			rd := strings.TrimSuffix(strings.TrimRight(r, "*"), "/")
-			if rd != "" && strings.HasPrefix(f, rd+"/") {
-				return true
-			}
-			if matchDoubleStar(r, f) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// matchDoubleStar handles "**" in globs: "**/*_test.go" matches
-// "internal/a/b_test.go".
-func matchDoubleStar(glob, p string) bool {
-	i := strings.Index(glob, "**")
-	if i < 0 {
-		return false
-	}
-	prefix, rest := glob[:i], strings.TrimPrefix(glob[i+2:], "/")
-	if !strings.HasPrefix(p, prefix) {
-		return false
-	}
-	p = p[len(prefix):]
-	for {
-		if ok, _ := path.Match(rest, p); ok {
-			return true
-		}
-		j := strings.IndexByte(p, '/')
-		if j < 0 {
-			return false
-		}
-		p = p[j+1:]
-	}
 }
 
 // tagsMatch reports whether a tag of the memory names a word of the

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math/bits"
+	"path"
 	"slices"
 	"strings"
 
@@ -11,23 +12,27 @@ import (
 )
 
 // The memories about a file being worked on are found from the index, not
-// by reading every memory with file references: each reference is a term
-// of its memory's document that no query word matches. A plain reference
-// (a path or a folder) is "*ref:" and the path without a trailing slash; a
-// glob is "*refglob:", the folder of the text before its first wildcard
-// ("" at the root), the only folder under which it can match, "|" and the
-// extension its last element ends with when that is literal ("*.md":
-// ".md"; "" for any), the only extension of the files it can match. The
-// references that may match a file are then those under a few terms (the
-// file's own, its folders', the globs under its folders for any extension
-// or for the file's), and pathsOverlap decides.
-
-// globChars are the characters that make a reference a glob (path.Match).
-const globChars = `*?[\`
+// by reading every memory with file references: each reference, cleaned
+// (cairn.CleanFileRef), is a term of its memory's document that no query
+// word matches. A plain reference (a path or a folder) is "*ref:" and the
+// path; a bare file name or an absolute path is also "*refname:" and its
+// last element, the references that name a file from another folder (see
+// cairn.FileRefMatch). A glob is "*refglob:", the folder of the text
+// before its first wildcard ("" at the root), the only folder under which
+// it can match, "|" and the extension its last element ends with when
+// that is literal ("*.md": ".md"; "" for any), the only extension of the
+// files it can match. The references that may match a file are then those
+// under a few terms (the file's own and its folders', its tails when it is
+// absolute, its name's, the globs under its folders for any extension or
+// for the file's), and cairn.FileRefMatch decides.
 
 // refTerms appends the index terms of a memory's file references to dst.
 func refTerms(refs []string, dst []string) []string {
 	for _, r := range refs {
+		r = cairn.CleanFileRef(r)
+		if r == "" {
+			continue
+		}
 		if i := strings.IndexAny(r, globChars); i >= 0 {
 			dir := r[:i]
 			if j := strings.LastIndexByte(dir, '/'); j >= 0 {
@@ -38,12 +43,16 @@ func refTerms(refs []string, dst []string) []string {
 			dst = append(dst, "*refglob:"+dir+"|"+globExt(r))
 			continue
 		}
-		if p := strings.TrimSuffix(r, "/"); p != "" {
-			dst = append(dst, "*ref:"+p)
+		dst = append(dst, "*ref:"+r)
+		if !strings.Contains(r, "/") || path.IsAbs(r) {
+			dst = append(dst, "*refname:"+path.Base(r))
 		}
 	}
 	return dst
 }
+
+// globChars are the characters that make a reference a glob.
+const globChars = `*?[\`
 
 // globExt is the extension that every file a glob matches ends with: that
 // of its last element when it is literal (no wildcard, class or escape
@@ -68,11 +77,11 @@ func fileExt(f string) string {
 }
 
 // fileQueryTerms returns the terms under which the references that may
-// overlap the file f are indexed; ok is false when f is a glob or empty,
+// name the file f are indexed; ok is false when f is a glob or empty,
 // which only a scan of the references can match.
 func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
-	f = strings.TrimSuffix(f, "/")
-	if f == "" || strings.ContainsAny(f, globChars) {
+	f = cairn.CleanFileRef(f)
+	if f == "" || cairn.IsFileGlob(f) {
 		return dst, false
 	}
 	ext := fileExt(f)
@@ -82,12 +91,16 @@ func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
 			dst = append(dst, "*refglob:"+dir+"|"+ext)
 		}
 	}
-	dst = append(dst, "*ref:"+f)
+	dst = append(dst, "*ref:"+f, "*refname:"+path.Base(f))
 	globs("")
+	abs := path.IsAbs(f)
 	for i := range len(f) {
 		if f[i] == '/' && i > 0 {
 			dst = append(dst, "*ref:"+f[:i])
 			globs(f[:i])
+			if abs {
+				dst = append(dst, "*ref:"+f[i+1:]) // the project's path of an absolute one
+			}
 		}
 	}
 	return dst, true
@@ -114,7 +127,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	terms = slices.Compact(terms)
 	var out []*cairn.Memory
 	match := func(m *cairn.Memory) bool {
-		return m.Project == project && pathsOverlap(m.FileRefs, files) && (len(types) == 0 || slices.Contains(types, m.Type))
+		return m.Project == project && m.FileMatch(files) > 0 && (len(types) == 0 || slices.Contains(types, m.Type))
 	}
 	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		if indexed {

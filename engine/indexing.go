@@ -103,10 +103,11 @@ func sameIndexedText(a, b *cairn.Memory) bool {
 
 // IndexVersion identifies the rules that make a partition's postings: the
 // text analysis (lexical.Version) and the terms cairn adds to a memory's
-// words (its type, see typeTerm, and its file references, see refTerms).
+// words (its type, see typeTerm, and its file references, see refTerms:
+// version +3 added the names of bare and absolute references).
 // A partition made by other rules is rebuilt (PartitionStats.Analyzer
 // holds the version it was made by).
-const IndexVersion = lexical.Version + 2
+const IndexVersion = lexical.Version + 3
 
 // typeTerm is the index term that marks a memory of type t: a term that
 // text analysis never makes (terms never hold '*'), so no query matches

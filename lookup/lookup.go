@@ -153,7 +153,7 @@ func Lookup(ctx context.Context, r Reader, req Request) (*Result, error) {
 	}
 	res.Kind, res.Subject = req.Kind, req.Subject
 	if req.Kind == KindFile {
-		res.Subject = cleanPath(req.Subject)
+		res.Subject = cairn.CleanFileRef(req.Subject)
 	}
 	render(res, req)
 	return res, nil
@@ -208,75 +208,6 @@ func recency(m *cairn.Memory, now time.Time) float64 {
 	return 0.5 + 0.5/(1+age/90)
 }
 
-// cleanPath is p as memories name it: slashes, no "./", no trailing "/".
-func cleanPath(p string) string {
-	p = strings.ReplaceAll(strings.TrimSpace(p), "\\", "/")
-	p = path.Clean(p)
-	p = strings.TrimPrefix(p, "./")
-	return p
-}
-
-// refMatches reports how well the file reference ref names file: 1 for
-// the same path (or a glob that matches it), 0.8 when one is a suffix of
-// the other at a path boundary (an absolute path and a relative one), 0.6
-// for a folder that holds it, 0 otherwise.
-func refMatches(ref, file string) float64 {
-	ref = cleanPath(ref)
-	if ref == "" || ref == "." {
-		return 0
-	}
-	if ref == file {
-		return 1
-	}
-	if strings.ContainsAny(ref, "*?[") {
-		if globMatch(ref, file) {
-			return 1
-		}
-		return 0
-	}
-	if strings.HasSuffix(ref, "/"+file) || strings.HasSuffix(file, "/"+ref) {
-		return 0.8
-	}
-	if strings.HasPrefix(file, ref+"/") {
-		return 0.6
-	}
-	return 0
-}
-
-// globMatch matches a glob with "**" for any number of folders.
-func globMatch(glob, file string) bool {
-	if ok, _ := path.Match(glob, file); ok {
-		return true
-	}
-	if !strings.Contains(glob, "**") {
-		return false
-	}
-	g := strings.Split(glob, "/")
-	f := strings.Split(file, "/")
-	var match func(gi, fi int) bool
-	match = func(gi, fi int) bool {
-		if gi == len(g) {
-			return fi == len(f)
-		}
-		if g[gi] == "**" {
-			for k := fi; k <= len(f); k++ {
-				if match(gi+1, k) {
-					return true
-				}
-			}
-			return false
-		}
-		if fi == len(f) {
-			return false
-		}
-		if ok, _ := path.Match(g[gi], f[fi]); !ok {
-			return false
-		}
-		return match(gi+1, fi+1)
-	}
-	return match(0, 0)
-}
-
 // mentions reports whether text names file: its path, or its base name
 // when that has an extension (a bare "main" names too much).
 func mentions(text, file string) bool {
@@ -314,7 +245,7 @@ func nameByte(c byte) bool {
 }
 
 func lookupFile(ctx context.Context, r Reader, req Request) (*Result, error) {
-	file := cleanPath(req.Subject)
+	file := cairn.CleanFileRef(req.Subject)
 	found := map[string]*Item{}
 	add := func(m *cairn.Memory, match float64, why string) {
 		if !m.Live(req.Now) {
@@ -341,7 +272,7 @@ func lookupFile(ctx context.Context, r Reader, req Request) (*Result, error) {
 	for _, m := range mems {
 		best := 0.0
 		for _, ref := range m.FileRefs {
-			best = max(best, refMatches(ref, file))
+			best = max(best, cairn.FileRefMatch(ref, file))
 		}
 		if best > 0 {
 			add(m, best, "file reference")
