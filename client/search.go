@@ -65,7 +65,11 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 		if h.Memory == nil {
 			return nil, cairn.Retrieval{}, cairn.Errorf(cairn.EUNAVAILABLE, "the server's answer holds a hit without its memory")
 		}
-		hits = append(hits, h.ToHit())
+		hit := h.ToHit() // with its Strength, which the explanation carries
+		if !q.Explain {
+			hit.Explain = nil
+		}
+		hits = append(hits, hit)
 	}
 	return hits, httpapi.RetrievalOf(hdr), nil
 }

@@ -140,7 +140,7 @@ type Ranking struct {
 	// Coverage + Coverage × held/total).
 	Coverage float64
 	// DateBoost raises the relevance of memories created in a period the
-	// query names by this share (see queryPeriods).
+	// query names by this share (see rank.QueryPeriods).
 	DateBoost float64
 }
 

@@ -22,7 +22,7 @@ import (
 // neighbourStrong is how close to the best match a match must be to lend.
 const neighbourStrong = 2.0 / 3
 
-func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, hits []cairn.Hit) ([]cairn.Hit, error) {
+func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, hits []hit) ([]hit, error) {
 	r := e.ranking
 	if r.NeighbourShare <= 0 || r.NeighbourSpan <= 0 || r.NeighbourSources <= 0 || len(hits) == 0 {
 		return hits, nil
@@ -102,7 +102,7 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 				continue
 			}
 			byID[m.ID] = len(hits)
-			hits = append(hits, cairn.Hit{Memory: m, Lent: lent, LentBy: by})
+			hits = append(hits, hit{Hit: cairn.Hit{Memory: m}, HitExplain: cairn.HitExplain{Lent: lent, LentBy: by}})
 		}
 	}
 	return hits, nil

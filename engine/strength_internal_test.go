@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/lexical"
+	"github.com/cairn-dev/cairn/rank"
 )
 
 // analysedStrengths is each hit's Strength computed from the analysis of
@@ -18,7 +19,7 @@ import (
 func analysedStrengths(r *retrieved, hits []cairn.Hit, dated map[string]bool) []float64 {
 	out := make([]float64, len(hits))
 	for i, h := range hits {
-		if h.Match <= 0 {
+		if h.Explain.Match <= 0 {
 			continue
 		}
 		w := r.idfs[partitionOf(h.Memory)]
@@ -36,7 +37,7 @@ func analysedStrengths(r *retrieved, hits []cairn.Hit, dated map[string]bool) []
 		}
 		held := 0.0
 		for _, q := range w {
-			if has[q.Term] || (h.DateFactor > 1 && dated[q.Term]) {
+			if has[q.Term] || (h.Explain.DateFactor > 1 && dated[q.Term]) {
 				held += q.Weight
 			}
 		}
@@ -174,11 +175,13 @@ func TestStrengthFromScorerEqualsAnalysis(t *testing.T) {
 					if again == 1 {
 						q.Now = q.Now.Add(time.Duration(r.IntN(90)) * time.Hour)
 					}
-					hits, err := e.Search(t.Context(), q)
+					xq := q
+					xq.Explain = true
+					hits, err := e.Search(t.Context(), xq)
 					if err != nil {
 						t.Fatal(err)
 					}
-					_, ph := queryPeriods(q.Text, q.Now)
+					_, ph := rank.QueryPeriods(q.Text, q.Now)
 					want := analysedStrengths(ret, hits, dateTerms(ph))
 					for j, h := range hits {
 						if h.Strength != want[j] {

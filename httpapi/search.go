@@ -33,6 +33,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	if q.err != nil {
 		return q.err
 	}
+	qr.Explain = explain || exact
 	// An empty q is the service's EINVALID, worded as it words it.
 	hits, how, err := p.svc.SearchRetrieval(r.Context(), qr)
 	if err != nil {

@@ -45,8 +45,8 @@ func TestHitsDecodeAsEncodingJSON(t *testing.T) {
 		if i == 2 {
 			m.LastUsedAt, m.VerifiedAt, m.ExpiresAt = at, at, at.Add(24*time.Hour)
 		}
-		h := cairn.Hit{Memory: m, Score: 1.0 / 3, Relevance: 0.5, Salience: 0.7, Lexical: 2.25, Coverage: 0.8,
-			Match: 1.8, Strength: 0.9, Lent: 0.1, LentBy: "s", DateFactor: 1, LexicalRank: 1, VectorRank: 2, Similarity: 0.3, Fused: 0.02}
+		h := cairn.Hit{Memory: m, Score: 1.0 / 3, Relevance: 0.5, Salience: 0.7, Strength: 0.9, Explain: &cairn.HitExplain{Lexical: 2.25, Coverage: 0.8,
+			Match: 1.8, Lent: 0.1, LentBy: "s", DateFactor: 1, LexicalRank: 1, VectorRank: 2, Similarity: 0.3, Fused: 0.02}}
 		hits = append(hits, FromHit(h, false), FromHit(h, true), FromHitExact(h))
 	}
 	b, err := json.Marshal(hits)

@@ -64,6 +64,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		hits, how, err = svc.SearchRetrieval(ctx, cairn.Query{
 			Project: g.project, Text: text, Limit: *limit, Types: types.vals, Tags: tags.vals,
 			After: after.t, Before: before.t, ExcludeSession: *exclude, Agent: *agent, NoGlobal: *noGlobal, Mode: *mode,
+			Explain: *explain,
 		})
 		return err
 	})
@@ -94,16 +95,16 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		if h.Memory.Content != h.Memory.Title {
 			fmt.Fprintf(w, "    %s\n", clip(h.Memory.Content, 160))
 		}
-		if *explain {
+		if x := h.Explain; x != nil {
 			if how.Used != "" && how.Used != cairn.ModeLexical {
-				fmt.Fprintf(w, "    lexical rank %s, vector rank %s (similarity %.3f) → fused %.4f\n", rankText(h.LexicalRank), rankText(h.VectorRank), h.Similarity, h.Fused)
+				fmt.Fprintf(w, "    lexical rank %s, vector rank %s (similarity %.3f) → fused %.4f\n", rankText(x.LexicalRank), rankText(x.VectorRank), x.Similarity, x.Fused)
 			}
-			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f (strength %.2f)", h.Lexical, h.Coverage, h.Match, h.Strength)
-			if h.Lent > 0 {
-				fmt.Fprintf(w, "; lent %.3f by %s (same session or task)", h.Lent, h.LentBy)
+			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f (strength %.2f)", x.Lexical, x.Coverage, x.Match, h.Strength)
+			if x.Lent > 0 {
+				fmt.Fprintf(w, "; lent %.3f by %s (same session or task)", x.Lent, x.LentBy)
 			}
-			if h.DateFactor != 1 {
-				fmt.Fprintf(w, "; × date %.2f (created in a period the query names)", h.DateFactor)
+			if x.DateFactor != 1 {
+				fmt.Fprintf(w, "; × date %.2f (created in a period the query names)", x.DateFactor)
 			}
 			fmt.Fprintf(w, "\n    relevance %.3f of the best × salience factor %.3f (salience %.3f: type, confidence %.2f, recency, %d uses) = %.3f\n",
 				h.Relevance, rank.Factor(h.Salience, rank.DefaultWeights()), h.Salience, h.Memory.Confidence, h.Memory.UseCount, h.Score)
