@@ -87,14 +87,14 @@ func (c *postingsCache) shownOf(session string) *sessionShown {
 
 type tierSet struct {
 	version int64
-	groups  []tierGroup
+	groups  []cairn.TierCandidates
 }
 
 // maxTierSets bounds the cached tier results (one per project and
 // configuration in use).
 const maxTierSets = 64
 
-func (c *postingsCache) tiers(key string, version int64) ([]tierGroup, bool) {
+func (c *postingsCache) tiers(key string, version int64) ([]cairn.TierCandidates, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ts, ok := c.tierSets[key]
@@ -104,7 +104,7 @@ func (c *postingsCache) tiers(key string, version int64) ([]tierGroup, bool) {
 	return ts.groups, true
 }
 
-func (c *postingsCache) putTiers(key string, version int64, groups []tierGroup) {
+func (c *postingsCache) putTiers(key string, version int64, groups []cairn.TierCandidates) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.tierSets == nil || len(c.tierSets) >= maxTierSets {

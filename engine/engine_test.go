@@ -66,6 +66,8 @@ func TestEngineIDsAreUniqueAndOrderedWithinOneMillisecond(t *testing.T) {
 	}
 }
 
+func ptr[T any](v T) *T { return &v }
+
 func newStore(t *testing.T) cairn.Store {
 	t.Helper()
 	s, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)

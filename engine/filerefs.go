@@ -107,10 +107,14 @@ func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
 }
 
 // fileRefCandidates returns the project's memories (of types, when given)
-// whose file references overlap files: at most fileCandidates, of those
-// indexed last (the most recently written or changed), the most recently
-// changed first.
-func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, types []string) ([]*cairn.Memory, error) {
+// whose file references name any of files: at most limit (0:
+// fileCandidates, at most maxFileLimit), of those indexed last (the most
+// recently written or changed), the most recently changed first.
+func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, types []string, limit int) ([]*cairn.Memory, error) {
+	if limit <= 0 {
+		limit = fileCandidates
+	}
+	limit = min(limit, maxFileLimit)
 	types, err := normalizeNames("type", types)
 	if err != nil {
 		return nil, err
@@ -132,7 +136,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		if indexed {
 			for _, part := range []string{project, ""} {
-				docs, ok, err := e.refDocs(ctx, tx, part, terms, types)
+				docs, ok, err := e.refDocs(ctx, tx, part, terms, types, maxRefDocs*limit/fileCandidates)
 				if err != nil {
 					return err
 				}
@@ -143,8 +147,8 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 				// The newest first, a batch at a time, until enough
 				// match: a glob's term also holds files it does not
 				// match.
-				for len(docs) > 0 && len(out) < fileCandidates {
-					n := min(len(docs), fileCandidates)
+				for len(docs) > 0 && len(out) < limit {
+					n := min(len(docs), limit)
 					ms, err := tx.FindMemoriesByDoc(ctx, part, docs[:n])
 					if err != nil {
 						return err
@@ -160,7 +164,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 		}
 		if !indexed {
 			ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: types, HasFileRefs: true, SkipTotal: true,
-				Sort: cairn.SortUpdatedDesc, Limit: fileScan})
+				Sort: cairn.SortUpdatedDesc, Limit: max(fileScan, limit)})
 			for _, m := range ms {
 				if match(m) {
 					out = append(out, m)
@@ -179,14 +183,14 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out[:min(len(out), fileCandidates)], nil
+	return out[:min(len(out), limit)], nil
 }
 
 // refDocs returns the documents of a partition indexed under any of terms
 // (and of types, when given), the highest document numbers (the memories
-// indexed last) first, at most maxRefDocs. ok is false when the
+// indexed last) first, at most most. ok is false when the
 // partition's index was made by other rules.
-func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, types []string) (_ []int64, ok bool, _ error) {
+func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, types []string, most int) (_ []int64, ok bool, _ error) {
 	stats, err := tx.Partition(ctx, part)
 	if err != nil {
 		return nil, false, err
@@ -215,12 +219,12 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 		p.MarkDocs(&set)
 	}
 	var docs []int64
-	for w := len(set) - 1; w >= 0 && len(docs) < maxRefDocs; w-- {
+	for w := len(set) - 1; w >= 0 && len(docs) < most; w-- {
 		word := set[w]
 		if w < len(skip) {
 			word &^= skip[w]
 		}
-		for word != 0 && len(docs) < maxRefDocs {
+		for word != 0 && len(docs) < most {
 			b := 63 - bits.LeadingZeros64(word)
 			word &^= 1 << b
 			if doc := int64(w)*64 + int64(b); doc < stats.NextDoc {
@@ -238,4 +242,12 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 const (
 	maxRefDocs = 5 * fileCandidates
 	fileScan   = 500
+)
+
+// fileCandidates bounds the memories about the files being worked on that
+// a block considers (the most recent; see fileRefCandidates), and
+// maxFileLimit those a lookup may ask for.
+const (
+	fileCandidates = cairn.MaxFileCandidates
+	maxFileLimit   = 1000
 )

@@ -8,10 +8,12 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/embed"
 	"github.com/cairn-dev/cairn/embed/embedtest"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/modelbudget"
+	"github.com/cairn-dev/cairn/recall"
 )
 
 // concepts make the test endpoint's vectors carry meaning: words of one
@@ -301,13 +303,13 @@ func TestContextOnMeaningFiresForARelatedPromptOnly(t *testing.T) {
 	env := newVecEnv(t, 8, engine.VectorSettings{})
 	env.fill(t)
 	relevant := func(prompt string) ([]string, cairn.Retrieval) {
-		req := cairn.DefaultContextRequest("p")
-		req.StaticTypes, req.DynamicTypes, req.CriticalTypes = nil, nil, nil
-		req.Prompt = prompt
-		sel, err := env.e.SelectContext(t.Context(), req)
+		c := config.Default()
+		c.Context.Static.Enabled, c.Context.Dynamic.Enabled = false, false
+		b, err := recall.Build(t.Context(), env.e, c, recall.Request{Project: "p", Prompt: prompt})
 		if err != nil {
 			t.Fatal(err)
 		}
+		sel := b.Selection
 		var ids []string
 		for _, it := range sel.Items {
 			if it.Tier == cairn.ContextRelevant {

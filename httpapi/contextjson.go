@@ -55,6 +55,7 @@ func (in ContextIn) MarshalJSON() ([]byte, error) {
 			b = append(b, "true"...)
 		}
 	}
+	str("profile", in.Profile)
 	str("prompt", in.Prompt)
 	strs("files", in.Files)
 	str("hat", in.Hat)

@@ -55,6 +55,7 @@ type Service interface {
 	cairn.IngestBatchService
 	cairn.UseRecorder
 	cairn.OverviewService
+	cairn.ContextService // the candidates of lookups and loop blocks (package recall)
 	cairn.Clock
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
@@ -184,6 +185,7 @@ func (s *Server) routes() {
 	// A context records the use of what it shows (use counts, not
 	// memories' content): a read-only token may ask for one.
 	s.route("POST /context", read, s.context)
+	s.route("POST /lookup", read, s.lookup)
 	s.route("POST /capture", write, s.capture)
 	s.route("POST /import", write, s.importMemories)
 	s.route("GET /export", read, s.export)

@@ -38,6 +38,20 @@ func New(eng *engine.Engine, project string, record recall.Recorder) Project {
 // Named is the same service bound to project instead.
 func (p Project) Named(project string) Project { return New(p.Engine, project, p.Record) }
 
+// LoopContext implements loop.API: the block of the next iteration on a
+// task (recall.LoopBlock).
+func (p Project) LoopContext(ctx context.Context, req loop.ContextRequest) (*loop.Context, error) {
+	req.Project = p.Local.Project
+	return recall.LoopBlock(ctx, p.Engine, req)
+}
+
+// Lookup answers req (a file, an error, a command) on the engine of this
+// process, as recall.Lookup does; req.Project is the service's.
+func (p Project) Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error) {
+	req.Project = p.Local.Project
+	return recall.Lookup(ctx, p.Engine, req)
+}
+
 // Context builds the block of call, as recall.AnswerCall does: a call the
 // configuration cannot serve is a *recall.InvalidError, and when only the
 // recording of its use fails, the answer comes with that error.

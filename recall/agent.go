@@ -20,8 +20,8 @@ const agentScan = 50
 // to a block asked for an agent by name (`cairn context --agent A`, the
 // MCP context tool), not to the hooks' blocks (which choose their tiers):
 // their agent is the tool itself, whose memories are mostly sessions.
-func withAgentPatterns(ctx context.Context, eng Service, req Request, sel *cairn.ContextSelection, sections []contextpack.Section) ([]contextpack.Section, error) {
-	if req.Agent == "" || req.Tiers != nil {
+func withAgentPatterns(ctx context.Context, eng Service, req Request, p Profile, sel *Selection, sections []contextpack.Section) ([]contextpack.Section, error) {
+	if req.Agent == "" || p.Tiers != nil {
 		return sections, nil
 	}
 	mems, _, err := eng.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, Agent: req.Agent,

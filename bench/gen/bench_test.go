@@ -357,13 +357,13 @@ func BenchmarkImport100k(b *testing.B) {
 // server records it after answering).
 func BenchmarkHookContext100k(b *testing.B) {
 	n := benchN(b)
-	types := cairn.TypesWith(cairn.FacetPitfall | cairn.FacetFix | cairn.FacetAttempt | cairn.FacetProblem | cairn.FacetRule | cairn.FacetConvention)
-	prompt := recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}}
-	action := recall.Request{Tiers: []string{cairn.ContextRelevant}, Types: types, Budget: 300, BudgetSet: true}
+	prompt := recall.Request{Profile: recall.ProfilePrompt}
+	bash := recall.Request{Profile: recall.ProfileCommand}
+	edit := recall.Request{Profile: recall.ProfileEdit}
 	b.Run("context", func(b *testing.B) { benchHook(b, n, recall.Request{}, nil) })
 	b.Run("prompt", func(b *testing.B) { benchHook(b, n, prompt, nil) })
-	b.Run("bash", func(b *testing.B) { benchHook(b, n, action, nil) })
-	b.Run("edit", func(b *testing.B) { benchHook(b, n, action, corpusFiles(b, n)) })
+	b.Run("bash", func(b *testing.B) { benchHook(b, n, bash, nil) })
+	b.Run("edit", func(b *testing.B) { benchHook(b, n, edit, corpusFiles(b, n)) })
 }
 
 // corpusFiles returns the distinct file paths (not globs) the corpus's

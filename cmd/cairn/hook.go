@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/transcript"
@@ -155,7 +154,7 @@ func (h *hookRun) run(ctx context.Context) error {
 	}
 	switch h.event {
 	case hook.SessionStart:
-		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic, cairn.ContextParallel}})
+		err := h.inject(ctx, recall.Request{Profile: recall.ProfileSessionStart})
 		return errors.Join(err, h.startServer())
 	case hook.UserPromptSubmit:
 		if strings.TrimSpace(p.Prompt) == "" {
@@ -163,7 +162,7 @@ func (h *hookRun) run(ctx context.Context) error {
 		}
 		// CAIRN_TASK names an agent loop's task (cairn loop): its attempts
 		// come with the prompt's memories.
-		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}, Prompt: p.Prompt,
+		err := h.inject(ctx, recall.Request{Profile: recall.ProfilePrompt, Prompt: p.Prompt,
 			Task: strings.TrimSpace(h.m.Getenv("CAIRN_TASK"))})
 		return errors.Join(err, h.startServer())
 	case hook.PreToolUse:
@@ -176,8 +175,7 @@ func (h *hookRun) run(ctx context.Context) error {
 		if strings.TrimSpace(p.AgentType) == "" {
 			return nil
 		}
-		req := recall.Request{Tiers: []string{cairn.ContextRelevant}, Prompt: p.AgentType, Agent: p.AgentType,
-			Budget: actionBudget, BudgetSet: true}
+		req := recall.Request{Profile: recall.ProfileSubagent, Prompt: p.AgentType, Agent: p.AgentType}
 		return errors.Join(h.inject(ctx, req), h.startServer())
 	case hook.Stop, hook.SubagentStop, hook.PreCompact:
 		return bounded(ctx, captureBudget, h.capture)
@@ -199,22 +197,15 @@ func (h *hookRun) run(ctx context.Context) error {
 	return nil
 }
 
-// actionBudget is the most tokens a point-of-action block (before a tool
-// call, at a subagent's start) adds.
-const actionBudget = 300
-
-// actionTypes are the memories worth reading before an edit or a command:
-// what went wrong there before and how it was fixed, and what was decided.
-var actionTypes = cairn.TypesWith(cairn.FacetPitfall | cairn.FacetFix | cairn.FacetAttempt | cairn.FacetProblem | cairn.FacetRule | cairn.FacetConvention)
-
-// actionRequest is the block for a PreToolUse payload: memories about the
-// file an Edit, MultiEdit, Write or NotebookEdit is about to change (its
-// path relative to the project's folder), or about a Bash command; ok is
-// false for other tools.
+// actionRequest is the block for a PreToolUse payload: the edit profile
+// for the file an Edit, MultiEdit, Write or NotebookEdit is about to
+// change (its path relative to the project's folder), the command profile
+// for a Bash command; ok is false for other tools.
 func (h *hookRun) actionRequest() (recall.Request, bool) {
-	req := recall.Request{Tiers: []string{cairn.ContextRelevant}, Types: actionTypes, Budget: actionBudget, BudgetSet: true}
+	var req recall.Request
 	switch p := h.p; {
 	case p.FilePath() != "":
+		req.Profile = recall.ProfileEdit
 		f := p.FilePath()
 		if filepath.IsAbs(f) && p.CWD != "" {
 			if rel, err := filepath.Rel(h.m.rootOf(p.CWD), f); err == nil && !strings.HasPrefix(rel, "..") {
@@ -223,7 +214,7 @@ func (h *hookRun) actionRequest() (recall.Request, bool) {
 		}
 		req.Files = []string{filepath.ToSlash(f)}
 	case strings.TrimSpace(p.Command()) != "":
-		req.Prompt = p.Command()
+		req.Profile, req.Prompt = recall.ProfileCommand, p.Command()
 	default:
 		return req, false
 	}

@@ -1,0 +1,31 @@
+package httpapi
+
+import (
+	"net/http"
+
+	"github.com/cairn-dev/cairn/recall"
+)
+
+// LookupIn is the body of POST /lookup: a lookup by name (a file, an
+// error, a command), answered here, where the memories are.
+type LookupIn struct {
+	Kind    string `json:"kind,omitempty"`
+	Profile string `json:"profile,omitempty"`
+	Subject string `json:"subject"`
+	Budget  int    `json:"budget,omitempty"`
+	Limit   int    `json:"limit,omitempty"`
+}
+
+func (s *Server) lookup(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in LookupIn
+	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
+		return err
+	}
+	a, err := recall.Lookup(r.Context(), p.svc, recall.LookupRequest{Project: p.name, Kind: in.Kind, Profile: in.Profile,
+		Subject: in.Subject, Budget: in.Budget, Limit: in.Limit, Now: p.now})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, a.Out())
+	return nil
+}
