@@ -57,6 +57,11 @@ const DefaultLimit = 10
 // MaxLimit is the largest Limit a Query may ask for.
 const MaxLimit = 1000
 
+// MaxQueryBytes is the longest query text a transport takes for a search
+// (REST q, MCP search): a query is words to look for, and ranking a
+// pasted megabyte costs seconds of a shared server's CPU.
+const MaxQueryBytes = 8 << 10
+
 // Hit is one search result. Score orders hits (higher is better):
 //
 //	Score = Relevance × rank.Factor(Salience)

@@ -187,10 +187,38 @@ type EmbeddingsConfig struct {
 	MaxRequestsPerDay int     `json:"max_requests_per_day"`
 	MaxTokensPerDay   int     `json:"max_tokens_per_day"`
 	SimilarityFloor   float64 `json:"similarity_floor"`
+	// OpenAIFallback, when base_url is "", embeds through OpenAI when
+	// OPENAI_API_KEY is set (OPENAI_BASE_URL, when set, instead of
+	// api.openai.com; model "text-embedding-3-small" unless model says
+	// otherwise). Off by default: a key in the environment alone never
+	// sends memories out of the machine.
+	OpenAIFallback bool `json:"openai_fallback"`
 }
 
 // Enabled reports whether an endpoint is configured.
 func (e EmbeddingsConfig) Enabled() bool { return e.BaseURL != "" && e.Model != "" }
+
+// DefaultOpenAIModel is the model OpenAIFallback asks for when model is "".
+const DefaultOpenAIModel = "text-embedding-3-small"
+
+// Resolve returns the endpoint to use: e itself when configured; else,
+// with OpenAIFallback and an OPENAI_API_KEY that getenv gives, OpenAI's
+// (its key in the environment variable APIKeyEnv names); else e, which
+// is not Enabled and leaves search lexical.
+func (e EmbeddingsConfig) Resolve(getenv func(string) string) EmbeddingsConfig {
+	if e.Enabled() || !e.OpenAIFallback || strings.TrimSpace(getenv("OPENAI_API_KEY")) == "" {
+		return e
+	}
+	e.BaseURL = strings.TrimSpace(getenv("OPENAI_BASE_URL"))
+	if e.BaseURL == "" {
+		e.BaseURL = "https://api.openai.com/v1"
+	}
+	if e.Model == "" {
+		e.Model = DefaultOpenAIModel
+	}
+	e.APIKeyEnv = "OPENAI_API_KEY"
+	return e
+}
 
 // ContextConfig is what context injection puts into a prompt.
 type ContextConfig struct {

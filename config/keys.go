@@ -127,6 +127,7 @@ func fixedLeaves() []leaf {
 		intLeaf("embeddings.max_requests_per_day", 1, 100000000, func(c *Config) *int { return &c.Embeddings.MaxRequestsPerDay }),
 		intLeaf("embeddings.max_tokens_per_day", 1, 2000000000, func(c *Config) *int { return &c.Embeddings.MaxTokensPerDay }),
 		stringLeaf("embeddings.mode", checkSearchMode, func(c *Config) *string { return &c.Embeddings.Mode }),
+		boolLeaf("embeddings.openai_fallback", func(c *Config) *bool { return &c.Embeddings.OpenAIFallback }),
 		stringLeaf("embeddings.model", func(string) string { return "" }, func(c *Config) *string { return &c.Embeddings.Model }),
 		intLeaf("embeddings.prompt_timeout_ms", 1, 60000, func(c *Config) *int { return &c.Embeddings.PromptTimeoutMS }),
 		intLeaf("embeddings.query_timeout_ms", 1, 600000, func(c *Config) *int { return &c.Embeddings.QueryTimeoutMS }),

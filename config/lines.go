@@ -17,7 +17,13 @@ func pathKey(path []string) string { return strings.Join(path, "\x00") }
 
 func indexPart(i int) string { return "[" + strconv.Itoa(i) + "]" }
 
-// keyLines returns the line where each key and table of src is defined.
+// maxLineDepth bounds the paths keyLines records: no key of the
+// configuration lies deeper, and recording every element of nested arrays
+// (a file of [[[[…]]]]) would cost time quadratic in the nesting.
+const maxLineDepth = 8
+
+// keyLines returns the line where each key and table of src is defined,
+// down to maxLineDepth parts.
 func keyLines(src string) map[string]int {
 	s := &scanner{src: src, line: 1, lines: map[string]int{}, arrays: map[string]int{}}
 	s.document()
@@ -134,8 +140,11 @@ func (s *scanner) value(path []string) bool {
 				s.pos++
 				return true
 			}
-			elem := append(append([]string(nil), path...), indexPart(i))
-			s.record(elem)
+			elem := path
+			if len(path) < maxLineDepth {
+				elem = append(append([]string(nil), path...), indexPart(i))
+				s.record(elem)
+			}
 			if !s.value(elem) {
 				return false
 			}
@@ -160,8 +169,11 @@ func (s *scanner) value(path []string) bool {
 				return false
 			}
 			s.pos++
-			p := append(append([]string(nil), path...), key...)
-			s.record(p)
+			p := path
+			if len(path) < maxLineDepth {
+				p = append(append([]string(nil), path...), key...)
+				s.record(p)
+			}
 			if !s.value(p) {
 				return false
 			}

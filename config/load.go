@@ -3,6 +3,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
 	"os"
@@ -119,9 +120,12 @@ func load(projectDir, userConfigDir string, sources bool) (*Loaded, error) {
 		files = append(files, file{ProjectFile(projectDir), rankProject})
 	}
 	for _, f := range files {
-		data, err := os.ReadFile(f.path)
+		data, err := readLimited(f.path, MaxFileSize)
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
 			continue
+		}
+		if errors.Is(err, errTooLarge) {
+			return nil, invalid(&Error{Where: f.path, Problem: fmt.Sprintf("the file is larger than %d KiB, more than any configuration needs; cairn does not read it", MaxFileSize>>10)})
 		}
 		if err != nil {
 			return nil, cairn.WrapError(cairn.EINVALID, err, "cannot read the configuration")
@@ -135,6 +139,39 @@ func load(projectDir, userConfigDir string, sources bool) (*Loaded, error) {
 		return nil, err
 	}
 	return l, nil
+}
+
+// MaxFileSize is the largest configuration file cairn reads: the example
+// with every key is about 10 KiB, and a file from a repository should not
+// cost a hook more than its budget to parse.
+const MaxFileSize = 128 << 10
+
+var errTooLarge = errors.New("file too large")
+
+// readLimited reads the file at path, or fails with errTooLarge when it
+// holds more than limit bytes; anything but a regular file (a FIFO, a
+// device) is refused unread.
+func readLimited(path string, limit int64) ([]byte, error) {
+	fi, err := os.Stat(path) // before opening: opening a FIFO waits for a writer
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is not a regular file", path)
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, errTooLarge
+	}
+	return data, nil
 }
 
 // Set overrides one key, as a command-line flag does: key as Sources names

@@ -29,6 +29,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -71,7 +72,17 @@ type Config struct {
 	MaxTokensPerDay int           // 0 means DefaultMaxTokensPerDay
 	// LimitNames name the settings of the two limits, for messages.
 	CallsLimitName, TokensLimitName string
+	// PauseFile, when set, is where a failure of the endpoint is
+	// remembered for Pause, across processes: every process that reads it
+	// ranks lexically at once instead of spending a timeout on an
+	// endpoint another process just found down. A success removes it.
+	PauseFile string
+	// Pause is how long a failure is remembered; 0 means DefaultPause.
+	Pause time.Duration
 }
+
+// DefaultPause is how long a failed endpoint is left alone.
+const DefaultPause = 30 * time.Second
 
 func (c Config) withDefaults() Config {
 	c.BaseURL = strings.TrimRight(strings.TrimSpace(c.BaseURL), "/")
@@ -94,6 +105,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.KeyName == "" {
 		c.KeyName = "the API key"
+	}
+	if c.Pause <= 0 {
+		c.Pause = DefaultPause
 	}
 	if c.CallsLimitName == "" {
 		c.CallsLimitName = "embeddings.max_requests_per_day"
@@ -193,19 +207,86 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	if len(texts) == 0 {
 		return nil, u, cairn.Errorf(cairn.EINVALID, "nothing to embed")
 	}
+	if err := c.paused(); err != nil {
+		return nil, u, err
+	}
+	out, err := c.embed(ctx, texts, &u)
+	switch {
+	case err == nil:
+		c.clearPause()
+	case cairn.ErrorCode(err) == cairn.EUNAVAILABLE && !errors.Is(ctx.Err(), context.Canceled):
+		// Down, too slow for the caller's deadline, refusing the key,
+		// over a daily limit: the next process need not find out again.
+		// A cancelled caller says nothing of the endpoint.
+		c.pause(err)
+	}
+	return out, u, err
+}
+
+// pauseState is what PauseFile holds.
+type pauseState struct {
+	Endpoint string    `json:"endpoint"` // base URL and model: another configuration is not paused
+	FailedAt time.Time `json:"failed_at"`
+	Error    string    `json:"error"`
+}
+
+func (c *Client) endpoint() string { return c.cfg.BaseURL + " " + c.cfg.Model }
+
+// paused is EUNAVAILABLE while PauseFile records a failure of this
+// endpoint younger than Pause.
+func (c *Client) paused() error {
+	if c.cfg.PauseFile == "" {
+		return nil
+	}
+	b, err := os.ReadFile(c.cfg.PauseFile)
+	if err != nil {
+		return nil
+	}
+	var st pauseState
+	if json.Unmarshal(b, &st) != nil || st.Endpoint != c.endpoint() {
+		return nil
+	}
+	age := c.now().Sub(st.FailedAt)
+	if age < 0 || age >= c.cfg.Pause {
+		return nil
+	}
+	return cairn.Errorf(cairn.EUNAVAILABLE, "the embeddings endpoint failed %s ago (%s); it is not asked again for %s",
+		age.Round(time.Second), st.Error, (c.cfg.Pause - age).Round(time.Second))
+}
+
+// pause records err as the endpoint's failure, now.
+func (c *Client) pause(err error) {
+	if c.cfg.PauseFile == "" {
+		return
+	}
+	b, _ := json.Marshal(pauseState{Endpoint: c.endpoint(), FailedAt: c.now().UTC(), Error: cut(cairn.ErrorMessage(err), 200)})
+	tmp := c.cfg.PauseFile + ".tmp" + strconv.Itoa(os.Getpid())
+	if os.WriteFile(tmp, b, 0o600) == nil && os.Rename(tmp, c.cfg.PauseFile) != nil {
+		os.Remove(tmp)
+	}
+}
+
+// clearPause forgets a recorded failure once the endpoint answered.
+func (c *Client) clearPause() {
+	if c.cfg.PauseFile != "" {
+		os.Remove(c.cfg.PauseFile)
+	}
+}
+
+func (c *Client) embed(ctx context.Context, texts []string, u *Usage) ([][]float32, error) {
 	out := make([][]float32, 0, len(texts))
 	for start := 0; start < len(texts); start += c.cfg.BatchSize {
 		batch := texts[start:min(len(texts), start+c.cfg.BatchSize)]
-		vs, err := c.embedBatch(ctx, batch, &u)
+		vs, err := c.embedBatch(ctx, batch, u)
 		if err != nil {
-			return nil, u, err
+			return nil, err
 		}
 		if len(out) > 0 && len(vs[0]) != len(out[0]) {
-			return nil, u, malformed(errors.New("vectors of different lengths in one answer"))
+			return nil, malformed(errors.New("vectors of different lengths in one answer"))
 		}
 		out = append(out, vs...)
 	}
-	return out, u, nil
+	return out, nil
 }
 
 func (c *Client) embedBatch(ctx context.Context, texts []string, u *Usage) ([][]float32, error) {

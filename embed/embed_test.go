@@ -4,6 +4,8 @@ import (
 	"context"
 	"math"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -220,5 +222,53 @@ func TestTestServerVectorsShareMeaningNotWords(t *testing.T) {
 	x := embedtest.Vector("banana bread", concepts, 64)
 	if cosine(a, b) < 0.99 || math.Abs(cosine(a, x)) > 0.5 {
 		t.Errorf("same concept %.3f, unrelated %.3f", cosine(a, b), cosine(a, x))
+	}
+}
+
+func TestAFailureIsRememberedAcrossClientsForThePause(t *testing.T) {
+	t.Parallel()
+	srv := embedtest.NewServer(t, nil)
+	pause := filepath.Join(t.TempDir(), "embed-pause.json")
+	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	mk := func() *Client {
+		c, err := New(Config{BaseURL: srv.URL(), Model: "test-embed", Retries: -1, PauseFile: pause, Pause: 30 * time.Second}, nil, nil, clock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	srv.FailNext(http.StatusServiceUnavailable)
+	if _, _, err := mk().Embed(t.Context(), []string{"x"}); cairn.ErrorCode(err) != cairn.EUNAVAILABLE {
+		t.Fatalf("first failure: %v", err)
+	}
+	sent := len(srv.Requests())
+	// Another client, as another process would be: it does not ask.
+	_, _, err := mk().Embed(t.Context(), []string{"x"})
+	if cairn.ErrorCode(err) != cairn.EUNAVAILABLE || !strings.Contains(err.Error(), "not asked again for 30s") {
+		t.Fatalf("second client: %v", err)
+	}
+	if len(srv.Requests()) != sent {
+		t.Fatalf("the paused endpoint was asked again")
+	}
+	// Another model of the same server is not paused.
+	other, _ := New(Config{BaseURL: srv.URL(), Model: "other-model", PauseFile: pause}, nil, nil, clock)
+	if _, _, err := other.Embed(t.Context(), []string{"x"}); err != nil {
+		t.Fatalf("another model: %v", err)
+	}
+	// After the pause it is asked again, and a success clears the record.
+	now = now.Add(31 * time.Second)
+	if _, _, err := mk().Embed(t.Context(), []string{"x"}); err != nil {
+		t.Fatalf("after the pause: %v", err)
+	}
+	if _, err := os.Stat(pause); !os.IsNotExist(err) {
+		t.Errorf("a success left the pause file: %v", err)
+	}
+	// A cancelled caller records nothing.
+	ctx, cancel := context.WithCancel(t.Context())
+	cancel()
+	mk().Embed(ctx, []string{"x"})
+	if _, err := os.Stat(pause); !os.IsNotExist(err) {
+		t.Errorf("a cancelled call paused the endpoint: %v", err)
 	}
 }

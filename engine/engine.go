@@ -18,6 +18,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/rank"
+	"github.com/cairn-dev/cairn/redact"
 )
 
 // Options configure an Engine. A nil *Options means defaults.
@@ -42,8 +43,10 @@ type Options struct {
 	// ranking while the store reports the same data version
 	// (searchcache.go): for long-lived processes.
 	CacheBytes int64
-	// Redact, when set, is applied to every text field before it is
-	// stored, on every write path.
+	// Redact is applied to every text field before it is stored, on
+	// every write path (memories, iteration summaries, session names in
+	// the activity log, the pending state of a transcript's ingest); nil
+	// means redact.Text, cairn's secret scanner.
 	Redact func(string) string
 	// EventPoll is how often, while anyone subscribes to events, the
 	// store is checked for writes; 0 means DefaultEventPoll.
@@ -104,6 +107,9 @@ func New(store cairn.Store, opts *Options) *Engine {
 		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{}}
 	if e.policies == nil {
 		e.policies = cairn.DefaultTypes()
+	}
+	if e.redact == nil {
+		e.redact = redact.Text
 	}
 	if e.now == nil {
 		e.now = time.Now

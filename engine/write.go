@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -286,9 +287,21 @@ func (e *Engine) FindMemoryByID(ctx context.Context, id string) (*cairn.Memory, 
 
 // visible returns the memory with id, or a unique prefix of it of at least
 // 6 characters, among those the engine's project may read (every memory
-// when it has none). A memory it may not read is not found, whether or not
-// it exists.
+// when it has none); an id or prefix given without cairn's "mem-" is
+// looked up with it too. A memory it may not read is not found, whether
+// or not it exists. An ambiguous prefix is EINVALID naming up to five of
+// the ids it matches.
 func (e *Engine) visible(ctx context.Context, tx cairn.Tx, id string) (*cairn.Memory, error) {
+	m, err := e.visibleAs(ctx, tx, id)
+	if cairn.ErrorCode(err) == cairn.ENOTFOUND && !strings.HasPrefix(id, "mem-") && len(id) >= 6 {
+		if m, err2 := e.visibleAs(ctx, tx, "mem-"+id); cairn.ErrorCode(err2) != cairn.ENOTFOUND {
+			return m, err2
+		}
+	}
+	return m, err
+}
+
+func (e *Engine) visibleAs(ctx context.Context, tx cairn.Tx, id string) (*cairn.Memory, error) {
 	m, err := tx.FindMemoryByID(ctx, id)
 	if err == nil && !e.mayRead(m) {
 		err = cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s", id)
@@ -296,7 +309,7 @@ func (e *Engine) visible(ctx context.Context, tx cairn.Tx, id string) (*cairn.Me
 	if cairn.ErrorCode(err) != cairn.ENOTFOUND || len(id) < 6 {
 		return m, err
 	}
-	ids, err := tx.FindMemoryIDsByPrefix(ctx, e.project, id, 2)
+	ids, err := tx.FindMemoryIDsByPrefix(ctx, e.project, id, 6)
 	if err != nil {
 		return nil, err
 	}
@@ -309,7 +322,11 @@ func (e *Engine) visible(ctx context.Context, tx cairn.Tx, id string) (*cairn.Me
 	case 1:
 		return tx.FindMemoryByID(ctx, ids[0])
 	}
-	return nil, cairn.Errorf(cairn.EINVALID, "id prefix %s matches several memories; give more of the id", id)
+	more := ""
+	if len(ids) > 5 {
+		ids, more = ids[:5], ", …"
+	}
+	return nil, cairn.Errorf(cairn.EINVALID, "id prefix %s matches several memories (%s%s); give more of the id", id, strings.Join(ids, ", "), more)
 }
 
 // owned returns the memory with id (or a unique prefix) if the engine's

@@ -179,6 +179,7 @@ func TestErrorCodesMapToStatuses(t *testing.T) {
 	want(t, "bad limit", a.do("GET", "/api/projects/p/memories?limit=-1", nil, ""), 400, cairn.EINVALID)
 	want(t, "bad sort", a.do("GET", "/api/projects/p/memories?sort=sideways", nil, ""), 400, cairn.EINVALID)
 	want(t, "search without words", a.do("GET", "/api/projects/p/search", nil, ""), 400, cairn.EINVALID)
+	want(t, "a query over 8 KiB", a.do("GET", "/api/projects/p/search?q="+strings.Repeat("word+", 2000), nil, ""), 400, cairn.EINVALID)
 	want(t, "unknown route", a.do("GET", "/api/projects/p/nothing", nil, ""), 404, cairn.ENOTFOUND)
 	want(t, "invalid project", a.do("GET", "/api/projects/%01/memories", nil, ""), 400, cairn.EINVALID)
 	id := a.add("p", map[string]any{"content": "first", "type": "decision", "key": "k"}, "")

@@ -22,6 +22,9 @@ import (
 func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) error {
 	q := &query{r: r}
 	text := q.str("q")
+	if len(text) > cairn.MaxQueryBytes {
+		return cairn.Errorf(cairn.EINVALID, "q is %d bytes; give the words to look for, at most %d bytes", len(text), cairn.MaxQueryBytes)
+	}
 	qr := cairn.Query{
 		Project: p.name, Text: text, Limit: q.integer("limit", cairn.DefaultLimit, 1, cairn.MaxLimit),
 		Types: q.types("type"), Tags: q.list("tag"), After: q.time("after"), Before: q.time("before"),

@@ -15,6 +15,7 @@ package jsonlmirror
 import (
 	"context"
 	"errors"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -120,6 +121,12 @@ func (m *Mirror) write(ctx context.Context) {
 // that mems no longer has (other files are left alone). It returns how
 // many memories each file holds.
 func WriteDir(dir string, mems []*cairn.Memory, owned []string) (map[string]int, error) {
+	return WriteDirWith(dir, mems, owned, wire.WriteJSONL)
+}
+
+// WriteDirWith is WriteDir with each file's lines written by write
+// (wire.WriteJSONL, or a writer of another shape such as wire.WriteItems).
+func WriteDirWith(dir string, mems []*cairn.Memory, owned []string, write func(io.Writer, []*cairn.Memory) error) (map[string]int, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, cairn.WrapError(cairn.EINVALID, err, "cannot create %s", dir)
 	}
@@ -142,7 +149,7 @@ func WriteDir(dir string, mems []*cairn.Memory, owned []string) (map[string]int,
 		if err != nil {
 			return counts, cairn.WrapError(cairn.EINVALID, err, "cannot write in %s", dir)
 		}
-		err = wire.WriteJSONL(tmp, byType[t])
+		err = write(tmp, byType[t])
 		if cerr := tmp.Close(); err == nil {
 			err = cerr
 		}

@@ -6,7 +6,7 @@
 // Attempts, Learnings from Previous Iterations, Loop Status and, once the
 // task keeps failing, a Stuck Loop Warning); ChooseModel picks the model
 // tier from the recorded metrics; Status lists the tasks and flags those
-// that need a person. docs/iteration-memory.md is the whole design.
+// that need a person. docs/agent-loops.md is the whole design.
 package loop
 
 import (

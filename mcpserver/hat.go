@@ -51,6 +51,14 @@ func (s *server) hatTransition(ctx context.Context, _ *mcp.CallToolRequest, in H
 		}
 		out.Stored = append(out.Stored, WriteOut{ID: res.Memory.ID, Status: res.Status, Type: res.Memory.Type, Title: res.Memory.Title, Project: res.Memory.Project})
 	}
-	text := fmt.Sprintf("stored %d memories from the %s hand-over", len(out.Stored), in.Transition)
+	text := fmt.Sprintf("stored %d %s from the %s hand-over", len(out.Stored), plural(len(out.Stored), "memory", "memories"), in.Transition)
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
+}
+
+// plural is one or many, by n.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

@@ -78,7 +78,7 @@ func (s *server) loopRecord(ctx context.Context, _ *mcp.CallToolRequest, in loop
 	if err != nil {
 		return nil, loop.RecordedJSON{}, s.toolError("loop_record", err)
 	}
-	text := fmt.Sprintf("recorded iteration %d of task %s (%s); %d memories", r.Iteration.Iteration, r.Iteration.Task, r.Iteration.Outcome, len(r.Memories))
+	text := fmt.Sprintf("recorded iteration %d of task %s (%s); %d %s", r.Iteration.Iteration, r.Iteration.Task, r.Iteration.Outcome, len(r.Memories), plural(len(r.Memories), "memory", "memories"))
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, loop.RecordedJSONOf(r), nil
 }
 

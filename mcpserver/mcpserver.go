@@ -71,6 +71,7 @@ type Options struct {
 type Service interface {
 	cairn.Service
 	cairn.TypeService
+	cairn.LifecycleService
 	cairn.Clock
 	// Context builds a context block as recall.AnswerCall does: with
 	// call.Config, at the service's clock when call.Now is zero, and

@@ -14,6 +14,7 @@ package mcpserver_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -155,6 +156,7 @@ func TestToolsAreListedWithTruthfulAnnotationsAndSchemas(t *testing.T) {
 		"context":        {false, false, false}, // records use
 		"update":         {false, true, true},
 		"forget":         {false, true, true},
+		"cleanup":        {false, true, false}, // a dry run unless apply; applying decays again next week
 		"verify":         {false, false, true},
 		"memory":         {false, true, false}, // writes files; a create twice is an error
 		"loop_record":    {false, false, true}, // recording an iteration again replaces it
@@ -750,5 +752,57 @@ func TestServerCallsTheServiceItIsGiven(t *testing.T) {
 	}
 	if msg := toolErr(t, cs, "get", map[string]any{"ids": []string{other.Memory.ID}}); !strings.Contains(msg, "not found") {
 		t.Errorf("another project's memory: %s", msg)
+	}
+}
+
+func TestSearchFiltersByDateAndRefusesAHugeQuery(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	for i, at := range []string{"2026-01-10T00:00:00Z", "2026-03-10T00:00:00Z", "2026-05-10T00:00:00Z"} {
+		created, _ := time.Parse(time.RFC3339, at)
+		if _, err := f.eng.Import(ctx, func(yield func(cairn.ImportRecord) bool) {
+			yield(cairn.ImportRecord{Line: 1, Memory: &cairn.Memory{ID: fmt.Sprintf("mem-dated%07d", i), Project: "proj", Type: "decision",
+				Content: fmt.Sprintf("Release checklist step %d: bump the schema version.", i), CreatedAt: created}})
+		}, cairn.ImportOptions{}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cs := f.connect("proj")
+	r := ok[mcpserver.SearchOut](t, cs, "search", map[string]any{"query": "release checklist schema", "after": "2026-02-01", "before": "2026-04-01T00:00:00Z"})
+	if len(r.Results) != 1 || r.Results[0].ID != "mem-dated0000001" {
+		t.Errorf("after/before: %+v", r.Results)
+	}
+	if res := call(t, cs, "search", map[string]any{"query": "release", "after": "last tuesday"}); !res.IsError || !strings.Contains(text(res), "after") {
+		t.Errorf("a bad date: %s", text(res))
+	}
+	if res := call(t, cs, "search", map[string]any{"query": strings.Repeat("word ", 2000)}); !res.IsError || !strings.Contains(text(res), "at most") {
+		t.Errorf("a 10 KB query: %s", text(res))
+	}
+}
+
+func TestCleanupToolIsADryRunUnlessAsked(t *testing.T) {
+	f := newFixture(t)
+	ctx := t.Context()
+	old := time.Now().Add(-400 * 24 * time.Hour)
+	if _, err := f.eng.Import(ctx, func(yield func(cairn.ImportRecord) bool) {
+		yield(cairn.ImportRecord{Line: 1, Memory: &cairn.Memory{ID: "mem-expired000001", Project: "proj", Type: "session",
+			Content: "A session summary long past its time to live.", CreatedAt: old, ExpiresAt: old.Add(24 * time.Hour)}})
+	}, cairn.ImportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	cs := f.connect("proj")
+	dry := ok[mcpserver.CleanupOut](t, cs, "cleanup", map[string]any{})
+	if dry.Applied || dry.Expired != 1 || len(dry.Items) != 1 || dry.Items[0].ID != "mem-expired000001" {
+		t.Fatalf("dry run: %+v", dry)
+	}
+	if _, err := f.eng.FindMemoryByID(ctx, "mem-expired000001"); err != nil {
+		t.Fatalf("a dry run removed the memory: %v", err)
+	}
+	done := ok[mcpserver.CleanupOut](t, cs, "cleanup", map[string]any{"apply": true})
+	if !done.Applied || done.Expired != 1 {
+		t.Fatalf("apply: %+v", done)
+	}
+	if _, err := f.eng.FindMemoryByID(ctx, "mem-expired000001"); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		t.Fatalf("apply kept the memory: %v", err)
 	}
 }

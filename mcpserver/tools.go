@@ -6,6 +6,7 @@ import (
 	"math"
 	"reflect"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -91,11 +92,13 @@ type WriteOut struct {
 
 // SearchIn are the arguments of the search tool.
 type SearchIn struct {
-	Query string   `json:"query" jsonschema:"words to look for; taken as plain words, never as query syntax"`
-	Limit int      `json:"limit,omitempty" jsonschema:"at most this many results, 1 to 100 (default 10)"`
-	Type  string   `json:"type,omitempty" jsonschema:"only memories of this type"`
-	Tags  []string `json:"tags,omitempty" jsonschema:"only memories with all of these tags"`
-	Agent string   `json:"agent,omitempty" jsonschema:"only memories written by this agent"`
+	Query  string   `json:"query" jsonschema:"words to look for; taken as plain words, never as query syntax (at most 8 KiB)"`
+	Limit  int      `json:"limit,omitempty" jsonschema:"at most this many results, 1 to 100 (default 10)"`
+	Type   string   `json:"type,omitempty" jsonschema:"only memories of this type"`
+	Tags   []string `json:"tags,omitempty" jsonschema:"only memories with all of these tags"`
+	Agent  string   `json:"agent,omitempty" jsonschema:"only memories written by this agent"`
+	After  string   `json:"after,omitempty" jsonschema:"only memories created at or after this time: RFC 3339 or a date (2024-01-15)"`
+	Before string   `json:"before,omitempty" jsonschema:"only memories created before this time: RFC 3339 or a date (2024-01-15)"`
 }
 
 // Hit is one search result: enough to choose, with get for the rest.
@@ -224,6 +227,51 @@ func (s *server) addTools(srv *mcp.Server) {
 		Description: "Delete a memory of this project for good.",
 		Annotations: annotations("Forget a memory", false, true, true),
 	}, s.forget)
+	mcp.AddTool(srv, &mcp.Tool{
+		Name:        "cleanup",
+		InputSchema: inputSchemaFor[CleanupIn](),
+		Description: "Report what cleanup would do to this project's memories (decay unused ones, remove expired and low-value ones), " +
+			"each with its reason; with apply true, do it. A dry run by default: nothing changes unless apply is true.",
+		Annotations: annotations("Clean up memories", false, true, false),
+	}, s.cleanup)
+}
+
+// CleanupIn are the arguments of the cleanup tool.
+type CleanupIn struct {
+	Apply bool `json:"apply,omitempty" jsonschema:"true to decay and remove what the report names; false or left out: only report (a dry run)"`
+}
+
+// CleanupOut is what cleanup did, or would do on a dry run: the REST
+// API's cleanup report, its time as RFC 3339 text.
+type CleanupOut struct {
+	Project string             `json:"project"`
+	At      string             `json:"at"`
+	Applied bool               `json:"applied"`
+	Expired int                `json:"expired"`
+	Deleted int                `json:"deleted"`
+	Decayed int                `json:"decayed"`
+	Pinned  int                `json:"pinned_kept"`
+	Items   []wire.CleanupItem `json:"items"`
+}
+
+func (s *server) cleanup(ctx context.Context, _ *mcp.CallToolRequest, in CleanupIn) (*mcp.CallToolResult, CleanupOut, error) {
+	rep, err := s.eng.Maintain(ctx, s.project, in.Apply)
+	if err != nil {
+		return nil, CleanupOut{}, s.toolError("cleanup", err)
+	}
+	w := wire.FromMaintenance(rep)
+	out := CleanupOut{Project: w.Project, At: rep.At.UTC().Format(time.RFC3339), Applied: w.Applied,
+		Expired: w.Expired, Deleted: w.Deleted, Decayed: w.Decayed, Pinned: w.Pinned, Items: w.Items}
+	how := "dry run: nothing changed; call again with apply true to do it"
+	if rep.Applied {
+		how = "applied"
+	}
+	text := fmt.Sprintf("cleanup of %s (%s): expire %d, delete %d, decay %d; %d pinned left alone",
+		s.project, how, rep.Expired, rep.Deleted, rep.Decayed, rep.Pinned)
+	for _, it := range rep.Items {
+		text += fmt.Sprintf("\n- %s %s (%s): %s", it.Action, it.MemoryID, it.Title, it.Reason)
+	}
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, out, nil
 }
 
 func (s *server) remember(ctx context.Context, _ *mcp.CallToolRequest, in RememberIn) (*mcp.CallToolResult, WriteOut, error) {
@@ -259,7 +307,18 @@ func (s *server) search(ctx context.Context, _ *mcp.CallToolRequest, in SearchIn
 	if in.Limit < 0 || in.Limit > maxSearchLimit {
 		return nil, SearchOut{}, s.toolError("search", cairn.Errorf(cairn.EINVALID, "limit %d is not valid: give 1 to %d", in.Limit, maxSearchLimit))
 	}
-	q := cairn.Query{Project: s.project, Text: in.Query, Limit: in.Limit, Tags: in.Tags, Agent: in.Agent}
+	if len(in.Query) > cairn.MaxQueryBytes {
+		return nil, SearchOut{}, s.toolError("search", cairn.Errorf(cairn.EINVALID, "the query is %d bytes; give the words to look for, at most %d bytes", len(in.Query), cairn.MaxQueryBytes))
+	}
+	after, err := wire.ParseTime(in.After)
+	if err != nil {
+		return nil, SearchOut{}, s.toolError("search", cairn.Errorf(cairn.EINVALID, "after: %v", err))
+	}
+	before, err := wire.ParseTime(in.Before)
+	if err != nil {
+		return nil, SearchOut{}, s.toolError("search", cairn.Errorf(cairn.EINVALID, "before: %v", err))
+	}
+	q := cairn.Query{Project: s.project, Text: in.Query, Limit: in.Limit, Tags: in.Tags, Agent: in.Agent, After: after, Before: before}
 	if in.Type != "" {
 		q.Types = []string{in.Type}
 	}

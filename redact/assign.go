@@ -157,6 +157,10 @@ func (sc *scanner) assign(i int) {
 		return
 	}
 	spaceBefore := j < i-1
+	// Markdown emphasis around the key: "**Password**: value".
+	for e := 0; e < 2 && j > 0 && s[j] == '*'; e++ {
+		j--
+	}
 	quotedKey := false
 	kEnd := j + 1
 	if isQuote(s[j]) {
@@ -186,6 +190,9 @@ func (sc *scanner) assign(i int) {
 
 	// The value.
 	v := sepEnd
+	if colon && strings.HasPrefix(s[v:], "**") {
+		v += 2 // the emphasis closes after the colon: "**Password:** value"
+	}
 	for v < len(s) && isHSpace(s[v]) {
 		v++
 	}

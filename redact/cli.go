@@ -39,13 +39,31 @@ type command struct {
 	valid          bool
 	start, scanned int    // the command starts at start; s[start:scanned] has no separator
 	prog           string // its program's base name, after sudo, env and VAR=x
-	login          bool   // a "login" word precedes the flags
+	login          bool   // a "login" word follows the program, before the flags
+	after          int    // words read since the program (a "login" counts among the first 3)
+}
+
+// sshPrograms are the commands sshpass runs: their own flags (ssh -p PORT)
+// take no password.
+var sshPrograms = map[string]bool{"ssh": true, "scp": true, "sftp": true, "rsync": true}
+
+// passwordProgram reports whether a program takes a password by a flag:
+// one of flagCommands, loginCommands, or curl (-u USER:PASSWORD).
+func passwordProgram(w string) bool {
+	if _, ok := flagCommands[w]; ok {
+		return true
+	}
+	return loginCommands[w] || w == "curl"
 }
 
 // commandAt returns the shell command that offset p is in: its program and
-// whether a "login" word precedes p. Commands end at a line break, ';',
-// '|', '&' or '('. The text between the last offset asked about and p is
-// read once, so asking at every flag of a line costs linear time.
+// whether a "login" word follows it. Commands end at a line break, ';',
+// '|', '&' or '('. The program is the last word before p that names a
+// program taking a password (so "I ran mysql -pX" and "then sshpass -p X
+// ssh …" in a sentence are found as at the start of a line), else the
+// command's first word after sudo, env, exec, time and VAR=x. The text
+// between the last offset asked about and p is read once, so asking at
+// every flag of a line costs linear time.
 func (sc *scanner) commandAt(p int) *command {
 	s := sc.s
 	c := &sc.cmd
@@ -53,30 +71,74 @@ func (sc *scanner) commandAt(p int) *command {
 	for k > c.scanned && !isCommandBreak(s[k-1]) {
 		k--
 	}
+	from := c.scanned
 	if !c.valid || k > c.scanned || c.scanned > p {
 		// A new command: from the break before p (up to 256 bytes back).
 		for k > 0 && p-k < 256 && !isCommandBreak(s[k-1]) {
 			k--
 		}
+		if k > 0 && !isCommandBreak(s[k-1]) {
+			// The window cut a word: start at the next one.
+			for k < p && !isSpace(s[k]) {
+				k++
+			}
+		}
 		*c = command{valid: true, start: k}
-		w, rest := nextWord(s[k:p])
-		for w == "sudo" || w == "env" || w == "exec" || w == "time" || strings.IndexByte(w, '=') > 0 {
+		var w string
+		rest := s[k:p]
+		for {
 			w, rest = nextWord(rest)
+			if !(w == "sudo" || w == "env" || w == "exec" || w == "time" || strings.IndexByte(w, '=') > 0) {
+				break
+			}
 		}
-		if j := strings.LastIndexByte(w, '/'); j >= 0 {
-			w = w[j+1:]
+		c.prog = baseName(strings.TrimLeft(w, "`'\"$("))
+		from = k
+	}
+	// Every word between from and p: a password-taking program named
+	// there becomes the command's program; "login" among the three words
+	// after the program marks a login subcommand.
+	rest := s[from:p]
+	if from > c.start && from < len(s) && !isSpace(s[from-1]) {
+		// from is inside a word that was read up to there: skip its rest.
+		_, rest = splitWord(rest)
+	}
+	for rest != "" {
+		var w string
+		w, rest = nextWord(rest)
+		if w == "" {
+			break
 		}
-		c.prog = w
-		for n := 0; n < 3 && rest != ""; n++ {
-			var x string
-			x, rest = nextWord(rest)
-			if x == "login" {
+		if b := baseName(strings.TrimLeft(w, "`'\"$(")); passwordProgram(b) || sshPrograms[b] {
+			c.prog, c.login, c.after = b, false, 0
+			continue
+		}
+		if c.after < 3 {
+			c.after++
+			if w == "login" {
 				c.login = true
 			}
 		}
 	}
 	c.scanned = p
 	return c
+}
+
+// baseName is w after its last '/'.
+func baseName(w string) string {
+	if j := strings.LastIndexByte(w, '/'); j >= 0 {
+		return w[j+1:]
+	}
+	return w
+}
+
+// splitWord splits s after its first run of non-blank bytes.
+func splitWord(s string) (string, string) {
+	j := 0
+	for j < len(s) && !isSpace(s[j]) {
+		j++
+	}
+	return s[:j], s[j:]
 }
 
 func isCommandBreak(c byte) bool {
@@ -252,13 +314,39 @@ func (sc *scanner) netrc(i int) int {
 // pgpass handles a line that starts at ls and may be a .pgpass entry,
 // HOST:PORT:DATABASE:USER:PASSWORD, the port a number or '*', no blanks.
 // Lines longer than 512 bytes are not entries.
-func (sc *scanner) pgpass(ls int) {
+func (sc *scanner) pgpass(ls int) { sc.pgpassAt(ls, false) }
+
+// pgpassWord handles a ':' at i inside a word that may be a .pgpass entry
+// quoted in a sentence ("the line db:5432:app:admin:SECRET works"): the
+// word, between blanks, quotes or backticks, is read as pgpass reads a
+// line, and its host must hold a letter or a '.' (so that times such as
+// 10:30:00:00:01 are not entries). Each word is read once.
+func (sc *scanner) pgpassWord(i int) {
+	s := sc.s
+	ws := i
+	for ws > 0 && i-ws < 256 && !isSpace(s[ws-1]) && !isQuote(s[ws-1]) {
+		ws--
+	}
+	if ws == sc.pgWord || ws == 0 || s[ws-1] == '\n' || s[ws-1] == '\r' {
+		return // read already, or at a line start, which pgpass reads
+	}
+	sc.pgWord = ws
+	sc.pgpassAt(ws, true)
+}
+
+// pgpassAt reads a .pgpass entry that starts at ls: to the end of the line,
+// or with word, to the end of the word (a blank, a quote or a backtick).
+func (sc *scanner) pgpassAt(ls int, word bool) {
 	s := sc.s
 	var colons [4]int
 	n := 0
 	le := ls
 	for ; le < len(s) && le-ls < 512 && s[le] != '\n' && s[le] != '\r'; le++ {
-		switch c := s[le]; {
+		c := s[le]
+		if word && (isSpace(c) || isQuote(c)) {
+			break
+		}
+		switch {
 		case c == '\\':
 			le++ // an escaped ':' or '\'
 		case c == ':':
@@ -271,7 +359,21 @@ func (sc *scanner) pgpass(ls int) {
 			return // a marker's ':' is not a field separator
 		}
 	}
-	if n != 4 || le-ls >= 512 || colons[0] == ls || le == colons[3]+1 {
+	if le > len(s) {
+		le = len(s)
+	}
+	if word {
+		// A sentence's punctuation is not part of the password.
+		for le > ls && strings.IndexByte(".,;)", s[le-1]) >= 0 {
+			le--
+		}
+	}
+	if n != 4 || le-ls >= 512 || colons[0] == ls || le <= colons[3]+1 {
+		return
+	}
+	if word && strings.IndexFunc(s[ls:colons[0]], func(r rune) bool {
+		return r == '.' || r == '*' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+	}) < 0 {
 		return
 	}
 	port := s[colons[0]+1 : colons[1]]
@@ -282,6 +384,69 @@ func (sc *scanner) pgpass(ls int) {
 		return
 	}
 	sc.add(colons[3]+1, le, kindPgpass, prioAssign)
+}
+
+// tableRow handles a line that starts at ls and may be a row of a
+// Markdown table: the cell after a cell that names a password or a secret
+// ("| Password | value |", "| **API token** | `value` |") holds one, when
+// it is a single word that is not a placeholder, a type name or a number
+// (so that "| password | string | required |" stays).
+func (sc *scanner) tableRow(ls int) {
+	s := sc.s
+	p := ls
+	for p < len(s) && isHSpace(s[p]) {
+		p++
+	}
+	if p >= len(s) || s[p] != '|' {
+		return
+	}
+	le := p
+	for le < len(s) && le-ls < 1024 && s[le] != '\n' && s[le] != '\r' {
+		le++
+	}
+	kind := ""
+	for c := p + 1; c < le; {
+		e := c
+		for e < le && s[e] != '|' {
+			e++
+		}
+		vs, ve := trimCell(s, c, e)
+		if kind != "" && vs < ve && strings.IndexFunc(s[vs:ve], func(r rune) bool { return r == ' ' || r == '\t' }) < 0 {
+			val := s[vs:ve]
+			if !isPlaceholder(val) && !isKeyword(val) && !isShortNumber(val) && !isCodeRef(val, "") &&
+				(kind == kindPassword || credentialLooking(val)) {
+				sc.add(vs, ve, kind, prioAssign)
+			}
+		}
+		kind = ""
+		if ve-vs <= 40 {
+			if k := classifyKey(s[vs:ve]); k == kindPassword || k == kindSecret {
+				kind = k
+			}
+		}
+		c = e + 1
+	}
+}
+
+// trimCell returns the bounds of a table cell's text s[c:e] without its
+// blanks, Markdown emphasis and backticks.
+func trimCell(s string, c, e int) (int, int) {
+	for {
+		for c < e && isHSpace(s[c]) {
+			c++
+		}
+		for e > c && isHSpace(s[e-1]) {
+			e--
+		}
+		switch {
+		case e-c >= 4 && s[c:c+2] == "**" && s[e-2:e] == "**":
+			c, e = c+2, e-2
+		case e-c >= 2 && s[c] == '`' && s[e-1] == '`':
+			c, e = c+1, e-1
+		default:
+			return c, e
+		}
+	}
 }
 
 func allDigits(s string) bool {

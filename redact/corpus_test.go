@@ -150,6 +150,17 @@ func secretCases() []secretCase {
 	add("netrc lines", "netrc-password", "fake"+hexs(36, 65), "machine git.example.com\n  login bot\n  password ", "\n")
 	add("pgpass line", "pgpass-password", "Fake\\:pg\\:pw", "# ~/.pgpass\ndb.example.com:5432:app:app_user:", "\n")
 	add("pgpass wildcard", "pgpass-password", "fakepgpw77", "*:*:*:postgres:", "")
+	// The same command lines and files, quoted inside a sentence.
+	add("mysql -p in a sentence", "cli-password", "S3cretPw2", "I ran mysql -uroot -p", " mydb and it worked")
+	add("redis-cli -a in a sentence", "cli-password", "Fake-redis-10", "then try redis-cli -a ", " ping to check")
+	add("sshpass -p in a sentence", "cli-password", "Fake-ssh-4", "Deployed with sshpass -p ", " scp build.tar pi@10.0.0.5:")
+	add("sshpass in backticks", "cli-password", "Fake-ssh-5", "use `sshpass -p '", "' ssh -p 22 root@gw` to connect")
+	add("docker login in a sentence", "cli-password", "Fake-dock-8", "Logged in (docker login -u ci -p ", " registry.example.com) fine")
+	add("pgpass line in a sentence", "pgpass-password", "fakepgpw78", "the .pgpass line db.example.com:5432:app:admin:", " works now.")
+	add("password table row", "password-assignment", "Fake-tbl-9", "| Field | Value |\n|---|---|\n| Password | ", " |\n| Port | 22 |")
+	add("password table row bold", "password-assignment", "Fake-tbl-10", "| **SSH Password** | `", "` |")
+	add("bold password label", "password-assignment", "Fake-md-11", "- **Password**: ", "\n- Port: 22")
+	add("bold password label inside", "password-assignment", "Fake-md-12", "**Password:** ", "\n")
 	add("sql server connection string", "password-assignment", "Fake Pw 12!",
 		"Server=tcp:db.example.com,1433;Database=app;User Id=sa;Password=", ";Encrypt=true;")
 	add("docker hub token", "docker-hub-token", cat("dckr", "_pat_", b64url(27, 66)), "DOCKERHUB ", "")
@@ -242,6 +253,10 @@ func lookalikes() []string {
 		"see the --password flag and the --token option; pass --api-key $KEY",
 		"machine api.example.com login bob\nlogin: bob password: <hidden>",
 		"12:30:45 build finished; localhost:5432 is up; db:5432:app",
+		"the clock read 10:30:00:00:01 and 12:00:00:05:59 at the end",
+		"| Field | Type | Notes |\n|---|---|---|\n| password | string | required |\n| token | see the vault | |",
+		"sshpass -p \"$PW\" ssh -p 2222 pi@gw; after sshpass ran, ssh -p 22 host worked",
+		"the mysql docs say -p prompts for it; redis-cli uses -a with the password",
 		"bot123:short and 123456789: not a token; https://api.telegram.org/bot<token>/getMe",
 		"key-value store, monkey-patching, hot-key-1234 and key-rotation-policy-2024",
 		"the databricks api docs: dapi tokens start with dapi",

@@ -115,6 +115,9 @@ type scanner struct {
 	endFrom, endAt int
 	// cmd is the shell command of the last flag examined (see commandAt).
 	cmd command
+	// pgWord is the start of the last word read as a .pgpass entry (see
+	// pgpassWord).
+	pgWord int
 }
 
 // run is a maximal stretch s[from:to] of bytes of one class mask, with the
@@ -187,6 +190,7 @@ func (sc *scanner) add(start, end int, kind string, prio int8) {
 func (sc *scanner) scan() {
 	s := sc.s
 	sc.pgpass(0)
+	sc.tableRow(0)
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if !anchor[c] {
@@ -207,6 +211,7 @@ func (sc *scanner) scan() {
 			} else if end := sc.telegram(i); end > i {
 				i = end - 1
 			} else {
+				sc.pgpassWord(i)
 				sc.assign(i)
 			}
 		case '=':
@@ -221,6 +226,7 @@ func (sc *scanner) scan() {
 			}
 		case '\n':
 			sc.pgpass(i + 1)
+			sc.tableRow(i + 1)
 		}
 	}
 }

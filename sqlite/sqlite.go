@@ -43,8 +43,11 @@ type Store struct {
 	reader   *sql.DB
 	writer   *sql.DB
 	readOnly bool
-	upTo     int    // see Options.upTo
-	scanDSN  string // a reader without memory map nor large cache, for full scans
+	// immutable: a read-only Open of a file this process may not write,
+	// read without locks (readImmutable).
+	immutable bool
+	upTo      int    // see Options.upTo
+	scanDSN   string // a reader without memory map nor large cache, for full scans
 
 	mu       sync.Mutex
 	prepStmt map[prepKey]*sql.Stmt
@@ -171,9 +174,11 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 			s.Close()
 			return nil, err
 		}
-	} else if err := s.checkVersion(ctx); err != nil {
+	} else if err := s.checkVersion(ctx); err != nil && !(isReadOnly(err) && s.readImmutable(ctx, base) == nil) {
 		s.Close()
 		return nil, err
+	} else if s.immutable {
+		// A file this process may not write: read as it is.
 	} else if v, err := s.userVersion(ctx, s.reader); err == nil && v < SchemaVersion() {
 		if err := s.migrate(ctx); err != nil {
 			s.Close()
@@ -181,6 +186,41 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// isReadOnly reports whether err is SQLite's refusal to write, which a
+// read of a database in WAL mode meets when it may not create the shared
+// memory file beside it (a read-only folder, another user's database).
+func isReadOnly(err error) bool {
+	var se *sqlite.Error
+	return errors.As(err, &se) && se.Code()&0xff == sqlite3.SQLITE_READONLY
+}
+
+// readImmutable reopens the reader of a read-only Open for a database this
+// process may not write: as an immutable file, without the locks and the
+// shared memory file that WAL mode needs (what a writer leaves in the
+// write-ahead log is not seen; a closed cairn leaves none). It fails when
+// the schema is missing or newer than this binary's, or older (it cannot be
+// migrated).
+func (s *Store) readImmutable(ctx context.Context, base string) error {
+	r, err := sql.Open("sqlite", base+"?mode=ro&immutable=1&_pragma=query_only(1)&_pragma=mmap_size(0)&_pragma="+cacheSize(readerCacheKiB))
+	if err != nil {
+		return err
+	}
+	old := s.reader
+	s.reader, s.immutable = r, true
+	v, err := s.userVersion(ctx, r)
+	if err == nil && v != SchemaVersion() {
+		err = cairn.Errorf(cairn.EUNAVAILABLE, "the database %s is read-only for this user and its schema (%d) is not this cairn's (%d)", s.path, v, SchemaVersion())
+	}
+	if err != nil {
+		r.Close()
+		s.reader, s.immutable = old, false
+		return err
+	}
+	old.Close()
+	s.scanDSN = base + "?mode=ro&immutable=1&_pragma=query_only(1)&_pragma=" + cacheSize(readerCacheKiB) + "&_pragma=mmap_size(0)"
+	return nil
 }
 
 func (s *Store) openErr(err error) error {

@@ -69,6 +69,34 @@ func (s *pgSource) rows(ctx context.Context, t table, fn func([]any) error) erro
 	return wrap(rows.Err(), "read "+t.name)
 }
 
+func (s *pgSource) memories(ctx context.Context, fn func(id, project string) error) error {
+	return pgMemories(s.tx.Query(ctx, `SELECT id, project FROM memories`))(fn)
+}
+
+func (d *pgTarget) memories(ctx context.Context, fn func(id, project string) error) error {
+	return pgMemories(d.conn.Query(ctx, `SELECT id, project FROM memories`))(fn)
+}
+
+// pgMemories reads the rows of a query of ids and projects.
+func pgMemories(rows pgx.Rows, err error) func(fn func(id, project string) error) error {
+	return func(fn func(id, project string) error) error {
+		if err != nil {
+			return wrap(err, "read memories")
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, project string
+			if err := rows.Scan(&id, &project); err != nil {
+				return wrap(err, "read memories")
+			}
+			if err := fn(id, project); err != nil {
+				return err
+			}
+		}
+		return wrap(rows.Err(), "read memories")
+	}
+}
+
 func (s *pgSource) close() {
 	s.tx.Rollback(context.Background())
 	s.st.Close()

@@ -19,7 +19,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -167,6 +169,9 @@ func Copy(ctx context.Context, from, to string, opts *Options) (*Report, error) 
 		return nil, err
 	}
 	defer dst.close()
+	if err := checkTarget(ctx, src, dst, from, to); err != nil {
+		return nil, err
+	}
 
 	rep := &Report{}
 	for _, t := range tables() {
@@ -243,6 +248,8 @@ func bar(pct float64) string {
 type source interface {
 	count(ctx context.Context, t table) (int64, error)
 	rows(ctx context.Context, t table, fn func([]any) error) error
+	// memories calls fn with the id and project of every memory.
+	memories(ctx context.Context, fn func(id, project string) error) error
 	close()
 }
 
@@ -251,7 +258,52 @@ type target interface {
 	write(ctx context.Context, t table, rows [][]any) error
 	finish(ctx context.Context) error
 	count(ctx context.Context, t table) (int64, error)
+	memories(ctx context.Context, fn func(id, project string) error) error
 	close()
+}
+
+// checkTarget refuses, before anything is written, a target that holds
+// memories the source has not: a database other machines already wrote
+// to, whose rows a copy would collide with (index positions, event ids)
+// or overwrite. A target that holds only memories of the source (a copy
+// of it that stopped, or an older copy) is finished or brought up to date.
+// The error says how to add the source's memories to such a database.
+func checkTarget(ctx context.Context, src source, dst target, from, to string) error {
+	theirs := map[string]string{} // id → project, of the target's memories
+	if err := dst.memories(ctx, func(id, project string) error {
+		theirs[id] = project
+		return nil
+	}); err != nil {
+		return err
+	}
+	if len(theirs) == 0 {
+		return nil
+	}
+	projects := map[string]bool{}
+	if err := src.memories(ctx, func(id, project string) error {
+		delete(theirs, id)
+		projects[project] = true
+		return nil
+	}); err != nil {
+		return err
+	}
+	if len(theirs) == 0 {
+		return nil
+	}
+	others := map[string]bool{}
+	for _, p := range theirs {
+		others[p] = true
+	}
+	names := slices.Sorted(maps.Keys(projects))
+	example := "PROJECT"
+	if len(names) > 0 {
+		example = names[0]
+	}
+	return cairn.Errorf(cairn.ECONFLICT, "%s already holds %d memories that %s has not (projects %s): migrate copies a whole database into an empty one, and nothing was written. "+
+		"To add this database's memories to it instead, export and import each project (ids are kept, equal content reinforces the memory there): "+
+		"cairn --db %s --project %s export --format jsonl | cairn --db %s --project %s import -  (projects here: %s)",
+		Label(to), len(theirs), Label(from), strings.Join(slices.Sorted(maps.Keys(others)), ", "),
+		Label(from), example, Label(to), example, strings.Join(names, ", "))
 }
 
 func openSource(ctx context.Context, loc string) (source, error) {
@@ -388,6 +440,34 @@ func (s *liteSource) rows(ctx context.Context, t table, fn func([]any) error) er
 		}
 	}
 	return wrap(rows.Err(), "read "+t.name)
+}
+
+func (s *liteSource) memories(ctx context.Context, fn func(id, project string) error) error {
+	return scanMemories(s.tx.QueryContext(ctx, `SELECT id, project FROM memories`))(fn)
+}
+
+func (d *liteTarget) memories(ctx context.Context, fn func(id, project string) error) error {
+	return scanMemories(d.db.QueryContext(ctx, `SELECT id, project FROM memories`))(fn)
+}
+
+// scanMemories reads the rows of a query of ids and projects.
+func scanMemories(rows *sql.Rows, err error) func(fn func(id, project string) error) error {
+	return func(fn func(id, project string) error) error {
+		if err != nil {
+			return wrap(err, "read memories")
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var id, project string
+			if err := rows.Scan(&id, &project); err != nil {
+				return wrap(err, "read memories")
+			}
+			if err := fn(id, project); err != nil {
+				return err
+			}
+		}
+		return wrap(rows.Err(), "read memories")
+	}
 }
 
 func (s *liteSource) close() {

@@ -325,3 +325,74 @@ func TestRoundTripAtScale(t *testing.T) {
 		}
 	}
 }
+
+// TestASecondMachineIntoATeamDatabaseIsRefusedBeforeWriting is a team
+// database that already holds a project (from the first machine's
+// migrate) and a second machine's database of the same project, with
+// memories of its own: migrate refuses before writing, names the way to
+// merge, and that way (export, import) works.
+func TestASecondMachineIntoATeamDatabaseIsRefusedBeforeWriting(t *testing.T) {
+	team := schemaURL(t)
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	first, second := "sqlite:"+filepath.Join(dir, "first.db"), "sqlite:"+filepath.Join(dir, "second.db")
+	for i, loc := range []string{first, second} {
+		withEngine(t, openLoc(loc), func(e *engine.Engine) {
+			for j := range 5 {
+				if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "shop", Type: "decision",
+					Content: fmt.Sprintf("Machine %d decision %d: keep the cart in the session.", i, j)}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "shop", Type: "convention", Content: "Both machines know this convention."}); err != nil {
+				t.Fatal(err)
+			}
+		})
+	}
+	if _, err := transfer.Copy(ctx, first, team, nil); err != nil {
+		t.Fatalf("the first machine's migrate: %v", err)
+	}
+	countTeam := func() int {
+		var n int
+		withEngine(t, openLoc(team), func(e *engine.Engine) {
+			_, total, err := e.FindMemories(ctx, cairn.MemoryFilter{Project: "shop", Limit: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			n = total
+		})
+		return n
+	}
+	before := countTeam()
+	_, err := transfer.Copy(ctx, second, team, nil)
+	msg := cairn.ErrorMessage(err)
+	if cairn.ErrorCode(err) != cairn.ECONFLICT || !strings.Contains(msg, "nothing was written") || !strings.Contains(msg, "export --format jsonl") || !strings.Contains(msg, "shop") {
+		t.Fatalf("second machine's migrate: %v", err)
+	}
+	if got := countTeam(); got != before {
+		t.Fatalf("the refused migrate wrote: %d memories, had %d", got, before)
+	}
+	// Running the first machine's migrate again still finishes or updates
+	// its copy: the team database holds only its memories.
+	if _, err := transfer.Copy(ctx, first, team, nil); err != nil {
+		t.Fatalf("the first machine's migrate again: %v", err)
+	}
+	// The way the error names: the second machine's memories, imported,
+	// join the team's; the convention both knew is one memory.
+	var mine []*cairn.Memory
+	withEngine(t, openLoc(second), func(e *engine.Engine) {
+		if mine, _, err = e.FindMemories(ctx, cairn.MemoryFilter{Project: "shop", Limit: 100}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	withEngine(t, openLoc(team), func(e *engine.Engine) {
+		rep, err := e.Import(ctx, corpus.Records(mine), cairn.ImportOptions{})
+		if err != nil || rep.Created != 5 || rep.Reinforced != 1 {
+			t.Fatalf("import into the team database: %+v, %v", rep, err)
+		}
+	})
+	if got := countTeam(); got != before+5 {
+		t.Errorf("after the import the team has %d memories, want %d", got, before+5)
+	}
+}

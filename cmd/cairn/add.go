@@ -16,15 +16,16 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 		typ, title, key, scope, session, task, hat, agent, source optString
 		supersedes                                                optString
 		tags, files                                               listFlag
-		confidence                                                float64
 		pin, asJSON, newType                                      bool
 	)
 	fs.Var(&typ, "type", "the memory `type` (default note; see `cairn types`)")
 	fs.Var(&title, "title", "a short `title` (default: the first sentence)")
 	fs.Var(&tags, "tags", "comma-separated `tags`, e.g. testing,agent:claude")
+	fs.Var(&tags, "tag", "the same as --tags")
 	fs.Var(&files, "files", "comma-separated file `globs` the memory is about")
 	fs.Var(&key, "key", "a `key`: adding the same type and key again updates the memory")
-	fs.Float64Var(&confidence, "confidence", 0, "initial confidence from 0 to 1 (default by type and source)")
+	var conf confidenceFlag
+	fs.Var(&conf, "confidence", "initial confidence from 0 to 1 (default by type and source)")
 	fs.Var(&scope, "scope", "project or global (default project)")
 	fs.Var(&session, "session", "the agent session `id` that learned it")
 	fs.Var(&task, "task", "the task `id` it came from")
@@ -71,7 +72,7 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	mem := &cairn.Memory{
 		Project: g.project, Type: typ.v, Title: title.v, Content: content, Tags: tags.vals,
-		FileRefs: files.vals, Key: key.v, Confidence: confidence, Scope: cairn.Scope(scope.v),
+		FileRefs: files.vals, Key: key.v, Confidence: conf.v, Scope: cairn.Scope(scope.v),
 		SessionID: session.v, TaskID: task.v, Hat: hat.v, Agent: agent.v,
 		Source: cairn.Source(source.v), Pinned: pin,
 	}

@@ -199,7 +199,6 @@ func TestAddRejectsBadContentWithOneLineAndStoresNothing(t *testing.T) {
 		{"NUL byte", "", []string{"before\x00after"}, "NUL"},
 		{"NUL byte on stdin", "binary\x00data", []string{"-"}, "NUL"},
 		{"blank content", "", []string{"   \n\t "}, "empty"},
-		{"confidence above 1", "", []string{"--confidence", "1.5", "ok content"}, "confidence"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

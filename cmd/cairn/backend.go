@@ -52,7 +52,7 @@ func (g *globals) resolveDB(m *Main) error {
 			dir = filepath.Join(home, ".local", "share")
 		}
 		if g.db == "" {
-			g.db = filepath.Join(dir, "cairn", "cairn.db")
+			g.db, g.dbDefault = filepath.Join(dir, "cairn", "cairn.db"), true
 			return nil
 		}
 		sum := sha256.Sum256([]byte(g.db))

@@ -262,7 +262,7 @@ func TestWritesAndReadsAreTheSameBothWays(t *testing.T) {
 		{"show", "mem-0000000000000000"}, {"pin", "nosuchprefix"}, {"rm", "mem-0000000000000000"},
 		{"supersede", first, "mem-0000000000000000"}, {"add", "--source", "rumour", "y"},
 		{"edit", first, "--type", "decison"}, {"edit", "mem-0000000000000000", "--title", "x"},
-		{"edit", first, "--superseded-by", "mem-0000000000000000"}, {"edit", first, "--confidence", "3"},
+		{"edit", first, "--superseded-by", "mem-0000000000000000"}, {"edit", first, "--title", strings.Repeat("t", 600)},
 	} {
 		served, local := c.bothWays("", args...)
 		if served.code == 0 || served.code != local.code || served.stderr != local.stderr || served.stdout != local.stdout {
@@ -530,12 +530,12 @@ func TestConverseIsTheSameBothWays(t *testing.T) {
 	}
 	served := c.viaServer("", "converse", "add", "--role", "assistant", "--sender", "claude", "--every", "2", "--chat", "c-1",
 		"A long reader holds it.\nMEMORY:pitfall:A long-lived reader keeps the WAL from being checkpointed.")
-	if served.code != 0 || !strings.Contains(served.stdout, "1 memories (1 new, 0 reinforced, 0 updated, 0 unchanged); 0 pending") {
+	if served.code != 0 || !strings.Contains(served.stdout, "1 memory (1 new, 0 reinforced, 0 updated, 0 unchanged); 0 pending") {
 		t.Fatalf("extraction through the server: %v", served)
 	}
 	local := c.local("", "converse", "add", "--role", "assistant", "--sender", "claude", "--every", "1", "--chat", "c-1",
 		"Again: MEMORY:pitfall:A long-lived reader keeps the WAL from being checkpointed.")
-	if local.code != 0 || strings.Contains(local.stdout, "1 new") || !strings.Contains(local.stdout, "1 memories") {
+	if local.code != 0 || strings.Contains(local.stdout, "1 new") || !strings.Contains(local.stdout, "1 memory (") {
 		t.Errorf("the same signal extracted on the database: %v", local)
 	}
 	s, l := c.bothWays("", "list", "--session", "c-1", "--json")

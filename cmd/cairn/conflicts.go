@@ -53,8 +53,8 @@ func runConflicts(ctx context.Context, m *Main, g *globals, args []string) error
 		return nil
 	}
 	for _, c := range cs {
-		fmt.Fprintf(m.Stdout, "%s  %-10s %s  %s\n", c.Old.ID, c.Old.Type, c.Old.CreatedAt.UTC().Format("2006-01-02"), clip(c.Old.Content, 100))
-		fmt.Fprintf(m.Stdout, "%s  %-10s %s  %s\n", c.New.ID, c.New.Type, c.New.CreatedAt.UTC().Format("2006-01-02"), clip(c.New.Content, 100))
+		fmt.Fprintf(termSafe(m.Stdout), "%s  %-10s %s  %s\n", c.Old.ID, c.Old.Type, c.Old.CreatedAt.UTC().Format("2006-01-02"), clip(c.Old.Content, 100))
+		fmt.Fprintf(termSafe(m.Stdout), "%s  %-10s %s  %s\n", c.New.ID, c.New.Type, c.New.CreatedAt.UTC().Format("2006-01-02"), clip(c.New.Content, 100))
 		fmt.Fprintf(m.Stdout, "  keep the newer: cairn supersede %s %s   keep the older: cairn supersede %s %s\n\n", c.Old.ID, c.New.ID, c.New.ID, c.Old.ID)
 	}
 	return nil

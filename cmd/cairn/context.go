@@ -114,8 +114,37 @@ func (m *Main) loadConfig() (*config.Loaded, error) {
 	if m.configs != nil {
 		return m.configs.load(projectDir, userDir)
 	}
-	return config.Effective(projectDir, userDir)
+	if m.configFallback == nil {
+		return config.Effective(projectDir, userDir)
+	}
+	// A hook: a configuration that cannot be read in time, or not at
+	// all, costs the agent nothing but its settings.
+	type loaded struct {
+		l   *config.Loaded
+		err error
+	}
+	done := make(chan loaded, 1)
+	go func() {
+		l, err := config.Effective(projectDir, userDir)
+		done <- loaded{l, err}
+	}()
+	var r loaded
+	select {
+	case r = <-done:
+	case <-time.After(hookConfigBudget):
+		r.err = fmt.Errorf("reading it took longer than %v", hookConfigBudget)
+	}
+	if r.err == nil {
+		return r.l, nil
+	}
+	m.configFallback(fmt.Errorf("configuration not used, the defaults are: %w", r.err))
+	return config.Effective("", "")
 }
+
+// hookConfigBudget is how long a hook waits for its configuration files
+// before it goes on with the defaults: a usual file takes well under a
+// millisecond.
+const hookConfigBudget = 250 * time.Millisecond
 
 // projectRoot is the git top-level folder of dir, else dir.
 func projectRoot(dir string) string {

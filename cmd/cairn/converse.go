@@ -127,14 +127,14 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 		return exitError(exitFailure)
 	}
 	if modelFailed {
-		fmt.Fprintf(m.Stdout, "stored %d memories from %s without the model; %d pending\n", len(mems), file, pending)
+		fmt.Fprintf(m.Stdout, "stored %s from %s without the model; %d pending\n", memories(len(mems)), file, pending)
 		return nil
 	}
 	if err := log.MarkExtracted(month, batch.To); err != nil {
 		return err
 	}
-	fmt.Fprintf(m.Stdout, "extracted %d messages of %s: %d memories (%d new, %d reinforced, %d updated, %d unchanged); 0 pending\n",
-		pending, file, len(mems), counts[cairn.StatusCreated], counts[cairn.StatusReinforced],
+	fmt.Fprintf(m.Stdout, "extracted %d messages of %s: %s (%d new, %d reinforced, %d updated, %d unchanged); 0 pending\n",
+		pending, file, memories(len(mems)), counts[cairn.StatusCreated], counts[cairn.StatusReinforced],
 		counts[cairn.StatusUpdated], counts[cairn.StatusUnchanged])
 	return nil
 }

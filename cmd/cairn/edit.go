@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"strings"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/wire"
@@ -19,7 +20,8 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&key, "key", "new `key` (empty removes it)")
 	fs.Var(&tags, "tags", "replace the tags (comma-separated; \"\" clears them)")
 	fs.Var(&files, "files", "replace the file globs (comma-separated)")
-	conf := fs.Float64("confidence", -1, "new confidence from 0 to 1")
+	var conf confidenceFlag
+	fs.Var(&conf, "confidence", "new confidence from 0 to 1")
 	fs.Var(&scope, "scope", "project or global")
 	pin := fs.Bool("pin", false, "always inject this memory")
 	unpin := fs.Bool("unpin", false, "stop always injecting it")
@@ -69,8 +71,8 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 	if files.set {
 		upd.FileRefs = &files.vals
 	}
-	if *conf != -1 {
-		upd.Confidence = conf
+	if conf.set {
+		upd.Confidence = &conf.v
 	}
 	if scope.set {
 		sc := cairn.Scope(scope.v)
@@ -131,14 +133,30 @@ func runRm(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) == 0 {
 		return usagef("rm: give the ids of the memories to delete")
 	}
-	// Each deletion is printed once done: one that fails stops the rest.
-	done := 0
+	// Every id is looked up first: a mistyped one deletes nothing, and a
+	// unique prefix is resolved to the id it names. Each deletion is
+	// printed once done.
 	return m.withService(ctx, g, writeDB, func(svc service) error {
-		for _, id := range pos[done:] {
+		ids := make([]string, len(pos))
+		var missing []string
+		for i, id := range pos {
+			mem, err := svc.FindMemoryByID(ctx, id)
+			if cairn.ErrorCode(err) == cairn.ENOTFOUND {
+				missing = append(missing, id)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			ids[i] = mem.ID
+		}
+		if len(missing) > 0 {
+			return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s in project %s; nothing was deleted", strings.Join(missing, ", "), g.project)
+		}
+		for _, id := range ids {
 			if err := svc.DeleteMemory(ctx, id); err != nil {
 				return err
 			}
-			done++
 			fmt.Fprintf(m.Stdout, "deleted %s\n", id)
 		}
 		return nil

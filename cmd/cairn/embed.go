@@ -21,10 +21,15 @@ import (
 // limits).
 const embedBudgetFile = "embed-budget.json"
 
+// embedPauseFile remembers, next to the database, that the embeddings
+// endpoint failed, so that the processes after the one that found out
+// rank lexically at once for the pause (embed.Config.PauseFile).
+const embedPauseFile = "embed-pause.json"
+
 // vectorOptions sets the engine options of the embeddings endpoint that c
 // configures; it leaves them unset when none is.
 func vectorOptions(m *Main, g *globals, c *config.Config, opts *engine.Options) error {
-	ec := c.Embeddings
+	ec := c.Embeddings.Resolve(m.Getenv)
 	if !ec.Enabled() {
 		return nil
 	}
@@ -36,7 +41,8 @@ func vectorOptions(m *Main, g *globals, c *config.Config, opts *engine.Options) 
 		BaseURL: ec.BaseURL, Model: ec.Model, Dimensions: ec.Dimensions, APIKey: key, KeyName: ec.APIKeyEnv,
 		Timeout: time.Duration(ec.TimeoutMS) * time.Millisecond, BatchSize: ec.BatchSize,
 		MaxCallsPerDay: ec.MaxRequestsPerDay, MaxTokensPerDay: ec.MaxTokensPerDay,
-	}, &modelbudget.FileBudget{Path: filepath.Join(filepath.Dir(g.db), embedBudgetFile)}, nil, nil)
+		PauseFile: filepath.Join(filepath.Dir(g.path()), embedPauseFile),
+	}, &modelbudget.FileBudget{Path: filepath.Join(filepath.Dir(g.path()), embedBudgetFile)}, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -77,7 +83,7 @@ func runEmbed(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	defer s.Close()
 	if !s.eng.Vectors() {
-		return usagef("embed: no embeddings endpoint is configured: set embeddings.base_url and embeddings.model (see README, Embeddings)")
+		return usagef("embed: no embeddings endpoint is configured: set embeddings.base_url and embeddings.model (see docs/embeddings.md)")
 	}
 	project := g.project
 	if *all {

@@ -170,3 +170,55 @@ func TestHybridSearchIsTheSameThroughTheServer(t *testing.T) {
 		t.Errorf("hybrid search through the server: %v", r)
 	}
 }
+
+func TestOpenAIKeyIsUsedOnlyWhenTheFallbackIsOn(t *testing.T) {
+	t.Parallel()
+	srv := embedtest.NewServer(t, cliConcepts)
+	c := newCLI(t)
+	c.env["OPENAI_API_KEY"] = "sk-openai-test"
+	c.env["OPENAI_BASE_URL"] = srv.URL()
+	c.add("--type", "decision", "Releases are published by tagging main.")
+	// A key in the environment alone sends nothing anywhere.
+	if r := c.run("", "embed"); r.code != 2 || !strings.Contains(r.stderr, "no embeddings endpoint is configured") {
+		t.Fatalf("embed without the fallback: %v", r)
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Fatalf("the endpoint was called %d times without being configured", n)
+	}
+	os.MkdirAll(filepath.Join(c.dir, ".cairn"), 0o755)
+	c.writeFile(".cairn/cairn.toml", "[embeddings]\nopenai_fallback = true\n")
+	r := c.ok("embed")
+	if !strings.Contains(r.stdout, "embedded 1 contents with text-embedding-3-small") {
+		t.Fatalf("embed with the fallback: %v", r)
+	}
+	if reqs := srv.Requests(); len(reqs) != 1 || reqs[0].Auth != "Bearer sk-openai-test" || reqs[0].Model != "text-embedding-3-small" {
+		t.Errorf("requests: %+v", srv.Requests())
+	}
+	// A configured endpoint comes first.
+	c.writeFile(".cairn/cairn.toml", "[embeddings]\nopenai_fallback = true\nbase_url = \""+srv.URL()+"\"\nmodel = \"test-embed\"\n")
+	if r := c.ok("embed"); !strings.Contains(r.stdout, "with test-embed") {
+		t.Errorf("configured endpoint: %v", r)
+	}
+}
+
+func TestADownEndpointCostsOneProcessNotEach(t *testing.T) {
+	t.Parallel()
+	c, srv := embedCLI(t)
+	c.add("--type", "decision", "Releases are published by tagging main.")
+	c.ok("embed")
+	srv.FailNext(503, 503, 503, 503, 503, 503, 503, 503)
+	before := len(srv.Requests())
+	r := c.ok("search", "how do we ship a new version")
+	if !strings.Contains(r.stderr, "ranked lexically") {
+		t.Fatalf("first search: %v", r)
+	}
+	asked := len(srv.Requests())
+	if asked == before {
+		t.Fatalf("the first search did not ask the endpoint")
+	}
+	// The next process, as the next hook would be, does not ask.
+	r = c.ok("search", "how do we ship a new version")
+	if !strings.Contains(r.stderr, "not asked again") || len(srv.Requests()) != asked {
+		t.Errorf("second search: asked %d more times: %v", len(srv.Requests())-asked, r)
+	}
+}

@@ -92,3 +92,26 @@ func (o *optInt) Set(s string) error {
 	o.v, o.set = v, true
 	return nil
 }
+
+// confidenceFlag is a confidence given on the command line: a number from
+// 0 to 1 (anything else is a usage error), and whether it was given.
+type confidenceFlag struct {
+	v   float64
+	set bool
+}
+
+func (c *confidenceFlag) String() string {
+	if c == nil || !c.set {
+		return ""
+	}
+	return strconv.FormatFloat(c.v, 'f', -1, 64)
+}
+
+func (c *confidenceFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v > 1 || v != v {
+		return fmt.Errorf("%q is not a confidence from 0 to 1", s)
+	}
+	c.v, c.set = v, true
+	return nil
+}

@@ -109,6 +109,7 @@ func runHook(ctx context.Context, m *Main, g *globals, args []string) (err error
 		h.log(err)
 		return nil
 	}
+	m.configFallback = h.log
 	if err := h.run(ctx); err != nil {
 		h.log(err)
 	}

@@ -85,7 +85,7 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 
 func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "export", "[flags]")
-	format := fs.String("format", "json", "json (seed 000's export document) or jsonl (one memory a line)")
+	format := fs.String("format", "json", "json (an export document), jsonl (one memory a line; both read back by import), or item (one memory a line in the camelCase item shape agents browse: id, type, content, source, sourceId, projectPath, createdBy, createdAt)")
 	dir := fs.String("jsonl-dir", "", "write one <type>.jsonl file per type into `DIR` instead")
 	out := fs.String("o", "", "write to `FILE` instead of standard output")
 	var types listFlag
@@ -101,8 +101,8 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) > 0 {
 		return usagef("export: unexpected argument %q", pos[0])
 	}
-	if *format != "json" && *format != "jsonl" {
-		return usagef("export: --format must be json or jsonl")
+	if *format != "json" && *format != "jsonl" && *format != "item" {
+		return usagef("export: --format must be json, jsonl or item")
 	}
 	var mems []*cairn.Memory
 	var exportedAt time.Time // zero: no database
@@ -115,8 +115,13 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil && !errIsNoDatabase(err) {
 		return err
 	}
+	projectPath := m.projectFolder(g)
 	if *dir != "" {
-		return exportDir(m, *dir, mems)
+		write := wire.WriteJSONL
+		if *format == "item" {
+			write = func(w io.Writer, ms []*cairn.Memory) error { return wire.WriteItems(w, ms, projectPath) }
+		}
+		return exportDir(m, *dir, mems, write)
 	}
 	w := m.Stdout
 	var f *os.File
@@ -126,9 +131,12 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		w = f
 	}
-	if *format == "jsonl" {
+	switch *format {
+	case "jsonl":
 		err = wire.WriteJSONL(w, mems)
-	} else {
+	case "item":
+		err = wire.WriteItems(w, mems, projectPath)
+	default:
 		doc := wire.Document{Version: wire.DocumentVersion, Project: g.project, Memories: make([]*wire.Memory, 0, len(mems))}
 		doc.ExportedAt = wire.Time(exportedAt)
 		for _, mem := range mems {
@@ -147,12 +155,12 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	return err
 }
 
-// exportDir writes seed 001's per-type JSON Lines files (as
+// exportDir writes the per-type JSON Lines files agents browse (as
 // jsonlmirror.WriteDir does: each written to a temporary name and
 // renamed, so readers never see half a file) and prints each file's path
 // and count.
-func exportDir(m *Main, dir string, mems []*cairn.Memory) error {
-	counts, err := jsonlmirror.WriteDir(dir, mems, nil)
+func exportDir(m *Main, dir string, mems []*cairn.Memory, write func(io.Writer, []*cairn.Memory) error) error {
+	counts, err := jsonlmirror.WriteDirWith(dir, mems, nil, write)
 	types := slices.Sorted(maps.Keys(counts))
 	for _, t := range types {
 		fmt.Fprintf(m.Stdout, "%s\t%d\n", filepath.Join(dir, t+".jsonl"), counts[t])

@@ -495,3 +495,44 @@ func TestImportWithoutAFileReadsRedirectedStdin(t *testing.T) {
 		t.Errorf("two files: want a usage error, got %v", r)
 	}
 }
+
+func TestExportWritesTheItemShapeAgentsBrowse(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	c.project = filepath.Base(c.dir) // the working directory is the project's folder
+	c.ok("task", "created", "--task", "T-7", "--agent", "alice", "Fix the timezone display bug in settings")
+	id := c.add("--type", "decision", "--agent", "bob", "--session", "s-1", "Chose dayjs over moment.js for bundle size")
+	var items []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(c.ok("export", "--format", "item").stdout), "\n") {
+		var it map[string]any
+		if err := json.Unmarshal([]byte(line), &it); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		items = append(items, it)
+	}
+	if len(items) != 2 {
+		t.Fatalf("items: %v", items)
+	}
+	task, dec := items[0], items[1]
+	if task["source"] != "task" || task["sourceId"] != "T-7" || task["type"] != "task_input" || task["createdBy"] != "alice" {
+		t.Errorf("task item: %v", task)
+	}
+	if dec["id"] != id || dec["source"] != "explicit" || dec["sourceId"] != "s-1" || dec["createdBy"] != "bob" ||
+		dec["projectPath"] != c.dir || !strings.HasSuffix(dec["createdAt"].(string), "Z") {
+		t.Errorf("decision item: %v", dec)
+	}
+	for _, k := range []string{"title", "tags", "created_at", "confidence"} {
+		if _, ok := dec[k]; ok {
+			t.Errorf("item has cairn's field %s: %v", k, dec)
+		}
+	}
+	dir := filepath.Join(c.dir, "items")
+	c.ok("export", "--format", "item", "--jsonl-dir", dir)
+	b, err := os.ReadFile(filepath.Join(dir, "decision.jsonl"))
+	if err != nil || !strings.Contains(string(b), `"createdBy":"bob"`) {
+		t.Errorf("decision.jsonl: %s %v", b, err)
+	}
+	if r := c.run("", "export", "--format", "yaml"); r.code != 2 {
+		t.Errorf("unknown format: %v", r)
+	}
+}

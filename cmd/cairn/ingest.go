@@ -60,7 +60,7 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 			rep.Status[cairn.StatusReinforced], rep.Status[cairn.StatusUnchanged])
 	}
 	if rep.Failed > 0 {
-		fmt.Fprintf(m.Stderr, "cairn: %d memories could not be stored\n", rep.Failed)
+		fmt.Fprintf(m.Stderr, "cairn: %s could not be stored\n", memories(rep.Failed))
 		return exitError(exitFailure)
 	}
 	return nil

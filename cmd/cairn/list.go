@@ -17,6 +17,7 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 	var after, before timeFlag
 	fs.Var(&types, "type", "only these `types` (comma-separated)")
 	fs.Var(&tags, "tag", "only memories with all these `tags` (comma-separated)")
+	fs.Var(&tags, "tags", "the same as --tag, as add takes it")
 	fs.Var(&after, "after", "only memories created at or after this `time` (RFC 3339 or YYYY-MM-DD)")
 	fs.Var(&before, "before", "only memories created before this `time`")
 	minConf := fs.Float64("min-confidence", 0, "only memories with at least this confidence")
@@ -66,7 +67,7 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		return writeJSON(m.Stdout, out)
 	}
-	printTable(m.Stdout, mems)
+	printTable(termSafe(m.Stdout), mems)
 	if total > len(mems)+*offset {
 		fmt.Fprintf(m.Stderr, "cairn: showing %d of %d; use --limit and --offset for more\n", len(mems), total)
 	}

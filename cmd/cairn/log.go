@@ -63,7 +63,7 @@ func runLog(ctx context.Context, m *Main, g *globals, args []string) error {
 	if *asJSON {
 		return writeJSON(m.Stdout, wire.FromActivity(acts))
 	}
-	printLog(m.Stdout, acts)
+	printLog(termSafe(m.Stdout), acts)
 	if total > len(acts) {
 		fmt.Fprintf(m.Stderr, "cairn: showing the newest %d of %d; use --limit for more\n", len(acts), total)
 	}

@@ -53,7 +53,7 @@ const loopUsage = `Usage: cairn loop record|context|model|status|prune [flags]
   prune    archive the failure reports of tasks done long ago; fold old
            iterations into totals
 
-See docs/iteration-memory.md, and cairn loop SUBCOMMAND --help.
+See docs/agent-loops.md, and cairn loop SUBCOMMAND --help.
 `
 
 // loopPolicy is the escalation policy and tiers of the configuration.

@@ -74,6 +74,15 @@ type Main struct {
 	// configs, in `cairn serve`, keeps the configuration files read.
 	configs *configCache
 
+	// toldNoDatabase: the command said that its database does not exist
+	// (noDatabase).
+	toldNoDatabase bool
+
+	// configFallback, set by a hook, makes a configuration that cannot be
+	// read (invalid, too large, too slow) give the defaults instead of an
+	// error; it is told why.
+	configFallback func(error)
+
 	// roots, when set, remembers the project folders rootOf looked up.
 	roots *rootMemo
 }
@@ -129,6 +138,11 @@ type command struct {
 	run     func(ctx context.Context, m *Main, g *globals, args []string) error
 }
 
+// mcpTools names the tools the MCP server offers, for help (a test
+// compares them with what the server lists).
+const mcpTools = "remember, search, get, context, update, verify, forget, memory, recall_file, recall_error, recall_command, " +
+	"cleanup, hat_transition, loop_record, loop_context, loop_model, loop_status"
+
 func commands() []command {
 	return []command{
 		{"add", "[flags] CONTENT|-", "remember something; prints the new id", runAdd},
@@ -164,7 +178,7 @@ func commands() []command {
 		{"hook", "claude|codex EVENT", "answer a Claude Code (or Codex) hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
 		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly; MCP and the REST API over HTTP", runServe},
 		{"token", "create [--read-only] [--name N] | list | revoke ID", "manage the HTTP API's access tokens (needed by a server on a non-loopback address)", runToken},
-		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: remember, search, get, context, update, forget, memory, recall_file, recall_error, recall_command, hat_transition)", runMCP},
+		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: " + mcpTools + ")", runMCP},
 		{"install", "claude|codex [flags]", "set cairn up for Claude Code or Codex: hooks, MCP server, AGENTS.md section", runInstall},
 		{"uninstall", "claude|codex [flags]", "remove exactly what install added", runUninstall},
 		{"version", "", "print cairn's version", runVersion},
@@ -217,7 +231,7 @@ func (m *Main) run(ctx context.Context, args []string) error {
 			m.usage(m.Stdout)
 			return nil
 		}
-		return usagef("%v (see `cairn help`)", err)
+		return usagef("%v%s (see `cairn help`)", err, flagSuggestion(fs, err))
 	}
 	rest := fs.Args()
 	if *version {
@@ -235,12 +249,14 @@ func (m *Main) run(ctx context.Context, args []string) error {
 		m.usage(m.Stdout)
 		return nil
 	}
+	var names []string
 	for _, c := range commands() {
 		if c.name == name {
 			return c.run(ctx, m, g, rest)
 		}
+		names = append(names, c.name)
 	}
-	return usagef("unknown command %q (see `cairn help`)", name)
+	return usagef("unknown command %q%s (see `cairn help`)", name, didYouMean(name, names))
 }
 
 // signalCatch turns Ctrl-C and SIGTERM into the cancellation of a
@@ -294,12 +310,14 @@ Exit status: 0 success, 1 failure, 2 usage error.
 }
 
 func (m *Main) helpFor(name string) error {
+	var names []string
 	for _, c := range commands() {
 		if c.name == name {
 			return c.run(context.Background(), m, &globals{}, []string{"-h"})
 		}
+		names = append(names, c.name)
 	}
-	return usagef("unknown command %q (see `cairn help`)", name)
+	return usagef("unknown command %q%s (see `cairn help`)", name, didYouMean(name, names))
 }
 
 // globals are the flags every command takes.
@@ -307,6 +325,9 @@ type globals struct {
 	db, project, now string
 	dbFile           string // --db-file: a file whose first line is the database
 	server           string // --server: the server that answers (a URL, or unix:PATH)
+	// dbDefault: the database is the default one, not one named by
+	// --db, --db-file, CAIRN_DB or CAIRN_DB_FILE.
+	dbDefault bool
 	// local stands for a PostgreSQL database on this machine: a path in
 	// the data folder that names its server's socket and lock and holds
 	// the local files (logs, conversation) a database file's folder holds.
@@ -358,7 +379,7 @@ func parseFlags(fs *flagSet, args []string) ([]string, error) {
 				fs.help()
 				return nil, err
 			}
-			return nil, usagef("%s: %v (see `cairn help %s`)", fs.Name(), err, fs.Name())
+			return nil, usagef("%s: %v%s (see `cairn help %s`)", fs.Name(), err, flagSuggestion(fs.FlagSet, err), fs.Name())
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -484,6 +505,20 @@ func redactSecrets(s string) string { return redact.Text(s) }
 // errNoDatabase means a read found no database file: there is nothing to read.
 var errNoDatabase = errors.New("no database")
 
+// noDatabase is what a read of g's database, which does not exist, fails
+// with: errNoDatabase, which the reading commands show as nothing (exit
+// 0; the first write creates the database). When the user named the
+// database (--db, CAIRN_DB), a command run by hand also says on standard
+// error that no database is there, once: a mistyped path must not read as
+// an empty memory in silence. Hooks say nothing.
+func (m *Main) noDatabase(g *globals) error {
+	if !g.dbDefault && m.configFallback == nil && !m.toldNoDatabase {
+		m.toldNoDatabase = true
+		fmt.Fprintf(m.Stderr, "cairn: no database at %s yet: nothing to read (check --db or CAIRN_DB; a write such as `cairn add` creates it)\n", g.db)
+	}
+	return errNoDatabase
+}
+
 // open opens the store. A read-only open of a database that does not exist
 // returns errNoDatabase, so readers show "nothing" without creating files.
 func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, error) {
@@ -497,7 +532,7 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	}
 	if readOnly && !g.remote() {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
-			return nil, errNoDatabase
+			return nil, m.noDatabase(g)
 		}
 	}
 	// The types' policies (time to live, initial confidence, tier) are

@@ -19,6 +19,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -81,8 +82,13 @@ func exerciseMCP(t *testing.T, cs *mcp.ClientSession) string {
 		t.Fatal(err)
 	}
 	byName := map[string]*mcp.Tool{}
+	var names []string
 	for _, tl := range tools.Tools {
 		byName[tl.Name] = tl
+		names = append(names, tl.Name)
+	}
+	if helped := strings.Split(mcpTools, ", "); !slices.Equal(sorted(helped), sorted(names)) {
+		t.Errorf("cairn help names the MCP tools %v; the server offers %v", sorted(helped), sorted(names))
 	}
 	for _, name := range []string{"remember", "search", "get", "context", "update", "forget", "memory"} {
 		if byName[name] == nil || byName[name].Annotations == nil {
@@ -414,4 +420,10 @@ func TestMCPOpensTheDatabaseWhenTheSocketDoesNotAnswer(t *testing.T) {
 	if out, err := show.Output(); err != nil || !strings.Contains(string(out), "heron database") {
 		t.Fatalf("the database lacks the memory: %v %s", err, out)
 	}
+}
+
+func sorted(xs []string) []string {
+	ys := slices.Clone(xs)
+	slices.Sort(ys)
+	return ys
 }

@@ -106,7 +106,7 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintf(m.Stderr, "cairn: nothing is known about %s\n", req.Subject)
 		return nil
 	}
-	_, err = fmt.Fprint(m.Stdout, res.Text)
+	_, err = fmt.Fprint(termSafe(m.Stdout), res.Text)
 	return err
 }
 
@@ -162,7 +162,7 @@ func recallByValue(ctx context.Context, m *Main, g *globals, types []string, age
 		return writeJSON(m.Stdout, out)
 	}
 	for _, mem := range mems {
-		fmt.Fprintf(m.Stdout, "%-20s  %-14s %.2f × %d uses  %s\n", mem.ID, mem.Type, mem.Confidence, mem.UseCount, clip(mem.Title, 80))
+		fmt.Fprintf(termSafe(m.Stdout), "%-20s  %-14s %.2f × %d uses  %s\n", mem.ID, mem.Type, mem.Confidence, mem.UseCount, clip(mem.Title, 80))
 	}
 	return nil
 }

@@ -23,6 +23,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	limit := fs.Int("limit", cairn.DefaultLimit, "return at most `N` memories")
 	fs.Var(&types, "type", "only these `types` (comma-separated)")
 	fs.Var(&tags, "tag", "only memories with all these `tags`")
+	fs.Var(&tags, "tags", "the same as --tag, as add takes it")
 	fs.Var(&after, "after", "only memories created at or after this `time` (RFC 3339 or YYYY-MM-DD)")
 	fs.Var(&before, "before", "only memories created before this `time`")
 	exclude := fs.String("exclude-session", "", "leave out memories written in this `session`")
@@ -81,14 +82,15 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		return writeJSON(m.Stdout, out)
 	}
-	w := bufio.NewWriter(m.Stdout)
+	bw := bufio.NewWriter(m.Stdout)
+	w := termSafe(bw)
 	if *explain {
 		fmt.Fprintf(w, "query terms (weight):")
 		for _, q := range engine.QueryWeights(text) {
 			fmt.Fprintf(w, " %s (%.2f)", q.Term, q.Weight)
 		}
 		fmt.Fprintln(w)
-		w.WriteString(recall.RetrievalLine(how))
+		io.WriteString(w, recall.RetrievalLine(how))
 	}
 	for i, h := range hits {
 		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80))
@@ -113,7 +115,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(hits) == 0 {
 		fmt.Fprintln(m.Stderr, "cairn: no memory matches")
 	}
-	return w.Flush()
+	return bw.Flush()
 }
 
 // rankText is a place in a ranking, "-" for none.

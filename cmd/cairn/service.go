@@ -183,7 +183,7 @@ func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn 
 	}
 	if access == recordDB && !g.remote() {
 		if _, err := os.Stat(g.db); errors.Is(err, os.ErrNotExist) {
-			return errNoDatabase
+			return m.noDatabase(g)
 		}
 	}
 	s, err := m.open(ctx, g, access == readDB)

@@ -39,8 +39,9 @@ func runShow(ctx context.Context, m *Main, g *globals, args []string) error {
 	if *asJSON {
 		return writeJSON(m.Stdout, showJSON(mem, chain))
 	}
-	printMemory(m.Stdout, mem)
-	printChain(m.Stdout, mem, chain)
+	out := termSafe(m.Stdout)
+	printMemory(out, mem)
+	printChain(out, mem, chain)
 	return nil
 }
 

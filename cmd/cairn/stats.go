@@ -39,7 +39,7 @@ func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
 			Vectors  *vectorCount `json:"vectors,omitempty"`
 		}{wire.FromStats(st), g.label(), vec})
 	}
-	fmt.Fprintf(m.Stdout, "project %s: %d memories (%d global-scope memories also visible)\ndatabase %s\n", st.Project, st.Total, st.GlobalTotal, g.label())
+	fmt.Fprintf(m.Stdout, "project %s: %s (%s of global scope also visible)\ndatabase %s\n", st.Project, memories(st.Total), memories(st.GlobalTotal), g.label())
 	types := make([]string, 0, len(st.ByType))
 	for t := range st.ByType {
 		types = append(types, t)

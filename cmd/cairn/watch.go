@@ -69,7 +69,7 @@ func runWatch(ctx context.Context, m *Main, g *globals, args []string) error {
 			if _, err := fmt.Fprintf(m.Stdout, "%s\n", data); err != nil {
 				return err
 			}
-		} else if err := printEvent(m.Stdout, ev); err != nil {
+		} else if err := printEvent(termSafe(m.Stdout), ev); err != nil {
 			return err
 		}
 		if shown++; *count > 0 && shown >= *count {

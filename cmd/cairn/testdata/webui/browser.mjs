@@ -41,6 +41,7 @@ try {
 
   await page.goto(url);
   await page.waitForSelector('#list li');
+  check(!(await page.isVisible('#toast')), 'no toast shows before a message comes');
   check(await page.inputValue('#project') === project, 'the page opens serve\'s project');
   const firstLists = await page.evaluate(() => performance.getEntriesByType('resource')
     .filter((e) => e.name.includes('/memories?sort=created&global=false&limit=51&offset=0&skip_total=true')).length);
@@ -124,6 +125,7 @@ try {
   const back = await apiGet('/memories/' + madeID);
   check(back.status === 200 && back.body.title === 'Zebra quartz convention, edited' && back.body.pinned === true,
     'undo brings the memory back with its id, title and pin');
+  check(!(await page.isVisible('#toast-action')), 'the undo button is gone once it was used');
 
   // Filters by agent, source, staleness and expiry. serve's folder (the
   // working directory) holds the file a memory refers to; the file
