@@ -131,3 +131,34 @@ func (e *Engine) tierCandidates(ctx context.Context, req cairn.CandidateRequest)
 	}
 	return groups, err
 }
+
+// The lasting tiers' results are kept by request shape with the data
+// version they were read at (tierCandidates).
+
+type tierSet struct {
+	version int64
+	groups  []cairn.TierCandidates
+}
+
+// maxTierSets bounds the cached tier results (one per project and
+// configuration in use).
+const maxTierSets = 64
+
+func (c *postingsCache) tiers(key string, version int64) ([]cairn.TierCandidates, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts, ok := c.tierSets[key]
+	if !ok || ts.version != version {
+		return nil, false
+	}
+	return ts.groups, true
+}
+
+func (c *postingsCache) putTiers(key string, version int64, groups []cairn.TierCandidates) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tierSets == nil || len(c.tierSets) >= maxTierSets {
+		c.tierSets = map[string]tierSet{}
+	}
+	c.tierSets[key] = tierSet{version: version, groups: groups}
+}

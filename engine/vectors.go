@@ -123,18 +123,18 @@ type projectVectors struct {
 // Vectors reports whether the engine has an embeddings endpoint.
 func (e *Engine) Vectors() bool { return e.embedder != nil }
 
-// DefaultMode is the search mode of a Query without one: the settings'
+// defaultMode is the search mode of a Query without one: the settings'
 // Mode with an endpoint, else lexical.
-func (e *Engine) DefaultMode() string {
+func (e *Engine) defaultMode() string {
 	if e.embedder != nil {
 		return e.vecs.Mode
 	}
 	return cairn.ModeLexical
 }
 
-// InvalidateVectors makes the next vector search reload the indexes: for
-// callers that stored vectors through the VectorStore themselves.
-func (e *Engine) InvalidateVectors() {
+// invalidateVectors makes the next vector search reload the indexes
+// (FillVectors stored vectors).
+func (e *Engine) invalidateVectors() {
 	e.vstate.mu.Lock()
 	for _, pv := range e.vstate.indexes {
 		pv.stale = true
@@ -151,7 +151,7 @@ const vectorReload = 30 * time.Second
 
 // projectIndex returns the index of project's vectors. The first search
 // (or one after a change of model) loads it; later, when vectors were
-// stored since (InvalidateVectors) or vectorReload has passed, it is
+// stored since (invalidateVectors) or vectorReload has passed, it is
 // reloaded in the background while searches go on with the one loaded,
 // so that no search waits for a reload (an empty index is reloaded at
 // once: there is nothing to go on with).
@@ -301,7 +301,7 @@ func (e *Engine) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hi
 func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Duration) ([]hit, cairn.Retrieval, error) {
 	mode := q.Mode
 	if mode == "" {
-		mode = e.DefaultMode()
+		mode = e.defaultMode()
 	}
 	r := cairn.Retrieval{Asked: mode, Used: cairn.ModeLexical}
 	switch mode {
@@ -616,7 +616,7 @@ func (e *Engine) FillVectors(ctx context.Context, project string, progress func(
 	batch := max(1, e.embedder.BatchSize())
 	defer func() {
 		if rep.Embedded > 0 {
-			e.InvalidateVectors()
+			e.invalidateVectors()
 		}
 	}()
 	for {

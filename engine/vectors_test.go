@@ -277,8 +277,8 @@ func TestVectorSearchKeepsToTheProjectAndTheFilters(t *testing.T) {
 func TestVectorModesNeedAnEndpoint(t *testing.T) {
 	t.Parallel()
 	e := engine.New(newStore(t), nil)
-	if e.DefaultMode() != cairn.ModeLexical {
-		t.Errorf("default without an endpoint: %s", e.DefaultMode())
+	if _, r, err := e.SearchRetrieval(t.Context(), cairn.Query{Project: "p", Text: "x"}); err != nil || r.Asked != cairn.ModeLexical {
+		t.Errorf("default without an endpoint: %+v, %v", r, err)
 	}
 	for _, mode := range []string{cairn.ModeVector, cairn.ModeHybrid, "semantic"} {
 		if _, _, err := e.SearchRetrieval(t.Context(), cairn.Query{Project: "p", Text: "x", Mode: mode}); cairn.ErrorCode(err) != cairn.EINVALID {
