@@ -78,7 +78,7 @@ func (v VectorSettings) withDefaults() VectorSettings {
 }
 
 // contextFloor is the Strength a vector match at SimilarityFloor gets:
-// cairn.DefaultContextRequest's floor.
+// the default relevance floor of a context block (context.relevant.floor).
 const contextFloor = 0.3
 
 // vectorStrength maps a cosine similarity to a Strength (see cairn.Hit), a
