@@ -63,11 +63,28 @@ const (
 //   - FileFolder when ref is a folder that holds f, or a glob of a
 //     folder's files ("src/*", "src/**") and f lies deeper under it;
 //   - else 0.
+//
+// An absolute f and a relative ref: ref is matched against each tail of f
+// (the project's path of it, wherever the project is), a match counting
+// at most FileTail.
 func FileRefMatch(ref, f string) float64 {
 	ref, f = CleanFileRef(ref), CleanFileRef(f)
 	if ref == "" || f == "" {
 		return 0
 	}
+	best := matchRef(ref, f)
+	if best < FileTail && path.IsAbs(f) && !path.IsAbs(ref) && !IsFileGlob(f) {
+		for i := 1; i < len(f); i++ {
+			if f[i] == '/' {
+				best = max(best, min(FileTail, matchRef(ref, f[i+1:])))
+			}
+		}
+	}
+	return best
+}
+
+// matchRef is FileRefMatch of a cleaned reference and file.
+func matchRef(ref, f string) float64 {
 	if ref == f {
 		return FileSame
 	}

@@ -46,6 +46,10 @@ func TestFileRefMatchNamesTheSameFileOnce(t *testing.T) {
 		{"internal/auth/token.go", "token.go", 0},              // was: yes for the lookup; a bare file is the one at the root
 		{"src/a.go", "other/a.go", 0},
 		{"a.go", "ba.go", 0},
+		{"src/*", "/home/u/proj/src/a.go", cairn.FileTail},           // a glob of the project's path of an absolute one
+		{"src", "/home/u/proj/src/a/b.go", cairn.FileFolder},         // a folder that holds it
+		{"**/*_test.go", "/home/u/proj/a/b_test.go", cairn.FileSame}, // "**" spans any folders
+		{"lib/*.go", "/home/u/proj/src/a.go", 0},
 		{"src/a.go", "src/*.go", cairn.FileSame}, // files given as a pattern
 		{"src/a.go", "*.go", 0},
 		{"", "src/a.go", 0},

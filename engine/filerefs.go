@@ -22,9 +22,10 @@ import (
 // it can match, "|" and the extension its last element ends with when
 // that is literal ("*.md": ".md"; "" for any), the only extension of the
 // files it can match. The references that may match a file are then those
-// under a few terms (the file's own and its folders', its tails when it is
-// absolute, its name's, the globs under its folders for any extension or
-// for the file's), and cairn.FileRefMatch decides.
+// under a few terms (the file's own and its folders', its name's, the
+// globs under its folders for any extension or for the file's, and the
+// same for each of its tails when it is absolute), and cairn.FileRefMatch
+// decides.
 
 // refTerms appends the index terms of a memory's file references to dst.
 func refTerms(refs []string, dst []string) []string {
@@ -91,15 +92,23 @@ func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
 			dst = append(dst, "*refglob:"+dir+"|"+ext)
 		}
 	}
-	dst = append(dst, "*ref:"+f, "*refname:"+path.Base(f))
-	globs("")
-	abs := path.IsAbs(f)
-	for i := range len(f) {
-		if f[i] == '/' && i > 0 {
-			dst = append(dst, "*ref:"+f[:i])
-			globs(f[:i])
-			if abs {
-				dst = append(dst, "*ref:"+f[i+1:]) // the project's path of an absolute one
+	dst = append(dst, "*refname:"+path.Base(f))
+	tail := func(f string) {
+		dst = append(dst, "*ref:"+f)
+		globs("")
+		for i := range len(f) {
+			if f[i] == '/' && i > 0 {
+				dst = append(dst, "*ref:"+f[:i])
+				globs(f[:i])
+			}
+		}
+	}
+	tail(f)
+	if path.IsAbs(f) {
+		// Each tail may be the project's path of it (cairn.FileRefMatch).
+		for i := 1; i < len(f); i++ {
+			if f[i] == '/' {
+				tail(f[i+1:])
 			}
 		}
 	}

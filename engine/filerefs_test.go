@@ -73,7 +73,7 @@ func TestFileRefCandidatesEqualAScan(t *testing.T) {
 				t.Fatal(err)
 			}
 			capped := 0
-			queries := [][]string{{"a/b/db_test.go"}, {"a/b/"}, {"top.go"}, {"x/y/z.sql", "a/main.go"}, {"a/bz.go"}, {"README.md"}, {"x/readme.md"}, {"a/x.tar.gz"}, {"a/b/Makefile"}, {"a/b/db.go"}, {"unknown/file.go"}, {"a/b/c/deep.go"}, {"a/*.go"}, {"/home/u/p/a/b/db.go"}, {"/home/u/p/a/b/c/deep.go"}, {"db.go"}}
+			queries := [][]string{{"a/b/db_test.go"}, {"a/b/"}, {"top.go"}, {"x/y/z.sql", "a/main.go"}, {"a/bz.go"}, {"README.md"}, {"x/readme.md"}, {"a/x.tar.gz"}, {"a/b/Makefile"}, {"a/b/db.go"}, {"unknown/file.go"}, {"a/b/c/deep.go"}, {"a/*.go"}, {"/home/u/p/a/b/db.go"}, {"/home/u/p/a/b/c/deep.go"}, {"db.go"}, {"/elsewhere/x/y/z.sql"}}
 			for _, q := range queries {
 				for _, narrow := range [][]string{nil, {"pitfall", "fix"}} {
 					got, err := e.fileRefCandidates(t.Context(), "p", q, narrow, 0)
