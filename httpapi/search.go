@@ -74,7 +74,7 @@ func writeHits(w http.ResponseWriter, hits []wire.Hit) {
 // fields are left out when empty, so that a request says only what it
 // sets.
 type ContextIn struct {
-	// Profile names the kind of block (recall.Profiles): its tiers,
+	// Profile names the kind of block (recall.Profiles()): its tiers,
 	// types and budget; "" is recall.ProfileContext.
 	Profile       string   `json:"profile,omitempty"`
 	Prompt        string   `json:"prompt,omitempty"`

@@ -40,7 +40,7 @@ func LoopBlock(ctx context.Context, svc loop.Service, req loop.ContextRequest) (
 	if req.Task == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "loop context: the task is required")
 	}
-	p := Profiles[ProfileLoop]
+	p := profiles[ProfileLoop]
 	chars := req.Budget
 	if chars <= 0 {
 		chars = p.Budget * 4

@@ -1,6 +1,8 @@
 package recall
 
 import (
+	"slices"
+
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/loop"
 )
@@ -8,7 +10,8 @@ import (
 // Profile is how the pipeline makes one kind of block: where its
 // candidates come from, which types they are, how they are scored and
 // selected, and how much the block may say. Every block an agent is shown
-// is made by one of Profiles; a profile is data, and the stages read it:
+// is made by one of the profiles (Profiles); a profile is data, and the
+// stages read it:
 //
 //	candidates  the lasting tiers, a search, the memories about files,
 //	            other sessions' news, a task's attempts (candidates.go)
@@ -96,8 +99,10 @@ const (
 	// adds: before an edit, before a command, after a failure, at a
 	// subagent's start.
 	ActionBudget = 300
-	// LookupBudget is the default budget of a lookup's answer.
+	// LookupBudget is the default budget of a lookup's answer, and
+	// LookupLimit the most memories it shows by default.
 	LookupBudget = 800
+	LookupLimit  = 10
 )
 
 // The profiles' names.
@@ -138,8 +143,8 @@ var errorWeights = Weights{
 	Confidence: 0.5, RecencyDays: 90, RecencyShare: 0.5,
 }
 
-// Profiles are every block the pipeline makes, by name.
-var Profiles = map[string]Profile{
+// profiles are every block the pipeline makes, by name.
+var profiles = map[string]Profile{
 	ProfileContext: {Name: ProfileContext, Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
 	ProfilePrompt: {Name: ProfilePrompt, Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel},
 		Weights: Weights{Seed000: true}, Floor: FloorConfig},
@@ -152,14 +157,14 @@ var Profiles = map[string]Profile{
 	ProfileCommand: {Name: ProfileCommand, Tiers: []string{cairn.ContextRelevant}, Types: actionFacets, Budget: ActionBudget,
 		Weights: Weights{Seed000: true}, Floor: FloorConfig},
 	ProfileFailure: {Name: ProfileFailure, Lookup: KindError, Types: cairn.FacetFix | relatedFacets, Budget: ActionBudget,
-		Weights: errorWeights, Floor: minErrorStrength, Limit: 10},
+		Weights: errorWeights, Floor: minErrorStrength, Limit: LookupLimit},
 	ProfileLoop: {Name: ProfileLoop, Types: cairn.FacetLearning | cairn.FacetPractice | cairn.FacetPitfall | cairn.FacetFix |
 		cairn.FacetRule | cairn.FacetProblem | cairn.FacetOutcome, Budget: loop.DefaultBudget / 4,
 		Weights: Weights{AgeSpan: 700, AgeDays: 365, MinValue: 0.01}, Floor: 0.2, Limit: 10},
-	ProfileLookupFile: {Name: ProfileLookupFile, Lookup: KindFile, Budget: LookupBudget, Weights: lookupWeights, Limit: 10},
+	ProfileLookupFile: {Name: ProfileLookupFile, Lookup: KindFile, Budget: LookupBudget, Weights: lookupWeights, Limit: LookupLimit},
 	ProfileLookupError: {Name: ProfileLookupError, Lookup: KindError, Types: cairn.FacetFix | relatedFacets, Budget: LookupBudget,
-		Weights: errorWeights, Floor: minErrorStrength, Limit: 10},
-	ProfileLookupCommand: {Name: ProfileLookupCommand, Lookup: KindCommand, Budget: LookupBudget, Weights: lookupWeights, Limit: 10},
+		Weights: errorWeights, Floor: minErrorStrength, Limit: LookupLimit},
+	ProfileLookupCommand: {Name: ProfileLookupCommand, Lookup: KindCommand, Budget: LookupBudget, Weights: lookupWeights, Limit: LookupLimit},
 }
 
 // relatedFacets are the types an error's lookup shows after its fixes:
@@ -170,9 +175,22 @@ const relatedFacets = cairn.FacetPitfall | cairn.FacetProblem | cairn.FacetAttem
 // must hold to count as the same failure.
 const minErrorStrength = 0.25
 
+// Profiles returns every profile the pipeline knows, by name: a copy the
+// caller may change.
+func Profiles() map[string]Profile {
+	out := make(map[string]Profile, len(profiles))
+	for n, p := range profiles {
+		p.Tiers = slices.Clone(p.Tiers)
+		p.Weights.ByFacet = slices.Clone(p.Weights.ByFacet)
+		out[n] = p
+	}
+	return out
+}
+
 // ProfileOf returns the profile named name; EINVALID for an unknown one.
+// Its slices are shared: callers replace them rather than change them.
 func ProfileOf(name string) (Profile, error) {
-	p, ok := Profiles[name]
+	p, ok := profiles[name]
 	if !ok {
 		return Profile{}, cairn.Errorf(cairn.EINVALID, "unknown block profile %q", name)
 	}

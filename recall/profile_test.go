@@ -101,7 +101,7 @@ func TestTheEditBlockAndTheFileLookupAgreeOnWhatIsAboutTheFile(t *testing.T) {
 // table's keys.
 func TestTheProfilesAreWellFormed(t *testing.T) {
 	t.Parallel()
-	for name, p := range recall.Profiles {
+	for name, p := range recall.Profiles() {
 		if p.Name != name {
 			t.Errorf("profile %q is named %q", name, p.Name)
 		}

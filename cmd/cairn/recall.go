@@ -20,7 +20,7 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&errText, "error", "what fixed this error `TEXT` before (- reads it from standard input)")
 	fs.Var(&command, "command", "how the command `TOOL` (e.g. \"go test\") was run when it worked")
 	budget := fs.Int("budget", recall.LookupBudget, "answer in at most `TOKENS` tokens")
-	limit := fs.Int("limit", recall.Profiles[recall.ProfileLookupFile].Limit, "at most `N` memories")
+	limit := fs.Int("limit", recall.LookupLimit, "at most `N` memories")
 	asJSON := fs.Bool("json", false, "print the answer as JSON")
 	var types listFlag
 	fs.Var(&types, "type", "without a lookup: only these `types` (seed 002's categories: pattern, error_solution, …)")
