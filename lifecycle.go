@@ -5,7 +5,9 @@ import "time"
 // Lifecycle limits of seed 000: a memory unused for DecayAfter loses
 // DecayPerWeek of confidence for each whole week (never below
 // MinConfidence), and one that stays below LowValueConfidence, was never
-// used and is older than LowValueAge is removed by cleanup.
+// used and is older than LowValueAge is removed by cleanup, unless it was
+// stored explicitly (SourceExplicit): decay alone never removes what
+// someone asked to remember.
 const (
 	DecayAfter         = 7 * 24 * time.Hour
 	LowValueConfidence = 0.15
@@ -27,6 +29,9 @@ type LifecycleState struct {
 	DecayedAt time.Time
 	UseCount  int
 	Pinned    bool
+	// Source is how the memory came to be: an explicit one (a person or
+	// an agent asked to remember it) is never removed for low value.
+	Source Source
 }
 
 // Decay sets a memory's confidence and decay clock, and nothing else.

@@ -41,6 +41,12 @@ type MemoryUpdate struct {
 	TaskID       *string
 	SessionID    *string
 
+	// LowerConfidence lets Confidence go below the stored confidence.
+	// Without it, an update never lowers a memory's confidence (a lower
+	// Confidence is EINVALID): confidence falls only by decay, by a
+	// supersede, or by this explicit act.
+	LowerConfidence bool
+
 	// IfContent, when set, makes the update conditional: it applies only
 	// while the stored content is exactly this text, and otherwise fails
 	// with ECONFLICT and changes nothing. A read-modify-write (an edit of

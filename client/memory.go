@@ -178,7 +178,7 @@ func (p *Project) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryU
 		Tags: (*wire.List)(nonNil(upd.Tags)), FileRefs: (*wire.List)(nonNil(upd.FileRefs)), Confidence: upd.Confidence,
 		Pinned: upd.Pinned, SupersededBy: upd.SupersededBy, CreatedByAgent: (*wire.Text)(upd.Agent),
 		CreatedByHat: (*wire.Text)(upd.Hat), CreatedByTaskID: (*wire.Text)(upd.TaskID),
-		CreatedBySessionID: (*wire.Text)(upd.SessionID), NewType: true}
+		CreatedBySessionID: (*wire.Text)(upd.SessionID), NewType: true, LowerConfidence: upd.LowerConfidence}
 	if upd.Scope != nil {
 		s := string(*upd.Scope)
 		in.Scope = &s

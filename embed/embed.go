@@ -214,10 +214,11 @@ func (c *Client) Embed(ctx context.Context, texts []string) ([][]float32, Usage,
 	switch {
 	case err == nil:
 		c.clearPause()
-	case cairn.ErrorCode(err) == cairn.EUNAVAILABLE && !errors.Is(ctx.Err(), context.Canceled):
-		// Down, too slow for the caller's deadline, refusing the key,
-		// over a daily limit: the next process need not find out again.
-		// A cancelled caller says nothing of the endpoint.
+	case cairn.ErrorCode(err) == cairn.EUNAVAILABLE && ctx.Err() == nil:
+		// Down, failing, refusing the key, over a daily limit: the next
+		// process need not find out again. A caller's own deadline (a
+		// prompt's 150 ms) or cancellation says nothing of the endpoint,
+		// which a search with more time may still use.
 		c.pause(err)
 	}
 	return out, u, err

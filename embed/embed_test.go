@@ -264,7 +264,14 @@ func TestAFailureIsRememberedAcrossClientsForThePause(t *testing.T) {
 	if _, err := os.Stat(pause); !os.IsNotExist(err) {
 		t.Errorf("a success left the pause file: %v", err)
 	}
-	// A cancelled caller records nothing.
+	// A caller's own deadline or cancellation records nothing.
+	short, cancelShort := context.WithTimeout(t.Context(), time.Nanosecond)
+	defer cancelShort()
+	<-short.Done()
+	mk().Embed(short, []string{"x"})
+	if _, err := os.Stat(pause); !os.IsNotExist(err) {
+		t.Errorf("a caller's deadline paused the endpoint: %v", err)
+	}
 	ctx, cancel := context.WithCancel(t.Context())
 	cancel()
 	mk().Embed(ctx, []string{"x"})

@@ -286,3 +286,26 @@ func TestFeedbackIsOffByDefaultAndCanBeTurnedOn(t *testing.T) {
 		}
 	}
 }
+
+func TestAnUpdateNeverLowersConfidenceUnlessAsked(t *testing.T) {
+	t.Parallel()
+	e := engine.New(newStore(t), nil)
+	ctx := t.Context()
+	w, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "decision", Content: "Use WAL mode.", Confidence: 0.95})
+	if err != nil {
+		t.Fatal(err)
+	}
+	low, high := 0.3, 0.97
+	if _, err := e.UpdateMemory(ctx, w.Memory.ID, cairn.MemoryUpdate{Confidence: &low}); cairn.ErrorCode(err) != cairn.EINVALID || !strings.Contains(err.Error(), "lower-confidence") {
+		t.Fatalf("lowering by an update: %v", err)
+	}
+	if m, _ := e.FindMemoryByID(ctx, w.Memory.ID); m.Confidence != 0.95 {
+		t.Fatalf("confidence after a refused update: %v", m.Confidence)
+	}
+	if m, err := e.UpdateMemory(ctx, w.Memory.ID, cairn.MemoryUpdate{Confidence: &high}); err != nil || m.Confidence != 0.97 {
+		t.Fatalf("raising: %v, %v", m, err)
+	}
+	if m, err := e.UpdateMemory(ctx, w.Memory.ID, cairn.MemoryUpdate{Confidence: &low, LowerConfidence: true}); err != nil || m.Confidence != 0.3 {
+		t.Fatalf("lowering explicitly: %v, %v", m, err)
+	}
+}

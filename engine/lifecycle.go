@@ -24,8 +24,8 @@ import (
 //     memories stored before it was configured (an expiry set by hand
 //     stays as it is).
 //   - low value: a memory whose confidence (after this run's decay) is
-//     below cairn.LowValueConfidence, that was never used and is older
-//     than cairn.LowValueAge is removed.
+//     below cairn.LowValueConfidence, that was never used, is older than
+//     cairn.LowValueAge and was not stored explicitly is removed.
 //
 // Pinned memories never decay and are never removed. With apply false
 // nothing changes and the report says what would happen; with apply true
@@ -119,7 +119,7 @@ func (e *Engine) maintenanceOf(s cairn.LifecycleState, now time.Time) (cairn.Mai
 	expires := e.expiryOf(s)
 	expired := !expires.IsZero() && !now.Before(expires)
 	age := now.Sub(s.CreatedAt)
-	lowValue := conf < cairn.LowValueConfidence && s.UseCount == 0 && age > cairn.LowValueAge
+	lowValue := conf < cairn.LowValueConfidence && s.UseCount == 0 && age > cairn.LowValueAge && s.Source != cairn.SourceExplicit
 	if s.Pinned {
 		return cairn.MaintenanceItem{}, cairn.Decay{}, expired || lowValue || weeks > 0
 	}

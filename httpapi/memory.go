@@ -290,6 +290,9 @@ type UpdateIn struct {
 	CreatedByTaskID    *wire.Text `json:"created_by_task_id,omitempty"`
 	CreatedBySessionID *wire.Text `json:"created_by_session_id,omitempty"`
 	NewType            bool       `json:"new_type,omitempty"`
+	// LowerConfidence lets confidence go below the stored one; without it
+	// a lower confidence is refused.
+	LowerConfidence bool `json:"lower_confidence,omitempty"`
 }
 
 func ptrTo[T, U any](v *T, conv func(T) U) *U {
@@ -322,6 +325,7 @@ func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request, p *project
 	if upd == (cairn.MemoryUpdate{}) && in.SupersededBy == nil {
 		return cairn.Errorf(cairn.EINVALID, "nothing to change: give at least one field")
 	}
+	upd.LowerConfidence = in.LowerConfidence
 	if in.Type != nil {
 		if err := checkNewType(r.Context(), p, *in.Type, in.NewType); err != nil {
 			return err

@@ -167,7 +167,8 @@ type UpdateIn struct {
 	Tags         *[]string `json:"tags,omitempty" jsonschema:"the new tags (replace the old ones)"`
 	Files        *[]string `json:"files,omitempty" jsonschema:"the new file paths or globs (replace the old ones)"`
 	Key          *string   `json:"key,omitempty" jsonschema:"a new key"`
-	Confidence   *float64  `json:"confidence,omitempty" jsonschema:"a new confidence from 0 to 1"`
+	Confidence   *float64  `json:"confidence,omitempty" jsonschema:"a new confidence from 0 to 1; an update only raises it, unless lower_confidence"`
+	Lower        bool      `json:"lower_confidence,omitempty" jsonschema:"true: let confidence go below the stored one (an update never lowers it otherwise)"`
 	Pinned       *bool     `json:"pinned,omitempty" jsonschema:"true: always inject it into context"`
 	SupersededBy *string   `json:"superseded_by,omitempty" jsonschema:"the id of the memory that replaces this one (it stays searchable but is no longer injected)"`
 }
@@ -411,6 +412,7 @@ func (s *server) update(ctx context.Context, _ *mcp.CallToolRequest, in UpdateIn
 	if upd == (cairn.MemoryUpdate{}) {
 		return nil, MemoryOut{}, s.toolError("update", cairn.Errorf(cairn.EINVALID, "nothing to change: give at least one field besides the id"))
 	}
+	upd.LowerConfidence = in.Lower
 	if in.SupersededBy != nil && *in.SupersededBy != "" {
 		// The replacement must be a memory this project can see.
 		n, err := s.visible(ctx, *in.SupersededBy)

@@ -793,3 +793,14 @@ func TestDirectoryRenameThatFailsMovesNothing(t *testing.T) {
 		t.Errorf("after a failed rename:\n%s\nwant, as before:\n%s", after, before)
 	}
 }
+
+func TestAPathIsOneFileWhateverItsUnicodeForm(t *testing.T) {
+	e := newEnv(t)
+	nfd, nfc := "/memories/cafe\u0301.md", "/memories/caf\u00e9.md"
+	e.ok(memtool.Command{Command: "create", Path: nfd, FileText: "Decaf after four."}, "File created successfully at: "+nfc)
+	e.ok(memtool.Command{Command: "view", Path: nfc}, "Here's the content of "+nfc+" with line numbers:\n     1\tDecaf after four.")
+	e.fail(memtool.Command{Command: "create", Path: nfc, FileText: "again"}, "Error: File "+nfc+" already exists")
+	if ms := e.memories(); len(ms) != 1 || ms[0].Key != memtool.KeyPrefix+nfc {
+		t.Errorf("memories: %+v", ms)
+	}
+}

@@ -6,6 +6,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/cairn-dev/cairn"
 )
 
@@ -21,7 +23,8 @@ const KeyPrefix = "memfile:"
 const MaxPathBytes = cairn.MaxNameBytes - len(KeyPrefix)
 
 // cleanPath validates a path given by the model and returns its canonical
-// form: Root or Root + "/a/b", without a trailing or repeated slash. The
+// form: Root or Root + "/a/b", in Unicode NFC, without a trailing or
+// repeated slash. The
 // error is the answer for the model.
 func cleanPath(param, p string) (string, error) {
 	if p == "" {
@@ -33,6 +36,9 @@ func cleanPath(param, p string) (string, error) {
 	if !utf8.ValidString(p) {
 		return "", bad("it is not valid UTF-8")
 	}
+	// One name, one file: "café" typed with a combining accent (NFD, as
+	// macOS file names are) and with a precomposed one (NFC) are the same.
+	p = norm.NFC.String(p)
 	for _, r := range p {
 		if r == utf8.RuneError || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
 			return "", bad("it must not contain control or invisible characters")

@@ -784,7 +784,7 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 		return nil, err
 	}
 	rows, err := t.tx.Query(ctx, `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
-	decayed_at, use_count, pinned FROM memories WHERE project=$1 ORDER BY created_at, id`, project)
+	decayed_at, use_count, pinned, source FROM memories WHERE project=$1 ORDER BY created_at, id`, project)
 	if err != nil {
 		return nil, translate(err, "read lifecycle states")
 	}
@@ -796,7 +796,7 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 			created, used, expires, decayedAt, uses int64
 		)
 		if err := rows.Scan(&s.ID, &s.Type, &s.Title, &s.Confidence, &created, &used, &expires,
-			&decayedAt, &uses, &s.Pinned); err != nil {
+			&decayedAt, &uses, &s.Pinned, &s.Source); err != nil {
 			return nil, translate(err, "read lifecycle states")
 		}
 		s.UseCount = int(uses)

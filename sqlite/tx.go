@@ -807,7 +807,7 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 			created, used, expires, decayedAt int64
 		)
 		if err := rows.Scan(&s.ID, &s.Type, &s.Title, &s.Confidence, &created, &used, &expires,
-			&decayedAt, &s.UseCount, &s.Pinned); err != nil {
+			&decayedAt, &s.UseCount, &s.Pinned, &s.Source); err != nil {
 			return nil, translate(err, "read lifecycle states")
 		}
 		s.CreatedAt, s.LastUsedAt, s.ExpiresAt, s.DecayedAt = storesql.FromMS(created), storesql.FromMS(used), storesql.FromMS(expires), storesql.FromMS(decayedAt)

@@ -748,12 +748,14 @@ func testTTLExpiry(t *testing.T, e *engine.Engine) {
 }
 
 func testLowValue(t *testing.T, e *engine.Engine) {
-	low := add(t, e, &cairn.Memory{Project: "p", Content: "a dubious low value remark", Confidence: 0.12}).Memory
-	used := add(t, e, &cairn.Memory{Project: "p", Content: "low but once useful", Confidence: 0.12}).Memory
+	low := add(t, e, &cairn.Memory{Project: "p", Content: "a dubious low value remark", Confidence: 0.12, Source: cairn.SourceAutomatic}).Memory
+	used := add(t, e, &cairn.Memory{Project: "p", Content: "low but once useful", Confidence: 0.12, Source: cairn.SourceAutomatic}).Memory
 	if err := after(e, 24*time.Hour).RecordUse(t.Context(), []string{used.ID}, ""); err != nil {
 		t.Fatal(err)
 	}
-	sinking := add(t, e, &cairn.Memory{Project: "q", Content: "sinks below the line by decay", Confidence: 0.16}).Memory
+	// Asked for: decay alone never removes it.
+	explicit := add(t, e, &cairn.Memory{Project: "p", Content: "a low remark someone asked to keep", Confidence: 0.12, Source: cairn.SourceExplicit}).Memory
+	sinking := add(t, e, &cairn.Memory{Project: "q", Content: "sinks below the line by decay", Confidence: 0.16, Source: cairn.SourceExtracted}).Memory
 	// Thirty days old is not older than thirty days.
 	if rep := maintain(t, after(e, 30*24*time.Hour), "p", true); rep.Deleted != 0 {
 		t.Errorf("day 30: %v, want nothing deleted", itemKeys(rep))
@@ -767,6 +769,11 @@ func testLowValue(t *testing.T, e *engine.Engine) {
 	}
 	wantGone(t, e, low.ID)
 	get(t, e, used.ID)
+	get(t, e, explicit.ID)
+	if rep := maintain(t, after(e, 400*24*time.Hour), "p", true); itemOf(rep, explicit.ID) != nil {
+		t.Errorf("an explicit memory at the lowest confidence after 400 days: %v, want it left alone", itemKeys(rep))
+	}
+	get(t, e, explicit.ID)
 	rep = maintain(t, after(e, 31*24*time.Hour), "q", false)
 	if it := itemOf(rep, sinking.ID); it == nil || it.Action != cairn.ActionDeleted || it.Reason != "low value: confidence 0.10 after 4 weeks of decay, never used, 31 days old" {
 		t.Errorf("decayed below the line: item %+v", it)
@@ -792,7 +799,7 @@ func testPinnedImmune(t *testing.T, e *engine.Engine) {
 // day 100: an expired session, a low-value note, a decaying note.
 func lifecycleFixture(t *testing.T, e *engine.Engine) (session, low, decaying *cairn.Memory) {
 	session = add(t, e, &cairn.Memory{Project: "p", Type: "session", Content: "the ocelot session summary", CreatedAt: now.Add(-3 * time.Hour)}).Memory
-	low = add(t, e, &cairn.Memory{Project: "p", Content: "an ocelot remark of little value", Confidence: 0.14, CreatedAt: now.Add(-2 * time.Hour)}).Memory
+	low = add(t, e, &cairn.Memory{Project: "p", Content: "an ocelot remark of little value", Confidence: 0.14, Source: cairn.SourceAutomatic, CreatedAt: now.Add(-2 * time.Hour)}).Memory
 	decaying = add(t, e, &cairn.Memory{Project: "p", Content: "ocelot facts slowly fade", Confidence: 0.9, CreatedAt: now.Add(-time.Hour)}).Memory
 	return session, low, decaying
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
@@ -66,7 +67,14 @@ func runConfig(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 	}
 	for _, s := range l.Sources {
-		fmt.Fprintf(m.Stdout, "%-*s  # %s\n", width, s.Key+" = "+s.Value, s.From)
+		from := s.From
+		if strings.HasSuffix(s.Key, ".initial_confidence") && s.Value == "0.0" {
+			// 0 is "by source", not a confidence of 0.
+			from += fmt.Sprintf(": by source (%.1f explicit, %.1f automatic, %.1f extracted, %.1f imported)",
+				cairn.InitialConfidence(cairn.TypePolicy{}, cairn.SourceExplicit), cairn.InitialConfidence(cairn.TypePolicy{}, cairn.SourceAutomatic),
+				cairn.InitialConfidence(cairn.TypePolicy{}, cairn.SourceExtracted), cairn.InitialConfidence(cairn.TypePolicy{}, cairn.SourceImported))
+		}
+		fmt.Fprintf(m.Stdout, "%-*s  # %s\n", width, s.Key+" = "+s.Value, from)
 	}
 	return nil
 }

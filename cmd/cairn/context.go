@@ -34,6 +34,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	explain := fs.Bool("explain", false, "after the block, explain each chosen memory's score and what was left out and why")
 	index := fs.Bool("index", false, "add the memory index: types with counts and recent titles")
 	dryRun := fs.Bool("dry-run", false, "record nothing (use counts, last use, confidence stay as they are)")
+	record := fs.Bool("record", false, "record the use of what the block shows even without --session (with --session it is recorded unless --dry-run)")
 	searchMode := fs.String("search-mode", "", "rank relevant memories by `lexical` words, vector similarity, or both (hybrid); default embeddings.mode when an endpoint is configured, else lexical")
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
@@ -70,10 +71,15 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		return err
 	}
-	call := recall.Call{Request: req, Config: c, DefaultConfig: len(cfg.Files) == 0, Record: !*dryRun}
+	// A block printed for a session is shown to an agent: its use counts
+	// (use count, last use, a little confidence). Without a session it is
+	// a preview, unless --record says otherwise: looking at the block ten
+	// times must not make its memories look ten times as useful.
+	rec := !*dryRun && (*session != "" || *record)
+	call := recall.Call{Request: req, Config: c, DefaultConfig: len(cfg.Files) == 0, Record: rec}
 	var a *recall.Answer
 	access := recordDB
-	if *dryRun {
+	if !rec {
 		access = readDB
 	}
 	err = m.withService(ctx, g, access, func(svc service) error {

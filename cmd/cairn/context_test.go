@@ -189,3 +189,22 @@ func TestContextJSONIsOneLineWithoutTagCharacters(t *testing.T) {
 		t.Errorf("decoded item %+v, want the memory's own text", it)
 	}
 }
+
+func TestAPreviewOfTheBlockIsNotAUse(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	id := c.add("--type", "pitfall", "The flaky auth test shares one fake clock.")
+	for range 10 {
+		if r := c.ok("context", "--prompt", "flaky clock"); !strings.Contains(r.stdout, id) {
+			t.Fatalf("the block lacks the memory: %v", r)
+		}
+	}
+	if m := c.show(id); m["use_count"] != nil && m["use_count"] != 0.0 || m["confidence"] != 0.6 {
+		t.Fatalf("ten previews changed the memory: %v", m)
+	}
+	c.ok("context", "--prompt", "flaky clock", "--session", "s-1")
+	c.ok("context", "--prompt", "flaky clock", "--record")
+	if m := c.show(id); m["use_count"] != 2.0 {
+		t.Errorf("a block for a session and a recorded one: %v", m)
+	}
+}

@@ -20,8 +20,9 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&key, "key", "new `key` (empty removes it)")
 	fs.Var(&tags, "tags", "replace the tags (comma-separated; \"\" clears them)")
 	fs.Var(&files, "files", "replace the file globs (comma-separated)")
-	var conf confidenceFlag
-	fs.Var(&conf, "confidence", "new confidence from 0 to 1")
+	var conf, lower confidenceFlag
+	fs.Var(&conf, "confidence", "raise the confidence to this, from 0 to 1 (an edit never lowers it)")
+	fs.Var(&lower, "lower-confidence", "lower the confidence to this, from 0 to 1")
 	fs.Var(&scope, "scope", "project or global")
 	pin := fs.Bool("pin", false, "always inject this memory")
 	unpin := fs.Bool("unpin", false, "stop always injecting it")
@@ -71,8 +72,13 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 	if files.set {
 		upd.FileRefs = &files.vals
 	}
-	if conf.set {
+	switch {
+	case conf.set && lower.set:
+		return usagef("edit: give --confidence or --lower-confidence, not both")
+	case conf.set:
 		upd.Confidence = &conf.v
+	case lower.set:
+		upd.Confidence, upd.LowerConfidence = &lower.v, true
 	}
 	if scope.set {
 		sc := cairn.Scope(scope.v)

@@ -90,7 +90,7 @@ func runEmbed(ctx context.Context, m *Main, g *globals, args []string) error {
 		project = ""
 	}
 	var progress func(done, total int)
-	if !*quiet {
+	if !*quiet && isTerminal(m.Stderr) {
 		progress = func(done, total int) { fmt.Fprintf(m.Stderr, "\r%s", progressBar(done, total)) }
 	}
 	rep, err := s.eng.FillVectors(ctx, project, progress)

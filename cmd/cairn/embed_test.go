@@ -49,7 +49,7 @@ func TestEmbedThenHybridSearchFindsTheAnswerByMeaning(t *testing.T) {
 		t.Errorf("stats before: %v", r)
 	}
 	r = c.ok("embed")
-	if !strings.Contains(r.stdout, "embedded 3 contents with test-embed (2 requests") || !strings.Contains(r.stderr, "100% 3/3") {
+	if !strings.Contains(r.stdout, "embedded 3 contents with test-embed (2 requests") || strings.Contains(r.stderr, "\r") {
 		t.Errorf("embed: %v", r)
 	}
 	if reqs := srv.Requests(); len(reqs) != 2 || reqs[0].Auth != "Bearer sk-test-key" {

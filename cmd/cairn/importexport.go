@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -19,13 +20,39 @@ import (
 // countingReader counts the bytes read from r.
 type countingReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64 // read by the progress bar while the import reads
 }
 
 func (c *countingReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
+}
+
+// importProgress draws on w, when it is a terminal (tty), how much of a
+// file of size bytes the import has read, until stop is called; nothing
+// for an input under 1 MiB.
+func importProgress(w io.Writer, tty bool, counted *countingReader, size int64) (stop func()) {
+	if !tty || size < 1<<20 {
+		return func() {}
+	}
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		t := time.NewTicker(200 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				fmt.Fprintf(w, "\r%s MB\n", progressBar(int(size>>20), int(size>>20)))
+				return
+			case <-t.C:
+				fmt.Fprintf(w, "\r%s MB", progressBar(int(counted.n.Load()>>20), int(size>>20)))
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
 }
 
 // maxImportBytes is the most an import reads: 4 GiB of JSON Lines (an
@@ -49,6 +76,7 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var in io.Reader = m.Stdin
 	name := "standard input"
+	var size int64
 	if pos[0] != "-" {
 		f, err := os.Open(pos[0])
 		if err != nil {
@@ -56,11 +84,15 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		defer f.Close()
 		in, name = f, pos[0]
+		if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+			size = fi.Size()
+		}
 	}
 	counted := &countingReader{r: newInput(ctx, in, maxImportBytes, name)}
+	stop := importProgress(m.Stderr, isTerminal(m.Stderr), counted, size)
 	var rep *cairn.ImportReport
 	err = m.withService(ctx, g, writeDB, func(svc service) error {
-		if counted.n > 0 {
+		if counted.n.Load() > 0 {
 			// The socket's server stopped answering after it had read
 			// some of the input, which cannot be read again.
 			return cairn.Errorf(cairn.EUNAVAILABLE, "the cairn server stopped answering during the import: run the import again (what it may have stored is found unchanged)")
@@ -69,6 +101,7 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 		rep, err = svc.ImportStream(ctx, counted, cairn.ImportOptions{Project: g.project, SkipInvalid: *skip})
 		return err
 	})
+	stop()
 	if err != nil {
 		return err
 	}

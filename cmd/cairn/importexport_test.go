@@ -536,3 +536,24 @@ func TestExportWritesTheItemShapeAgentsBrowse(t *testing.T) {
 		t.Errorf("unknown format: %v", r)
 	}
 }
+
+func TestImportDrawsProgressOnATerminalOnly(t *testing.T) {
+	t.Parallel()
+	counted := &countingReader{r: strings.NewReader("")}
+	var b strings.Builder
+	importProgress(&b, false, counted, 8<<20)()
+	if b.Len() != 0 {
+		t.Errorf("drawn on a non-terminal: %q", b.String())
+	}
+	stop := importProgress(&b, true, counted, 8<<20)
+	counted.n.Store(4 << 20)
+	stop()
+	if out := b.String(); !strings.HasPrefix(out, "\r") || !strings.HasSuffix(out, "100% 8/8 MB\n") {
+		t.Errorf("progress: %q", out)
+	}
+	b.Reset()
+	importProgress(&b, true, counted, 1000)() // a small file: no bar
+	if b.Len() != 0 {
+		t.Errorf("drawn for a small file: %q", b.String())
+	}
+}

@@ -127,7 +127,7 @@ func ingestAll(ctx context.Context, m *Main, g *globals, kind string, allProject
 	if allProjects {
 		opts.ProjectOf = projectOf
 	}
-	progress := !quiet && !asJSON && len(srcs) > 0
+	progress := !quiet && !asJSON && len(srcs) > 0 && isTerminal(m.Stderr)
 	if progress {
 		opts.OnProgress = func(done, total int) { fmt.Fprintf(m.Stderr, "\r%s transcripts", progressBar(done, total)) }
 	}

@@ -112,7 +112,7 @@ func readFileText(ctx context.Context, path string) (string, error) {
 // isTerminal reports whether r is a terminal (a character device): a
 // command that reads standard input when given no file does so only when
 // something was piped or redirected to it.
-func isTerminal(r io.Reader) bool {
+func isTerminal(r any) bool {
 	f, ok := r.(*os.File)
 	if !ok {
 		return false

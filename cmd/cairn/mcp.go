@@ -44,7 +44,8 @@ func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	fmt.Fprintf(m.Stderr, "cairn: MCP server for project %s (%s) on standard input and output\n", g.project, label)
-	t := &mcp.IOTransport{Reader: readCloser(m.Stdin), Writer: writeCloser(m.Stdout)}
+	out := &lockedWriter{w: writeCloser(m.Stdout)}
+	t := &mcp.IOTransport{Reader: newMCPLines(readCloser(m.Stdin), out, m.Stderr), Writer: out, MaxLineLength: maxMCPLine + 1}
 	err = srv.Run(ctx, t)
 	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
 		return nil // stopped, or the client went away

@@ -274,29 +274,6 @@ func TestMCPStdoutCarriesOnlyProtocol(t *testing.T) {
 	}
 }
 
-func TestMCPLineThatIsNotJSONEndsTheSessionWithAClearError(t *testing.T) {
-	needBinary(t)
-	t.Parallel()
-	dir := t.TempDir()
-	cmd := exec.Command(cairnBin, "--db", filepath.Join(dir, "c.db"), "--project", "p", "mcp")
-	cmd.Env = binEnv(dir)
-	cmd.Stdin = strings.NewReader("this is not JSON\n")
-	var out, errb bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	err := cmd.Run()
-	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != exitFailure {
-		t.Fatalf("want exit status 1, got %v", err)
-	}
-	if !strings.Contains(errb.String(), "not JSON") || strings.Contains(errb.String(), "internal error") {
-		t.Fatalf("stderr: %s", errb.String())
-	}
-	for _, line := range strings.Split(strings.TrimSpace(out.String()), "\n") {
-		if line != "" && !json.Valid([]byte(line)) {
-			t.Fatalf("stdout line is not JSON: %q", line)
-		}
-	}
-}
-
 func TestMCPRefusesPositionalArguments(t *testing.T) {
 	c := newCLI(t)
 	r := c.run("", "mcp", "myproject")

@@ -174,7 +174,11 @@ func TestServeRecordsTheUseOfWhatContextShowed(t *testing.T) {
 	if len(ids) != 1 {
 		t.Fatalf("search found %v", ids)
 	}
-	r := c.ok("context", "--prompt", "flaky clock")
+	// A preview (no session) records nothing.
+	if r := c.ok("context", "--prompt", "flaky clock"); !strings.Contains(r.stdout, ids[0]) {
+		t.Fatalf("context via the server lacks %s: %v", ids[0], r)
+	}
+	r := c.ok("context", "--prompt", "flaky clock", "--session", "s-1")
 	if !strings.Contains(r.stdout, ids[0]) {
 		t.Fatalf("context via the server lacks %s: %v", ids[0], r)
 	}

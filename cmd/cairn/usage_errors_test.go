@@ -120,3 +120,19 @@ func TestAMistypedDatabasePathIsNamedNotReadAsEmpty(t *testing.T) {
 		t.Errorf("hook on a missing database: %v", r)
 	}
 }
+
+func TestEditRaisesConfidenceAndLowersItOnlyWhenNamed(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	id := c.add("--confidence", "0.95", "Confidence only rises by an edit.")
+	if r := c.run("", "edit", id, "--confidence", "0.3"); r.code != 1 || !strings.Contains(r.stderr, "--lower-confidence") {
+		t.Errorf("edit --confidence lower: %v", r)
+	}
+	if r := c.run("", "edit", id, "--confidence", "0.5", "--lower-confidence", "0.4"); r.code != 2 {
+		t.Errorf("both flags: %v", r)
+	}
+	c.ok("edit", id, "--lower-confidence", "0.3")
+	if got := c.show(id)["confidence"]; got != 0.3 {
+		t.Errorf("after --lower-confidence: %v", got)
+	}
+}

@@ -448,6 +448,8 @@ function editMemory(m) {
     if (String(d.get('confidence')) !== String(m.confidence)) {
       if (!(c >= 0 && c <= 1)) { status('Confidence is a number from 0 to 1.'); return; }
       body.confidence = c;
+      // Typing a lower number here is the person's own act of lowering it.
+      if (c < (m.confidence ?? 0)) body.lower_confidence = true;
     }
     if (!Object.keys(body).length) { openMemory(m.id); return; }
     if (nt.checked) body.new_type = true;
