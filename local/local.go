@@ -16,9 +16,10 @@ import (
 
 // Project is the engine bound to one project (ids are looked up in that
 // project and among global-scope memories only, as
-// engine.Engine.WithProject gives), with the context blocks of package
-// recall and the iteration memory of package loop. Its clock is the
-// engine's. Safe for concurrent use when the engine and Record are.
+// engine.Engine.WithProject gives), with the blocks and lookups of package
+// recall (context blocks, lookups by name, the next iteration's block of
+// an agent loop) and the iteration memory of package loop. Its clock is
+// the engine's. Safe for concurrent use when the engine and Record are.
 type Project struct {
 	*engine.Engine
 	loop.Local
