@@ -88,9 +88,9 @@ type IterationTotals struct {
 }
 
 // IterationTx is the role of a transaction that keeps agent-loop
-// iterations. A backend's Tx implements it when the backend supports
-// iteration memory (both of cairn's do); the engine reports EINVALID for a
-// backend whose Tx does not.
+// iterations: a Tx's Iterations when its SupportsIterations (both of
+// cairn's backends do); the engine reports EINVALID for a backend that
+// does not.
 type IterationTx interface {
 	// PutIteration stores it, replacing the iteration with the same
 	// project, run, task and iteration number if there is one (recording an

@@ -34,6 +34,41 @@ type Store interface {
 	Update(ctx context.Context, fn func(Tx) error) error
 	// Close releases the store. Transactions must not be used after it.
 	Close() error
+
+	StoreCapabilities
+}
+
+// StoreCapabilities are what a Store may do beyond the contract every
+// backend keeps. Each Supports method says whether the store has the
+// capability; the method it names must be called only when it does, and
+// otherwise returns an EINTERNAL error (a role's getter: nil). Callers ask the Supports method,
+// never the store's type, so that a store wrapped by another (a test's
+// recorder, say) keeps what it can do. The conformance suite (package
+// storetest) tests each capability on every backend that reports it.
+type StoreCapabilities interface {
+	// SupportsDataVersion reports whether DataVersion tells of writes.
+	SupportsDataVersion() bool
+	// DataVersion returns a number that changes whenever any process
+	// sharing the store commits a write, and never decreases. A write
+	// through this store changes it before Update returns; those of
+	// other stores and processes soon after (the backend says how soon).
+	// Caches of a long-lived process compare it to know they are still
+	// valid, so a backend may also change it when it cannot tell (it lost
+	// its connection): a cache then reads again.
+	DataVersion(ctx context.Context) (int64, error)
+
+	// SupportsCheckpoint reports whether Checkpoint does anything.
+	SupportsCheckpoint() bool
+	// Checkpoint moves what the store's log holds into its main file, so
+	// that the next process opens the store quickly (SQLite's write-ahead
+	// log). Writers of much data call it when they are done.
+	Checkpoint(ctx context.Context) error
+
+	// SupportsVectors reports whether the store keeps embeddings.
+	SupportsVectors() bool
+	// Vectors returns the store's VectorStore role; nil when it keeps
+	// none.
+	Vectors() VectorStore
 }
 
 // Tx is one transaction. Its methods must only be called from the function
@@ -43,15 +78,75 @@ type Store interface {
 // Its methods are grouped by role, each with the serialisation it needs
 // in an Update (what the SQLite backend gets from serialising every
 // Update, and the PostgreSQL backend from a lock per project, partition
-// or source, held until commit). Backends may also implement optional
-// roles (IterationTx on a Tx, VectorStore on a Store), which callers find
-// by type assertion.
+// or source, held until commit). Optional capabilities and roles are
+// declared in TxCapabilities (and StoreCapabilities on a Store).
 type Tx interface {
 	MemoryTx
 	IndexTx
 	ActivityTx
 	IngestTx
 	TokenTx
+	JobTx
+	TxCapabilities
+}
+
+// TxCapabilities are what a transaction may do beyond the contract every
+// backend keeps, declared as StoreCapabilities are: the method a Supports
+// method names must be called only when it reports true, and returns an
+// EINTERNAL error otherwise.
+type TxCapabilities interface {
+	// SupportsBulk reports whether Bulk does anything.
+	SupportsBulk() bool
+	// Bulk prepares this transaction for a large write (an import): the
+	// backend may hold more in memory until the transaction ends. On a
+	// transaction of View it does nothing.
+	Bulk(ctx context.Context) error
+
+	// SupportsTouchEach reports whether TouchEach may be called.
+	SupportsTouchEach() bool
+	// TouchEach records a use of each memory in ids, the i-th at at[i],
+	// as TouchMemories called once per id in that order would: an id
+	// given n times gains n uses (and n boosts, up to max), and its last
+	// use is the last of its times. It returns the project of each memory
+	// touched, by id; ids not stored are left out. A backend offers it
+	// when it writes a batch of uses faster than one TouchMemories per
+	// use (SQLite: each row once, in storage order).
+	TouchEach(ctx context.Context, ids []string, at []time.Time, boost, max float64) (map[string]string, error)
+
+	// SupportsIterations reports whether the store keeps agent-loop
+	// iterations.
+	SupportsIterations() bool
+	// Iterations returns the transaction's IterationTx role; nil when the
+	// store keeps no iterations.
+	Iterations() IterationTx
+}
+
+// JobTx is the role of a transaction over the state of background jobs
+// (package jobs): for each job and project, when it last ran and how far
+// it got. A state is written by the process that ran the job; two
+// processes running the same job write the same row, and the last commit
+// wins, so it needs no turn of its own.
+type JobTx interface {
+	// FindJobStates returns the states of job, by project in byte order.
+	FindJobStates(ctx context.Context, job string) ([]JobState, error)
+	// PutJobState stores s, replacing the state of its job and project.
+	// EINVALID for an empty job.
+	PutJobState(ctx context.Context, s JobState) error
+}
+
+// JobState is what a background job keeps of its work on one project
+// between runs and across restarts.
+type JobState struct {
+	Job     string
+	Project string // "" for a job over the whole store
+	// RanAt is when the job last ran for the project (UTC, to the
+	// millisecond); zero when never.
+	RanAt time.Time
+	// Cursor is how far the job has read (an event's Seq, say): the
+	// job's to interpret.
+	Cursor int64
+	// Data is the job's own text (a folder, say).
+	Data string
 }
 
 // MemoryTx is the role of a transaction over memories.

@@ -4,7 +4,8 @@ import "context"
 
 // VectorStore is the role of a Store that also keeps embeddings: vectors of
 // memories' content, made by a model through an embeddings endpoint. It is
-// optional; a Store without it ranks lexically only.
+// optional (a Store's Vectors when its SupportsVectors); a Store without
+// it ranks lexically only.
 //
 // A vector is keyed by the content hash of what was embedded
 // (Memory.ContentHash) and the model's name, not by memory: memories with

@@ -4,11 +4,8 @@
 # cairn of git revision REV (default: the last revision whose CLI forwarded
 # its arguments to the server, 1a35301), each against its own server over
 # its own import of one corpus of N generated memories (default 100000).
-# A third column is the current tree built with the nopostgres tag: the
-# same client without the PostgreSQL driver, which REV did not have
-# either (the driver's start-up is paid by every process of the default
-# build, whatever its database). Each binary also runs its server, as in
-# use: a binary that another process runs starts faster.
+# Each binary also runs its server, as in use: a binary that another
+# process runs starts faster.
 # The binaries run in turn on each query (timeit's "::"), so that
 # all see the same inputs and the same machine load, and every measured
 # call asks a query its server has not been asked before (a prompt seldom
@@ -16,9 +13,8 @@
 # generated queries. `cairn version` of each is measured in every round:
 # the start-up floor the figures stand beside. Before the rounds the
 # servers answer WARM other queries (default 300), as a server that has
-# run beside an agent for a while has. The servers' daily cleanup
-# is put off (CAIRN_SERVE_CLEANUP_AFTER): run by the wall clock, it would
-# expire part of the corpus during the run on one side only.
+# run beside an agent for a while has. Each server's first cleanup check
+# comes a minute after it starts, on every side alike.
 #
 # Environment: RUNS (measured runs per figure and round, default 100),
 # ROUNDS (default 3), WARM (default 300), KEEP=1 keeps the temporary
@@ -50,9 +46,8 @@ cleanup() {
 trap cleanup EXIT
 . bench/lib.sh # step
 
-step "building the current cairn (also with -tags nopostgres) and that of $REV"
+step "building the current cairn and that of $REV"
 CGO_ENABLED=0 go build -o "$WORK/new" ./cmd/cairn
-CGO_ENABLED=0 go build -tags nopostgres -o "$WORK/lean" ./cmd/cairn
 mkdir -p "$WORK/old-src"
 git archive "$REV" | tar -x -C "$WORK/old-src"
 (cd "$WORK/old-src" && CGO_ENABLED=0 GOFLAGS=-buildvcs=false go build -o "$WORK/old" ./cmd/cairn)
@@ -68,15 +63,15 @@ awk -v n="$QUERIES" '!seen[$0]++ { print; if (++k == n) exit }' "$WORK/generated
 (($(wc -l <"$WORK/queries.txt") == QUERIES)) || { echo "bench: fewer than $QUERIES distinct queries" >&2; exit 1; }
 # Each binary imports the corpus itself: an older cairn cannot open a
 # database whose schema a newer one migrated.
-for b in old new lean; do
+for b in old new; do
 	"$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" import "$WORK/corpus.jsonl" >/dev/null
 done
 
-for b in old new lean; do
-	CAIRN_SERVE_CLEANUP_AFTER=1000h "$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" serve --addr off >"$WORK/$b.serve.log" 2>&1 &
+for b in old new; do
+	"$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" serve --addr off >"$WORK/$b.serve.log" 2>&1 &
 	PIDS+=($!)
 done
-for b in old new lean; do
+for b in old new; do
 	for _ in $(seq 200); do [[ -S "$WORK/$b.db.sock" ]] && break; sleep 0.05; done
 	[[ -S "$WORK/$b.db.sock" ]] || { cat "$WORK/$b.serve.log" >&2; exit 1; }
 done
@@ -84,9 +79,9 @@ mkdir -p "$WORK/$PROJECT"
 printf '{"session_id":"bench-session","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"{}"}\n' "$WORK" "$WORK/$PROJECT" >"$WORK/hook.json"
 printf '{"session_id":"bench-tools","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"{}","description":"run it"},"tool_use_id":"toolu_bench"}\n' "$WORK" "$WORK/$PROJECT" >"$WORK/pretool.json"
 
-# measure WHAT QUERIES [TIMEIT FLAGS] -- ARGS...: runs `old ARGS`, `new
-# ARGS` and `lean ARGS` in turn over the QUERIES file and appends each
-# one's summary to WORK/old.WHAT, WORK/new.WHAT and WORK/lean.WHAT.
+# measure WHAT QUERIES [TIMEIT FLAGS] -- ARGS...: runs `old ARGS` and
+# `new ARGS` in turn over the QUERIES file and appends each one's summary
+# to WORK/old.WHAT and WORK/new.WHAT.
 measure() {
 	local what=$1 queries=$2
 	shift 2
@@ -96,16 +91,14 @@ measure() {
 		shift
 	done
 	shift
-	local old=() new=() lean=()
+	local old=() new=()
 	for a in "$@"; do
 		old+=("${a//@BIN@/old}")
 		new+=("${a//@BIN@/new}")
-		lean+=("${a//@BIN@/lean}")
 	done
-	"$WORK/timeit" -runs "$RUNS" -warmup "$WARMUP" -json -each "$queries" "${flags[@]}" -- "${old[@]}" :: "${new[@]}" :: "${lean[@]}" >"$WORK/pair"
+	"$WORK/timeit" -runs "$RUNS" -warmup "$WARMUP" -json -each "$queries" "${flags[@]}" -- "${old[@]}" :: "${new[@]}" >"$WORK/pair"
 	sed -n 1p "$WORK/pair" >>"$WORK/old.$what"
 	sed -n 2p "$WORK/pair" >>"$WORK/new.$what"
-	sed -n 3p "$WORK/pair" >>"$WORK/lean.$what"
 }
 # The servers answer WARM queries (search and context) of their own
 # before the rounds: a server that has run for a while, as one next to an
@@ -114,7 +107,7 @@ step "warming the servers with $WARM other queries"
 "$WORK/gen" -queries $((WARM * 2)) -seed 3 -project "$PROJECT" >"$WORK/warm-generated.txt"
 awk -v n="$WARM" 'NR == FNR { seen[$0] = 1; next } !seen[$0]++ { print; if (++k == n) exit }' \
 	"$WORK/queries.txt" "$WORK/warm-generated.txt" >"$WORK/warm.txt"
-for b in old new lean; do
+for b in old new; do
 	for what in "search --" "context --prompt"; do
 		# shellcheck disable=SC2086 # what is two words on purpose
 		"$WORK/timeit" -runs "$WARM" -warmup 0 -each "$WORK/warm.txt" -- "$WORK/$b" --db "$WORK/$b.db" --project "$PROJECT" --now "$NOW" $what '{}' >/dev/null
@@ -142,7 +135,7 @@ done
 median_field() { # NAME FILE: the median of a figure over the rounds in FILE
 	sed -n "s/.*\"$1\":\([-0-9.e+]*\).*/\1/p" "$2" | sort -g | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 printf 'load average %s; %d rounds of %d runs; N=%d\n' "$(cut -d' ' -f1-3 /proc/loadavg)" "$ROUNDS" "$RUNS" "$N"
-printf '%-34s %-24s %-24s %-24s\n' "median (p99), ms" "forwarding ($REV)" "client (this tree)" "client, nopostgres build"
+printf '%-34s %-24s %-24s\n' "median (p99), ms" "forwarding ($REV)" "client (this tree)"
 for what in version search context hook pretool; do
 	case $what in
 	version) label="cairn version (start-up floor)" ;;
@@ -152,9 +145,9 @@ for what in version search context hook pretool; do
 	pretool) label="hook pre-tool-use (Bash)" ;;
 	esac
 	row=()
-	for b in old new lean; do
+	for b in old new; do
 		f=$WORK/$b.$what
 		row+=("$(printf '%.2f (%.1f)' "$(median_field median_ms "$f")" "$(median_field p99_ms "$f")")")
 	done
-	printf '%-34s %-24s %-24s %-24s\n' "$label" "${row[0]}" "${row[1]}" "${row[2]}"
+	printf '%-34s %-24s %-24s\n' "$label" "${row[0]}" "${row[1]}"
 done

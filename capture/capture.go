@@ -32,6 +32,10 @@ type Signal struct {
 	// level, score and reason, a learning's extra attributes.
 	Fields map[string]string
 	Line   int // the line the signal starts on, from 1
+	// Listed marks a learning read from a bullet of a Key Learnings
+	// section (prose the agent wrote for a person) rather than from a
+	// signal the agent wrote for cairn.
+	Listed bool
 }
 
 // Problem is a signal that could not be read.
@@ -509,7 +513,7 @@ func (p *parser) flushBullet() {
 		p.problem(b.line, b.text, "an empty item in the Key Learnings list")
 		return
 	}
-	p.add(Signal{Kind: KindLearning, Type: "learning", Content: content, Line: b.line}, b.text)
+	p.add(Signal{Kind: KindLearning, Type: "learning", Content: content, Line: b.line, Listed: true}, b.text)
 }
 
 func (p *parser) endSection() {

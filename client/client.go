@@ -148,14 +148,7 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 	case io.Reader:
 		rd, ctype = b, "application/x-ndjson"
 	default:
-		var data []byte
-		var err error
-		if m, ok := b.(json.Marshaler); ok {
-			// Written without encoding/json's reflection (httpapi.ContextIn).
-			data, err = m.MarshalJSON()
-		} else {
-			data, err = json.Marshal(b)
-		}
+		data, err := json.Marshal(b)
 		if err != nil {
 			return cairn.WrapError(cairn.EINTERNAL, err, "encoding the request")
 		}
@@ -203,43 +196,16 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 		}
 		return nil
 	}
-	switch out.(type) {
-	case *wire.Hits, *httpapi.ContextOut:
-		// Read without encoding/json's reflection, which costs a
-		// short-lived process more than the rest of the exchange: these
-		// decode the whole answer themselves, as encoding/json would.
-		data, err := readBody(resp)
-		if err != nil {
-			return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer was cut short")
-		}
-		if err := out.(json.Unmarshaler).UnmarshalJSON(data); err != nil {
-			return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer is not the JSON of cairn's API")
-		}
-		return nil
+	// Read whole first: an answer cut short may hold a complete JSON
+	// value, but not the one the server sent.
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer was cut short")
 	}
-	if err := json.NewDecoder(resp.Body).Decode(out); err != nil {
+	if err := json.Unmarshal(data, out); err != nil {
 		return cairn.WrapError(cairn.EUNAVAILABLE, err, "the server's answer is not the JSON of cairn's API")
 	}
 	return nil
-}
-
-// maxSizedBody bounds the body readBody reads into one buffer of the size
-// the answer announces; a larger one is read as it comes.
-const maxSizedBody = 8 << 20
-
-// readBody reads an answer's whole body: into one buffer when its length
-// is announced (a server's JSON answers are), instead of growing one as
-// io.ReadAll does, which a short-lived process pays for in fresh pages.
-func readBody(resp *http.Response) ([]byte, error) {
-	n := resp.ContentLength
-	if n < 0 || n > maxSizedBody {
-		return io.ReadAll(resp.Body)
-	}
-	data := make([]byte, n)
-	if _, err := io.ReadFull(resp.Body, data); err != nil {
-		return nil, err
-	}
-	return data, nil
 }
 
 // errorOf reads an error answer: {"error": {"code", "message"}}.

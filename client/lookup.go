@@ -17,7 +17,8 @@ func (p *Project) Lookup(ctx context.Context, req recall.LookupRequest) (*recall
 	if !req.Now.IsZero() {
 		pp = p.At(req.Now)
 	}
-	in := httpapi.LookupIn{Kind: req.Kind, Profile: req.Profile, Subject: req.Subject, Budget: req.Budget, Limit: req.Limit}
+	in := httpapi.LookupIn{Kind: req.Kind, Profile: req.Profile, Subject: req.Subject, Budget: req.Budget, Limit: req.Limit,
+		Command: req.Command, Session: req.Session, ShownTimes: req.ShownTimes, Exact: req.Exact}
 	var out recall.LookupOut
 	if err := pp.do(ctx, http.MethodPost, p.path("/lookup"), in, &out); err != nil {
 		return nil, err

@@ -45,7 +45,8 @@ func TestALookupIsOneRequestAnsweredByTheServer(t *testing.T) {
 		{Kind: recall.KindCommand, Subject: "go test"},
 		{Kind: recall.KindFile, Subject: "store/lock.go"},
 		{Kind: recall.KindError, Subject: "FAIL TestLock: database is locked"},
-		{Profile: recall.ProfileFailure, Subject: "database is locked"},
+		{Profile: recall.ProfileFailure, Subject: "--- FAIL: TestLock (0.01s)\n    lock_test.go:12: database is locked"},
+		{Profile: recall.ProfileCommand, Command: "go test ./store/... -run TestLock"},
 	} {
 		before := requests.Load()
 		got, err := p.Lookup(t.Context(), req)

@@ -55,7 +55,7 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 	if !q.Now.IsZero() {
 		pp = p.At(q.Now)
 	}
-	var out wire.Hits
+	var out []wire.Hit
 	var hdr http.Header
 	if err := pp.doHeader(ctx, http.MethodGet, p.path("/search?"+v.Encode()), nil, &out, &hdr); err != nil {
 		return nil, cairn.Retrieval{}, err

@@ -147,6 +147,16 @@ type Config struct {
 	Embeddings EmbeddingsConfig         `json:"embeddings"`
 	Export     ExportConfig             `json:"export"`
 	Loop       LoopConfig               `json:"loop"`
+	Capture    CaptureConfig            `json:"capture"`
+}
+
+// CaptureConfig is what the hooks do while they capture a session.
+type CaptureConfig struct {
+	// AskAtStop lets the Stop hook ask the agent, once per session, to
+	// write what a later session should know, when the session had
+	// something worth keeping (a command failed and then passed, the user
+	// corrected the agent) and the agent recorded nothing itself.
+	AskAtStop bool `json:"ask_at_stop"`
 }
 
 // ExportConfig is seed 001's per-type JSON Lines files for agents that
@@ -346,7 +356,8 @@ func Default() *Config {
 			Dynamic:     DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
 			Relevant:    RelevantTier{Enabled: true, Limit: 10, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
 		},
-		Loop: LoopConfig{BudgetChars: 4000, Tiers: []string{"haiku", "sonnet", "opus"}, EscalateAfter: 2, StuckAfter: 3, ReviewAfter: 5},
+		Loop:    LoopConfig{BudgetChars: 4000, Tiers: []string{"haiku", "sonnet", "opus"}, EscalateAfter: 2, StuckAfter: 3, ReviewAfter: 5},
+		Capture: CaptureConfig{AskAtStop: true},
 		Scoring: ScoringConfig{
 			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,
 			RecencyMax: 0.1, RecencyPerDay: 0.002, Relevance: 1.0, Threshold: 0.25,

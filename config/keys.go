@@ -101,6 +101,7 @@ func listLeaf(key string, check func(string) string, p func(*Config) *[]string) 
 func fixedLeaves() []leaf {
 	weight := func(key string, p func(*Config) *float64) leaf { return floatLeaf(key, 0, maxWeight, p) }
 	return []leaf{
+		boolLeaf("capture.ask_at_stop", func(c *Config) *bool { return &c.Capture.AskAtStop }),
 		intLeaf("context.budget", 1, maxBudget, func(c *Config) *int { return &c.Context.Budget }),
 		intLeaf("context.start_budget", 1, maxBudget, func(c *Config) *int { return &c.Context.StartBudget }),
 		boolLeaf("context.dynamic.enabled", func(c *Config) *bool { return &c.Context.Dynamic.Enabled }),

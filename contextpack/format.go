@@ -6,8 +6,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/cairn-dev/cairn/internal/jsonlite"
 )
 
 // format renders the pieces of a block. The text is their concatenation:
@@ -466,7 +464,10 @@ type jsonFormat struct{}
 
 // jsonString encodes s as a JSON string as encoding/json does: <, > and &
 // as \u escapes, so no tag can appear in the output.
-func jsonString(s string) string { return string(jsonlite.AppendString(nil, s)) }
+func jsonString(s string) string {
+	b, _ := json.Marshal(s) // a string always marshals
+	return string(b)
+}
 
 func (jsonFormat) head(project string, tokens int) string {
 	return `{"project":` + jsonString(clean(project)) + `,"notice":` + jsonString(notice+" `cairn show ID` prints one in full.") +

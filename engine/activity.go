@@ -133,17 +133,11 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 	})
 }
 
-// touchEachTx is a store's transaction that records many uses in one
-// call, each at its own time: SQLite writes each memory's row once, in
-// rowid order, so that a batch reads and writes each page about once.
-type touchEachTx interface {
-	TouchEach(ctx context.Context, ids []string, at []time.Time, boost, max float64) (map[string]string, error)
-}
-
 // touchUses records the use of fresh[i] at uses[i].At, for every i, and
-// returns the project of each memory touched, by id.
+// returns the project of each memory touched, by id: in one call when the
+// store records many uses at once, each at its own time (TouchEach).
 func touchUses(ctx context.Context, tx cairn.Tx, uses []Use, fresh [][]string) (map[string]string, error) {
-	if te, ok := tx.(touchEachTx); ok {
+	if tx.SupportsTouchEach() {
 		var ids []string
 		var at []time.Time
 		for i, f := range fresh {
@@ -152,7 +146,7 @@ func touchUses(ctx context.Context, tx cairn.Tx, uses []Use, fresh [][]string) (
 				at = append(at, uses[i].At)
 			}
 		}
-		return te.TouchEach(ctx, ids, at, cairn.UsageBoost, cairn.MaxConfidence)
+		return tx.TouchEach(ctx, ids, at, cairn.UsageBoost, cairn.MaxConfidence)
 	}
 	projects := map[string]string{}
 	for i, f := range fresh {

@@ -65,14 +65,11 @@ func (e *Engine) tierCandidates(ctx context.Context, req cairn.CandidateRequest)
 	if !req.Pinned && len(req.StaticTypes) == 0 && len(req.CriticalTypes) == 0 && (req.DynamicCount <= 0 || len(req.DynamicTypes) == 0) {
 		return nil, nil
 	}
-	dv, versioned := e.store.(interface {
-		DataVersion(context.Context) (int64, error)
-	})
 	var key string
 	var version int64
-	if e.cache != nil && versioned {
+	if e.cache != nil && e.store.SupportsDataVersion() {
 		key = fmt.Sprint(req.Project, req.Pinned, req.StaticTypes, req.StaticPerType, req.CriticalTypes, req.CriticalConfidence, req.DynamicTypes, req.DynamicCount)
-		v, err := dv.DataVersion(ctx)
+		v, err := e.store.DataVersion(ctx)
 		if err == nil {
 			version = v
 			if gs, ok := e.cache.tiers(key, v); ok {

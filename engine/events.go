@@ -186,9 +186,7 @@ func (f *feed) leave() {
 
 // run polls the store until stop is closed.
 func (f *feed) run(stop chan struct{}, head int64) {
-	dv, versioned := f.store.(interface {
-		DataVersion(context.Context) (int64, error)
-	})
+	versioned := f.store.SupportsDataVersion()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go func() {
@@ -207,7 +205,7 @@ func (f *feed) run(stop chan struct{}, head int64) {
 		var v int64
 		if versioned {
 			var err error
-			if v, err = dv.DataVersion(ctx); err == nil && v == seen {
+			if v, err = f.store.DataVersion(ctx); err == nil && v == seen {
 				continue
 			}
 		}

@@ -17,12 +17,6 @@ import (
 // this many memories they are appended to the store (same transaction).
 const importFlushEvery = 50_000
 
-// bulkTx is a store's transaction that can prepare for a large write
-// (SQLite: a larger page cache until it ends).
-type bulkTx interface {
-	Bulk(ctx context.Context) error
-}
-
 // Import stores the records in one transaction: all or nothing, unless
 // opts.SkipInvalid, which stores the valid records and reports the rest.
 // Records keep their id, project and created_at. A record whose id is
@@ -38,8 +32,8 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 	rep := &cairn.ImportReport{Skipped: []cairn.ImportProblem{}}
 	now := e.Now()
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
-		if b, ok := tx.(bulkTx); ok {
-			if err := b.Bulk(ctx); err != nil {
+		if tx.SupportsBulk() {
+			if err := tx.Bulk(ctx); err != nil {
 				return err
 			}
 		}

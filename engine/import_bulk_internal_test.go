@@ -29,7 +29,7 @@ type bulkTxOf struct {
 
 func (tx bulkTxOf) Bulk(ctx context.Context) error {
 	tx.s.bulk++
-	return tx.Tx.(bulkTx).Bulk(ctx)
+	return tx.Tx.Bulk(ctx)
 }
 
 // An import tells its transaction it is a bulk write (SQLite gives it a

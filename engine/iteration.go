@@ -12,11 +12,10 @@ import (
 // iterationTx is tx's iteration role, or EINVALID for a backend without
 // one.
 func iterationTx(tx cairn.Tx) (cairn.IterationTx, error) {
-	it, ok := tx.(cairn.IterationTx)
-	if !ok {
+	if !tx.SupportsIterations() {
 		return nil, cairn.Errorf(cairn.EINVALID, "this storage backend does not keep agent-loop iterations")
 	}
-	return it, nil
+	return tx.Iterations(), nil
 }
 
 // PutIteration validates and stores one agent-loop iteration, replacing

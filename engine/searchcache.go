@@ -95,13 +95,10 @@ func (e *Engine) cachedRetrieval(ctx context.Context, q cairn.Query, exhaustive 
 	if e.cache == nil {
 		return "", 0, nil
 	}
-	dv, ok := e.store.(interface {
-		DataVersion(context.Context) (int64, error)
-	})
-	if !ok {
+	if !e.store.SupportsDataVersion() {
 		return "", 0, nil
 	}
-	v, err := dv.DataVersion(ctx)
+	v, err := e.store.DataVersion(ctx)
 	if err != nil {
 		return "", 0, nil
 	}

@@ -246,7 +246,7 @@ func (e *Engine) loadIndex(ctx context.Context, vs cairn.VectorStore, project, m
 // vector search does not wait for it, and returns how many it holds. It
 // does nothing without an endpoint.
 func (e *Engine) WarmVectors(ctx context.Context, project string) (int, error) {
-	vs, ok := e.store.(cairn.VectorStore)
+	vs, ok := e.vectorStore()
 	if e.embedder == nil || !ok {
 		return 0, nil
 	}
@@ -263,7 +263,7 @@ func (e *Engine) WarmVectors(ctx context.Context, project string) (int, error) {
 // as in the vector mode. EINVALID without an endpoint or when v's length
 // is not the stored vectors'.
 func (e *Engine) SearchByVector(ctx context.Context, q cairn.Query, v []float32) ([]cairn.Hit, error) {
-	vs, ok := e.store.(cairn.VectorStore)
+	vs, ok := e.vectorStore()
 	if e.embedder == nil || !ok {
 		return nil, cairn.Errorf(cairn.EINVALID, "vector search needs an embeddings endpoint and a store that keeps vectors")
 	}
@@ -315,7 +315,7 @@ func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Dur
 	if e.embedder == nil {
 		return nil, r, cairn.Errorf(cairn.EINVALID, "the %s search mode needs an embeddings endpoint: set embeddings.base_url and embeddings.model", mode)
 	}
-	vs, ok := e.store.(cairn.VectorStore)
+	vs, ok := e.vectorStore()
 	if !ok {
 		return nil, r, cairn.Errorf(cairn.EINVALID, "this store keeps no vectors; search with --mode lexical")
 	}
@@ -576,6 +576,14 @@ func (e *Engine) fuse(q cairn.Query, lex, vec []hit) []hit {
 	return hits
 }
 
+// vectorStore is the store's vector role, when it keeps vectors.
+func (e *Engine) vectorStore() (cairn.VectorStore, bool) {
+	if !e.store.SupportsVectors() {
+		return nil, false
+	}
+	return e.store.Vectors(), true
+}
+
 // FillReport is what FillVectors did.
 type FillReport struct {
 	Model    string
@@ -598,7 +606,7 @@ func (e *Engine) FillVectors(ctx context.Context, project string, progress func(
 	if e.embedder == nil {
 		return rep, cairn.Errorf(cairn.EINVALID, "no embeddings endpoint is configured: set embeddings.base_url and embeddings.model")
 	}
-	vs, ok := e.store.(cairn.VectorStore)
+	vs, ok := e.vectorStore()
 	if !ok {
 		return rep, cairn.Errorf(cairn.EINVALID, "this store keeps no vectors")
 	}
@@ -653,34 +661,11 @@ func (e *Engine) FillVectors(ctx context.Context, project string, progress func(
 // endpoint's model. ok is false when the engine has no endpoint or its
 // store keeps no vectors.
 func (e *Engine) VectorCoverage(ctx context.Context, project string) (n cairn.VectorCount, model string, ok bool, err error) {
-	vs, isVS := e.store.(cairn.VectorStore)
+	vs, isVS := e.vectorStore()
 	if e.embedder == nil || !isVS {
 		return n, "", false, nil
 	}
 	model = e.embedder.Model()
 	n, err = vs.CountVectors(ctx, model, project)
 	return n, model, err == nil, err
-}
-
-// FillVectorsEvery runs FillVectors for every project now and then every
-// interval until ctx ends, and calls report after each run that embedded
-// something or failed. It is the background fill of a long-running
-// process: writes never wait for embeddings, they get them here.
-func (e *Engine) FillVectorsEvery(ctx context.Context, every time.Duration, report func(FillReport, error)) {
-	t := time.NewTicker(every)
-	defer t.Stop()
-	for {
-		rep, err := e.FillVectors(ctx, "", nil)
-		if ctx.Err() != nil {
-			return
-		}
-		if report != nil && (err != nil || rep.Embedded > 0) {
-			report(rep, err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"context"
 	"slices"
 	"strings"
 	"testing"
@@ -336,16 +335,15 @@ func TestNewVectorsReachARunningEngineWithoutBlockingItsSearches(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The background fill of a long-running process.
-	ctx, cancel := context.WithCancel(t.Context())
-	defer cancel()
-	filled := make(chan engine.FillReport, 4)
-	go env.e.FillVectorsEvery(ctx, time.Hour, func(rep engine.FillReport, err error) {
+	// The background fill of a long-running process (package jobs).
+	filled := make(chan engine.FillReport, 1)
+	go func() {
+		rep, err := env.e.FillVectors(t.Context(), "", nil)
 		if err != nil {
 			t.Errorf("background fill: %v", err)
 		}
 		filled <- rep
-	})
+	}()
 	select {
 	case rep := <-filled:
 		if rep.Embedded != 1 {

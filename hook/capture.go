@@ -21,7 +21,19 @@ type CaptureOptions struct {
 	// The transcript of another agent is not read.
 	Agent string
 	Hat   string // the session's hat, given to what is stored
-	Home  string // the home folder, for a transcript_path of the form ~/…
+	Home  string // the home folder, for a transcript_path of the form ~/… (and paths under it are stored as ~/…)
+	Root  string // the project's folder: paths inside it are stored relative to it ("" takes the transcript's first cwd)
+	// Ask, at Stop, decides whether to ask the agent, once per session,
+	// for its own account of what a later session should know
+	// (Captured.Ask); never when the payload's stop_hook_active is set.
+	Ask bool
+}
+
+// Captured is what a capture found to say back to the agent.
+type Captured struct {
+	// Ask is why the agent should be asked to write what a later
+	// session should know (see AskReason), "" when it need not be.
+	Ask string
 }
 
 // Capture stores what the session of p taught since the last capture at
@@ -34,28 +46,33 @@ type CaptureOptions struct {
 // read. The errors of both are joined; one does not stop the other,
 // except a service that cannot be reached (EUNAVAILABLE), which is
 // returned at once.
-func Capture(ctx context.Context, svc ingest.Service, ev Event, p *Payload, opts CaptureOptions) error {
+func Capture(ctx context.Context, svc ingest.Service, ev Event, p *Payload, opts CaptureOptions) (Captured, error) {
+	var got Captured
 	kind, path := transcriptOf(ev, p, opts)
+	// An agent whose last message holds signals recorded what it learned.
+	sigs, _ := capture.Parse(p.LastAssistantMessage)
+	opts.Ask = opts.Ask && ev == Stop && !p.StopHookActive && len(sigs) == 0
 	var errs []error
 	if path != "" {
-		err := captureTranscript(ctx, svc, kind, path, opts)
+		ask, err := captureTranscript(ctx, svc, kind, path, opts)
 		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE {
-			return err
+			return got, err
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
+		got.Ask = ask
 	}
 	if (ev == Stop || ev == SubagentStop) && strings.TrimSpace(p.LastAssistantMessage) != "" {
 		err := captureMessage(ctx, svc, p, opts)
 		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE {
-			return err
+			return got, err
 		}
 		if err != nil {
 			errs = append(errs, err)
 		}
 	}
-	return errors.Join(errs...)
+	return got, errors.Join(errs...)
 }
 
 // HasCapture reports whether Capture has anything to read for ev and p:
@@ -91,25 +108,36 @@ func transcriptOf(ev Event, p *Payload, opts CaptureOptions) (kind, path string)
 	return "", ""
 }
 
-// captureTranscript reads the new lines of the transcript at path.
-func captureTranscript(ctx context.Context, svc ingest.Service, kind, path string, opts CaptureOptions) error {
+// captureTranscript reads the new lines of the transcript at path, and
+// says why the agent should be asked for its account (opts.Ask).
+func captureTranscript(ctx context.Context, svc ingest.Service, kind, path string, opts CaptureOptions) (string, error) {
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
-		return nil // Claude Code writes the transcript lazily: nothing said yet
+		return "", nil // Claude Code writes the transcript lazily: nothing said yet
 	}
 	var failed []string
 	rep, err := ingest.File(ctx, svc, path, ingest.Options{Kind: kind, Project: opts.Project, Hat: opts.Hat,
+		Root: opts.Root, Home: opts.Home, Ask: opts.Ask,
 		OnWrite: func(m *cairn.Memory, _ *cairn.WriteResult, err error) {
 			if err != nil {
 				failed = append(failed, fmt.Sprintf("cannot store the %s %q: %s", m.Type, m.Title, cairn.ErrorMessage(err)))
 			}
 		}})
 	if err != nil {
-		return fmt.Errorf("ingest %s: %w", path, err)
+		return "", fmt.Errorf("ingest %s: %w", path, err)
 	}
 	if rep.Failed > 0 {
-		return fmt.Errorf("ingest %s: %d memories could not be stored: %s", path, rep.Failed, strings.Join(failed, "; "))
+		return rep.Ask, fmt.Errorf("ingest %s: %d memories could not be stored: %s", path, rep.Failed, strings.Join(failed, "; "))
 	}
-	return nil
+	return rep.Ask, nil
+}
+
+// AskReason is what the Stop hook tells the agent when it asks for its
+// own account of the session: why (Captured.Ask) and what to write.
+func AskReason(why string) string {
+	return "cairn: before you stop — in this session " + why + ". If a later session on this project should know " +
+		"something from it (the cause of a failure and what fixed it, a pitfall, what the user wants done differently), " +
+		"write it now as lines MEMORY:<type>:<one or two sentences> (type fix, pitfall, convention or decision), " +
+		"or with the remember tool. If nothing is worth keeping, answer \"nothing\". Then stop; you will not be asked again."
 }
 
 // captureMessage stores the signals of last_assistant_message.

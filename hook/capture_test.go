@@ -46,7 +46,7 @@ func TestCaptureReadsTheTranscriptOnceAndTheLastMessage(t *testing.T) {
 		}
 		return n
 	}
-	if err := hook.Capture(t.Context(), eng, hook.Stop, p, opts); err != nil {
+	if _, err := hook.Capture(t.Context(), eng, hook.Stop, p, opts); err != nil {
 		t.Fatal(err)
 	}
 	n := count()
@@ -61,14 +61,14 @@ func TestCaptureReadsTheTranscriptOnceAndTheLastMessage(t *testing.T) {
 	if !found {
 		t.Errorf("the last message's signal is not stored with its agent and session: %+v", mems)
 	}
-	if err := hook.Capture(t.Context(), eng, hook.Stop, p, opts); err != nil || count() != n {
+	if _, err := hook.Capture(t.Context(), eng, hook.Stop, p, opts); err != nil || count() != n {
 		t.Errorf("a second capture: %v, %d memories (was %d)", err, count(), n)
 	}
 	missing := &hook.Payload{SessionID: "s-2", TranscriptPath: filepath.Join(home, "not-yet.jsonl")}
 	if hook.HasCapture(hook.SessionEnd, missing, opts) {
 		t.Error("HasCapture: true for a transcript not written yet")
 	}
-	if err := hook.Capture(t.Context(), eng, hook.SessionEnd, missing, opts); err != nil {
+	if _, err := hook.Capture(t.Context(), eng, hook.SessionEnd, missing, opts); err != nil {
 		t.Errorf("a transcript not written yet: %v", err)
 	}
 	other := hook.CaptureOptions{Project: "shop", Agent: "cursor", Home: home}

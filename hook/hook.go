@@ -14,13 +14,22 @@
 //   - PreCompact: trigger (manual or auto) and custom_instructions
 //   - SessionEnd: reason (clear, logout, prompt_input_exit, other, …)
 //   - PostToolUse: tool_name, tool_input, tool_response and tool_use_id
+//   - PostToolUseFailure (a tool call that failed; a Bash command that
+//     exits with a status other than 0 is one): tool_name, tool_input,
+//     tool_use_id, error (for Bash "Exit code N" and the command's
+//     output) and is_interrupt
 //
-// Only SessionStart and UserPromptSubmit add context: Context renders it
-// as {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}},
-// which Claude Code caps at MaxContext characters. Whatever the other
-// events print matters too (a Stop hook's output can make Claude go on, a
-// PreCompact hook's plain output becomes compaction instructions), so
-// cairn prints nothing for them.
+// SessionStart, UserPromptSubmit, PreToolUse, SubagentStart and
+// PostToolUseFailure add context: Context renders it as
+// {"hookSpecificOutput":{"hookEventName":…,"additionalContext":…}}, which
+// Claude Code caps at MaxContext characters and shows the model with the
+// next request (after a failure, beside the tool's result). Whatever the
+// other events print matters too (a PreCompact hook's plain output becomes
+// compaction instructions), so cairn prints nothing for them, except a
+// Stop hook that asks the agent, once, to write what it learned: Block
+// renders {"decision":"block","reason":…}, which Claude Code gives the
+// model as feedback and then lets it go on; the next Stop then carries
+// stop_hook_active true.
 package hook
 
 import (
@@ -47,17 +56,19 @@ const (
 	PostToolUse      Event = "PostToolUse"
 	PreToolUse       Event = "PreToolUse"
 	SubagentStart    Event = "SubagentStart"
+	// PostToolUseFailure follows a tool call that failed.
+	PostToolUseFailure Event = "PostToolUseFailure"
 )
 
 // Events lists the events in the order a session meets them.
-var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, SubagentStart, Stop, SubagentStop, PreCompact, SessionEnd}
+var Events = []Event{SessionStart, UserPromptSubmit, PreToolUse, PostToolUse, PostToolUseFailure, SubagentStart, Stop, SubagentStop, PreCompact, SessionEnd}
 
 // Injects reports whether cairn answers event with context (and so must
-// answer it fast): SessionStart, UserPromptSubmit, PreToolUse and
-// SubagentStart. The other events capture and print nothing.
+// answer it fast): SessionStart, UserPromptSubmit, PreToolUse,
+// SubagentStart and PostToolUseFailure. The other events capture.
 func Injects(e Event) bool {
 	switch e {
-	case SessionStart, UserPromptSubmit, PreToolUse, SubagentStart:
+	case SessionStart, UserPromptSubmit, PreToolUse, SubagentStart, PostToolUseFailure:
 		return true
 	}
 	return false
@@ -116,10 +127,13 @@ type Payload struct {
 
 	Reason string `json:"reason"` // SessionEnd
 
-	ToolName     string          `json:"tool_name"` // PreToolUse, PostToolUse
+	ToolName     string          `json:"tool_name"` // PreToolUse, PostToolUse, PostToolUseFailure
 	ToolInput    json.RawMessage `json:"tool_input"`
 	ToolResponse json.RawMessage `json:"tool_response"`
 	ToolUseID    string          `json:"tool_use_id"`
+
+	Error       string `json:"error"`        // PostToolUseFailure: what the tool said
+	IsInterrupt bool   `json:"is_interrupt"` // PostToolUseFailure: the user stopped the call
 }
 
 // ErrEmpty is Parse's error for an empty or blank standard input.
@@ -224,6 +238,47 @@ func (p *Payload) ToolResult() (output string, failed bool) {
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, "\n"), r.Interrupted || r.IsError || r.Error != ""
+}
+
+// Failure is the output of a failed tool call: PostToolUseFailure's error,
+// or a PostToolUse response that says the call failed (a Bash command's
+// exit code other than 0, is_error, an interruption). ok is false for a
+// call that did not fail, or that the user interrupted.
+func (p *Payload) Failure() (output string, ok bool) {
+	if p.IsInterrupt {
+		return "", false
+	}
+	if strings.TrimSpace(p.Error) != "" {
+		return p.Error, true
+	}
+	out, failed := p.ToolResult()
+	if !failed {
+		var r struct {
+			ExitCode *int `json:"exit_code"`
+			Exit     *int `json:"exitCode"`
+		}
+		if json.Unmarshal(p.ToolResponse, &r) == nil {
+			for _, c := range []*int{r.ExitCode, r.Exit} {
+				if c != nil && *c != 0 {
+					failed = true
+				}
+			}
+		}
+	}
+	return out, failed && strings.TrimSpace(out) != ""
+}
+
+// Block is a Stop hook's answer that keeps the agent going once more with
+// reason as its next instruction, one line of JSON ending in a newline.
+func Block(reason string) []byte {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(struct {
+		Decision string `json:"decision"`
+		Reason   string `json:"reason"`
+	}{"block", reason}) // strings always encode
+	return b.Bytes()
 }
 
 // MaxContext is the most characters of additionalContext Claude Code

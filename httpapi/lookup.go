@@ -9,11 +9,15 @@ import (
 // LookupIn is the body of POST /lookup: a lookup by name (a file, an
 // error, a command), answered here, where the memories are.
 type LookupIn struct {
-	Kind    string `json:"kind,omitempty"`
-	Profile string `json:"profile,omitempty"`
-	Subject string `json:"subject"`
-	Budget  int    `json:"budget,omitempty"`
-	Limit   int    `json:"limit,omitempty"`
+	Kind       string `json:"kind,omitempty"`
+	Profile    string `json:"profile,omitempty"`
+	Subject    string `json:"subject,omitempty"`
+	Budget     int    `json:"budget,omitempty"`
+	Limit      int    `json:"limit,omitempty"`
+	Command    string `json:"command,omitempty"`
+	Session    string `json:"session,omitempty"`
+	ShownTimes int    `json:"shown_times,omitempty"`
+	Exact      bool   `json:"exact,omitempty"`
 }
 
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request, p *project) error {
@@ -22,7 +26,8 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, p *project) erro
 		return err
 	}
 	a, err := recall.Lookup(r.Context(), p.svc, recall.LookupRequest{Project: p.name, Kind: in.Kind, Profile: in.Profile,
-		Subject: in.Subject, Budget: in.Budget, Limit: in.Limit, Now: p.now})
+		Subject: in.Subject, Budget: in.Budget, Limit: in.Limit, Now: p.now,
+		Command: in.Command, Session: in.Session, ShownTimes: in.ShownTimes, Exact: in.Exact})
 	if err != nil {
 		return err
 	}

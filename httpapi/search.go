@@ -51,23 +51,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 			out = append(out, wire.FromHit(h, explain))
 		}
 	}
-	writeHits(w, out)
+	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// writeHits writes hits as writeJSON does, through wire.AppendHits rather
-// than encoding/json's reflection: searches are the API's most frequent
-// answers.
-func writeHits(w http.ResponseWriter, hits []wire.Hit) {
-	buf := encodeBuffers.Get().(*bytes.Buffer)
-	defer putBuffer(buf)
-	b, ok := wire.AppendHits(buf.AvailableBuffer(), hits)
-	if !ok {
-		writeJSON(w, http.StatusOK, hits) // encoding/json's error answer
-		return
-	}
-	buf.Write(b) // the buffer keeps what it grew to for the next answer
-	writeBody(w, http.StatusOK, buf.Bytes())
 }
 
 // ContextIn is the body of POST /context (package client sends it). Its

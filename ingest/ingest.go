@@ -29,8 +29,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/transcript"
 )
 
@@ -62,6 +64,18 @@ type Options struct {
 	Project string // the project the memories go to
 	Hat     string // the session's hat (critic: review findings become pitfalls)
 	Agent   string // the agent of the session; "" means Kind
+	// Root is the project's folder on the machine the session ran on:
+	// paths inside it are stored relative to it. "" takes the first
+	// working directory the transcript names.
+	Root string
+	// Home is the user's home folder: paths under it, outside the
+	// project, are stored as "~/…" (every /home/NAME, /Users/NAME is).
+	Home string
+	// Ask, when set, decides whether the agent should be asked for its
+	// own account of the session (Report.Ask): once per session, only
+	// when the session had something worth keeping and the agent
+	// recorded nothing itself (transcript.Extractor.WorthAsking).
+	Ask bool
 	// OnWrite, when set, is called after each memory is stored, or failed
 	// to be (err set); a failed write is counted and the ingest goes on.
 	OnWrite func(m *cairn.Memory, res *cairn.WriteResult, err error)
@@ -79,6 +93,11 @@ type Report struct {
 	// Types counts the memories created or updated by type.
 	Types  map[string]int
 	Failed int
+	// Ask says why the agent should be asked to write what a later
+	// session should know (Options.Ask); "" when it need not be. The
+	// ingest recorded that it was asked: a later ingest of the session
+	// says "" again.
+	Ask string
 }
 
 func newReport(path string) *Report {
@@ -162,6 +181,7 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 	}
 	x := transcript.NewExtractor(opts.Project)
 	x.Hat = opts.Hat
+	x.Paths = redact.Paths{Root: opts.Root, Home: opts.Home}
 	if !rep.Restarted {
 		// A test that failed in the lines read before may pass in these;
 		// a state that cannot be read is dropped (it only holds pending
@@ -204,9 +224,35 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 	}
 	if stats.Entries > 0 {
 		if mem := x.Finish(); mem != nil {
+			if err := distinctTitle(ctx, svc, opts.Project, mem); err != nil {
+				return nil, err
+			}
 			if err := store(mem); err != nil {
 				return nil, err
 			}
+		}
+	}
+	// An error met before, in this project, is one memory: its fix and
+	// the count of sessions that met it grow.
+	recurring := false
+	for i, mem := range read {
+		if mem.Type != "fix" || !strings.HasPrefix(mem.Key, "error:") {
+			continue
+		}
+		old, err := knownError(ctx, svc, opts.Project, mem)
+		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE || ctx.Err() != nil {
+			return nil, cmpErr(ctx.Err(), err)
+		}
+		if old != nil {
+			var again bool
+			read[i], again = transcript.MergeFix(old, mem)
+			recurring = recurring || again
+		}
+	}
+	if opts.Ask {
+		if why := x.WorthAsking(recurring); why != "" {
+			x.MarkAsked()
+			rep.Ask = why
 		}
 	}
 	rep.Offset = offset + stats.Bytes
@@ -238,6 +284,64 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 		}
 	}
 	return rep, nil
+}
+
+// maxTitleScan bounds the summaries read to keep a new summary's title
+// apart from theirs.
+const maxTitleScan = 500
+
+// distinctTitle dates the title of a session summary when another
+// session of the project has the same title (the same request on another
+// day), so that the two can be told apart side by side.
+func distinctTitle(ctx context.Context, svc Service, project string, sum *cairn.Memory) error {
+	if sum.CreatedAt.IsZero() {
+		return nil
+	}
+	mems, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: []string{"session"}, SkipTotal: true, Limit: maxTitleScan})
+	if err != nil {
+		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE || ctx.Err() != nil {
+			return cmpErr(ctx.Err(), err)
+		}
+		return nil // a title shared is no reason to lose the summary
+	}
+	same := func(a, b string) bool {
+		return strings.EqualFold(strings.Join(strings.Fields(a), " "), strings.Join(strings.Fields(b), " "))
+	}
+	for _, m := range mems {
+		if m.Key == sum.Key {
+			if strings.HasPrefix(m.Title, sum.Title+" (") {
+				sum.Title = m.Title // dated before: keep it
+			}
+			return nil
+		}
+	}
+	for _, m := range mems {
+		if same(m.Title, sum.Title) {
+			sum.Title += " (" + sum.CreatedAt.UTC().Format("2006-01-02 15:04") + ")"
+			return nil
+		}
+	}
+	return nil
+}
+
+// knownError is the fix memory of project that holds the error of fix
+// (by the tag of its first error line), or nil.
+func knownError(ctx context.Context, svc Service, project string, fix *cairn.Memory) (*cairn.Memory, error) {
+	tag := "error:" + strings.TrimPrefix(fix.Key, "error:")
+	mems, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: []string{"fix"}, Tags: []string{tag},
+		SkipTotal: true, Limit: 5})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range mems {
+		if m.Key == fix.Key {
+			return m, nil
+		}
+	}
+	if len(mems) > 0 {
+		return mems[0], nil
+	}
+	return nil, nil
 }
 
 // cmpErr is the first error that is not nil.

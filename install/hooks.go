@@ -30,6 +30,9 @@ var HookEvents = map[string]string{
 	"PostToolUse":      "post-tool-use",
 	"PreToolUse":       "pre-tool-use",
 	"SubagentStart":    "subagent-start",
+	// PostToolUseFailure follows a failed tool call: cairn answers with
+	// the memory of the same error.
+	"PostToolUseFailure": "post-tool-use-failure",
 }
 
 // cairnHookRE matches a hook command that runs cairn's hook handler:

@@ -128,16 +128,22 @@ func (s *Setup) Hooks() []Hook {
 	var evs []ev
 	if s.Agent == Codex {
 		// The events of Codex's hooks documentation that match Claude Code's
-		// (developers.openai.com/codex/hooks).
-		evs = []ev{{"SessionStart", "", 10, ""}, {"UserPromptSubmit", "", 10, ""}, {"Stop", "", 45, ""}}
+		// (developers.openai.com/codex/hooks). Codex has no failure event:
+		// its PostToolUse follows every shell command, failed or not, with
+		// the command's output (and no exit status).
+		post := ev{"PostToolUse", "Bash", 10, ""}
+		if s.CaptureTools {
+			post = ev{"PostToolUse", "Bash", 45, " --capture-tools"}
+		}
+		evs = []ev{{"SessionStart", "", 10, ""}, {"UserPromptSubmit", "", 10, ""}, post, {"Stop", "", 45, ""}}
 	} else {
 		evs = []ev{
 			{"SessionStart", "", 10, ""}, {"UserPromptSubmit", "", 10, ""},
-			{"PreToolUse", PreToolUseMatcher, 10, ""}, {"SubagentStart", "", 10, ""},
+			{"PreToolUse", PreToolUseMatcher, 10, ""}, {"PostToolUseFailure", "Bash", 10, ""}, {"SubagentStart", "", 10, ""},
 			{"Stop", "", 45, ""}, {"SubagentStop", "", 45, ""}, {"PreCompact", "", 45, ""}, {"SessionEnd", "", 5, ""},
 		}
 	}
-	if s.CaptureTools {
+	if s.CaptureTools && s.Agent != Codex {
 		// The handler captures when a test, build or lint command passes:
 		// shell commands only.
 		evs = append(evs, ev{"PostToolUse", "Bash", 45, " --capture-tools"})

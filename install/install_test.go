@@ -207,7 +207,7 @@ func checkClaudeShape(t *testing.T, data string) map[string]string {
 					if e != HookEvents[ev] {
 						t.Errorf("%s runs cairn's %s hook", ev, e)
 					}
-					wantMatcher := map[string]string{"PostToolUse": "Bash", "PreToolUse": PreToolUseMatcher}[ev]
+					wantMatcher := map[string]string{"PostToolUse": "Bash", "PostToolUseFailure": "Bash", "PreToolUse": PreToolUseMatcher}[ev]
 					if g.Matcher != nil && (eventsWithoutMatcher[ev] || *g.Matcher != wantMatcher) {
 						t.Errorf("%s: cairn's group has matcher %q", ev, *g.Matcher)
 					}
@@ -353,6 +353,18 @@ const freshSettings = `{
         ]
       }
     ],
+    "PostToolUseFailure": [
+      {
+        "matcher": "Bash",
+        "hooks": [
+          {
+            "type": "command",
+            "command": "/opt/cairn/bin/cairn hook claude post-tool-use-failure",
+            "timeout": 10
+          }
+        ]
+      }
+    ],
     "SubagentStart": [
       {
         "hooks": [
@@ -462,7 +474,7 @@ func TestClaudeFreshProjectGetsNewFilesAndUninstallLeavesEmptyObjects(t *testing
 	// Without CaptureTools, install takes the PostToolUse hook out again.
 	s.CaptureTools = false
 	edits = run(t, s, true)
-	if got := readTestFile(t, settings); strings.Contains(got, "PostToolUse") {
+	if got := readTestFile(t, settings); strings.Contains(got, `"PostToolUse"`) {
 		t.Errorf("PostToolUse kept:\n%s", got)
 	}
 	if !strings.Contains(strings.Join(edits[0].Notes, "\n"), "- hook PostToolUse") {
@@ -491,8 +503,8 @@ func TestClaudeInstallUpdatesItsHooksInPlace(t *testing.T) {
 	if cairn["Stop"] != `'/new place/cairn' hook claude stop` {
 		t.Errorf("Stop: %q", cairn["Stop"])
 	}
-	if n := strings.Count(got, "hook claude"); n != 8 {
-		t.Errorf("%d cairn hooks, want 8:\n%s", n, got)
+	if n := strings.Count(got, "hook claude"); n != 9 {
+		t.Errorf("%d cairn hooks, want 9:\n%s", n, got)
 	}
 	// Same structure: only the commands differ.
 	if strings.ReplaceAll(got, `'/new place/cairn'`, cairnExe) != first {
@@ -657,7 +669,7 @@ func TestCodexInstallKeepsCommentsAndTables(t *testing.T) {
 	}
 	hooks := readTestFile(t, filepath.Join(s.Home, ".codex", "hooks.json"))
 	cairn := checkClaudeShape(t, hooks)
-	if len(cairn) != 3 || cairn["UserPromptSubmit"] != cairnExe+" hook codex user-prompt-submit" {
+	if len(cairn) != 4 || cairn["UserPromptSubmit"] != cairnExe+" hook codex user-prompt-submit" || cairn["PostToolUse"] != cairnExe+" hook codex post-tool-use" {
 		t.Errorf("hooks.json:\n%s", hooks)
 	}
 	md := readTestFile(t, agents)

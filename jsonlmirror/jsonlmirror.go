@@ -1,15 +1,10 @@
-// Package jsonlmirror keeps seed 001's per-type JSON Lines files of a
+// Package jsonlmirror writes seed 001's per-type JSON Lines files of a
 // project — <dir>/<type>.jsonl, one memory a line in the export format
-// (package wire), oldest first — up to date after writes, for agents that
-// browse files rather than call a tool.
-//
-// Run writes the files once, then follows the project's events (engine
-// Subscribe: writes by any process sharing the store) and writes them
-// again Debounce after the last change, so a burst of writes (an ingest,
-// an import) costs one rewrite. The use of a memory in a context (its use
-// count) is not a change worth a rewrite; every other event is. Each file
-// is written to a temporary name and renamed, so a reader never sees half
-// a file; the file of a type that no longer has memories is removed.
+// (package wire), oldest first — for agents that browse files rather than
+// call a tool. Each file is written to a temporary name and renamed, so a
+// reader never sees half a file; the file of a type that no longer has
+// memories is removed. When to write them is the caller's: a command
+// after its write, or a server's job (package jobs) after each change.
 package jsonlmirror
 
 import (
@@ -20,25 +15,17 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/wire"
 )
 
-// DefaultDebounce is how long after the last change the files are written.
-const DefaultDebounce = 2 * time.Second
-
 // Mirror keeps one project's files in Dir.
 type Mirror struct {
-	Eng      *engine.Engine
-	Project  string
-	Dir      string
-	Debounce time.Duration // 0 means DefaultDebounce
-	// Written, when set, is called after each write with the number of
-	// memories per type written, or the error.
-	Written func(counts map[string]int, err error)
+	Eng     *engine.Engine
+	Project string
+	Dir     string
 
 	wrote map[string]bool // types written before: their files are removed when they empty
 }
@@ -61,59 +48,6 @@ func (m *Mirror) Sync(ctx context.Context) (map[string]int, error) {
 		m.wrote[t] = true
 	}
 	return counts, err
-}
-
-// Run writes the files, then again after each burst of changes, until ctx
-// ends. It returns ctx's end (nil), or the error that stopped the event
-// stream; a failed write is reported to Written and does not stop it.
-func (m *Mirror) Run(ctx context.Context) error {
-	debounce := m.Debounce
-	if debounce <= 0 {
-		debounce = DefaultDebounce
-	}
-	sub, err := m.Eng.Subscribe(ctx, m.Project, -1)
-	if err != nil {
-		return err
-	}
-	defer sub.Close()
-	m.write(ctx)
-	var timer *time.Timer
-	var fire <-chan time.Time
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case ev, ok := <-sub.Events():
-			if !ok {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return sub.Err()
-			}
-			if ev.Action == cairn.ActionUsed {
-				continue
-			}
-			if timer == nil {
-				timer = time.NewTimer(debounce)
-			} else {
-				timer.Reset(debounce)
-			}
-			fire = timer.C
-		case <-fire:
-			fire = nil
-			m.write(ctx)
-		}
-	}
-}
-
-func (m *Mirror) write(ctx context.Context) {
-	counts, err := m.Sync(ctx)
-	if ctx.Err() != nil {
-		return
-	}
-	if m.Written != nil {
-		m.Written(counts, err)
-	}
 }
 
 // WriteDir writes mems as one <type>.jsonl file per type into dir

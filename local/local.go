@@ -8,10 +8,13 @@ package local
 
 import (
 	"context"
+	"io"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // Project is the engine bound to one project (ids are looked up in that
@@ -62,4 +65,26 @@ func (p Project) Context(ctx context.Context, call recall.Call) (*recall.Answer,
 		rec = p.Engine.RecordUse
 	}
 	return recall.AnswerCall(ctx, p.Engine, call, rec)
+}
+
+// largeImport is how many memories written make an import fold the
+// store's log into its main file when it is done.
+const largeImport = 1000
+
+// ImportStream imports what r holds, read as `cairn import` reads a file
+// (package wire), in one transaction; the report's lines are r's. A large
+// import leaves a large write-ahead log: it is checkpointed at once, so
+// that the next processes open the database quickly (a server, which
+// keeps the database open, folds its log as it goes).
+func (p Project) ImportStream(ctx context.Context, r io.Reader, opts cairn.ImportOptions) (*cairn.ImportReport, error) {
+	rep, err := p.Engine.Import(ctx, wire.Read(r), opts)
+	if err != nil {
+		return nil, err
+	}
+	if st := p.Engine.Store(); rep.Created+rep.Updated > largeImport && st.SupportsCheckpoint() {
+		if err := st.Checkpoint(ctx); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
 }

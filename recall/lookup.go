@@ -16,7 +16,8 @@ import (
 )
 
 // Lookups answer the questions an agent asks by name rather than by
-// topic, with the lookup profiles of the pipeline:
+// topic, with the lookup profiles of the pipeline (and, at the point of a
+// command, the failure and command profiles: failure.go):
 //
 //   - a file (ProfileLookupFile): the memories whose file references name
 //     it (cairn.FileRefMatch) or whose text names it, then the sessions
@@ -32,14 +33,21 @@ import (
 
 // The kinds of lookup.
 const (
-	KindFile    = "file"
-	KindError   = "error"
-	KindCommand = "command"
+	KindFile    = "file"    // what is known about a file
+	KindError   = "error"   // what fixed an error before
+	KindCommand = "command" // how a command was run when it worked
+	// KindFailure: the memory of the error a failed tool call's output
+	// names, at the moment it failed.
+	KindFailure = "failure"
+	// KindCommandFailures: what is known about the failures of a shell
+	// command, before it runs.
+	KindCommandFailures = "command-failures"
 )
 
 // kindProfiles are the profiles of the lookups a person or an agent asks
 // for by kind.
-var kindProfiles = map[string]string{KindFile: ProfileLookupFile, KindError: ProfileLookupError, KindCommand: ProfileLookupCommand}
+var kindProfiles = map[string]string{KindFile: ProfileLookupFile, KindError: ProfileLookupError, KindCommand: ProfileLookupCommand,
+	KindFailure: ProfileFailure, KindCommandFailures: ProfileCommand}
 
 // Limits of a LookupRequest.
 const (
@@ -59,10 +67,23 @@ type LookupRequest struct {
 	// Profile, when set, is the lookup profile to answer with instead of
 	// the kind's (ProfileFailure: an error at the point of action).
 	Profile string
-	Subject string // the path, the error text, or the tool
+	Subject string // the path, the error text or the failure's output, or the tool
 	Budget  int    // tokens of the rendered answer; 0 means the profile's
 	Limit   int    // items at most; 0 means the profile's
 	Now     time.Time
+
+	// At the point of a command (KindFailure, KindCommandFailures):
+	// Command is the command line that failed or is about to run;
+	// the memories Session was shown at least ShownTimes times are left
+	// out (0: none are); Exact finds, after a failure, only the memories
+	// that hold one of its error lines, none that merely read alike (for
+	// an output not known to be a failure's). The failure's output in
+	// Subject has its paths written as the project's memories write them
+	// (relative to the project's folder, the home folder as "~").
+	Command    string
+	Session    string
+	ShownTimes int
+	Exact      bool
 }
 
 // LookupItem is one memory of an answer.
@@ -111,11 +132,13 @@ func (r *LookupAnswer) IDs() []string {
 }
 
 // LookupService is what a lookup reads: search, listing, the memories
-// about files, and the clock. engine.Engine implements it.
+// about files, what a session was shown, and the clock. engine.Engine
+// implements it.
 type LookupService interface {
 	Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 	FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error)
 	ContextCandidates(ctx context.Context, req cairn.CandidateRequest) (*cairn.Candidates, error)
+	FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.Activity, int, error)
 	Now() time.Time
 }
 
@@ -149,7 +172,7 @@ func Lookup(ctx context.Context, svc LookupService, req LookupRequest) (*LookupA
 	}
 	req.Kind = p.Lookup
 	req.Subject = strings.TrimSpace(req.Subject)
-	if req.Subject == "" {
+	if req.Subject == "" && (req.Kind != KindCommandFailures || strings.TrimSpace(req.Command) == "") {
 		return nil, cairn.Errorf(cairn.EINVALID, "give the %s to look up", subjectName(req.Kind))
 	}
 	if req.Limit == 0 {
@@ -173,8 +196,12 @@ func Lookup(ctx context.Context, svc LookupService, req LookupRequest) (*LookupA
 		res, err = lookupFile(ctx, svc, p, req)
 	case KindError:
 		res, err = lookupError(ctx, svc, p, req)
-	default:
+	case KindCommand:
 		res, err = lookupCommand(ctx, svc, p, req)
+	case KindFailure:
+		return lookupFailure(ctx, svc, p, req)
+	default:
+		return lookupCommandFailures(ctx, svc, p, req)
 	}
 	if err != nil {
 		return nil, err
@@ -195,6 +222,10 @@ func subjectName(kind string) string {
 		return "error text"
 	case KindCommand:
 		return "command or tool"
+	case KindFailure:
+		return "failure's output"
+	case KindCommandFailures:
+		return "command line"
 	}
 	return "subject"
 }
@@ -461,9 +492,18 @@ func workingCommands(m *cairn.Memory, tool string) []string {
 	f := cairn.FacetsOf(m.Type)
 	switch {
 	case isCommandFix(m.Type):
+		// "Fix for `cmd` failure" (earlier versions) or a "**Passed:** `cmd`"
+		// line.
 		if c, ok := strings.CutPrefix(m.Title, "Fix for `"); ok {
 			if c, ok = strings.CutSuffix(c, "` failure"); ok {
 				addLine(c)
+			}
+		}
+		for _, l := range strings.Split(m.Content, "\n") {
+			if rest, ok := strings.CutPrefix(l, "**Passed:** `"); ok {
+				if c, _, ok := strings.Cut(rest, "`"); ok {
+					addLine(c)
+				}
 			}
 		}
 	case f&cairn.FacetSummary != 0:
@@ -475,7 +515,10 @@ func workingCommands(m *cairn.Memory, tool string) []string {
 			case strings.HasPrefix(l, "**"):
 				in = false
 			case in && strings.HasPrefix(l, "- `"):
-				addLine(strings.TrimSuffix(strings.TrimPrefix(l, "- `"), "`"))
+				// "- `cmd`", or "- `cmd` — the error it met"
+				if c, _, ok := strings.Cut(strings.TrimPrefix(l, "- `"), "`"); ok {
+					addLine(c)
+				}
 			}
 		}
 	case f&(cairn.FacetAttempt|cairn.FacetProblem|cairn.FacetPitfall) != 0:

@@ -59,6 +59,10 @@ const FloorConfig = -1
 
 // Weights are how a profile scores its candidates.
 //
+// The answer after a failure ranks the fixes that hold one of the
+// failure's error lines first, by where the line comes in the output,
+// then by a tenth of their recency (lookupFailure).
+//
 // Seed000, for context blocks: seed 000's relevance score with the
 // configuration's weights (scoring.*, see contextScore); a relevant
 // memory is worth its match squared and a tenth of that score.
@@ -99,10 +103,15 @@ const (
 	// adds: before an edit, before a command, after a failure, at a
 	// subagent's start.
 	ActionBudget = 300
+	// FailureBudget is the most tokens of the answer after a failure.
+	FailureBudget = 400
 	// LookupBudget is the default budget of a lookup's answer, and
 	// LookupLimit the most memories it shows by default.
 	LookupBudget = 800
 	LookupLimit  = 10
+	// pointLimit is the most memories an answer at the point of a
+	// command shows (after a failure, before a command).
+	pointLimit = 3
 )
 
 // The profiles' names.
@@ -112,8 +121,8 @@ const (
 	ProfileSessionStart  = "session-start"  // a session's start (SessionStart)
 	ProfileSubagent      = "subagent"       // a subagent's start (SubagentStart)
 	ProfileEdit          = "edit"           // before an edit of a file (PreToolUse of Edit, Write …)
-	ProfileCommand       = "command"        // before a command (PreToolUse of Bash)
-	ProfileFailure       = "failure"        // after a command failed: the memory of the same error
+	ProfileCommand       = "command"        // before a shell command (PreToolUse of Bash): its known failures
+	ProfileFailure       = "failure"        // after a tool call failed: the memory of the same error
 	ProfileLoop          = "loop"           // the next iteration of an agent loop
 	ProfileLookupFile    = "lookup-file"    // what is known about a file
 	ProfileLookupError   = "lookup-error"   // what fixed an error before
@@ -135,6 +144,10 @@ var lookupWeights = Weights{
 	Other: 0.7, Confidence: 0.5, RecencyDays: 90, RecencyShare: 0.5,
 }
 
+// pointWeights rank what is known at the point of a command by its
+// match, the memory's confidence and its age.
+var pointWeights = Weights{Other: 1, Confidence: 0.5, RecencyDays: 90, RecencyShare: 0.5}
+
 // errorWeights rank the fixes of an error first, the related pitfalls
 // and problems after them.
 var errorWeights = Weights{
@@ -154,10 +167,10 @@ var profiles = map[string]Profile{
 		Weights: Weights{Seed000: true}, Floor: FloorConfig},
 	ProfileEdit: {Name: ProfileEdit, Tiers: []string{cairn.ContextRelevant}, Types: actionFacets, Budget: ActionBudget,
 		Weights: Weights{Seed000: true}, Floor: FloorConfig},
-	ProfileCommand: {Name: ProfileCommand, Tiers: []string{cairn.ContextRelevant}, Types: actionFacets, Budget: ActionBudget,
-		Weights: Weights{Seed000: true}, Floor: FloorConfig},
-	ProfileFailure: {Name: ProfileFailure, Lookup: KindError, Types: cairn.FacetFix | relatedFacets, Budget: ActionBudget,
-		Weights: errorWeights, Floor: minErrorStrength, Limit: LookupLimit},
+	ProfileCommand: {Name: ProfileCommand, Lookup: KindCommandFailures, Types: cairn.FacetFix | cairn.FacetAttempt | cairn.FacetPitfall,
+		Budget: ActionBudget, Weights: pointWeights, Limit: pointLimit},
+	ProfileFailure: {Name: ProfileFailure, Lookup: KindFailure, Types: cairn.FacetFix, Budget: FailureBudget,
+		Weights: pointWeights, Limit: pointLimit},
 	ProfileLoop: {Name: ProfileLoop, Types: cairn.FacetLearning | cairn.FacetPractice | cairn.FacetPitfall | cairn.FacetFix |
 		cairn.FacetRule | cairn.FacetProblem | cairn.FacetOutcome, Budget: loop.DefaultBudget / 4,
 		Weights: Weights{AgeSpan: 700, AgeDays: 365, MinValue: 0.01}, Floor: 0.2, Limit: 10},

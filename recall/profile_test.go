@@ -111,7 +111,7 @@ func TestTheProfilesAreWellFormed(t *testing.T) {
 				t.Errorf("context profile %q: lookup %q, floor %v", name, p.Lookup, p.Floor)
 			}
 		case p.Lookup != "":
-			if p.Budget <= 0 || p.Limit <= 0 || len(p.Weights.ByFacet) == 0 {
+			if p.Budget <= 0 || p.Limit <= 0 || len(p.Weights.ByFacet) == 0 && p.Weights.Other <= 0 {
 				t.Errorf("lookup profile %q: %+v", name, p)
 			}
 		case name != recall.ProfileLoop:

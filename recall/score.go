@@ -153,12 +153,17 @@ func (w Weights) value(m *cairn.Memory, match float64, now time.Time) float64 {
 		age := math.Floor(now.Sub(m.CreatedAt).Hours() / 24) // whole days: the same block all day
 		return max(match-min(age, w.AgeDays)/w.AgeSpan, w.MinValue)
 	}
-	v := w.typeWeight(m.Type) * match * (1 - w.Confidence + w.Confidence*m.Confidence)
-	if w.RecencyDays > 0 {
-		age := max(0, now.Sub(m.UpdatedAt).Hours()/24)
-		v *= 1 - w.RecencyShare + w.RecencyShare/(1+age/w.RecencyDays)
+	return w.typeWeight(m.Type) * match * (1 - w.Confidence + w.Confidence*m.Confidence) * w.recency(m, now)
+}
+
+// recency is the share of its value m keeps for its age at now (since it
+// was last changed): 1 without RecencyDays.
+func (w Weights) recency(m *cairn.Memory, now time.Time) float64 {
+	if w.RecencyDays <= 0 {
+		return 1
 	}
-	return v
+	age := max(0, now.Sub(m.UpdatedAt).Hours()/24)
+	return 1 - w.RecencyShare + w.RecencyShare/(1+age/w.RecencyDays)
 }
 
 // typeWeight is the weight of type t: that of the first entry of ByFacet

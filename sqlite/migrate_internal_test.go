@@ -1,8 +1,10 @@
 package sqlite
 
 import (
+	"fmt"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -41,5 +43,61 @@ func TestReadOnlyOpenOfAnOlderSchemaMigratesIt(t *testing.T) {
 			t.Errorf("schema %d after a read-only open: version %d, %v; want %d", v, got, err, SchemaVersion())
 		}
 		db.Close()
+	}
+}
+
+// The lifecycle's last run per project was kept among the transcript
+// cursors (source cairn-lifecycle:PROJECT, the run's time as offset): the
+// migration to the job state table moves it there, so that an upgraded
+// server does not clean up again at once, and leaves real transcripts'
+// cursors alone.
+func TestJobStateMigrationMovesTheLifecyclesLastRuns(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "c.db")
+	old, err := Open(ctx, path, &Options{upTo: 15})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ran := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	for _, q := range []struct {
+		source string
+		offset int64
+	}{{"cairn-lifecycle:web-app", ran.UnixMilli()}, {"cairn-lifecycle:a:b", ran.UnixMilli() + 1}, {"/home/u/.claude/projects/x/s.jsonl", 1234}} {
+		if _, err := old.writer.ExecContext(ctx, `INSERT INTO ingest_state(source, offset, updated_at) VALUES (?, ?, ?)`, q.source, q.offset, ran.UnixMilli()); err != nil {
+			t.Fatal(err)
+		}
+	}
+	old.Close()
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var states []cairn.JobState
+	var transcript, gone int64
+	err = s.View(ctx, func(tx cairn.Tx) error {
+		var err error
+		if states, err = tx.FindJobStates(ctx, "maintain"); err != nil {
+			return err
+		}
+		if transcript, err = tx.FindIngestOffset(ctx, "/home/u/.claude/projects/x/s.jsonl"); err != nil {
+			return err
+		}
+		gone, err = tx.FindIngestOffset(ctx, "cairn-lifecycle:web-app")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []cairn.JobState{
+		{Job: "maintain", Project: "a:b", RanAt: ran.Add(time.Millisecond)},
+		{Job: "maintain", Project: "web-app", RanAt: ran},
+	}
+	if fmt.Sprint(states) != fmt.Sprint(want) {
+		t.Errorf("job states after the migration = %+v, want %+v", states, want)
+	}
+	if transcript != 1234 || gone != 0 {
+		t.Errorf("ingest offsets after the migration: transcript %d (want 1234), lifecycle %d (want 0: moved)", transcript, gone)
 	}
 }

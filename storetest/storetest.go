@@ -76,7 +76,8 @@ func Run(t *testing.T, open Opener) {
 		{"ViewSeesOneSnapshot", testSnapshot},
 		{"ConcurrentUpdatesAreSerialised", testSerialisedUpdates},
 	}
-	for _, tt := range slices.Concat(tests, lifecycleStoreTests, ingestStoreTests, tokenStoreTests, eventStoreTests, iterationStoreTests) {
+	for _, tt := range slices.Concat(tests, lifecycleStoreTests, ingestStoreTests, tokenStoreTests, eventStoreTests, iterationStoreTests,
+		capabilityStoreTests, jobStoreTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, openStore(t, open))

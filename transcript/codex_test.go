@@ -47,7 +47,7 @@ func TestCodexRolloutYieldsTheFixTheSignalsAndTheSession(t *testing.T) {
 		byType[m.Type] = m
 	}
 	fix := byType["fix"]
-	if fix == nil || fix.Title != "Fix for `go test ./cart/...` failure" || !strings.Contains(fix.Content, "TestTotalRounding") ||
+	if fix == nil || fix.Title != "cart_test.go:14: got 10.13, want 10.12 — `go test ./cart/...`" || !strings.Contains(fix.Content, "**Fix:** edited cart/total.go") ||
 		len(fix.FileRefs) != 1 || fix.FileRefs[0] != "cart/total.go" || fix.SessionID != "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b" {
 		t.Errorf("fix = %+v", fix)
 	}
@@ -55,7 +55,7 @@ func TestCodexRolloutYieldsTheFixTheSignalsAndTheSession(t *testing.T) {
 		t.Errorf("the MEMORY: signal was not read: %+v", d)
 	}
 	s := byType["session"]
-	if s == nil || s.Title != "Session: Make the cart total round half to even" || !strings.Contains(s.Content, "- `go test ./cart/...`") ||
+	if s == nil || s.Title != "Session: Make the cart total round half to even" || !strings.Contains(s.Content, "- `go test ./cart/...` — cart_test.go:14") ||
 		!strings.Contains(s.Content, "- cart/total.go") {
 		t.Errorf("session = %+v", s)
 	}
@@ -110,7 +110,7 @@ func TestCodexOutputsAndCommandsInEveryForm(t *testing.T) {
 			fix = m
 		}
 	}
-	if fix == nil || fix.Title != "Fix for `npm run lint` failure" || len(fix.FileRefs) != 1 || fix.FileRefs[0] != "src/app.ts" ||
+	if fix == nil || fix.Title != "error: no-unused-vars — `npm run lint`" || len(fix.FileRefs) != 1 || fix.FileRefs[0] != "src/app.ts" ||
 		fix.SessionID != "0199aaaa-bbbb-7ccc-8ddd-eeeeeeeeeeee" {
 		t.Errorf("fix = %+v (all %+v)", fix, mems)
 	}

@@ -51,8 +51,13 @@ type Entry struct {
 	// Text is the content when it is a plain string (and a summary's text).
 	Text   string
 	Blocks []Block
-	Line   int   // the line number, from 1 at the point Read started
-	End    int64 // the byte offset just past the line, from where Read started
+	// IsMeta marks a line Claude Code wrote for the model, not the user
+	// (a slash command's expansion, a caveat); IsSidechain a line of a
+	// sub-agent; IsCompactSummary the summary a compaction starts the
+	// rest of the conversation with.
+	IsMeta, IsSidechain, IsCompactSummary bool
+	Line                                  int   // the line number, from 1 at the point Read started
+	End                                   int64 // the byte offset just past the line, from where Read started
 }
 
 // Block is one content block of a message.
@@ -179,6 +184,9 @@ type rawLine struct {
 	Timestamp string          `json:"timestamp"`
 	CWD       string          `json:"cwd"`
 	Summary   string          `json:"summary"`
+	IsMeta    bool            `json:"isMeta"`
+	Sidechain bool            `json:"isSidechain"`
+	Compact   bool            `json:"isCompactSummary"`
 	Content   json.RawMessage `json:"content"` // system lines
 	Message   *struct {
 		Role    string          `json:"role"`
@@ -213,7 +221,8 @@ func parseLine(line []byte) (Entry, bool, error) {
 	if !knownTypes[raw.Type] {
 		return Entry{}, false, nil
 	}
-	e := Entry{Type: raw.Type, UUID: raw.UUID, SessionID: raw.SessionID, CWD: raw.CWD}
+	e := Entry{Type: raw.Type, UUID: raw.UUID, SessionID: raw.SessionID, CWD: raw.CWD, IsMeta: raw.IsMeta,
+		IsSidechain: raw.Sidechain, IsCompactSummary: raw.Compact}
 	if raw.Timestamp != "" {
 		e.Timestamp, _ = time.Parse(time.RFC3339Nano, raw.Timestamp)
 	}

@@ -2,10 +2,13 @@ package transcript
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture/failure"
 )
 
 // FakeToken is shape-correct for a GitHub token and fake; the fixture
@@ -51,10 +54,13 @@ func TestReadAndExtract(t *testing.T) {
 	if fix == nil {
 		t.Fatal("no fix")
 	}
-	if fix.Title != "Fix for `go test ./internal/auth/...` failure" || fix.Confidence != 0.7 ||
-		fix.Source != cairn.SourceAutomatic || !strings.HasPrefix(fix.Content, "**Problem:** --- FAIL: TestSessionExpiry") ||
-		!strings.HasSuffix(fix.Content, "\n\n**Fix:** edited internal/auth/session.go") ||
-		len(fix.FileRefs) != 1 || fix.FileRefs[0] != "internal/auth/session.go" || fix.Tags[0] != "quality-gate" {
+	const errLine = "session_test.go:42: session expired at 10:00:00, want still valid at 09:59:59"
+	if fix.Title != errLine+" — `go test ./internal/auth/...`" || fix.Confidence != 0.7 || fix.Key != FixKey(errLine) ||
+		fix.Source != cairn.SourceAutomatic || !strings.HasPrefix(fix.Content, "**Error:** `go test ./internal/auth/...` failed (TestSessionExpiry) with:\n"+errLine+"\n") ||
+		!strings.Contains(fix.Content, "\n**Fix:** edited internal/auth/session.go\n") ||
+		len(fix.FileRefs) != 1 || fix.FileRefs[0] != "internal/auth/session.go" || !slices.Contains(fix.Tags, "quality-gate") ||
+		!slices.Contains(fix.Tags, failure.ErrorTag(errLine)) || !slices.Contains(fix.Tags, "command:go-test") ||
+		!fix.CreatedAt.Equal(time.Date(2025, 7, 1, 10, 8, 0, 0, time.UTC)) {
 		t.Errorf("fix = %+v", fix)
 	}
 	if p := byType["pitfall"]; p == nil || !strings.HasPrefix(p.Content, "Session expiry is inclusive") {
@@ -66,7 +72,8 @@ func TestReadAndExtract(t *testing.T) {
 	s := x.Finish()
 	if s == nil || s.Type != "session" || s.Key != "session:7f3c2a10-5b7e-4c1d-9a8e-2f6b0c4d1e93" ||
 		!strings.HasPrefix(s.Title, "Session: The auth tests fail since yesterday") || len(s.Title) > len("Session: ")+80 ||
-		!strings.Contains(s.Content, "- internal/auth/session.go") || !strings.Contains(s.Content, "- `go test ./internal/auth/...`") {
+		!strings.Contains(s.Content, "- internal/auth/session.go") || !strings.Contains(s.Content, "- `go test ./internal/auth/...` — "+errLine) ||
+		!strings.Contains(s.Content, "**Ended:** The tests pass now.") || !s.CreatedAt.Equal(time.Date(2025, 7, 1, 10, 1, 0, 0, time.UTC)) {
 		t.Fatalf("session = %+v", s)
 	}
 

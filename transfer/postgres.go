@@ -1,5 +1,3 @@
-//go:build !nopostgres
-
 package transfer
 
 import (
@@ -11,8 +9,7 @@ import (
 	"github.com/jackc/pgx/v5"
 )
 
-// The PostgreSQL side of a copy (left out of a build with the nopostgres
-// tag, see nopostgres.go).
+// The PostgreSQL side of a copy.
 
 func openPostgresSource(ctx context.Context, loc string) (source, error) {
 	st, err := postgres.Open(ctx, loc, &postgres.Options{ReadOnly: true})

@@ -3,7 +3,8 @@
 // memories, the search index (partitions and postings), the activity log
 // with its ids (the events' sequence numbers, so subscribers resume where
 // they were), ingest cursors, access tokens, and agent-loop iterations
-// with their totals, and the embeddings' vectors.
+// with their totals, the embeddings' vectors, and the background jobs'
+// state.
 //
 // The source is read in one snapshot; the target is written in batches,
 // each committed on its own, as upserts by primary key, so a copy that
@@ -96,6 +97,8 @@ var tables = sync.OnceValue(func() []table {
 			cols(kInt, "first_at", "last_at"))},
 		{name: "vectors", pk: []string{"model", "hash"}, cols: concat(
 			cols(kText, "model", "hash"), cols(kInt, "dims"), cols(kBytes, "data"))},
+		{name: "job_state", pk: []string{"job", "project"}, cols: concat(
+			cols(kText, "job", "project"), cols(kInt, "ran_at", "cursor"), cols(kText, "data"))},
 	}
 })
 

@@ -111,15 +111,15 @@ func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
 			if err := tx.PutIngestState(ctx, "/tmp/t.jsonl", 1234, "pending text", corpus.Now); err != nil {
 				return err
 			}
-			if err := tx.(cairn.IterationTx).PutIteration(ctx, &cairn.Iteration{Project: "alpha", Task: "7", Iteration: 1, Model: "sonnet",
+			if err := tx.Iterations().PutIteration(ctx, &cairn.Iteration{Project: "alpha", Task: "7", Iteration: 1, Model: "sonnet",
 				Outcome: cairn.OutcomeFailed, DurationMS: 1500, CostUSD: 0.25, Difficulty: "hard", FailureID: "mem-x", Summary: "it failed", CreatedAt: corpus.Now}); err != nil {
 				return err
 			}
-			if err := tx.(cairn.IterationTx).PutIteration(ctx, &cairn.Iteration{Project: "alpha", Task: "8", Iteration: 2,
+			if err := tx.Iterations().PutIteration(ctx, &cairn.Iteration{Project: "alpha", Task: "8", Iteration: 2,
 				Outcome: cairn.OutcomeDone, CreatedAt: corpus.Now.Add(-24 * 365 * time.Hour)}); err != nil {
 				return err
 			}
-			if _, err := tx.(cairn.IterationTx).AggregateIterations(ctx, "alpha", corpus.Now.Add(-time.Hour)); err != nil {
+			if _, err := tx.Iterations().AggregateIterations(ctx, "alpha", corpus.Now.Add(-time.Hour)); err != nil {
 				return err
 			}
 			return tx.CreateToken(ctx, &cairn.Token{ID: "tok-000000000001", Project: "alpha", Hash: "h1", CreatedAt: corpus.Now})
@@ -190,7 +190,7 @@ func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		vs := st.(cairn.VectorStore)
+		vs := st.Vectors()
 		hashes := make([]string, len(hv))
 		for i, v := range hv {
 			hashes[i] = v.Hash

@@ -242,15 +242,12 @@ func decodeRecord(b []byte) cairn.ImportRecord {
 	if !utf8.Valid(b) {
 		return cairn.ImportRecord{Err: fmt.Errorf("the record is not valid UTF-8")}
 	}
-	w, ok := decodeFast(b)
-	if !ok {
-		w = &Memory{}
-		if err := json.Unmarshal(b, w); err != nil {
-			return cairn.ImportRecord{Err: describe(err)}
-		}
+	w := &Memory{}
+	if err := json.Unmarshal(b, w); err != nil {
+		return cairn.ImportRecord{Err: describe(err)}
 	}
 	m := w.ToMemory()
-	if err := fromSeed001(b, m, ok); err != nil {
+	if err := fromSeed001(b, m); err != nil {
 		return cairn.ImportRecord{Err: err}
 	}
 	return cairn.ImportRecord{Memory: m}

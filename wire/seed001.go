@@ -39,16 +39,12 @@ type seed001 struct {
 var seed001Keys = [][]byte{[]byte(`"sourceId"`), []byte(`"projectPath"`), []byte(`"createdBy"`), []byte(`"createdAt"`), []byte(`"updatedAt"`)}
 
 // fromSeed001 applies the seed-001 fields of record b to m. It reads b
-// again only when b has one of them, or a source cairn does not know;
-// cairnKeys says that b's keys are known to be cairn's only.
-func fromSeed001(b []byte, m *cairn.Memory, cairnKeys bool) error {
+// again only when b has one of them, or a source cairn does not know.
+func fromSeed001(b []byte, m *cairn.Memory) error {
 	known := false
 	switch m.Source {
 	case "", cairn.SourceExplicit, cairn.SourceAutomatic, cairn.SourceExtracted, cairn.SourceImported:
 		known = true
-	}
-	if known && cairnKeys {
-		return nil
 	}
 	if known {
 		has := false

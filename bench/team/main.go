@@ -196,8 +196,8 @@ func importInto(ctx context.Context, open func() (cairn.Store, error), corpus st
 		err = fmt.Errorf("%d records skipped, the first: %s", len(rep.Skipped), rep.Skipped[0].Message)
 	}
 	if err == nil {
-		if c, ok := st.(interface{ Checkpoint(context.Context) error }); ok {
-			err = c.Checkpoint(ctx)
+		if st.SupportsCheckpoint() {
+			err = st.Checkpoint(ctx)
 		}
 	}
 	if pg, ok := st.(*postgres.Store); ok && err == nil {

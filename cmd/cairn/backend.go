@@ -11,6 +11,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/internal/pgurl"
+	"github.com/cairn-dev/cairn/postgres"
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
@@ -116,6 +117,18 @@ func openStore(ctx context.Context, g *globals, readOnly bool) (cairn.Store, err
 	}
 	st, err := sqlite.Open(ctx, g.db, &sqlite.Options{ReadOnly: readOnly})
 	if readOnly && errors.Is(err, sqlite.ErrNotInitialized) {
+		return nil, errNoDatabase
+	}
+	if err != nil {
+		return nil, err
+	}
+	return st, nil
+}
+
+// openPostgres opens the PostgreSQL database at url (see openStore).
+func openPostgres(ctx context.Context, url string, readOnly bool) (cairn.Store, error) {
+	st, err := postgres.Open(ctx, url, &postgres.Options{ReadOnly: readOnly})
+	if readOnly && errors.Is(err, postgres.ErrNotInitialized) {
 		return nil, errNoDatabase
 	}
 	if err != nil {

@@ -186,9 +186,15 @@ type fakeModel struct {
 	prompt, tool, input, answer string
 	// answerFor, when set, chooses the answer by the request body.
 	answerFor func(body string) string
-	mu        sync.Mutex
-	bodies    []string
+	// script, when set, chooses every reply by the request body: a tool
+	// call (Tool, Input, ID) or a text; it overrides the fields above.
+	script func(body string) reply
+	mu     sync.Mutex
+	bodies []string
 }
+
+// reply is one answer of a scripted stand-in model.
+type reply struct{ Tool, Input, ID, Text string }
 
 func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	body, _ := io.ReadAll(r.Body)
@@ -205,17 +211,25 @@ func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	json.Unmarshal(body, &req)
 	call := f.tool != "" && strings.Contains(string(body), f.prompt) && !strings.Contains(string(body), `"tool_result"`)
-	answer := f.answer
+	answer, tool, rawInput, id := f.answer, f.tool, f.input, "toolu_01"
 	if f.answerFor != nil {
 		answer = f.answerFor(string(body))
 	}
+	if f.script != nil {
+		r := f.script(string(body))
+		answer, tool, rawInput, call = r.Text, r.Tool, r.Input, r.Tool != ""
+		if r.ID != "" {
+			id = r.ID
+		}
+	}
 	text, _ := json.Marshal(answer)
-	name, _ := json.Marshal(f.tool)
-	input, _ := json.Marshal(f.input)
+	name, _ := json.Marshal(tool)
+	input, _ := json.Marshal(rawInput)
+	toolID, _ := json.Marshal(id)
 	if !req.Stream {
 		w.Header().Set("Content-Type", "application/json")
 		if call {
-			fmt.Fprintf(w, `{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":"toolu_01","name":%s,"input":%s}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5}}`, name, f.input)
+			fmt.Fprintf(w, `{"id":"msg_2","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"tool_use","id":%s,"name":%s,"input":%s}],"stop_reason":"tool_use","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5}}`, toolID, name, rawInput)
 			return
 		}
 		fmt.Fprintf(w, `{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[{"type":"text","text":%s}],"stop_reason":"end_turn","stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":5}}`, text)
@@ -225,7 +239,7 @@ func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	events := [][2]string{{"message_start", `{"type":"message_start","message":{"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-4-5","content":[],"stop_reason":null,"stop_sequence":null,"usage":{"input_tokens":10,"output_tokens":1}}}`}}
 	if call {
 		events = append(events,
-			[2]string{"content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":"toolu_01","name":%s,"input":{}}}`, name)},
+			[2]string{"content_block_start", fmt.Sprintf(`{"type":"content_block_start","index":0,"content_block":{"type":"tool_use","id":%s,"name":%s,"input":{}}}`, toolID, name)},
 			[2]string{"content_block_delta", fmt.Sprintf(`{"type":"content_block_delta","index":0,"delta":{"type":"input_json_delta","partial_json":%s}}`, input)},
 			[2]string{"content_block_stop", `{"type":"content_block_stop","index":0}`},
 			[2]string{"message_delta", `{"type":"message_delta","delta":{"stop_reason":"tool_use","stop_sequence":null},"usage":{"output_tokens":15}}`})

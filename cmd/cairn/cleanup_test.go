@@ -19,11 +19,12 @@ const (
 )
 
 // cleanupFixture adds a session summary (30 days to live), a low-value
-// note and a plain note, all on day0.
+// note captured automatically (an explicit one is never removed for low
+// value) and a plain note, all on day0.
 func cleanupFixture(c *cli) (session, low, plain string) {
 	c.t.Helper()
 	session = c.add("--now", day0, "--type", "session", "Implemented the heron login flow")
-	low = c.add("--now", day0, "--confidence", "0.12", "A dubious heron remark")
+	low = c.add("--now", day0, "--source", "automatic", "--confidence", "0.12", "A dubious heron remark")
 	plain = c.add("--now", day0, "Heron tests need a running database")
 	return session, low, plain
 }

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"path/filepath"
 	"strings"
@@ -68,7 +67,7 @@ func searchModeFlag(cmd, flag, v string) error {
 // runEmbed fills in missing vectors. It opens the database itself: the
 // embeddings endpoint and its daily budget are this machine's
 // configuration, and a running server embeds what is written every
-// minute by itself (vectorFillEvery); a REST route for a client to start
+// minute by itself (package jobs); a REST route for a client to start
 // a fill is not offered.
 func runEmbed(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "embed", "[--all] [--quiet]")
@@ -133,17 +132,4 @@ func vectorCoverage(ctx context.Context, svc service, project string) (*vectorCo
 		vc.Percent = math.Round(1000*float64(n.Embedded)/float64(n.Memories)) / 10
 	}
 	return vc, nil
-}
-
-// vectorFillEvery is how often `cairn serve` embeds the memories written
-// since its last look.
-const vectorFillEvery = time.Minute
-
-// logVectorFill writes a background fill's outcome to the server's log.
-func logVectorFill(w io.Writer, rep engine.FillReport, err error) {
-	if err != nil {
-		fmt.Fprintf(w, "cairn: embedding in the background stopped after %d contents: %s\n", rep.Embedded, oneLine(cairn.ErrorMessage(err)))
-		return
-	}
-	fmt.Fprintf(w, "cairn: embedded %d contents with %s in the background\n", rep.Embedded, rep.Model)
 }

@@ -45,16 +45,24 @@ Events (kebab-case, or Claude Code's names such as SessionStart):
   user-prompt-submit  prints the memories relevant to the prompt; nothing when none are
   stop, subagent-stop capture: reads the new lines of the transcript (like
                       'cairn ingest claude') and the signals of last_assistant_message;
-                      prints nothing
+                      at stop, once per session, when a command failed and then
+                      passed or the user corrected the agent and the agent recorded
+                      nothing, asks it to write what a later session should know
+                      (decision "block"; capture.ask_at_stop = false turns it off)
   pre-compact         capture, as stop; prints nothing
   session-end         capture and the session summary, within 1.2 s; prints nothing
   pre-tool-use        before Edit, MultiEdit, Write or NotebookEdit: the pitfalls, fixes
-                      and decisions about the file; before Bash: those about the
-                      command; at most 300 tokens, nothing when nothing clears the floor
+                      and decisions about the file; before Bash: the errors that
+                      command (its program and sub-command) met before and what fixed
+                      them; at most 300 tokens, nothing when nothing clears the floor
+  post-tool-use-failure
+                      after a tool call failed: the memory of the same error (its
+                      error lines, with paths, numbers and ids set aside) and what
+                      fixed it last time; nothing when no memory holds it
   subagent-start      the memories relevant to the subagent's type, at most 300 tokens
-  post-tool-use       with --capture-tools: when a test, build or lint command passes,
-                      captures at once (a fix it ends is stored before the turn ends);
-                      otherwise does nothing
+  post-tool-use       after a failed Bash command, as post-tool-use-failure; with
+                      --capture-tools: when a test, build or lint command passes,
+                      captures at once (a fix it ends is stored before the turn ends)
 
 session-start and user-prompt-submit start 'cairn serve' in the background
 when none answers for the database (it stops after CAIRN_SERVE_IDLE, default
@@ -167,11 +175,16 @@ func (h *hookRun) run(ctx context.Context) error {
 			Task: strings.TrimSpace(h.m.Getenv("CAIRN_TASK"))})
 		return errors.Join(err, h.startServer())
 	case hook.PreToolUse:
+		if cmd := strings.TrimSpace(p.Command()); cmd != "" {
+			return errors.Join(h.answerCommand(ctx, cmd), h.startServer())
+		}
 		req, ok := h.actionRequest()
 		if !ok {
 			return nil
 		}
 		return errors.Join(h.inject(ctx, req), h.startServer())
+	case hook.PostToolUseFailure:
+		return errors.Join(h.answerFailure(ctx), h.startServer())
 	case hook.SubagentStart:
 		if strings.TrimSpace(p.AgentType) == "" {
 			return nil
@@ -183,6 +196,13 @@ func (h *hookRun) run(ctx context.Context) error {
 	case hook.SessionEnd:
 		return bounded(ctx, sessionEndBudget, h.capture)
 	case hook.PostToolUse:
+		if _, failed := p.Failure(); (failed || h.agent == "codex") && p.ToolName == "Bash" {
+			// Where a failed command fires PostToolUse (Codex, whose
+			// payload does not say whether it failed).
+			if err := h.answerFailure(ctx); err != nil || !h.captureTools {
+				return err
+			}
+		}
 		if !h.captureTools {
 			return nil
 		}
@@ -198,28 +218,23 @@ func (h *hookRun) run(ctx context.Context) error {
 	return nil
 }
 
-// actionRequest is the block for a PreToolUse payload: the edit profile
-// for the file an Edit, MultiEdit, Write or NotebookEdit is about to
-// change (its path relative to the project's folder), the command profile
-// for a Bash command; ok is false for other tools.
+// actionRequest is the block for a PreToolUse payload of an Edit,
+// MultiEdit, Write or NotebookEdit: the edit profile for the file it is
+// about to change (its path relative to the project's folder); ok is
+// false for other tools (a Bash command is answered by its known
+// failures, answerCommand).
 func (h *hookRun) actionRequest() (recall.Request, bool) {
-	var req recall.Request
-	switch p := h.p; {
-	case p.FilePath() != "":
-		req.Profile = recall.ProfileEdit
-		f := p.FilePath()
-		if filepath.IsAbs(f) && p.CWD != "" {
-			if rel, err := filepath.Rel(h.m.rootOf(p.CWD), f); err == nil && !strings.HasPrefix(rel, "..") {
-				f = rel
-			}
-		}
-		req.Files = []string{filepath.ToSlash(f)}
-	case strings.TrimSpace(p.Command()) != "":
-		req.Profile, req.Prompt = recall.ProfileCommand, p.Command()
-	default:
-		return req, false
+	p := h.p
+	f := p.FilePath()
+	if f == "" {
+		return recall.Request{}, false
 	}
-	return req, true
+	if filepath.IsAbs(f) && p.CWD != "" {
+		if rel, err := filepath.Rel(h.m.rootOf(p.CWD), f); err == nil && !strings.HasPrefix(rel, "..") {
+			f = rel
+		}
+	}
+	return recall.Request{Profile: recall.ProfileEdit, Files: []string{filepath.ToSlash(f)}}, true
 }
 
 // inject prints the block for req (its project, agent, hat and session
@@ -323,13 +338,25 @@ func bounded(ctx context.Context, d time.Duration, fn func(context.Context) erro
 // assistant message) through the service of the database: a server's
 // when one answers, else the database itself.
 func (h *hookRun) capture(ctx context.Context) error {
-	opts := hook.CaptureOptions{Project: h.g.project, Agent: h.agent, Hat: h.hat, Home: h.m.Getenv("HOME")}
+	opts := hook.CaptureOptions{Project: h.g.project, Agent: h.agent, Hat: h.hat, Home: h.m.Getenv("HOME"),
+		Root: h.m.projectFolder(h.g)}
 	if !hook.HasCapture(h.event, h.p, opts) {
 		return nil
 	}
-	return h.m.withService(ctx, h.g, writeDB, func(svc service) error {
-		return hook.Capture(ctx, svc, h.event, h.p, opts)
+	if h.event == hook.Stop && !h.p.StopHookActive {
+		cfg, err := h.m.loadConfig()
+		if err != nil {
+			return err
+		}
+		opts.Ask = cfg.Config.Capture.AskAtStop
+	}
+	var got hook.Captured
+	err := h.m.withService(ctx, h.g, writeDB, func(svc service) error {
+		var err error
+		got, err = hook.Capture(ctx, svc, h.event, h.p, opts)
+		return err
 	})
+	return errors.Join(err, h.askAtStop(got.Ask))
 }
 
 // hookLogPath is the hook's log file: cairn.log next to the database when

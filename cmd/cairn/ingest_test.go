@@ -64,8 +64,9 @@ func TestIngestClaudeTranscript(t *testing.T) {
 		t.Fatalf("want fix, session, pitfall, pattern, workflow; got %d: %v", len(mems), mems)
 	}
 	fix := byType["fix"]
-	if fix["title"] != "Fix for `go test ./internal/auth/...` failure" || fix["source"] != "automatic" ||
-		fix["confidence"] != 0.7 || !strings.Contains(fix["content"].(string), "--- FAIL: TestSessionExpiry") ||
+	if fix["title"] != "session_test.go:42: session expired at 10:00:00, want still valid at 09:59:59 — `go test ./internal/auth/...`" ||
+		fix["source"] != "automatic" || fix["confidence"] != 0.7 ||
+		!strings.Contains(fix["content"].(string), "**Error:** `go test ./internal/auth/...` failed (TestSessionExpiry) with:") ||
 		!strings.Contains(fix["content"].(string), "**Fix:** edited internal/auth/session.go") {
 		t.Errorf("fix = %v", fix)
 	}

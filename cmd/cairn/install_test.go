@@ -66,7 +66,7 @@ func TestInstallClaudeSaysWhatItChangesAndIsIdempotent(t *testing.T) {
 			}
 		}
 	}
-	if err := json.Unmarshal([]byte(readFile(t, settings)), &st); err != nil || len(st.Hooks) != 8 || st.Hooks["Stop"][0].Hooks[0].Command != "cairn hook claude stop" {
+	if err := json.Unmarshal([]byte(readFile(t, settings)), &st); err != nil || len(st.Hooks) != 9 || st.Hooks["Stop"][0].Hooks[0].Command != "cairn hook claude stop" {
 		t.Errorf("settings.json: %v %+v", err, st)
 	}
 	before := readFile(t, settings) + readFile(t, mcp)

@@ -18,12 +18,12 @@ import (
 	"runtime/debug"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/jobs"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -471,22 +471,16 @@ type session struct {
 	store cairn.Store
 	eng   *engine.Engine
 	g     *globals
-	// uses, in a resident server, gathers the use records of context
-	// requests and writes them in batches.
-	uses *useQueue
-	// lastRequest, in a resident server, is when the last request came
-	// (Unix nanoseconds), for --idle.
-	lastRequest atomic.Int64
+	// uses, in cairn mcp, gathers the use records of context requests
+	// and writes them in batches.
+	uses *jobs.UseWriter
 }
 
-// touch records a request to a resident server.
-func (s *session) touch() { s.lastRequest.Store(time.Now().UnixNano()) }
-
-// recordUse records a context's use of memories: at once, or in a
-// resident server after the answer has gone out.
+// recordUse records a context's use of memories: at once, or in batches
+// written after the answer has gone out.
 func (s *session) recordUse(ctx context.Context, ids []string, sessionID string) error {
 	if s.uses != nil {
-		return s.uses.record(ctx, ids, sessionID)
+		return s.uses.Record(ctx, ids, sessionID)
 	}
 	return s.eng.RecordUse(ctx, ids, sessionID)
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/jobs"
 	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/mcpserver"
 )
@@ -97,7 +98,7 @@ func (m *Main) mcpService(ctx context.Context, g *globals, cacheMB int64) (svc m
 	}
 	s.eng = engine.New(s.store, &engine.Options{Now: clock, Redact: redactSecrets, CacheBytes: cacheMB << 20})
 	// Use records are written in batches by one goroutine, as in serve.
-	s.uses = newUseQueue(s.eng, m.Stderr)
+	s.uses = jobs.NewUseWriter(s.eng, &jobs.UseWriterConfig{Log: m.Stderr})
 	return local.New(s.eng, g.project, s.recordUse), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
 }
 

@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,8 +19,15 @@ import (
 func startServe(t *testing.T) (*cli, context.CancelFunc) {
 	t.Helper()
 	c := newServeCLI(t)
+	return c, startServeIn(t, c, t.TempDir()) // the server runs elsewhere than its clients
+}
+
+// startServeIn runs `cairn serve` for c's database in the folder wd until
+// the test ends, and waits for its socket.
+func startServeIn(t *testing.T, c *cli, wd string) context.CancelFunc {
+	t.Helper()
 	ctx, cancel := context.WithCancel(t.Context())
-	stop := serveInProcess(t, ctx, c, t.TempDir(), nil) // the server runs elsewhere than its clients
+	stop := serveInProcess(t, ctx, c, wd, nil)
 	t.Cleanup(func() {
 		cancel()
 		stop()
@@ -27,7 +35,7 @@ func startServe(t *testing.T) (*cli, context.CancelFunc) {
 			t.Errorf("cairn serve left its socket behind")
 		}
 	})
-	return c, cancel
+	return cancel
 }
 
 // newServeCLI is a CLI whose database, holding one memory, lives in a
@@ -247,9 +255,10 @@ func TestContextReadsTheUsersConfigurationFile(t *testing.T) {
 	}
 }
 
-// Only the hook events that inject context go to a server; capture events
-// run in the hook's own process.
-func TestServeIdleExitsAfterTheLastRequest(t *testing.T) {
+// serve --idle reaches the server: one that gets no request stops by
+// itself and leaves nothing behind. (How requests put it off, by the
+// server's clock, is package server's test.)
+func TestServeIdleExitsWithoutRequests(t *testing.T) {
 	t.Parallel()
 	dir, err := os.MkdirTemp("", "cs")
 	if err != nil {
@@ -259,65 +268,31 @@ func TestServeIdleExitsAfterTheLastRequest(t *testing.T) {
 	c := newCLI(t)
 	c.db = filepath.Join(dir, "c.db")
 	c.ok("add", "--type", "pitfall", "The flaky auth test shares one fake clock.")
-	done := make(chan result, 1)
-	start := time.Now()
-	go func() {
-		var out, errb strings.Builder
-		m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-			Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return dir, nil }}
-		code := m.Run(t.Context(), []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off", "--idle", "700ms"})
-		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
-	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(c.db + ".sock"); err == nil {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("cairn serve did not listen")
-		}
-	}
-	// Requests every 300 ms for 1.5 s keep it up past its idle time.
-	for range 5 {
-		time.Sleep(300 * time.Millisecond)
-		if r := c.ok("search", "flaky clock"); !strings.Contains(r.stdout, "fake clock") {
-			t.Fatalf("search: %v", r)
-		}
-	}
-	select {
-	case r := <-done:
-		t.Fatalf("the server stopped while it had requests, after %v: %v", time.Since(start), r)
-	default:
-	}
-	select {
-	case r := <-done:
-		if r.code != 0 || !strings.Contains(r.stderr, "no request for 700ms") {
-			t.Errorf("idle exit: %v", r)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("the idle server did not stop")
+	var out, errb strings.Builder
+	m := &Main{Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return dir, nil }}
+	code := m.Run(t.Context(), []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off", "--idle", "50ms"})
+	if code != 0 || !strings.Contains(errb.String(), "no request for 50ms; stopping") {
+		t.Fatalf("idle exit: %d %s", code, errb.String())
 	}
 	if _, err := os.Stat(c.db + ".sock"); err == nil {
 		t.Error("the idle server left its socket behind")
 	}
+	if r := c.run("", "serve", "--idle", "-1s"); r.code != exitUsage || !strings.Contains(r.stderr, "--idle cannot be negative") {
+		t.Errorf("a negative --idle: %v", r)
+	}
 }
 
-// Two servers for one database: the lock lets only one run, even when
-// both start before either listens.
-func TestServeLockAllowsOneServerPerDatabase(t *testing.T) {
-	t.Parallel()
-	db := filepath.Join(t.TempDir(), "c.db")
-	unlock, err := lockServe(db)
+// openSession opens c's database in process, as a long-running command
+// does, until the test ends.
+func (c *cli) openSession() (*Main, *session) {
+	c.t.Helper()
+	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
+		Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.dir, nil }}
+	s, err := m.open(c.t.Context(), &globals{db: c.db, project: c.project}, false)
 	if err != nil {
-		t.Fatal(err)
+		c.t.Fatal(err)
 	}
-	if _, err := lockServe(db); err == nil || !strings.Contains(err.Error(), "already answering") {
-		t.Errorf("second lock: %v", err)
-	}
-	unlock()
-	again, err := lockServe(db)
-	if err != nil {
-		t.Errorf("the lock was not released: %v", err)
-	} else {
-		again()
-	}
+	c.t.Cleanup(func() { s.Close() })
+	return m, s
 }

@@ -10,10 +10,13 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/server"
 )
 
 func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *testing.T) {
@@ -40,11 +43,11 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 		}
 	}
 	// status waits for a server to answer and returns what it says.
-	status := func(notPID int) serveStatus {
+	status := func(notPID int) server.Status {
 		t.Helper()
 		for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 			r := cairn("", "serve", "status", "--json")
-			var st serveStatus
+			var st server.Status
 			if r.code == 0 && json.Unmarshal([]byte(r.stdout), &st) == nil && st.PID != notPID {
 				return st
 			}
@@ -108,4 +111,19 @@ func TestServeRejectsAnUnknownArgument(t *testing.T) {
 	if r := c.run("", "serve", "restart"); r.code != 2 || !strings.Contains(r.stderr, `unknown argument "restart"`) {
 		t.Fatalf("%v", r)
 	}
+}
+
+// processGone reports whether the process pid has exited: it no longer
+// exists, or is a zombie waiting for its parent.
+func processGone(pid int) bool {
+	if syscall.Kill(pid, 0) == syscall.ESRCH {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	return i >= 0 && strings.HasPrefix(s[i+1:], " Z")
 }

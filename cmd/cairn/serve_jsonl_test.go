@@ -65,3 +65,38 @@ func TestJSONLFilesFollowWritesWithoutAServer(t *testing.T) {
 		t.Errorf("pitfall.jsonl still there after its only memory was deleted: %q", read("pitfall.jsonl"))
 	}
 }
+
+// A server started in another folder (as a hook starts one, next to the
+// database) keeps the files of a project whose folder registered them:
+// before, a server kept its own project's files only. The project's
+// writes go through the server, which follows them.
+func TestServeKeepsTheJSONLFilesOfAnotherProjectItsFolderRegistered(t *testing.T) {
+	t.Parallel()
+	c := newServeCLI(t)
+	web := filepath.Join(c.dir, "web")
+	writeConfigFile(t, filepath.Join(web, ".cairn", "cairn.toml"), "[export]\njsonl_dir = \"memory\"\n")
+	if err := os.MkdirAll(filepath.Join(web, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	// A write in web's folder, on the database itself, registers its
+	// folder and writes the files.
+	w := *c
+	w.wd, w.project = web, "web"
+	w.env = map[string]string{"HOME": c.dir, "XDG_DATA_HOME": filepath.Join(c.dir, "xdg"), "CAIRN_NO_SERVER": "1"}
+	w.ok("add", "--type", "decision", "Chose dayjs over moment.js for bundle size")
+	read := func(name string) string { b, _ := os.ReadFile(filepath.Join(web, "memory", name)); return string(b) }
+	if !strings.Contains(read("decision.jsonl"), "dayjs") {
+		t.Fatalf("decision.jsonl after a local write: %q", read("decision.jsonl"))
+	}
+	// The server of another project, in the database's folder.
+	startServeIn(t, c, filepath.Dir(c.db))
+	delete(w.env, "CAIRN_NO_SERVER")
+	if r := w.ok("add", "--type", "pitfall", "The sandbox refuses refunds on test cards"); !r.served {
+		t.Fatalf("the write was not answered by the server: %v", r)
+	}
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(read("pitfall.jsonl"), "refunds"); time.Sleep(25 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not write web's pitfall.jsonl: %q", read("pitfall.jsonl"))
+		}
+	}
+}

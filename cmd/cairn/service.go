@@ -28,7 +28,7 @@ import (
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/mcpserver"
 	"github.com/cairn-dev/cairn/recall"
-	"github.com/cairn-dev/cairn/wire"
+	"github.com/cairn-dev/cairn/server"
 )
 
 // service is what the commands that a server may answer call.
@@ -58,41 +58,12 @@ type service interface {
 	loop.API
 }
 
-// localService is the engine over the database file, bound to the
-// command's project.
-type localService struct {
-	local.Project
-}
-
-// largeImport is how many memories written make an import fold the
-// write-ahead log into the database file when it is done.
-const largeImport = 1000
-
-func (l localService) ImportStream(ctx context.Context, r io.Reader, opts cairn.ImportOptions) (*cairn.ImportReport, error) {
-	rep, err := l.Engine.Import(ctx, wire.Read(r), opts)
-	if err != nil {
-		return nil, err
-	}
-	if rep.Created+rep.Updated > largeImport {
-		// A large import leaves a large write-ahead log; fold it in now so
-		// that the next commands open the database quickly. (A server
-		// keeps the database open: its log is folded as it goes.)
-		if c, ok := l.Engine.Store().(interface{ Checkpoint(context.Context) error }); ok {
-			if err := c.Checkpoint(ctx); err != nil {
-				return nil, err
-			}
-		}
-	}
-	return rep, nil
-}
-
 // inProject is svc bound to project instead of its own (an ingest of
 // every project's transcripts stores each in its own project).
 func inProject(svc service, project string) service {
 	switch s := svc.(type) {
-	case localService:
-		s.Project = s.Project.Named(project)
-		return s
+	case local.Project:
+		return s.Named(project)
 	case *client.Project:
 		return s.Named(project)
 	}
@@ -100,7 +71,7 @@ func inProject(svc service, project string) service {
 }
 
 var (
-	_ service = localService{}
+	_ service = local.Project{}
 	_ service = (*client.Project)(nil)
 	// `cairn mcp` serves the same service as the other commands.
 	_ mcpserver.Service = service(nil)
@@ -128,7 +99,7 @@ func (m *Main) server(g *globals) (p *client.Project, named bool, err error) {
 		if err != nil {
 			return nil, false, nil
 		}
-		sock := socketPath(db)
+		sock := server.SocketPath(db)
 		if sock == "" {
 			return nil, false, nil
 		}
@@ -191,7 +162,7 @@ func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn 
 		return err
 	}
 	defer s.Close()
-	err = fn(localService{local.New(s.eng, g.project, nil)})
+	err = fn(local.New(s.eng, g.project, nil))
 	if err == nil && access == writeDB {
 		syncJSONL(ctx, m, g, s.eng) // no server follows the writes to keep the files
 	}

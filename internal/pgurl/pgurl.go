@@ -1,7 +1,6 @@
 // Package pgurl tells a PostgreSQL connection URL and writes one for
-// messages, without the PostgreSQL driver: a cairn built without
-// PostgreSQL (the nopostgres build tag) still recognises what it cannot
-// open.
+// messages, without the PostgreSQL driver, for the packages that only
+// need to tell a database server's URL from a file's path.
 package pgurl
 
 import (

@@ -1,0 +1,285 @@
+package main
+
+// `cairn serve`: its flags, the engine over the database, and the server
+// (package server) that keeps it open and answers other cairn processes
+// on a Unix socket next to the database file (service.go finds it), and
+// MCP, the REST API, events and the web page over HTTP. `cairn serve
+// status` and `cairn serve stop` find the server of a database and stop
+// it. A hook starts a server in the background (startServerProcess) when
+// none answers, so that the next prompt is answered fast.
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/jobs"
+	"github.com/cairn-dev/cairn/server"
+)
+
+// defaultHTTPAddr is where `cairn serve` answers MCP over HTTP unless told
+// otherwise.
+const defaultHTTPAddr = "127.0.0.1:7421"
+
+// runServe is `cairn serve`: it opens the database itself (it is the
+// server that the other commands' clients reach) and serves until
+// interrupted, stopped or idle.
+func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
+	fs := newFlags(m, g, "serve", "[flags]")
+	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")
+	addr := fs.String("addr", defaultHTTPAddr, "answer MCP over streamable HTTP at http://`host:port`/mcp (\"off\": no HTTP)")
+	allowRemote := fs.Bool("allow-remote", false, "allow --addr to be a non-loopback address; every request must then send a token (cairn token create)")
+	idle := fs.Duration("idle", 0, "exit after this `duration` (such as 30m) without a request (0: run until stopped)")
+	asJSON := fs.Bool("json", false, "status, stop: print the server's status as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 0 {
+		switch pos[0] {
+		case "status", "stop":
+			if len(pos) > 1 {
+				return usagef("serve %s: unexpected argument %q", pos[0], pos[1])
+			}
+			return serveControl(ctx, m, g, pos[0], *asJSON)
+		}
+		return usagef("serve: unknown argument %q (serve takes flags only, or status or stop)", pos[0])
+	}
+	if *idle < 0 {
+		return usagef("serve: --idle cannot be negative")
+	}
+	if *addr == "off" {
+		*addr = ""
+	}
+	remote := false
+	if *addr != "" {
+		if remote, err = server.CheckAddr(*addr, *allowRemote); err != nil {
+			if remote {
+				return usagef("serve: --addr %s is not a loopback address; anyone who can reach it could read and change the memories. Use 127.0.0.1, or add --allow-remote (requests then need a token: cairn token create)", *addr)
+			}
+			return usagef("serve: --addr %q is not host:port (e.g. 127.0.0.1:7421)", *addr)
+		}
+	}
+	s, err := m.open(ctx, g, false)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	// The server answers every project: its engine is bound to none.
+	opts := &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()}
+	if cfg, err := m.loadConfig(); err == nil {
+		if err := vectorOptions(m, g, cfg.Config, opts); err != nil {
+			return err
+		}
+	}
+	eng := engine.New(s.store, opts)
+	if remote {
+		// Every request will need a token: refuse to start without one.
+		if toks, err := eng.FindTokens(ctx); err != nil {
+			return err
+		} else if len(toks) == 0 {
+			return usagef("serve: --addr %s is reachable from other machines, and every request to it needs a token, but none exists; create one first with `cairn token create --project NAME`", *addr)
+		}
+	}
+	db, err := filepath.Abs(g.path())
+	if err != nil {
+		return err
+	}
+	registerMirror(ctx, m, g, eng)
+	// Configuration files are read once and again when they change.
+	m.configs = &configCache{}
+	home, root := g.project, ""
+	if wd, err := m.Getwd(); err == nil && wd != "" {
+		root = projectRoot(wd)
+	}
+	// Another project's blocks get the user's configuration only.
+	other := *m
+	other.Getwd = func() (string, error) { return "", errors.New("not the project's folder") }
+	cfg := server.Config{
+		Engine: eng, Project: home, Database: g.label(), Path: db,
+		Addr: *addr, AddrOptional: !flagGiven(fs, "addr"), AllowRemote: *allowRemote, Idle: *idle,
+		Version: buildVersion(),
+		Configuration: func(project string) (*config.Config, error) {
+			cm := &other
+			if project == home {
+				cm = m
+			}
+			l, err := cm.loadConfig()
+			if err != nil {
+				return nil, err
+			}
+			return l.Config, nil
+		},
+		Root: func(project string) string {
+			if project == home {
+				return root // serve's own folder
+			}
+			return ""
+		},
+		SetMemoryLimit: m.SetMemoryLimit,
+		Log:            m.Stderr,
+	}
+	if !g.remote() {
+		cfg.File = db
+	}
+	srv, err := server.New(cfg)
+	if err != nil {
+		return err
+	}
+	if err := srv.Open(ctx); err != nil {
+		srv.Close()
+		return err
+	}
+	fmt.Fprintf(m.Stderr, "cairn: serving %s (search, context and hooks of other cairn processes are answered here; stop with Ctrl-C)\n", db)
+	if a := srv.Addr(); a != "" {
+		fmt.Fprintf(m.Stderr, "cairn: MCP over streamable HTTP at http://%s/mcp for project %s (another project: ?project=NAME)\n", a, home)
+		fmt.Fprintf(m.Stderr, "cairn: REST API at http://%s/api/projects/%s/ (described at /api/openapi.json)\n", a, url.PathEscape(home))
+		if remote {
+			fmt.Fprintf(m.Stderr, "cairn: every request needs Authorization: Bearer TOKEN (cairn token list)\n")
+		}
+		fmt.Fprintf(m.Stderr, "cairn: web page at http://%s/\n", a)
+		fmt.Fprintf(m.Stderr, "cairn: events as server-sent events at http://%s%s\n", a, strings.TrimPrefix(server.EventsPattern, "GET "))
+	}
+	select {
+	case <-ctx.Done():
+	case <-srv.Done():
+	}
+	return srv.Close()
+}
+
+// flagGiven reports whether the flag name was given.
+func flagGiven(fs *flagSet, name string) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
+	return set
+}
+
+// serveControl runs `cairn serve status` or `cairn serve stop` for the
+// database of g. status fails (exit 1) when no server answers; stop
+// succeeds when none runs, and otherwise returns once the server has
+// exited.
+func serveControl(ctx context.Context, m *Main, g *globals, op string, asJSON bool) error {
+	if err := g.resolve(m); err != nil {
+		return err
+	}
+	db, err := filepath.Abs(g.path())
+	if err != nil {
+		return err
+	}
+	if op == "status" {
+		st, err := server.StatusOf(ctx, db, db)
+		if err != nil {
+			return err
+		}
+		if asJSON {
+			return writeJSON(m.Stdout, st)
+		}
+		mcp := cmp.Or(st.MCP, "off")
+		fmt.Fprintf(m.Stdout, "pid       %d\ndatabase  %s\nsocket    %s\nmcp       %s\nproject   %s\nuptime    %s (since %s)\n",
+			st.PID, st.Database, st.Socket, mcp, st.Project, st.Uptime, st.Started.UTC().Format(time.RFC3339))
+		return nil
+	}
+	pid, err := server.Stop(ctx, db, db)
+	if err != nil {
+		return err
+	}
+	if pid == 0 {
+		fmt.Fprintf(m.Stderr, "cairn: no cairn serve is running for %s\n", db)
+		return nil
+	}
+	if asJSON {
+		return writeJSON(m.Stdout, map[string]any{"stopped": true, "pid": pid, "database": db})
+	}
+	fmt.Fprintf(m.Stdout, "stopped cairn serve (pid %d) of %s\n", pid, db)
+	return nil
+}
+
+// defaultServeIdle is how long a server started by a hook waits for
+// requests before it exits (CAIRN_SERVE_IDLE overrides it).
+const defaultServeIdle = "30m"
+
+// startServerProcess starts `cairn serve` for db in the background, in a
+// session of its own (it outlives the hook that started it and ignores the
+// terminal), answering over the Unix socket only and exiting after
+// CAIRN_SERVE_IDLE (default 30 minutes) without a request. Its messages go
+// to cairn.log next to the database. A second server for the same database
+// exits at once.
+func startServerProcess(db, project string) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	idle := os.Getenv("CAIRN_SERVE_IDLE")
+	if idle == "" {
+		idle = defaultServeIdle
+	}
+	if _, err := time.ParseDuration(idle); err != nil {
+		return fmt.Errorf("CAIRN_SERVE_IDLE=%q is not a duration such as 30m", idle)
+	}
+	logf, err := os.OpenFile(filepath.Join(filepath.Dir(db), logFileName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return err
+	}
+	defer logf.Close()
+	cmd := exec.Command(exe, "--db", db, "--project", project, "serve", "--addr", "off", "--idle", idle)
+	cmd.Dir = filepath.Dir(db)
+	cmd.Stdout, cmd.Stderr = logf, logf
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	return cmd.Process.Release()
+}
+
+// ensureServer starts a server for the session's database when none
+// answers, for the commands to come; CAIRN_NO_SERVER=1 turns it off.
+func (m *Main) ensureServer(g *globals) error {
+	if m.StartServer == nil || m.configs != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
+		return nil
+	}
+	db, err := filepath.Abs(g.path())
+	if err != nil || server.SocketPath(db) == "" {
+		return nil
+	}
+	if _, err := os.Stat(db); err != nil && !g.remote() {
+		return nil // nothing remembered yet
+	}
+	if server.Answers(db, serverTimeout) {
+		return nil // running
+	}
+	if held, _ := server.LockHolder(db); held {
+		return nil // starting (or hung: its lock goes when it does)
+	}
+	// No server, or only the socket file of one that died: the new one
+	// removes that once it holds the lock.
+	return m.StartServer(db, g.project)
+}
+
+// registerMirror tells the database's servers where the per-type JSON
+// Lines files of g's project go (export.jsonl_dir), so that their mirror
+// job keeps them (package jobs). A command that runs in the project's
+// folder says so, including that there is none; one that runs elsewhere
+// (a server a hook started next to the database) only when the folder is
+// absolute: a relative one is the project folder's, which it does not
+// know. A failure is said and changes nothing else.
+func registerMirror(ctx context.Context, m *Main, g *globals, eng *engine.Engine) {
+	dir := jsonlDir(m, g)
+	if m.projectFolder(g) == "" && !filepath.IsAbs(jsonlSetting(m)) {
+		return
+	}
+	if err := jobs.SetMirrorFolder(ctx, eng, g.project, dir); err != nil {
+		fmt.Fprintf(m.Stderr, "cairn: cannot register the JSON Lines folder of project %s: %s\n", g.project, oneLine(cairn.ErrorMessage(err)))
+	}
+}

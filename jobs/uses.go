@@ -1,0 +1,210 @@
+package jobs
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/internal/testsignal"
+)
+
+// How a long-running process (cairn serve, cairn mcp) writes the use of
+// the memories its contexts showed. Each write changes the database, which
+// drops the cached tiers of every context, so uses are gathered and
+// written in one transaction every FlushWait (or every BatchMax
+// contexts). A process killed outright (SIGKILL, a crash) loses what it
+// had not written yet: never more than the uses of the contexts answered
+// in the last MaxAge, because a context that would make the oldest
+// unwritten use older than that, or the unwritten uses more than
+// MaxUnwritten, waits for the write in progress before it is answered.
+
+// Defaults of UseWriterConfig.
+const (
+	DefaultUseFlushWait    = 500 * time.Millisecond
+	DefaultUseMaxAge       = time.Second
+	DefaultUseBatchMax     = 256
+	DefaultUseMaxUnwritten = 1024
+)
+
+// UseWriterConfig tunes a UseWriter; zero values take the defaults.
+type UseWriterConfig struct {
+	FlushWait    time.Duration // how long a use waits for others to share its write
+	MaxAge       time.Duration // how old the oldest unwritten use may get before new ones wait
+	BatchMax     int           // uses that make a write due at once
+	MaxUnwritten int           // unwritten uses that make new ones wait
+	// Log receives a line for each write that failed; nil: none.
+	Log io.Writer
+	// Now is the clock of the ages above; nil: time.Now.
+	Now func() time.Time
+
+	TestSignals UseWriterTestSignals
+}
+
+// UseWriterTestSignals tell a test what the writer did.
+type UseWriterTestSignals struct {
+	// Wrote gets the number of uses of each write, failed or not.
+	Wrote testsignal.Signal[int]
+	// Held gets the number of unwritten uses each time a Record starts
+	// waiting for the write in progress.
+	Held testsignal.Signal[int]
+}
+
+// Init turns every signal on.
+func (ts *UseWriterTestSignals) Init() {
+	ts.Wrote.Init()
+	ts.Held.Init()
+}
+
+// UseWriter gathers the use records of contexts and writes them in
+// batches on its own goroutine. Its methods are safe for concurrent use.
+type UseWriter struct {
+	eng *engine.Engine
+	cfg UseWriterConfig
+
+	mu         sync.Mutex
+	written    *sync.Cond // broadcast after each write and on close
+	pending    []engine.Use
+	pendingAt  time.Time // when the first pending use came
+	inflight   int       // uses being written
+	inflightAt time.Time // when the first of them came
+	closed     bool
+	wake       chan struct{} // the writer has something to do
+	done       chan struct{} // the writer has stopped
+}
+
+// NewUseWriter starts the writer of eng's uses (cfg nil: defaults). Close
+// it to write what is left and stop.
+func NewUseWriter(eng *engine.Engine, cfg *UseWriterConfig) *UseWriter {
+	var c UseWriterConfig
+	if cfg != nil {
+		c = *cfg
+	}
+	c.FlushWait = cmp.Or(c.FlushWait, DefaultUseFlushWait)
+	c.MaxAge = cmp.Or(c.MaxAge, DefaultUseMaxAge)
+	c.BatchMax = cmp.Or(c.BatchMax, DefaultUseBatchMax)
+	c.MaxUnwritten = cmp.Or(c.MaxUnwritten, DefaultUseMaxUnwritten)
+	if c.Log == nil {
+		c.Log = io.Discard
+	}
+	if c.Now == nil {
+		c.Now = time.Now
+	}
+	w := &UseWriter{eng: eng, cfg: c, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	w.written = sync.NewCond(&w.mu)
+	go w.run()
+	return w
+}
+
+func (w *UseWriter) kick() {
+	select {
+	case w.wake <- struct{}{}:
+	default:
+	}
+}
+
+// behind reports whether a new use must wait for the write in progress;
+// call with w.mu held.
+func (w *UseWriter) behind(now time.Time) bool {
+	oldest := w.pendingAt
+	if w.inflight > 0 {
+		oldest = w.inflightAt
+	} else if len(w.pending) == 0 {
+		return false
+	}
+	return now.Sub(oldest) >= w.cfg.MaxAge || len(w.pending)+w.inflight >= w.cfg.MaxUnwritten
+}
+
+// add queues u, first waiting while the writer is behind; it reports
+// false, queueing nothing, once the writer is closed.
+func (w *UseWriter) add(u engine.Use) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	for !w.closed && w.behind(w.cfg.Now()) {
+		w.cfg.TestSignals.Held.Signal(len(w.pending) + w.inflight)
+		w.written.Wait()
+	}
+	if w.closed {
+		return false
+	}
+	w.pending = append(w.pending, u)
+	if len(w.pending) == 1 {
+		w.pendingAt = w.cfg.Now()
+		w.kick()
+	} else if len(w.pending) >= w.cfg.BatchMax {
+		w.kick()
+	}
+	return true
+}
+
+// Record queues a context's use of ids in session, at the engine's time;
+// once the writer is closed it writes the use at once. It is
+// recall.Recorder's signature.
+func (w *UseWriter) Record(ctx context.Context, ids []string, session string) error {
+	u := engine.Use{IDs: ids, Session: session, At: w.eng.Now()}
+	if w.add(u) {
+		return nil
+	}
+	return w.eng.RecordUses(ctx, []engine.Use{u})
+}
+
+// Close writes what is pending and stops the writer; later records are
+// written at once.
+func (w *UseWriter) Close() {
+	w.mu.Lock()
+	w.closed = true
+	w.written.Broadcast()
+	w.mu.Unlock()
+	w.kick()
+	<-w.done
+}
+
+func (w *UseWriter) run() {
+	defer close(w.done)
+	for range w.wake {
+		w.mu.Lock()
+		if len(w.pending) == 0 {
+			closed := w.closed
+			w.mu.Unlock()
+			if closed {
+				return
+			}
+			continue
+		}
+		at, due := w.pendingAt, w.closed || len(w.pending) >= w.cfg.BatchMax
+		w.mu.Unlock()
+		if !due {
+			timer := time.NewTimer(w.cfg.FlushWait - w.cfg.Now().Sub(at))
+			select {
+			case <-timer.C:
+			case <-w.wake: // full, or closing
+			}
+			timer.Stop()
+		}
+		w.runOnce(at)
+	}
+}
+
+// runOnce writes what is pending as one batch, the first of it queued at
+// at.
+func (w *UseWriter) runOnce(at time.Time) {
+	w.mu.Lock()
+	batch := w.pending
+	w.pending, w.inflight, w.inflightAt = nil, len(batch), at
+	w.mu.Unlock()
+	if err := w.eng.RecordUses(context.Background(), batch); err != nil {
+		fmt.Fprintf(w.cfg.Log, "cairn: recording the use of memories: %s\n", cairn.ErrorMessage(err))
+	}
+	w.cfg.TestSignals.Wrote.Signal(len(batch))
+	w.mu.Lock()
+	w.inflight, w.inflightAt = 0, time.Time{}
+	w.written.Broadcast()
+	if len(w.pending) > 0 || w.closed {
+		w.kick()
+	}
+	w.mu.Unlock()
+}

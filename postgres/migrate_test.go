@@ -1,0 +1,75 @@
+package postgres_test
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn/postgres"
+)
+
+// The lifecycle's last run per project was kept among the transcript
+// cursors (source cairn-lifecycle:PROJECT, the run's time as offset): the
+// migration to the job state table moves it there and leaves real
+// transcripts' cursors alone. The database is put back as the schema
+// before that migration left it, with such rows, and opened again.
+func TestJobStateMigrationMovesTheLifecyclesLastRuns(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	url := pgtest.SchemaURL(t, "the PostgreSQL backend")
+	s, err := postgres.Open(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.Close()
+	c, err := pgx.Connect(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(ctx)
+	ran := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	for _, q := range []string{
+		`DROP TABLE job_state`,
+		`DELETE FROM schema_migrations WHERE version = 5`,
+		fmt.Sprintf(`INSERT INTO ingest_state(source, "offset", updated_at) VALUES ('cairn-lifecycle:web-app', %d, 0), ('cairn-lifecycle:a:b', %d, 0), ('/home/u/s.jsonl', 1234, 0)`, ran.UnixMilli(), ran.UnixMilli()+1),
+	} {
+		if _, err := c.Exec(ctx, q); err != nil {
+			t.Fatalf("%s: %v", q, err)
+		}
+	}
+	s, err = postgres.Open(ctx, url, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	var states []cairn.JobState
+	var transcript, gone int64
+	err = s.View(ctx, func(tx cairn.Tx) error {
+		var err error
+		if states, err = tx.FindJobStates(ctx, "maintain"); err != nil {
+			return err
+		}
+		if transcript, err = tx.FindIngestOffset(ctx, "/home/u/s.jsonl"); err != nil {
+			return err
+		}
+		gone, err = tx.FindIngestOffset(ctx, "cairn-lifecycle:web-app")
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []cairn.JobState{
+		{Job: "maintain", Project: "a:b", RanAt: ran.Add(time.Millisecond)},
+		{Job: "maintain", Project: "web-app", RanAt: ran},
+	}
+	if fmt.Sprint(states) != fmt.Sprint(want) {
+		t.Errorf("job states after the migration = %+v, want %+v", states, want)
+	}
+	if transcript != 1234 || gone != 0 {
+		t.Errorf("ingest offsets after the migration: transcript %d (want 1234), lifecycle %d (want 0: moved)", transcript, gone)
+	}
+}

@@ -1,0 +1,91 @@
+package recall_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture/failure"
+	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/redact"
+)
+
+// The fix of an error is found by the error's line, whatever path,
+// number or id it holds this time and wherever the project lies; an
+// error that only reads alike is found by words, one never met not at
+// all; what the session was shown is left out.
+func TestSeenBeforeFindsTheSameErrorWhereverItHappens(t *testing.T) {
+	t.Parallel()
+	e := lookupEngine(t)
+	stored := "tar: ./build/tools-1.2.tar.gz: Cannot open: No such file or directory"
+	hook := "PreToolUse:Bash hook error: [sh -c 'cd . && uv run .claude/hooks/guard.py']: BLOCKED: rm is not allowed here"
+	fix := add(t, e, &cairn.Memory{Type: "fix", Key: "error:x", Title: stored, Tags: []string{failure.ErrorTag(stored), failure.ErrorTag(hook)},
+		Content: "**Error:** `./deploy` failed with:\n" + stored + "\n" + hook + "\n\n**Fix:** ran `make package`", Source: cairn.SourceAutomatic})
+	pit := add(t, e, &cairn.Memory{Type: "pitfall", Content: "The staging gateway refuses ssh logins from the VPN address range; connect from the office network."})
+
+	for _, out := range []string{
+		"Exit code 2\ntar: /home/bo/work/gw/build/tools-1.3.tar.gz: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now",
+		"Exit code 1\nPreToolUse:Bash hook error: [sh -c 'cd /srv/gw && uv run .claude/hooks/guard.py']: BLOCKED: rm is not allowed here",
+	} {
+		res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure,
+			Subject: redact.Paths{Root: "/srv/gw"}.Text(out), Now: lookupNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ids := res.IDs(); len(ids) != 1 || ids[0] != fix || !strings.Contains(res.Text, "make package") || !strings.Contains(res.Text, "(id "+fix) {
+			t.Errorf("%q: found %v\n%s", out, ids, res.Text)
+		}
+	}
+	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Now: lookupNow,
+		Subject: "ssh: connect to the staging gateway port 22: Connection refused from the VPN address range"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := res.IDs(); len(ids) != 1 || ids[0] != pit {
+		t.Errorf("an error that reads like a pitfall: %v", ids)
+	}
+	for _, out := range []string{"Exit code 1", "panic: runtime error: index out of range [3] with length 3 in the parser"} {
+		if res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Subject: out, Now: lookupNow}); err != nil || res.Text != "" {
+			t.Errorf("%q found %v (%v)", out, res.IDs(), err)
+		}
+	}
+	if err := e.RecordUse(t.Context(), []string{fix}, "s-1"); err != nil {
+		t.Fatal(err)
+	}
+	res, err = recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Now: lookupNow, Session: "s-1", ShownTimes: 1,
+		Subject: "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory"})
+	if err != nil || res.Text != "" {
+		t.Errorf("a fix the session was shown is shown again: %v", res.IDs())
+	}
+	res, err = recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Now: lookupNow, Session: "s-1", ShownTimes: 2,
+		Subject: "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory"})
+	if err != nil || len(res.IDs()) != 1 {
+		t.Errorf("a fix the session was shown once is not shown again when twice are asked: %v", res.IDs())
+	}
+}
+
+// Before a command: the fixes tagged with its program and sub-command
+// that say how to run it, and the memories that name it; not a fix that
+// was only an edit of the code.
+func TestCommandFailuresShowHowToRunTheCommand(t *testing.T) {
+	t.Parallel()
+	e := lookupEngine(t)
+	env := add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("cargo build")}, Source: cairn.SourceAutomatic,
+		Title: "error: the SHOP_DB variable must be set before the queries can be checked", Content: "**Error:** ...\n\n**Fix:** ran it with SHOP_DB=x.db set"})
+	add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("cargo build")}, Source: cairn.SourceAutomatic,
+		Title: "error[E0308]: mismatched types", Content: "**Error:** ...\n\n**Fix:** edited src/main.rs"})
+	named := add(t, e, &cairn.Memory{Type: "pitfall", Content: "cargo build needs the OpenCV headers: install them with the system package manager first."})
+	add(t, e, &cairn.Memory{Type: "pitfall", Content: "The API returns dates in UTC."})
+
+	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "cd app && cargo build --release 2>&1 | tail", Now: lookupNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := res.IDs()
+	if len(ids) != 2 || !(ids[0] == env && ids[1] == named || ids[0] == named && ids[1] == env) || !strings.Contains(res.Text, "Known failures of `cargo build`") {
+		t.Errorf("before cargo build: %v\n%s", ids, res.Text)
+	}
+	if res, _ := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "ls -la", Now: lookupNow}); res.Text != "" {
+		t.Errorf("before ls: %v", res.IDs())
+	}
+}

@@ -1,0 +1,59 @@
+package server
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// The server's soft memory limit (runtime/debug.SetMemoryLimit). With the
+// Go runtime's default (GOGC=100) the heap grows to about twice what is
+// live before a collection, what the engine keeps (its caches and vector
+// indexes) and what the requests in flight hold alike, so a server whose
+// caches hold 30 MiB grows to over 60 MiB, and more while many requests
+// run. The limit keeps the runtime's memory near what the engine keeps
+// (Engine.ResidentBytes) plus memoryRoom for everything else, and follows
+// the caches as they fill: the runtime collects sooner when the heap
+// nears it and exceeds it rather than fail (an import through the server,
+// which holds more for a while). A GOMEMLIMIT in the environment is the
+// user's limit: the server leaves it alone.
+const (
+	memoryRoom  = 64 << 20
+	memoryEvery = 10 * time.Second
+)
+
+// memoryLimit is the limit for a server whose engine keeps resident bytes.
+func memoryLimit(resident int64) int64 { return resident + memoryRoom }
+
+// limitMemory sets the runtime's memory limit from resident (through set,
+// debug.SetMemoryLimit's signature) now and every memoryEvery until the
+// returned stop is called, which puts the limit found at the start back.
+// When the user set a limit (userSet) it does nothing.
+func limitMemory(userSet bool, resident func() int64, set func(int64) int64) (stop func()) {
+	if userSet {
+		return func() {}
+	}
+	prior := set(-1) // a negative limit reads the current one
+	set(memoryLimit(resident()))
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		tick := time.NewTicker(memoryEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+				set(memoryLimit(resident()))
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		wg.Wait()
+		set(prior)
+	}
+}

@@ -1,0 +1,476 @@
+// Package server is `cairn serve` as a library: a process that keeps the
+// database open and answers the REST API (package httpapi) on a Unix
+// socket next to the database, where the CLI of other processes finds it
+// (their search, context and hooks are answered in a millisecond instead
+// of opening the database themselves), and over HTTP when asked: REST,
+// server-sent events, MCP over streamable HTTP (package mcpserver) and
+// the web page (package webui). It runs the background jobs of the
+// database (package jobs) while it serves.
+//
+// New checks a Config, Open takes the database's server lock and starts
+// listening, Close stops: requests in flight finish, the uses they
+// recorded are written, the jobs end, the socket and the lock go. A
+// server also stops by itself (Done is closed) when it has answered no
+// request for Config.Idle, when `cairn serve stop` asks it over the
+// socket, and when its database file is removed or replaced.
+package server
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/internal/testsignal"
+	"github.com/cairn-dev/cairn/jobs"
+)
+
+// Config says what a Server serves and how. Zero values take defaults
+// where a field says so.
+type Config struct {
+	// Engine answers every request; required, and not bound to a project
+	// (the server answers them all). The caller opens its store before
+	// New and closes it after Close.
+	Engine *engine.Engine
+	// Project is the server's own project: MCP without ?project=, the
+	// web page's, and the one whose folder the server may run in.
+	Project string
+	// Database names the database in the server's status: the file, or
+	// a postgres:// URL without its password.
+	Database string
+	// File is the SQLite database file; "" for PostgreSQL. A request that
+	// comes after the file was removed or replaced is refused (503, the
+	// client then opens the new file itself) and stops the server:
+	// answering from the old file, or opening a new empty one, would be
+	// wrong.
+	File string
+	// Path is where the socket and the lock live (SocketPath,
+	// LockPath): the database file, or for PostgreSQL a path in the
+	// user's data folder that stands for it. Required.
+	Path string
+
+	// Addr is where to answer over HTTP (host:port; port 0 picks one);
+	// "" means the socket only.
+	Addr string
+	// AddrOptional makes a failure to listen on Addr a line in Log (the
+	// default address is taken, by another server say) instead of an
+	// error.
+	AddrOptional bool
+	// AllowRemote allows an Addr that is not a loopback address; every
+	// HTTP request must then send a token. Without it such an Addr is
+	// EINVALID.
+	AllowRemote bool
+
+	// Idle stops the server after that long without a request; 0 never.
+	Idle time.Duration
+	// IdleCheckEvery is how often the server asks whether it is idle;
+	// zero: a quarter of Idle, between 10 ms and a minute.
+	IdleCheckEvery time.Duration
+	// Limits bound what HTTP clients may hold.
+	Limits Limits
+
+	// Version is the version the MCP server reports.
+	Version string
+	// Configuration returns the configuration of project's context
+	// blocks (for a request that sends none) and MCP tools, read again
+	// for each request; nil: the defaults.
+	Configuration func(project string) (*config.Config, error)
+	// Root returns the folder of project's files when the server runs in
+	// it, else "": what its memories refer to is checked against it. nil
+	// knows no folder.
+	Root func(project string) string
+
+	// SetMemoryLimit, when set, is runtime/debug.SetMemoryLimit: the
+	// server keeps the process's soft memory limit near what the engine
+	// holds (memory.go), unless GOMEMLIMIT is set.
+	SetMemoryLimit func(int64) int64
+	// Now is the clock of the idle time and the uptime; nil: time.Now.
+	Now func() time.Time
+	// Log receives the server's messages, a line each; nil: none.
+	Log io.Writer
+
+	// The background jobs' settings (package jobs); their Log defaults
+	// to the server's.
+	Uses       jobs.UseWriterConfig
+	Maintain   jobs.MaintainerConfig
+	Mirror     jobs.MirrorConfig
+	VectorFill jobs.VectorFillerConfig
+
+	TestSignals TestSignals
+}
+
+// TestSignals tell a test what the server did.
+type TestSignals struct {
+	// IdleChecked gets, after each idle check, whether it stopped the
+	// server.
+	IdleChecked testsignal.Signal[bool]
+}
+
+// Init turns every signal on.
+func (ts *TestSignals) Init() { ts.IdleChecked.Init() }
+
+// Status is what a server says about itself (GET /serve/status).
+type Status struct {
+	PID      int       `json:"pid"`
+	Database string    `json:"database"`
+	Socket   string    `json:"socket"`
+	MCP      string    `json:"mcp,omitempty"` // the MCP over HTTP address; "" when HTTP is off
+	Project  string    `json:"project"`       // the project of /mcp without ?project=
+	Started  time.Time `json:"started"`
+	Uptime   string    `json:"uptime"`
+}
+
+// Server is one `cairn serve`. Its methods are safe for concurrent use.
+type Server struct {
+	cfg    Config
+	eng    *engine.Engine
+	logger *slog.Logger
+	sock   string
+
+	file        os.FileInfo  // the database file opened
+	lastRequest atomic.Int64 // Unix nanoseconds of the clock cfg.Now
+	uses        *jobs.UseWriter
+
+	unlock     func()
+	socketSrv  *http.Server
+	httpSrv    *http.Server
+	httpAddr   string
+	httpDone   chan struct{}
+	stopMemory func()
+	cancelJobs context.CancelFunc
+	jobs       sync.WaitGroup
+	status     Status
+
+	stopOnce sync.Once
+	done     chan struct{} // closed when the server stops by itself or Close is called
+	mu       sync.Mutex
+	serveErr error // why the socket stopped serving, when it failed
+	opened   bool
+	closed   bool
+}
+
+// New returns a server for cfg, not yet listening. EINVALID for a config
+// that cannot be served: no engine or path, a path too long for a Unix
+// socket, an HTTP address that is not host:port, or one that is not
+// loopback without AllowRemote.
+func New(cfg Config) (*Server, error) {
+	if cfg.Engine == nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "a server needs an engine")
+	}
+	if cfg.Path == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "a server needs the path of its database")
+	}
+	if !cairn.ValidProject(cfg.Project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", cfg.Project)
+	}
+	sock := SocketPath(cfg.Path)
+	if sock == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "the database path %s is too long for a Unix socket; use a shorter one", cfg.Path)
+	}
+	if cfg.Addr != "" {
+		if _, err := CheckAddr(cfg.Addr, cfg.AllowRemote); err != nil {
+			return nil, err
+		}
+	}
+	if cfg.Idle < 0 {
+		return nil, cairn.Errorf(cairn.EINVALID, "the idle time %v is negative", cfg.Idle)
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Configuration == nil {
+		cfg.Configuration = func(string) (*config.Config, error) { return config.Default(), nil }
+	}
+	if cfg.Root == nil {
+		cfg.Root = func(string) string { return "" }
+	}
+	cfg.Limits = cfg.Limits.withDefaults()
+	cfg.IdleCheckEvery = cmp.Or(cfg.IdleCheckEvery, min(max(cfg.Idle/4, 10*time.Millisecond), time.Minute))
+	for _, w := range []*io.Writer{&cfg.Uses.Log, &cfg.Maintain.Log, &cfg.Mirror.Log, &cfg.VectorFill.Log} {
+		if *w == nil {
+			*w = cfg.Log
+		}
+	}
+	return &Server{
+		cfg:    cfg,
+		eng:    cfg.Engine,
+		logger: slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		sock:   sock,
+		done:   make(chan struct{}),
+	}, nil
+}
+
+// SocketPath is where the server of the database at path listens; "" when
+// the path would be too long for a Unix socket.
+func SocketPath(path string) string {
+	p := path + ".sock"
+	if len(p) > 100 {
+		return ""
+	}
+	return p
+}
+
+// LockPath is the lock file of the server of the database at path.
+func LockPath(path string) string { return path + ".serve.lock" }
+
+// errAlreadyServing says that another server answers for the database:
+// ECONFLICT, with how to find it.
+func errAlreadyServing(db string) error {
+	return cairn.Errorf(cairn.ECONFLICT, "another cairn serve is already answering for %s; `cairn serve status` shows it and `cairn serve stop` stops it", db)
+}
+
+// Open takes the database's server lock, loads what searches read most,
+// and starts answering on the socket (and over HTTP when Config.Addr is
+// set) and running the jobs; it returns once clients can find the socket,
+// or the reason they cannot: ECONFLICT when another server runs for the
+// database, EUNAVAILABLE when an address cannot be listened on. Open is
+// called once; Close undoes what it did, whether it succeeded or not.
+func (s *Server) Open(ctx context.Context) error {
+	s.mu.Lock()
+	if s.opened {
+		s.mu.Unlock()
+		return cairn.Errorf(cairn.EINVALID, "the server is already open")
+	}
+	s.opened = true
+	s.mu.Unlock()
+	if c, err := net.DialTimeout("unix", s.sock, 200*time.Millisecond); err == nil {
+		c.Close()
+		return errAlreadyServing(s.label())
+	}
+	// One server per database, even when two start at the same moment
+	// (two hooks starting one each): the second cannot take the lock.
+	unlock, err := lock(s.cfg.Path, s.label())
+	if err != nil {
+		return err
+	}
+	s.unlock = unlock
+	if s.cfg.File != "" {
+		if fi, err := os.Stat(s.cfg.File); err == nil {
+			s.file = fi
+		}
+	}
+	// Load before listening: clients find the socket only once the server
+	// answers at full speed.
+	if n, err := s.eng.Warm(ctx, s.cfg.Project); err == nil && n > 0 {
+		fmt.Fprintf(s.cfg.Log, "cairn: loaded the postings of %d frequent terms of project %s\n", n, s.cfg.Project)
+	}
+	if n, err := s.eng.WarmVectors(ctx, s.cfg.Project); err == nil && n > 0 {
+		fmt.Fprintf(s.cfg.Log, "cairn: loaded %d vectors of project %s\n", n, s.cfg.Project)
+		debug.FreeOSMemory() // the stored vectors, read once to fill the index
+	}
+	if s.cfg.SetMemoryLimit != nil {
+		s.stopMemory = limitMemory(os.Getenv("GOMEMLIMIT") != "", s.eng.ResidentBytes, s.cfg.SetMemoryLimit)
+	}
+	// Use records are written in batches by one goroutine.
+	s.uses = jobs.NewUseWriter(s.eng, &s.cfg.Uses)
+	s.touch()
+	if err := s.startHTTP(ctx); err != nil {
+		return err
+	}
+	// A socket file left by a server that died (SIGKILL, a crash): nobody
+	// answers on it, and the lock says no server is starting either.
+	os.Remove(s.sock)
+	// The socket is created private (0600): memories are the user's alone.
+	old := syscall.Umask(0o077)
+	ln, err := net.Listen("unix", s.sock)
+	syscall.Umask(old)
+	if err != nil {
+		return cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", s.sock)
+	}
+	s.status = Status{PID: os.Getpid(), Database: s.label(), Socket: s.sock, Project: s.cfg.Project, Started: s.cfg.Now()}
+	if s.httpAddr != "" {
+		s.status.MCP = "http://" + s.httpAddr + "/mcp"
+	}
+	s.socketSrv = &http.Server{Handler: s.socketHandler(), ReadHeaderTimeout: s.cfg.Limits.Header, IdleTimeout: s.cfg.Limits.Idle}
+	go func() {
+		if err := s.socketSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+			s.mu.Lock()
+			s.serveErr = err
+			s.mu.Unlock()
+			s.stop()
+		}
+	}()
+	s.startJobs()
+	return nil
+}
+
+// startJobs runs the background jobs until Close.
+func (s *Server) startJobs() {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.cancelJobs = cancel
+	run := func(f func(context.Context)) {
+		s.jobs.Add(1)
+		go func() {
+			defer s.jobs.Done()
+			f(ctx)
+		}()
+	}
+	run(jobs.NewMaintainer(s.eng, &s.cfg.Maintain).Run)
+	run(jobs.NewMirror(s.eng, &s.cfg.Mirror).Run)
+	if s.eng.Vectors() {
+		run(jobs.NewVectorFiller(s.eng, &s.cfg.VectorFill).Run)
+	}
+	if s.cfg.Idle > 0 {
+		run(s.exitWhenIdle)
+	}
+}
+
+// Done is closed when the server stops by itself (idle, asked to stop,
+// its database file replaced, its socket failing) or Close is called.
+func (s *Server) Done() <-chan struct{} { return s.done }
+
+// Addr is the address the server answers HTTP on ("" when it does not).
+func (s *Server) Addr() string { return s.httpAddr }
+
+// Socket is the Unix socket the server answers on.
+func (s *Server) Socket() string { return s.sock }
+
+// Status is what the server says about itself.
+func (s *Server) Status() Status {
+	st := s.status
+	st.Uptime = s.cfg.Now().Sub(st.Started).Round(time.Second).String()
+	return st
+}
+
+// RecordUse records a context's use of memories as the server's requests
+// do: in a batch written soon after (package jobs) once the server is
+// open, at once before.
+func (s *Server) RecordUse(ctx context.Context, ids []string, session string) error {
+	if s.uses == nil {
+		return s.eng.RecordUse(ctx, ids, session)
+	}
+	return s.uses.Record(ctx, ids, session)
+}
+
+// stop makes Done fire.
+func (s *Server) stop() { s.stopOnce.Do(func() { close(s.done) }) }
+
+// Close stops the server: the requests in flight finish (up to 10 s on
+// the socket, 3 s over HTTP, where event streams end with their last
+// seq), the uses they recorded are written, the jobs end, and the socket
+// and the lock go. It returns why the socket stopped serving, if it
+// failed.
+func (s *Server) Close() error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	s.mu.Unlock()
+	s.stop()
+	if s.socketSrv != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		if s.socketSrv.Shutdown(ctx) != nil {
+			s.socketSrv.Close()
+		}
+		cancel()
+	}
+	s.stopHTTP()
+	if s.cancelJobs != nil {
+		s.cancelJobs()
+		s.jobs.Wait()
+	}
+	if s.uses != nil {
+		s.uses.Close()
+	}
+	if s.socketSrv != nil {
+		os.Remove(s.sock)
+	}
+	if s.stopMemory != nil {
+		s.stopMemory()
+	}
+	if s.unlock != nil {
+		s.unlock()
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.serveErr
+}
+
+func (s *Server) label() string { return cmp.Or(s.cfg.Database, s.cfg.Path) }
+
+// touch records a request: it keeps a server with an idle time alive.
+func (s *Server) touch() { s.lastRequest.Store(s.cfg.Now().UnixNano()) }
+
+// exitWhenIdle stops the server once it has answered no request for
+// Config.Idle; a request in progress is waited for by Close.
+func (s *Server) exitWhenIdle(ctx context.Context) {
+	tick := time.NewTicker(s.cfg.IdleCheckEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		idle := s.cfg.Now().Sub(time.Unix(0, s.lastRequest.Load())) >= s.cfg.Idle
+		if idle {
+			fmt.Fprintf(s.cfg.Log, "cairn: no request for %v; stopping\n", s.cfg.Idle)
+			s.stop()
+		}
+		s.cfg.TestSignals.IdleChecked.Signal(idle)
+		if idle {
+			return
+		}
+	}
+}
+
+// sameFile reports whether the database path still names the file the
+// server opened.
+func (s *Server) sameFile() bool {
+	if s.cfg.File == "" {
+		return true
+	}
+	fi, err := os.Stat(s.cfg.File)
+	return err == nil && (s.file == nil || os.SameFile(fi, s.file))
+}
+
+// socketHandler answers the socket: the REST API, and the server's status
+// and stop.
+func (s *Server) socketHandler() http.Handler {
+	mux := http.NewServeMux()
+	mux.Handle("/api/", bodyDeadline(s.newAPI(false), s.cfg.Limits.Body))
+	mux.HandleFunc("GET /serve/status", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.Status())
+	})
+	mux.HandleFunc("POST /serve/stop", func(w http.ResponseWriter, _ *http.Request) {
+		writeJSON(w, http.StatusOK, s.Status())
+		fmt.Fprintf(s.cfg.Log, "cairn: asked to stop by `cairn serve stop`; stopping\n")
+		s.stop()
+	})
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		s.touch()
+		if !s.sameFile() {
+			fmt.Fprintf(s.cfg.Log, "cairn: %s was removed or replaced; stopping\n", s.cfg.File)
+			s.stop()
+			writeJSON(w, http.StatusServiceUnavailable, map[string]any{"error": map[string]string{"code": cairn.EUNAVAILABLE,
+				"message": "the database file of this server was removed or replaced; the server is stopping"}})
+			return
+		}
+		mux.ServeHTTP(w, req)
+	})
+}
+
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}

@@ -1,0 +1,501 @@
+package server
+
+// The server in process, over a real SQLite database, its socket and the
+// client other cairn processes use. Bad inputs tried: a second server for
+// the same database (started one after the other, and at the same
+// moment), a database file replaced under a running server, a socket
+// file left by a dead server, a path too long for a socket, an HTTP
+// address that is taken, not host:port or not loopback.
+
+import (
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
+	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/sqlite"
+)
+
+// shortDir is a folder short enough for a Unix socket path, removed when
+// the test ends.
+func shortDir(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "cs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return dir
+}
+
+// openEngine opens the database file db, closed when the test ends.
+func openEngine(t *testing.T, db string) *engine.Engine {
+	t.Helper()
+	st, err := sqlite.Open(t.Context(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	return engine.New(st, nil)
+}
+
+func addMemory(t *testing.T, e *engine.Engine, m *cairn.Memory) *cairn.Memory {
+	t.Helper()
+	res, err := e.AddMemory(t.Context(), m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Memory
+}
+
+// syncBuffer is a log written by the server's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// testServer is a server of a fresh database holding one memory of
+// project p.
+type testServer struct {
+	*Server
+	db  string
+	eng *engine.Engine
+	log *syncBuffer
+	mem *cairn.Memory
+}
+
+// newServer makes (but does not open) a server of a fresh database;
+// configure, when set, changes its config.
+func newServer(t *testing.T, configure func(*Config)) *testServer {
+	t.Helper()
+	db := filepath.Join(shortDir(t), "c.db")
+	eng := openEngine(t, db)
+	mem := addMemory(t, eng, &cairn.Memory{Project: "p", Type: "pitfall", Content: "The flaky auth test shares one fake clock."})
+	log := &syncBuffer{}
+	cfg := Config{Engine: eng, Project: "p", Database: db, File: db, Path: db, Log: log}
+	if configure != nil {
+		configure(&cfg)
+	}
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &testServer{Server: s, db: db, eng: eng, log: log, mem: mem}
+}
+
+// openServer is newServer, opened until the test ends.
+func openServer(t *testing.T, configure func(*Config)) *testServer {
+	t.Helper()
+	s := newServer(t, configure)
+	if err := s.Open(t.Context()); err != nil {
+		s.Close()
+		t.Fatalf("Open: %v", err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+	})
+	return s
+}
+
+// project is the client of project p over the server's socket, as the
+// CLI of another process makes it.
+func (s *testServer) project(t *testing.T) *client.Project {
+	t.Helper()
+	c, err := client.New("unix:"+s.Socket(), &client.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Project("p")
+}
+
+func TestServerAnswersOnItsSocketAndLeavesNothingBehind(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, nil)
+	// A socket file left by a server that died: nobody listens on it.
+	if err := os.WriteFile(s.Socket(), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	fi, err := os.Stat(s.Socket())
+	if err != nil || fi.Mode()&os.ModeSocket == 0 || fi.Mode().Perm()&0o077 != 0 {
+		t.Fatalf("socket %v %v, want a private socket", fi, err)
+	}
+	hits, err := s.project(t).Search(t.Context(), cairn.Query{Text: "flaky clock"})
+	if err != nil || len(hits) != 1 || hits[0].Memory.ID != s.mem.ID {
+		t.Fatalf("search over the socket: %v %v", hits, err)
+	}
+	st, err := StatusOf(t.Context(), s.db, s.db)
+	if err != nil || st.PID != os.Getpid() || st.Socket != s.Socket() || st.Project != "p" || st.MCP != "" {
+		t.Fatalf("status: %+v %v", st, err)
+	}
+	if held, pid := LockHolder(s.db); !held || pid != os.Getpid() {
+		t.Errorf("lock: held %v by %d", held, pid)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.Socket()); !os.IsNotExist(err) {
+		t.Errorf("the socket is still there: %v", err)
+	}
+	if held, _ := LockHolder(s.db); held {
+		t.Error("the lock is still held")
+	}
+	if _, err := StatusOf(t.Context(), s.db, s.db); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		t.Errorf("status of a stopped server: %v", err)
+	}
+	if pid, err := Stop(t.Context(), s.db, s.db); pid != 0 || err != nil {
+		t.Errorf("stopping no server: %d %v", pid, err)
+	}
+	select {
+	case <-s.Done():
+	default:
+		t.Error("Done is not closed after Close")
+	}
+}
+
+// Two servers for one database: the lock lets only one run, even when
+// both open at the same moment, before either listens.
+func TestOnlyOneServerRunsForADatabase(t *testing.T) {
+	t.Parallel()
+	s := openServer(t, nil)
+	second, err := New(Config{Engine: s.eng, Project: "p", Path: s.db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = second.Open(t.Context())
+	second.Close()
+	if cairn.ErrorCode(err) != cairn.ECONFLICT || !strings.Contains(err.Error(), "already answering") {
+		t.Fatalf("a second server: %v", err)
+	}
+	// The first still answers.
+	if _, err := s.project(t).Search(t.Context(), cairn.Query{Text: "flaky"}); err != nil {
+		t.Fatal(err)
+	}
+
+	db := filepath.Join(shortDir(t), "c.db")
+	eng := openEngine(t, db)
+	var wg sync.WaitGroup
+	errs := make([]error, 4)
+	servers := make([]*Server, 4)
+	for i := range servers {
+		servers[i], err = New(Config{Engine: eng, Project: "p", Path: db})
+		if err != nil {
+			t.Fatal(err)
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = servers[i].Open(t.Context())
+		}()
+	}
+	wg.Wait()
+	opened := 0
+	for i, err := range errs {
+		switch {
+		case err == nil:
+			opened++
+		case cairn.ErrorCode(err) != cairn.ECONFLICT:
+			t.Errorf("server %d: %v", i, err)
+		}
+		servers[i].Close()
+	}
+	if opened != 1 {
+		t.Errorf("%d of 4 servers opened at the same moment, want 1: %v", opened, errs)
+	}
+}
+
+// A server whose database file was replaced (or removed) does not answer
+// from the old file: it says it is unavailable, so that the client opens
+// the new file itself, and stops.
+func TestServerStopsWhenItsDatabaseIsReplaced(t *testing.T) {
+	t.Parallel()
+	s := openServer(t, nil)
+	p := s.project(t)
+	if _, err := p.Search(t.Context(), cairn.Query{Text: "flaky"}); err != nil {
+		t.Fatal(err)
+	}
+	other := s.db + ".new"
+	addMemory(t, openEngine(t, other), &cairn.Memory{Project: "p", Content: "The new database's flaky clock note."})
+	if err := os.Rename(other, s.db); err != nil {
+		t.Fatal(err)
+	}
+	_, err := p.Search(t.Context(), cairn.Query{Text: "flaky"})
+	if !client.IsUnavailable(err) || !strings.Contains(err.Error(), "removed or replaced") {
+		t.Fatalf("a search after the replacement: %v", err)
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop")
+	}
+	if !strings.Contains(s.log.String(), "was removed or replaced; stopping") {
+		t.Errorf("log %q", s.log.String())
+	}
+}
+
+// A server with an idle time stops once it has answered no request for
+// that long, by its clock; each request puts that off.
+func TestServerStopsAfterItsIdleTimeWithoutARequest(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	now := time.Date(2025, 6, 2, 9, 0, 0, 0, time.UTC)
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	advance := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	var signals TestSignals
+	signals.Init()
+	s := openServer(t, func(c *Config) {
+		c.Idle, c.IdleCheckEvery, c.Now, c.TestSignals = time.Hour, 5*time.Millisecond, clock, signals
+	})
+	p := s.project(t)
+	for range 3 {
+		advance(50 * time.Minute)
+		if _, err := p.Search(t.Context(), cairn.Query{Text: "flaky"}); err != nil {
+			t.Fatal(err)
+		}
+		// A check after the request: not idle.
+		for signals.IdleChecked.Wait(t) {
+			t.Fatal("the server stopped while it had requests")
+		}
+	}
+	advance(59 * time.Minute)
+	if signals.IdleChecked.Wait(t) {
+		t.Fatal("the server stopped before its idle time")
+	}
+	advance(2 * time.Minute)
+	for !signals.IdleChecked.Wait(t) {
+	}
+	<-s.Done()
+	if !strings.Contains(s.log.String(), "no request for 1h0m0s; stopping") {
+		t.Errorf("log %q", s.log.String())
+	}
+	if st := s.Status(); st.Uptime != "3h31m0s" {
+		t.Errorf("uptime %q by the server's clock, want 3h31m0s", st.Uptime)
+	}
+}
+
+// `cairn serve stop` asks over the socket: the server answers its status
+// and stops.
+func TestServerStopsWhenAsked(t *testing.T) {
+	t.Parallel()
+	s := openServer(t, nil)
+	st, err := ask(t.Context(), s.Socket(), "POST", "/serve/stop")
+	if err != nil || st.PID != os.Getpid() {
+		t.Fatalf("stop: %+v %v", st, err)
+	}
+	select {
+	case <-s.Done():
+	case <-time.After(10 * time.Second):
+		t.Fatal("the server did not stop")
+	}
+}
+
+// The uses of what contexts showed are written in batches after the
+// answer, and Close writes what is pending.
+func TestServerRecordsTheUseOfWhatContextsShowed(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, func(c *Config) { c.Uses.FlushWait = time.Hour })
+	if err := s.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	a, err := s.project(t).Context(t.Context(), recall.Call{Request: recall.Request{Project: "p", Prompt: "flaky clock"}, Record: true})
+	if err != nil || !strings.Contains(a.Text, s.mem.ID) {
+		t.Fatalf("context: %+v %v", a, err)
+	}
+	if m, _ := s.eng.FindMemoryByID(t.Context(), s.mem.ID); m.UseCount != 0 {
+		t.Fatalf("use count %d before the batch was written", m.UseCount)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := s.eng.FindMemoryByID(t.Context(), s.mem.ID); m.UseCount != 1 {
+		t.Errorf("use count %d after Close, want 1", m.UseCount)
+	}
+}
+
+// The lifecycle runs for every project of the database that is due, not
+// only for the server's own.
+func TestServerCleansUpEveryProjectWhenDue(t *testing.T) {
+	t.Parallel()
+	db := filepath.Join(shortDir(t), "c.db")
+	st, err := sqlite.Open(t.Context(), db, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	then := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
+	past := engine.New(st, &engine.Options{Now: func() time.Time { return then }})
+	var old []*cairn.Memory
+	for _, p := range []string{"home", "other", "third"} {
+		old = append(old, addMemory(t, past, &cairn.Memory{Project: p, Type: "session", Content: "Session in " + p + ": tried the new parser"}))
+	}
+	eng := engine.New(st, nil)
+	kept := addMemory(t, eng, &cairn.Memory{Project: "other", Type: "decision", Content: "Chose SQLite for local storage."})
+	log := &syncBuffer{}
+	cfg := Config{Engine: eng, Project: "home", Path: db, File: db, Log: log}
+	cfg.Maintain.FirstAfter = time.Millisecond
+	cfg.Maintain.TestSignals.Init()
+	s, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	reps := cfg.Maintain.TestSignals.Ran.Wait(t)
+	if len(reps) != 3 {
+		t.Fatalf("%d projects cleaned up, want 3", len(reps))
+	}
+	for _, m := range old {
+		if _, err := eng.FindMemoryByID(t.Context(), m.ID); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+			t.Errorf("the expired session of %s is still there: %v", m.Project, err)
+		}
+	}
+	if _, err := eng.FindMemoryByID(t.Context(), kept.ID); err != nil {
+		t.Errorf("a live memory was removed: %v", err)
+	}
+	for _, p := range []string{"home", "other", "third"} {
+		if !strings.Contains(log.String(), "daily cleanup of project "+p+": 1 expired") {
+			t.Errorf("the log does not say %s was cleaned up: %q", p, log.String())
+		}
+	}
+}
+
+// The server keeps the soft memory limit near what its engine holds and
+// puts the one it found back when it stops; a limit the user set
+// (GOMEMLIMIT) stands.
+func TestServerSetsAMemoryLimitAndPutsTheOldOneBack(t *testing.T) {
+	t.Parallel()
+	const prior = 1 << 40
+	rec := &limitRecorder{limit: prior}
+	s := newServer(t, func(c *Config) { c.SetMemoryLimit = rec.SetMemoryLimit })
+	if err := s.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	set := rec.sets()
+	if len(set) == 0 || set[0] < memoryRoom || set[0] >= prior {
+		t.Errorf("a running server set the limits %v, want one of at least %d (what its engine keeps + %d)", set, memoryRoom, memoryRoom)
+	}
+	s.Close()
+	if rec.current() != prior {
+		t.Errorf("after the server stopped the limit is %d, want the one before, %d", rec.current(), int64(prior))
+	}
+
+	user := &limitRecorder{limit: prior}
+	limitMemory(true, func() int64 { return 1 << 20 }, user.SetMemoryLimit)()
+	if len(user.sets()) != 0 || user.current() != prior {
+		t.Errorf("with a limit of the user's, the server set the limits %v", user.sets())
+	}
+}
+
+// limitRecorder stands for debug.SetMemoryLimit: it records the limits
+// set and answers a negative one with the current limit.
+type limitRecorder struct {
+	mu    sync.Mutex
+	limit int64
+	set   []int64
+}
+
+func (r *limitRecorder) SetMemoryLimit(n int64) int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old := r.limit
+	if n >= 0 {
+		r.limit = n
+		r.set = append(r.set, n)
+	}
+	return old
+}
+
+func (r *limitRecorder) sets() []int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]int64(nil), r.set...)
+}
+
+func (r *limitRecorder) current() int64 {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.limit
+}
+
+func TestNewRefusesWhatCannotBeServed(t *testing.T) {
+	t.Parallel()
+	eng := openEngine(t, filepath.Join(t.TempDir(), "c.db"))
+	long := "/" + strings.Repeat("d", 120) + "/c.db"
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Project: "p", Path: "/tmp/c.db"}, "engine"},
+		{Config{Engine: eng, Project: "p"}, "path"},
+		{Config{Engine: eng, Project: "", Path: "/tmp/c.db"}, "project"},
+		{Config{Engine: eng, Project: "p", Path: long}, "too long for a Unix socket"},
+		{Config{Engine: eng, Project: "p", Path: "/tmp/c.db", Addr: "localhost"}, "host:port"},
+		{Config{Engine: eng, Project: "p", Path: "/tmp/c.db", Addr: "0.0.0.0:0"}, "not a loopback address"},
+		{Config{Engine: eng, Project: "p", Path: "/tmp/c.db", Addr: "192.0.2.1:7421"}, "not a loopback address"},
+		{Config{Engine: eng, Project: "p", Path: "/tmp/c.db", Idle: -time.Second}, "negative"},
+	} {
+		if _, err := New(tc.cfg); cairn.ErrorCode(err) != cairn.EINVALID || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%+v: %v, want EINVALID mentioning %q", tc.cfg, err, tc.want)
+		}
+	}
+	for _, addr := range []string{"127.0.0.1:0", "localhost:7421", "[::1]:0"} {
+		if remote, err := CheckAddr(addr, false); remote || err != nil {
+			t.Errorf("CheckAddr(%s) = %v, %v", addr, remote, err)
+		}
+	}
+	if remote, err := CheckAddr("0.0.0.0:7421", true); !remote || err != nil {
+		t.Errorf("CheckAddr(0.0.0.0:7421, allowed) = %v, %v", remote, err)
+	}
+}
+
+// An address that is taken: an error when it was asked for, a line in
+// the log when it is only the default; either way nothing is left behind.
+func TestServerWithATakenAddress(t *testing.T) {
+	t.Parallel()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	s := newServer(t, func(c *Config) { c.Addr = ln.Addr().String() })
+	err = s.Open(t.Context())
+	s.Close()
+	if cairn.ErrorCode(err) != cairn.EUNAVAILABLE || !strings.Contains(err.Error(), "cannot listen on "+ln.Addr().String()) {
+		t.Fatalf("an address asked for and taken: %v", err)
+	}
+	if _, err := os.Stat(s.Socket()); !os.IsNotExist(err) {
+		t.Errorf("the socket was left behind: %v", err)
+	}
+	if held, _ := LockHolder(s.db); held {
+		t.Error("the lock was left behind")
+	}
+	opt := openServer(t, func(c *Config) { c.Addr, c.AddrOptional = ln.Addr().String(), true })
+	if opt.Addr() != "" || !strings.Contains(opt.log.String(), "not serving MCP over HTTP") {
+		t.Errorf("the default address taken: Addr %q, log %q", opt.Addr(), opt.log.String())
+	}
+}
