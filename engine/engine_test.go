@@ -9,6 +9,7 @@ import (
 	"sync"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
@@ -307,5 +308,29 @@ func TestAnUpdateNeverLowersConfidenceUnlessAsked(t *testing.T) {
 	}
 	if m, err := e.UpdateMemory(ctx, w.Memory.ID, cairn.MemoryUpdate{Confidence: &low, LowerConfidence: true}); err != nil || m.Confidence != 0.3 {
 		t.Fatalf("lowering explicitly: %v, %v", m, err)
+	}
+}
+
+func TestADerivedTitleIsCutNotRefused(t *testing.T) {
+	t.Parallel()
+	e := engine.New(newStore(t), nil)
+	ctx := t.Context()
+	long := "Fix for `go test ./" + strings.Repeat("pkg/é", 200) + "` failure" // 1,400 bytes, a multi-byte rune at every cut
+	for _, src := range []cairn.Source{cairn.SourceAutomatic, cairn.SourceExtracted, cairn.SourceImported} {
+		w, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "fix", Source: src, Title: long + " \x1b[31mred\x1b[0m", Content: "Content of " + string(src)})
+		if err != nil {
+			t.Fatalf("%s: %v", src, err)
+		}
+		if tl := w.Memory.Title; len(tl) > cairn.MaxTitleBytes || !utf8.ValidString(tl) || !strings.HasSuffix(tl, "…") || strings.ContainsRune(tl, 0x1b) {
+			t.Errorf("%s: title %q (%d bytes)", src, tl, len(tl))
+		}
+	}
+	// A title a person gives is theirs: too long is an error that says so.
+	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Title: long, Content: "explicit"}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("explicit long title: %v", err)
+	}
+	// Far too long is refused whatever its source: redaction reads it.
+	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Source: cairn.SourceAutomatic, Title: strings.Repeat("x", 5*cairn.MaxTitleBytes), Content: "huge"}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("huge derived title: %v", err)
 	}
 }

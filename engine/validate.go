@@ -89,14 +89,34 @@ func normalizeRefs(refs []string) ([]string, error) {
 	return out, nil
 }
 
+// titleLimit is the longest title m may arrive with: MaxTitleBytes for
+// one a person or agent gave (a mistake to report), four times that for
+// one cairn or a model derived, which is cut after redaction.
+func titleLimit(m *cairn.Memory) int {
+	if m.Source == cairn.SourceExplicit || m.Source == "" {
+		return cairn.MaxTitleBytes
+	}
+	return 4 * cairn.MaxTitleBytes
+}
+
+// cutTitle cuts s to at most max bytes at a rune boundary, ending in "…".
+func cutTitle(s string, max int) string {
+	const ell = "…"
+	n := max - len(ell)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.TrimSpace(s[:n]) + ell
+}
+
 // checkSizes refuses a memory whose text fields, tags or file references
 // are over their limits, without reading the text.
 func checkSizes(m *cairn.Memory) error {
 	if len(m.Content) > cairn.MaxContentBytes {
 		return sizeError("content", len(m.Content), cairn.MaxContentBytes)
 	}
-	if len(m.Title) > cairn.MaxTitleBytes {
-		return sizeError("title", len(m.Title), cairn.MaxTitleBytes)
+	if max := titleLimit(m); len(m.Title) > max {
+		return sizeError("title", len(m.Title), max)
 	}
 	for _, f := range []struct{ name, v string }{
 		{"key", m.Key}, {"type", m.Type}, {"agent", m.Agent}, {"hat", m.Hat}, {"task", m.TaskID}, {"session", m.SessionID},
@@ -213,6 +233,21 @@ func (e *Engine) normalize(m *cairn.Memory) error {
 	m.Title = strings.TrimSpace(m.Title)
 	if m.Title == "" {
 		m.Title = cairn.TitleFromContent(m.Content)
+	}
+	if m.Source != cairn.SourceExplicit {
+		// A title cairn or a model derived (from a long command, a
+		// coloured error line, or grown by redaction's markers) is made
+		// one line and cut, by runes and after redaction, rather than
+		// losing the memory.
+		m.Title = strings.TrimSpace(strings.Map(func(r rune) rune {
+			if r < 0x20 || r == 0x7f {
+				return ' '
+			}
+			return r
+		}, m.Title))
+		if len(m.Title) > cairn.MaxTitleBytes {
+			m.Title = cutTitle(m.Title, cairn.MaxTitleBytes)
+		}
 	}
 	if err := checkLine("title", strings.ReplaceAll(m.Title, "\t", " "), cairn.MaxTitleBytes); err != nil {
 		return err

@@ -3,6 +3,8 @@ package main
 import (
 	"flag"
 	"strings"
+
+	"github.com/cairn-dev/cairn/lexical"
 )
 
 // didYouMean is " (did you mean X?)" for the name of names nearest to s,
@@ -10,7 +12,7 @@ import (
 func didYouMean(s string, names []string) string {
 	best, bestD, prefixed := "", 3, []string{}
 	for _, n := range names {
-		if d := editDistance(s, n); d < bestD {
+		if d := lexical.EditDistance(s, n); d < bestD {
 			best, bestD = n, d
 		}
 		if len(s) >= 2 && strings.HasPrefix(n, s) {
@@ -24,27 +26,6 @@ func didYouMean(s string, names []string) string {
 		return ""
 	}
 	return " (did you mean " + best + "?)"
-}
-
-// editDistance is the Levenshtein distance of a and b, by bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // flagSuggestion is didYouMean for the flag an error of fs names ("flag
