@@ -329,6 +329,14 @@ func TestADerivedTitleIsCutNotRefused(t *testing.T) {
 	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Title: long, Content: "explicit"}); cairn.ErrorCode(err) != cairn.EINVALID {
 		t.Errorf("explicit long title: %v", err)
 	}
+	// An edit's title is a person's, whatever the memory's source.
+	w, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "fix", Source: cairn.SourceImported, Content: "an imported fix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.UpdateMemory(ctx, w.Memory.ID, cairn.MemoryUpdate{Title: &long}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("an edit's long title of an imported memory: %v", err)
+	}
 	// Far too long is refused whatever its source: redaction reads it.
 	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Source: cairn.SourceAutomatic, Title: strings.Repeat("x", 5*cairn.MaxTitleBytes), Content: "huge"}); cairn.ErrorCode(err) != cairn.EINVALID {
 		t.Errorf("huge derived title: %v", err)

@@ -391,6 +391,11 @@ func (e *Engine) update(ctx context.Context, tx cairn.Tx, b *indexBatch, id stri
 	if upd.IfContent != nil && old.Content != *upd.IfContent {
 		return nil, cairn.Errorf(cairn.ECONFLICT, "memory %s changed since it was read; read it again", old.ID)
 	}
+	if upd.Title != nil && len(*upd.Title) > cairn.MaxTitleBytes {
+		// A title an edit gives is a person's or an agent's, whatever
+		// the memory's source: too long is theirs to shorten.
+		return nil, sizeError("title", len(*upd.Title), cairn.MaxTitleBytes)
+	}
 	if upd.Confidence != nil && *upd.Confidence < old.Confidence && !upd.LowerConfidence {
 		return nil, cairn.Errorf(cairn.EINVALID, "an update never lowers a memory's confidence (%s is at %.2f, %.2f was given); lowering is its own act: cairn edit --lower-confidence, or lower_confidence in the REST API and MCP update",
 			old.ID, old.Confidence, *upd.Confidence)
