@@ -51,6 +51,12 @@ type CandidateRequest struct {
 	Files     []string
 	FileTypes []string
 	FileLimit int
+	// Tags asks for the project's memories that carry any of them, of
+	// TagTypes when not empty, the newest first, at most TagLimit (0:
+	// MaxFileCandidates).
+	Tags     []string
+	TagTypes []string
+	TagLimit int
 }
 
 // MaxFileCandidates is the most memories about files CandidateRequest
@@ -73,6 +79,7 @@ type Candidates struct {
 	Hits      []Hit            // Search's hits
 	Retrieval Retrieval        // how Search was ranked
 	Files     []*Memory        // the memories about Files
+	Tagged    []*Memory        // the memories with Tags
 	// Shown holds, by id, when each memory was last shown in Session.
 	Shown map[string]time.Time
 }

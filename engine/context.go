@@ -55,6 +55,11 @@ func (e *Engine) ContextCandidates(ctx context.Context, req cairn.CandidateReque
 			return nil, err
 		}
 	}
+	if len(req.Tags) > 0 {
+		if out.Tagged, err = e.tagCandidates(ctx, req.Project, req.Tags, req.TagTypes, req.TagLimit); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

@@ -260,3 +260,78 @@ const (
 	fileCandidates = cairn.MaxFileCandidates
 	maxFileLimit   = 1000
 )
+
+// maxTagDocs bounds the documents a lookup by tag reads: the newest
+// written that carry one of the tags (a tag of an error or a command is
+// carried by a few memories).
+const maxTagDocs = 200
+
+// tagCandidates returns the project's memories (of types, when given)
+// that carry any of tags, the newest created first, at most limit (0:
+// fileCandidates): found from the tags' index terms (tagTerm), among the
+// maxTagDocs written last that carry one, or by a listing of the store
+// when a partition's index was made by older rules.
+func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types []string, limit int) ([]*cairn.Memory, error) {
+	if limit <= 0 {
+		limit = fileCandidates
+	}
+	limit = min(limit, maxFileLimit)
+	types, err := normalizeNames("type", types)
+	if err != nil {
+		return nil, err
+	}
+	terms := make([]string, 0, len(tags))
+	for _, t := range tags {
+		terms = append(terms, tagTerm(t))
+	}
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	match := func(m *cairn.Memory) bool {
+		if m.Project != project || len(types) > 0 && !slices.Contains(types, m.Type) {
+			return false
+		}
+		return slices.ContainsFunc(tags, m.HasTag)
+	}
+	var out []*cairn.Memory
+	err = e.store.View(ctx, func(tx cairn.Tx) error {
+		for _, part := range []string{project, ""} {
+			docs, ok, err := e.refDocs(ctx, tx, part, terms, types, maxTagDocs)
+			if err != nil {
+				return err
+			}
+			if !ok { // an index made by older rules: list them
+				out = nil
+				for _, t := range tags {
+					ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: types, Tags: []string{t},
+						SkipTotal: true, Limit: limit})
+					if err != nil {
+						return err
+					}
+					out = append(out, ms...)
+				}
+				return nil
+			}
+			ms, err := tx.FindMemoriesByDoc(ctx, part, docs)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				if match(m) {
+					out = append(out, m)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b *cairn.Memory) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	out = slices.CompactFunc(out, func(a, b *cairn.Memory) bool { return a.ID == b.ID })
+	return out[:min(len(out), limit)], nil
+}

@@ -34,6 +34,10 @@ const maxCommandFixes = 20
 // shown.
 const maxShown = 500
 
+// maxTagged bounds the fixes tagged with a failure's error lines read in
+// one go, before each line takes its own.
+const maxTagged = 200
+
 // lookupFailure finds the memories of the error a failure's output names
 // (req.Subject, its paths written as the project's memories write them):
 // first the fixes that hold one of its error lines (the same line once
@@ -54,12 +58,24 @@ func lookupFailure(ctx context.Context, svc LookupService, p Profile, req Lookup
 	if err != nil {
 		return nil, err
 	}
-	found := map[string]*LookupItem{}
+	tags := make([]string, len(lines))
 	for i, l := range lines {
-		mems, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, Types: cairn.TypesWith(cairn.FacetFix),
-			Tags: []string{failure.ErrorTag(l)}, SkipTotal: true, Limit: req.Limit})
-		if err != nil {
-			return nil, err
+		tags[i] = failure.ErrorTag(l)
+	}
+	// The fixes that carry a line's tag, found in one read from the index
+	// of tags, then taken line by line, at most req.Limit a line.
+	cands, err := svc.ContextCandidates(ctx, cairn.CandidateRequest{Project: req.Project, Now: req.Now, Tags: tags,
+		TagTypes: cairn.TypesWith(cairn.FacetFix), TagLimit: maxTagged})
+	if err != nil {
+		return nil, err
+	}
+	found := map[string]*LookupItem{}
+	for i, tag := range tags {
+		var mems []*cairn.Memory
+		for _, m := range cands.Tagged {
+			if len(mems) < req.Limit && m.HasTag(tag) {
+				mems = append(mems, m)
+			}
 		}
 		for _, m := range mems {
 			if !m.Live(req.Now) || found[m.ID] != nil || shown[m.ID] {
@@ -105,13 +121,13 @@ func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, re
 	if err != nil {
 		return nil, err
 	}
-	mems, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, Types: cairn.TypesWith(cairn.FacetFix), Tags: []string{tag},
-		SkipTotal: true, Limit: maxCommandFixes})
+	cands, err := svc.ContextCandidates(ctx, cairn.CandidateRequest{Project: req.Project, Now: req.Now, Tags: []string{tag},
+		TagTypes: cairn.TypesWith(cairn.FacetFix), TagLimit: maxCommandFixes})
 	if err != nil {
 		return nil, err
 	}
 	found := map[string]*LookupItem{}
-	for _, m := range mems {
+	for _, m := range cands.Tagged {
 		// Before a command runs, what helps is how to run it: a fix that
 		// was only an edit of the code fixed that code, not the command
 		// (unless the error keeps coming back).

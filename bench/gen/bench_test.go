@@ -350,7 +350,8 @@ func BenchmarkImport100k(b *testing.B) {
 // relevant and parallel-work tiers, the default budget), /bash is
 // `pre-tool-use` for a Bash command (the known failures of the command:
 // the fixes tagged with it and the memories that name it, 300 tokens),
-// /edit `pre-tool-use` before an Edit of a file the memories refer to
+// /failure `post-tool-use-failure` (the memory of the same error), /edit
+// `pre-tool-use` before an Edit of a file the memories refer to
 // (the relevant tier narrowed to the types worth reading before an
 // action, 300 tokens: its path is the search text, and memories whose
 // file references name it, its folders or a glob matching it are
@@ -362,14 +363,18 @@ func BenchmarkHookContext100k(b *testing.B) {
 	edit := recall.Request{Profile: recall.ProfileEdit}
 	b.Run("context", func(b *testing.B) { benchHook(b, n, recall.Request{}, nil) })
 	b.Run("prompt", func(b *testing.B) { benchHook(b, n, prompt, nil) })
-	b.Run("bash", func(b *testing.B) { benchCommand(b, n) })
+	b.Run("bash", func(b *testing.B) { benchPoint(b, n, recall.ProfileCommand) })
 	b.Run("edit", func(b *testing.B) { benchHook(b, n, edit, corpusFiles(b, n)) })
+	b.Run("failure", func(b *testing.B) { benchPoint(b, n, recall.ProfileFailure) })
 }
 
-// benchCommand is the hook's answer before a Bash command: what is known
-// about the failures of the command (the command profile's lookup), in
-// a session, leaving out what the session was shown.
-func benchCommand(b *testing.B, n int) {
+// benchPoint is the hook's answer at the point of a command, in a
+// session, leaving out what the session was shown: before a Bash command
+// (the command profile: what is known about the failures of the
+// command), or after one failed (the failure profile: the memory of the
+// same error; the output is an error line of the query's words, which no
+// fix carries, so that the error search that follows is measured too).
+func benchPoint(b *testing.B, n int, profile string) {
 	now := benchTime(b)
 	path := database(b, n)
 	ctx := context.Background()
@@ -381,10 +386,13 @@ func benchCommand(b *testing.B, n int) {
 	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20})
 	pool := distinctQueries(b, 5000+benchQueries)
 	answer := func(q string) {
-		req := recall.LookupRequest{Project: benchProject, Profile: recall.ProfileCommand, Command: q, Now: now,
+		req := recall.LookupRequest{Project: benchProject, Profile: profile, Command: q, Now: now,
 			Session: "bench-hooks", ShownTimes: 1}
+		if profile == recall.ProfileFailure {
+			req.Subject, req.Command, req.ShownTimes = "Exit code 2\npanic: "+q+" failed in the worker", "", 2
+		}
 		if _, err := recall.Lookup(ctx, eng, req); err != nil {
-			b.Fatalf("command %q: %v", q, err)
+			b.Fatalf("%s %q: %v", profile, q, err)
 		}
 	}
 	latency.BenchFresh(b, pool[:benchQueries], pool[benchQueries:], answer)
