@@ -197,17 +197,23 @@ func onlyEdits(content string) bool {
 // session.
 func recurs(content string) bool { return strings.Contains(content, "\n**Seen:** in ") }
 
-// ranked orders items by score (then newest) and keeps n.
+// ranked orders items by score, then the most recently changed, then the
+// newest id (so that equal items, read from a map, come in one order
+// every time), and keeps n.
 func ranked(found map[string]*LookupItem, n int) []LookupItem {
 	items := make([]LookupItem, 0, len(found))
 	for _, it := range found {
 		items = append(items, *it)
 	}
 	sort.Slice(items, func(i, j int) bool {
-		if items[i].Score != items[j].Score {
-			return items[i].Score > items[j].Score
+		a, b := items[i], items[j]
+		if a.Score != b.Score {
+			return a.Score > b.Score
 		}
-		return items[i].Memory.UpdatedAt.After(items[j].Memory.UpdatedAt)
+		if !a.Memory.UpdatedAt.Equal(b.Memory.UpdatedAt) {
+			return a.Memory.UpdatedAt.After(b.Memory.UpdatedAt)
+		}
+		return a.Memory.ID > b.Memory.ID
 	})
 	if len(items) > n {
 		items = items[:n]

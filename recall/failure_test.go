@@ -89,3 +89,24 @@ func TestCommandFailuresShowHowToRunTheCommand(t *testing.T) {
 		t.Errorf("before ls: %v", res.IDs())
 	}
 }
+
+// Fixes that rank alike come in one order, every time: the newest id
+// first.
+func TestEqualAnswersBeforeACommandComeInOneOrder(t *testing.T) {
+	t.Parallel()
+	e := lookupEngine(t)
+	var ids []string
+	for i := range 4 {
+		ids = append(ids, add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("go test")}, Source: cairn.SourceAutomatic,
+			Title: "error: case " + string(rune('a'+i)), Content: "**Error:** ...\n\n**Fix:** ran it with -count=1 (" + string(rune('a'+i)) + ")"}))
+	}
+	for range 20 {
+		res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "go test ./...", Now: lookupNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.IDs(); len(got) != 3 || got[0] != ids[3] || got[1] != ids[2] || got[2] != ids[1] {
+			t.Fatalf("the answer's order %v, want the newest ids first of %v", got, ids)
+		}
+	}
+}
