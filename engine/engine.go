@@ -13,7 +13,8 @@
 //	search     search.go, query.go, neighbours.go, searchcache.go,
 //	           typemask.go, indexing.go, cache.go (postings kept in memory)
 //	context    context.go (what a block chooses from), filerefs.go (the
-//	           memories about files), parallel.go (other sessions' news),
+//	           memories about files, and those that carry a tag, from the
+//	           index), parallel.go (other sessions' news),
 //	           shown.go (what each session was shown)
 //	events     events.go
 //	tokens     tokens.go
