@@ -71,6 +71,23 @@ func TestALookupIsOneRequestAnsweredByTheServer(t *testing.T) {
 	if got, err := p.Lookup(t.Context(), recall.LookupRequest{Kind: recall.KindFile, Subject: "store/lock.go"}); err != nil || len(got.Items) != 1 || got.Items[0].Memory.ID != fix.Memory.ID {
 		t.Errorf("the file's lookup: %+v, %v", got, err)
 	}
+	// A lookup that asks records the use of what it shows, in its
+	// session, in the same request; one that does not, records nothing.
+	used := func() int {
+		m, err := s.eng.FindMemoryByID(t.Context(), fix.Memory.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.UseCount
+	}
+	before := used()
+	n := requests.Load()
+	if _, err := p.Lookup(t.Context(), recall.LookupRequest{Kind: recall.KindFile, Subject: "store/lock.go", Session: "s-rec", Record: true}); err != nil {
+		t.Fatal(err)
+	}
+	if used() != before+1 || requests.Load()-n != 1 {
+		t.Errorf("a recorded lookup: use count %d from %d in %d requests", used(), before, requests.Load()-n)
+	}
 	// Bad input tried: an unknown kind, an empty subject, a profile that
 	// makes a context block.
 	for _, req := range []recall.LookupRequest{{Kind: "colour", Subject: "x"}, {Kind: recall.KindFile, Subject: " "}, {Profile: recall.ProfileEdit, Subject: "a.go"}} {

@@ -87,6 +87,11 @@ type Options struct {
 	// the context route. Errors of type *recall.InvalidError are the
 	// caller's mistakes (400).
 	Context func(ctx context.Context, call recall.Call) (*recall.Answer, error)
+	// RecordUse records the use of what a lookup shows, when it asks
+	// (recall.LookupRequest.Record); nil records with the service's
+	// RecordUse, at once. A long-running server passes its batching
+	// queue, as its Context does.
+	RecordUse recall.Recorder
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
 	// RequireToken makes a token necessary on every project route (a

@@ -18,6 +18,7 @@ type LookupIn struct {
 	Session    string `json:"session,omitempty"`
 	ShownTimes int    `json:"shown_times,omitempty"`
 	Exact      bool   `json:"exact,omitempty"`
+	Record     bool   `json:"record,omitempty"`
 }
 
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request, p *project) error {
@@ -25,10 +26,17 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, p *project) erro
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
-	a, err := recall.Lookup(r.Context(), p.svc, recall.LookupRequest{Project: p.name, Kind: in.Kind, Profile: in.Profile,
+	record := s.opts.RecordUse
+	if record == nil {
+		record = p.svc.RecordUse
+	}
+	a, err := recall.AnswerLookup(r.Context(), p.svc, recall.LookupRequest{Project: p.name, Kind: in.Kind, Profile: in.Profile,
 		Subject: in.Subject, Budget: in.Budget, Limit: in.Limit, Now: p.now,
-		Command: in.Command, Session: in.Session, ShownTimes: in.ShownTimes, Exact: in.Exact})
-	if err != nil {
+		Command: in.Command, Session: in.Session, ShownTimes: in.ShownTimes, Exact: in.Exact, Record: in.Record}, record)
+	if err != nil && a != nil {
+		// The answer is right; only its bookkeeping failed.
+		s.log.Error("recording the use of memories", "project", p.name, "err", err)
+	} else if err != nil {
 		return err
 	}
 	writeJSON(w, http.StatusOK, a.Out())

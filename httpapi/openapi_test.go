@@ -334,6 +334,7 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("POST", p+"/lookup", map[string]any{"kind": "file", "subject": "sqlite/db.go"}, 200)
 	call("POST", p+"/lookup", map[string]any{"kind": "error", "subject": "sqlite storage locked", "budget": 200, "limit": 3}, 200)
 	call("POST", p+"/lookup", map[string]any{"profile": "failure", "subject": "database is locked"}, 200)
+	call("POST", p+"/lookup", map[string]any{"kind": "command-failures", "command": "go test ./sqlite/...", "session": "s9", "shown_times": 1, "record": true}, 200)
 	call("POST", p+"/lookup", map[string]any{"kind": "colour", "subject": "x"}, 400)
 	call("POST", p+"/lookup", map[string]any{"kind": "command", "subject": " "}, 400)
 	call("POST", p+"/context", map[string]any{"budget": -1}, 400)

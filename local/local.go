@@ -50,10 +50,16 @@ func (p Project) LoopContext(ctx context.Context, req loop.ContextRequest) (*loo
 }
 
 // Lookup answers req (a file, an error, a command) on the engine of this
-// process, as recall.Lookup does; req.Project is the service's.
+// process, as recall.AnswerLookup does, recording the use of what it
+// shows with Record when req.Record asks; req.Project is the service's.
+// When only the recording fails, the answer comes with that error.
 func (p Project) Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error) {
 	req.Project = p.Local.Project
-	return recall.Lookup(ctx, p.Engine, req)
+	rec := p.Record
+	if rec == nil {
+		rec = p.Engine.RecordUse
+	}
+	return recall.AnswerLookup(ctx, p.Engine, req, rec)
 }
 
 // Context builds the block of call, as recall.AnswerCall does: a call the

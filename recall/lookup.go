@@ -84,6 +84,10 @@ type LookupRequest struct {
 	Session    string
 	ShownTimes int
 	Exact      bool
+	// Record asks that the use of the memories the answer shows be
+	// recorded in Session (AnswerLookup): a hook's answer is shown to the
+	// agent, a person's lookup is not.
+	Record bool
 }
 
 // LookupItem is one memory of an answer.
@@ -212,6 +216,23 @@ func Lookup(ctx context.Context, svc LookupService, req LookupRequest) (*LookupA
 	}
 	packLookup(res, req)
 	return res, nil
+}
+
+// AnswerLookup is Lookup, recording the use of what the answer shows with
+// record when req.Record asks for it (a long-running server batches
+// these writes). When only the recording fails, the answer is returned
+// with that error: the answer is right, its bookkeeping is not.
+func AnswerLookup(ctx context.Context, svc LookupService, req LookupRequest, record Recorder) (*LookupAnswer, error) {
+	a, err := Lookup(ctx, svc, req)
+	if err != nil || !req.Record || record == nil {
+		return a, err
+	}
+	if ids := a.IDs(); len(ids) > 0 {
+		if err := record(ctx, ids, req.Session); err != nil {
+			return a, fmt.Errorf("recording the use of the answer's memories: %w", err)
+		}
+	}
+	return a, nil
 }
 
 func subjectName(kind string) string {

@@ -195,6 +195,7 @@ func (s *Server) newAPI(remote bool) *httpapi.Server {
 			}
 			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.RecordUse)
 		},
+		RecordUse:    s.RecordUse,
 		Root:         s.cfg.Root,
 		Tokens:       s.eng,
 		RequireToken: remote,

@@ -48,19 +48,18 @@ func (h *hookRun) answerCommand(ctx context.Context, command string) error {
 }
 
 // answerLookup runs req, in the hook's session, through the service (a
-// server's, where the memories are, when one answers), prints its block as
-// the event's additional context and records the use of its memories.
+// server's, where the memories are, when one answers), which records the
+// use of its memories, and prints its block as the event's additional
+// context.
 // The memories the session was shown req.ShownTimes times already are
 // left out.
 func (h *hookRun) answerLookup(ctx context.Context, req recall.LookupRequest) error {
 	var res *recall.LookupAnswer
-	req.Project, req.Session = h.g.project, h.p.SessionID
+	req.Project, req.Session, req.Record = h.g.project, h.p.SessionID, true
 	err := h.m.withService(ctx, h.g, recordDB, func(svc service) error {
 		var err error
-		if res, err = svc.Lookup(ctx, req); err != nil || res.Text == "" {
-			return err
-		}
-		return svc.RecordUse(ctx, res.IDs(), h.p.SessionID)
+		res, err = svc.Lookup(ctx, req)
+		return err
 	})
 	if errIsNoDatabase(err) {
 		return nil // nothing remembered yet
