@@ -354,6 +354,9 @@ func (e *Engine) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cai
 	if !cairn.ValidProject(f.Project) {
 		return nil, 0, cairn.Errorf(cairn.EINVALID, "project %q is not valid", f.Project)
 	}
+	if err := checkFilterTags(f.Tags); err != nil {
+		return nil, 0, err
+	}
 	var out []*cairn.Memory
 	var total int
 	err := e.store.View(ctx, func(tx cairn.Tx) error {

@@ -283,6 +283,16 @@ func (e *Engine) normalize(m *cairn.Memory) error {
 }
 
 // normalizeNames is normalizeName of each name, in order; nil for none.
+// checkFilterTags bounds the tags a filter names (every one must match)
+// as a memory's: more can match nothing, and would make the query's
+// expression deeper than SQLite takes.
+func checkFilterTags(tags []string) error {
+	if len(tags) > cairn.MaxTags {
+		return cairn.Errorf(cairn.EINVALID, "a filter of %d tags is more than the limit of %d (a memory has at most %d)", len(tags), cairn.MaxTags, cairn.MaxTags)
+	}
+	return nil
+}
+
 func normalizeNames(field string, names []string) ([]string, error) {
 	var out []string
 	for _, s := range names {

@@ -383,6 +383,9 @@ func (e *Engine) checkQuery(q *cairn.Query) error {
 	if q.Types, err = normalizeNames("type", q.Types); err != nil {
 		return err
 	}
+	if err := checkFilterTags(q.Tags); err != nil {
+		return err
+	}
 	q.Tags, err = normalizeNames("tag", q.Tags)
 	return err
 }

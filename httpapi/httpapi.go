@@ -13,8 +13,9 @@
 // "Authorization: Bearer TOKEN" on every project route; on any server, a
 // request that sends a token must send a valid one. A token opens one
 // project (another project's routes answer 403) and, when read-only, the
-// routes that change nothing (403 otherwise). Tokens and request headers
-// are never logged.
+// routes that change nothing (403 otherwise); the uses a read-only token
+// sends, or its contexts show, are not recorded. Tokens and request
+// headers are never logged.
 //
 // A Server is safe for concurrent use.
 package httpapi
@@ -32,7 +33,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/recall"
@@ -97,6 +100,10 @@ type Options struct {
 	// RequireToken makes a token necessary on every project route (a
 	// server reachable from other machines).
 	RequireToken bool
+	// Authenticated, when set, is called for each request that sent a
+	// valid token, before it is answered (a server trusts the connection
+	// it came on: package server).
+	Authenticated func(r *http.Request, tok *cairn.Token)
 	// Logger receives internal errors; nil discards them.
 	Logger *slog.Logger
 }
@@ -148,14 +155,19 @@ type handlerFunc func(w http.ResponseWriter, r *http.Request, p *project) error
 
 // project is a request's project and its service.
 type project struct {
-	name string
-	now  time.Time // the request's clock (Cairn-Now); zero: the server's
-	svc  Service
+	name  string
+	now   time.Time    // the request's clock (Cairn-Now); zero: the server's
+	token *cairn.Token // the token the request sent; nil: none
+	svc   Service
 }
 
 // NowHeader is the request header that sets the clock of one request
 // (RFC 3339), as the CLI's --now does for a command: recency, expiry and
-// the times of what it writes.
+// the times of what it writes. A server that RequireToken (one other
+// machines reach) takes it for reads only: a change sent with it is
+// refused (400), so that no client can date what it writes, or the use
+// it records, out of reach of decay and expiry. The use a context
+// records is dated by the server's clock wherever it is asked.
 const NowHeader = "Cairn-Now"
 
 // requestNow is the time of the request's NowHeader; zero when it sends
@@ -170,6 +182,15 @@ func requestNow(r *http.Request) (time.Time, error) {
 		return time.Time{}, cairn.Errorf(cairn.EINVALID, "the %s header: %v", NowHeader, err)
 	}
 	return t, nil
+}
+
+// checkClock refuses the request's clock for a change on a server that
+// RequireToken (NowHeader).
+func (s *Server) checkClock(p *project) error {
+	if !p.now.IsZero() && s.opts.RequireToken {
+		return cairn.Errorf(cairn.EINVALID, "the %s header is not taken for a change on a server other machines reach: what is written is dated by the server's clock; send the request without it", NowHeader)
+	}
+	return nil
 }
 
 func (s *Server) routes() {
@@ -187,8 +208,9 @@ func (s *Server) routes() {
 	s.route("GET /memories/{id}/chain", read, s.chain)
 	s.route("GET /types/near", read, s.nearType)
 	s.route("GET /search", read, s.search)
-	// A context records the use of what it shows (use counts, not
-	// memories' content): a read-only token may ask for one.
+	// A context records the use of what it shows, which raises the
+	// confidence of what it shows: a read-only token may ask for one,
+	// but its use is not recorded (a preview, as dry_run).
 	s.route("POST /context", read, s.context)
 	s.route("POST /lookup", read, s.lookup)
 	s.route("POST /capture", write, s.capture)
@@ -197,7 +219,8 @@ func (s *Server) routes() {
 	s.route("GET /ingest/cursor", read, s.findIngestCursor)
 	s.route("PUT /ingest/cursor", write, s.putIngestCursor)
 	s.route("POST /ingest", write, s.ingestBatch)
-	// Like a context's, a use changes use counts only.
+	// A use raises the confidence of what was used: a read-only token's
+	// are not recorded (a preview's, as its contexts).
 	s.route("POST /uses", read, s.recordUses)
 	s.mux.HandleFunc("GET /api/projects", s.projects)
 	s.route("GET /stats", read, s.stats)
@@ -220,13 +243,19 @@ func (s *Server) routes() {
 func (s *Server) route(pattern string, a access, h handlerFunc) {
 	method, path, _ := strings.Cut(pattern, " ")
 	s.mux.Handle(method+" /api/projects/{project}"+path, s.guard(a, func(w http.ResponseWriter, r *http.Request) {
-		p := &project{name: r.PathValue("project")}
+		p := &project{name: r.PathValue("project"), token: tokenOf(r.Context())}
 		now, err := requestNow(r)
 		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
 		p.now = now
+		if a == write {
+			if err := s.checkClock(p); err != nil {
+				s.fail(w, r, err)
+				return
+			}
+		}
 		p.svc = s.opts.Service(p.name, now)
 		if err := h(w, r, p); err != nil {
 			s.fail(w, r, err)
@@ -252,15 +281,48 @@ func isSafe(pattern string) bool {
 }
 
 // ServeHTTP answers a request, refusing one that reached a loopback
-// address under another host's name (DNS rebinding).
+// address under another host's name (DNS rebinding), and one whose path
+// or query is not valid UTF-8 (as the CLI refuses such arguments).
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
-		if isLoopback(local.String()) && !isLoopback(r.Host) {
-			s.fail(w, r, cairn.Errorf(cairn.EFORBIDDEN, "the Host header %q is not this machine's loopback address; use 127.0.0.1 or localhost", r.Host))
-			return
-		}
+	if err := checkHost(r); err != nil {
+		s.fail(w, r, err)
+		return
+	}
+	if err := checkURL(r); err != nil {
+		s.fail(w, r, err)
+		return
 	}
 	s.mux.ServeHTTP(w, r)
+}
+
+// checkHost refuses a request that reached a loopback address under
+// another host's name (DNS rebinding): EFORBIDDEN.
+func checkHost(r *http.Request) error {
+	if local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr); ok && local != nil {
+		if isLoopback(local.String()) && !isLoopback(r.Host) {
+			return cairn.Errorf(cairn.EFORBIDDEN, "the Host header %q is not this machine's loopback address; use 127.0.0.1 or localhost", r.Host)
+		}
+	}
+	return nil
+}
+
+// checkURL refuses a path or query parameter that is not valid UTF-8 once
+// unescaped: EINVALID.
+func checkURL(r *http.Request) error {
+	if !utf8.ValidString(r.URL.Path) {
+		return cairn.Errorf(cairn.EINVALID, "the path is not valid UTF-8; give text in UTF-8")
+	}
+	if r.URL.RawQuery == "" {
+		return nil
+	}
+	for name, vs := range r.URL.Query() {
+		for _, v := range vs {
+			if !utf8.ValidString(name) || !utf8.ValidString(v) {
+				return cairn.Errorf(cairn.EINVALID, "query parameter %s is not valid UTF-8; give text in UTF-8", strings.ToValidUTF8(name, "?"))
+			}
+		}
+	}
+	return nil
 }
 
 // isLoopback reports whether addr (host or host:port) is localhost or a
@@ -277,7 +339,8 @@ func isLoopback(addr string) bool {
 	return err == nil && ip.IsLoopback()
 }
 
-// guard checks the project name and the request's token before h.
+// guard checks the project name and the request's token before h, which
+// finds the token in its request's context (tokenOf).
 func (s *Server) guard(a access, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		name := r.PathValue("project")
@@ -285,30 +348,57 @@ func (s *Server) guard(a access, h http.HandlerFunc) http.Handler {
 			s.fail(w, r, cairn.Errorf(cairn.EINVALID, "project %q is not valid: give 1 to %d bytes of text without control characters", name, cairn.MaxNameBytes))
 			return
 		}
-		if err := s.authorize(r, name, a); err != nil {
+		tok, err := s.authorize(r, name, a)
+		if err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		h(w, r)
+		h(w, withToken(r, tok))
 	})
 }
 
 // authorize checks the token of a request for project: one is needed
 // when the server requires tokens, and one that is sent must be valid,
-// for project, and not read-only for a write.
-func (s *Server) authorize(r *http.Request, name string, a access) error {
+// for project, and not read-only for a write. It returns the token, nil
+// when none was sent.
+func (s *Server) authorize(r *http.Request, name string, a access) (*cairn.Token, error) {
 	tok, err := s.token(r)
 	if err != nil || tok == nil {
-		return err
+		return nil, err
+	}
+	if s.opts.Authenticated != nil {
+		s.opts.Authenticated(r, tok)
 	}
 	if tok.Project != name {
-		return cairn.Errorf(cairn.EFORBIDDEN, "the token %s is for project %s, not %s", tok.ID, tok.Project, name)
+		return nil, cairn.Errorf(cairn.EFORBIDDEN, "the token %s is for project %s, not %s", tok.ID, tok.Project, name)
 	}
 	if a == write && tok.ReadOnly {
-		return cairn.Errorf(cairn.EFORBIDDEN, "the token %s is read-only", tok.ID)
+		return nil, cairn.Errorf(cairn.EFORBIDDEN, "the token %s is read-only", tok.ID)
 	}
-	return nil
+	return tok, nil
 }
+
+// tokenKey is the request context's key of the token it sent.
+type tokenKey struct{}
+
+// withToken is r with tok in its context; r itself when tok is nil.
+func withToken(r *http.Request, tok *cairn.Token) *http.Request {
+	if tok == nil {
+		return r
+	}
+	return r.WithContext(context.WithValue(r.Context(), tokenKey{}, tok))
+}
+
+// tokenOf is the token a request sent, as its guard checked it; nil
+// when it sent none.
+func tokenOf(ctx context.Context) *cairn.Token {
+	tok, _ := ctx.Value(tokenKey{}).(*cairn.Token)
+	return tok
+}
+
+// TokenOf is the token that a request to a handler wrapped by Guard
+// sent, as Guard checked it; nil when it sent none.
+func TokenOf(r *http.Request) *cairn.Token { return tokenOf(r.Context()) }
 
 // token returns the token a request sends: nil when it sends none and
 // the server needs none, EUNAUTHORIZED when it sends an invalid one or
@@ -364,9 +454,32 @@ type errorBody struct {
 	} `json:"error"`
 }
 
+func errorOf(code, msg string) errorBody {
+	var b errorBody
+	b.Error.Code, b.Error.Message = code, msg
+	return b
+}
+
+// clientGone reports whether err, a request's failure, comes of its
+// client leaving: the request's context is done, or the connection broke.
+func clientGone(r *http.Request, err error) bool {
+	return r.Context().Err() != nil || errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
+
+// statusClientClosed is the status of a request its client cancelled
+// (nginx's 499): it is not the server's failure, and the client, gone,
+// does not read it.
+const statusClientClosed = 499
+
 // fail answers with err. Internal errors are logged (method and path,
 // never headers) and answered without their cause.
 func (s *Server) fail(w http.ResponseWriter, r *http.Request, err error) {
+	if clientGone(r, err) {
+		// The client went away (or the server is closing): what failed
+		// was cut short, not broken, and nobody reads the answer.
+		writeJSON(w, statusClientClosed, errorOf(cairn.EUNAVAILABLE, "the request was cancelled before it was answered (the client closed it)"))
+		return
+	}
 	st := statusOf(err)
 	var body errorBody
 	body.Error.Code = cairn.ErrorCode(err)
@@ -440,16 +553,25 @@ func putBuffer(buf *bytes.Buffer) {
 }
 
 // readJSON decodes the request's body, of at most limit bytes, into v.
-// Unknown fields, trailing data and an empty body are EINVALID.
+// Unknown fields, trailing data, an empty body and a body that is not
+// valid UTF-8 are EINVALID (encoding/json would replace bad bytes with
+// U+FFFD, storing what the client did not send).
 func readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(w, r.Body, limit))
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return err
+		}
+		return cairn.WrapError(cairn.EINVALID, err, "the request body could not be read")
+	}
+	if !utf8.Valid(body) {
+		return errNotUTF8
+	}
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		var mbe *http.MaxBytesError
-		switch {
-		case errors.As(err, &mbe):
-			return err
-		case errors.Is(err, io.EOF):
+		if errors.Is(err, io.EOF) {
 			return cairn.Errorf(cairn.EINVALID, "the request body is empty; send a JSON object")
 		}
 		return cairn.Errorf(cairn.EINVALID, "the request body is not the JSON this route takes: %s", strings.TrimPrefix(err.Error(), "json: "))
@@ -460,15 +582,29 @@ func readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error 
 	return nil
 }
 
+// errNotUTF8 refuses a body that is not valid UTF-8.
+var errNotUTF8 = cairn.Errorf(cairn.EINVALID, "the request body is not valid UTF-8; send JSON in UTF-8")
+
 // Guard wraps h, a handler outside the API (MCP over HTTP, say), in the
-// API's token checks for the project that project(r) names. Every request
-// counts as a write: a read-only token is refused.
+// API's host and token checks for the project that project(r) names.
+// Every request counts as a write: a read-only token is refused. h finds
+// the token the request sent with TokenOf.
 func (s *Server) Guard(project func(*http.Request) string, h http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if err := s.authorize(r, project(r), write); err != nil {
+		if err := checkHost(r); err != nil {
 			s.fail(w, r, err)
 			return
 		}
-		h.ServeHTTP(w, r)
+		tok, err := s.authorize(r, project(r), write)
+		if err != nil {
+			s.fail(w, r, err)
+			return
+		}
+		h.ServeHTTP(w, withToken(r, tok))
 	})
 }
+
+// Fail answers err as the API answers its errors: the status of its code
+// and {"error": {"code", "message"}}; an internal error is logged and
+// answered without its cause. For handlers outside the API.
+func (s *Server) Fail(w http.ResponseWriter, r *http.Request, err error) { s.fail(w, r, err) }

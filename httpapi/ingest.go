@@ -43,7 +43,9 @@ func (s *Server) putIngestCursor(w http.ResponseWriter, r *http.Request, p *proj
 
 // recordUses answers POST /uses: the memories a client's context showed
 // to a session (seed 002's recall, say) have their use recorded, as a
-// context's are. Ids of no memory of the project are skipped.
+// context's are. Ids of no memory of the project are skipped. A read-only
+// token's uses are not recorded (they would raise confidence): the
+// answer lists no ids.
 func (s *Server) recordUses(w http.ResponseWriter, r *http.Request, p *project) error {
 	var in wire.Uses
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
@@ -52,7 +54,12 @@ func (s *Server) recordUses(w http.ResponseWriter, r *http.Request, p *project) 
 	if len(in.IDs) > maxUses {
 		return cairn.Errorf(cairn.EINVALID, "%d ids: at most %d a request", len(in.IDs), maxUses)
 	}
-	if err := p.svc.RecordUse(r.Context(), in.IDs, in.Session); err != nil {
+	if err := s.checkClock(p); err != nil {
+		return err
+	}
+	if p.token != nil && p.token.ReadOnly {
+		in.IDs = nil
+	} else if err := p.svc.RecordUse(r.Context(), in.IDs, in.Session); err != nil {
 		return err
 	}
 	if in.IDs == nil {

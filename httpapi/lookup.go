@@ -32,7 +32,10 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, p *project) erro
 	}
 	a, err := recall.AnswerLookup(r.Context(), p.svc, recall.LookupRequest{Project: p.name, Kind: in.Kind, Profile: in.Profile,
 		Subject: in.Subject, Budget: in.Budget, Limit: in.Limit, Now: p.now,
-		Command: in.Command, Session: in.Session, ShownTimes: in.ShownTimes, Exact: in.Exact, Record: in.Record}, record)
+		Command: in.Command, Session: in.Session, ShownTimes: in.ShownTimes, Exact: in.Exact,
+		// A read-only token's answers are previews: their use is not
+		// recorded, as its context blocks' are not.
+		Record: in.Record && (p.token == nil || !p.token.ReadOnly)}, record)
 	if err != nil && a != nil {
 		// The answer is right; only its bookkeeping failed.
 		s.log.Error("recording the use of memories", "project", p.name, "err", err)

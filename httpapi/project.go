@@ -75,8 +75,11 @@ func (s *Server) export(w http.ResponseWriter, r *http.Request, p *project) erro
 	w.Header().Set("Content-Disposition", `attachment; filename="`+safeFileName(p.name)+`.jsonl"`)
 	bw := bufio.NewWriterSize(w, 64<<10)
 	if err := wire.WriteJSONL(bw, mems); err != nil {
-		// The status is sent: the client sees a cut stream.
-		s.log.Warn("export cut short", "project", p.name, "err", err)
+		// The status is sent: the client sees a cut stream. A client
+		// that left is no failure of the server's.
+		if !clientGone(r, err) {
+			s.log.Warn("export cut short", "project", p.name, "err", err)
+		}
 		return nil
 	}
 	bw.Flush()

@@ -136,7 +136,10 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	call := recall.Call{Request: recall.Request{Profile: in.Profile, Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
 		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, SearchMode: in.SearchMode, Tiers: in.Tiers, Types: in.Types,
 		Index: in.Index, Explain: in.Explain, Conversations: in.Conversations},
-		Config: cfg, Now: p.now, Record: !in.DryRun, MaxJSONChars: in.MaxJSONChars}
+		Config: cfg, Now: p.now, MaxJSONChars: in.MaxJSONChars,
+		// A read-only token's block is a preview: recording its use would
+		// raise the confidence of what it shows.
+		Record: !in.DryRun && (p.token == nil || !p.token.ReadOnly)}
 	if !s.opts.RequireToken {
 		// A server that needs no token answers this machine's user only:
 		// the folder named is theirs to read.
@@ -153,8 +156,11 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	}
 	a, err := s.opts.Context(r.Context(), call)
 	if err != nil && a != nil {
-		// The block is right; only its bookkeeping failed.
-		s.log.Error("recording the use of memories", "project", p.name, "err", err)
+		// The block is right; only its bookkeeping failed (or was cut
+		// short by the client leaving).
+		if !clientGone(r, err) {
+			s.log.Error("recording the use of memories", "project", p.name, "err", err)
+		}
 	} else if err != nil {
 		if errors.Is(err, hook.ErrTooLong) {
 			return cairn.Errorf(cairn.EINVALID, "no block fits in max_json_chars %d", in.MaxJSONChars)

@@ -72,12 +72,15 @@ func LockHolder(path string) (held bool, pid int) {
 // at path within timeout.
 func Answers(path string, timeout time.Duration) bool {
 	sock := SocketPath(path)
-	return sock != "" && client.Answers(sock, timeout)
+	return OwnSocket(sock) && client.Answers(sock, timeout)
 }
 
 // ask sends a request about the server to its socket and returns its
 // status.
 func ask(ctx context.Context, sock, method, route string) (*Status, error) {
+	if !OwnSocket(sock) {
+		return nil, cairn.Errorf(cairn.EUNAVAILABLE, "no socket of yours at %s", sock)
+	}
 	c, err := client.New("unix:"+sock, &client.Options{Timeout: AskTimeout})
 	if err != nil {
 		return nil, err
@@ -94,9 +97,6 @@ func ask(ctx context.Context, sock, method, route string) (*Status, error) {
 // when one holds the lock but does not answer (it is starting, or hung).
 func StatusOf(ctx context.Context, path, label string) (*Status, error) {
 	sock := SocketPath(path)
-	if sock == "" {
-		return nil, cairn.Errorf(cairn.EINVALID, "the database path %s is too long for a Unix socket; no server can run for it", path)
-	}
 	st, err := ask(ctx, sock, http.MethodGet, "/serve/status")
 	if err == nil {
 		return st, nil
@@ -114,9 +114,6 @@ func StatusOf(ctx context.Context, path, label string) (*Status, error) {
 // be stopped, or is still running after StopWait.
 func Stop(ctx context.Context, path, label string) (pid int, err error) {
 	sock := SocketPath(path)
-	if sock == "" {
-		return 0, cairn.Errorf(cairn.EINVALID, "the database path %s is too long for a Unix socket; no server can run for it", path)
-	}
 	st, askErr := ask(ctx, sock, http.MethodPost, "/serve/stop")
 	held, pid := LockHolder(path)
 	switch {

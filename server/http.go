@@ -14,7 +14,8 @@ package server
 // to the API.
 //
 // /mcp serves the server's own project; /mcp?project=NAME serves project
-// NAME. A session keeps the project it started with.
+// NAME. A session belongs to the project and the token it started with
+// (mcp.go). Who may hold connections is the gate's (conns.go).
 
 import (
 	"cmp"
@@ -22,10 +23,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"net"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -44,34 +44,67 @@ import (
 // EventsPattern is where a project's events are served.
 const EventsPattern = "GET /api/projects/{project}/events"
 
-// Limits bound what HTTP clients may hold; zero fields take the defaults.
-// A client that sends its headers (Header) or body (Body) too slowly, or
-// keeps a connection idle (Idle), is cut off; connections beyond Conns
-// are closed as soon as they are accepted; at most MCPSessions MCP
-// sessions live at once (a new one ends the one unused longest), at most
-// MCPProjects projects keep an MCP server, and a session unused for
-// MCPSessionTimeout ends (a project server unused as long is dropped).
+// Limits bound what HTTP clients may hold; zero fields take the defaults
+// (DefaultLimits).
 type Limits struct {
+	// Header is how long a client has to send a request's headers, Body
+	// its body; Idle how long a connection is kept between requests.
 	Header, Body, Idle time.Duration
-	Conns              int
-	MCPSessions        int
-	MCPProjects        int
-	MCPSessionTimeout  time.Duration
+	// Conns bounds the connections open at once. At the bound, a new
+	// connection takes the place of the one that has waited longest for
+	// its request (or its body) to come; one is refused (503) only when
+	// every connection is being answered.
+	Conns int
+	// PerClient bounds the untrusted connections of one address, and
+	// Reserve is how many of Conns only trusted connections may take:
+	// those from this machine (loopback) and those that sent a valid
+	// token.
+	PerClient, Reserve int
+	// Streams bounds the long-lived requests (event streams, MCP's GET
+	// streams) at once, so that they cannot take every connection; more
+	// are refused (503).
+	Streams int
+	// MCPSessions bounds the MCP sessions that live at once: at the
+	// bound a new session ends the one unused longest, if it has been
+	// unused for MCPSessionIdle; otherwise the new one is refused (503).
+	// MCPProjects bounds the projects that keep an MCP server. A session
+	// unused for MCPSessionTimeout ends (a project server unused as long
+	// is dropped).
+	MCPSessions       int
+	MCPProjects       int
+	MCPSessionIdle    time.Duration
+	MCPSessionTimeout time.Duration
 }
 
-// DefaultLimits are the limits of a zero Limits.
+// DefaultLimits are the limits of a zero Limits. An idle connection costs
+// the server about 26 KiB of memory and an MCP session about 15 KiB (500
+// of the one and 1,000 of the other measured on `cairn serve`): at most
+// about 13 MiB and 15 MiB in all, and up to 32 MiB more while the 512
+// connections send headers of 64 KiB.
 var DefaultLimits = Limits{
-	Header: 10 * time.Second, Body: 30 * time.Second, Idle: 2 * time.Minute, Conns: 128,
-	MCPSessions: 64, MCPProjects: 32, MCPSessionTimeout: 30 * time.Minute,
+	Header: 5 * time.Second, Body: 30 * time.Second, Idle: time.Minute,
+	Conns: 512, PerClient: 64, Reserve: 64, Streams: 256,
+	MCPSessions: 1024, MCPProjects: 32, MCPSessionIdle: time.Minute, MCPSessionTimeout: 30 * time.Minute,
 }
+
+// maxHeaderBytes bounds a request's headers (Go's default is 1 MiB): a
+// token and a few fields need far less, and many connections sending
+// large headers slowly would hold that much each.
+const maxHeaderBytes = 64 << 10
 
 func (l Limits) withDefaults() Limits {
 	d := DefaultLimits
-	return Limits{
+	out := Limits{
 		Header: cmp.Or(l.Header, d.Header), Body: cmp.Or(l.Body, d.Body), Idle: cmp.Or(l.Idle, d.Idle),
-		Conns: cmp.Or(l.Conns, d.Conns), MCPSessions: cmp.Or(l.MCPSessions, d.MCPSessions),
-		MCPProjects: cmp.Or(l.MCPProjects, d.MCPProjects), MCPSessionTimeout: cmp.Or(l.MCPSessionTimeout, d.MCPSessionTimeout),
+		Conns: cmp.Or(l.Conns, d.Conns), PerClient: cmp.Or(l.PerClient, d.PerClient), Reserve: cmp.Or(l.Reserve, d.Reserve),
+		Streams:     cmp.Or(l.Streams, d.Streams),
+		MCPSessions: cmp.Or(l.MCPSessions, d.MCPSessions), MCPProjects: cmp.Or(l.MCPProjects, d.MCPProjects),
+		MCPSessionIdle: cmp.Or(l.MCPSessionIdle, d.MCPSessionIdle), MCPSessionTimeout: cmp.Or(l.MCPSessionTimeout, d.MCPSessionTimeout),
 	}
+	// A reserve cannot take every connection, nor streams all of them.
+	out.Reserve = min(out.Reserve, out.Conns/2)
+	out.Streams = min(out.Streams, max(out.Conns/2, 1))
+	return out
 }
 
 // CheckAddr checks an HTTP address: host:port, and loopback unless
@@ -104,6 +137,7 @@ func (s *Server) startHTTP(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	remote = remote || s.cfg.testRemote
 	ln, err := net.Listen("tcp", s.cfg.Addr)
 	if err != nil {
 		if s.cfg.AddrOptional {
@@ -112,34 +146,20 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		}
 		return cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", s.cfg.Addr)
 	}
-	mh, err := s.newMCPHTTP()
+	gate := newConnGate(s.cfg.Limits)
+	if s.cfg.localPeer != nil {
+		gate.local = s.cfg.localPeer
+	}
+	hs, events, err := s.newHTTPServer(remote, gate)
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	api := s.newAPI(remote)
-	events := eventstream.New(s.eng, &eventstream.Options{Active: s.touch})
-	api.Handle(EventsPattern, events) // the API's host, origin and token checks
-	// The web page, under the API's host check; it reads and writes only
-	// through the API. A server that needs tokens does not name its
-	// project to a page loaded without one.
-	pageOpts := webui.Options{Project: s.cfg.Project}
-	if remote {
-		pageOpts.Project = ""
-	}
-	page := webui.New(pageOpts)
-	api.Handle("GET /{$}", page)
-	api.Handle("GET /ui/", page)
-	var mcpHandler http.Handler = mh
-	if remote {
-		mcpHandler = api.Guard(func(r *http.Request) string { return cmp.Or(r.URL.Query().Get("project"), s.cfg.Project) }, mh)
-	}
-	hs := newHTTPServer(mcpHandler, api, s.cfg.Limits)
+	s.gate, s.httpSrv, s.httpAddr, s.httpDone = gate, hs, ln.Addr().String(), make(chan struct{})
 	hs.RegisterOnShutdown(events.Shutdown) // streams end with their last seq
-	s.httpSrv, s.httpAddr, s.httpDone = hs, ln.Addr().String(), make(chan struct{})
 	go func() {
 		defer close(s.httpDone)
-		if err := hs.Serve(&limitListener{Listener: ln, max: s.cfg.Limits.Conns}); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		if err := hs.Serve(&gateListener{Listener: ln, gate: gate}); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			fmt.Fprintf(s.cfg.Log, "cairn: MCP over HTTP stopped: %v\n", err)
 		}
 	}()
@@ -159,24 +179,65 @@ func (s *Server) stopHTTP() {
 	<-s.httpDone
 }
 
-// newHTTPServer serves mcp at /mcp and api at /api/ with lim's timeouts
-// (the connection cap is the listener's). There is no whole-request
-// ReadTimeout: it would also end the long-lived event streams of GET /mcp;
-// a request's body gets lim.Body instead.
-func newHTTPServer(mcp, api http.Handler, lim Limits) *http.Server {
+// newHTTPServer returns the HTTP side: MCP at /mcp, the REST API and its
+// events at /api/, the page at /, with the limits' timeouts, its
+// connections admitted by gate. remote makes a token necessary on every
+// /api and /mcp request. There is no whole-request ReadTimeout: it would
+// also end the long-lived streams (events, GET /mcp); a request's body
+// gets Limits.Body instead.
+func (s *Server) newHTTPServer(remote bool, gate *connGate) (*http.Server, *eventstream.Handler, error) {
+	lim := s.cfg.Limits
+	api := s.newAPI(remote, gate)
+	mh, err := s.newMCPHTTP(api.Fail)
+	if err != nil {
+		return nil, nil, err
+	}
+	s.mcp = mh
+	streams := newStreamLimit(lim.Streams, api.Fail)
+	events := eventstream.New(s.eng, &eventstream.Options{Active: s.touch})
+	api.Handle(EventsPattern, streams.hold(events)) // the API's host, origin and token checks
+	// The web page, under the API's host check; it reads and writes only
+	// through the API. A server that needs tokens does not name its
+	// project to a page loaded without one.
+	pageOpts := webui.Options{Project: s.cfg.Project}
+	if remote {
+		pageOpts.Project = ""
+	}
+	page := webui.New(pageOpts)
+	api.Handle("GET /{$}", page)
+	api.Handle("GET /ui/", page)
+	// A token sent to /mcp is checked as the API checks it (required when
+	// remote), and binds the session it begins.
+	mcpHandler := api.Guard(func(r *http.Request) string { return cmp.Or(r.URL.Query().Get("project"), s.cfg.Project) }, streams.hold(mh))
+
 	mux := http.NewServeMux()
 	csrf := http.NewCrossOriginProtection()
-	mux.Handle("/mcp", csrf.Handler(bodyDeadline(mcp, lim.Body)))
-	if api != nil {
-		mux.Handle("/api/", csrf.Handler(bodyDeadline(api, lim.Body)))
-		mux.Handle("/", csrf.Handler(api)) // the web page (webui), registered on api
+	csrf.SetDenyHandler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		api.Fail(w, r, cairn.Errorf(cairn.EFORBIDDEN, "a request from a web page of another origin may not change anything here (cross-origin requests are refused)"))
+	}))
+	mux.Handle("/mcp", csrf.Handler(bodyDeadline(mcpHandler, lim.Body)))
+	mux.Handle("/api/", csrf.Handler(bodyDeadline(api, lim.Body)))
+	mux.Handle("/", csrf.Handler(api)) // the web page (webui), registered on api
+	hs := &http.Server{
+		Handler: mux, ReadHeaderTimeout: lim.Header, IdleTimeout: lim.Idle, MaxHeaderBytes: maxHeaderBytes,
+		ConnState: gate.connState, ConnContext: connContext,
+		ErrorLog: log.New(s.cfg.Log, "cairn: http: ", 0),
 	}
-	return &http.Server{Handler: mux, ReadHeaderTimeout: lim.Header, IdleTimeout: lim.Idle}
+	return hs, events, nil
 }
 
 // newAPI returns the REST API over the engine; remote makes a token
-// necessary on every request.
-func (s *Server) newAPI(remote bool) *httpapi.Server {
+// necessary on every request. A request with a valid token makes the
+// connection it came on trusted by gate (nil: none).
+func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
+	var authenticated func(*http.Request, *cairn.Token)
+	if gate != nil {
+		authenticated = func(r *http.Request, _ *cairn.Token) {
+			if c := connOf(r); c != nil {
+				gate.trust(c)
+			}
+		}
+	}
 	return httpapi.New(httpapi.Options{
 		Service: func(project string, now time.Time) httpapi.Service {
 			s.touch() // a request keeps a server with an idle time alive
@@ -195,11 +256,12 @@ func (s *Server) newAPI(remote bool) *httpapi.Server {
 			}
 			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.RecordUse)
 		},
-		RecordUse:    s.RecordUse,
-		Root:         s.cfg.Root,
-		Tokens:       s.eng,
-		RequireToken: remote,
-		Logger:       s.logger,
+		RecordUse:     s.RecordUse,
+		Root:          s.cfg.Root,
+		Tokens:        s.eng,
+		RequireToken:  remote,
+		Authenticated: authenticated,
+		Logger:        s.logger,
 	})
 }
 
@@ -216,13 +278,18 @@ func (s *Server) newMCPServer(project string) (*mcp.Server, error) {
 }
 
 // bodyDeadline gives a request d to send its body; the deadline is lifted
-// once the body is read, so that the answer may stream for longer.
+// once the body is read, so that the answer may stream for longer. While
+// the body comes, the gate may close the connection to make room.
 func bodyDeadline(h http.Handler, d time.Duration) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Body != nil && r.Body != http.NoBody {
 			rc := http.NewResponseController(w)
 			if rc.SetReadDeadline(time.Now().Add(d)) == nil {
-				r.Body = &deadlineBody{ReadCloser: r.Body, rc: rc}
+				body := &deadlineBody{ReadCloser: r.Body, rc: rc, conn: connOf(r)}
+				if body.conn != nil {
+					body.conn.gate.readingBody(body.conn, true)
+				}
+				r.Body = body
 			}
 		}
 		h.ServeHTTP(w, r)
@@ -233,6 +300,7 @@ func bodyDeadline(h http.Handler, d time.Duration) http.Handler {
 type deadlineBody struct {
 	io.ReadCloser
 	rc   *http.ResponseController
+	conn *gatedConn
 	done bool
 }
 
@@ -241,43 +309,39 @@ func (b *deadlineBody) Read(p []byte) (int, error) {
 	if err == io.EOF && !b.done {
 		b.done = true
 		b.rc.SetReadDeadline(time.Time{})
+		if b.conn != nil {
+			b.conn.gate.readingBody(b.conn, false)
+		}
 	}
 	return n, err
 }
 
-// limitListener closes the connections accepted beyond max open ones at
-// once, so that a flood of connections costs the server nothing but the
-// accepts.
-type limitListener struct {
-	net.Listener
-	max  int
-	open atomic.Int64
+// streamLimit bounds the long-lived requests (GET streams) at once.
+type streamLimit struct {
+	slots chan struct{}
+	fail  func(http.ResponseWriter, *http.Request, error)
 }
 
-func (l *limitListener) Accept() (net.Conn, error) {
-	for {
-		c, err := l.Listener.Accept()
-		if err != nil {
-			return nil, err
+func newStreamLimit(n int, fail func(http.ResponseWriter, *http.Request, error)) *streamLimit {
+	return &streamLimit{slots: make(chan struct{}, n), fail: fail}
+}
+
+// hold answers a GET through h when a stream's slot is free, else 503;
+// other methods go through h as they are.
+func (l *streamLimit) hold(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodGet {
+			h.ServeHTTP(w, r)
+			return
 		}
-		if l.open.Add(1) > int64(l.max) {
-			l.open.Add(-1)
-			c.Close()
-			continue
+		select {
+		case l.slots <- struct{}{}:
+			defer func() { <-l.slots }()
+			h.ServeHTTP(w, r)
+		default:
+			l.fail(w, r, cairn.Errorf(cairn.EUNAVAILABLE, "the server has %d streams open, its most; try again later", cap(l.slots)))
 		}
-		return &countedConn{Conn: c, l: l}, nil
-	}
-}
-
-type countedConn struct {
-	net.Conn
-	l    *limitListener
-	once sync.Once
-}
-
-func (c *countedConn) Close() error {
-	c.once.Do(func() { c.l.open.Add(-1) })
-	return c.Conn.Close()
+	})
 }
 
 // atTime is eng at now, the clock a request asked for; eng itself when

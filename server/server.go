@@ -25,6 +25,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"os"
 	"runtime/debug"
 	"sync"
@@ -100,7 +101,8 @@ type Config struct {
 	SetMemoryLimit func(int64) int64
 	// Now is the clock of the idle time and the uptime; nil: time.Now.
 	Now func() time.Time
-	// Log receives the server's messages, a line each; nil: none.
+	// Log receives the server's messages, a line each, without their time
+	// (TimedLog adds it); nil: none.
 	Log io.Writer
 
 	// The background jobs' settings (package jobs); their Log defaults
@@ -111,6 +113,14 @@ type Config struct {
 	VectorFill jobs.VectorFillerConfig
 
 	TestSignals TestSignals
+
+	// localPeer, when set, tells which peers are this machine's in place
+	// of their being loopback addresses: a test's clients all connect
+	// over loopback, and some must stand for other machines.
+	localPeer func(netip.Addr) bool
+	// testRemote makes a loopback Addr behave as one other machines
+	// reach: every request needs a token.
+	testRemote bool
 }
 
 // TestSignals tell a test what the server did.
@@ -148,6 +158,8 @@ type Server struct {
 	unlock     func()
 	socketSrv  *http.Server
 	httpSrv    *http.Server
+	gate       *connGate // of httpSrv's connections
+	mcp        *mcpHTTP  // httpSrv's /mcp
 	httpAddr   string
 	httpDone   chan struct{}
 	stopMemory func()
@@ -164,9 +176,8 @@ type Server struct {
 }
 
 // New returns a server for cfg, not yet listening. EINVALID for a config
-// that cannot be served: no engine or path, a path too long for a Unix
-// socket, an HTTP address that is not host:port, or one that is not
-// loopback without AllowRemote.
+// that cannot be served: no engine or path, an HTTP address that is not
+// host:port, or one that is not loopback without AllowRemote.
 func New(cfg Config) (*Server, error) {
 	if cfg.Engine == nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "a server needs an engine")
@@ -178,9 +189,6 @@ func New(cfg Config) (*Server, error) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", cfg.Project)
 	}
 	sock := SocketPath(cfg.Path)
-	if sock == "" {
-		return nil, cairn.Errorf(cairn.EINVALID, "the database path %s is too long for a Unix socket; use a shorter one", cfg.Path)
-	}
 	if cfg.Addr != "" {
 		if _, err := CheckAddr(cfg.Addr, cfg.AllowRemote); err != nil {
 			return nil, err
@@ -211,20 +219,10 @@ func New(cfg Config) (*Server, error) {
 	return &Server{
 		cfg:    cfg,
 		eng:    cfg.Engine,
-		logger: slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn})),
+		logger: slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: withoutTime})),
 		sock:   sock,
 		done:   make(chan struct{}),
 	}, nil
-}
-
-// SocketPath is where the server of the database at path listens; "" when
-// the path would be too long for a Unix socket.
-func SocketPath(path string) string {
-	p := path + ".sock"
-	if len(p) > 100 {
-		return ""
-	}
-	return p
 }
 
 // LockPath is the lock file of the server of the database at path.
@@ -284,31 +282,51 @@ func (s *Server) Open(ctx context.Context) error {
 	if err := s.startHTTP(ctx); err != nil {
 		return err
 	}
+	ln, err := s.listenSocket()
+	if err != nil {
+		if s.httpAddr == "" {
+			return err
+		}
+		// HTTP answers anyway; the other processes open the database
+		// themselves.
+		fmt.Fprintf(s.cfg.Log, "cairn: answering over HTTP only: %s\n", cairn.ErrorMessage(err))
+	}
+	s.status = Status{PID: os.Getpid(), Database: s.label(), Project: s.cfg.Project, Started: s.cfg.Now()}
+	if s.httpAddr != "" {
+		s.status.MCP = "http://" + s.httpAddr + "/mcp"
+	}
+	if ln != nil {
+		s.status.Socket = s.sock
+		s.socketSrv = &http.Server{Handler: s.socketHandler(), ReadHeaderTimeout: s.cfg.Limits.Header, IdleTimeout: s.cfg.Limits.Idle, MaxHeaderBytes: maxHeaderBytes}
+		go func() {
+			if err := s.socketSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
+				s.mu.Lock()
+				s.serveErr = err
+				s.mu.Unlock()
+				s.stop()
+			}
+		}()
+	}
+	s.startJobs()
+	return nil
+}
+
+// listenSocket listens on the server's Unix socket, created private
+// (0600): memories are the user's alone.
+func (s *Server) listenSocket() (net.Listener, error) {
+	if err := prepareSocketFolder(s.sock); err != nil {
+		return nil, err
+	}
 	// A socket file left by a server that died (SIGKILL, a crash): nobody
 	// answers on it, and the lock says no server is starting either.
 	os.Remove(s.sock)
-	// The socket is created private (0600): memories are the user's alone.
 	old := syscall.Umask(0o077)
 	ln, err := net.Listen("unix", s.sock)
 	syscall.Umask(old)
 	if err != nil {
-		return cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", s.sock)
+		return nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", s.sock)
 	}
-	s.status = Status{PID: os.Getpid(), Database: s.label(), Socket: s.sock, Project: s.cfg.Project, Started: s.cfg.Now()}
-	if s.httpAddr != "" {
-		s.status.MCP = "http://" + s.httpAddr + "/mcp"
-	}
-	s.socketSrv = &http.Server{Handler: s.socketHandler(), ReadHeaderTimeout: s.cfg.Limits.Header, IdleTimeout: s.cfg.Limits.Idle}
-	go func() {
-		if err := s.socketSrv.Serve(ln); !errors.Is(err, http.ErrServerClosed) {
-			s.mu.Lock()
-			s.serveErr = err
-			s.mu.Unlock()
-			s.stop()
-		}
-	}()
-	s.startJobs()
-	return nil
+	return ln, nil
 }
 
 // startJobs runs the background jobs until Close.
@@ -339,7 +357,8 @@ func (s *Server) Done() <-chan struct{} { return s.done }
 // Addr is the address the server answers HTTP on ("" when it does not).
 func (s *Server) Addr() string { return s.httpAddr }
 
-// Socket is the Unix socket the server answers on.
+// Socket is the Unix socket the server answers on (SocketPath of its
+// path; the server answers HTTP only when it could not listen there).
 func (s *Server) Socket() string { return s.sock }
 
 // Status is what the server says about itself.
@@ -405,6 +424,15 @@ func (s *Server) Close() error {
 	return s.serveErr
 }
 
+// withoutTime leaves the time out of the logger's lines: Log's writer
+// says when (TimedLog).
+func withoutTime(groups []string, a slog.Attr) slog.Attr {
+	if len(groups) == 0 && a.Key == slog.TimeKey {
+		return slog.Attr{}
+	}
+	return a
+}
+
 func (s *Server) label() string { return cmp.Or(s.cfg.Database, s.cfg.Path) }
 
 // touch records a request: it keeps a server with an idle time alive.
@@ -447,7 +475,7 @@ func (s *Server) sameFile() bool {
 // and stop.
 func (s *Server) socketHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/", bodyDeadline(s.newAPI(false), s.cfg.Limits.Body))
+	mux.Handle("/api/", bodyDeadline(s.newAPI(false, nil), s.cfg.Limits.Body))
 	mux.HandleFunc("GET /serve/status", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})

@@ -4,11 +4,13 @@ package server
 // client other cairn processes use. Bad inputs tried: a second server for
 // the same database (started one after the other, and at the same
 // moment), a database file replaced under a running server, a socket
-// file left by a dead server, a path too long for a socket, an HTTP
-// address that is taken, not host:port or not loopback.
+// file left by a dead server, a path too long for a socket next to it, a
+// socket that cannot be made, a socket folder that is not private, an
+// HTTP address that is taken, not host:port or not loopback.
 
 import (
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -445,7 +447,6 @@ func (r *limitRecorder) current() int64 {
 func TestNewRefusesWhatCannotBeServed(t *testing.T) {
 	t.Parallel()
 	eng := openEngine(t, filepath.Join(t.TempDir(), "c.db"))
-	long := "/" + strings.Repeat("d", 120) + "/c.db"
 	for _, tc := range []struct {
 		cfg  Config
 		want string
@@ -453,7 +454,6 @@ func TestNewRefusesWhatCannotBeServed(t *testing.T) {
 		{Config{Project: "p", Path: "/tmp/c.db"}, "engine"},
 		{Config{Engine: eng, Project: "p"}, "path"},
 		{Config{Engine: eng, Project: "", Path: "/tmp/c.db"}, "project"},
-		{Config{Engine: eng, Project: "p", Path: long}, "too long for a Unix socket"},
 		{Config{Engine: eng, Project: "p", Path: "/tmp/c.db", Addr: "localhost"}, "host:port"},
 		{Config{Engine: eng, Project: "p", Path: "/tmp/c.db", Addr: "0.0.0.0:0"}, "not a loopback address"},
 		{Config{Engine: eng, Project: "p", Path: "/tmp/c.db", Addr: "192.0.2.1:7421"}, "not a loopback address"},
@@ -497,5 +497,132 @@ func TestServerWithATakenAddress(t *testing.T) {
 	opt := openServer(t, func(c *Config) { c.Addr, c.AddrOptional = ln.Addr().String(), true })
 	if opt.Addr() != "" || !strings.Contains(opt.log.String(), "not serving MCP over HTTP") {
 		t.Errorf("the default address taken: Addr %q, log %q", opt.Addr(), opt.log.String())
+	}
+}
+
+// A database whose path is too long for a socket next to it is served on
+// a socket under a short hashed name in the user's private folder, which
+// every process finds from the path alone.
+func TestServerOfALongPathListensOnAHashedSocket(t *testing.T) {
+	t.Parallel()
+	dir := filepath.Join(t.TempDir(), strings.Repeat("a-long-folder-name-", 6))
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(dir, "c.db")
+	eng := openEngine(t, db)
+	mem := addMemory(t, eng, &cairn.Memory{Project: "p", Content: "The flaky auth test shares one fake clock."})
+	s, err := New(Config{Engine: eng, Project: "p", Path: db, File: db})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Open(t.Context()); err != nil {
+		s.Close()
+		t.Fatal(err)
+	}
+	defer s.Close()
+	sock := SocketPath(db)
+	if s.Socket() != sock || filepath.Dir(sock) != SocketFolder() || len(sock) > maxSocketPath {
+		t.Fatalf("socket %q (SocketPath %q), want a short one in %s", s.Socket(), sock, SocketFolder())
+	}
+	if fi, err := os.Stat(SocketFolder()); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the socket folder: %v %v, want mode 0700", fi, err)
+	}
+	if !OwnSocket(sock) || !Answers(db, 5*time.Second) {
+		t.Fatal("the socket does not answer")
+	}
+	c, err := client.New("unix:"+sock, &client.Options{Timeout: 10 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hits, err := c.Project("p").Search(t.Context(), cairn.Query{Text: "flaky clock"})
+	if err != nil || len(hits) != 1 || hits[0].Memory.ID != mem.ID {
+		t.Fatalf("search over the hashed socket: %v %v", hits, err)
+	}
+	if st, err := StatusOf(t.Context(), db, db); err != nil || st.Socket != sock {
+		t.Errorf("status: %+v %v", st, err)
+	}
+	if st, err := ask(t.Context(), sock, "POST", "/serve/stop"); err != nil || st.PID != os.Getpid() {
+		t.Errorf("stop: %+v %v", st, err)
+	}
+	<-s.Done()
+	s.Close()
+	if _, err := os.Lstat(sock); !os.IsNotExist(err) {
+		t.Errorf("the socket is still there: %v", err)
+	}
+}
+
+// The shared folder of hashed sockets must be the user's alone: one that
+// others may enter, or a link, is refused.
+func TestSocketFolderMustBePrivate(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	open := filepath.Join(dir, "open")
+	if err := os.Mkdir(open, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link")
+	private := filepath.Join(dir, "private")
+	if err := os.Mkdir(private, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(private, link); err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []string{open, link} {
+		if err := checkPrivateFolder(d); cairn.ErrorCode(err) != cairn.EUNAVAILABLE || !strings.Contains(err.Error(), "not a folder private to you") {
+			t.Errorf("%s: %v, want a refusal", d, err)
+		}
+	}
+	if err := checkPrivateFolder(private); err != nil {
+		t.Errorf("a private folder: %v", err)
+	}
+	if err := checkPrivateFolder(filepath.Join(dir, "new")); err != nil {
+		t.Errorf("a folder to create: %v", err)
+	}
+	if fi, err := os.Stat(filepath.Join(dir, "new")); err != nil || fi.Mode().Perm() != 0o700 {
+		t.Errorf("the folder created: %v %v", fi, err)
+	}
+	if OwnSocket(filepath.Join(dir, "open")) {
+		t.Error("a folder taken for a socket")
+	}
+}
+
+// A socket that cannot be made does not keep HTTP from being served; a
+// server with nothing else to answer on fails to open.
+func TestServerAnswersHTTPWhenItsSocketCannotBeMade(t *testing.T) {
+	t.Parallel()
+	for _, addr := range []string{"127.0.0.1:0", ""} {
+		s := newServer(t, func(c *Config) { c.Addr = addr })
+		// A folder where the socket goes: it cannot be replaced.
+		if err := os.MkdirAll(filepath.Join(s.Socket(), "x"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		err := s.Open(t.Context())
+		if addr == "" {
+			if cairn.ErrorCode(err) != cairn.EUNAVAILABLE {
+				t.Errorf("without HTTP: %v, want EUNAVAILABLE", err)
+			}
+			s.Close()
+			continue
+		}
+		if err != nil {
+			t.Fatalf("with HTTP: %v", err)
+		}
+		resp, err := http.Get("http://" + s.Addr() + "/api/projects/p/stats")
+		if err != nil || resp.StatusCode != 200 {
+			t.Errorf("HTTP without a socket: %v %v", resp, err)
+		} else {
+			resp.Body.Close()
+		}
+		if st := s.Status(); st.Socket != "" || !strings.Contains(s.log.String(), "answering over HTTP only") {
+			t.Errorf("status %+v, log %q", st, s.log.String())
+		}
+		if err := s.Close(); err != nil {
+			t.Errorf("Close: %v", err)
+		}
+		if _, err := os.Stat(filepath.Join(s.Socket(), "x")); err != nil {
+			t.Errorf("Close removed what was at the socket's path: %v", err)
+		}
 	}
 }

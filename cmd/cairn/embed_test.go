@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/embed/embedtest"
+	"github.com/cairn-dev/cairn/server"
 )
 
 var cliConcepts = map[string]string{
@@ -148,7 +149,7 @@ func TestHybridSearchIsTheSameThroughTheServer(t *testing.T) {
 	}()
 	t.Cleanup(func() { cancel(); <-done })
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(c.db + ".sock"); err == nil {
+		if _, err := os.Stat(server.SocketPath(c.db)); err == nil {
 			break
 		}
 		if time.Now().After(deadline) {

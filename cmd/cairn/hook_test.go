@@ -22,6 +22,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"sort"
 	"strings"
 	"testing"
@@ -30,6 +31,7 @@ import (
 
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/internal/golden"
+	"github.com/cairn-dev/cairn/server"
 )
 
 const (
@@ -676,7 +678,7 @@ func TestBinaryHookStartsAServerThatStopsWhenIdle(t *testing.T) {
 	if r.code != 0 || !strings.Contains(r.stdout, "pgx") {
 		t.Fatalf("session-start: %v", r)
 	}
-	sock := db + ".sock"
+	sock := server.SocketPath(db)
 	waitFor := func(what string, cond func() bool) {
 		t.Helper()
 		for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
@@ -696,8 +698,16 @@ func TestBinaryHookStartsAServerThatStopsWhenIdle(t *testing.T) {
 		}
 	}
 	waitFor("the server did not stop when idle", func() bool { return !exists() })
-	if log, _ := os.ReadFile(filepath.Join(dir, "cairn.log")); !strings.Contains(string(log), "no request for 3s") || strings.Count(string(log), "cairn: serving") != 1 {
+	log, _ := os.ReadFile(filepath.Join(dir, "cairn.log"))
+	if !strings.Contains(string(log), "no request for 3s") || strings.Count(string(log), "cairn: serving") != 1 {
 		t.Errorf("want one server that stopped when idle; cairn.log:\n%s", log)
+	}
+	// Each of the server's lines says when it was written.
+	stamped := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ `)
+	for _, line := range strings.Split(strings.TrimSpace(string(log)), "\n") {
+		if strings.Contains(line, "cairn: ") && !stamped.MatchString(line) {
+			t.Errorf("a line of cairn.log without its time: %q", line)
+		}
 	}
 }
 

@@ -25,6 +25,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/server"
 )
 
 // mcpClient connects the SDK's client to a transport.
@@ -299,7 +301,10 @@ func TestMCPIsAnsweredByTheServerOfItsDatabase(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	linked := filepath.Join(dir, "linked.db")
-	if err := os.Symlink(c.db+".sock", linked+".sock"); err != nil {
+	if err := os.MkdirAll(filepath.Dir(server.SocketPath(linked)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(server.SocketPath(c.db), server.SocketPath(linked)); err != nil {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
@@ -308,7 +313,7 @@ func TestMCPIsAnsweredByTheServerOfItsDatabase(t *testing.T) {
 		by       string
 	}{
 		{"socket", linked, nil, "answered by the cairn serve of its socket"},
-		{"named", filepath.Join(dir, "named.db"), []string{"--server", "unix:" + c.db + ".sock"}, "answered by the server unix:"},
+		{"named", filepath.Join(dir, "named.db"), []string{"--server", "unix:" + server.SocketPath(c.db)}, "answered by the server unix:"},
 	} {
 		cmd := exec.Command(cairnBin, append(append([]string{"--db", tc.db, "--project", c.project}, tc.server...), "mcp")...)
 		cmd.Dir = dir
@@ -375,7 +380,7 @@ func TestMCPOpensTheDatabaseWhenTheSocketDoesNotAnswer(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
 	db := filepath.Join(dir, "c.db")
-	if err := os.WriteFile(db+".sock", nil, 0o600); err != nil {
+	if err := os.WriteFile(server.SocketPath(db), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(cairnBin, "--db", db, "--project", "p", "mcp")

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/cairn-dev/cairn/server"
 )
 
 // startServe runs `cairn serve` in process until the test ends and waits
@@ -31,7 +33,7 @@ func startServeIn(t *testing.T, c *cli, wd string) context.CancelFunc {
 	t.Cleanup(func() {
 		cancel()
 		stop()
-		if _, err := os.Stat(c.db + ".sock"); err == nil {
+		if _, err := os.Stat(server.SocketPath(c.db)); err == nil {
 			t.Errorf("cairn serve left its socket behind")
 		}
 	})
@@ -73,7 +75,7 @@ func serveInProcess(t *testing.T, parent context.Context, c *cli, wd string, con
 		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
 	}()
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if fi, err := os.Stat(c.db + ".sock"); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		if fi, err := os.Stat(server.SocketPath(c.db)); err == nil && fi.Mode()&os.ModeSocket != 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -126,7 +128,7 @@ func TestServeStopsWhenItsDatabaseIsReplaced(t *testing.T) {
 		t.Fatalf("after the replacement: %v", r)
 	}
 	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if _, err := os.Stat(c.db + ".sock"); err != nil {
+		if _, err := os.Stat(server.SocketPath(c.db)); err != nil {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -166,7 +168,7 @@ func TestSearchFallsBackWhenTheSocketIsStale(t *testing.T) {
 	c.db = filepath.Join(dir, "c.db")
 	c.ok("add", "The flaky auth test shares one fake clock.")
 	// A plain file where the socket would be: nothing listens.
-	if err := os.WriteFile(c.db+".sock", nil, 0o600); err != nil {
+	if err := os.WriteFile(server.SocketPath(c.db), nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
 	r := c.ok("search", "flaky")
@@ -275,7 +277,7 @@ func TestServeIdleExitsWithoutRequests(t *testing.T) {
 	if code != 0 || !strings.Contains(errb.String(), "no request for 50ms; stopping") {
 		t.Fatalf("idle exit: %d %s", code, errb.String())
 	}
-	if _, err := os.Stat(c.db + ".sock"); err == nil {
+	if _, err := os.Stat(server.SocketPath(c.db)); err == nil {
 		t.Error("the idle server left its socket behind")
 	}
 	if r := c.run("", "serve", "--idle", "-1s"); r.code != exitUsage || !strings.Contains(r.stderr, "--idle cannot be negative") {

@@ -37,7 +37,7 @@ const defaultHTTPAddr = "127.0.0.1:7421"
 // server that the other commands' clients reach) and serves until
 // interrupted, stopped or idle.
 func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
-	fs := newFlags(m, g, "serve", "[flags]")
+	fs := newFlags(m, g, "serve", "[flags] | status [--json] | stop [--json]")
 	cacheMB := fs.Int64("cache-mb", 64, "keep up to this many `MiB` of the search index in memory")
 	addr := fs.String("addr", defaultHTTPAddr, "answer MCP over streamable HTTP at http://`host:port`/mcp (\"off\": no HTTP)")
 	allowRemote := fs.Bool("allow-remote", false, "allow --addr to be a non-loopback address; every request must then send a token (cairn token create)")
@@ -77,6 +77,9 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	defer s.Close()
+	// Every line the server writes says when (a background server's go
+	// to cairn.log).
+	logw := server.TimedLog(m.Stderr, nil)
 	// The server answers every project: its engine is bound to none.
 	opts := &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()}
 	if cfg, err := m.loadConfig(); err == nil {
@@ -129,7 +132,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 			return ""
 		},
 		SetMemoryLimit: m.SetMemoryLimit,
-		Log:            m.Stderr,
+		Log:            logw,
 	}
 	if !g.remote() {
 		cfg.File = db
@@ -142,15 +145,15 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		srv.Close()
 		return err
 	}
-	fmt.Fprintf(m.Stderr, "cairn: serving %s (search, context and hooks of other cairn processes are answered here; stop with Ctrl-C)\n", db)
+	fmt.Fprintf(logw, "cairn: serving %s (search, context and hooks of other cairn processes are answered here; stop with Ctrl-C)\n", db)
 	if a := srv.Addr(); a != "" {
-		fmt.Fprintf(m.Stderr, "cairn: MCP over streamable HTTP at http://%s/mcp for project %s (another project: ?project=NAME)\n", a, home)
-		fmt.Fprintf(m.Stderr, "cairn: REST API at http://%s/api/projects/%s/ (described at /api/openapi.json)\n", a, url.PathEscape(home))
+		fmt.Fprintf(logw, "cairn: MCP over streamable HTTP at http://%s/mcp for project %s (another project: ?project=NAME)\n", a, home)
+		fmt.Fprintf(logw, "cairn: REST API at http://%s/api/projects/%s/ (described at /api/openapi.json)\n", a, url.PathEscape(home))
 		if remote {
-			fmt.Fprintf(m.Stderr, "cairn: every request needs Authorization: Bearer TOKEN (cairn token list)\n")
+			fmt.Fprintf(logw, "cairn: every request needs Authorization: Bearer TOKEN (cairn token list)\n")
 		}
-		fmt.Fprintf(m.Stderr, "cairn: web page at http://%s/\n", a)
-		fmt.Fprintf(m.Stderr, "cairn: events as server-sent events at http://%s%s\n", a, strings.TrimPrefix(server.EventsPattern, "GET "))
+		fmt.Fprintf(logw, "cairn: web page at http://%s/\n", a)
+		fmt.Fprintf(logw, "cairn: events as server-sent events at http://%s%s\n", a, strings.TrimPrefix(server.EventsPattern, "GET "))
 	}
 	select {
 	case <-ctx.Done():
@@ -250,7 +253,7 @@ func (m *Main) ensureServer(g *globals) error {
 		return nil
 	}
 	db, err := filepath.Abs(g.path())
-	if err != nil || server.SocketPath(db) == "" {
+	if err != nil {
 		return nil
 	}
 	if _, err := os.Stat(db); err != nil && !g.remote() {

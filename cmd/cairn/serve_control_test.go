@@ -62,7 +62,7 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 	}
 	prompt() // starts a server in the background
 	first := status(0)
-	if first.Database != db || first.Socket != db+".sock" || first.Uptime == "" || first.Started.IsZero() {
+	if first.Database != db || first.Socket != server.SocketPath(db) || first.Uptime == "" || first.Started.IsZero() {
 		t.Fatalf("status: %+v", first)
 	}
 	if r := cairn("", "serve", "status"); r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("pid       %d", first.PID)) || !strings.Contains(r.stdout, "uptime") {
@@ -83,7 +83,7 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 			t.Fatal("the killed server is still there")
 		}
 	}
-	if _, err := os.Stat(db + ".sock"); err != nil {
+	if _, err := os.Stat(server.SocketPath(db)); err != nil {
 		t.Fatalf("the killed server's socket file is gone (%v): this test needs it", err)
 	}
 	prompt()
@@ -97,7 +97,7 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 	if !processGone(second.PID) {
 		t.Errorf("pid %d still runs after stop returned", second.PID)
 	}
-	if _, err := os.Stat(db + ".sock"); err == nil {
+	if _, err := os.Stat(server.SocketPath(db)); err == nil {
 		t.Error("the stopped server left its socket")
 	}
 	if r := cairn("", "serve", "stop"); r.code != 0 || !strings.Contains(r.stderr, "no cairn serve is running") {
@@ -110,6 +110,10 @@ func TestServeRejectsAnUnknownArgument(t *testing.T) {
 	c := newCLI(t)
 	if r := c.run("", "serve", "restart"); r.code != 2 || !strings.Contains(r.stderr, `unknown argument "restart"`) {
 		t.Fatalf("%v", r)
+	}
+	// Its help names what it takes besides flags.
+	if r := c.run("", "serve", "--help"); r.code != 0 || !strings.Contains(r.stdout, "Usage: cairn serve [flags] | status [--json] | stop [--json]") {
+		t.Errorf("serve --help: %v", r)
 	}
 }
 

@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/server"
 )
 
 // httpServe is a running `cairn serve` binary.
@@ -244,7 +246,7 @@ func TestServeRefusesANonLoopbackAddressUnlessAllowed(t *testing.T) {
 		if r.code != tc.code || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("--addr %s: want exit %d mentioning %q, got %v", tc.addr, tc.code, tc.want, r)
 		}
-		if _, err := os.Stat(db + ".sock"); err == nil {
+		if _, err := os.Stat(server.SocketPath(db)); err == nil {
 			t.Errorf("--addr %s: the socket was left behind", tc.addr)
 		}
 	}

@@ -100,10 +100,7 @@ func (m *Main) server(g *globals) (p *client.Project, named bool, err error) {
 			return nil, false, nil
 		}
 		sock := server.SocketPath(db)
-		if sock == "" {
-			return nil, false, nil
-		}
-		if _, err := os.Stat(sock); err != nil {
+		if !server.OwnSocket(sock) {
 			return nil, false, nil
 		}
 		target = "unix:" + sock
