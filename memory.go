@@ -273,6 +273,20 @@ func TitleRepeatsContent(title, content string) bool {
 	return hasNormalizedPrefix(content, strings.TrimSuffix(title, "..."))
 }
 
+// HasOwnTitle reports whether m's title is its own, not just the start of
+// its content (see TitleRepeatsContent).
+func HasOwnTitle(m *Memory) bool {
+	return strings.TrimSpace(m.Title) != "" && !TitleRepeatsContent(m.Title, m.Content)
+}
+
+// SameOwnTitle reports whether a and b are of one type and bear the same
+// title of their own (HasOwnTitle), case and surrounding space aside: a
+// boilerplate title several memories share ("Session catchup").
+func SameOwnTitle(a, b *Memory) bool {
+	return a.Type == b.Type && strings.EqualFold(strings.TrimSpace(a.Title), strings.TrimSpace(b.Title)) &&
+		HasOwnTitle(a) && HasOwnTitle(b)
+}
+
 // hasNormalizedPrefix reports whether content starts with title when runs
 // of white space in both count as one space (and leading space is ignored).
 func hasNormalizedPrefix(content, title string) bool {

@@ -36,6 +36,8 @@ type Query struct {
 	// means the engine's default (its configured mode, hybrid unless
 	// set otherwise, when it has an embeddings endpoint; else lexical).
 	Mode string
+	// Explain asks for each hit's Explain.
+	Explain bool
 }
 
 // Search modes (Query.Mode).
@@ -66,25 +68,39 @@ const MaxLimit = 1000
 // pasted megabyte costs seconds of a shared server's CPU.
 const MaxQueryBytes = 8 << 10
 
-// Hit is one search result. Score orders hits (higher is better); the
-// components explain it:
+// Hit is one search result. Score orders hits (higher is better):
+//
+//	Score = Relevance × rank.Factor(Salience)
+//
+// Explain says how Relevance was made, when the query asked for it.
+type Hit struct {
+	Memory    *Memory
+	Score     float64 // what hits are ordered by
+	Relevance float64 // the match relative to the best hit's, in (0, 1]
+	Salience  float64 // the memory's standing: confidence, recency, use, type
+	// Strength is the share of the query's idf-weighted weight that the
+	// memory's own terms hold, in [0, 1]: unlike Relevance it means the
+	// same for every query, so that a floor can tell a real match from the
+	// best of weak ones. 0 for a memory found only through a neighbour.
+	// In the vector and hybrid modes it is the larger of the lexical one
+	// and the similarity's (see package engine, vectorStrength).
+	Strength float64
+	// Explain is how the hit was scored, when Query.Explain asked for it;
+	// nil otherwise.
+	Explain *HitExplain
+}
+
+// HitExplain is every part of a hit's score, for a person reading why it
+// ranks where it does (`cairn search --explain`):
 //
 //	Match     = Lexical × (1 − s + s × Coverage)      s: the engine's coverage share
 //	Relevance = (Match + Lent) × DateFactor, relative to the best hit's
-//	Score     = Relevance × rank.Factor(Salience)
-type Hit struct {
-	Memory  *Memory
-	Score   float64 // what hits are ordered by
+type HitExplain struct {
 	Lexical float64 // BM25 of the query's words, each word weighted once
 	// Coverage is the share of the query's weight that the memory's terms
 	// hold, in [0, 1].
 	Coverage float64
 	Match    float64 // Lexical adjusted by Coverage
-	// Strength is the share of the query's idf-weighted weight that the
-	// memory's own terms hold, in [0, 1]: unlike Relevance it means the
-	// same for every query, so that a floor can tell a real match from the
-	// best of weak ones. 0 for a memory found only through a neighbour.
-	Strength float64
 	// Lent is the share of a strong match's score that this memory gets
 	// as its neighbour in the same session or task; LentBy is that match.
 	Lent   float64
@@ -92,16 +108,11 @@ type Hit struct {
 	// DateFactor is above 1 when the memory was created in a period that
 	// the query names ("yesterday", "in May 2023"), else 1.
 	DateFactor float64
-	Relevance  float64 // the match relative to the best hit's, in (0, 1]
-	Salience   float64 // the memory's standing: confidence, recency, use, type
-
 	// In the vector and hybrid modes: the hit's place in the lexical and
 	// the vector ranking (1 is first; 0: not in it), the cosine
 	// similarity of its vector with the query's, and the fused score
 	// (Σ (1 + s)/2 × 1/(k + rank) over the rankings it is in, s its
 	// strength in each) that then stands for Match + Lent in Relevance.
-	// Strength is then the larger of the lexical one and the
-	// similarity's (see package engine, vectorStrength).
 	LexicalRank int
 	VectorRank  int
 	Similarity  float64

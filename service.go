@@ -227,14 +227,15 @@ type VectorCoverageService interface {
 	VectorCoverage(ctx context.Context, project string) (n VectorCount, model string, ok bool, err error)
 }
 
-// ContextService selects what a context block shows (package recall
-// renders it).
+// ContextService finds what a context block chooses from (package recall
+// scores, selects and renders it).
 type ContextService interface {
-	// SelectContext scores and selects the memories of a context block
-	// for req (req.Now zero: the service's clock). It records nothing:
-	// the caller records the use of what it shows (UseRecorder) unless
-	// it is a dry run.
-	SelectContext(ctx context.Context, req ContextRequest) (*ContextSelection, error)
+	// ContextCandidates reads the memories req asks for, in one read
+	// (req.Now zero: the service's clock). It records nothing: the caller
+	// records the use of what it shows (UseRecorder) unless it is a dry
+	// run. EINVALID for an invalid project, or a search that Search would
+	// refuse.
+	ContextCandidates(ctx context.Context, req CandidateRequest) (*Candidates, error)
 	// NewFromOtherSessions returns what parallel agents learned while
 	// session worked: memories of project created by other sessions
 	// after session's previous context, newest first, at most limit;

@@ -95,30 +95,32 @@ func TestSearchThroughTheClientEqualsTheEngines(t *testing.T) {
 	add(t, s.eng, "alpha", "decision", "Use SQLite in WAL mode for the session store")
 	add(t, s.eng, "alpha", "pitfall", "The WAL file grows without checkpoints under long readers")
 	add(t, s.eng, "beta", "decision", "Use WAL in beta too")
-	q := cairn.Query{Project: "alpha", Text: "WAL sqlite", Limit: 5}
-	want, err := s.eng.WithProject("alpha").Search(t.Context(), q)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(want) != 2 {
-		t.Fatalf("the engine found %d hits, want 2", len(want))
-	}
-	both(t, s, func(t *testing.T, p *client.Project) {
-		got, err := p.Search(t.Context(), q)
+	for _, explain := range []bool{false, true} {
+		q := cairn.Query{Project: "alpha", Text: "WAL sqlite", Limit: 5, Explain: explain}
+		want, err := s.eng.WithProject("alpha").Search(t.Context(), q)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(got) != len(want) {
-			t.Fatalf("got %d hits, want %d", len(got), len(want))
+		if len(want) != 2 || (want[0].Explain != nil) != explain {
+			t.Fatalf("the engine found %d hits (explained: %v), want 2", len(want), want[0].Explain != nil)
 		}
-		for i := range want {
-			g, w := got[i], want[i]
-			if g.Memory.ID != w.Memory.ID || g.Score != w.Score || g.Lexical != w.Lexical || g.Strength != w.Strength ||
-				g.Memory.Confidence != w.Memory.Confidence || !g.Memory.CreatedAt.Equal(w.Memory.CreatedAt) {
-				t.Errorf("hit %d: got %+v, want %+v", i, g, w)
+		both(t, s, func(t *testing.T, p *client.Project) {
+			got, err := p.Search(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
 			}
-		}
-	})
+			if len(got) != len(want) {
+				t.Fatalf("got %d hits, want %d", len(got), len(want))
+			}
+			for i := range want {
+				g, w := got[i], want[i]
+				if g.Memory.ID != w.Memory.ID || g.Score != w.Score || g.Strength != w.Strength || (g.Explain == nil) != (w.Explain == nil) || g.Explain != nil && *g.Explain != *w.Explain ||
+					g.Memory.Confidence != w.Memory.Confidence || !g.Memory.CreatedAt.Equal(w.Memory.CreatedAt) {
+					t.Errorf("hit %d: got %+v, want %+v", i, g, w)
+				}
+			}
+		})
+	}
 }
 
 func TestMemoryRoutesThroughTheClient(t *testing.T) {

@@ -65,7 +65,11 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 		if h.Memory == nil {
 			return nil, cairn.Retrieval{}, cairn.Errorf(cairn.EUNAVAILABLE, "the server's answer holds a hit without its memory")
 		}
-		hits = append(hits, h.ToHit())
+		hit := h.ToHit() // with its Strength, which the explanation carries
+		if !q.Explain {
+			hit.Explain = nil
+		}
+		hits = append(hits, hit)
 	}
 	return hits, httpapi.RetrievalOf(hdr), nil
 }
@@ -77,7 +81,7 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 // only by a server that needs no token (one of this machine's user).
 // Errors the request's content causes are EINVALID.
 func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-	in := httpapi.ContextIn{Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
+	in := httpapi.ContextIn{Profile: call.Profile, Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
 		Session: call.Session, Format: call.Format, Mode: call.Mode, SearchMode: call.SearchMode, DryRun: !call.Record, Tiers: call.Tiers,
 		Types: call.Types, Index: call.Index, Conversations: call.Conversations, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
 		Root: call.Root}

@@ -71,9 +71,7 @@ package contextpack
 
 import (
 	"math"
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -255,40 +253,6 @@ type Result struct {
 	// placed item with its value and reasons, each omitted item with its
 	// reason, the index and free text, and the totals. "" otherwise.
 	Explain string
-}
-
-// typeOrder is seed 000's order of types first, then the rest of cairn's
-// built-in types alphabetically.
-var typeOrder = [...]string{
-	"architecture", "pattern", "pitfall", "gotcha", "decision", "fix", "error_solution", "convention",
-	"constraint", "context", "dependency", "failure", "global", "issue", "learning", "note",
-	"preference", "project_fact", "session", "style", "task_input", "task_result", "user_preference",
-}
-
-// TypeOrder returns the order in which grouped items and index lines are
-// shown by type: seed 000's order (architecture, pattern, pitfall, gotcha,
-// decision, fix, error_solution, convention), then cairn's other built-in
-// types alphabetically. Types not in the list come after it,
-// alphabetically. The slice is a fresh copy.
-func TypeOrder() []string { return slices.Clone(typeOrder[:]) }
-
-// typeRank is the position of typ in TypeOrder, or len(TypeOrder) for
-// types not in it.
-func typeRank(typ string) int {
-	for i, t := range typeOrder {
-		if t == typ {
-			return i
-		}
-	}
-	return len(typeOrder)
-}
-
-// compareTypes orders types by TypeOrder, then alphabetically.
-func compareTypes(a, b string) int {
-	if ra, rb := typeRank(a), typeRank(b); ra != rb {
-		return ra - rb
-	}
-	return strings.Compare(a, b)
 }
 
 // defaultType is shown for an item without a type (cairn's default type).

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/contextpack"
 )
 
@@ -607,22 +608,6 @@ func TestGroupedSectionFollowsTypeOrder(t *testing.T) {
 	}
 }
 
-func TestTypeOrderReturnsAFreshCopy(t *testing.T) {
-	t.Parallel()
-	order := contextpack.TypeOrder()
-	want := []string{"architecture", "pattern", "pitfall", "gotcha", "decision", "fix", "error_solution", "convention"}
-	if !slices.Equal(order[:len(want)], want) {
-		t.Fatalf("TypeOrder starts %v, want %v", order[:len(want)], want)
-	}
-	if rest := order[len(want):]; !slices.IsSorted(rest) {
-		t.Fatalf("the rest of TypeOrder is not alphabetical: %v", rest)
-	}
-	order[0] = "changed"
-	if contextpack.TypeOrder()[0] != "architecture" {
-		t.Fatal("TypeOrder shares its slice")
-	}
-}
-
 func BenchmarkRender(b *testing.B) {
 	var secs []contextpack.Section
 	for s := range 5 {
@@ -630,7 +615,7 @@ func BenchmarkRender(b *testing.B) {
 		for i := range 10 {
 			sec.Items = append(sec.Items, contextpack.Item{
 				ID:      fmt.Sprintf("mem-%02d%02d", s, i),
-				Type:    contextpack.TypeOrder()[i%8],
+				Type:    cairn.TypeOrder()[i%8],
 				Title:   fmt.Sprintf("Memory %d of section %d", i, s),
 				Content: "AuthService.Refresh returns nil, nil for unknown tokens; check for a nil session.\nSee internal/auth/*.go. " + words(i*5),
 				Value:   float64(i+s) / 20,
@@ -683,7 +668,7 @@ func hookSections() []contextpack.Section {
 	}
 	rel := contextpack.Section{Kind: "relevant", Title: "Relevant Knowledge", Priority: 1, GroupByType: true}
 	for i := range 10 {
-		rel.Items = append(rel.Items, item("relevant", i, contextpack.TypeOrder()[i%5], 0))
+		rel.Items = append(rel.Items, item("relevant", i, cairn.TypeOrder()[i%5], 0))
 	}
 	return append(secs, rel)
 }

@@ -23,7 +23,7 @@ type item struct {
 	pos         int    // index in the section's Items
 	id          string // cleaned
 	typ         string // cleaned (not flattened); defaultType when empty
-	rank        int    // typeRank(typ)
+	rank        int    // cairn.TypeRank(typ)
 	title       string // cleaned, maybe shortened
 	content     string // cleaned, maybe shortened (then ending with the pointer)
 	titleAsIs   bool   // title is its own display text in the format (as itemSize found)
@@ -179,7 +179,7 @@ func (r *renderer) prepare(it *item, in *Item, sec *section) {
 	if it.typ == "" {
 		it.typ = defaultType
 	}
-	it.rank = typeRank(it.typ)
+	it.rank = cairn.TypeRank(it.typ)
 	title, content := clean(in.Title), clean(in.Content)
 	if title != "" && cairn.TitleRepeatsContent(strings.TrimSuffix(title, "…"), content) {
 		title = "" // the content says it: no text twice
@@ -262,7 +262,7 @@ func newIndex(types []IndexType) *index {
 			sorted[i].Type = defaultType
 		}
 	}
-	slices.SortStableFunc(sorted, func(a, b IndexType) int { return compareTypes(a.Type, b.Type) })
+	slices.SortStableFunc(sorted, func(a, b IndexType) int { return cairn.CompareTypes(a.Type, b.Type) })
 	for _, t := range sorted {
 		if t.Count <= 0 {
 			ix.empty = append(ix.empty, t.Type)
@@ -533,7 +533,7 @@ func (s *section) layout() []*item {
 		}
 	}
 	slices.SortStableFunc(out, func(a, b *item) int {
-		if s.groups != nil { // by compareTypes
+		if s.groups != nil { // by cairn.CompareTypes
 			if c := cmp.Compare(a.rank, b.rank); c != 0 {
 				return c
 			}

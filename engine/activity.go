@@ -306,13 +306,6 @@ func changedFields(a, b *cairn.Memory) []string {
 	return out
 }
 
-// shownIn returns the memories used (shown in a context) in session, with
-// when each was last shown.
-func shownIn(ctx context.Context, tx cairn.Tx, session string) (map[string]time.Time, error) {
-	s := &sessionShown{ids: map[string]time.Time{}}
-	return s.ids, s.add(ctx, tx, session)
-}
-
 // findByIDs returns the stored memories of ids; missing ones are skipped.
 func findByIDs(ctx context.Context, tx cairn.Tx, ids []string) ([]*cairn.Memory, error) {
 	var out []*cairn.Memory

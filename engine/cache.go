@@ -3,9 +3,7 @@ package engine
 import (
 	"container/list"
 	"context"
-	"maps"
 	"sync"
-	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
@@ -40,77 +38,6 @@ type postingsCache struct {
 	// masks are the documents that searches narrowed to types skip
 	// (typemask.go).
 	masks map[maskKey]typeMask
-}
-
-// sessionShown is what a session was shown, read from the activity log up
-// to the entry lastID: later reads fetch only the entries committed since
-// (activity ids grow in commit order), however long the session is.
-type sessionShown struct {
-	mu     sync.Mutex
-	ids    map[string]time.Time
-	lastID int64
-}
-
-// add reads the session's uses committed after s.lastID. s.mu is held.
-func (s *sessionShown) add(ctx context.Context, tx cairn.Tx, session string) error {
-	acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{SessionID: session, Actions: []string{cairn.ActionUsed},
-		AfterID: s.lastID, SkipTotal: true})
-	if err != nil {
-		return err
-	}
-	for _, a := range acts {
-		if a.At.After(s.ids[a.MemoryID]) {
-			s.ids[a.MemoryID] = a.At
-		}
-		s.lastID = max(s.lastID, a.ID)
-	}
-	return nil
-}
-
-// maxShownSessions bounds the sessions whose shown memories are kept.
-const maxShownSessions = 256
-
-// shownOf returns the session's entry, creating it when missing.
-func (c *postingsCache) shownOf(session string) *sessionShown {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.shown == nil || len(c.shown) >= maxShownSessions && c.shown[session] == nil {
-		c.shown = map[string]*sessionShown{}
-	}
-	s := c.shown[session]
-	if s == nil {
-		s = &sessionShown{ids: map[string]time.Time{}}
-		c.shown[session] = s
-	}
-	return s
-}
-
-type tierSet struct {
-	version int64
-	groups  []tierGroup
-}
-
-// maxTierSets bounds the cached tier results (one per project and
-// configuration in use).
-const maxTierSets = 64
-
-func (c *postingsCache) tiers(key string, version int64) ([]tierGroup, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	ts, ok := c.tierSets[key]
-	if !ok || ts.version != version {
-		return nil, false
-	}
-	return ts.groups, true
-}
-
-func (c *postingsCache) putTiers(key string, version int64, groups []tierGroup) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.tierSets == nil || len(c.tierSets) >= maxTierSets {
-		c.tierSets = map[string]tierSet{}
-	}
-	c.tierSets[key] = tierSet{version: version, groups: groups}
 }
 
 type cacheKey struct{ part, term string }
@@ -348,41 +275,4 @@ func (c *postingsCache) full() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.size >= c.max*9/10
-}
-
-// sessionShownIn returns the memories already put into session, from the
-// cache when there is one (reading only the log's entries committed since
-// the last read).
-func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string]time.Time, error) {
-	if e.cache == nil {
-		var shown map[string]time.Time
-		err := e.store.View(ctx, func(tx cairn.Tx) error {
-			var err error
-			shown, err = shownIn(ctx, tx, session)
-			return err
-		})
-		return shown, err
-	}
-	s := e.cache.shownOf(session)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := e.store.View(ctx, func(tx cairn.Tx) error { return s.add(ctx, tx, session) }); err != nil {
-		return nil, err
-	}
-	return maps.Clone(s.ids), nil
-}
-
-// shownInTx is sessionShownIn within tx (a write transaction recording
-// uses): from the cache when there is one.
-func (e *Engine) shownInTx(ctx context.Context, tx cairn.Tx, session string) (map[string]time.Time, error) {
-	if e.cache == nil {
-		return shownIn(ctx, tx, session)
-	}
-	s := e.cache.shownOf(session)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := s.add(ctx, tx, session); err != nil {
-		return nil, err
-	}
-	return maps.Clone(s.ids), nil
 }

@@ -27,17 +27,13 @@ import (
 //     not.
 //
 // A new memory is compared with the conflictCandidates memories of its
-// project that share most of its words (any type but the records of
-// events: session, task_input, task_result, failure, issue, fix), and with
+// project that share most of its words (any type but those that say what
+// happened, cairn.FacetEvent: session, fix, failure …), and with
 // a memory of another type that has its key. Bulk import and supersede do
 // not look for conflicts.
 const ContradictionThreshold = 0.75
 
 const conflictCandidates = 8
-
-// eventTypes are records of what happened, not conclusions: they do not
-// contradict anything.
-var eventTypes = map[string]bool{"session": true, "task_input": true, "task_result": true, "failure": true, "issue": true, "fix": true}
 
 var polarityWords = sync.OnceValues(func() (neg, pos map[string]bool) {
 	stem := func(ws ...string) map[string]bool {
@@ -93,12 +89,12 @@ func Contradicts(a, b string) bool {
 // findConflict returns a live memory of m's project that m contradicts,
 // or nil.
 func (e *Engine) findConflict(ctx context.Context, tx cairn.Tx, m *cairn.Memory, now time.Time) (*cairn.Memory, error) {
-	if eventTypes[m.Type] {
+	if isEvent(m.Type) {
 		return nil, nil
 	}
 	if m.Key != "" {
 		for _, t := range e.policies.Names() {
-			if t == m.Type || eventTypes[t] {
+			if t == m.Type || isEvent(t) {
 				continue
 			}
 			old, err := tx.FindMemoryByKey(ctx, m.Project, t, m.Key)
@@ -115,7 +111,7 @@ func (e *Engine) findConflict(ctx context.Context, tx cairn.Tx, m *cairn.Memory,
 		return nil, err
 	}
 	for _, c := range cands {
-		if c.Project != m.Project || c.ID == m.ID || eventTypes[c.Type] || !c.Live(now) {
+		if c.Project != m.Project || c.ID == m.ID || isEvent(c.Type) || !c.Live(now) {
 			continue
 		}
 		if Contradicts(c.Content, m.Content) {
@@ -150,3 +146,7 @@ func addTags(tags []string, add ...string) []string {
 	}
 	return out
 }
+
+// isEvent reports whether memories of type t say what happened rather
+// than what holds (cairn.FacetEvent): they contradict nothing.
+func isEvent(t string) bool { return cairn.FacetsOf(t)&cairn.FacetEvent != 0 }

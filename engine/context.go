@@ -3,16 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
-	"math"
-	"path"
 	"slices"
-	"sort"
-	"strings"
-	"time"
-	"unicode"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/lexical"
 )
 
 // pinnedCap and globalCap bound how many pinned and global-scope memories
@@ -22,449 +15,65 @@ const (
 	globalCap = 50
 )
 
-// SelectContext chooses the memories for an agent's prompt: the static
-// tier (pinned, global-scope, and the project's decisions, constraints,
-// conventions and preferences), the dynamic tier (recent session
-// summaries) and the relevant tier (a search for the prompt, scored by
-// seed 000's formula; see cairn.ContextWeights). Memories written in the
-// request's session, superseded or expired memories are left out. It
-// records nothing; see RecordUse.
-func (e *Engine) SelectContext(ctx context.Context, req cairn.ContextRequest) (*cairn.ContextSelection, error) {
+// ContextCandidates implements cairn.ContextService: the lasting tiers
+// (pinned, global-scope, static, critical and dynamic memories, kept
+// between calls in a long-lived process while the store reports the same
+// data version), what the session was already shown, a search for the
+// prompt (an embeddings endpoint gets VectorSettings.PromptTimeout) and
+// the memories about the files being worked on.
+func (e *Engine) ContextCandidates(ctx context.Context, req cairn.CandidateRequest) (*cairn.Candidates, error) {
 	if !cairn.ValidProject(req.Project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", req.Project)
 	}
 	if req.Now.IsZero() {
 		req.Now = e.Now()
 	}
-	sel := &cairn.ContextSelection{}
-	sc := newContextScorer(req)
-	seen := map[string]bool{}
-	var shown map[string]time.Time // memories already put into this session
+	out := &cairn.Candidates{}
 	if req.Session != "" {
 		var err error
-		if shown, err = e.sessionShownIn(ctx, req.Session); err != nil {
+		if out.Shown, err = e.sessionShownIn(ctx, req.Session); err != nil {
 			return nil, err
 		}
 	}
-	keep := func(m *cairn.Memory) bool {
-		at, wasShown := shown[m.ID]
-		switch {
-		case seen[m.ID]:
-			return false
-		case req.Session != "" && m.SessionID == req.Session:
-			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "current session"})
-		case wasShown && !m.UpdatedAt.After(at):
-			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "already shown in this session"})
-		case m.SupersededBy != "":
-			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "superseded by " + m.SupersededBy})
-		case !m.Live(req.Now):
-			sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "expired"})
-		default:
-			seen[m.ID] = true
-			return true
-		}
-		seen[m.ID] = true
-		return false
-	}
-	groups, err := e.tierCandidates(ctx, req)
-	if err != nil {
+	var err error
+	if out.Tiers, err = e.tierCandidates(ctx, req); err != nil {
 		return nil, err
 	}
-	for _, g := range groups {
-		n := 0
-		for _, m := range g.ms {
-			if g.limit > 0 && n >= g.limit {
-				break
-			}
-			if keep(m) {
-				n++
-				sel.Items = append(sel.Items, sc.item(m, g.tier, 0))
-			}
+	if q := req.Search; q != nil {
+		q.Project = req.Project
+		if q.Now.IsZero() {
+			q.Now = req.Now
 		}
-	}
-	// Relevant: a search for the prompt, the files and the task.
-	text := strings.TrimSpace(strings.Join(append([]string{req.Prompt, req.Task}, fileTerms(req.Files)...), " "))
-	if req.RelevantLimit > 0 && text != "" {
-		sel.Terms = lexical.QueryTerms(text)
-		hits, r, err := e.searchMode(ctx, cairn.Query{
-			Project: req.Project, Text: text, Limit: min(cairn.MaxLimit, req.RelevantLimit+2),
-			Types: req.RelevantTypes, Now: req.Now, NoFeedback: true, Prompt: true, Mode: req.SearchMode,
-		}, e.vecs.PromptTimeout)
+		hits, r, err := e.searchMode(ctx, *q, e.vecs.PromptTimeout)
 		if err != nil {
 			return nil, err
 		}
-		sel.Retrieval = r
-		strength := 0.0
-		for _, h := range hits {
-			strength = max(strength, h.Strength)
-		}
-		var rel []cairn.ContextItem
-		consider := func(m *cairn.Memory, relevance, by float64) {
-			if seen[m.ID] || !keep(m) {
-				return
-			}
-			it := sc.item(m, cairn.ContextRelevant, relevance)
-			// A memory found only through a session neighbour passes on
-			// the strength of that neighbour alone (by), which must
-			// clear the floor itself.
-			text := 0.0
-			if strength >= req.Floor && by >= req.Floor {
-				text = relevance * by
-			}
-			structured := sc.structuredMatch(m)
-			it.Match = round3(min(1, text+structured))
-			// It passes on its words (the prompt's best match clears the
-			// floor and this one reaches a quarter of it) or on its files,
-			// tags, hat and agent together; those also raise a passing match.
-			if req.Floor > 0 && !(strength >= req.Floor && text >= req.Floor/4) && structured < req.Floor {
-				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f)", it.Match), Score: it.Match})
-				return
-			}
-			if it.Score < req.MinRelevance && structured < req.Floor {
-				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: m.ID, Reason: "below the relevance threshold", Score: it.Score})
-				return
-			}
-			rel = append(rel, it)
-		}
-		for _, h := range hits {
-			consider(h.Memory, h.Relevance, lentStrength(h, hits, strength))
-		}
-		if len(req.Files) > 0 {
-			// Memories about the files being worked on, whatever their
-			// words (of the relevant tier's types, when it has some).
-			ms, err := e.fileRefCandidates(ctx, req.Project, req.Files, req.RelevantTypes)
-			if err != nil {
-				return nil, err
-			}
-			for _, m := range ms {
-				consider(m, 0, 0)
-			}
-		}
-		sort.SliceStable(rel, func(i, j int) bool {
-			if rel[i].Match != rel[j].Match {
-				return rel[i].Match > rel[j].Match
-			}
-			return rel[i].Score > rel[j].Score
-		})
-		var kept alikeSet
-		for _, it := range rel {
-			if kept.len() >= req.RelevantLimit {
-				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: it.Memory.ID, Reason: "over the relevant limit", Score: it.Score})
-				continue
-			}
-			if like := kept.add(it.Memory); like != "" {
-				sel.LeftOut = append(sel.LeftOut, cairn.ContextLeftOut{ID: it.Memory.ID, Reason: "like " + like + ", already in", Score: it.Score})
-				continue
-			}
-			sel.Items = append(sel.Items, it)
+		out.Hits, out.Retrieval = publicHits(hits, q.Explain), r
+	}
+	if len(req.Files) > 0 {
+		if out.Files, err = e.fileRefCandidates(ctx, req.Project, req.Files, req.FileTypes, req.FileLimit); err != nil {
+			return nil, err
 		}
 	}
-	return sel, nil
+	if len(req.Tags) > 0 {
+		if out.Tagged, err = e.tagCandidates(ctx, req.Project, req.Tags, req.TagTypes, req.TagLimit); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
 }
 
-// lentStrength is, for a hit found only through what a session
-// neighbour lent it (no word of the query of its own), the Strength of
-// that neighbour among hits, or 0 when it is not among them; for any
-// other hit, best, the best Strength of all.
-func lentStrength(h cairn.Hit, hits []cairn.Hit, best float64) float64 {
-	if h.Match > 0 || h.Lent <= 0 {
-		return best
+// tierCandidates runs the lasting tiers' queries. In a long-lived process
+// (a cache is configured) and on a store that reports its data version,
+// the results are kept until the database changes.
+func (e *Engine) tierCandidates(ctx context.Context, req cairn.CandidateRequest) ([]cairn.TierCandidates, error) {
+	if !req.Pinned && len(req.StaticTypes) == 0 && len(req.CriticalTypes) == 0 && (req.DynamicCount <= 0 || len(req.DynamicTypes) == 0) {
+		return nil, nil
 	}
-	for _, l := range hits {
-		if l.Memory.ID == h.LentBy {
-			return l.Strength
-		}
-	}
-	return 0
-}
-
-// nearlyAlikeShare is the share of their distinct words (Jaccard) from
-// which two memories' contents are nearly the same: a block holds only the
-// better one.
-const nearlyAlikeShare = 0.7
-
-// alikeSet is the relevant memories a block holds so far, so that it
-// holds no two alike: two of one type with the same title (when the
-// titles are not just the start of their contents: "Session catchup",
-// "Next task"), or two whose contents share nearlyAlikeShare of their
-// distinct words.
-type alikeSet struct {
-	ms    []*cairn.Memory
-	words [][]uint64
-}
-
-func (s *alikeSet) len() int { return len(s.ms) }
-
-// add adds m and returns "", or returns the id of the memory it is
-// alike, which it is not added beside.
-func (s *alikeSet) add(m *cairn.Memory) string {
-	for _, k := range s.ms {
-		if sameTitle(m, k) {
-			return k.ID
-		}
-	}
-	words := distinctWords(m.Content)
-	for i, k := range s.ms {
-		if jaccard(words, s.words[i]) >= nearlyAlikeShare {
-			return k.ID
-		}
-	}
-	s.ms = append(s.ms, m)
-	s.words = append(s.words, words)
-	return ""
-}
-
-// distinctWords is the sorted set of the hashes (FNV-1a) of text's
-// words: runs of letters and digits, lowercased.
-func distinctWords(text string) []uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
-	var out []uint64
-	h, in := uint64(offset), false
-	for _, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			r = unicode.ToLower(r)
-			for r > 0 {
-				h = (h ^ uint64(r&0xff)) * prime
-				r >>= 8
-			}
-			in = true
-			continue
-		}
-		if in {
-			out = append(out, h)
-			h, in = offset, false
-		}
-	}
-	if in {
-		out = append(out, h)
-	}
-	slices.Sort(out)
-	return slices.Compact(out)
-}
-
-// jaccard is the Jaccard index of two sorted sets of word hashes, or, when
-// their sizes alone keep it below nearlyAlikeShare, that bound
-// (smaller size over larger), without comparing them.
-func jaccard(a, b []uint64) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	if small, large := min(len(a), len(b)), max(len(a), len(b)); float64(small) < nearlyAlikeShare*float64(large) {
-		return float64(small) / float64(large) // at most this
-	}
-	both := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] == b[j]:
-			both++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return float64(both) / float64(len(a)+len(b)-both)
-}
-
-// fileCandidates bounds the memories about the files being worked on that
-// a context considers (the most recent; see fileRefCandidates).
-const fileCandidates = 40
-
-// Structured matches: what a memory's file references, tags, hat and agent
-// add to its match, on the scale of the relevance floor. A memory about a
-// file being worked on clears the default floor (0.3) on that alone; a tag,
-// the hat or the agent alone do not, but add to a text or file match.
-const (
-	fileMatch  = 0.5
-	tagMatch   = 0.25
-	hatMatch   = 0.15
-	agentMatch = 0.1
-)
-
-// structuredMatch is what m's file references, tags, hat and agent add to
-// its match for the request.
-func (sc *contextScorer) structuredMatch(m *cairn.Memory) float64 {
-	req := sc.req
-	v := 0.0
-	if len(req.Files) > 0 && pathsOverlap(m.FileRefs, req.Files) {
-		v += fileMatch
-	}
-	if sc.tagsMatch(m.Tags) {
-		v += tagMatch
-	}
-	if req.Hat != "" && m.Hat == req.Hat {
-		v += hatMatch
-	}
-	if req.Agent != "" && m.Agent == req.Agent {
-		v += agentMatch
-	}
-	return v
-}
-
-// contextScorer applies seed 000's formula (cairn.ContextWeights) for one
-// request; the words tags are matched against are found once, not once
-// per memory scored.
-type contextScorer struct {
-	req   cairn.ContextRequest
-	words map[string]bool // terms of the prompt and the files
-}
-
-func newContextScorer(req cairn.ContextRequest) *contextScorer {
-	sc := &contextScorer{req: req, words: map[string]bool{}}
-	for _, t := range lexical.QueryTerms(req.Prompt + " " + strings.Join(req.Files, " ")) {
-		sc.words[t] = true
-	}
-	return sc
-}
-
-func (sc *contextScorer) item(m *cairn.Memory, tier string, relevance float64) cairn.ContextItem {
-	req := sc.req
-	w := req.Weights
-	var rs []cairn.ScoreReason
-	addR := func(name string, v float64) {
-		if v != 0 {
-			rs = append(rs, cairn.ScoreReason{Name: name, Value: round3(v)})
-		}
-	}
-	addR("relevance", w.Relevance*relevance)
-	addR("confidence", w.Confidence*m.Confidence)
-	if req.Hat != "" && m.Hat != "" {
-		if m.Hat == req.Hat {
-			addR("same hat", w.SameHat)
-		} else if slices.Contains(w.HatRelations[req.Hat], m.Hat) {
-			addR("related hat", w.RelatedHat)
-		}
-	}
-	if len(req.Files) > 0 && pathsOverlap(m.FileRefs, req.Files) {
-		addR("file overlap", w.PathOverlap)
-	}
-	if sc.tagsMatch(m.Tags) {
-		addR("tag match", w.TagMatch)
-	}
-	if req.Agent != "" && m.Agent == req.Agent {
-		addR("same agent", w.SameAgent)
-	}
-	if req.Task != "" && m.TaskID == req.Task {
-		addR("same task", w.SameTask)
-	}
-	if !m.LastUsedAt.IsZero() {
-		days := req.Now.Sub(m.LastUsedAt).Hours() / 24
-		addR("recently used", math.Max(0, w.RecencyMax-days*w.RecencyPerDay))
-	}
-	score := 0.0
-	for _, r := range rs {
-		score += r.Value
-	}
-	return cairn.ContextItem{Memory: m, Tier: tier, Score: round3(score), Reasons: rs}
-}
-
-func round3(f float64) float64 { return math.Round(f*1000) / 1000 }
-
-// fileTerms turns file paths into search words: each base name without
-// its extension (seed 004's term extraction). Folder names would match
-// every memory about the same tree; file overlap is scored on its own.
-func fileTerms(files []string) []string {
-	var out []string
-	for _, f := range files {
-		base := path.Base(f)
-		out = append(out, strings.TrimSuffix(base, path.Ext(base)))
-	}
-	return out
-}
-
-// pathsOverlap reports whether a memory's file refs (globs or paths) touch
-// any of the files being worked on: a glob match either way, or one path
-// inside the other's folder.
-func pathsOverlap(refs, files []string) bool {
-	for _, r := range refs {
-		for _, f := range files {
-			if r == f {
-				return true
-			}
-			if ok, _ := path.Match(r, f); ok {
-				return true
-			}
-			if ok, _ := path.Match(f, r); ok {
-				return true
-			}
-			rd := strings.TrimSuffix(strings.TrimRight(r, "*"), "/")
-			if rd != "" && strings.HasPrefix(f, rd+"/") {
-				return true
-			}
-			if matchDoubleStar(r, f) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// matchDoubleStar handles "**" in globs: "**/*_test.go" matches
-// "internal/a/b_test.go".
-func matchDoubleStar(glob, p string) bool {
-	i := strings.Index(glob, "**")
-	if i < 0 {
-		return false
-	}
-	prefix, rest := glob[:i], strings.TrimPrefix(glob[i+2:], "/")
-	if !strings.HasPrefix(p, prefix) {
-		return false
-	}
-	p = p[len(prefix):]
-	for {
-		if ok, _ := path.Match(rest, p); ok {
-			return true
-		}
-		j := strings.IndexByte(p, '/')
-		if j < 0 {
-			return false
-		}
-		p = p[j+1:]
-	}
-}
-
-// tagsMatch reports whether a tag of the memory names a word of the
-// prompt, the hat, the agent or a file (seed 000's keyword match).
-func (sc *contextScorer) tagsMatch(tags []string) bool {
-	req, words := sc.req, sc.words
-	for _, tag := range tags {
-		// Namespaced tags match on their value: "agent:claude" → claude.
-		v := tag
-		if i := strings.LastIndexByte(tag, ':'); i >= 0 {
-			v = tag[i+1:]
-		}
-		if v == "" {
-			continue
-		}
-		if v == req.Hat || v == req.Agent || req.Mode != "" && tag == "mode:"+req.Mode {
-			return true
-		}
-		for _, t := range lexical.QueryTerms(v) {
-			if words[t] {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// tierGroup is one query's worth of static or dynamic candidates.
-type tierGroup struct {
-	tier  string
-	ms    []*cairn.Memory
-	limit int // at most this many kept (0: all)
-}
-
-// tierCandidates runs the static and dynamic tiers' queries. In a
-// long-lived process (a cache is configured) and on a store that reports
-// its data version, the results are kept until the database changes.
-func (e *Engine) tierCandidates(ctx context.Context, req cairn.ContextRequest) ([]tierGroup, error) {
 	var key string
 	var version int64
 	if e.cache != nil && e.store.SupportsDataVersion() {
-		key = fmt.Sprint(req.Project, req.StaticTypes, req.StaticPerType, req.CriticalTypes, req.CriticalConfidence, req.DynamicTypes, req.DynamicCount)
+		key = fmt.Sprint(req.Project, req.Pinned, req.StaticTypes, req.StaticPerType, req.CriticalTypes, req.CriticalConfidence, req.DynamicTypes, req.DynamicCount)
 		v, err := e.store.DataVersion(ctx)
 		if err == nil {
 			version = v
@@ -475,19 +84,21 @@ func (e *Engine) tierCandidates(ctx context.Context, req cairn.ContextRequest) (
 			key = ""
 		}
 	}
-	var groups []tierGroup
+	var groups []cairn.TierCandidates
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		find := func(tier string, limit int, f cairn.MemoryFilter) error {
 			f.SkipTotal = true
 			ms, _, err := tx.FindMemories(ctx, f)
 			if err == nil {
-				groups = append(groups, tierGroup{tier: tier, ms: ms, limit: limit})
+				groups = append(groups, cairn.TierCandidates{Tier: tier, Memories: ms, Limit: limit})
 			}
 			return err
 		}
 		// Static: pinned first, then global scope, then the static types.
-		if err := find(cairn.ContextPinned, 0, cairn.MemoryFilter{Project: req.Project, Pinned: true, Sort: cairn.SortCreatedDesc, Limit: pinnedCap}); err != nil {
-			return err
+		if req.Pinned {
+			if err := find(cairn.ContextPinned, 0, cairn.MemoryFilter{Project: req.Project, Pinned: true, Sort: cairn.SortCreatedDesc, Limit: pinnedCap}); err != nil {
+				return err
+			}
 		}
 		if len(req.StaticTypes) > 0 {
 			if err := find(cairn.ContextStatic, 0, cairn.MemoryFilter{GlobalScope: true, Sort: cairn.SortCreatedDesc, Limit: globalCap}); err != nil {
@@ -521,4 +132,35 @@ func (e *Engine) tierCandidates(ctx context.Context, req cairn.ContextRequest) (
 		e.cache.putTiers(key, version, groups)
 	}
 	return groups, err
+}
+
+// The lasting tiers' results are kept by request shape with the data
+// version they were read at (tierCandidates).
+
+type tierSet struct {
+	version int64
+	groups  []cairn.TierCandidates
+}
+
+// maxTierSets bounds the cached tier results (one per project and
+// configuration in use).
+const maxTierSets = 64
+
+func (c *postingsCache) tiers(key string, version int64) ([]cairn.TierCandidates, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ts, ok := c.tierSets[key]
+	if !ok || ts.version != version {
+		return nil, false
+	}
+	return ts.groups, true
+}
+
+func (c *postingsCache) putTiers(key string, version int64, groups []cairn.TierCandidates) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.tierSets == nil || len(c.tierSets) >= maxTierSets {
+		c.tierSets = map[string]tierSet{}
+	}
+	c.tierSets[key] = tierSet{version: version, groups: groups}
 }

@@ -1,362 +1,77 @@
 package engine_test
 
 import (
-	"fmt"
 	"slices"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/engine"
 )
 
-// contextFixture stores a small project's memories under a fixed clock.
-func contextFixture(t *testing.T) (*engine.Engine, map[string]string, time.Time) {
-	t.Helper()
+// ContextCandidates reads what a block chooses from in one call: the
+// lasting tiers in order (pinned, global and static, critical, dynamic
+// with its limit), what the session was shown, a search and the memories
+// about files; it asks for nothing it is not asked.
+func TestContextCandidatesReadsWhatABlockChoosesFrom(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 11, 1, 12, 0, 0, 0, time.UTC)
-	e := engine.New(newStore(t), &engine.Options{Now: func() time.Time { return now }})
-	ids := map[string]string{}
-	add := func(name string, m *cairn.Memory) {
-		t.Helper()
-		if m.Project == "" {
-			m.Project = "p"
-		}
-		res, err := e.AddMemory(t.Context(), m)
-		if err != nil {
-			t.Fatalf("add %s: %v", name, err)
-		}
-		ids[name] = res.Memory.ID
-	}
-	add("decision", &cairn.Memory{Type: "decision", Content: "SQLite for local storage; Postgres for teams."})
-	add("pinned", &cairn.Memory{Type: "note", Content: "Always run make lint before pushing.", Pinned: true})
-	add("global", &cairn.Memory{Project: "other", Scope: cairn.ScopeGlobal, Type: "preference", Content: "Prefers early returns over nested ifs."})
-	add("critical", &cairn.Memory{Type: "architecture", Content: "All writes go through the engine package.", Confidence: 0.95})
-	add("plainarch", &cairn.Memory{Type: "architecture", Content: "Handlers live in internal/api.", Confidence: 0.6})
-	add("session1", &cairn.Memory{Type: "session", Content: "Session: fixed the billing export.", CreatedAt: now.Add(-48 * time.Hour)})
-	add("session2", &cairn.Memory{Type: "session", Content: "Session: added rate limiting.", CreatedAt: now.Add(-24 * time.Hour)})
-	add("oldsession", &cairn.Memory{Type: "session", Content: "Session: very old work.", CreatedAt: now.Add(-60 * 24 * time.Hour)})
-	add("flaky", &cairn.Memory{Type: "pitfall", Content: "session_test.go is flaky when subtests share the fake clock.", FileRefs: []string{"internal/auth/*_test.go"}, Hat: "critic", Tags: []string{"testing"}})
-	add("flakyother", &cairn.Memory{Type: "fix", Content: "The flaky auth test needed its own clock.", Hat: "planner"})
-	add("mine", &cairn.Memory{Type: "learning", Content: "The flaky auth test was written in this very session.", SessionID: "s-now"})
-	add("replaced", &cairn.Memory{Type: "pattern", Content: "Auth tests used the global clock for flaky cases."})
-	add("otherproject", &cairn.Memory{Project: "other", Type: "pitfall", Content: "flaky auth test in another project"})
-	if _, err := e.UpdateMemory(t.Context(), ids["replaced"], cairn.MemoryUpdate{SupersededBy: ptr(ids["flaky"])}); err != nil {
+	e := rankingEngine(t, now)
+	pinned := put(t, e, &cairn.Memory{Type: "note", Content: "Always run make lint before pushing.", Pinned: true})
+	global := put(t, e, &cairn.Memory{Project: "other", Scope: cairn.ScopeGlobal, Type: "preference", Content: "Prefers early returns."})
+	decision := put(t, e, &cairn.Memory{Type: "decision", Content: "SQLite for local storage."})
+	critical := put(t, e, &cairn.Memory{Type: "architecture", Content: "All writes go through the engine.", Confidence: 0.95})
+	put(t, e, &cairn.Memory{Type: "architecture", Content: "Handlers live in internal/api.", Confidence: 0.6})
+	s1 := put(t, e, &cairn.Memory{Type: "session", Content: "Session: fixed the export.", CreatedAt: now.Add(-2 * time.Hour)})
+	s2 := put(t, e, &cairn.Memory{Type: "session", Content: "Session: added rate limiting.", CreatedAt: now.Add(-time.Hour)})
+	about := put(t, e, &cairn.Memory{Type: "pitfall", Content: "subtests share one fake clock", FileRefs: []string{"internal/auth/*_test.go"}})
+	put(t, e, &cairn.Memory{Type: "pattern", Content: "table tests for the auth package", FileRefs: []string{"internal/auth/"}})
+	if err := e.RecordUse(t.Context(), []string{decision.ID}, "s-1"); err != nil {
 		t.Fatal(err)
 	}
-	return e, ids, now
-}
 
-func ptr[T any](v T) *T { return &v }
-
-func TestSelectContextFillsTheTiersAndLeavesOutWhatItMust(t *testing.T) {
-	t.Parallel()
-	e, ids, _ := contextFixture(t)
-	req := cairn.DefaultContextRequest("p")
-	req.Prompt = "fix the flaky auth test"
-	req.Files = []string{"internal/auth/session_test.go"}
-	req.Hat = "critic"
-	req.Session = "s-now"
-	req.DynamicCount = 2
-	sel, err := e.SelectContext(t.Context(), req)
+	got, err := e.ContextCandidates(t.Context(), cairn.CandidateRequest{Project: "p", Session: "s-1", Pinned: true,
+		StaticTypes: []string{"decision"}, StaticPerType: 5, CriticalTypes: []string{"architecture"}, CriticalConfidence: 0.9,
+		DynamicTypes: []string{"session"}, DynamicCount: 1,
+		Search: &cairn.Query{Text: "fake clock subtests", Limit: 5}, Files: []string{"internal/auth/session_test.go"}, FileTypes: []string{"pitfall"}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tier := map[string]string{}
-	for _, it := range sel.Items {
-		tier[it.Memory.ID] = it.Tier
-	}
-	want := map[string]string{
-		"pinned": cairn.ContextPinned, "decision": cairn.ContextStatic, "global": cairn.ContextStatic,
-		"critical": cairn.ContextStatic, "session2": cairn.ContextDynamic, "session1": cairn.ContextDynamic,
-		"flaky": cairn.ContextRelevant,
-	}
-	for name, w := range want {
-		if got := tier[ids[name]]; got != w {
-			t.Errorf("%s: tier %q, want %q", name, got, w)
+	var tiers []string
+	var ids [][]string
+	for _, g := range got.Tiers {
+		tiers = append(tiers, g.Tier)
+		var gids []string
+		for _, m := range g.Memories {
+			gids = append(gids, m.ID)
+		}
+		ids = append(ids, gids)
+		if g.Tier == cairn.ContextDynamic && g.Limit != 1 {
+			t.Errorf("the dynamic tier's limit is %d, want 1", g.Limit)
 		}
 	}
-	for _, name := range []string{"plainarch", "oldsession", "mine", "replaced", "otherproject"} {
-		if _, ok := tier[ids[name]]; ok {
-			for _, it := range sel.Items {
-				if it.Memory.ID == ids[name] {
-					t.Errorf("%s was chosen (%s, %v %v); it must be left out", name, it.Tier, it.Score, it.Reasons)
-				}
-			}
+	if want := []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextStatic, cairn.ContextStatic, cairn.ContextDynamic}; !slices.Equal(tiers, want) {
+		t.Fatalf("tiers %v, want %v", tiers, want)
+	}
+	for i, want := range [][]string{{pinned.ID}, {global.ID}, {decision.ID}, {critical.ID}, {s2.ID, s1.ID}} {
+		if !slices.Equal(ids[i], want) {
+			t.Errorf("tier %d (%s): %v, want %v", i, tiers[i], ids[i], want)
 		}
 	}
-	left := map[string]string{}
-	for _, l := range sel.LeftOut {
-		left[l.ID] = l.Reason
+	if _, ok := got.Shown[decision.ID]; !ok || len(got.Shown) != 1 {
+		t.Errorf("shown in the session: %v, want %s", got.Shown, decision.ID)
 	}
-	if left[ids["mine"]] != "current session" {
-		t.Errorf("the session's own memory: reason %q", left[ids["mine"]])
+	if len(got.Hits) == 0 || got.Hits[0].Memory.ID != about.ID || got.Hits[0].Explain != nil || got.Retrieval.Used != cairn.ModeLexical {
+		t.Errorf("search: %v %+v", hitIDs(got.Hits), got.Retrieval)
 	}
-	if r := left[ids["replaced"]]; r == "" {
-		t.Errorf("the superseded memory was not reported as left out")
+	if len(got.Files) != 1 || got.Files[0].ID != about.ID {
+		t.Errorf("the memories about the file, of the pitfall type: %v", got.Files)
 	}
-	// The critic's own pitfall about the file being edited outranks the
-	// planner's fix: same hat and file overlap count (seed 000).
-	var flaky, other cairn.ContextItem
-	for _, it := range sel.Items {
-		switch it.Memory.ID {
-		case ids["flaky"]:
-			flaky = it
-		case ids["flakyother"]:
-			other = it
-		}
-	}
-	if flaky.Score <= other.Score {
-		t.Errorf("flaky %v (%v) should outrank flakyother %v (%v)", flaky.Score, flaky.Reasons, other.Score, other.Reasons)
-	}
-	names := []string{}
-	for _, r := range flaky.Reasons {
-		names = append(names, r.Name)
-	}
-	for _, n := range []string{"relevance", "confidence", "same hat", "file overlap", "tag match"} {
-		if !slices.Contains(names, n) {
-			t.Errorf("flaky's reasons %v lack %q", names, n)
-		}
-	}
-}
 
-func TestSelectContextWithoutPromptHasNoRelevantTier(t *testing.T) {
-	t.Parallel()
-	e, ids, _ := contextFixture(t)
-	sel, err := e.SelectContext(t.Context(), cairn.DefaultContextRequest("p"))
-	if err != nil {
-		t.Fatal(err)
+	none, err := e.ContextCandidates(t.Context(), cairn.CandidateRequest{Project: "p"})
+	if err != nil || len(none.Tiers)+len(none.Hits)+len(none.Files)+len(none.Shown) != 0 {
+		t.Errorf("a request for nothing found %+v, %v", none, err)
 	}
-	for _, it := range sel.Items {
-		if it.Tier == cairn.ContextRelevant {
-			t.Errorf("relevant item %s without a prompt", it.Memory.ID)
-		}
-		if it.Memory.ID == ids["flaky"] {
-			t.Errorf("a relevant-tier memory was chosen without a prompt")
-		}
-	}
-	if len(sel.Items) == 0 {
-		t.Fatal("no static or dynamic items")
-	}
-}
-
-func TestSelectContextThresholdLeavesOutWeakMatches(t *testing.T) {
-	t.Parallel()
-	e, _, _ := contextFixture(t)
-	req := cairn.DefaultContextRequest("p")
-	req.Prompt = "flaky"
-	req.MinRelevance = 5 // nothing reaches it
-	sel, err := e.SelectContext(t.Context(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, it := range sel.Items {
-		if it.Tier == cairn.ContextRelevant {
-			t.Errorf("relevant item %s (score %v) above an impossible threshold", it.Memory.ID, it.Score)
-		}
-	}
-	found := false
-	for _, l := range sel.LeftOut {
-		if l.Reason == "below the relevance threshold" {
-			found = true
-		}
-	}
-	if !found {
-		t.Errorf("no memory reported as below the threshold: %+v", sel.LeftOut)
-	}
-}
-
-func relevantIDs(sel *cairn.ContextSelection) []string {
-	var ids []string
-	for _, it := range sel.Items {
-		if it.Tier == cairn.ContextRelevant {
-			ids = append(ids, it.Memory.ID)
-		}
-	}
-	return ids
-}
-
-// A prompt that matches nothing well gets no relevant memory, rather than
-// the best of weak matches; one that names what a memory holds gets it.
-func TestContextFloorKeepsWeakMatchesOut(t *testing.T) {
-	t.Parallel()
-	e := rankingEngine(t, day0)
-	for i := range 30 {
-		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d on the billing export job and its retries", i)})
-	}
-	flaky := put(t, e, &cairn.Memory{Type: "pitfall", Content: "session_test.go is flaky when subtests share the fake clock"})
-	req := cairn.DefaultContextRequest("p")
-	req.StaticTypes, req.DynamicTypes = nil, nil
-	req.Prompt = "why is session_test.go flaky"
-	sel, err := e.SelectContext(t.Context(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := relevantIDs(sel); len(ids) == 0 || ids[0] != flaky.ID {
-		t.Fatalf("a prompt about the flaky test got %v, want %s first", ids, flaky.ID)
-	}
-	if m := sel.Items[0].Match; m < req.Floor {
-		t.Errorf("the best item's match %v is below the floor %v", m, req.Floor)
-	}
-	// One shared word ("export") among words the project has never seen.
-	req.Prompt = "translate the onboarding wizard and export the strings to the localisation vendor"
-	if sel, err = e.SelectContext(t.Context(), req); err != nil {
-		t.Fatal(err)
-	}
-	if ids := relevantIDs(sel); len(ids) != 0 {
-		t.Errorf("a prompt that matches nothing well got %v", ids)
-	}
-	found := false
-	for _, lo := range sel.LeftOut {
-		found = found || strings.HasPrefix(lo.Reason, "below the relevance floor")
-	}
-	if !found {
-		t.Errorf("left out %+v: want the weak matches named as below the floor", sel.LeftOut)
-	}
-	// Floor 0 turns it off: the best weak match comes back.
-	req.Floor = 0
-	if sel, err = e.SelectContext(t.Context(), req); err != nil {
-		t.Fatal(err)
-	}
-	if ids := relevantIDs(sel); len(ids) == 0 {
-		t.Error("with the floor off, the weak matches are injected as before")
-	}
-}
-
-// A memory already put into a session is not put into it again while it
-// is unchanged; the next best takes its place. Its use and confidence
-// rise once per session.
-func TestContextShowsAMemoryOncePerSession(t *testing.T) {
-	t.Parallel()
-	var mu sync.Mutex
-	clock := day0
-	e := engine.New(newStore(t), &engine.Options{Now: func() time.Time {
-		mu.Lock()
-		defer mu.Unlock()
-		clock = clock.Add(time.Second)
-		return clock
-	}})
-	a := put(t, e, &cairn.Memory{Type: "pitfall", Content: "the payments webhook retries forever on a 500", Confidence: 0.6})
-	b := put(t, e, &cairn.Memory{Type: "fix", Content: "the payments webhook now stops retrying after five attempts"})
-	req := cairn.DefaultContextRequest("p")
-	req.StaticTypes, req.DynamicTypes = nil, nil
-	req.Prompt = "payments webhook retries"
-	req.Session = "s-1"
-	first, err := e.SelectContext(t.Context(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := relevantIDs(first); len(ids) != 2 {
-		t.Fatalf("first context: %v, want both", ids)
-	}
-	if err := e.RecordUse(t.Context(), []string{a.ID}, "s-1"); err != nil {
-		t.Fatal(err)
-	}
-	second, err := e.SelectContext(t.Context(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := relevantIDs(second); !slices.Equal(ids, []string{b.ID}) {
-		t.Errorf("second context in the session: %v, want only %s (the other was shown)", ids, b.ID)
-	}
-	other := req
-	other.Session = "s-2"
-	if sel, err := e.SelectContext(t.Context(), other); err != nil || len(relevantIDs(sel)) != 2 {
-		t.Errorf("another session: %v, %v; want both", relevantIDs(sel), err)
-	}
-	// Changed since it was shown: shown again.
-	if _, err := e.UpdateMemory(t.Context(), a.ID, cairn.MemoryUpdate{Content: ptr("the payments webhook retries forever on any 5xx")}); err != nil {
-		t.Fatal(err)
-	}
-	if sel, err := e.SelectContext(t.Context(), req); err != nil || !slices.Contains(relevantIDs(sel), a.ID) {
-		t.Errorf("after a change: %v, %v; want %s again", relevantIDs(sel), err, a.ID)
-	}
-	// Repeated uses in one session count once; another session counts.
-	for range 5 {
-		if err := e.RecordUse(t.Context(), []string{b.ID}, "s-1"); err != nil {
-			t.Fatal(err)
-		}
-	}
-	got, err := e.FindMemoryByID(t.Context(), b.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got.UseCount != 1 || got.Confidence > b.Confidence+cairn.UsageBoost+1e-9 {
-		t.Errorf("after five uses in one session: use count %d, confidence %v (from %v); want one use", got.UseCount, got.Confidence, b.Confidence)
-	}
-	if err := e.RecordUse(t.Context(), []string{b.ID}, "s-2"); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ = e.FindMemoryByID(t.Context(), b.ID); got.UseCount != 2 {
-		t.Errorf("a use in another session: use count %d, want 2", got.UseCount)
-	}
-	acts, _, err := e.FindActivity(t.Context(), cairn.ActivityFilter{Project: "p", MemoryID: b.ID, Actions: []string{cairn.ActionUsed}})
-	if err != nil || len(acts) != 6 {
-		t.Errorf("activity: %d used entries, %v; want every showing logged (6)", len(acts), err)
-	}
-}
-
-// A memory about a file being worked on is a candidate without a word of
-// the prompt; a tag or the hat alone is not enough.
-func TestContextFindsMemoriesAboutTheFilesWithoutTheirWords(t *testing.T) {
-	t.Parallel()
-	e := rankingEngine(t, day0)
-	for i := range 10 {
-		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d about the release train", i)})
-	}
-	about := put(t, e, &cairn.Memory{Type: "pitfall", Content: "subtests there share one fake clock; give each its own", FileRefs: []string{"internal/auth/*_test.go"}})
-	hatOnly := put(t, e, &cairn.Memory{Type: "pattern", Content: "review checklists live in the wiki", Hat: "critic"})
-	req := cairn.DefaultContextRequest("p")
-	req.StaticTypes, req.DynamicTypes = nil, nil
-	req.Prompt = "make the login page load faster"
-	req.Hat = "critic"
-	sel, err := e.SelectContext(t.Context(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ids := relevantIDs(sel); len(ids) != 0 {
-		t.Fatalf("without files: %v, want nothing (the hat alone is below the floor)", ids)
-	}
-	req.Files = []string{"internal/auth/session_test.go"}
-	if sel, err = e.SelectContext(t.Context(), req); err != nil {
-		t.Fatal(err)
-	}
-	ids := relevantIDs(sel)
-	if !slices.Equal(ids, []string{about.ID}) {
-		t.Errorf("with the file: %v, want [%s] only (not the hat's %s)", ids, about.ID, hatOnly.ID)
-	}
-}
-
-// A prompt about a name the project has never seen gets nothing, though
-// its other words match: the name counts double in the match strength.
-func TestContextPromptAboutAnUnknownNameGetsNothing(t *testing.T) {
-	t.Parallel()
-	e := rankingEngine(t, day0)
-	for i := range 20 {
-		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d: Gina opened her dance studio downtown", i)})
-	}
-	put(t, e, &cairn.Memory{Type: "context", Content: "Gina researched adoption agencies for weeks"})
-	req := cairn.DefaultContextRequest("p")
-	req.StaticTypes, req.DynamicTypes = nil, nil
-	req.Prompt = "What did Gina research?"
-	sel, err := e.SelectContext(t.Context(), req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(relevantIDs(sel)) == 0 {
-		t.Fatal("a prompt about a known name got nothing")
-	}
-	req.Prompt = "What did Caroline research?"
-	if sel, err = e.SelectContext(t.Context(), req); err != nil {
-		t.Fatal(err)
-	}
-	if ids := relevantIDs(sel); len(ids) != 0 {
-		t.Errorf("a prompt about a name the project has never seen got %v", ids)
-	}
-	// Lower case, the same word is not a name: it counts once.
-	req.Prompt = "what did we research about adoption"
-	if sel, err = e.SelectContext(t.Context(), req); err != nil || len(relevantIDs(sel)) == 0 {
-		t.Errorf("a plain prompt: %v, %v", relevantIDs(sel), err)
+	if _, err := e.ContextCandidates(t.Context(), cairn.CandidateRequest{Project: ""}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("no project: %v, want EINVALID", err)
 	}
 }

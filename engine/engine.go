@@ -3,6 +3,26 @@
 // validation, deduplication and key upserts, search-index maintenance,
 // ranking, and import.
 //
+// Its files by role, one concern each:
+//
+//	memories   memories.go (add, find, update, delete), validate.go,
+//	           namespace.go, flag.go, neardup.go, conflict.go (the rules
+//	           of a write), import.go, ingest.go, lifecycle.go,
+//	           maintain_due.go, iteration.go, types.go, overview.go,
+//	           activity.go (uses and the activity log)
+//	search     search.go, query.go, neighbours.go, searchcache.go,
+//	           typemask.go, indexing.go, cache.go (postings kept in memory)
+//	context    context.go (what a block chooses from), filerefs.go (the
+//	           memories about files, and those that carry a tag, from the
+//	           index), parallel.go (other sessions' news),
+//	           shown.go (what each session was shown)
+//	events     events.go
+//	tokens     tokens.go
+//	vectors    vectors.go
+//
+// What is shown to an agent is decided by package recall, over the
+// candidates ContextCandidates reads.
+//
 // An Engine is safe for concurrent use. Each public method runs in one
 // store transaction, so it is atomic and, across processes sharing a
 // store, serialised with other writes.
@@ -151,7 +171,7 @@ type Ranking struct {
 	// BM25 length pivot holds a word by its density (index.Params.Density).
 	Coverage float64
 	// DateBoost raises the relevance of memories created in a period the
-	// query names by this share (see queryPeriods).
+	// query names by this share (see rank.QueryPeriods).
 	DateBoost float64
 }
 
@@ -202,18 +222,11 @@ func (e *Engine) Store() cairn.Store { return e.store }
 
 const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
 
-// NewID returns a new memory id: "mem-" and 16 characters that sort by
-// creation time (48 bits of milliseconds, then 32 random bits). Two ids
-// of the same millisecond collide with probability 2^-32; an Engine's
-// own ids (NewID method) never collide within the engine.
-func NewID(now time.Time) string {
-	var r [4]byte
-	rand.Read(r[:])
-	return formatID(now.UnixMilli(), binary.BigEndian.Uint32(r[:]))
-}
-
-// idGen makes ids that are unique within one engine: within a
-// millisecond, the random part of the previous id plus a random step of
+// idGen makes memory ids, unique within one engine: "mem-" and 16
+// characters that sort by creation time (48 bits of milliseconds, then 32
+// random bits); ids of different engines of the same millisecond collide
+// with probability 2^-32. Within a millisecond, the next id is the
+// random part of the previous id plus a random step of
 // 2^20 to 2^20+2^23 (an import makes many ids a millisecond; random parts
 // alone would collide, and small steps would make ids that differ only in
 // their last digits, so that short prefixes would rarely be unique; a step
@@ -246,10 +259,6 @@ func (g *idGen) next(now time.Time) string {
 	g.lastMS = ms
 	return formatID(ms, g.last)
 }
-
-// NewID returns an id for a new memory, unique among the engine's ids and
-// sorting by the engine's clock.
-func (e *Engine) NewID() string { return e.ids.next(e.Now()) }
 
 // formatID writes "mem-" and 48 bits of milliseconds and 32 bits of r in
 // 16 Crockford base-32 digits.

@@ -16,56 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
-const crockford = "0123456789abcdefghjkmnpqrstvwxyz"
-
-func TestNewIDHasPrefixAndLength(t *testing.T) {
-	t.Parallel()
-	id := engine.NewID(time.Now())
-	if len(id) != 20 || !strings.HasPrefix(id, "mem-") {
-		t.Fatalf("NewID = %q, want mem- and 16 characters", id)
-	}
-	for _, c := range id[4:] {
-		if !strings.ContainsRune(crockford, c) {
-			t.Errorf("NewID = %q has %q, not a Crockford base32 digit", id, c)
-		}
-	}
-}
-
-func TestNewIDSortsByTime(t *testing.T) {
-	t.Parallel()
-	start := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	steps := []time.Duration{0, time.Millisecond, 2 * time.Millisecond, time.Second, time.Hour, 24 * time.Hour, 365 * 24 * time.Hour, 30 * 365 * 24 * time.Hour}
-	var ids []string
-	for _, d := range steps {
-		ids = append(ids, engine.NewID(start.Add(d)))
-	}
-	if !slices.IsSorted(ids) {
-		t.Errorf("ids of increasing times are not sorted: %v", ids)
-	}
-	// Within one millisecond the time part is shared and the rest random.
-	a, b := engine.NewID(start), engine.NewID(start.Add(999*time.Microsecond))
-	if a[:13] != b[:13] {
-		t.Errorf("ids of one millisecond differ in their time part: %s %s", a, b)
-	}
-}
-
-func TestEngineIDsAreUniqueAndOrderedWithinOneMillisecond(t *testing.T) {
-	t.Parallel()
-	now := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
-	e := engine.New(newStore(t), &engine.Options{Now: func() time.Time { return now }})
-	seen := map[string]bool{}
-	prev := ""
-	for i := 0; i < 100000; i++ {
-		id := e.NewID()
-		if seen[id] {
-			t.Fatalf("NewID repeated %s after %d ids", id, i)
-		}
-		if id <= prev {
-			t.Fatalf("NewID %s does not sort after %s", id, prev)
-		}
-		seen[id], prev = true, id
-	}
-}
+func ptr[T any](v T) *T { return &v }
 
 func newStore(t *testing.T) cairn.Store {
 	t.Helper()
@@ -377,6 +328,14 @@ func TestADerivedTitleIsCutNotRefused(t *testing.T) {
 	// A title a person gives is theirs: too long is an error that says so.
 	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Title: long, Content: "explicit"}); cairn.ErrorCode(err) != cairn.EINVALID {
 		t.Errorf("explicit long title: %v", err)
+	}
+	// An edit's title is a person's, whatever the memory's source.
+	w, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "fix", Source: cairn.SourceImported, Content: "an imported fix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.UpdateMemory(ctx, w.Memory.ID, cairn.MemoryUpdate{Title: &long}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("an edit's long title of an imported memory: %v", err)
 	}
 	// Far too long is refused whatever its source: redaction reads it.
 	if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Source: cairn.SourceAutomatic, Title: strings.Repeat("x", 5*cairn.MaxTitleBytes), Content: "huge"}); cairn.ErrorCode(err) != cairn.EINVALID {

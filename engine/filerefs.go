@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math/bits"
+	"path"
 	"slices"
 	"strings"
 
@@ -11,23 +12,28 @@ import (
 )
 
 // The memories about a file being worked on are found from the index, not
-// by reading every memory with file references: each reference is a term
-// of its memory's document that no query word matches. A plain reference
-// (a path or a folder) is "*ref:" and the path without a trailing slash; a
-// glob is "*refglob:", the folder of the text before its first wildcard
-// ("" at the root), the only folder under which it can match, "|" and the
-// extension its last element ends with when that is literal ("*.md":
-// ".md"; "" for any), the only extension of the files it can match. The
-// references that may match a file are then those under a few terms (the
-// file's own, its folders', the globs under its folders for any extension
-// or for the file's), and pathsOverlap decides.
-
-// globChars are the characters that make a reference a glob (path.Match).
-const globChars = `*?[\`
+// by reading every memory with file references: each reference, cleaned
+// (cairn.CleanFileRef), is a term of its memory's document that no query
+// word matches. A plain reference (a path or a folder) is "*ref:" and the
+// path; a bare file name or an absolute path is also "*refname:" and its
+// last element, the references that name a file from another folder (see
+// cairn.FileRefMatch). A glob is "*refglob:", the folder of the text
+// before its first wildcard ("" at the root), the only folder under which
+// it can match, "|" and the extension its last element ends with when
+// that is literal ("*.md": ".md"; "" for any), the only extension of the
+// files it can match. The references that may match a file are then those
+// under a few terms (the file's own and its folders', its name's, the
+// globs under its folders for any extension or for the file's, and the
+// same for each of its tails when it is absolute), and cairn.FileRefMatch
+// decides.
 
 // refTerms appends the index terms of a memory's file references to dst.
 func refTerms(refs []string, dst []string) []string {
 	for _, r := range refs {
+		r = cairn.CleanFileRef(r)
+		if r == "" {
+			continue
+		}
 		if i := strings.IndexAny(r, globChars); i >= 0 {
 			dir := r[:i]
 			if j := strings.LastIndexByte(dir, '/'); j >= 0 {
@@ -38,12 +44,16 @@ func refTerms(refs []string, dst []string) []string {
 			dst = append(dst, "*refglob:"+dir+"|"+globExt(r))
 			continue
 		}
-		if p := strings.TrimSuffix(r, "/"); p != "" {
-			dst = append(dst, "*ref:"+p)
+		dst = append(dst, "*ref:"+r)
+		if !strings.Contains(r, "/") || path.IsAbs(r) {
+			dst = append(dst, "*refname:"+path.Base(r))
 		}
 	}
 	return dst
 }
+
+// globChars are the characters that make a reference a glob.
+const globChars = `*?[\`
 
 // globExt is the extension that every file a glob matches ends with: that
 // of its last element when it is literal (no wildcard, class or escape
@@ -68,11 +78,11 @@ func fileExt(f string) string {
 }
 
 // fileQueryTerms returns the terms under which the references that may
-// overlap the file f are indexed; ok is false when f is a glob or empty,
+// name the file f are indexed; ok is false when f is a glob or empty,
 // which only a scan of the references can match.
 func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
-	f = strings.TrimSuffix(f, "/")
-	if f == "" || strings.ContainsAny(f, globChars) {
+	f = cairn.CleanFileRef(f)
+	if f == "" || cairn.IsFileGlob(f) {
 		return dst, false
 	}
 	ext := fileExt(f)
@@ -82,22 +92,38 @@ func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
 			dst = append(dst, "*refglob:"+dir+"|"+ext)
 		}
 	}
-	dst = append(dst, "*ref:"+f)
-	globs("")
-	for i := range len(f) {
-		if f[i] == '/' && i > 0 {
-			dst = append(dst, "*ref:"+f[:i])
-			globs(f[:i])
+	dst = append(dst, "*refname:"+path.Base(f))
+	tail := func(f string) {
+		dst = append(dst, "*ref:"+f)
+		globs("")
+		for i := range len(f) {
+			if f[i] == '/' && i > 0 {
+				dst = append(dst, "*ref:"+f[:i])
+				globs(f[:i])
+			}
+		}
+	}
+	tail(f)
+	if path.IsAbs(f) {
+		// Each tail may be the project's path of it (cairn.FileRefMatch).
+		for i := 1; i < len(f); i++ {
+			if f[i] == '/' {
+				tail(f[i+1:])
+			}
 		}
 	}
 	return dst, true
 }
 
 // fileRefCandidates returns the project's memories (of types, when given)
-// whose file references overlap files: at most fileCandidates, of those
-// indexed last (the most recently written or changed), the most recently
-// changed first.
-func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, types []string) ([]*cairn.Memory, error) {
+// whose file references name any of files: at most limit (0:
+// fileCandidates, at most maxFileLimit), of those indexed last (the most
+// recently written or changed), the most recently changed first.
+func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, types []string, limit int) ([]*cairn.Memory, error) {
+	if limit <= 0 {
+		limit = fileCandidates
+	}
+	limit = min(limit, maxFileLimit)
 	types, err := normalizeNames("type", types)
 	if err != nil {
 		return nil, err
@@ -114,12 +140,12 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	terms = slices.Compact(terms)
 	var out []*cairn.Memory
 	match := func(m *cairn.Memory) bool {
-		return m.Project == project && pathsOverlap(m.FileRefs, files) && (len(types) == 0 || slices.Contains(types, m.Type))
+		return m.Project == project && m.FileMatch(files) > 0 && (len(types) == 0 || slices.Contains(types, m.Type))
 	}
 	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		if indexed {
 			for _, part := range []string{project, ""} {
-				docs, ok, err := e.refDocs(ctx, tx, part, terms, types)
+				docs, ok, err := e.refDocs(ctx, tx, part, terms, types, maxRefDocs*limit/fileCandidates)
 				if err != nil {
 					return err
 				}
@@ -130,8 +156,8 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 				// The newest first, a batch at a time, until enough
 				// match: a glob's term also holds files it does not
 				// match.
-				for len(docs) > 0 && len(out) < fileCandidates {
-					n := min(len(docs), fileCandidates)
+				for len(docs) > 0 && len(out) < limit {
+					n := min(len(docs), limit)
 					ms, err := tx.FindMemoriesByDoc(ctx, part, docs[:n])
 					if err != nil {
 						return err
@@ -147,7 +173,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 		}
 		if !indexed {
 			ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: types, HasFileRefs: true, SkipTotal: true,
-				Sort: cairn.SortUpdatedDesc, Limit: fileScan})
+				Sort: cairn.SortUpdatedDesc, Limit: max(fileScan, limit)})
 			for _, m := range ms {
 				if match(m) {
 					out = append(out, m)
@@ -166,14 +192,14 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out[:min(len(out), fileCandidates)], nil
+	return out[:min(len(out), limit)], nil
 }
 
 // refDocs returns the documents of a partition indexed under any of terms
 // (and of types, when given), the highest document numbers (the memories
-// indexed last) first, at most maxRefDocs. ok is false when the
+// indexed last) first, at most most. ok is false when the
 // partition's index was made by other rules.
-func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, types []string) (_ []int64, ok bool, _ error) {
+func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, types []string, most int) (_ []int64, ok bool, _ error) {
 	stats, err := tx.Partition(ctx, part)
 	if err != nil {
 		return nil, false, err
@@ -202,12 +228,12 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 		p.MarkDocs(&set)
 	}
 	var docs []int64
-	for w := len(set) - 1; w >= 0 && len(docs) < maxRefDocs; w-- {
+	for w := len(set) - 1; w >= 0 && len(docs) < most; w-- {
 		word := set[w]
 		if w < len(skip) {
 			word &^= skip[w]
 		}
-		for word != 0 && len(docs) < maxRefDocs {
+		for word != 0 && len(docs) < most {
 			b := 63 - bits.LeadingZeros64(word)
 			word &^= 1 << b
 			if doc := int64(w)*64 + int64(b); doc < stats.NextDoc {
@@ -226,3 +252,86 @@ const (
 	maxRefDocs = 5 * fileCandidates
 	fileScan   = 500
 )
+
+// fileCandidates bounds the memories about the files being worked on that
+// a block considers (the most recent; see fileRefCandidates), and
+// maxFileLimit those a lookup may ask for.
+const (
+	fileCandidates = cairn.MaxFileCandidates
+	maxFileLimit   = 1000
+)
+
+// maxTagDocs bounds the documents a lookup by tag reads: the newest
+// written that carry one of the tags (a tag of an error or a command is
+// carried by a few memories).
+const maxTagDocs = 200
+
+// tagCandidates returns the project's memories (of types, when given)
+// that carry any of tags, the newest created first, at most limit (0:
+// fileCandidates): found from the tags' index terms (tagTerm), among the
+// maxTagDocs written last that carry one, or by a listing of the store
+// when a partition's index was made by older rules.
+func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types []string, limit int) ([]*cairn.Memory, error) {
+	if limit <= 0 {
+		limit = fileCandidates
+	}
+	limit = min(limit, maxFileLimit)
+	types, err := normalizeNames("type", types)
+	if err != nil {
+		return nil, err
+	}
+	terms := make([]string, 0, len(tags))
+	for _, t := range tags {
+		terms = append(terms, tagTerm(t))
+	}
+	slices.Sort(terms)
+	terms = slices.Compact(terms)
+	match := func(m *cairn.Memory) bool {
+		if m.Project != project || len(types) > 0 && !slices.Contains(types, m.Type) {
+			return false
+		}
+		return slices.ContainsFunc(tags, m.HasTag)
+	}
+	var out []*cairn.Memory
+	err = e.store.View(ctx, func(tx cairn.Tx) error {
+		for _, part := range []string{project, ""} {
+			docs, ok, err := e.refDocs(ctx, tx, part, terms, types, maxTagDocs)
+			if err != nil {
+				return err
+			}
+			if !ok { // an index made by older rules: list them
+				out = nil
+				for _, t := range tags {
+					ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: types, Tags: []string{t},
+						SkipTotal: true, Limit: limit})
+					if err != nil {
+						return err
+					}
+					out = append(out, ms...)
+				}
+				return nil
+			}
+			ms, err := tx.FindMemoriesByDoc(ctx, part, docs)
+			if err != nil {
+				return err
+			}
+			for _, m := range ms {
+				if match(m) {
+					out = append(out, m)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	slices.SortFunc(out, func(a, b *cairn.Memory) int {
+		if c := b.CreatedAt.Compare(a.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(b.ID, a.ID)
+	})
+	out = slices.CompactFunc(out, func(a, b *cairn.Memory) bool { return a.ID == b.ID })
+	return out[:min(len(out), limit)], nil
+}

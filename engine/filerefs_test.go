@@ -12,9 +12,10 @@ import (
 
 // TestFileRefCandidatesEqualAScan: the memories about a file, found from
 // the index terms of their references, are those a scan of every memory
-// with references finds with pathsOverlap: for plain paths, folders (with
-// and without a trailing slash), globs at the root, under folders, with
-// "**" and with a wildcard in a file name; for memories of the project in
+// with references finds with cairn.FileRefMatch: for plain paths, folders
+// (with and without a trailing slash), globs at the root, under folders,
+// with "**" and with a wildcard in a file name, bare file names, absolute
+// paths, "./" and Windows paths, and files given as absolute paths; for memories of the project in
 // either scope (not another project's global ones); narrowed to types;
 // after references were edited and memories deleted; and for a file given
 // as a glob (which the scan answers). When more match than a block reads
@@ -32,7 +33,8 @@ func TestFileRefCandidatesEqualAScan(t *testing.T) {
 			dirs := []string{"a", "a/b", "a/b/c", "x", "x/y"}
 			files := []string{"a/main.go", "a/b/db.go", "a/b/db_test.go", "a/b/c/deep.go", "x/y/z.sql", "x/readme.md", "top.go", "a/bz.go", "README.md", "a/x.tar.gz", "a/b/Makefile"}
 			refs := append(slices.Clone(files), "a", "a/b/", "x/y", "*.go", "a/b/*_test.go", "**/*_test.go", "a/b*", "x/*/z.sql", "a/b/c/**", "a/b/db.go", "nothing/here.go", "a/[bc]/db.go",
-				"*.md", "x/*.sql", "a/b/*.g?", "a/*.tar.gz", "a/b/db.*", "x/read[m]e.md", "a/b/db_test.g[o]", `a/b/db\.go`, "**/*.go")
+				"*.md", "x/*.sql", "a/b/*.g?", "a/*.tar.gz", "a/b/db.*", "x/read[m]e.md", "a/b/db_test.g[o]", `a/b/db\.go`, "**/*.go",
+				"db.go", "/home/u/p/a/b/db.go", "/home/u/p/top.go", "./a/main.go", `a\b\Makefile`, "a/b/c/*", "/elsewhere/z.sql")
 			refs = append(refs, dirs...)
 			types := []string{"pitfall", "pattern", "fix"}
 			var ids []string
@@ -71,16 +73,16 @@ func TestFileRefCandidatesEqualAScan(t *testing.T) {
 				t.Fatal(err)
 			}
 			capped := 0
-			queries := [][]string{{"a/b/db_test.go"}, {"a/b/"}, {"top.go"}, {"x/y/z.sql", "a/main.go"}, {"a/bz.go"}, {"README.md"}, {"x/readme.md"}, {"a/x.tar.gz"}, {"a/b/Makefile"}, {"a/b/db.go"}, {"unknown/file.go"}, {"a/b/c/deep.go"}, {"a/*.go"}}
+			queries := [][]string{{"a/b/db_test.go"}, {"a/b/"}, {"top.go"}, {"x/y/z.sql", "a/main.go"}, {"a/bz.go"}, {"README.md"}, {"x/readme.md"}, {"a/x.tar.gz"}, {"a/b/Makefile"}, {"a/b/db.go"}, {"unknown/file.go"}, {"a/b/c/deep.go"}, {"a/*.go"}, {"/home/u/p/a/b/db.go"}, {"/home/u/p/a/b/c/deep.go"}, {"db.go"}, {"/elsewhere/x/y/z.sql"}}
 			for _, q := range queries {
 				for _, narrow := range [][]string{nil, {"pitfall", "fix"}} {
-					got, err := e.fileRefCandidates(t.Context(), "p", q, narrow)
+					got, err := e.fileRefCandidates(t.Context(), "p", q, narrow, 0)
 					if err != nil {
 						t.Fatal(err)
 					}
 					var want []string
 					for _, m := range all {
-						if pathsOverlap(m.FileRefs, q) && (narrow == nil || slices.Contains(narrow, m.Type)) {
+						if m.FileMatch(q) > 0 && (narrow == nil || slices.Contains(narrow, m.Type)) {
 							want = append(want, m.ID)
 						}
 					}

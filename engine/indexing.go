@@ -103,10 +103,17 @@ func sameIndexedText(a, b *cairn.Memory) bool {
 
 // IndexVersion identifies the rules that make a partition's postings: the
 // text analysis (lexical.Version) and the terms cairn adds to a memory's
-// words (its type, see typeTerm, and its file references, see refTerms).
+// words (its type, see typeTerm, its tags, see tagTerm, and its file
+// references, see refTerms: version +3 added the tags and the names of
+// bare and absolute references).
 // A partition made by other rules is rebuilt (PartitionStats.Analyzer
 // holds the version it was made by).
-const IndexVersion = lexical.Version + 2
+const IndexVersion = lexical.Version + 3
+
+// tagTerm is the index term of a memory's tag t: the memories that carry
+// a tag are its postings (tagCandidates), as those of a type are the type
+// term's.
+func tagTerm(t string) string { return "*tag:" + t }
 
 // typeTerm is the index term that marks a memory of type t: a term that
 // text analysis never makes (terms never hold '*'), so no query matches
@@ -122,6 +129,9 @@ func docTerms(m *cairn.Memory, dst []string) (terms []string, dl int) {
 	dst, dl = lexical.Analyze(indexedText(m), dst)
 	if m.Type != "" {
 		dst = append(dst, typeTerm(m.Type))
+	}
+	for _, t := range m.Tags {
+		dst = append(dst, tagTerm(t))
 	}
 	return refTerms(m.FileRefs, dst), dl
 }

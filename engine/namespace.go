@@ -16,7 +16,7 @@ import (
 //	session:<id>   written in that session (Memory.SessionID, when not
 //	               given): a context for that session leaves it out
 //	mode:<name>    about that mode: it matches a context built in that mode
-//	               as a tag matches (ContextRequest.Mode)
+//	               as a tag matches (the mode in force, see package recall)
 //	project:<name> informative: the project is the memory's own
 //
 // The tags stay on the memory; the fields they set are what search,

@@ -35,27 +35,3 @@ func TestNamespacedTagsSetScopeAgentSessionAndExpiry(t *testing.T) {
 		t.Errorf("update with scope:global: %+v %v", u, err)
 	}
 }
-
-func TestAModeTagMatchesAContextInThatMode(t *testing.T) {
-	t.Parallel()
-	e, _ := nearDupEngine(t)
-	eco := mustAdd(t, e, &cairn.Memory{Project: "p", Type: "pattern", Content: "Parser changes: run only the parser tests", Tags: []string{"mode:eco"}}).Memory
-	score := func(mode string) float64 {
-		req := cairn.DefaultContextRequest("p")
-		req.Prompt, req.Mode = "refactor the parser", mode
-		s, err := e.SelectContext(t.Context(), req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, it := range s.Items {
-			if it.Memory.ID == eco.ID {
-				return it.Score
-			}
-		}
-		t.Fatalf("mode %q: the memory was not chosen: %+v", mode, s.Items)
-		return 0
-	}
-	if in, out := score("eco"), score("autopilot"); in <= out {
-		t.Errorf("score in eco mode %.3f, in another %.3f: the mode tag does not count", in, out)
-	}
-}

@@ -35,7 +35,7 @@ const neighbourStrong = 2.0 / 3
 // 1.1 < 0.9).
 const neighbourCap = 0.8
 
-func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, hits []cairn.Hit, held map[*cairn.Memory]heldTerms) ([]cairn.Hit, error) {
+func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, hits []hit, held map[*cairn.Memory]heldTerms) ([]hit, error) {
 	r := e.ranking
 	if r.NeighbourShare <= 0 || r.NeighbourSpan <= 0 || r.NeighbourSources <= 0 || len(hits) == 0 {
 		return hits, nil
@@ -122,7 +122,7 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 				continue
 			}
 			byID[m.ID] = len(hits)
-			hits = append(hits, cairn.Hit{Memory: m, Lent: lent, LentBy: by})
+			hits = append(hits, hit{Hit: cairn.Hit{Memory: m}, HitExplain: cairn.HitExplain{Lent: lent, LentBy: by}})
 		}
 	}
 	return hits, nil

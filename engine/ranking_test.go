@@ -42,6 +42,7 @@ func searchHits(t *testing.T, e *engine.Engine, q cairn.Query) []cairn.Hit {
 	if q.Project == "" {
 		q.Project = "p"
 	}
+	q.Explain = true // the tests read the parts of the scores
 	hits, err := e.Search(t.Context(), q)
 	if err != nil {
 		t.Fatalf("search %q: %v", q.Text, err)
@@ -95,8 +96,8 @@ func TestStrongMatchLendsToItsSessionNeighbours(t *testing.T) {
 	if len(ids) < 2 || ids[0] != failure.ID || ids[1] != fix.ID {
 		t.Fatalf("search = %v, want the failure %s then its fix %s", ids, failure.ID, fix.ID)
 	}
-	if h := hits[1]; h.Lexical != 0 || h.Lent <= 0 || h.LentBy != failure.ID {
-		t.Errorf("the fix's score: lexical %v, lent %v by %q; want only a share lent by the failure", h.Lexical, h.Lent, h.LentBy)
+	if h := hits[1]; h.Explain.Lexical != 0 || h.Explain.Lent <= 0 || h.Explain.LentBy != failure.ID {
+		t.Errorf("the fix's score: lexical %v, lent %v by %q; want only a share lent by the failure", h.Explain.Lexical, h.Explain.Lent, h.Explain.LentBy)
 	}
 	if hits[1].Score >= hits[0].Score {
 		t.Errorf("a lent score %v must stay below the match's own %v", hits[1].Score, hits[0].Score)
@@ -133,8 +134,8 @@ func TestCoverageFavoursMemoriesWithMoreOfTheQuery(t *testing.T) {
 	if len(hits) < 2 || hits[0].Memory.ID != both.ID {
 		t.Fatalf("search = %v, want %s (all the words) before %s (one rare word)", hitIDs(hits), both.ID, rare.ID)
 	}
-	if hits[0].Coverage != 1 {
-		t.Errorf("coverage of a memory with every word = %v, want 1", hits[0].Coverage)
+	if hits[0].Explain.Coverage != 1 {
+		t.Errorf("coverage of a memory with every word = %v, want 1", hits[0].Explain.Coverage)
 	}
 }
 
@@ -184,13 +185,13 @@ func TestDatesInTheQueryFavourMemoriesWrittenThen(t *testing.T) {
 			t.Errorf("search %q = %v, want %s first", q, hitIDs(hits), want)
 			continue
 		}
-		if hits[0].DateFactor <= 1 {
-			t.Errorf("search %q: date factor %v, want above 1", q, hits[0].DateFactor)
+		if hits[0].Explain.DateFactor <= 1 {
+			t.Errorf("search %q: date factor %v, want above 1", q, hits[0].Explain.DateFactor)
 		}
 	}
 	for _, h := range searchHits(t, e, cairn.Query{Text: "signing key rotated", Now: now}) {
-		if h.DateFactor != 1 {
-			t.Errorf("a query without a date gave %s a date factor %v", h.Memory.ID, h.DateFactor)
+		if h.Explain.DateFactor != 1 {
+			t.Errorf("a query without a date gave %s a date factor %v", h.Memory.ID, h.Explain.DateFactor)
 		}
 	}
 }
@@ -321,8 +322,8 @@ func TestLentRelevanceNeverLiftsALongNeighbourAboveItsLender(t *testing.T) {
 	if len(hits) < 2 || hits[0].Memory.ID != statement.ID || hits[1].Memory.ID != reply.ID {
 		t.Fatalf("search = %v, want the statement %s, then the long reply %s", hitIDs(hits), statement.ID, reply.ID)
 	}
-	if h := hits[1]; h.LentBy != statement.ID || h.Match+h.Lent > 0.8*hits[0].Match+1e-9 {
-		t.Errorf("the reply: match %v + lent %v by %q, want at most 0.8 of the statement's %v", h.Match, h.Lent, h.LentBy, hits[0].Match)
+	if h := hits[1].Explain; h.LentBy != statement.ID || h.Match+h.Lent > 0.8*hits[0].Explain.Match+1e-9 {
+		t.Errorf("the reply: match %v + lent %v by %q, want at most 0.8 of the statement's %v", h.Match, h.Lent, h.LentBy, hits[0].Explain.Match)
 	}
 
 	question := put(t, e, &cairn.Memory{Content: "Priya: was the nightly backup checked?", SessionID: "s2"})
@@ -331,7 +332,7 @@ func TestLentRelevanceNeverLiftsALongNeighbourAboveItsLender(t *testing.T) {
 	if len(hits) < 2 || hits[0].Memory.ID != answer.ID || hits[1].Memory.ID != question.ID {
 		t.Fatalf("search = %v, want the short answer %s, lifted by the question %s, first", hitIDs(hits), answer.ID, question.ID)
 	}
-	if h := hits[0]; h.LentBy != question.ID || h.Match >= hits[1].Match {
-		t.Errorf("the answer: match %v (+ lent %v by %q) against the question's %v: want it lifted by the question's lending", h.Match, h.Lent, h.LentBy, hits[1].Match)
+	if h := hits[0].Explain; h.LentBy != question.ID || h.Match >= hits[1].Explain.Match {
+		t.Errorf("the answer: match %v (+ lent %v by %q) against the question's %v: want it lifted by the question's lending", h.Match, h.Lent, h.LentBy, hits[1].Explain.Match)
 	}
 }

@@ -35,9 +35,35 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 	return hits, err
 }
 
+// hit is a hit as the engine ranks it: every part of its score at hand,
+// the explanation given out only when asked (see publicHits).
+type hit struct {
+	cairn.Hit
+	cairn.HitExplain
+}
+
+// publicHits are hits as callers get them: with their explanation when
+// explain.
+func publicHits(hits []hit, explain bool) []cairn.Hit {
+	if len(hits) == 0 {
+		return nil
+	}
+	out := make([]cairn.Hit, len(hits))
+	for i := range hits {
+		out[i] = hits[i].Hit
+		if explain {
+			x := hits[i].HitExplain
+			out[i].Explain = &x
+		}
+	}
+	return out
+}
+
 // searchWith is Search; exhaustive makes it score every posting (see
 // index.Scorer.Exhaustive), for comparisons.
-func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool) ([]cairn.Hit, error) {
+// searchWith is Search; exhaustive makes it score every posting (see
+// index.Scorer.Exhaustive), for comparisons.
+func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool) ([]hit, error) {
 	if !cairn.ValidProject(q.Project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", q.Project)
 	}
@@ -65,7 +91,7 @@ func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool)
 		e.keepRetrieval(key, version, got)
 		return e.finish(q, got), nil
 	}
-	var hits []cairn.Hit
+	var hits []hit
 	if err == errStaleIndex {
 		// An index made by an older cairn: rebuild it once, then search.
 		// A store that cannot be written is searched as it is.
@@ -118,7 +144,7 @@ type candidate struct {
 // (see expiryWindow). It is not changed once made, but for the analyses
 // termsOf keeps.
 type retrieved struct {
-	kept []cairn.Hit
+	kept []hit
 	idfs map[string][]index.Query
 	// common[part][i] is the commonness of idfs[part][i]'s term (see
 	// termCommonness).
@@ -263,7 +289,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		}
 	}
 	k := max(minCandidates, q.Limit*candidatesPerHit)
-	var kept []cairn.Hit
+	var kept []hit
 	var held map[*cairn.Memory]heldTerms
 	for {
 		var cands []candidate
@@ -296,11 +322,11 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 
 // finish ranks the hits r retrieved for q at q.Now. r is not changed:
 // the hits returned are copies, with copies of their memories.
-func (e *Engine) finish(q cairn.Query, r *retrieved) []cairn.Hit {
+func (e *Engine) finish(q cairn.Query, r *retrieved) []hit {
 	if len(r.kept) == 0 {
 		return nil
 	}
-	periods, phrases := queryPeriods(q.Text, q.Now)
+	periods, phrases := rank.QueryPeriods(q.Text, q.Now)
 	hits := e.rankHits(q, slices.Clone(r.kept), periods)
 	r.setStrengths(hits, dateTerms(phrases))
 	for i := range hits {
@@ -349,7 +375,7 @@ func dateTerms(phrases []string) map[string]bool {
 //
 // The sums run in query order, so that the same search gives the same
 // figure to the last bit.
-func (r *retrieved) setStrengths(hits []cairn.Hit, dated map[string]bool) {
+func (r *retrieved) setStrengths(hits []hit, dated map[string]bool) {
 	idfs := r.idfs
 	shared := sharedTitles(hits)
 	for i := range hits {
@@ -421,25 +447,12 @@ func titleHolds(title termCounts, w []index.Query, slots []int8, bits uint64) bo
 	return false
 }
 
-// explicitTitle reports whether m's title is its own, not just the start
-// of its content.
-func explicitTitle(m *cairn.Memory) bool {
-	return strings.TrimSpace(m.Title) != "" && !cairn.TitleRepeatsContent(m.Title, m.Content)
-}
-
-// sameTitle reports whether a and b are of one type and bear the same
-// explicit title, case and surrounding space aside.
-func sameTitle(a, b *cairn.Memory) bool {
-	return a.Type == b.Type && strings.EqualFold(strings.TrimSpace(a.Title), strings.TrimSpace(b.Title)) &&
-		explicitTitle(a) && explicitTitle(b)
-}
-
 // sharedTitles reports, for each hit, whether another hit bears its
-// explicit title (see sameTitle); nil when none does.
-func sharedTitles(hits []cairn.Hit) []bool {
+// title of its own (see cairn.SameOwnTitle); nil when none does.
+func sharedTitles(hits []hit) []bool {
 	var explicit, shared []bool
 	for i, h := range hits {
-		if !explicitTitle(h.Memory) {
+		if !cairn.HasOwnTitle(h.Memory) {
 			continue
 		}
 		if explicit == nil {
@@ -447,7 +460,7 @@ func sharedTitles(hits []cairn.Hit) []bool {
 		}
 		explicit[i] = true
 		for j := range i {
-			if explicit[j] && sameTitle(h.Memory, hits[j].Memory) {
+			if explicit[j] && cairn.SameOwnTitle(h.Memory, hits[j].Memory) {
 				if shared == nil {
 					shared = make([]bool, len(hits))
 				}
@@ -512,7 +525,7 @@ func (r *retrieved) termsOf(m *cairn.Memory, part textPart) termCounts {
 
 // loadCandidates fetches the candidates' memories and keeps those that pass
 // the query's filters, recording in held the terms each holds.
-func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, cands []candidate, held map[*cairn.Memory]heldTerms) ([]cairn.Hit, error) {
+func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, cands []candidate, held map[*cairn.Memory]heldTerms) ([]hit, error) {
 	byPart := map[string][]int64{}
 	scores := map[string]map[int64]index.Scored{}
 	for _, c := range cands {
@@ -522,7 +535,7 @@ func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, 
 		}
 		scores[c.part][c.sc.Doc] = c.sc
 	}
-	var out []cairn.Hit
+	var out []hit
 	for part, docs := range byPart {
 		ms, err := memo.find(ctx, tx, part, docs)
 		if err != nil {
@@ -536,7 +549,7 @@ func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, 
 				continue
 			}
 			sc := scores[part][m.DocNum]
-			out = append(out, cairn.Hit{Memory: m, Lexical: sc.BM25, Coverage: sc.Coverage, Match: sc.Score})
+			out = append(out, hit{Hit: cairn.Hit{Memory: m}, HitExplain: cairn.HitExplain{Lexical: sc.BM25, Coverage: sc.Coverage, Match: sc.Score}})
 			held[m] = heldTerms{part: part, bits: sc.Held, dl: sc.Len}
 		}
 	}
@@ -575,12 +588,12 @@ func passes(m *cairn.Memory, q cairn.Query) bool {
 
 // rankHits combines the parts of each hit's score (see cairn.Hit), with
 // the periods the query names, and returns the best q.Limit.
-func (e *Engine) rankHits(q cairn.Query, hits []cairn.Hit, periods []period) []cairn.Hit {
+func (e *Engine) rankHits(q cairn.Query, hits []hit, periods []rank.Period) []hit {
 	best := 0.0
 	for i := range hits {
 		h := &hits[i]
 		h.DateFactor = 1
-		if len(periods) > 0 && inPeriods(periods, h.Memory.CreatedAt) {
+		if len(periods) > 0 && rank.InPeriods(periods, h.Memory.CreatedAt) {
 			h.DateFactor = 1 + e.ranking.DateBoost
 		}
 		h.Relevance = (h.Match + h.Lent) * h.DateFactor

@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/lexical"
+	"github.com/cairn-dev/cairn/rank"
 )
 
 // analysedStrengths is each hit's Strength computed from the analysis of
@@ -18,9 +19,13 @@ import (
 // document holds, with its density for long memories and commonness.
 func analysedStrengths(r *retrieved, hits []cairn.Hit, dated map[string]bool) []float64 {
 	out := make([]float64, len(hits))
-	shared := sharedTitles(hits)
+	hs := make([]hit, len(hits))
+	for i := range hits {
+		hs[i].Hit = hits[i]
+	}
+	shared := sharedTitles(hs)
 	for i, h := range hits {
-		if h.Match <= 0 {
+		if h.Explain.Match <= 0 {
 			continue
 		}
 		part := partitionOf(h.Memory)
@@ -43,7 +48,7 @@ func analysedStrengths(r *retrieved, hits []cairn.Hit, dated map[string]bool) []
 		}
 		held, distinct := 0.0, false
 		for j, q := range w {
-			if h.DateFactor > 1 && dated[q.Term] {
+			if h.Explain.DateFactor > 1 && dated[q.Term] {
 				held += q.Weight
 				distinct = true
 			} else if tf[q.Term] > 0 {
@@ -195,11 +200,13 @@ func TestStrengthFromScorerEqualsAnalysis(t *testing.T) {
 					if again == 1 {
 						q.Now = q.Now.Add(time.Duration(r.IntN(90)) * time.Hour)
 					}
-					hits, err := e.Search(t.Context(), q)
+					xq := q
+					xq.Explain = true
+					hits, err := e.Search(t.Context(), xq)
 					if err != nil {
 						t.Fatal(err)
 					}
-					_, ph := queryPeriods(q.Text, q.Now)
+					_, ph := rank.QueryPeriods(q.Text, q.Now)
 					want := analysedStrengths(ret, hits, dateTerms(ph))
 					for j, h := range hits {
 						if h.Strength != want[j] {

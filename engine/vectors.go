@@ -78,7 +78,7 @@ func (v VectorSettings) withDefaults() VectorSettings {
 }
 
 // contextFloor is the Strength a vector match at SimilarityFloor gets:
-// cairn.DefaultContextRequest's floor.
+// the default relevance floor of a context block (context.relevant.floor).
 const contextFloor = 0.3
 
 // vectorStrength maps a cosine similarity to a Strength (see cairn.Hit), a
@@ -123,18 +123,18 @@ type projectVectors struct {
 // Vectors reports whether the engine has an embeddings endpoint.
 func (e *Engine) Vectors() bool { return e.embedder != nil }
 
-// DefaultMode is the search mode of a Query without one: the settings'
+// defaultMode is the search mode of a Query without one: the settings'
 // Mode with an endpoint, else lexical.
-func (e *Engine) DefaultMode() string {
+func (e *Engine) defaultMode() string {
 	if e.embedder != nil {
 		return e.vecs.Mode
 	}
 	return cairn.ModeLexical
 }
 
-// InvalidateVectors makes the next vector search reload the indexes: for
-// callers that stored vectors through the VectorStore themselves.
-func (e *Engine) InvalidateVectors() {
+// invalidateVectors makes the next vector search reload the indexes
+// (FillVectors stored vectors).
+func (e *Engine) invalidateVectors() {
 	e.vstate.mu.Lock()
 	for _, pv := range e.vstate.indexes {
 		pv.stale = true
@@ -151,7 +151,7 @@ const vectorReload = 30 * time.Second
 
 // projectIndex returns the index of project's vectors. The first search
 // (or one after a change of model) loads it; later, when vectors were
-// stored since (InvalidateVectors) or vectorReload has passed, it is
+// stored since (invalidateVectors) or vectorReload has passed, it is
 // reloaded in the background while searches go on with the one loaded,
 // so that no search waits for a reload (an empty index is reloaded at
 // once: there is nothing to go on with).
@@ -284,7 +284,7 @@ func (e *Engine) SearchByVector(ctx context.Context, q cairn.Query, v []float32)
 	if err != nil {
 		return nil, err
 	}
-	return e.fuse(q, nil, vhits), nil
+	return publicHits(e.fuse(q, nil, vhits), q.Explain), nil
 }
 
 // SearchRetrieval is Search, and says how the search was ranked. In the
@@ -294,13 +294,14 @@ func (e *Engine) SearchByVector(ctx context.Context, q cairn.Query, v []float32)
 // says why. Asking for a vector mode of an engine without an endpoint is
 // EINVALID.
 func (e *Engine) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error) {
-	return e.searchMode(ctx, q, e.vecs.QueryTimeout)
+	hits, r, err := e.searchMode(ctx, q, e.vecs.QueryTimeout)
+	return publicHits(hits, q.Explain), r, err
 }
 
-func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Duration) ([]cairn.Hit, cairn.Retrieval, error) {
+func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Duration) ([]hit, cairn.Retrieval, error) {
 	mode := q.Mode
 	if mode == "" {
-		mode = e.DefaultMode()
+		mode = e.defaultMode()
 	}
 	r := cairn.Retrieval{Asked: mode, Used: cairn.ModeLexical}
 	switch mode {
@@ -324,7 +325,7 @@ func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Dur
 	if strings.TrimSpace(q.Text) == "" {
 		return nil, r, cairn.Errorf(cairn.EINVALID, "the search query is empty; give the words to look for")
 	}
-	fallback := func(why string) ([]cairn.Hit, cairn.Retrieval, error) {
+	fallback := func(why string) ([]hit, cairn.Retrieval, error) {
 		r.Fallback = why
 		q.Mode = cairn.ModeLexical
 		hits, err := e.searchWith(ctx, q, false)
@@ -353,7 +354,7 @@ func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Dur
 	if err != nil {
 		return nil, r, err
 	}
-	var lhits []cairn.Hit
+	var lhits []hit
 	if mode == cairn.ModeHybrid {
 		lq := q
 		lq.Limit = want
@@ -444,7 +445,7 @@ const queryCacheSize = 256
 // that pass q's filters, best first, with VectorRank and Similarity set.
 // Like lexical search, it asks the index for more when filters reject too
 // many.
-func (e *Engine) vectorHits(ctx context.Context, q cairn.Query, pv *projectVectors, qv []float32, want int) ([]cairn.Hit, error) {
+func (e *Engine) vectorHits(ctx context.Context, q cairn.Query, pv *projectVectors, qv []float32, want int) ([]hit, error) {
 	keep := func(pos int) bool { return !(q.NoGlobal && pv.foreign[pos]) }
 	k := max(minCandidates, want*candidatesPerHit)
 	for {
@@ -485,7 +486,7 @@ func (e *Engine) vectorHits(ctx context.Context, q cairn.Query, pv *projectVecto
 		for _, m := range ms {
 			byID[m.ID] = m
 		}
-		var hits []cairn.Hit
+		var hits []hit
 		for _, r := range res {
 			m := byID[r.ID]
 			switch {
@@ -495,7 +496,7 @@ func (e *Engine) vectorHits(ctx context.Context, q cairn.Query, pv *projectVecto
 			case q.NoGlobal && m.Project != q.Project:
 			case !passes(m, q):
 			default:
-				hits = append(hits, cairn.Hit{Memory: m, Similarity: float64(r.Score), VectorRank: len(hits) + 1})
+				hits = append(hits, hit{Hit: cairn.Hit{Memory: m}, HitExplain: cairn.HitExplain{Similarity: float64(r.Score), VectorRank: len(hits) + 1}})
 			}
 			if len(hits) == want {
 				break
@@ -522,10 +523,10 @@ func (e *Engine) vectorHits(ctx context.Context, q cairn.Query, pv *projectVecto
 // The vector ranking holds only memories whose similarity reaches half of
 // SimilarityFloor, as the lexical one holds only memories with a word of
 // the query.
-func (e *Engine) fuse(q cairn.Query, lex, vec []cairn.Hit) []cairn.Hit {
-	byID := map[string]*cairn.Hit{}
+func (e *Engine) fuse(q cairn.Query, lex, vec []hit) []hit {
+	byID := map[string]*hit{}
 	var order []string
-	lexOrder := append([]cairn.Hit(nil), lex...)
+	lexOrder := append([]hit(nil), lex...)
 	sort.SliceStable(lexOrder, func(i, j int) bool { return lexOrder[i].Relevance > lexOrder[j].Relevance })
 	for i, h := range lexOrder {
 		h := h
@@ -546,7 +547,7 @@ func (e *Engine) fuse(q cairn.Query, lex, vec []cairn.Hit) []cairn.Hit {
 		byID[v.Memory.ID] = &v
 		order = append(order, v.Memory.ID)
 	}
-	hits := make([]cairn.Hit, 0, len(order))
+	hits := make([]hit, 0, len(order))
 	best := 0.0
 	for _, id := range order {
 		h := byID[id]
@@ -626,7 +627,7 @@ func (e *Engine) FillVectors(ctx context.Context, project string, progress func(
 	batch := max(1, e.embedder.BatchSize())
 	defer func() {
 		if rep.Embedded > 0 {
-			e.InvalidateVectors()
+			e.invalidateVectors()
 		}
 	}()
 	for {

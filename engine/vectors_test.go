@@ -7,10 +7,12 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/embed"
 	"github.com/cairn-dev/cairn/embed/embedtest"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/modelbudget"
+	"github.com/cairn-dev/cairn/recall"
 )
 
 // concepts make the test endpoint's vectors carry meaning: words of one
@@ -69,7 +71,7 @@ func (env *vecEnv) fill(t *testing.T) engine.FillReport {
 
 func searchMode(t *testing.T, e *engine.Engine, mode, text string) ([]cairn.Hit, cairn.Retrieval) {
 	t.Helper()
-	hits, r, err := e.SearchRetrieval(t.Context(), cairn.Query{Project: "p", Text: text, Mode: mode, Limit: 5})
+	hits, r, err := e.SearchRetrieval(t.Context(), cairn.Query{Project: "p", Text: text, Mode: mode, Limit: 5, Explain: true})
 	if err != nil {
 		t.Fatalf("%s search %q: %v", mode, text, err)
 	}
@@ -99,14 +101,14 @@ func TestHybridFindsTheAnswerThatSharesMeaningButNoWords(t *testing.T) {
 			t.Fatalf("mode %q: %v, want %s first", mode, hitIDs(hits), answer)
 		}
 		h := hits[0]
-		if h.VectorRank != 1 || h.LexicalRank != 0 || h.Similarity < 0.5 || h.Fused <= 0 || h.Strength < 0.3 {
+		if h.Explain.VectorRank != 1 || h.Explain.LexicalRank != 0 || h.Explain.Similarity < 0.5 || h.Explain.Fused <= 0 || h.Strength < 0.3 {
 			t.Errorf("mode %q: the answer's explanation %+v", mode, h)
 		}
 	}
 	// Hybrid keeps the lexical match too, with both ranks shown.
 	hits, _ := searchMode(t, env.e, cairn.ModeHybrid, query)
 	i := slices.Index(hitIDs(hits), env.ids[1])
-	if i < 0 || hits[i].LexicalRank != 1 {
+	if i < 0 || hits[i].Explain.LexicalRank != 1 {
 		t.Errorf("hybrid lost the lexical match: %v", hitIDs(hits))
 	}
 }
@@ -274,8 +276,8 @@ func TestVectorSearchKeepsToTheProjectAndTheFilters(t *testing.T) {
 func TestVectorModesNeedAnEndpoint(t *testing.T) {
 	t.Parallel()
 	e := engine.New(newStore(t), nil)
-	if e.DefaultMode() != cairn.ModeLexical {
-		t.Errorf("default without an endpoint: %s", e.DefaultMode())
+	if _, r, err := e.SearchRetrieval(t.Context(), cairn.Query{Project: "p", Text: "x"}); err != nil || r.Asked != cairn.ModeLexical {
+		t.Errorf("default without an endpoint: %+v, %v", r, err)
 	}
 	for _, mode := range []string{cairn.ModeVector, cairn.ModeHybrid, "semantic"} {
 		if _, _, err := e.SearchRetrieval(t.Context(), cairn.Query{Project: "p", Text: "x", Mode: mode}); cairn.ErrorCode(err) != cairn.EINVALID {
@@ -300,13 +302,13 @@ func TestContextOnMeaningFiresForARelatedPromptOnly(t *testing.T) {
 	env := newVecEnv(t, 8, engine.VectorSettings{})
 	env.fill(t)
 	relevant := func(prompt string) ([]string, cairn.Retrieval) {
-		req := cairn.DefaultContextRequest("p")
-		req.StaticTypes, req.DynamicTypes, req.CriticalTypes = nil, nil, nil
-		req.Prompt = prompt
-		sel, err := env.e.SelectContext(t.Context(), req)
+		c := config.Default()
+		c.Context.Static.Enabled, c.Context.Dynamic.Enabled = false, false
+		b, err := recall.Build(t.Context(), env.e, c, recall.Request{Project: "p", Prompt: prompt})
 		if err != nil {
 			t.Fatal(err)
 		}
+		sel := b.Selection
 		var ids []string
 		for _, it := range sel.Items {
 			if it.Tier == cairn.ContextRelevant {
@@ -370,8 +372,8 @@ func TestSearchByVectorRanksByAVectorTheCallerHas(t *testing.T) {
 	env := newVecEnv(t, 8, engine.VectorSettings{})
 	env.fill(t)
 	v := embedtest.Vector("persistence", concepts, embedtest.DefaultDims)
-	hits, err := env.e.SearchByVector(t.Context(), cairn.Query{Project: "p", Limit: 3}, v)
-	if err != nil || len(hits) == 0 || hits[0].Memory.ID != env.ids[2] || hits[0].Similarity < 0.5 {
+	hits, err := env.e.SearchByVector(t.Context(), cairn.Query{Project: "p", Limit: 3, Explain: true}, v)
+	if err != nil || len(hits) == 0 || hits[0].Memory.ID != env.ids[2] || hits[0].Explain.Similarity < 0.5 {
 		t.Fatalf("%v %v", hitIDs(hits), err)
 	}
 	if n := len(env.srv.Requests()); n != 1 {

@@ -139,3 +139,32 @@ func TestRebindingHostIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A lookup that asks to record its use records it with a token that may
+// write, and answers a read-only token's the same without recording: its
+// answer is a preview, as its context blocks are.
+func TestALookupOfAReadOnlyTokenIsNotRecorded(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, true)
+	rw := a.token("p", false)
+	id := a.add("p", map[string]any{"content": "token.go compares tokens in constant time", "type": "decision", "file_refs": []string{"auth/token.go"}}, rw)
+	uses := func() int {
+		var m struct {
+			UseCount int `json:"use_count"`
+		}
+		a.do("GET", "/api/projects/p/memories/"+id, nil, rw).decode(t, &m)
+		return m.UseCount
+	}
+	body := map[string]any{"kind": "file", "subject": "auth/token.go", "session": "s1", "record": true}
+	for _, c := range []struct {
+		tok  string
+		uses int
+	}{{a.token("p", true), 0}, {rw, 1}} {
+		var out struct{ Items []struct{ ID string } }
+		r := a.do("POST", "/api/projects/p/lookup", body, c.tok)
+		r.decode(t, &out)
+		if r.status != 200 || len(out.Items) != 1 || out.Items[0].ID != id || uses() != c.uses {
+			t.Errorf("lookup: %v, items %+v, use count %d; want %s and %d", r.status, out.Items, uses(), id, c.uses)
+		}
+	}
+}

@@ -58,6 +58,7 @@ type Service interface {
 	cairn.IngestBatchService
 	cairn.UseRecorder
 	cairn.OverviewService
+	cairn.ContextService // the candidates of lookups and loop blocks (package recall)
 	cairn.Clock
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
@@ -89,6 +90,11 @@ type Options struct {
 	// the context route. Errors of type *recall.InvalidError are the
 	// caller's mistakes (400).
 	Context func(ctx context.Context, call recall.Call) (*recall.Answer, error)
+	// RecordUse records the use of what a lookup shows, when it asks
+	// (recall.LookupRequest.Record); nil records with the service's
+	// RecordUse, at once. A long-running server passes its batching
+	// queue, as its Context does.
+	RecordUse recall.Recorder
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
 	// RequireToken makes a token necessary on every project route (a
@@ -206,6 +212,7 @@ func (s *Server) routes() {
 	// confidence of what it shows: a read-only token may ask for one,
 	// but its use is not recorded (a preview, as dry_run).
 	s.route("POST /context", read, s.context)
+	s.route("POST /lookup", read, s.lookup)
 	s.route("POST /capture", write, s.capture)
 	s.route("POST /import", write, s.importMemories)
 	s.route("GET /export", read, s.export)

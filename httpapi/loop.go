@@ -5,6 +5,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/recall"
 )
 
 // Routes of iteration memory for agent loops (package loop; cairn loop):
@@ -38,7 +39,8 @@ func (s *Server) loopContext(w http.ResponseWriter, r *http.Request, p *project)
 	if s.opts.RequireToken {
 		req.Root = "" // a server reachable by others reads no folder they name
 	}
-	c, err := loop.Local{Svc: p.svc, Project: p.name}.LoopContext(r.Context(), req)
+	req.Project = p.name
+	c, err := recall.LoopBlock(r.Context(), p.svc, req)
 	if err != nil {
 		return err
 	}

@@ -331,6 +331,12 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("GET", p+"/search", nil, 400)
 	call("POST", p+"/context", map[string]any{"prompt": "which database for storage", "files": []string{"sqlite/tx.go"}, "hat": "creator",
 		"agent": "claude", "task": "t1", "session": "s2", "budget": 800, "format": "json"}, 200)
+	call("POST", p+"/lookup", map[string]any{"kind": "file", "subject": "sqlite/db.go"}, 200)
+	call("POST", p+"/lookup", map[string]any{"kind": "error", "subject": "sqlite storage locked", "budget": 200, "limit": 3}, 200)
+	call("POST", p+"/lookup", map[string]any{"profile": "failure", "subject": "database is locked"}, 200)
+	call("POST", p+"/lookup", map[string]any{"kind": "command-failures", "command": "go test ./sqlite/...", "session": "s9", "shown_times": 1, "record": true}, 200)
+	call("POST", p+"/lookup", map[string]any{"kind": "colour", "subject": "x"}, 400)
+	call("POST", p+"/lookup", map[string]any{"kind": "command", "subject": " "}, 400)
 	call("POST", p+"/context", map[string]any{"budget": -1}, 400)
 	call("POST", p+"/capture", map[string]any{"text": "done.\nMEMORY:pitfall:The tx helper never retries on SQLITE_BUSY.\nMEMORY:nonsense\n", "agent": "codex", "session": "s3"}, 200)
 	call("POST", p+"/import", `{"type":"convention","content":"Errors are one sentence."}`+"\n"+`{"type":"note","content":"Imported twice."}`+"\n", 200)

@@ -36,6 +36,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	if q.err != nil {
 		return q.err
 	}
+	qr.Explain = explain || exact
 	// An empty q is the service's EINVALID, worded as it words it.
 	hits, how, err := p.svc.SearchRetrieval(r.Context(), qr)
 	if err != nil {
@@ -58,6 +59,9 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 // fields are left out when empty, so that a request says only what it
 // sets.
 type ContextIn struct {
+	// Profile names the kind of block (recall.Profiles()): its tiers,
+	// types and budget; "" is recall.ProfileContext.
+	Profile       string   `json:"profile,omitempty"`
 	Prompt        string   `json:"prompt,omitempty"`
 	Files         []string `json:"files,omitempty"`
 	Hat           string   `json:"hat,omitempty"`
@@ -129,7 +133,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 			return cairn.Errorf(cairn.EINVALID, "tiers: %q is not a tier (pinned, static, dynamic, relevant, parallel)", t)
 		}
 	}
-	call := recall.Call{Request: recall.Request{Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
+	call := recall.Call{Request: recall.Request{Profile: in.Profile, Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
 		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, SearchMode: in.SearchMode, Tiers: in.Tiers, Types: in.Types,
 		Index: in.Index, Explain: in.Explain, Conversations: in.Conversations},
 		Config: cfg, Now: p.now, MaxJSONChars: in.MaxJSONChars,

@@ -19,9 +19,10 @@ import (
 
 // Project is the engine bound to one project (ids are looked up in that
 // project and among global-scope memories only, as
-// engine.Engine.WithProject gives), with the context blocks of package
-// recall and the iteration memory of package loop. Its clock is the
-// engine's. Safe for concurrent use when the engine and Record are.
+// engine.Engine.WithProject gives), with the blocks and lookups of package
+// recall (context blocks, lookups by name, the next iteration's block of
+// an agent loop) and the iteration memory of package loop. Its clock is
+// the engine's. Safe for concurrent use when the engine and Record are.
 type Project struct {
 	*engine.Engine
 	loop.Local
@@ -40,6 +41,26 @@ func New(eng *engine.Engine, project string, record recall.Recorder) Project {
 
 // Named is the same service bound to project instead.
 func (p Project) Named(project string) Project { return New(p.Engine, project, p.Record) }
+
+// LoopContext implements loop.API: the block of the next iteration on a
+// task (recall.LoopBlock).
+func (p Project) LoopContext(ctx context.Context, req loop.ContextRequest) (*loop.Context, error) {
+	req.Project = p.Local.Project
+	return recall.LoopBlock(ctx, p.Engine, req)
+}
+
+// Lookup answers req (a file, an error, a command) on the engine of this
+// process, as recall.AnswerLookup does, recording the use of what it
+// shows with Record when req.Record asks; req.Project is the service's.
+// When only the recording fails, the answer comes with that error.
+func (p Project) Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error) {
+	req.Project = p.Local.Project
+	rec := p.Record
+	if rec == nil {
+		rec = p.Engine.RecordUse
+	}
+	return recall.AnswerLookup(ctx, p.Engine, req, rec)
+}
 
 // Context builds the block of call, as recall.AnswerCall does: a call the
 // configuration cannot serve is a *recall.InvalidError, and when only the

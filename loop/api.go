@@ -10,10 +10,11 @@ import (
 )
 
 // API is iteration memory one call per operation, bound to one project:
-// Local runs it on a Service (the engine), and a server's client (package
-// client) sends each call to `cairn serve`, which runs it with Local. The
-// policy and tiers travel with each call, so a server answers by the
-// caller's configuration.
+// Local runs all but LoopContext on a Service (the engine), package recall
+// builds the context (local.Project puts the two together), and a
+// server's client (package client) sends each call to `cairn serve`,
+// which runs it there. The policy and tiers travel with each call, so a
+// server answers by the caller's configuration.
 type API interface {
 	LoopRecord(ctx context.Context, r Record) (*Recorded, error)
 	LoopContext(ctx context.Context, req ContextRequest) (*Context, error)
@@ -22,7 +23,7 @@ type API interface {
 	LoopPrune(ctx context.Context, opts PruneOptions) (*Pruned, error)
 }
 
-// Local is API over a Service for one project.
+// Local is API over a Service for one project, but for LoopContext.
 type Local struct {
 	Svc     Service
 	Project string
@@ -32,12 +33,6 @@ type Local struct {
 func (l Local) LoopRecord(ctx context.Context, r Record) (*Recorded, error) {
 	r.Project = l.Project
 	return RecordIteration(ctx, l.Svc, r)
-}
-
-// LoopContext implements API.
-func (l Local) LoopContext(ctx context.Context, req ContextRequest) (*Context, error) {
-	req.Project = l.Project
-	return BuildContext(ctx, l.Svc, req)
 }
 
 // LoopModel implements API.
@@ -343,8 +338,6 @@ func PrunedJSONOf(p *Pruned) PrunedJSON {
 
 // Pruned is what j says was done.
 func (j PrunedJSON) Pruned() *Pruned { return &Pruned{Archived: j.Archived, Aggregated: j.Aggregated} }
-
-var _ API = Local{}
 
 func problem(p ProblemJSON) capture.Problem {
 	return capture.Problem{Line: p.Line, Text: p.Text, Reason: p.Reason}

@@ -9,6 +9,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
@@ -59,7 +60,7 @@ func BenchmarkLoopContext10k(b *testing.B) {
 	e := benchEngine(b, 10000)
 	b.ResetTimer()
 	for i := range b.N {
-		c, err := loop.BuildContext(b.Context(), e, loop.ContextRequest{Project: "p", Task: fmt.Sprint(i%200*5 + 5),
+		c, err := recall.LoopBlock(b.Context(), e, loop.ContextRequest{Project: "p", Task: fmt.Sprint(i%200*5 + 5),
 			Title: "make pkg5 tests pass", Files: []string{"pkg5/file.go"}})
 		if err != nil || c.Text == "" {
 			b.Fatal(err, "empty context")

@@ -12,6 +12,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
@@ -54,7 +55,7 @@ func (f *fixture) context(req loop.ContextRequest) string {
 	f.t.Helper()
 	req.Project = "p"
 	req.Now = f.now
-	c, err := loop.BuildContext(f.t.Context(), f.e, req)
+	c, err := recall.LoopBlock(f.t.Context(), f.e, req)
 	if err != nil {
 		f.t.Fatal(err)
 	}

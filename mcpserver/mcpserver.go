@@ -80,6 +80,10 @@ type Service interface {
 	// EINVALID error. An answer returned with an error means that only
 	// the recording failed.
 	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
+	// Lookup answers a lookup by name (a file, an error, a command) where
+	// the memories are, as recall.Lookup does; req.Project is the
+	// service's.
+	Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error)
 	loop.API
 }
 

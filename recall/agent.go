@@ -14,17 +14,14 @@ const AgentPatterns = 5
 // agentScan bounds the agent's memories read to choose them.
 const agentScan = 50
 
-// agentRecordTypes are records of events, not patterns an agent learned.
-var agentRecordTypes = map[string]bool{"session": true, "task_input": true, "task_result": true}
-
 // withAgentPatterns adds seed 002's "{agent} Learned Patterns" section: the
 // live memories req.Agent wrote, highest confidence first, at most
 // AgentPatterns, leaving out those the block already shows. It is added
 // to a block asked for an agent by name (`cairn context --agent A`, the
 // MCP context tool), not to the hooks' blocks (which choose their tiers):
 // their agent is the tool itself, whose memories are mostly sessions.
-func withAgentPatterns(ctx context.Context, eng Service, req Request, sel *cairn.ContextSelection, sections []contextpack.Section) ([]contextpack.Section, error) {
-	if req.Agent == "" || req.Tiers != nil {
+func withAgentPatterns(ctx context.Context, eng Service, req Request, p Profile, sel *Selection, sections []contextpack.Section) ([]contextpack.Section, error) {
+	if req.Agent == "" || p.Tiers != nil {
 		return sections, nil
 	}
 	mems, _, err := eng.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, Agent: req.Agent,
@@ -42,7 +39,7 @@ func withAgentPatterns(ctx context.Context, eng Service, req Request, sel *cairn
 		if len(items) == AgentPatterns {
 			break
 		}
-		if shown[m.ID] || agentRecordTypes[m.Type] || !m.Live(now) || req.Session != "" && m.SessionID == req.Session {
+		if shown[m.ID] || cairn.FacetsOf(m.Type)&cairn.FacetRecord != 0 || !m.Live(now) || req.Session != "" && m.SessionID == req.Session {
 			continue
 		}
 		items = append(items, contextpack.Item{ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Tags: m.Tags,

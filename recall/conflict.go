@@ -14,7 +14,7 @@ import (
 // the selection does not hold is read from the store; a side superseded,
 // expired or gone is no conflict any more. The block then never holds two
 // contradicting items without saying so.
-func mergeConflicts(ctx context.Context, eng Service, sel *cairn.ContextSelection) error {
+func mergeConflicts(ctx context.Context, eng Service, sel *Selection) error {
 	now := eng.Now()
 	at := map[string]int{}
 	for i, it := range sel.Items {

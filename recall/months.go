@@ -11,10 +11,6 @@ import (
 	"github.com/cairn-dev/cairn/conversation"
 )
 
-// seed001Types are seed 001's memory types, which the memory index lists
-// even when they are empty.
-var seed001Types = []string{"decision", "context", "preference", "issue", "task_input", "task_result"}
-
 var monthRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[0-9]{4}-(0[1-9]|1[0-2])$`) })
 
 // maxMonths bounds the months a request may name.

@@ -1,12 +1,27 @@
-// Package recall builds the memory block an agent gets in its prompt: it
-// maps the configuration and a request to the engine's tier selection and
-// renders the chosen memories with package contextpack. The CLI's
-// `cairn context`, the MCP context tool and the Claude Code hooks all build
-// their blocks here, so the three give the same block for the same input.
+// Package recall decides what an agent sees. Every block an agent is
+// shown, whatever asks for it, is made by one pipeline run with a named
+// profile (Profiles):
 //
-// Build records nothing: the caller decides whether and how the use of the
-// placed memories is recorded (Block.IDs), because a resident server batches
-// those writes while a one-shot command writes them at once.
+//	candidates  what the store holds for the request, read where the data
+//	            is (cairn.ContextService's ContextCandidates: the lasting
+//	            tiers, a search, the memories about files), other
+//	            sessions' news, a task's attempts            candidates.go
+//	score       the profile's Weights                             score.go
+//	select      floors, limits, what a session was already shown select.go
+//	pack        sections packed into the budget by package contextpack
+//	                                                              pack.go
+//
+// The entry points are named after what they answer: AnswerCall a
+// context block for a request (`cairn context`, the MCP context tool, the
+// Claude Code hooks), Lookup a lookup (`cairn recall --file/--error/
+// --command`, the MCP recall_* tools, the hook after a failure),
+// LoopBlock the next iteration of an agent loop. They run in the process
+// that holds the data: a client of `cairn serve` asks the server, which
+// runs them (package client).
+//
+// Nothing here records: the caller decides whether and how the use of the
+// placed memories is recorded (Block.IDs), because a resident server
+// batches those writes while a one-shot command writes them at once.
 package recall
 
 import (
@@ -18,14 +33,15 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/contextpack"
 	"github.com/cairn-dev/cairn/engine"
-	"github.com/cairn-dev/cairn/filestale"
 	"github.com/cairn-dev/cairn/loop"
 )
 
-// Request is one block to build. Zero values take the configuration's
-// defaults; Budget, Limit and MaxChars are used only when their Set flag is
-// true, so that 0 can mean "nothing".
+// Request is one block to build. Zero values take the profile's and the
+// configuration's defaults; Budget, Limit and MaxChars are used only when
+// their Set flag is true, so that 0 can mean "nothing".
 type Request struct {
+	// Profile names the kind of block (Profiles); "" is ProfileContext.
+	Profile string
 	Project string
 	Prompt  string
 	Hat     string
@@ -44,13 +60,13 @@ type Request struct {
 	Budget, Limit, MaxChars          int
 	BudgetSet, LimitSet, MaxCharsSet bool
 
-	// Tiers, when not nil, keeps only these tiers of the selection
-	// (cairn.ContextPinned, ContextStatic, ContextDynamic, ContextRelevant).
-	// Hooks use it to inject the lasting tiers at session start and the
-	// relevant tier with each prompt.
+	// Tiers, when not nil, keeps only these tiers of the profile's
+	// (cairn.ContextPinned, ContextStatic, ContextDynamic,
+	// ContextRelevant, ContextParallel).
 	Tiers []string
 	// Types, when not nil, narrows the relevant tier to these types
-	// (instead of the configuration's context.relevant.types).
+	// instead of the profile's (or the configuration's
+	// context.relevant.types).
 	Types []string
 
 	// Root is the project's folder: memories whose referenced files there
@@ -65,13 +81,32 @@ type Request struct {
 	Conversations []string
 }
 
+// profile is the request's profile, narrowed by its Tiers.
+func (r *Request) profile() (Profile, error) {
+	name := r.Profile
+	if name == "" {
+		name = ProfileContext
+	}
+	p, err := ProfileOf(name)
+	if err != nil {
+		return p, &InvalidError{cairn.ErrorMessage(err)}
+	}
+	if !p.Weights.Seed000 {
+		return p, &InvalidError{fmt.Sprintf("the %s profile answers a lookup or a loop, not a context block", name)}
+	}
+	if r.Tiers != nil {
+		p.Tiers, p.Annotate = r.Tiers, false
+	}
+	return p, nil
+}
+
 // Block is a built block and what it was built from.
 type Block struct {
-	Text      string                  // the rendered block; "" when nothing was placed
-	Result    contextpack.Result      // placement, omissions and the explanation
-	Selection *cairn.ContextSelection // the engine's candidates with their scores
-	Config    *config.Config          // the effective configuration (mode and keywords applied)
-	Keywords  []string                // keyword overrides the prompt matched
+	Text      string             // the rendered block; "" when nothing was placed
+	Result    contextpack.Result // placement, omissions and the explanation
+	Selection *Selection         // the candidates chosen, with their scores, and those left out
+	Config    *config.Config     // the effective configuration (mode and keywords applied)
+	Keywords  []string           // keyword overrides the prompt matched
 }
 
 // IDs are the ids of the memories placed in the block, in block order.
@@ -84,15 +119,24 @@ func (b *Block) IDs() []string {
 }
 
 // InvalidError is a request the configuration cannot serve (an unknown
-// mode or format, a negative budget). Callers show it as a usage error.
+// mode, format or profile, a negative budget). Callers show it as a usage
+// error.
 type InvalidError struct{ Msg string }
 
 func (e *InvalidError) Error() string { return e.Msg }
 
-// Configure applies the request's mode, keyword overrides and explicit
-// limits to a copy-free configuration c (it is changed in place) and
+// Configure applies the request's profile, mode, keyword overrides and
+// explicit limits to the configuration c (it is changed in place) and
 // returns the keywords that matched and the format to render.
 func Configure(c *config.Config, req *Request) (keywords []string, format string, err error) {
+	p, err := req.profile()
+	if err != nil {
+		return nil, "", err
+	}
+	return configure(c, req, p)
+}
+
+func configure(c *config.Config, req *Request, p Profile) (keywords []string, format string, err error) {
 	mode := req.Mode
 	if mode == "" {
 		mode = c.Context.Mode
@@ -101,9 +145,12 @@ func Configure(c *config.Config, req *Request) (keywords []string, format string
 		return nil, "", err
 	}
 	keywords = c.ApplyKeywords(req.Prompt)
-	if req.BudgetSet {
+	switch {
+	case req.BudgetSet:
 		c.Context.Budget = req.Budget
-	} else if startBlock(*req) && c.Context.StartBudget > 0 {
+	case p.Budget > 0:
+		c.Context.Budget = p.Budget
+	case startBlock(*req, p) && c.Context.StartBudget > 0:
 		c.Context.Budget = min(c.Context.Budget, c.Context.StartBudget)
 	}
 	if req.LimitSet {
@@ -127,7 +174,7 @@ func Configure(c *config.Config, req *Request) (keywords []string, format string
 	return keywords, format, nil
 }
 
-// Service is what a block is built from: the selection of its memories,
+// Service is what a block is built from: the candidates of its memories,
 // what parallel sessions wrote, the task sections of agent loops, the
 // memory index, and the clock the block is built at. engine.Engine
 // implements it; Build's clock is the service's (Now).
@@ -140,66 +187,60 @@ type Service interface {
 
 var _ Service = (*engine.Engine)(nil)
 
-// Build selects and renders the block for req with the configuration c,
-// which it changes in place (mode, keywords and limits applied). eng's
-// clock is the request's now.
+// Build runs the pipeline for req with the configuration c, which it
+// changes in place (mode, keywords and limits applied). eng's clock is
+// the request's now.
 func Build(ctx context.Context, eng Service, c *config.Config, req Request) (*Block, error) {
-	keywords, format, err := Configure(c, &req)
+	p, err := req.profile()
 	if err != nil {
 		return nil, err
 	}
-	creq := ContextRequest(c, req)
-	creq.Now = eng.Now()
-	sel, err := eng.SelectContext(ctx, creq)
+	keywords, format, err := configure(c, &req, p)
 	if err != nil {
 		return nil, err
 	}
-	if req.Tiers != nil {
-		kept := sel.Items[:0:0]
-		for _, it := range sel.Items {
-			for _, t := range req.Tiers {
-				if it.Tier == t {
-					kept = append(kept, it)
-					break
-				}
-			}
-		}
-		sel.Items = kept
+	now := eng.Now()
+	q := contextQuery(c, req, p, now)
+	cands, err := eng.ContextCandidates(ctx, q.candidates)
+	if err != nil {
+		return nil, err
 	}
+	sel := q.choose(cands)
+	sel.keepTiers(p)
 	if err := mergeConflicts(ctx, eng, sel); err != nil {
 		return nil, err
 	}
 	if req.Root != "" {
 		MarkStale(sel, req.Root) // only the tiers kept: it reads the file system
 	}
-	sections, err := withParallel(ctx, eng, req, sel, Sections(sel))
+	sections, err := withParallel(ctx, eng, req, p, sel, Sections(sel))
 	if err != nil {
 		return nil, err
 	}
-	if sections, err = withAgentPatterns(ctx, eng, req, sel, sections); err != nil {
+	if sections, err = withAgentPatterns(ctx, eng, req, p, sel, sections); err != nil {
 		return nil, err
 	}
 	if req.Task != "" {
 		// A loop's task: its own attempts come first (seed 003).
-		ts, err := loop.TaskSections(ctx, eng, req.Project, req.Task, c.Loop.Tiers, loop.PolicyOf(c.Loop), 0)
+		ts, err := taskSections(ctx, eng, req.Project, req.Task, c.Loop.Tiers, loop.PolicyOf(c.Loop))
 		if err != nil {
 			return nil, err
 		}
 		sections = append(ts, sections...)
 	}
-	if startBlock(req) {
+	if startBlock(req, p) {
 		sections = append(sections, HowToRecord)
 	}
 	pr := contextpack.Request{
 		Project: req.Project, Sections: sections, Budget: c.Context.Budget,
 		MaxChars: c.Context.MaxChars, Format: format, Explain: req.Explain,
 	}
-	if req.Tiers == nil {
+	if p.Annotate {
 		// Ages and relevance where they fit (seed 004); the hooks' blocks,
 		// capped for Claude Code, stay as they are.
-		pr.Now = eng.Now()
+		pr.Now = now
 	}
-	if req.Index || c.Context.Index && startBlock(req) {
+	if req.Index || c.Context.Index && startBlock(req, p) {
 		if pr.Index, err = MemoryIndex(ctx, eng, req.Project); err != nil {
 			return nil, err
 		}
@@ -219,211 +260,9 @@ var HowToRecord = contextpack.Section{Kind: "recording", Title: "Recording What 
 
 // startBlock reports whether req is for a session's start: no prompt and
 // no files, and the lasting tiers asked for.
-func startBlock(req Request) bool {
+func startBlock(req Request, p Profile) bool {
 	if strings.TrimSpace(req.Prompt) != "" || len(req.Files) > 0 || req.Task != "" {
 		return false
 	}
-	if req.Tiers == nil {
-		return true
-	}
-	for _, t := range req.Tiers {
-		if t == cairn.ContextStatic || t == cairn.ContextPinned {
-			return true
-		}
-	}
-	return false
-}
-
-// ContextRequest maps the configuration and a request to the engine's
-// request (weights, tiers, limits); Now is left for the caller.
-func ContextRequest(c *config.Config, r Request) cairn.ContextRequest {
-	req := cairn.DefaultContextRequest(r.Project) // for the weights the configuration does not hold
-	req.Prompt, req.Hat, req.Agent, req.Task, req.Session, req.Files = r.Prompt, r.Hat, r.Agent, r.Task, r.Session, r.Files
-	req.Mode = r.Mode
-	if req.Mode == "" {
-		req.Mode = c.Context.Mode
-	}
-	sc, cc := c.Scoring, c.Context
-	req.Weights = cairn.ContextWeights{
-		Relevance: sc.Relevance, Confidence: sc.Confidence, SameHat: sc.SameHat, RelatedHat: sc.RelatedHat,
-		PathOverlap: sc.PathOverlap, TagMatch: sc.TagMatch, SameAgent: req.Weights.SameAgent,
-		SameTask: req.Weights.SameTask, RecencyMax: sc.RecencyMax, RecencyPerDay: sc.RecencyPerDay,
-		HatRelations: sc.HatRelations,
-	}
-	req.MinRelevance = max(sc.Threshold, cc.Relevant.MinRelevance)
-	req.Floor = cc.Relevant.Floor
-	req.SearchMode = r.SearchMode
-	if req.SearchMode == "" && c.Embeddings.Enabled() {
-		req.SearchMode = c.Embeddings.Mode
-	}
-	req.StaticTypes, req.CriticalTypes, req.DynamicTypes, req.DynamicCount, req.RelevantLimit = nil, nil, nil, 0, 0
-	req.RelevantTypes = cc.Relevant.Types
-	if r.Types != nil {
-		req.RelevantTypes = r.Types
-	}
-	if cc.Static.Enabled {
-		req.StaticTypes = cc.Static.Types
-		// min_constraint_confidence 0 turns critical constraints off.
-		if cc.Static.MinConstraintConfidence > 0 {
-			req.CriticalTypes = cairn.DefaultContextRequest(r.Project).CriticalTypes
-			req.CriticalConfidence = cc.Static.MinConstraintConfidence
-		}
-	}
-	if cc.Dynamic.Enabled {
-		req.DynamicTypes, req.DynamicCount = cc.Dynamic.Types, cc.Dynamic.Count
-	}
-	if cc.Relevant.Enabled {
-		req.RelevantLimit = cc.Relevant.Limit
-	}
-	return req
-}
-
-// The sections of the block, in the order they are shown. Pinned
-// memories are packed first; every other memory competes for the rest of
-// the budget by value per token (see itemValue), the static and recent
-// sessions' sections within StaticShare of the budget when the block is
-// for a prompt.
-var sectionOrder = []struct {
-	kind, title string
-	priority    int
-	grouped     bool
-	static      bool
-}{
-	{"pinned", "Pinned", 0, false, false},
-	{"constraints", "Critical Constraints", 1, false, true},
-	{"preferences", "Preferences", 1, false, true},
-	{"decisions", "Project Decisions", 1, false, true},
-	{"conventions", "Conventions", 1, false, true},
-	{"sessions", "Recent Sessions", 1, false, true},
-	{"relevant", "Relevant Knowledge", 1, true, false},
-}
-
-// StaticShare is the most of the budget that static memories (preferences,
-// decisions, conventions, constraints) and recent sessions may take
-// together when the block is for a prompt, so that they never crowd out
-// the memories that match it; at session start (no prompt) they may take
-// the whole budget.
-const StaticShare = 0.3
-
-// Sections groups the chosen memories into the block's sections. A
-// selection made for a prompt (sel.Terms not empty) caps the static
-// sections at StaticShare of the budget.
-func Sections(sel *cairn.ContextSelection) []contextpack.Section {
-	items := map[string][]contextpack.Item{}
-	for _, it := range sel.Items {
-		m := it.Memory
-		kind := "relevant"
-		switch it.Tier {
-		case cairn.ContextPinned:
-			kind = "pinned"
-		case cairn.ContextDynamic:
-			kind = "sessions"
-		case cairn.ContextStatic:
-			switch {
-			case m.Type == "decision":
-				kind = "decisions"
-			case m.Type == "constraint" || m.Type == "architecture":
-				kind = "constraints"
-			case m.Type == "convention":
-				kind = "conventions"
-			default:
-				kind = "preferences"
-			}
-		}
-		reasons := make([]contextpack.Reason, 0, len(it.Reasons))
-		for _, r := range it.Reasons {
-			reasons = append(reasons, contextpack.Reason{Name: r.Name, Value: r.Value})
-		}
-		items[kind] = append(items[kind], contextpack.Item{
-			ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Tags: m.Tags,
-			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: itemValue(it), Reasons: reasons, Flag: m.Flag, Stale: it.Stale,
-			Relevance: relevanceOf(it),
-		})
-	}
-	var out []contextpack.Section
-	for _, so := range sectionOrder {
-		if len(items[so.kind]) > 0 {
-			sec := contextpack.Section{Kind: so.kind, Title: so.title, Priority: so.priority,
-				GroupByType: so.grouped, Items: items[so.kind]}
-			if so.static && len(sel.Terms) > 0 {
-				sec.Share, sec.ShareGroup = StaticShare, "static"
-			}
-			out = append(out, sec)
-		}
-	}
-	return out
-}
-
-// itemValue is what a memory is worth in the block; the packer places
-// items by value per token. A relevant memory is worth its Match squared
-// (0..1: a memory twice as relevant is worth four times as much, so that
-// a long, strong match is not traded for short, weak ones), plus a tenth
-// of its seed-000 score (hat, files, tags, agent, task, recency,
-// confidence) to break ties. Other tiers are worth their seed-000 score
-// plus confidence, as before.
-func itemValue(it cairn.ContextItem) float64 {
-	v := it.Score + it.Memory.Confidence
-	if it.Tier == cairn.ContextRelevant && it.Match > 0 {
-		v = it.Match*it.Match + 0.1*it.Score
-	}
-	if it.Stale {
-		v *= filestale.Value
-	}
-	return v
-}
-
-// relevanceOf is how well a relevant memory matches the prompt, in (0, 1]
-// (ContextItem.Match); 0 for the other tiers.
-func relevanceOf(it cairn.ContextItem) float64 {
-	if it.Tier != cairn.ContextRelevant || it.Match <= 0 {
-		return 0
-	}
-	return min(it.Match, 1)
-}
-
-// MarkStale sets Stale on the chosen memories that refer to a file under
-// root that was modified after the memory was last updated or verified
-// (`cairn verify`): what it says about that file may no longer hold.
-// File references are paths or globs relative to root ("**" is not
-// expanded); a reference that matches nothing is not a change.
-func MarkStale(sel *cairn.ContextSelection, root string) {
-	c := &filestale.Checker{Root: root}
-	for i := range sel.Items {
-		if c.Stale(sel.Items[i].Memory) {
-			sel.Items[i].Stale = true
-		}
-	}
-}
-
-// MemoryIndex is seed 001's memory index: each type with its count and its
-// two newest titles.
-func MemoryIndex(ctx context.Context, eng Service, project string) ([]contextpack.IndexType, error) {
-	st, err := eng.Stats(ctx, project)
-	if err != nil {
-		return nil, err
-	}
-	var out []contextpack.IndexType
-	for _, t := range contextpack.TypeOrder() {
-		n := st.ByType[t]
-		if n == 0 {
-			continue
-		}
-		it := contextpack.IndexType{Type: t, Count: n}
-		ms, _, err := eng.FindMemories(ctx, cairn.MemoryFilter{Project: project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: 2})
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range ms {
-			it.Recent = append(it.Recent, contextpack.IndexEntry{Title: m.Title, Date: m.CreatedAt, By: m.Agent})
-		}
-		out = append(out, it)
-	}
-	// Seed 001's own types are listed when empty too, on the "(empty: …)"
-	// branch, so an agent sees where things would go.
-	for _, t := range seed001Types {
-		if st.ByType[t] == 0 {
-			out = append(out, contextpack.IndexType{Type: t})
-		}
-	}
-	return out, nil
+	return p.Tiers == nil || p.shows(cairn.ContextStatic) || p.shows(cairn.ContextPinned)
 }

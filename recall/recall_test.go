@@ -27,18 +27,30 @@ func newEngine(t *testing.T, clock func() time.Time) *engine.Engine {
 	return engine.New(st, &engine.Options{Now: clock})
 }
 
-func TestContextRequestHonoursTheConfiguration(t *testing.T) {
+// The configuration decides the lasting tiers: a trusted architecture
+// memory is a critical constraint unless min_constraint_confidence is 0,
+// and a disabled dynamic tier shows no session summary.
+func TestTheLastingTiersFollowTheConfiguration(t *testing.T) {
 	t.Parallel()
-	c := config.Default()
-	req := recall.ContextRequest(c, recall.Request{Project: "p", Prompt: "x"})
-	if len(req.CriticalTypes) == 0 || req.CriticalConfidence != 0.9 || req.DynamicCount != 3 || req.RelevantLimit != 10 {
-		t.Fatalf("defaults: %+v", req)
+	now := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	e := newEngine(t, func() time.Time { return now })
+	arch := add(t, e, &cairn.Memory{Type: "architecture", Content: "All writes go through the engine package.", Confidence: 0.95})
+	sess := add(t, e, &cairn.Memory{Type: "session", Content: "Session: added rate limiting."})
+	b, err := recall.Build(t.Context(), e, config.Default(), recall.Request{Project: "p"})
+	if err != nil {
+		t.Fatal(err)
 	}
+	if ids := b.IDs(); !slices.Contains(ids, arch) || !slices.Contains(ids, sess) {
+		t.Fatalf("the default block %v lacks the critical constraint %s or the session %s", ids, arch, sess)
+	}
+	c := config.Default()
 	c.Context.Static.MinConstraintConfidence = 0 // "none of those"
 	c.Context.Dynamic.Enabled = false
-	req = recall.ContextRequest(c, recall.Request{Project: "p", Prompt: "x"})
-	if len(req.CriticalTypes) != 0 || req.DynamicCount != 0 {
-		t.Errorf("min_constraint_confidence 0 and a disabled dynamic tier: %+v", req)
+	if b, err = recall.Build(t.Context(), e, c, recall.Request{Project: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	if ids := b.IDs(); slices.Contains(ids, arch) || slices.Contains(ids, sess) {
+		t.Errorf("min_constraint_confidence 0 and a disabled dynamic tier: %v", ids)
 	}
 }
 

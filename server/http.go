@@ -256,6 +256,7 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 			}
 			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.RecordUse)
 		},
+		RecordUse:     s.RecordUse,
 		Root:          s.cfg.Root,
 		Tokens:        s.eng,
 		RequireToken:  remote,

@@ -500,7 +500,7 @@ func testSearchRanksRare(t *testing.T, e *engine.Engine) {
 	if len(got) == 0 || got[0] != rare.ID {
 		t.Errorf("Search(postgres migration) = %v, want %s first", got, rare.ID)
 	}
-	if hits := search(t, e, cairn.Query{Project: "p", Text: "migration", Limit: 5}); len(hits) != 5 {
+	if hits := search(t, e, cairn.Query{Project: "p", Text: "migration", Limit: 5, Explain: true}); len(hits) != 5 {
 		t.Errorf("Limit 5 returned %d hits", len(hits))
 	} else {
 		for i := 1; i < len(hits); i++ {
@@ -508,7 +508,7 @@ func testSearchRanksRare(t *testing.T, e *engine.Engine) {
 				t.Errorf("hits not in score order: %v then %v", hits[i-1].Score, hits[i].Score)
 			}
 		}
-		if hits[0].Relevance <= 0 || hits[0].Relevance > 1 || hits[0].Lexical <= 0 || hits[0].Salience <= 0 {
+		if hits[0].Relevance <= 0 || hits[0].Relevance > 1 || hits[0].Explain == nil || hits[0].Explain.Lexical <= 0 || hits[0].Salience <= 0 {
 			t.Errorf("hit components: %+v", hits[0])
 		}
 	}
@@ -518,6 +518,11 @@ func testSearchRanksRare(t *testing.T, e *engine.Engine) {
 	hits, err := e.Search(t.Context(), cairn.Query{Project: "p", Text: "migration"})
 	if err != nil || len(hits) != cairn.DefaultLimit {
 		t.Errorf("default limit: %d hits, %v; want %d", len(hits), err, cairn.DefaultLimit)
+	}
+	for _, h := range hits {
+		if h.Explain != nil {
+			t.Fatalf("a search that did not ask for it explains its hit %s", h.Memory.ID)
+		}
 	}
 }
 

@@ -41,40 +41,44 @@ type HitExplain struct {
 func round4(f float64) float64 { return math.Round(f*10000) / 10000 }
 
 // FromHit converts a hit to its JSON form; explain adds the parts of its
-// score.
+// score, when the hit has them (cairn.Query.Explain).
 func FromHit(h cairn.Hit, explain bool) Hit {
 	out := Hit{Score: round4(h.Score), Relevance: round4(h.Relevance), Salience: round4(h.Salience), Memory: FromMemory(h.Memory)}
-	if explain {
-		out.Explain = &HitExplain{BM25: round4(h.Lexical), Coverage: round4(h.Coverage), Match: round4(h.Match),
-			Strength: round4(h.Strength), Lent: round4(h.Lent), LentBy: h.LentBy, DateFactor: round4(h.DateFactor),
+	if x := h.Explain; explain && x != nil {
+		out.Explain = &HitExplain{BM25: round4(x.Lexical), Coverage: round4(x.Coverage), Match: round4(x.Match),
+			Strength: round4(h.Strength), Lent: round4(x.Lent), LentBy: x.LentBy, DateFactor: round4(x.DateFactor),
 			SalienceFactor: round4(rank.Factor(h.Salience, rank.DefaultWeights())),
-			LexicalRank:    h.LexicalRank, VectorRank: h.VectorRank, Similarity: round4(h.Similarity), Fused: round4(h.Fused)}
+			LexicalRank:    x.LexicalRank, VectorRank: x.VectorRank, Similarity: round4(x.Similarity), Fused: round4(x.Fused)}
 	}
 	return out
 }
 
 // FromHitExact is FromHit with every part of the score as computed, not
-// rounded: for a client that prints or ranks the figures itself.
+// rounded: for a client that prints or ranks the figures itself. The
+// explanation carries the hit's Strength: it is there whenever the hit
+// has one.
 func FromHitExact(h cairn.Hit) Hit {
 	out := Hit{Score: h.Score, Relevance: h.Relevance, Salience: h.Salience, Memory: FromMemory(h.Memory)}
 	out.Memory.Confidence = h.Memory.Confidence
-	out.Explain = &HitExplain{BM25: h.Lexical, Coverage: h.Coverage, Match: h.Match, Strength: h.Strength,
-		Lent: h.Lent, LentBy: h.LentBy, DateFactor: h.DateFactor, SalienceFactor: rank.Factor(h.Salience, rank.DefaultWeights()),
-		LexicalRank: h.LexicalRank, VectorRank: h.VectorRank, Similarity: h.Similarity, Fused: h.Fused}
+	if x := h.Explain; x != nil {
+		out.Explain = &HitExplain{BM25: x.Lexical, Coverage: x.Coverage, Match: x.Match, Strength: h.Strength,
+			Lent: x.Lent, LentBy: x.LentBy, DateFactor: x.DateFactor, SalienceFactor: rank.Factor(h.Salience, rank.DefaultWeights()),
+			LexicalRank: x.LexicalRank, VectorRank: x.VectorRank, Similarity: x.Similarity, Fused: x.Fused}
+	}
 	return out
 }
 
-// ToHit converts the JSON form back to a hit; the parts of the score are
-// there only when the JSON has its explanation.
+// ToHit converts the JSON form back to a hit; its Strength and the parts
+// of its score are there only when the JSON has its explanation.
 func (w Hit) ToHit() cairn.Hit {
 	h := cairn.Hit{Score: w.Score, Relevance: w.Relevance, Salience: w.Salience}
 	if w.Memory != nil {
 		h.Memory = w.Memory.ToMemory()
 	}
 	if e := w.Explain; e != nil {
-		h.Lexical, h.Coverage, h.Match, h.Strength = e.BM25, e.Coverage, e.Match, e.Strength
-		h.Lent, h.LentBy, h.DateFactor = e.Lent, e.LentBy, e.DateFactor
-		h.LexicalRank, h.VectorRank, h.Similarity, h.Fused = e.LexicalRank, e.VectorRank, e.Similarity, e.Fused
+		h.Strength = e.Strength
+		h.Explain = &cairn.HitExplain{Lexical: e.BM25, Coverage: e.Coverage, Match: e.Match, Lent: e.Lent, LentBy: e.LentBy,
+			DateFactor: e.DateFactor, LexicalRank: e.LexicalRank, VectorRank: e.VectorRank, Similarity: e.Similarity, Fused: e.Fused}
 	}
 	return h
 }

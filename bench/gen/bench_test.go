@@ -375,22 +375,54 @@ func BenchmarkImport100k(b *testing.B) {
 // never asked before: /context is `cairn context --prompt` (every tier,
 // the configuration's defaults), /prompt is `user-prompt-submit` (the
 // relevant and parallel-work tiers, the default budget), /bash is
-// `pre-tool-use` for a
-// Bash command (the relevant tier narrowed to the types worth reading
-// before an action, 300 tokens), /edit the same before an Edit of a file
-// the memories refer to (its path is the search text, and memories whose
+// `pre-tool-use` for a Bash command (the known failures of the command:
+// the fixes tagged with it and the memories that name it, 300 tokens),
+// /failure `post-tool-use-failure` (the memory of the same error), /edit
+// `pre-tool-use` before an Edit of a file the memories refer to
+// (the relevant tier narrowed to the types worth reading before an
+// action, 300 tokens: its path is the search text, and memories whose
 // file references name it, its folders or a glob matching it are
 // candidates too). The use of the memories shown is not recorded (a
 // server records it after answering).
 func BenchmarkHookContext100k(b *testing.B) {
 	n := benchN(b)
-	types := []string{"pitfall", "gotcha", "fix", "error_solution", "failure", "issue", "decision", "constraint", "convention"}
-	prompt := recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}}
-	action := recall.Request{Tiers: []string{cairn.ContextRelevant}, Types: types, Budget: 300, BudgetSet: true}
+	prompt := recall.Request{Profile: recall.ProfilePrompt}
+	edit := recall.Request{Profile: recall.ProfileEdit}
 	b.Run("context", func(b *testing.B) { benchHook(b, n, recall.Request{}, nil) })
 	b.Run("prompt", func(b *testing.B) { benchHook(b, n, prompt, nil) })
-	b.Run("bash", func(b *testing.B) { benchHook(b, n, action, nil) })
-	b.Run("edit", func(b *testing.B) { benchHook(b, n, action, corpusFiles(b, n)) })
+	b.Run("bash", func(b *testing.B) { benchPoint(b, n, recall.ProfileCommand) })
+	b.Run("edit", func(b *testing.B) { benchHook(b, n, edit, corpusFiles(b, n)) })
+	b.Run("failure", func(b *testing.B) { benchPoint(b, n, recall.ProfileFailure) })
+}
+
+// benchPoint is the hook's answer at the point of a command, in a
+// session, leaving out what the session was shown: before a Bash command
+// (the command profile: what is known about the failures of the
+// command), or after one failed (the failure profile: the memory of the
+// same error; the output is an error line of the query's words, which no
+// fix carries, so that the error search that follows is measured too).
+func benchPoint(b *testing.B, n int, profile string) {
+	now := benchTime(b)
+	path := database(b, n)
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20})
+	pool := distinctQueries(b, 5000+benchQueries)
+	answer := func(q string) {
+		req := recall.LookupRequest{Project: benchProject, Profile: profile, Command: q, Now: now,
+			Session: "bench-hooks", ShownTimes: 1}
+		if profile == recall.ProfileFailure {
+			req.Subject, req.Command, req.ShownTimes = "Exit code 2\npanic: "+q+" failed in the worker", "", 2
+		}
+		if _, err := recall.Lookup(ctx, eng, req); err != nil {
+			b.Fatalf("%s %q: %v", profile, q, err)
+		}
+	}
+	latency.BenchFresh(b, pool[:benchQueries], pool[benchQueries:], answer)
 }
 
 // corpusFiles returns the distinct file paths (not globs) the corpus's

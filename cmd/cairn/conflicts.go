@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/cairn-dev/cairn/lookup"
+	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -21,7 +21,7 @@ func runConflicts(ctx context.Context, m *Main, g *globals, args []string) error
 	if len(pos) > 0 {
 		return usagef("conflicts: unexpected argument %q", pos[0])
 	}
-	var cs []lookup.Conflict
+	var cs []recall.Conflict
 	err = m.withService(ctx, g, readDB, func(svc service) error {
 		now := time.Now().UTC()
 		if g.now != "" {
@@ -31,7 +31,7 @@ func runConflicts(ctx context.Context, m *Main, g *globals, args []string) error
 			}
 			now = clock()
 		}
-		cs, err = lookup.Conflicts(ctx, svc, g.project, now)
+		cs, err = recall.Conflicts(ctx, svc, g.project, now)
 		return err
 	})
 	if err != nil && !errIsNoDatabase(err) {

@@ -21,6 +21,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	var files listFlag
 	var budget, limit, maxChars optInt
 	prompt := fs.String("prompt", "", "the task or prompt `text` to find relevant memories for")
+	profile := fs.String("profile", "", "the kind of `block`: context (the default: every tier), or what a hook shows: prompt, session-start, subagent, edit (with --files), command (the command as --prompt)")
 	hat := fs.String("hat", "", "the agent's current role, e.g. explorer, planner, creator, critic, editor")
 	agent := fs.String("agent", "", "the agent's `name`: its own memories count more")
 	task := fs.String("task", "", "the task `id`: its memories count more")
@@ -51,7 +52,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	c := cfg.Config
 	req := recall.Request{
-		Project: g.project, Prompt: *prompt, Hat: *hat, Agent: *agent, Task: *task, Session: *session,
+		Profile: *profile, Project: g.project, Prompt: *prompt, Hat: *hat, Agent: *agent, Task: *task, Session: *session,
 		Files: files.vals, Mode: *mode, Format: *format, Explain: *explain, Index: *index, SearchMode: *searchMode,
 		Budget: budget.v, BudgetSet: budget.set, Limit: limit.v, LimitSet: limit.set,
 		MaxChars: maxChars.v, MaxCharsSet: maxChars.set, Root: m.projectFolder(g),

@@ -208,3 +208,27 @@ func TestAPreviewOfTheBlockIsNotAUse(t *testing.T) {
 		t.Errorf("a block for a session and a recorded one: %v", m)
 	}
 }
+
+// --profile previews what a hook shows: the block before an edit of a file
+// holds the pitfall about it and none of the lasting tiers, within the
+// action budget; an unknown profile is a usage error. Bad inputs tried:
+// an unknown profile, a lookup's profile.
+func TestContextProfileShowsWhatAHookWould(t *testing.T) {
+	t.Parallel()
+	c, ids := contextCLI(t)
+	r := c.ok("context", "--profile", "edit", "--files", "internal/auth/session_test.go")
+	if !strings.Contains(r.stdout, ids["flaky"]) || strings.Contains(r.stdout, ids["decision"]) || strings.Contains(r.stdout, ids["session"]) {
+		t.Errorf("the edit profile's block:\n%s", r.stdout)
+	}
+	if n := len(r.stdout) / 4; n > 300 {
+		t.Errorf("the edit profile's block is about %d tokens, over its 300", n)
+	}
+	if r := c.ok("context", "--profile", "session-start"); !strings.Contains(r.stdout, ids["decision"]) || strings.Contains(r.stdout, ids["flaky"]) {
+		t.Errorf("the session-start profile's block:\n%s", r.stdout)
+	}
+	for _, p := range []string{"nonesuch", "lookup-file"} {
+		if r := c.run("", "context", "--profile", p); r.code != 2 || !strings.Contains(r.stderr, "profile") {
+			t.Errorf("--profile %s: %v", p, r)
+		}
+	}
+}

@@ -18,7 +18,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/transcript"
@@ -164,7 +163,7 @@ func (h *hookRun) run(ctx context.Context) error {
 	}
 	switch h.event {
 	case hook.SessionStart:
-		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic, cairn.ContextParallel}})
+		err := h.inject(ctx, recall.Request{Profile: recall.ProfileSessionStart})
 		return errors.Join(err, h.startServer())
 	case hook.UserPromptSubmit:
 		if strings.TrimSpace(p.Prompt) == "" {
@@ -172,7 +171,7 @@ func (h *hookRun) run(ctx context.Context) error {
 		}
 		// CAIRN_TASK names an agent loop's task (cairn loop): its attempts
 		// come with the prompt's memories.
-		err := h.inject(ctx, recall.Request{Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel}, Prompt: p.Prompt,
+		err := h.inject(ctx, recall.Request{Profile: recall.ProfilePrompt, Prompt: p.Prompt,
 			Task: strings.TrimSpace(h.m.Getenv("CAIRN_TASK"))})
 		return errors.Join(err, h.startServer())
 	case hook.PreToolUse:
@@ -190,8 +189,7 @@ func (h *hookRun) run(ctx context.Context) error {
 		if strings.TrimSpace(p.AgentType) == "" {
 			return nil
 		}
-		req := recall.Request{Tiers: []string{cairn.ContextRelevant}, Prompt: p.AgentType, Agent: p.AgentType,
-			Budget: actionBudget, BudgetSet: true}
+		req := recall.Request{Profile: recall.ProfileSubagent, Prompt: p.AgentType, Agent: p.AgentType}
 		return errors.Join(h.inject(ctx, req), h.startServer())
 	case hook.Stop, hook.SubagentStop, hook.PreCompact:
 		return bounded(ctx, captureBudget, h.capture)
@@ -220,35 +218,23 @@ func (h *hookRun) run(ctx context.Context) error {
 	return nil
 }
 
-// actionBudget is the most tokens a point-of-action block (before a tool
-// call, at a subagent's start) adds.
-const actionBudget = 300
-
-// actionTypes are the memories worth reading before an edit or a command:
-// what went wrong there before and how it was fixed, and what was decided.
-var actionTypes = []string{"pitfall", "gotcha", "fix", "error_solution", "failure", "issue", "decision", "constraint", "convention"}
-
-// actionRequest is the block for a PreToolUse payload: memories about the
-// file an Edit, MultiEdit, Write or NotebookEdit is about to change (its
-// path relative to the project's folder), or about a Bash command; ok is
-// false for other tools.
+// actionRequest is the block for a PreToolUse payload of an Edit,
+// MultiEdit, Write or NotebookEdit: the edit profile for the file it is
+// about to change (its path relative to the project's folder); ok is
+// false for other tools (a Bash command is answered by its known
+// failures, answerCommand).
 func (h *hookRun) actionRequest() (recall.Request, bool) {
-	req := recall.Request{Tiers: []string{cairn.ContextRelevant}, Types: actionTypes, Budget: actionBudget, BudgetSet: true}
-	switch p := h.p; {
-	case p.FilePath() != "":
-		f := p.FilePath()
-		if filepath.IsAbs(f) && p.CWD != "" {
-			if rel, err := filepath.Rel(h.m.rootOf(p.CWD), f); err == nil && !strings.HasPrefix(rel, "..") {
-				f = rel
-			}
-		}
-		req.Files = []string{filepath.ToSlash(f)}
-	case strings.TrimSpace(p.Command()) != "":
-		req.Prompt = p.Command()
-	default:
-		return req, false
+	p := h.p
+	f := p.FilePath()
+	if f == "" {
+		return recall.Request{}, false
 	}
-	return req, true
+	if filepath.IsAbs(f) && p.CWD != "" {
+		if rel, err := filepath.Rel(h.m.rootOf(p.CWD), f); err == nil && !strings.HasPrefix(rel, "..") {
+			f = rel
+		}
+	}
+	return recall.Request{Profile: recall.ProfileEdit, Files: []string{filepath.ToSlash(f)}}, true
 }
 
 // inject prints the block for req (its project, agent, hat and session

@@ -4,17 +4,16 @@ package main
 // (PostToolUseFailure, or PostToolUse with a failed shell result), the
 // memory of the same error and what fixed it; before a shell command
 // (PreToolUse on Bash), what is known about that command's failures. Both
-// come from package lookup (SeenBefore, CommandFailures) and are printed
-// as the event's additional context.
+// are lookups of package recall (the failure and command profiles),
+// answered where the memories are, and printed as the event's additional
+// context.
 
 import (
 	"context"
 	"strings"
-	"time"
 
-	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
-	"github.com/cairn-dev/cairn/lookup"
+	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/redact"
 )
 
@@ -36,36 +35,31 @@ func (h *hookRun) answerFailure(ctx context.Context) error {
 	if !failed {
 		return nil
 	}
-	return h.answerLookup(ctx, 2, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
-		return lookup.SeenBefore(ctx, r, lookup.Failure{Project: h.g.project, Output: out, Command: h.p.Command(), Now: now,
-			Shown: shown, Paths: redact.Paths{Root: h.m.projectFolder(h.g), Home: h.m.Getenv("HOME")}, Exact: exact})
-	})
+	paths := redact.Paths{Root: h.m.projectFolder(h.g), Home: h.m.Getenv("HOME")}
+	return h.answerLookup(ctx, recall.LookupRequest{Profile: recall.ProfileFailure, Subject: paths.Text(out), Command: h.p.Command(),
+		ShownTimes: 2, Exact: exact})
 }
 
 // answerCommand prints what is known about the failures of the command
 // a Bash tool call is about to run, but what the session was shown
 // already.
 func (h *hookRun) answerCommand(ctx context.Context, command string) error {
-	return h.answerLookup(ctx, 1, func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error) {
-		return lookup.CommandFailures(ctx, r, lookup.PendingCommand{Project: h.g.project, Line: command, Now: now, Budget: actionBudget,
-			Shown: shown})
-	})
+	return h.answerLookup(ctx, recall.LookupRequest{Profile: recall.ProfileCommand, Command: command, ShownTimes: 1})
 }
 
-// answerLookup runs a lookup through the service, prints its block as the
-// event's additional context and records the use of its memories. The
-// memories the session was shown times times already are left out.
-func (h *hookRun) answerLookup(ctx context.Context, times int, find func(r lookup.Reader, now time.Time, shown map[string]bool) (*lookup.Result, error)) error {
-	var res *lookup.Result
+// answerLookup runs req, in the hook's session, through the service (a
+// server's, where the memories are, when one answers), which records the
+// use of its memories, and prints its block as the event's additional
+// context.
+// The memories the session was shown req.ShownTimes times already are
+// left out.
+func (h *hookRun) answerLookup(ctx context.Context, req recall.LookupRequest) error {
+	var res *recall.LookupAnswer
+	req.Project, req.Session, req.Record = h.g.project, h.p.SessionID, true
 	err := h.m.withService(ctx, h.g, recordDB, func(svc service) error {
-		shown, err := shownTo(ctx, svc, h.g.project, h.p.SessionID, times)
-		if err != nil {
-			return err
-		}
-		if res, err = find(svc, svc.Now(), shown); err != nil || res.Text == "" {
-			return err
-		}
-		return svc.RecordUse(ctx, res.IDs(), h.p.SessionID)
+		var err error
+		res, err = svc.Lookup(ctx, req)
+		return err
 	})
 	if errIsNoDatabase(err) {
 		return nil // nothing remembered yet
@@ -81,31 +75,6 @@ func (h *hookRun) answerLookup(ctx context.Context, times int, find func(r looku
 		return werr
 	}
 	return err // the use of the block's memories not recorded
-}
-
-// maxShown bounds the uses of a session read to leave out what it was
-// shown.
-const maxShown = 500
-
-// shownTo is the memories a session was shown at least times times
-// (their use recorded with it), nil for a session without an id.
-func shownTo(ctx context.Context, svc service, project, session string, times int) (map[string]bool, error) {
-	if session == "" {
-		return nil, nil
-	}
-	acts, _, err := svc.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
-		Actions: []string{cairn.ActionUsed}, Limit: maxShown, SkipTotal: true})
-	if err != nil {
-		return nil, err
-	}
-	n := map[string]int{}
-	shown := map[string]bool{}
-	for _, a := range acts {
-		if n[a.MemoryID]++; n[a.MemoryID] >= times {
-			shown[a.MemoryID] = true
-		}
-	}
-	return shown, nil
 }
 
 // askAtStop prints the Stop hook's request to the agent for its own

@@ -8,7 +8,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/lookup"
+	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -19,8 +19,8 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&file, "file", "what is known about the file at `PATH`: decisions, pitfalls and fixes that name it, and the sessions that changed it")
 	fs.Var(&errText, "error", "what fixed this error `TEXT` before (- reads it from standard input)")
 	fs.Var(&command, "command", "how the command `TOOL` (e.g. \"go test\") was run when it worked")
-	budget := fs.Int("budget", lookup.DefaultBudget, "answer in at most `TOKENS` tokens")
-	limit := fs.Int("limit", lookup.DefaultLimit, "at most `N` memories")
+	budget := fs.Int("budget", recall.LookupBudget, "answer in at most `TOKENS` tokens")
+	limit := fs.Int("limit", recall.LookupLimit, "at most `N` memories")
 	asJSON := fs.Bool("json", false, "print the answer as JSON")
 	var types listFlag
 	fs.Var(&types, "type", "without a lookup: only these `types` (seed 002's categories: pattern, error_solution, …)")
@@ -57,30 +57,30 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err := g.resolve(m); err != nil {
 		return err
 	}
-	req := lookup.Request{Project: g.project, Budget: *budget, Limit: *limit}
+	req := recall.LookupRequest{Project: g.project, Budget: *budget, Limit: *limit}
 	switch {
 	case file.set:
-		req.Kind, req.Subject = lookup.KindFile, m.projectPath(g, file.v)
+		req.Kind, req.Subject = recall.KindFile, m.projectPath(g, file.v)
 	case errText.set:
-		req.Kind, req.Subject = lookup.KindError, errText.v
+		req.Kind, req.Subject = recall.KindError, errText.v
 		if errText.v == "-" {
 			if req.Subject, err = readText(ctx, m.Stdin, "standard input"); err != nil {
 				return err
 			}
 		}
 	default:
-		req.Kind, req.Subject = lookup.KindCommand, command.v
+		req.Kind, req.Subject = recall.KindCommand, command.v
 	}
 	if strings.TrimSpace(req.Subject) == "" {
 		return usagef("recall: the %s to look up is empty", req.Kind)
 	}
-	if *limit < 1 || *limit > lookup.MaxLimit {
-		return usagef("recall: --limit must be from 1 to %d", lookup.MaxLimit)
+	if *limit < 1 || *limit > recall.MaxLookupLimit {
+		return usagef("recall: --limit must be from 1 to %d", recall.MaxLookupLimit)
 	}
-	if *budget < 50 {
-		return usagef("recall: --budget must be at least 50 tokens")
+	if *budget < recall.MinLookupBudget {
+		return usagef("recall: --budget must be at least %d tokens", recall.MinLookupBudget)
 	}
-	var res *lookup.Result
+	var res *recall.LookupAnswer
 	err = m.withService(ctx, g, readDB, func(svc service) error {
 		req.Project = g.project
 		if g.now != "" {
@@ -90,11 +90,11 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 			}
 			req.Now = now()
 		}
-		res, err = lookup.Lookup(ctx, svc, req)
+		res, err = svc.Lookup(ctx, req)
 		return err
 	})
 	if errIsNoDatabase(err) {
-		res, err = &lookup.Result{Kind: req.Kind, Subject: req.Subject}, nil
+		res, err = &recall.LookupAnswer{Kind: req.Kind, Subject: req.Subject}, nil
 	}
 	if err != nil {
 		return err
@@ -133,7 +133,7 @@ func (m *Main) projectPath(g *globals, p string) string {
 }
 
 // recallByValue is seed 002's recall: the memories that are trusted and
-// used most, their use recorded (lookup.Recall).
+// used most, their use recorded (recall.ByValue).
 func recallByValue(ctx context.Context, m *Main, g *globals, types []string, agent, session string, limit int, asJSON bool) error {
 	if err := checkTypeNames("recall", types...); err != nil {
 		return err
@@ -144,7 +144,7 @@ func recallByValue(ctx context.Context, m *Main, g *globals, types []string, age
 	var mems []*cairn.Memory
 	err := m.withService(ctx, g, recordDB, func(svc service) error {
 		var err error
-		mems, err = lookup.Recall(ctx, svc, cairn.MemoryFilter{Project: g.project, IncludeGlobal: true, Types: types,
+		mems, err = recall.ByValue(ctx, svc, cairn.MemoryFilter{Project: g.project, IncludeGlobal: true, Types: types,
 			Agent: agent, Limit: limit}, session)
 		return err
 	})

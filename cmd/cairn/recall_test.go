@@ -41,7 +41,7 @@ func TestRecallLookupsAnswerTheSameThroughTheServerAndOnTheDatabase(t *testing.T
 	if err := json.Unmarshal([]byte(c.ok("recall", "--file", "store/sqlite.go", "--json").stdout), &out); err != nil || len(out.Items) != 1 {
 		t.Errorf("the glob store/*.go names store/sqlite.go: %+v %v", out, err)
 	}
-	if r := c.ok("recall", "--command", "go test"); !strings.Contains(r.stdout, "`go test ./auth/...` — worked 1×") {
+	if r := c.ok("recall", "--command", "go test"); !strings.Contains(r.stdout, "- [command] **go test ./auth/...**: worked once") {
 		t.Errorf("recall --command:\n%s", r.stdout)
 	}
 }

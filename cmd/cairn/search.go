@@ -67,6 +67,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		hits, how, err = svc.SearchRetrieval(ctx, cairn.Query{
 			Project: g.project, Text: text, Limit: *limit, Types: types.vals, Tags: tags.vals,
 			After: after.t, Before: before.t, ExcludeSession: *exclude, Agent: *agent, NoGlobal: *noGlobal, Mode: *mode,
+			Explain: *explain,
 		})
 		return err
 	})
@@ -101,16 +102,16 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 		if h.Memory.Content != h.Memory.Title {
 			fmt.Fprintf(w, "    %s\n", clip(h.Memory.Content, 160))
 		}
-		if *explain {
+		if x := h.Explain; x != nil {
 			if how.Used != "" && how.Used != cairn.ModeLexical {
-				fmt.Fprintf(w, "    lexical rank %s, vector rank %s (similarity %.3f) → fused %.4f\n", rankText(h.LexicalRank), rankText(h.VectorRank), h.Similarity, h.Fused)
+				fmt.Fprintf(w, "    lexical rank %s, vector rank %s (similarity %.3f) → fused %.4f\n", rankText(x.LexicalRank), rankText(x.VectorRank), x.Similarity, x.Fused)
 			}
-			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f (strength %.2f)", h.Lexical, h.Coverage, h.Match, h.Strength)
-			if h.Lent > 0 {
-				fmt.Fprintf(w, "; lent %.3f by %s (same session or task%s)", h.Lent, h.LentBy, lentCapped(h, hits))
+			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f (strength %.2f)", x.Lexical, x.Coverage, x.Match, h.Strength)
+			if x.Lent > 0 {
+				fmt.Fprintf(w, "; lent %.3f by %s (same session or task%s)", x.Lent, x.LentBy, lentCapped(h, hits))
 			}
-			if h.DateFactor != 1 {
-				fmt.Fprintf(w, "; × date %.2f (created in a period the query names)", h.DateFactor)
+			if x.DateFactor != 1 {
+				fmt.Fprintf(w, "; × date %.2f (created in a period the query names)", x.DateFactor)
 			}
 			fmt.Fprintf(w, "\n    relevance %.3f of the best × salience factor %.3f (salience %.3f: type, confidence %.2f, recency, %d uses) = %.3f\n",
 				h.Relevance, rank.Factor(h.Salience, rank.DefaultWeights()), h.Salience, h.Memory.Confidence, h.Memory.UseCount, h.Score)
@@ -126,8 +127,9 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 // lender's match that lending lifts a long memory to at most.
 func lentCapped(h cairn.Hit, hits []cairn.Hit) string {
 	c := engine.DefaultRanking().NeighbourCap
+	x := h.Explain
 	for _, l := range hits {
-		if l.Memory.ID == h.LentBy && c > 0 && math.Abs(h.Match+h.Lent-c*l.Match) <= 1e-9*l.Match {
+		if l.Explain != nil && l.Memory.ID == x.LentBy && c > 0 && math.Abs(x.Match+x.Lent-c*l.Explain.Match) <= 1e-9*l.Explain.Match {
 			return fmt.Sprintf("; longer than %g terms: with its own match, at most %g of the lender's", index.DefaultParams().Pivot, c)
 		}
 	}

@@ -51,6 +51,9 @@ type service interface {
 	cairn.Clock
 	// Context builds a block, as recall.AnswerCall does.
 	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
+	// Lookup answers a lookup by name, as recall.Lookup does, where the
+	// memories are.
+	Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error)
 	// Iteration memory for agent loops (cairn loop).
 	loop.API
 }

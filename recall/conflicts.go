@@ -1,4 +1,4 @@
-package lookup
+package recall
 
 import (
 	"context"
@@ -17,6 +17,11 @@ type Conflict struct {
 // maxConflictScan bounds the memories tagged as in conflict one listing
 // reads.
 const maxConflictScan = 1000
+
+// Reader is what the listing of conflicts reads: cairn.Service's listing.
+type Reader interface {
+	FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error)
+}
 
 // Conflicts lists the project's unresolved conflicts, newest first: pairs
 // of live memories that the engine linked because they contradict each

@@ -1,4 +1,4 @@
-package lookup_test
+package recall_test
 
 import (
 	"strings"
@@ -6,7 +6,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture/failure"
-	"github.com/cairn-dev/cairn/lookup"
+	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/redact"
 )
 
@@ -16,7 +16,7 @@ import (
 // all; what the session was shown is left out.
 func TestSeenBeforeFindsTheSameErrorWhereverItHappens(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t)
+	e := lookupEngine(t)
 	stored := "tar: ./build/tools-1.2.tar.gz: Cannot open: No such file or directory"
 	hook := "PreToolUse:Bash hook error: [sh -c 'cd . && uv run .claude/hooks/guard.py']: BLOCKED: rm is not allowed here"
 	fix := add(t, e, &cairn.Memory{Type: "fix", Key: "error:x", Title: stored, Tags: []string{failure.ErrorTag(stored), failure.ErrorTag(hook)},
@@ -27,7 +27,8 @@ func TestSeenBeforeFindsTheSameErrorWhereverItHappens(t *testing.T) {
 		"Exit code 2\ntar: /home/bo/work/gw/build/tools-1.3.tar.gz: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now",
 		"Exit code 1\nPreToolUse:Bash hook error: [sh -c 'cd /srv/gw && uv run .claude/hooks/guard.py']: BLOCKED: rm is not allowed here",
 	} {
-		res, err := lookup.SeenBefore(t.Context(), e, lookup.Failure{Project: "p", Output: out, Now: now, Paths: redact.Paths{Root: "/srv/gw"}})
+		res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure,
+			Subject: redact.Paths{Root: "/srv/gw"}.Text(out), Now: lookupNow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,8 +36,8 @@ func TestSeenBeforeFindsTheSameErrorWhereverItHappens(t *testing.T) {
 			t.Errorf("%q: found %v\n%s", out, ids, res.Text)
 		}
 	}
-	res, err := lookup.SeenBefore(t.Context(), e, lookup.Failure{Project: "p", Now: now,
-		Output: "ssh: connect to the staging gateway port 22: Connection refused from the VPN address range"})
+	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Now: lookupNow,
+		Subject: "ssh: connect to the staging gateway port 22: Connection refused from the VPN address range"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,14 +45,22 @@ func TestSeenBeforeFindsTheSameErrorWhereverItHappens(t *testing.T) {
 		t.Errorf("an error that reads like a pitfall: %v", ids)
 	}
 	for _, out := range []string{"Exit code 1", "panic: runtime error: index out of range [3] with length 3 in the parser"} {
-		if res, err := lookup.SeenBefore(t.Context(), e, lookup.Failure{Project: "p", Output: out, Now: now}); err != nil || res.Text != "" {
+		if res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Subject: out, Now: lookupNow}); err != nil || res.Text != "" {
 			t.Errorf("%q found %v (%v)", out, res.IDs(), err)
 		}
 	}
-	res, err = lookup.SeenBefore(t.Context(), e, lookup.Failure{Project: "p", Now: now, Shown: map[string]bool{fix: true},
-		Output: "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory"})
+	if err := e.RecordUse(t.Context(), []string{fix}, "s-1"); err != nil {
+		t.Fatal(err)
+	}
+	res, err = recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Now: lookupNow, Session: "s-1", ShownTimes: 1,
+		Subject: "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory"})
 	if err != nil || res.Text != "" {
 		t.Errorf("a fix the session was shown is shown again: %v", res.IDs())
+	}
+	res, err = recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Now: lookupNow, Session: "s-1", ShownTimes: 2,
+		Subject: "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory"})
+	if err != nil || len(res.IDs()) != 1 {
+		t.Errorf("a fix the session was shown once is not shown again when twice are asked: %v", res.IDs())
 	}
 }
 
@@ -60,7 +69,7 @@ func TestSeenBeforeFindsTheSameErrorWhereverItHappens(t *testing.T) {
 // was only an edit of the code.
 func TestCommandFailuresShowHowToRunTheCommand(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t)
+	e := lookupEngine(t)
 	env := add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("cargo build")}, Source: cairn.SourceAutomatic,
 		Title: "error: the SHOP_DB variable must be set before the queries can be checked", Content: "**Error:** ...\n\n**Fix:** ran it with SHOP_DB=x.db set"})
 	add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("cargo build")}, Source: cairn.SourceAutomatic,
@@ -68,7 +77,7 @@ func TestCommandFailuresShowHowToRunTheCommand(t *testing.T) {
 	named := add(t, e, &cairn.Memory{Type: "pitfall", Content: "cargo build needs the OpenCV headers: install them with the system package manager first."})
 	add(t, e, &cairn.Memory{Type: "pitfall", Content: "The API returns dates in UTC."})
 
-	res, err := lookup.CommandFailures(t.Context(), e, lookup.PendingCommand{Project: "p", Line: "cd app && cargo build --release 2>&1 | tail", Now: now})
+	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "cd app && cargo build --release 2>&1 | tail", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +85,28 @@ func TestCommandFailuresShowHowToRunTheCommand(t *testing.T) {
 	if len(ids) != 2 || !(ids[0] == env && ids[1] == named || ids[0] == named && ids[1] == env) || !strings.Contains(res.Text, "Known failures of `cargo build`") {
 		t.Errorf("before cargo build: %v\n%s", ids, res.Text)
 	}
-	if res, _ := lookup.CommandFailures(t.Context(), e, lookup.PendingCommand{Project: "p", Line: "ls -la", Now: now}); res.Text != "" {
+	if res, _ := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "ls -la", Now: lookupNow}); res.Text != "" {
 		t.Errorf("before ls: %v", res.IDs())
+	}
+}
+
+// Fixes that rank alike come in one order, every time: the newest id
+// first.
+func TestEqualAnswersBeforeACommandComeInOneOrder(t *testing.T) {
+	t.Parallel()
+	e := lookupEngine(t)
+	var ids []string
+	for i := range 4 {
+		ids = append(ids, add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("go test")}, Source: cairn.SourceAutomatic,
+			Title: "error: case " + string(rune('a'+i)), Content: "**Error:** ...\n\n**Fix:** ran it with -count=1 (" + string(rune('a'+i)) + ")"}))
+	}
+	for range 20 {
+		res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "go test ./...", Now: lookupNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.IDs(); len(got) != 3 || got[0] != ids[3] || got[1] != ids[2] || got[2] != ids[1] {
+			t.Fatalf("the answer's order %v, want the newest ids first of %v", got, ids)
+		}
 	}
 }

@@ -1,4 +1,4 @@
-package engine
+package rank
 
 import (
 	"regexp"
@@ -10,7 +10,8 @@ import (
 
 // A query that names a date or a period ("on 13 October 2023", "in May
 // 2023", "in June", "yesterday", "last week", "3 days ago") favours the
-// memories created then: their relevance is multiplied by 1 + DateBoost.
+// memories created then: the engine multiplies their relevance by 1 +
+// its ranking's DateBoost.
 // A memory is usually written when, or a little after, what it tells
 // happened, so a period reaches a little past its end (datePeriod.slack).
 // Relative dates are read against the query's clock (Query.Now). Periods
@@ -18,10 +19,11 @@ import (
 // everything a project remembers was written in the last year or two, and
 // what such a question asks about is seldom written in that year.
 
-// period is a span of creation times [from, to).
-type period struct{ from, to time.Time }
+// Period is a span of creation times [from, to).
+type Period struct{ from, to time.Time }
 
-func (p period) has(t time.Time) bool { return !t.Before(p.from) && t.Before(p.to) }
+// Has reports whether t falls in p.
+func (p Period) Has(t time.Time) bool { return !t.Before(p.from) && t.Before(p.to) }
 
 // Slack past the end of a named period, by its length.
 const (
@@ -113,17 +115,17 @@ var patterns = sync.OnceValue(func() *datePatterns {
 	}
 })
 
-// queryPeriods returns the periods that text names, read at now, and the
+// QueryPeriods returns the periods that text names, read at now, and the
 // phrases that name them (lower case), whose words a memory holds by when
-// it was written rather than by what it says (see setStrengths).
-func queryPeriods(text string, now time.Time) ([]period, []string) {
+// it was written rather than by what it says (the engine's strength).
+func QueryPeriods(text string, now time.Time) ([]Period, []string) {
 	low := strings.ToLower(text)
 	if !mayNameDate(low) {
 		return nil, nil
 	}
 	p := patterns()
 	now = now.UTC()
-	var out []period
+	var out []Period
 	var phrases []string
 	day := func(y int, m time.Month, d int) {
 		if d < 1 || d > 31 || m < 1 || m > 12 {
@@ -133,11 +135,11 @@ func queryPeriods(text string, now time.Time) ([]period, []string) {
 		if from.Month() != m {
 			return // 31 June
 		}
-		out = append(out, period{from, from.AddDate(0, 0, 1).Add(daySlack)})
+		out = append(out, Period{from, from.AddDate(0, 0, 1).Add(daySlack)})
 	}
 	month := func(y int, m time.Month) {
 		from := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-		out = append(out, period{from, from.AddDate(0, 1, 0).Add(monthSlack)})
+		out = append(out, Period{from, from.AddDate(0, 1, 0).Add(monthSlack)})
 	}
 	// latest is the year of the latest such month or day not after now.
 	latest := func(m time.Month, d int) int {
@@ -201,20 +203,20 @@ func queryPeriods(text string, now time.Time) ([]period, []string) {
 		phrases = append(phrases, m[0])
 		switch m[1] {
 		case "today":
-			out = append(out, period{today, end})
+			out = append(out, Period{today, end})
 		case "yesterday":
-			out = append(out, period{today.AddDate(0, 0, -1), today.Add(daySlack)})
+			out = append(out, Period{today.AddDate(0, 0, -1), today.Add(daySlack)})
 		case "the day before yesterday":
-			out = append(out, period{today.AddDate(0, 0, -2), today.AddDate(0, 0, -1).Add(daySlack)})
+			out = append(out, Period{today.AddDate(0, 0, -2), today.AddDate(0, 0, -1).Add(daySlack)})
 		case "this week":
-			out = append(out, period{today.AddDate(0, 0, -7), end})
+			out = append(out, Period{today.AddDate(0, 0, -7), end})
 		case "last week":
-			out = append(out, period{today.AddDate(0, 0, -14), today.AddDate(0, 0, -7).Add(weekSlack)})
+			out = append(out, Period{today.AddDate(0, 0, -14), today.AddDate(0, 0, -7).Add(weekSlack)})
 		case "this month":
-			out = append(out, period{time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC), end})
+			out = append(out, Period{time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC), end})
 		case "last month":
 			from := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0)
-			out = append(out, period{from, from.AddDate(0, 1, 0).Add(monthSlack)})
+			out = append(out, Period{from, from.AddDate(0, 1, 0).Add(monthSlack)})
 		}
 	}
 	for _, m := range p.ago.FindAllStringSubmatch(low, -1) {
@@ -228,10 +230,10 @@ func queryPeriods(text string, now time.Time) ([]period, []string) {
 		}
 		if m[2] == "day" {
 			from := today.AddDate(0, 0, -n)
-			out = append(out, period{from, from.AddDate(0, 0, 1).Add(daySlack)})
+			out = append(out, Period{from, from.AddDate(0, 0, 1).Add(daySlack)})
 		} else {
 			from := today.AddDate(0, 0, -7*n)
-			out = append(out, period{from.AddDate(0, 0, -3), from.AddDate(0, 0, 4).Add(weekSlack)})
+			out = append(out, Period{from.AddDate(0, 0, -3), from.AddDate(0, 0, 4).Add(weekSlack)})
 		}
 	}
 	if len(out) == 0 {
@@ -259,10 +261,10 @@ func mayNameDate(low string) bool {
 	return false
 }
 
-// inPeriods reports whether t falls in one of ps.
-func inPeriods(ps []period, t time.Time) bool {
+// InPeriods reports whether t falls in one of ps.
+func InPeriods(ps []Period, t time.Time) bool {
 	for _, p := range ps {
-		if p.has(t) {
+		if p.Has(t) {
 			return true
 		}
 	}

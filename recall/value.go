@@ -1,4 +1,4 @@
-package lookup
+package recall
 
 import (
 	"context"
@@ -6,18 +6,18 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-// ValueRecaller is what Recall needs: a listing, and the recording of use.
+// ValueRecaller is what ByValue needs: a listing, and the recording of use.
 type ValueRecaller interface {
 	FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error)
 	RecordUse(ctx context.Context, ids []string, session string) error
 }
 
-// Recall is seed 002's recall: the live memories of f (its project,
+// ByValue is seed 002's recall: the live memories of f (its project,
 // types, agent …) ranked by confidence × (use count + 1), at most
 // f.Limit (0 means 20), and their use recorded, so that what is recalled
 // often ranks higher the next time. The memories are returned as they
 // were before the use was recorded.
-func Recall(ctx context.Context, s ValueRecaller, f cairn.MemoryFilter, session string) ([]*cairn.Memory, error) {
+func ByValue(ctx context.Context, s ValueRecaller, f cairn.MemoryFilter, session string) ([]*cairn.Memory, error) {
 	if f.Limit == 0 {
 		f.Limit = 20
 	}

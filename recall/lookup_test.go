@@ -1,27 +1,21 @@
-package lookup_test
+package recall_test
 
 import (
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
-	"github.com/cairn-dev/cairn/lookup"
-	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/recall"
 )
 
-var now = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
+// lookupNow is the clock of the lookups' tests.
+var lookupNow = time.Date(2026, 5, 1, 12, 0, 0, 0, time.UTC)
 
-func newEngine(t *testing.T) *engine.Engine {
+func lookupEngine(t *testing.T) *engine.Engine {
 	t.Helper()
-	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	return engine.New(st, &engine.Options{Now: func() time.Time { return now }})
+	return newEngine(t, func() time.Time { return lookupNow })
 }
 
 func add(t *testing.T, e *engine.Engine, m *cairn.Memory) string {
@@ -38,7 +32,7 @@ func add(t *testing.T, e *engine.Engine, m *cairn.Memory) string {
 
 func TestFileLookupShowsWhatNamesTheFileAndTheSessionsThatChangedIt(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t)
+	e := lookupEngine(t)
 	dec := add(t, e, &cairn.Memory{Type: "decision", Content: "Tokens are checked in constant time", FileRefs: []string{"internal/auth/token.go"}})
 	pit := add(t, e, &cairn.Memory{Type: "pitfall", Content: "token.go must not log the raw token; it ends up in CI logs"})
 	glob := add(t, e, &cairn.Memory{Type: "convention", Content: "Every auth file has a table test", FileRefs: []string{"internal/auth/**"}})
@@ -47,7 +41,7 @@ func TestFileLookupShowsWhatNamesTheFileAndTheSessionsThatChangedIt(t *testing.T
 	other := add(t, e, &cairn.Memory{Type: "decision", Content: "Sessions expire after a day", FileRefs: []string{"internal/auth/session.go"}})
 	add(t, e, &cairn.Memory{Project: "q", Type: "decision", Content: "Other project's token.go", FileRefs: []string{"internal/auth/token.go"}})
 
-	res, err := lookup.Lookup(t.Context(), e, lookup.Request{Project: "p", Kind: lookup.KindFile, Subject: "./internal/auth/token.go", Now: now})
+	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindFile, Subject: "./internal/auth/token.go", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,7 +63,7 @@ func TestFileLookupShowsWhatNamesTheFileAndTheSessionsThatChangedIt(t *testing.T
 	if res.Items[len(res.Items)-1].Memory.ID != sess {
 		t.Errorf("sessions come after what is known: %v", res.Items)
 	}
-	for _, want := range []string{"## What is known about `internal/auth/token.go`", "### Sessions that changed it", dec} {
+	for _, want := range []string{"## Known about `internal/auth/token.go`", "## Sessions that changed `internal/auth/token.go`", "(id " + dec} {
 		if !strings.Contains(res.Text, want) {
 			t.Errorf("the answer lacks %q:\n%s", want, res.Text)
 		}
@@ -78,15 +72,15 @@ func TestFileLookupShowsWhatNamesTheFileAndTheSessionsThatChangedIt(t *testing.T
 
 func TestErrorLookupFindsTheFixOfTheSameFailureAndNotWeakMatches(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t)
+	e := lookupEngine(t)
 	fix := add(t, e, &cairn.Memory{Type: "fix", Title: "Fix for `go test ./...` failure",
 		Content:  "**Problem:** panic: runtime error: invalid memory address or nil pointer dereference in parseConfig\n\n**Fix:** edited config/load.go",
 		FileRefs: []string{"config/load.go"}})
 	pit := add(t, e, &cairn.Memory{Type: "pitfall", Content: "parseConfig dereferences a nil pointer when cairn.toml is empty"})
 	add(t, e, &cairn.Memory{Type: "fix", Title: "Fix for `npm test` failure", Content: "**Problem:** TypeError: cannot read properties of undefined\n\n**Fix:** edited web/app.ts"})
 
-	res, err := lookup.Lookup(t.Context(), e, lookup.Request{Project: "p", Kind: lookup.KindError,
-		Subject: "panic: runtime error: invalid memory address or nil pointer dereference [parseConfig]", Now: now})
+	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindError,
+		Subject: "panic: runtime error: invalid memory address or nil pointer dereference [parseConfig]", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,11 +91,11 @@ func TestErrorLookupFindsTheFixOfTheSameFailureAndNotWeakMatches(t *testing.T) {
 	if len(ids) != 2 || ids[1] != pit {
 		t.Errorf("want the fix then the pitfall, got %v\n%s", ids, res.Text)
 	}
-	if !strings.Contains(res.Text, "### What fixed it before") {
+	if !strings.Contains(res.Text, "## What fixed this error before") {
 		t.Errorf("no fixes section:\n%s", res.Text)
 	}
 
-	none, err := lookup.Lookup(t.Context(), e, lookup.Request{Project: "p", Kind: lookup.KindError, Subject: "segmentation fault in libfoo", Now: now})
+	none, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindError, Subject: "segmentation fault in libfoo", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,13 +106,13 @@ func TestErrorLookupFindsTheFixOfTheSameFailureAndNotWeakMatches(t *testing.T) {
 
 func TestCommandLookupListsTheLinesThatWorkedMostOftenFirst(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t)
+	e := lookupEngine(t)
 	f1 := add(t, e, &cairn.Memory{Type: "fix", Title: "Fix for `go test -race ./engine/` failure", Content: "**Problem:** DATA RACE\n\n**Fix:** edited engine/cache.go"})
 	s1 := add(t, e, &cairn.Memory{Type: "session", Key: "session:a", Title: "Session: a", Content: "**Asked:** a\n\n**Failed, then passed:**\n- `go test -race ./engine/`\n- `npm test`"})
 	conv := add(t, e, &cairn.Memory{Type: "convention", Content: "Run `CGO_ENABLED=0 go test ./...` before a commit; `go vet ./...` too"})
 	add(t, e, &cairn.Memory{Type: "pitfall", Content: "`go test ./...` without -count=1 reuses cached results"})
 
-	res, err := lookup.Lookup(t.Context(), e, lookup.Request{Project: "p", Kind: lookup.KindCommand, Subject: "go test", Now: now})
+	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindCommand, Subject: "go test", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,19 +125,19 @@ func TestCommandLookupListsTheLinesThatWorkedMostOftenFirst(t *testing.T) {
 	if c := res.Commands[1]; c.Line != "CGO_ENABLED=0 go test ./..." || c.IDs[0] != conv {
 		t.Errorf("second command: %+v", c)
 	}
-	if !strings.Contains(res.Text, "`go test -race ./engine/` — worked 2×") {
+	if !strings.Contains(res.Text, "- [command] **go test -race ./engine/**: worked 2 times") {
 		t.Errorf("answer:\n%s", res.Text)
 	}
 }
 
 func TestLookupKeepsToTheBudgetAndCountsWhatItLeftOut(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t)
+	e := lookupEngine(t)
 	for i := range 30 {
 		add(t, e, &cairn.Memory{Type: "decision", Title: "decision " + string(rune('a'+i%26)) + string(rune('a'+i/26)),
 			Content: strings.Repeat("about main.go and more words ", 10) + string(rune('a'+i)), FileRefs: []string{"main.go"}})
 	}
-	res, err := lookup.Lookup(t.Context(), e, lookup.Request{Project: "p", Kind: lookup.KindFile, Subject: "main.go", Budget: 200, Limit: 30, Now: now})
+	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindFile, Subject: "main.go", Budget: 200, Limit: 30, Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,29 +158,17 @@ func TestLookupKeepsToTheBudgetAndCountsWhatItLeftOut(t *testing.T) {
 
 func TestLookupRefusesBadRequests(t *testing.T) {
 	t.Parallel()
-	e := newEngine(t)
+	e := lookupEngine(t)
 	// Bad inputs tried: an empty subject, an unknown kind, a limit out of
 	// range, a budget too small.
-	for _, req := range []lookup.Request{
-		{Project: "p", Kind: lookup.KindFile, Subject: "  "},
+	for _, req := range []recall.LookupRequest{
+		{Project: "p", Kind: recall.KindFile, Subject: "  "},
 		{Project: "p", Kind: "colour", Subject: "x"},
-		{Project: "p", Kind: lookup.KindError, Subject: "x", Limit: 1000},
-		{Project: "p", Kind: lookup.KindCommand, Subject: "x", Budget: 10},
+		{Project: "p", Kind: recall.KindError, Subject: "x", Limit: 1000},
+		{Project: "p", Kind: recall.KindCommand, Subject: "x", Budget: 10},
 	} {
-		if _, err := lookup.Lookup(t.Context(), e, req); cairn.ErrorCode(err) != cairn.EINVALID {
+		if _, err := recall.Lookup(t.Context(), e, req); cairn.ErrorCode(err) != cairn.EINVALID {
 			t.Errorf("%+v: got %v, want EINVALID", req, err)
-		}
-	}
-}
-
-func TestAgoSaysTheLargestWholeUnit(t *testing.T) {
-	t.Parallel()
-	for d, want := range map[time.Duration]string{
-		10 * time.Second: "just now", 5 * time.Minute: "5 minutes ago", time.Hour: "1 hour ago",
-		50 * time.Hour: "2 days ago", 70 * 24 * time.Hour: "2 months ago", 800 * 24 * time.Hour: "2 years ago",
-	} {
-		if got := lookup.Ago(now.Add(-d), now); got != want {
-			t.Errorf("%v: %q, want %q", d, got, want)
 		}
 	}
 }

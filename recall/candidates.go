@@ -1,0 +1,112 @@
+package recall
+
+import (
+	"path"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/lexical"
+)
+
+// The candidates stage of a context block. Every context profile reads
+// the lasting tiers, whichever it shows: a memory they hold was shown at
+// the session's start and is not repeated by a prompt's block.
+
+// staticPerType is how many of each static type's newest memories the
+// static tier considers.
+const staticPerType = 5
+
+// query is a context block's candidate request and the knobs its
+// selection reads, resolved from the configuration, the profile and the
+// request.
+type query struct {
+	req        Request
+	candidates cairn.CandidateRequest
+	weights    seed000
+	now        time.Time
+	// text is what the relevant tier searches for: the prompt, the task
+	// and the files' names.
+	text          string
+	relevantLimit int
+	minRelevance  float64
+	floor         float64
+}
+
+// contextQuery resolves a context block's candidates and selection for
+// the configuration c (its mode and overrides applied), the profile p and
+// the request, at now.
+func contextQuery(c *config.Config, r Request, p Profile, now time.Time) *query {
+	cc := c.Context
+	q := &query{req: r, weights: seed000Of(c, r), now: now}
+	q.candidates = cairn.CandidateRequest{Project: r.Project, Session: r.Session, Now: now, Pinned: true}
+	if cc.Static.Enabled {
+		q.candidates.StaticTypes, q.candidates.StaticPerType = cc.Static.Types, staticPerType
+		// min_constraint_confidence 0 turns critical constraints off.
+		if cc.Static.MinConstraintConfidence > 0 {
+			q.candidates.CriticalTypes = cairn.TypesWith(cairn.FacetCritical)
+			q.candidates.CriticalConfidence = cc.Static.MinConstraintConfidence
+		}
+	}
+	if cc.Dynamic.Enabled {
+		q.candidates.DynamicTypes, q.candidates.DynamicCount = cc.Dynamic.Types, cc.Dynamic.Count
+	}
+	if cc.Relevant.Enabled {
+		q.relevantLimit = cc.Relevant.Limit
+	}
+	q.minRelevance = max(c.Scoring.Threshold, cc.Relevant.MinRelevance)
+	q.floor = cc.Relevant.Floor
+	if p.Floor >= 0 {
+		q.floor = p.Floor
+	}
+	types := cc.Relevant.Types
+	if p.Types != 0 {
+		types = p.types()
+	}
+	if r.Types != nil {
+		types = r.Types
+	}
+	q.text = strings.TrimSpace(strings.Join(append([]string{r.Prompt, r.Task}, fileTerms(r.Files)...), " "))
+	if q.relevantLimit > 0 && q.text != "" {
+		mode := r.SearchMode
+		if mode == "" && c.Embeddings.Enabled() {
+			mode = c.Embeddings.Mode
+		}
+		// A prompt (its filler words count for nothing in Strength), with
+		// each hit's explanation: whether it holds a word of the prompt or
+		// was lent its relevance (lentStrength).
+		q.candidates.Search = &cairn.Query{Text: q.text, Limit: min(cairn.MaxLimit, q.relevantLimit+2), Types: types,
+			Now: now, NoFeedback: true, Prompt: true, Explain: true, Mode: mode}
+		if len(r.Files) > 0 {
+			// Memories about the files being worked on, whatever their
+			// words (of the relevant tier's types, when it has some).
+			q.candidates.Files, q.candidates.FileTypes = r.Files, types
+		}
+	}
+	return q
+}
+
+// terms are the search words the prompt gives, for --explain.
+func (q *query) terms() []string {
+	if q.candidates.Search == nil {
+		return nil
+	}
+	return lexical.QueryTerms(q.text)
+}
+
+// fileTerms turns file paths into search words: each base name without
+// its extension (seed 004's term extraction). Folder names would match
+// every memory about the same tree; the files are matched on their own.
+func fileTerms(files []string) []string {
+	var out []string
+	for _, f := range files {
+		base := path.Base(f)
+		out = append(out, strings.TrimSuffix(base, path.Ext(base)))
+	}
+	return out
+}
+
+// shows reports whether the profile shows the tier t.
+func (p Profile) shows(t string) bool { return p.Tiers == nil || slices.Contains(p.Tiers, t) }

@@ -1,0 +1,769 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"path"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/contextpack"
+)
+
+// Lookups answer the questions an agent asks by name rather than by
+// topic, with the lookup profiles of the pipeline (and, at the point of a
+// command, the failure and command profiles: failure.go):
+//
+//   - a file (ProfileLookupFile): the memories whose file references name
+//     it (cairn.FileRefMatch) or whose text names it, then the sessions
+//     that changed it, newest first;
+//   - an error (ProfileLookupError, and ProfileFailure after a failed
+//     command): the fixes whose problem reads like the error text, then
+//     the pitfalls and problems that match it; a weak match (below the
+//     profile's floor of Strength) is left out rather than shown;
+//   - a command (ProfileLookupCommand): the command lines that start with
+//     the tool and passed (a gate that failed and then passed, a
+//     convention that says how to run it), each with how often and when
+//     it was last seen, then the memories that say how to run it.
+
+// The kinds of lookup.
+const (
+	KindFile    = "file"    // what is known about a file
+	KindError   = "error"   // what fixed an error before
+	KindCommand = "command" // how a command was run when it worked
+	// KindFailure: the memory of the error a failed tool call's output
+	// names, at the moment it failed.
+	KindFailure = "failure"
+	// KindCommandFailures: what is known about the failures of a shell
+	// command, before it runs.
+	KindCommandFailures = "command-failures"
+)
+
+// kindProfiles are the profiles of the lookups a person or an agent asks
+// for by kind.
+var kindProfiles = map[string]string{KindFile: ProfileLookupFile, KindError: ProfileLookupError, KindCommand: ProfileLookupCommand,
+	KindFailure: ProfileFailure, KindCommandFailures: ProfileCommand}
+
+// Limits of a LookupRequest.
+const (
+	MaxLookupLimit  = 100
+	MinLookupBudget = 50
+	// maxCommandScan bounds the fixes and session summaries a lookup of a
+	// command lists, newest first.
+	maxCommandScan = 1000
+	// maxErrorText bounds the bytes of an error text searched for.
+	maxErrorText = 2000
+)
+
+// LookupRequest is one lookup.
+type LookupRequest struct {
+	Project string
+	Kind    string // KindFile, KindError or KindCommand
+	// Profile, when set, is the lookup profile to answer with instead of
+	// the kind's (ProfileFailure: an error at the point of action).
+	Profile string
+	Subject string // the path, the error text or the failure's output, or the tool
+	Budget  int    // tokens of the rendered answer; 0 means the profile's
+	Limit   int    // items at most; 0 means the profile's
+	Now     time.Time
+
+	// At the point of a command (KindFailure, KindCommandFailures):
+	// Command is the command line that failed or is about to run;
+	// the memories Session was shown at least ShownTimes times are left
+	// out (0: none are); Exact finds, after a failure, only the memories
+	// that hold one of its error lines, none that merely read alike (for
+	// an output not known to be a failure's). The failure's output in
+	// Subject has its paths written as the project's memories write them
+	// (relative to the project's folder, the home folder as "~").
+	Command    string
+	Session    string
+	ShownTimes int
+	Exact      bool
+	// Record asks that the use of the memories the answer shows be
+	// recorded in Session (AnswerLookup): a hook's answer is shown to the
+	// agent, a person's lookup is not.
+	Record bool
+}
+
+// LookupItem is one memory of an answer.
+type LookupItem struct {
+	Memory *cairn.Memory
+	Score  float64 // what items are ordered by within their section
+	// Section is where the item is shown: "known" (decisions, pitfalls,
+	// fixes …), "sessions" (sessions that changed the file), "fixes",
+	// "related" (of an error or a command).
+	Section string
+	Why     string // why it answers: "file reference", "named in the text", …
+}
+
+// Command is a command line seen to work.
+type Command struct {
+	Line     string
+	Count    int       // memories that show it working
+	LastSeen time.Time // the newest of them
+	IDs      []string  // those memories, newest first
+}
+
+// LookupAnswer is the answer of a lookup.
+type LookupAnswer struct {
+	Kind     string
+	Subject  string
+	Items    []LookupItem // ranked, within the budget
+	Commands []Command    // KindCommand only, most often seen first
+	Omitted  int          // items found but left out by the limit or the budget
+	Text     string       // the answer as a block; "" when nothing was found
+}
+
+// IDs are the ids of the memories shown, in order.
+func (r *LookupAnswer) IDs() []string {
+	var ids []string
+	for _, it := range r.Items {
+		ids = append(ids, it.Memory.ID)
+	}
+	for _, c := range r.Commands {
+		for _, id := range c.IDs {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	return ids
+}
+
+// LookupService is what a lookup reads: search, listing, the memories
+// about files, what a session was shown, and the clock. engine.Engine
+// implements it.
+type LookupService interface {
+	Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
+	FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error)
+	ContextCandidates(ctx context.Context, req cairn.CandidateRequest) (*cairn.Candidates, error)
+	FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.Activity, int, error)
+	Now() time.Time
+}
+
+// profile is the profile that answers req.
+func (req LookupRequest) profile() (Profile, error) {
+	name := req.Profile
+	if name == "" {
+		name = kindProfiles[req.Kind]
+		if name == "" {
+			return Profile{}, cairn.Errorf(cairn.EINVALID, "unknown lookup %q: use file, error or command", req.Kind)
+		}
+	}
+	p, err := ProfileOf(name)
+	if err != nil {
+		return p, err
+	}
+	if p.Lookup == "" {
+		return p, cairn.Errorf(cairn.EINVALID, "the %s profile makes a context block, not a lookup", name)
+	}
+	return p, nil
+}
+
+// Lookup answers req where the data is (svc reads the store of this
+// process; a client of a server asks the server, which calls Lookup). It
+// fails with EINVALID for an unknown kind or profile, an empty subject,
+// or a limit or budget out of range, and returns the service's errors.
+func Lookup(ctx context.Context, svc LookupService, req LookupRequest) (*LookupAnswer, error) {
+	p, err := req.profile()
+	if err != nil {
+		return nil, err
+	}
+	req.Kind = p.Lookup
+	req.Subject = strings.TrimSpace(req.Subject)
+	if req.Subject == "" && (req.Kind != KindCommandFailures || strings.TrimSpace(req.Command) == "") {
+		return nil, cairn.Errorf(cairn.EINVALID, "give the %s to look up", subjectName(req.Kind))
+	}
+	if req.Limit == 0 {
+		req.Limit = p.Limit
+	}
+	if req.Limit < 1 || req.Limit > MaxLookupLimit {
+		return nil, cairn.Errorf(cairn.EINVALID, "the limit must be from 1 to %d", MaxLookupLimit)
+	}
+	if req.Budget == 0 {
+		req.Budget = p.Budget
+	}
+	if req.Budget < MinLookupBudget {
+		return nil, cairn.Errorf(cairn.EINVALID, "the budget must be at least %d tokens", MinLookupBudget)
+	}
+	if req.Now.IsZero() {
+		req.Now = svc.Now()
+	}
+	var res *LookupAnswer
+	switch req.Kind {
+	case KindFile:
+		res, err = lookupFile(ctx, svc, p, req)
+	case KindError:
+		res, err = lookupError(ctx, svc, p, req)
+	case KindCommand:
+		res, err = lookupCommand(ctx, svc, p, req)
+	case KindFailure:
+		return lookupFailure(ctx, svc, p, req)
+	default:
+		return lookupCommandFailures(ctx, svc, p, req)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Kind, res.Subject = req.Kind, req.Subject
+	if req.Kind == KindFile {
+		res.Subject = cairn.CleanFileRef(req.Subject)
+	}
+	packLookup(res, req)
+	return res, nil
+}
+
+// AnswerLookup is Lookup, recording the use of what the answer shows with
+// record when req.Record asks for it (a long-running server batches
+// these writes). When only the recording fails, the answer is returned
+// with that error: the answer is right, its bookkeeping is not.
+func AnswerLookup(ctx context.Context, svc LookupService, req LookupRequest, record Recorder) (*LookupAnswer, error) {
+	a, err := Lookup(ctx, svc, req)
+	if err != nil || !req.Record || record == nil {
+		return a, err
+	}
+	if ids := a.IDs(); len(ids) > 0 {
+		if err := record(ctx, ids, req.Session); err != nil {
+			return a, fmt.Errorf("recording the use of the answer's memories: %w", err)
+		}
+	}
+	return a, nil
+}
+
+func subjectName(kind string) string {
+	switch kind {
+	case KindFile:
+		return "file path"
+	case KindError:
+		return "error text"
+	case KindCommand:
+		return "command or tool"
+	case KindFailure:
+		return "failure's output"
+	case KindCommandFailures:
+		return "command line"
+	}
+	return "subject"
+}
+
+// isSummary reports whether memories of type t are session summaries.
+func isSummary(t string) bool { return cairn.FacetsOf(t)&cairn.FacetSummary != 0 }
+
+// mentions reports whether text names file: its path, or its base name
+// when that has an extension (a bare "main" names too much).
+func mentions(text, file string) bool {
+	if containsWord(text, file) {
+		return true
+	}
+	base := path.Base(file)
+	return base != file && strings.Contains(base, ".") && containsWord(text, base)
+}
+
+// containsWord reports whether s holds w not run into a longer name.
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		start, end := i+j, i+j+len(w)
+		before, after := byte(' '), byte(' ')
+		if start > 0 {
+			before = s[start-1]
+		}
+		if end < len(s) {
+			after = s[end]
+		}
+		if !nameByte(before) && before != '/' && !nameByte(after) {
+			return true
+		}
+		i = start + 1
+	}
+}
+
+func nameByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// fileLookupScan is how many memories about the file a lookup considers,
+// per item it may show.
+const fileLookupScan = 4
+
+// lookupFile: the candidates are the memories about the file (the index
+// of references and cairn.FileRefMatch, as every block finds them) and the
+// search hits whose text names it; each is worth its type's weight times
+// how well it names the file.
+func lookupFile(ctx context.Context, svc LookupService, p Profile, req LookupRequest) (*LookupAnswer, error) {
+	file := cairn.CleanFileRef(req.Subject)
+	found := map[string]*LookupItem{}
+	add := func(m *cairn.Memory, match float64, why string) {
+		if !m.Live(req.Now) {
+			return
+		}
+		score := p.Weights.value(m, match, req.Now)
+		if it := found[m.ID]; it != nil {
+			if score > it.Score {
+				it.Score, it.Why = score, why
+			}
+			return
+		}
+		sec := "known"
+		if isSummary(m.Type) {
+			sec = "sessions"
+		}
+		found[m.ID] = &LookupItem{Memory: m, Score: score, Section: sec, Why: why}
+	}
+	cands, err := svc.ContextCandidates(ctx, cairn.CandidateRequest{Project: req.Project, Now: req.Now, Files: []string{file},
+		FileTypes: p.types(), FileLimit: max(cairn.MaxFileCandidates, fileLookupScan*req.Limit)})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range cands.Files {
+		add(m, m.FileMatch([]string{file}), "file reference")
+	}
+	hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: file, Limit: 50, Now: req.Now})
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hits {
+		if mentions(h.Memory.Title+"\n"+h.Memory.Content, file) {
+			add(h.Memory, 0.9, "named in the text")
+		}
+	}
+	return collect(found, req, func(a, b *LookupItem) bool {
+		if a.Section == "sessions" && b.Section == "sessions" {
+			return a.Memory.CreatedAt.After(b.Memory.CreatedAt) // the newest session first
+		}
+		return a.Score > b.Score
+	}), nil
+}
+
+// lookupSectionOrder is the order a lookup's sections are shown in.
+var lookupSectionOrder = map[string]int{"known": 0, "fixes": 0, "commands": 0, "sessions": 1, "related": 1}
+
+// collect ranks the found items, sections in order, and keeps the limit.
+func collect(found map[string]*LookupItem, req LookupRequest, less func(a, b *LookupItem) bool) *LookupAnswer {
+	items := make([]*LookupItem, 0, len(found))
+	for _, it := range found {
+		items = append(items, it)
+	}
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if sa, sb := lookupSectionOrder[a.Section], lookupSectionOrder[b.Section]; sa != sb {
+			return sa < sb
+		}
+		if a.Score == b.Score && a.Section == b.Section && !isSummary(a.Memory.Type) {
+			return a.Memory.ID < b.Memory.ID
+		}
+		return less(a, b)
+	})
+	res := &LookupAnswer{}
+	for i, it := range items {
+		if i == req.Limit {
+			res.Omitted = len(items) - i
+			break
+		}
+		res.Items = append(res.Items, *it)
+	}
+	return res
+}
+
+// lookupError searches the fixes of the profile's types, then the other
+// types it reads; a hit counts when it holds at least the profile's floor
+// of the error's weight (Strength).
+func lookupError(ctx context.Context, svc LookupService, p Profile, req LookupRequest) (*LookupAnswer, error) {
+	text := req.Subject
+	if len(text) > maxErrorText {
+		text = text[:maxErrorText]
+		for !utf8.ValidString(text) {
+			text = text[:len(text)-1]
+		}
+	}
+	found := map[string]*LookupItem{}
+	for _, pass := range []struct {
+		facets  cairn.Facet
+		section string
+	}{
+		{p.Types & cairn.FacetFix, "fixes"},
+		{p.Types &^ cairn.FacetFix, "related"},
+	} {
+		hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: cairn.TypesWith(pass.facets), Limit: 30,
+			Now: req.Now})
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range hits {
+			if h.Strength < p.Floor || !h.Memory.Live(req.Now) {
+				continue
+			}
+			why := fmt.Sprintf("matches %d%% of the error", int(h.Strength*100+0.5))
+			found[h.Memory.ID] = &LookupItem{Memory: h.Memory, Score: p.Weights.value(h.Memory, h.Strength, req.Now),
+				Section: pass.section, Why: why}
+		}
+	}
+	return collect(found, req, func(a, b *LookupItem) bool { return a.Score > b.Score }), nil
+}
+
+// commandTypes are those whose text lists the commands that passed: the
+// fixes made when a failed command passed, and session summaries.
+func commandTypes() []string {
+	return append(cairn.TypesWithAll(cairn.FacetFix|cairn.FacetEvent), cairn.TypesWith(cairn.FacetSummary)...)
+}
+
+// lookupCommand reads passing command lines from the texts that say a
+// command worked: a fix's title ("Fix for `cmd` failure"), a session's
+// "Failed, then passed" list, and any command in backticks in a
+// convention, pattern or decision.
+func lookupCommand(ctx context.Context, svc LookupService, p Profile, req LookupRequest) (*LookupAnswer, error) {
+	tool := strings.Join(strings.Fields(req.Subject), " ")
+	hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: tool, Limit: 100,
+		Now: req.Now})
+	if err != nil {
+		return nil, err
+	}
+	// A session or fix that the search ranks low still counts: list them.
+	more, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, Types: commandTypes(),
+		SkipTotal: true, Limit: maxCommandScan})
+	if err != nil {
+		return nil, err
+	}
+	seen := map[string]bool{}
+	var mems []*cairn.Memory
+	for _, h := range hits {
+		seen[h.Memory.ID] = true
+		mems = append(mems, h.Memory)
+	}
+	for _, m := range more {
+		if !seen[m.ID] {
+			seen[m.ID] = true
+			mems = append(mems, m)
+		}
+	}
+	cmds := map[string]*Command{}
+	found := map[string]*LookupItem{}
+	for _, m := range mems {
+		if !m.Live(req.Now) {
+			continue
+		}
+		lines := workingCommands(m, tool)
+		for _, l := range lines {
+			c := cmds[l]
+			if c == nil {
+				c = &Command{Line: l}
+				cmds[l] = c
+			}
+			c.Count++
+			if m.CreatedAt.After(c.LastSeen) {
+				c.LastSeen = m.CreatedAt
+			}
+			c.IDs = append(c.IDs, m.ID)
+		}
+		if isSummary(m.Type) || isCommandFix(m.Type) && len(lines) > 0 {
+			continue // shown through their commands
+		}
+		if len(lines) > 0 || containsWord(m.Title+"\n"+m.Content, tool) {
+			found[m.ID] = &LookupItem{Memory: m, Score: p.Weights.value(m, 1, req.Now),
+				Section: "related", Why: "says how to run it"}
+		}
+	}
+	res := collect(found, req, func(a, b *LookupItem) bool { return a.Score > b.Score })
+	for _, c := range cmds {
+		res.Commands = append(res.Commands, *c)
+	}
+	sort.Slice(res.Commands, func(i, j int) bool {
+		a, b := res.Commands[i], res.Commands[j]
+		if a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		if !a.LastSeen.Equal(b.LastSeen) {
+			return a.LastSeen.After(b.LastSeen)
+		}
+		return a.Line < b.Line
+	})
+	if len(res.Commands) > req.Limit {
+		res.Omitted += len(res.Commands) - req.Limit
+		res.Commands = res.Commands[:req.Limit]
+	}
+	return res, nil
+}
+
+// isCommandFix reports whether memories of type t are fixes made when a
+// failed command passed: their title names the command ("Fix for `cmd`
+// failure").
+func isCommandFix(t string) bool {
+	f := cairn.FacetsOf(t)
+	return f&cairn.FacetFix != 0 && f&cairn.FacetEvent != 0
+}
+
+// workingCommands are the command lines in m that start with tool and
+// that m shows working.
+func workingCommands(m *cairn.Memory, tool string) []string {
+	var out []string
+	addLine := func(c string) {
+		c = strings.Join(strings.Fields(c), " ")
+		if startsWithTool(c, tool) && !slices.Contains(out, c) {
+			out = append(out, c)
+		}
+	}
+	f := cairn.FacetsOf(m.Type)
+	switch {
+	case isCommandFix(m.Type):
+		// "Fix for `cmd` failure" (earlier versions) or a "**Passed:** `cmd`"
+		// line.
+		if c, ok := strings.CutPrefix(m.Title, "Fix for `"); ok {
+			if c, ok = strings.CutSuffix(c, "` failure"); ok {
+				addLine(c)
+			}
+		}
+		for _, l := range strings.Split(m.Content, "\n") {
+			if rest, ok := strings.CutPrefix(l, "**Passed:** `"); ok {
+				if c, _, ok := strings.Cut(rest, "`"); ok {
+					addLine(c)
+				}
+			}
+		}
+	case f&cairn.FacetSummary != 0:
+		in := false
+		for _, l := range strings.Split(m.Content, "\n") {
+			switch {
+			case strings.HasPrefix(l, "**Failed, then passed:**"):
+				in = true
+			case strings.HasPrefix(l, "**"):
+				in = false
+			case in && strings.HasPrefix(l, "- `"):
+				// "- `cmd`", or "- `cmd` — the error it met"
+				if c, _, ok := strings.Cut(strings.TrimPrefix(l, "- `"), "`"); ok {
+					addLine(c)
+				}
+			}
+		}
+	case f&(cairn.FacetAttempt|cairn.FacetProblem|cairn.FacetPitfall) != 0:
+		// These say what did not work.
+	default:
+		for _, span := range backticked(m.Content) {
+			addLine(span)
+		}
+	}
+	return out
+}
+
+// startsWithTool reports whether the command line c runs tool: it starts
+// with tool's words (after "$ " or environment assignments).
+func startsWithTool(c, tool string) bool {
+	c = strings.TrimPrefix(c, "$ ")
+	f := strings.Fields(c)
+	for len(f) > 0 && strings.Contains(f[0], "=") && !strings.HasPrefix(f[0], "-") {
+		f = f[1:]
+	}
+	tw := strings.Fields(tool)
+	if len(f) < len(tw) {
+		return false
+	}
+	for i, w := range tw {
+		if f[i] != w && path.Base(f[i]) != w {
+			return false
+		}
+	}
+	return true
+}
+
+// backticked are the `spans` of s and the lines of its ``` blocks.
+func backticked(s string) []string {
+	var out []string
+	fence := false
+	for _, l := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, "```") {
+			fence = !fence
+			continue
+		}
+		if fence {
+			out = append(out, t)
+			continue
+		}
+		for {
+			i := strings.IndexByte(t, '`')
+			if i < 0 {
+				break
+			}
+			j := strings.IndexByte(t[i+1:], '`')
+			if j < 0 {
+				break
+			}
+			out = append(out, t[i+1:i+1+j])
+			t = t[i+j+2:]
+		}
+	}
+	return out
+}
+
+// lookupSections are the sections of each kind of answer, in order, and
+// their headings.
+var lookupSections = map[string][]struct{ kind, title string }{
+	KindFile:    {{"known", "Known about `%s`"}, {"sessions", "Sessions that changed `%s`"}},
+	KindError:   {{"fixes", "What fixed this error before"}, {"related", "Related pitfalls and issues"}},
+	KindCommand: {{"commands", "How `%s` was run when it worked"}, {"related", "What the memories say about running `%s`"}},
+}
+
+// packLookup is the pack stage of a lookup: its items and command lines
+// as the sections of a block, packed into the budget by contextpack
+// (memory text fenced as data, as in every block); what does not fit is
+// counted in Omitted and named at the block's end.
+func packLookup(res *LookupAnswer, req LookupRequest) {
+	if len(res.Items) == 0 && len(res.Commands) == 0 {
+		return
+	}
+	sections := lookupBlockSections(res)
+	pr := contextpack.Request{Project: req.Project, Sections: sections, Budget: req.Budget, Now: req.Now}
+	out := contextpack.Render(pr)
+	n := 0
+	for _, o := range out.Omitted {
+		if o.Reason != contextpack.ReasonDuplicate { // a memory shown by a command line and as itself
+			n++
+		}
+	}
+	if n > 0 {
+		more := contextpack.Section{Kind: "more", Title: "Not shown", Priority: -1,
+			Text: fmt.Sprintf("%d more not shown: raise the budget or the limit.", res.Omitted+n)}
+		pr.Sections = append(sections, more)
+		out = contextpack.Render(pr)
+	}
+	placed := map[string]bool{}
+	for _, pl := range out.Placed {
+		placed[pl.Section+"\x00"+pl.ID] = true
+		placed[pl.ID] = true
+	}
+	kept := res.Items[:0]
+	for _, it := range res.Items {
+		if placed[it.Memory.ID] {
+			kept = append(kept, it)
+		} else {
+			res.Omitted++
+		}
+	}
+	res.Items = kept
+	keptCmds := res.Commands[:0]
+	for _, c := range res.Commands {
+		if placed["commands\x00"+c.IDs[0]] {
+			keptCmds = append(keptCmds, c)
+		} else {
+			res.Omitted++
+		}
+	}
+	res.Commands = keptCmds
+	if len(res.Items) == 0 && len(res.Commands) == 0 {
+		return
+	}
+	res.Text = out.Text
+}
+
+// lookupBlockSections are res's items and commands as block sections,
+// each worth its score (the first sections packed first).
+func lookupBlockSections(res *LookupAnswer) []contextpack.Section {
+	var out []contextpack.Section
+	for i, s := range lookupSections[res.Kind] {
+		title := s.title
+		if strings.Contains(title, "%s") {
+			title = fmt.Sprintf(title, res.Subject)
+		}
+		sec := contextpack.Section{Kind: s.kind, Title: title, Priority: i}
+		if s.kind == "commands" {
+			for j, c := range res.Commands {
+				times := "once"
+				if c.Count > 1 {
+					times = fmt.Sprintf("%d times", c.Count)
+				}
+				sec.Items = append(sec.Items, contextpack.Item{ID: c.IDs[0], Type: "command", Title: c.Line,
+					Content: "worked " + times, CreatedAt: c.LastSeen, Value: float64(len(res.Commands) - j)})
+			}
+		}
+		for j, it := range res.Items {
+			if it.Section != s.kind {
+				continue
+			}
+			m := it.Memory
+			value := it.Score
+			if s.kind == "sessions" {
+				value = float64(len(res.Items) - j) // the newest first, as ranked
+			}
+			sec.Items = append(sec.Items, contextpack.Item{ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content,
+				Tags: m.Tags, FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: value, Flag: m.Flag,
+				Reasons: []contextpack.Reason{{Name: it.Why, Value: round3(it.Score)}}})
+		}
+		if len(sec.Items) > 0 {
+			out = append(out, sec)
+		}
+	}
+	return out
+}
+
+// LookupOut is a LookupAnswer as JSON: what `cairn recall --json` prints, the
+// MCP lookup tools and the REST API's lookup route answer.
+type LookupOut struct {
+	Kind     string       `json:"kind"`
+	Subject  string       `json:"subject"`
+	Items    []OutItem    `json:"items"`
+	Commands []OutCommand `json:"commands,omitempty"`
+	Omitted  int          `json:"omitted"`
+	Text     string       `json:"text"`
+}
+
+// OutItem is one memory of an answer.
+type OutItem struct {
+	ID         string   `json:"id"`
+	Type       string   `json:"type"`
+	Title      string   `json:"title"`
+	Content    string   `json:"content"`
+	Section    string   `json:"section"`
+	Why        string   `json:"why"`
+	Score      float64  `json:"score"` // rounded to 3 decimals
+	Confidence float64  `json:"confidence"`
+	Files      []string `json:"files,omitempty"`
+	CreatedAt  string   `json:"created_at"`
+	Flag       string   `json:"flag,omitempty"`
+}
+
+// OutCommand is a command line that worked.
+type OutCommand struct {
+	Line     string   `json:"line"`
+	Count    int      `json:"count"`
+	LastSeen string   `json:"last_seen"`
+	IDs      []string `json:"ids"`
+}
+
+// Out returns r as JSON.
+func (r *LookupAnswer) Out() LookupOut {
+	o := LookupOut{Kind: r.Kind, Subject: r.Subject, Items: []OutItem{}, Omitted: r.Omitted, Text: r.Text}
+	for _, it := range r.Items {
+		m := it.Memory
+		o.Items = append(o.Items, OutItem{ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Section: it.Section,
+			Why: it.Why, Score: math.Round(it.Score*1000) / 1000, Confidence: m.Confidence, Files: m.FileRefs,
+			CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339), Flag: m.Flag})
+	}
+	for _, c := range r.Commands {
+		o.Commands = append(o.Commands, OutCommand{Line: c.Line, Count: c.Count, LastSeen: c.LastSeen.UTC().Format(time.RFC3339), IDs: c.IDs})
+	}
+	return o
+}
+
+// Answer is the answer o holds: its memories carry the fields the JSON
+// has (a client's answer from a server).
+func (o LookupOut) Answer() *LookupAnswer {
+	r := &LookupAnswer{Kind: o.Kind, Subject: o.Subject, Omitted: o.Omitted, Text: o.Text}
+	for _, it := range o.Items {
+		at, _ := time.Parse(time.RFC3339, it.CreatedAt)
+		m := &cairn.Memory{ID: it.ID, Type: it.Type, Title: it.Title, Content: it.Content, Confidence: it.Confidence,
+			FileRefs: it.Files, CreatedAt: at, Flag: it.Flag}
+		r.Items = append(r.Items, LookupItem{Memory: m, Score: it.Score, Section: it.Section, Why: it.Why})
+	}
+	for _, c := range o.Commands {
+		at, _ := time.Parse(time.RFC3339, c.LastSeen)
+		r.Commands = append(r.Commands, Command{Line: c.Line, Count: c.Count, LastSeen: at, IDs: c.IDs})
+	}
+	return r
+}
