@@ -302,7 +302,10 @@ func startServerProcess(db, project string) error {
 
 // ensureServer starts a server for the session's database when none
 // answers, for the commands to come; CAIRN_NO_SERVER=1 turns it off.
-func (m *Main) ensureServer(g *globals) error {
+// wait > 0 waits up to that long for the server it started to answer
+// (the session-start hook: the http hooks that follow reach the server
+// directly, and a prompt sent at once must not find nobody there).
+func (m *Main) ensureServer(g *globals, wait time.Duration) error {
 	if m.StartServer == nil || m.configs != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
 		return nil
 	}
@@ -321,7 +324,15 @@ func (m *Main) ensureServer(g *globals) error {
 	}
 	// No server, or only the socket file of one that died: the new one
 	// removes that once it holds the lock.
-	return m.StartServer(db, g.project)
+	if err := m.StartServer(db, g.project); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if server.Answers(db, 50*time.Millisecond) {
+			break
+		}
+	}
+	return nil
 }
 
 // registerMirror tells the database's servers where the per-type JSON
