@@ -181,6 +181,7 @@ func commands() []command {
 		{"config", "[--json]", "print the effective configuration and where each value came from", runConfig},
 		{"hook", "claude|codex EVENT", "answer a Claude Code (or Codex) hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
 		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly; MCP and the REST API over HTTP", runServe},
+		{"service", "install|uninstall [--dry-run]", "keep cairn serve running for the database: a systemd user unit (Linux) or a launchd agent (macOS)", runService},
 		{"ui", "[--print]", "open the web page of the local server in the browser, starting the server when none runs", runUI},
 		{"token", "create [--read-only] [--name N] | list | revoke ID", "manage the HTTP API's access tokens (needed by a server on a non-loopback address)", runToken},
 		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: " + mcpTools + ")", runMCP},
