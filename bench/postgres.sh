@@ -57,7 +57,7 @@ for ((i = 0; i < PROJECTS; i++)); do
 done >"$WORK/corpus.jsonl"
 # Distinct queries, 200 to warm up and one for each measured search: a
 # query asked again is answered from the searches the engine keeps.
-"$WORK/gen" -queries $((2 * (RUNS + 200))) -seed 1000 | awk -v n=$((RUNS + 200)) '!seen[$0]++ { print; if (++k == n) exit }' >"$WORK/queries.txt"
+"$WORK/gen" -queries $((2 * (RUNS + 200))) -seed 1000 | awk -v n=$((RUNS + 200)) '!seen[$0]++ && k < n { print; k++ }' >"$WORK/queries.txt"
 
 load0=$(cut -d' ' -f1-3 /proc/loadavg)
 step "importing and searching (load average $load0)"
