@@ -105,8 +105,12 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		return sel
 	}
 	strength := 0.0
+	elsewhere := "" // why the project's hits hold none of the prompt
 	for _, h := range c.Hits {
 		strength = max(strength, h.Strength)
+		if x := h.Explain; x != nil && x.Typicality < 0 && h.Memory.Scope != cairn.ScopeGlobal {
+			elsewhere = fmt.Sprintf("; the prompt reads as another project's (typicality %.1f)", x.Typicality)
+		}
 	}
 	if strength >= q.floor {
 		matchStatic(sel, c.Hits, strength)
@@ -131,7 +135,11 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		// floor and this one reaches a quarter of it) or on its files,
 		// tags, hat and agent together; those also raise a passing match.
 		if q.floor > 0 && !(strength >= q.floor && text >= q.floor/4) && structured < q.floor {
-			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f)", it.Match), Score: it.Match})
+			why := ""
+			if m.Scope != cairn.ScopeGlobal {
+				why = elsewhere
+			}
+			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f%s)", it.Match, why), Score: it.Match})
 			return
 		}
 		if it.Score < q.minRelevance && structured < q.floor {
