@@ -13,7 +13,6 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -95,7 +94,7 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !processGone(first.PID); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); !server.ProcessGone(first.PID); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the killed server is still there")
 		}
@@ -119,7 +118,7 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("stopped cairn serve (pid %d)", second.PID)) {
 		t.Fatalf("stop: %v", r)
 	}
-	if !processGone(second.PID) {
+	if !server.ProcessGone(second.PID) {
 		t.Errorf("pid %d still runs after stop returned", second.PID)
 	}
 	if _, err := os.Stat(server.SocketPath(db)); err == nil {
@@ -140,19 +139,4 @@ func TestServeRejectsAnUnknownArgument(t *testing.T) {
 	if r := c.run("", "serve", "--help"); r.code != 0 || !strings.Contains(r.stdout, "Usage: cairn serve [flags] | status [--json] | stop [--json]") {
 		t.Errorf("serve --help: %v", r)
 	}
-}
-
-// processGone reports whether the process pid has exited: it no longer
-// exists, or is a zombie waiting for its parent.
-func processGone(pid int) bool {
-	if syscall.Kill(pid, 0) == syscall.ESRCH {
-		return true
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && strings.HasPrefix(s[i+1:], " Z")
 }
