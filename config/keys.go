@@ -111,6 +111,7 @@ func fixedLeaves() []leaf {
 		stringLeaf("context.format", checkFormat, func(c *Config) *string { return &c.Context.Format }),
 		boolLeaf("context.index", func(c *Config) *bool { return &c.Context.Index }),
 		intLeaf("context.max_chars", 1, maxChars, func(c *Config) *int { return &c.Context.MaxChars }),
+		floatLeaf("context.min_confidence", 0, 1, func(c *Config) *float64 { return &c.Context.MinConfidence }),
 		stringLeaf("context.mode", checkModeRef, func(c *Config) *string { return &c.Context.Mode }),
 		boolLeaf("context.relevant.enabled", func(c *Config) *bool { return &c.Context.Relevant.Enabled }),
 		intLeaf("context.relevant.limit", 0, maxCount, func(c *Config) *int { return &c.Context.Relevant.Limit }),
