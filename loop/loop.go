@@ -71,8 +71,9 @@ type Recorded struct {
 const maxMinimalReport = 1200
 
 // RecordIteration stores one iteration: every signal of the result as a
-// memory of the task (learnings, MEMORY: lines, the difficulty estimate,
-// a retry suggestion), the first <failure-report> as the iteration's
+// memory of the task (learnings and MEMORY: lines tagged "loop" and with
+// the files, error types and tools the result names — file:PATH,
+// error:KIND, tool:NAME —, the difficulty estimate, a retry suggestion), the first <failure-report> as the iteration's
 // failure report (a failed or signal-less iteration without one gets a
 // minimal report made from the result text and the outcome), and the
 // iteration's outcome and metrics, linked to its failure report.
@@ -104,10 +105,17 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 		prov.Session = iterationSession(r)
 	}
 	reported := false
+	relevance := relevanceTags(r.Result)
 	for _, s := range sigs {
 		m := s.MemoryFrom(r.Project, prov)
-		if (s.Kind == capture.KindLearning || s.Kind == capture.KindMemory) && !slices.Contains(m.Tags, "loop") {
-			m.Tags = append(m.Tags, "loop")
+		if s.Kind == capture.KindLearning || s.Kind == capture.KindMemory {
+			// Tagged for relevance (seed 003): the files, error types and
+			// tools of the iteration.
+			for _, t := range append([]string{"loop"}, relevance...) {
+				if !slices.Contains(m.Tags, t) && len(m.Tags) < cairn.MaxTags {
+					m.Tags = append(m.Tags, t)
+				}
+			}
 		}
 		if s.Kind == capture.KindFailureReport && !reported && r.Outcome != cairn.OutcomeDone {
 			m.Key, reported = reportKey(r), true

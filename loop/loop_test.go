@@ -443,3 +443,28 @@ func TestALearningWhoseFileChangedIsMarkedStale(t *testing.T) {
 		t.Errorf("after the file changed, the learning is not marked:\n%s", text)
 	}
 }
+
+// A learning is tagged with the files, error types and tools its
+// iteration names (seed 003's relevance tags).
+func TestALearningIsTaggedWithItsIterationsFilesErrorsAndTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.record("7", "sonnet", cairn.OutcomeFailed, "go test ./sync fails: panic: runtime error: invalid memory address or nil pointer dereference in sync/client.go\n"+failedResult)
+	var learning *cairn.Memory
+	for _, w := range r.Memories {
+		if w.Memory.Type == "pitfall" {
+			learning = w.Memory
+		}
+	}
+	if learning == nil {
+		t.Fatalf("no learning stored: %+v", r.Memories)
+	}
+	for _, want := range []string{"loop", "file:sync/client.go", "error:timeout", "error:nil-pointer", "error:panic", "error:rate-limit", "tool:go"} {
+		if !learning.HasTag(want) {
+			t.Errorf("the learning's tags %v lack %q", learning.Tags, want)
+		}
+	}
+	if learning.HasTag("error:compile") || learning.HasTag("tool:npm") {
+		t.Errorf("the learning's tags %v name what the result does not", learning.Tags)
+	}
+}
