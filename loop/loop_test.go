@@ -468,3 +468,37 @@ func TestALearningIsTaggedWithItsIterationsFilesErrorsAndTools(t *testing.T) {
 		t.Errorf("the learning's tags %v name what the result does not", learning.Tags)
 	}
 }
+
+// A task's model follows what earlier tasks of the same estimate needed:
+// hard tasks done on sonnet keep a new hard task on sonnet; hard tasks
+// that only failed on sonnet move it up.
+func TestTheModelFollowsEarlierTasksOfTheSameDifficulty(t *testing.T) {
+	t.Parallel()
+	hard := "<difficulty-estimate>hard: many callers</difficulty-estimate>"
+	f := newFixture(t)
+	f.record("1", "sonnet", cairn.OutcomeDone, hard)
+	f.record("2", "sonnet", cairn.OutcomeDone, hard)
+	f.record("3", "sonnet", cairn.OutcomeFailed, "it broke\n"+hard)
+	c, err := loop.ChooseModel(t.Context(), f.e, "p", "3", nil, loop.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "sonnet" || !strings.Contains(c.Reason, "earlier tasks estimated hard were done on it (2 of 2 iterations)") {
+		t.Errorf("after two hard tasks done on sonnet: %s (%s), want sonnet by them", c.Model, c.Reason)
+	}
+
+	f = newFixture(t)
+	f.record("1", "sonnet", cairn.OutcomeFailed, hard)
+	f.record("2", "sonnet", cairn.OutcomeFailed, hard)
+	f.record("3", "haiku", cairn.OutcomeFailed, "<difficulty-estimate>hard</difficulty-estimate>")
+	c, err = loop.ChooseModel(t.Context(), f.e, "p", "3", nil, loop.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "opus" || !strings.Contains(c.Reason, "earlier tasks estimated hard failed on sonnet (2 iterations)") {
+		t.Errorf("after two hard tasks failed on sonnet: %s (%s), want opus by them", c.Model, c.Reason)
+	}
+	if text := f.context(loop.ContextRequest{Task: "3"}); !strings.Contains(text, "earlier tasks estimated hard failed on sonnet") {
+		t.Errorf("Loop Status does not give the reason:\n%s", text)
+	}
+}
