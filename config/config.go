@@ -176,6 +176,10 @@ type LoopConfig struct {
 	EscalateAfter int      `json:"escalate_after"` // consecutive failures before one tier up
 	StuckAfter    int      `json:"stuck_after"`    // consecutive failures before the stuck warning
 	ReviewAfter   int      `json:"review_after"`   // consecutive failures before a human review flag
+	// SummarizeAfter is how many live loop learnings about one file (or
+	// task) of one type are kept apart; one more, and they are merged into
+	// one summary that supersedes them.
+	SummarizeAfter int `json:"summarize_after"`
 }
 
 // EmbeddingsConfig is the optional embeddings endpoint (OpenAI-compatible
@@ -362,7 +366,7 @@ func Default() *Config {
 			Dynamic:       DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
 			Relevant:      RelevantTier{Enabled: true, Limit: 10, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
 		},
-		Loop:    LoopConfig{BudgetChars: 4000, Tiers: []string{"haiku", "sonnet", "opus"}, EscalateAfter: 2, StuckAfter: 3, ReviewAfter: 5},
+		Loop:    LoopConfig{BudgetChars: 4000, Tiers: []string{"haiku", "sonnet", "opus"}, EscalateAfter: 2, StuckAfter: 3, ReviewAfter: 5, SummarizeAfter: 5},
 		Capture: CaptureConfig{AskAtStop: true},
 		Scoring: ScoringConfig{
 			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,

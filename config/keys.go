@@ -139,6 +139,7 @@ func fixedLeaves() []leaf {
 		intLeaf("loop.budget_chars", 100, maxChars, func(c *Config) *int { return &c.Loop.BudgetChars }),
 		intLeaf("loop.escalate_after", 1, maxCount, func(c *Config) *int { return &c.Loop.EscalateAfter }),
 		intLeaf("loop.review_after", 1, maxCount, func(c *Config) *int { return &c.Loop.ReviewAfter }),
+		intLeaf("loop.summarize_after", 1, maxCount, func(c *Config) *int { return &c.Loop.SummarizeAfter }),
 		intLeaf("loop.stuck_after", 1, maxCount, func(c *Config) *int { return &c.Loop.StuckAfter }),
 		listLeaf("loop.tiers", checkModelTier, func(c *Config) *[]string { return &c.Loop.Tiers }),
 		weight("scoring.confidence", func(c *Config) *float64 { return &c.Scoring.Confidence }),

@@ -10,6 +10,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -49,7 +50,11 @@ type Record struct {
 	Result     string // the agent's final output: its signals are read
 	Agent      string // e.g. "claude"; provenance of what is stored
 	Session    string // the agent session, when known
-	Now        time.Time
+	// SummarizeAfter: once more than this many live loop learnings of one
+	// type are about one file (or this task), they are summarised; 0
+	// means DefaultSummarizeAfter.
+	SummarizeAfter int
+	Now            time.Time
 }
 
 // Recorded is what Record stored.
@@ -64,6 +69,9 @@ type Recorded struct {
 	// MinimalReport is true when the failure report was made from the
 	// result text because the agent wrote none.
 	MinimalReport bool
+	// Summaries are the summaries written because the learnings about one
+	// file or task grew beyond Record.SummarizeAfter.
+	Summaries []*cairn.WriteResult
 }
 
 // maxMinimalReport bounds the result text quoted by a minimal failure
@@ -131,6 +139,15 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 			return nil, err
 		}
 		out.Memories = append(out.Memories, res)
+		if (s.Kind == capture.KindLearning || s.Kind == capture.KindMemory) && res.Status == cairn.StatusCreated {
+			sum, err := summarize(ctx, svc, res.Memory, r.SummarizeAfter, cmp.Or(r.Now, svc.Now()))
+			if err != nil {
+				return nil, err
+			}
+			if sum != nil {
+				out.Summaries = append(out.Summaries, sum)
+			}
+		}
 		switch s.Kind {
 		case capture.KindFailureReport:
 			if it.FailureID == "" && r.Outcome != cairn.OutcomeDone {
