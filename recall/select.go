@@ -108,8 +108,12 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		return sel
 	}
 	strength := 0.0
+	elsewhere := "" // why the project's hits hold none of the prompt
 	for _, h := range c.Hits {
 		strength = max(strength, h.Strength)
+		if x := h.Explain; x != nil && x.Typicality < 0 && h.Memory.Scope != cairn.ScopeGlobal {
+			elsewhere = fmt.Sprintf("; the prompt reads as another project's (typicality %.1f)", x.Typicality)
+		}
 	}
 	if strength >= q.floor {
 		matchStatic(sel, c.Hits, strength)
@@ -145,7 +149,11 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		// tags, hat and agent together; those also raise a passing match.
 		seedPass := bySeed[m.ID] && it.Score >= q.minRelevance
 		if q.floor > 0 && !(strength >= q.floor && text >= q.floor/4) && structured < q.floor && !seedPass {
-			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f)", it.Match), Score: it.Match})
+			why := ""
+			if m.Scope != cairn.ScopeGlobal {
+				why = elsewhere
+			}
+			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f%s)", it.Match, why), Score: it.Match})
 			return
 		}
 		if it.Score < q.minRelevance && structured < q.floor && !seedPass {

@@ -695,6 +695,29 @@ func (t *Tx) Partition(ctx context.Context, name string) (*cairn.PartitionStats,
 	return ps, translate(err, "read index statistics")
 }
 
+// PartitionDocs implements cairn.Tx.
+func (t *Tx) PartitionDocs(ctx context.Context) (map[string]int64, error) {
+	s, err := t.stmt(ctx, sqlPartitionDocs)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx)
+	if err != nil {
+		return nil, translate(err, "read index statistics")
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var docs int64
+		if err := rows.Scan(&name, &docs); err != nil {
+			return nil, translate(err, "read index statistics")
+		}
+		out[name] = docs
+	}
+	return out, translate(rows.Err(), "read index statistics")
+}
+
 // PutPartition implements cairn.Tx.
 func (t *Tx) PutPartition(ctx context.Context, ps *cairn.PartitionStats) error {
 	dead := ps.Dead

@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"FindProjectsCountsEveryProject", testFindProjects},
 		{"PartitionStatsRoundTrip", testPartitionRoundTrip},
 		{"UnknownPartitionHasZeroStats", testUnknownPartition},
+		{"PartitionDocsListsPartitionsWithDocuments", testPartitionDocs},
 		{"AppendPostingsAppendsBytesAndAddsDF", testAppendPostings},
 		{"AppendPostingsOfManyTermsAsAnImportWritesThem", testAppendManyPostings},
 		{"ReplacePostingsReplacesAndDeletesOnEmpty", testReplacePostings},
@@ -978,6 +979,38 @@ func testPartitionRoundTrip(t *testing.T, s cairn.Store) {
 	update(t, s, func(ctx context.Context, tx cairn.Tx) error { return tx.PutPartition(ctx, p2) })
 	check(p2)
 	check(g)
+}
+
+func testPartitionDocs(t *testing.T, s cairn.Store) {
+	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		got, err := tx.PartitionDocs(ctx)
+		if err != nil || len(got) != 0 {
+			t.Errorf("PartitionDocs of an empty store = %v, %v; want none", got, err)
+		}
+		return nil
+	})
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		for _, ps := range []*cairn.PartitionStats{
+			{Name: "alpha", Docs: 12, TotalLen: 40, NextDoc: 14, DeadDocs: 2, Dead: blob(1, 8)},
+			{Name: "", Docs: 3, TotalLen: 9, NextDoc: 3},
+			{Name: "emptied", Docs: 0, TotalLen: 0, NextDoc: 7, DeadDocs: 7},
+		} {
+			if err := tx.PutPartition(ctx, ps); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		got, err := tx.PartitionDocs(ctx)
+		if err != nil {
+			return err
+		}
+		if want := map[string]int64{"alpha": 12, "": 3}; !reflect.DeepEqual(got, want) {
+			t.Errorf("PartitionDocs = %v, want %v (a partition without documents left out)", got, want)
+		}
+		return nil
+	})
 }
 
 func testUnknownPartition(t *testing.T, s cairn.Store) {
