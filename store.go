@@ -373,6 +373,7 @@ type MemoryFilter struct {
 	Session       string    // created in this session
 	Agent         string    // written by this agent (Memory.Agent)
 	Task          string    // written for this task (Memory.TaskID)
+	Hat           string    // written under this hat (Memory.Hat)
 	Pinned        bool      // only pinned memories
 	HasFileRefs   bool      // only memories with file references
 	Source        Source    // came to be this way (Memory.Source)

@@ -348,6 +348,9 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 	if f.Task != "" {
 		conds = append(conds, `created_by_task_id = `+arg(f.Task))
 	}
+	if f.Hat != "" {
+		conds = append(conds, `created_by_hat = `+arg(f.Hat))
+	}
 	if f.Source != "" {
 		conds = append(conds, `source = `+arg(string(f.Source)))
 	}

@@ -509,6 +509,10 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 		conds = append(conds, `created_by_task_id = ?`)
 		args = append(args, f.Task)
 	}
+	if f.Hat != "" {
+		conds = append(conds, `created_by_hat = ?`)
+		args = append(args, f.Hat)
+	}
 	if f.Source != "" {
 		conds = append(conds, `source = ?`)
 		args = append(args, string(f.Source))

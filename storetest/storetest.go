@@ -605,7 +605,7 @@ func filterFixture(t *testing.T, s cairn.Store) {
 			m.Source, m.UseCount, m.ExpiresAt = cairn.SourceExtracted, 1, at(-time.Hour)
 		}),
 		m("p", 4, func(m *cairn.Memory) {
-			m.Type, m.Tags, m.Confidence, m.CreatedAt = "decision", nil, 0.69999, at(0)
+			m.Type, m.Tags, m.Confidence, m.CreatedAt, m.Hat = "decision", nil, 0.69999, at(0), "critic"
 			m.FileRefs = []string{"a.go"}
 		}),
 		m("q", 5, func(m *cairn.Memory) {
@@ -646,6 +646,8 @@ func testFindMemoriesFilters(t *testing.T, s cairn.Store) {
 		{"agent", cairn.MemoryFilter{Project: "p", Agent: "mars"}, []string{"m-0002"}},
 		{"task", cairn.MemoryFilter{Project: "p", Task: "t7"}, []string{"m-0002"}},
 		{"task of none", cairn.MemoryFilter{Project: "p", Task: "t8"}, nil},
+		{"hat", cairn.MemoryFilter{Project: "p", Hat: "critic"}, []string{"m-0004"}},
+		{"hat of none", cairn.MemoryFilter{Project: "p", Hat: "editor"}, nil},
 		{"has file refs", cairn.MemoryFilter{Project: "p", HasFileRefs: true}, []string{"m-0004"}},
 		{"source", cairn.MemoryFilter{Project: "p", Source: cairn.SourceAutomatic}, []string{"m-0002"}},
 		{"source of none", cairn.MemoryFilter{Project: "p", Source: cairn.SourceImported}, nil},
