@@ -376,6 +376,7 @@ type MemoryFilter struct {
 	Before        time.Time // created before
 	Session       string    // created in this session
 	Agent         string    // written by this agent (Memory.Agent)
+	Task          string    // written for this task (Memory.TaskID)
 	Pinned        bool      // only pinned memories
 	HasFileRefs   bool      // only memories with file references
 	Source        Source    // came to be this way (Memory.Source)

@@ -345,6 +345,9 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 	if f.Agent != "" {
 		conds = append(conds, `created_by_agent = `+arg(f.Agent))
 	}
+	if f.Task != "" {
+		conds = append(conds, `created_by_task_id = `+arg(f.Task))
+	}
 	if f.Source != "" {
 		conds = append(conds, `source = `+arg(string(f.Source)))
 	}

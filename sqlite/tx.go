@@ -506,6 +506,10 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 		conds = append(conds, `created_by_agent = ?`)
 		args = append(args, f.Agent)
 	}
+	if f.Task != "" {
+		conds = append(conds, `created_by_task_id = ?`)
+		args = append(args, f.Task)
+	}
 	if f.Source != "" {
 		conds = append(conds, `source = ?`)
 		args = append(args, string(f.Source))

@@ -595,7 +595,7 @@ func filterFixture(t *testing.T, s cairn.Store) {
 			m.CreatedAt = at(-3 * time.Hour)
 		}),
 		m("p", 2, func(m *cairn.Memory) {
-			m.Type, m.Tags, m.Confidence, m.SessionID, m.Agent = "pitfall", []string{"golang"}, 0.5, "s2", "mars"
+			m.Type, m.Tags, m.Confidence, m.SessionID, m.Agent, m.TaskID = "pitfall", []string{"golang"}, 0.5, "s2", "mars", "t7"
 			m.CreatedAt = at(-2 * time.Hour)
 			m.Source, m.UseCount, m.LastUsedAt = cairn.SourceAutomatic, 3, at(time.Hour)
 			m.ExpiresAt = at(2 * time.Hour)
@@ -645,6 +645,8 @@ func testFindMemoriesFilters(t *testing.T, s cairn.Store) {
 		{"after and before", cairn.MemoryFilter{Project: "p", After: at(-150 * time.Minute), Before: at(0)}, []string{"m-0002", "m-0003"}},
 		{"session", cairn.MemoryFilter{Project: "p", Session: "s1"}, []string{"m-0001", "m-0003"}},
 		{"agent", cairn.MemoryFilter{Project: "p", Agent: "mars"}, []string{"m-0002"}},
+		{"task", cairn.MemoryFilter{Project: "p", Task: "t7"}, []string{"m-0002"}},
+		{"task of none", cairn.MemoryFilter{Project: "p", Task: "t8"}, nil},
 		{"has file refs", cairn.MemoryFilter{Project: "p", HasFileRefs: true}, []string{"m-0004"}},
 		{"source", cairn.MemoryFilter{Project: "p", Source: cairn.SourceAutomatic}, []string{"m-0002"}},
 		{"source of none", cairn.MemoryFilter{Project: "p", Source: cairn.SourceImported}, nil},

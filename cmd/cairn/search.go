@@ -98,7 +98,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			p.K1, p.B, p.Pivot, r.Coverage, r.NeighbourShare, r.NeighbourCap)
 	}
 	for i, h := range hits {
-		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80))
+		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s%s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80), marks(h.Memory))
 		if h.Memory.Content != h.Memory.Title {
 			fmt.Fprintf(w, "    %s\n", clip(h.Memory.Content, 160))
 		}
