@@ -78,7 +78,7 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		if s.Agent != install.Claude {
 			return usagef("%s: --http is for claude: %s runs command hooks only", name, s.Agent)
 		}
-		if s.HTTP, err = localServerURL(m, g); err != nil {
+		if s.HTTP, err = localServerURL(m, g, name == "install" && !*dryRun); err != nil {
 			return err
 		}
 	}
@@ -163,8 +163,10 @@ func stableExecutable(exe string) string {
 // (install --http): the one of the database's running server, else the
 // one its last server had, else the configured one (CAIRN_SERVE_ADDR,
 // default 127.0.0.1:7421), where the server the session-start hook starts
-// will listen.
-func localServerURL(m *Main, g *globals) (string, error) {
+// will listen. reserve makes a configured port that another program
+// holds move to the next free one, recorded beside the database for the
+// server to take.
+func localServerURL(m *Main, g *globals, reserve bool) (string, error) {
 	if err := g.resolve(m); err != nil {
 		return "", err
 	}
@@ -183,6 +185,9 @@ func localServerURL(m *Main, g *globals) (string, error) {
 	}
 	if remote, err := server.CheckAddr(addr, false); err != nil || remote {
 		return "", usagef("install --http: CAIRN_SERVE_ADDR %q is not a loopback host:port such as 127.0.0.1:7421", addr)
+	}
+	if reserve {
+		addr = server.ReserveAddr(db, addr, serveAddrTries)
 	}
 	return "http://" + addr + "/", nil
 }

@@ -10,6 +10,7 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -257,6 +258,20 @@ func TestInstallClaudeHTTPNamesTheLocalServer(t *testing.T) {
 	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn"); r.code != 0 ||
 		!strings.Contains(r.stdout, "  ~ hook UserPromptSubmit: cairn hook claude user-prompt-submit (timeout 10s)\n") {
 		t.Errorf("back to command hooks: %v", r)
+	}
+	// The configured port held by another program: install takes the next
+	// free one and records it for the server.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	os.Remove(server.AddrPath(c.db))
+	c.env["CAIRN_SERVE_ADDR"] = taken.Addr().String()
+	r = c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http")
+	got := server.RecordedAddr(c.db)
+	if r.code != 0 || got == "" || got == taken.Addr().String() || !strings.Contains(r.stdout, "POST http://"+got+"/hooks/claude/UserPromptSubmit") {
+		t.Errorf("a taken port: recorded %q, %v", got, r)
 	}
 	for _, bad := range []struct {
 		env  string
