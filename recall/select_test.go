@@ -338,18 +338,18 @@ func TestContextPromptAboutAnUnknownNameGetsNothing(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, func() time.Time { return day0 })
 	for i := range 20 {
-		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d: Gina opened her dance studio downtown", i)})
+		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d: Dagmar fired the kiln in her glassblowing workshop", i)})
 	}
-	put(t, e, &cairn.Memory{Type: "context", Content: "Gina researched adoption agencies for weeks"})
+	put(t, e, &cairn.Memory{Type: "context", Content: "Dagmar researched ceramics suppliers for weeks"})
 	c := noLastingTiers()
-	if sel := selection(t, e, c, recall.Request{Prompt: "What did Gina research?"}); len(relevantIDs(sel)) == 0 {
+	if sel := selection(t, e, c, recall.Request{Prompt: "What did Dagmar research?"}); len(relevantIDs(sel)) == 0 {
 		t.Fatal("a prompt about a known name got nothing")
 	}
-	if ids := relevantIDs(selection(t, e, c, recall.Request{Prompt: "What did Caroline research?"})); len(ids) != 0 {
+	if ids := relevantIDs(selection(t, e, c, recall.Request{Prompt: "What did Leopold research?"})); len(ids) != 0 {
 		t.Errorf("a prompt about a name the project has never seen got %v", ids)
 	}
 	// Lower case, the same word is not a name: it counts once.
-	if sel := selection(t, e, c, recall.Request{Prompt: "what did we research about adoption"}); len(relevantIDs(sel)) == 0 {
+	if sel := selection(t, e, c, recall.Request{Prompt: "what did we research about ceramics"}); len(relevantIDs(sel)) == 0 {
 		t.Errorf("a plain prompt: %v", relevantIDs(sel))
 	}
 }

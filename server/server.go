@@ -95,6 +95,19 @@ type Config struct {
 	// knows no folder.
 	Root func(project string) string
 
+	// ProjectRoot returns the project folder of a folder (the git
+	// top-level folder enclosing it, else the folder itself): an http
+	// hook's project is its payload's cwd's. nil: the folder itself.
+	ProjectRoot func(dir string) string
+	// FolderConfiguration returns the configuration of the project whose
+	// folder is dir (its file and the user's) and whether it is the
+	// defaults (no file read): an http hook's blocks follow it, as the
+	// command hook's do. nil: the defaults.
+	FolderConfiguration func(dir string) (c *config.Config, isDefault bool, err error)
+	// Home is the user's home folder, set aside in the error text an
+	// http hook looks up.
+	Home string
+
 	// SetMemoryLimit, when set, is runtime/debug.SetMemoryLimit: the
 	// server keeps the process's soft memory limit near what the engine
 	// holds (memory.go), unless GOMEMLIMIT is set.
@@ -138,6 +151,7 @@ type Status struct {
 	PID      int       `json:"pid"`
 	Database string    `json:"database"`
 	Socket   string    `json:"socket"`
+	URL      string    `json:"url,omitempty"` // the HTTP side's address (http://HOST:PORT/, the web page); "" when HTTP is off
 	MCP      string    `json:"mcp,omitempty"` // the MCP over HTTP address; "" when HTTP is off
 	Project  string    `json:"project"`       // the project of /mcp without ?project=
 	Started  time.Time `json:"started"`
@@ -293,6 +307,7 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	s.status = Status{PID: os.Getpid(), Database: s.label(), Project: s.cfg.Project, Started: s.cfg.Now()}
 	if s.httpAddr != "" {
+		s.status.URL = "http://" + s.httpAddr + "/"
 		s.status.MCP = "http://" + s.httpAddr + "/mcp"
 	}
 	if ln != nil {

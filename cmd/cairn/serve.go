@@ -81,7 +81,8 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	// to cairn.log).
 	logw := server.TimedLog(m.Stderr, nil)
 	// The server answers every project: its engine is bound to none.
-	opts := &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()}
+	clock, _ := g.clock() // checked by open
+	opts := &engine.Options{Now: clock, Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()}
 	if cfg, err := m.loadConfig(); err == nil {
 		if err := vectorOptions(m, g, cfg.Config, opts); err != nil {
 			return err
@@ -131,6 +132,22 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 			}
 			return ""
 		},
+		// An http hook's project and configuration are those of its
+		// payload's folder, as a command hook's are.
+		ProjectRoot: projectRoot,
+		FolderConfiguration: func(dir string) (*config.Config, bool, error) {
+			fm := *m
+			fm.Getwd = func() (string, error) { return dir, nil }
+			if dir == "" {
+				fm.Getwd = other.Getwd
+			}
+			l, err := fm.loadConfig()
+			if err != nil {
+				return nil, false, err
+			}
+			return l.Config, len(l.Files) == 0, nil
+		},
+		Home:           m.Getenv("HOME"),
 		SetMemoryLimit: m.SetMemoryLimit,
 		Log:            logw,
 	}
@@ -189,9 +206,9 @@ func serveControl(ctx context.Context, m *Main, g *globals, op string, asJSON bo
 		if asJSON {
 			return writeJSON(m.Stdout, st)
 		}
-		mcp := cmp.Or(st.MCP, "off")
-		fmt.Fprintf(m.Stdout, "pid       %d\ndatabase  %s\nsocket    %s\nmcp       %s\nproject   %s\nuptime    %s (since %s)\n",
-			st.PID, st.Database, st.Socket, mcp, st.Project, st.Uptime, st.Started.UTC().Format(time.RFC3339))
+		mcp, url := cmp.Or(st.MCP, "off"), cmp.Or(st.URL, "off")
+		fmt.Fprintf(m.Stdout, "pid       %d\ndatabase  %s\nsocket    %s\nurl       %s\nmcp       %s\nproject   %s\nuptime    %s (since %s)\n",
+			st.PID, st.Database, st.Socket, url, mcp, st.Project, st.Uptime, st.Started.UTC().Format(time.RFC3339))
 		return nil
 	}
 	pid, err := server.Stop(ctx, db, db)
