@@ -67,8 +67,10 @@ func schemaError(path, msg string) error {
 // mergeHooks makes the cairn hooks in doc's "hooks" object exactly want:
 // each wanted hook present once (added in a group of its own at the end of
 // its event's list, or updated in place), and every other cairn hook
-// removed. Everything else is left as it was. It returns what changed.
-func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
+// removed, but those whose command leave (when not nil) keeps, which are
+// left as they are. Everything else is left as it was. It returns what
+// changed.
+func mergeHooks(path string, doc *node, want []Hook, leave func(command string) bool) ([]string, error) {
 	hooks := doc.get("hooks")
 	if hooks != nil && !hooks.isObject() {
 		return nil, schemaError(path, `"hooks" is not a JSON object`)
@@ -98,7 +100,7 @@ func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
 				kept := handlers.vals[:0:0]
 				for _, h := range handlers.vals {
 					cmd, _ := h.get("command").str()
-					if _, ok := IsCairnHook(cmd); !ok {
+					if _, ok := IsCairnHook(cmd); !ok || leave != nil && leave(cmd) {
 						kept = append(kept, h)
 						continue
 					}
@@ -151,6 +153,20 @@ func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
 		pruneHooks(doc, touched)
 	}
 	return notes, nil
+}
+
+// ByName reports whether command (a program and its leading arguments)
+// runs its program by name, found on PATH (cairn), not by a path of one
+// machine (/usr/local/bin/cairn, ./cairn): only such a command belongs
+// in settings a project shares.
+func ByName(command []string) bool {
+	return len(command) > 0 && command[0] != "" && !strings.ContainsAny(command[0], `/\`)
+}
+
+// hookByName is ByName of a hook command's words.
+func hookByName(hook string) bool {
+	words, err := SplitCommand(hook)
+	return err == nil && ByName(words)
 }
 
 // pruneHooks removes what removing cairn's handlers emptied, and only

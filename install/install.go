@@ -5,7 +5,8 @@
 // What is written where:
 //
 //	claude, --scope project (default), in the project's top-level folder:
-//	  .claude/settings.json   hooks SessionStart, UserPromptSubmit,
+//	  .claude/settings.json   (.claude/settings.local.json with LocalHooks)
+//	                          hooks SessionStart, UserPromptSubmit,
 //	                          SubagentStart, Stop, SubagentStop, PreCompact,
 //	                          SessionEnd, each running `<cairn> hook claude
 //	                          <event>`, without a matcher (every occurrence),
@@ -99,6 +100,15 @@ type Setup struct {
 	CaptureTools bool
 	// NoAgentsMD leaves AGENTS.md alone (Codex).
 	NoAgentsMD bool
+	// LocalHooks puts Claude Code's project hooks in
+	// .claude/settings.local.json, the project's personal settings (not
+	// committed), instead of .claude/settings.json, which a team shares:
+	// for a Command that names a path of this machine. Claude Code runs
+	// the hooks of both files, so installing into one takes cairn's hooks
+	// out of the other, but for those of the shared file that run cairn
+	// by name (the team's, which fail harmlessly where cairn is not on
+	// PATH). Uninstall takes them out of both.
+	LocalHooks bool
 }
 
 // Edit is the planned change of one file. Old is nil when the file does not
@@ -255,13 +265,32 @@ func (s *Setup) plan(install bool) ([]*Edit, error) {
 			return render(doc, old), notes, nil
 		}
 	}
-	hookFile := jsonDoc(func(path string, doc *node) ([]string, error) { return mergeHooks(path, doc, hooks) })
+	hookFile := jsonDoc(func(path string, doc *node) ([]string, error) { return mergeHooks(path, doc, hooks, nil) })
+	// hooksOut takes cairn's hooks out of a file, but those leave keeps.
+	hooksOut := func(leave func(string) bool) func(string, []byte) ([]byte, []string, error) {
+		return jsonDoc(func(path string, doc *node) ([]string, error) { return mergeHooks(path, doc, nil, leave) })
+	}
 	serverFile := jsonDoc(func(path string, doc *node) ([]string, error) { return mergeServer(path, doc, "cairn", server) })
 
 	var err error
 	switch {
 	case s.Agent == Claude && s.Scope == ScopeProject:
-		if err = add(filepath.Join(s.Root, ".claude", "settings.json"), hookFile); err == nil {
+		shared, local := filepath.Join(s.Root, ".claude", "settings.json"), filepath.Join(s.Root, ".claude", "settings.local.json")
+		switch {
+		case !install:
+			if err = add(shared, hookFile); err == nil {
+				err = add(local, hookFile)
+			}
+		case s.LocalHooks:
+			if err = add(shared, hooksOut(hookByName)); err == nil {
+				err = add(local, hookFile)
+			}
+		default:
+			if err = add(shared, hookFile); err == nil {
+				err = add(local, hooksOut(nil))
+			}
+		}
+		if err == nil {
 			err = add(filepath.Join(s.Root, ".mcp.json"), serverFile)
 		}
 	case s.Agent == Claude:

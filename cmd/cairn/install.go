@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/cairn-dev/cairn/install"
@@ -54,6 +54,7 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 			return usagef("%s: --command: give the program that runs cairn, e.g. --command cairn", name)
 		}
 		s.Command = words
+		s.LocalHooks = !install.ByName(words)
 	} else {
 		exe, err := os.Executable()
 		if err != nil {
@@ -62,11 +63,20 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		if abs, err := filepath.Abs(exe); err == nil {
 			exe = abs
 		}
-		exe = stableExecutable(exe)
-		if name == "install" && strings.Contains(exe, "go-build") {
-			fmt.Fprintf(m.Stderr, "cairn: warning: %s is a temporary build (go run); install cairn or give --command\n", exe)
-		}
 		s.Command = []string{exe}
+		onPath := cairnOnPath(m)
+		switch {
+		case onPath != "" && sameProgram(onPath, exe):
+			// By name: the committed settings then hold no path of this
+			// machine, and the hooks survive an upgrade that moves the
+			// binary (a package manager's versioned folder).
+			s.Command = []string{"cairn"}
+		case name == "install" && strings.Contains(exe, "go-build"):
+			fmt.Fprintf(m.Stderr, "cairn: warning: %s is a temporary build (go run); install cairn or give --command\n", exe)
+		case name == "install" && onPath != "":
+			fmt.Fprintf(m.Stderr, "cairn: warning: the cairn on PATH (%s) is not this program; the hooks run this one, %s\n", onPath, exe)
+		}
+		s.LocalHooks = s.Command[0] != "cairn"
 	}
 	if g.db != "" || g.project != "" {
 		fmt.Fprintf(m.Stderr, "cairn: warning: the hooks and the MCP server do not get --db or --project; set CAIRN_DB or CAIRN_PROJECT where the agent runs\n")
@@ -105,6 +115,9 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		case e.Old == nil:
 			state = "not there, nothing to do"
 		}
+		if name == "install" && e.Old == nil && !e.Changed() {
+			continue // a file cairn had nothing to take out of
+		}
 		if e.Changed() {
 			changed = true
 			if *dryRun {
@@ -114,6 +127,13 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		fmt.Fprintf(m.Stdout, "%s: %s\n", e.Path, state)
 		for _, n := range e.Notes {
 			fmt.Fprintf(m.Stdout, "  %s\n", n)
+		}
+	}
+	if name == "install" && s.Agent == install.Claude && s.Scope == install.ScopeProject {
+		if s.LocalHooks {
+			fmt.Fprintf(m.Stdout, "The hooks run %s, a path of this machine (cairn is not on PATH), so they are in .claude/settings.local.json, the project's personal settings: keep that file out of git.\n", install.ShellJoin(s.Command))
+		} else {
+			fmt.Fprintf(m.Stdout, "The hooks run %s by name (found on PATH), so they are in .claude/settings.json, which the project shares.\n", install.ShellJoin(s.Command))
 		}
 	}
 	switch {
@@ -130,20 +150,30 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 	return nil
 }
 
-// stableExecutable prefers the cairn found on PATH when it is this very
-// program: os.Executable resolves symbolic links, so a package manager's
-// link (/opt/homebrew/bin/cairn) would otherwise be written as the
-// versioned file it points to, and the hooks would break at the next
-// upgrade.
-func stableExecutable(exe string) string {
-	onPath, err := exec.LookPath("cairn")
-	if err != nil || !filepath.IsAbs(onPath) {
-		return exe
+// cairnOnPath is the cairn program that PATH, as m sees it, runs; "" when
+// none does.
+func cairnOnPath(m *Main) string {
+	name := "cairn"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
 	}
-	a, err1 := filepath.EvalSymlinks(onPath)
-	b, err2 := filepath.EvalSymlinks(exe)
-	if err1 != nil || err2 != nil || a != b {
-		return exe
+	for _, dir := range filepath.SplitList(m.Getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue // a relative folder is found from wherever the hook runs
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0) {
+			return p
+		}
 	}
-	return onPath
+	return ""
+}
+
+// sameProgram reports whether a and b are one file, through any
+// symbolic links (a package manager's link on PATH to its versioned
+// file).
+func sameProgram(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }

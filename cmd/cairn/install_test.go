@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/install"
 )
 
 // installCLI is a cli whose working directory is a git project below its
@@ -192,8 +194,10 @@ func readFile(t *testing.T, path string) string {
 }
 
 // A cairn reached through a link on PATH (as package managers install it)
-// is written as the link, not as the versioned file it points to.
-func TestStableExecutablePrefersTheLinkOnPath(t *testing.T) {
+// is this program; another cairn on PATH, a relative folder or a file
+// that cannot run is not.
+func TestCairnOnPathFindsThisProgramThroughALink(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	real := filepath.Join(dir, "Cellar", "cairn", "1.2", "bin", "cairn")
 	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
@@ -207,14 +211,146 @@ func TestStableExecutablePrefersTheLinkOnPath(t *testing.T) {
 	if err := os.Symlink(real, filepath.Join(bin, "cairn")); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin)
-	if got := stableExecutable(real); got != filepath.Join(bin, "cairn") {
-		t.Errorf("stableExecutable = %s, want the link on PATH", got)
+	noexec := filepath.Join(dir, "noexec")
+	os.MkdirAll(noexec, 0o755)
+	os.WriteFile(filepath.Join(noexec, "cairn"), []byte("#!/bin/sh\n"), 0o644)
+	m := &Main{Getenv: func(k string) string {
+		if k == "PATH" {
+			return "relative/bin" + string(filepath.ListSeparator) + noexec + string(filepath.ListSeparator) + bin
+		}
+		return ""
+	}}
+	got := cairnOnPath(m)
+	if got != filepath.Join(bin, "cairn") || !sameProgram(got, real) {
+		t.Errorf("cairnOnPath = %s, want the link in %s, the same program as %s", got, bin, real)
 	}
 	other := filepath.Join(dir, "other", "cairn")
 	os.MkdirAll(filepath.Dir(other), 0o755)
 	os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755)
-	if got := stableExecutable(other); got != other {
-		t.Errorf("another cairn on PATH: got %s, want this program %s", got, other)
+	if sameProgram(got, other) {
+		t.Errorf("another cairn is taken for the one on PATH")
+	}
+}
+
+// Where cairn is on PATH (this very program), the project's hooks run
+// it by name from the shared .claude/settings.json; where it is not,
+// they run its absolute path from the personal .claude/settings.local.json,
+// and the shared file keeps no path of this machine. Installing one way
+// moves the hooks out of the other file; uninstall takes them out of
+// both, and leaves a team's hooks by name in the shared file when it
+// installs the personal ones.
+func TestInstallClaudeKeepsThisMachinesPathOutOfTheSharedSettings(t *testing.T) {
+	t.Parallel()
+	c, root := installCLI(t)
+	shared, local := filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".claude", "settings.local.json")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := func(path string) []string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if os.IsNotExist(err) {
+			return nil
+		}
+		var st struct {
+			Hooks map[string][]struct{ Hooks []struct{ Command string } }
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		var out []string
+		for _, groups := range st.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					out = append(out, h.Command)
+				}
+			}
+		}
+		return out
+	}
+	allStart := func(cmds []string, prefix string) bool {
+		for _, cmd := range cmds {
+			if !strings.HasPrefix(cmd, prefix) {
+				return false
+			}
+		}
+		return len(cmds) == 9
+	}
+
+	// Not on PATH: the personal file, with this program's path.
+	c.env["PATH"] = filepath.Join(c.dir, "empty-bin")
+	r := c.raw("", "install", "claude")
+	if r.code != 0 || !strings.Contains(r.stdout, "settings.local.json, the project's personal settings") {
+		t.Fatalf("install without cairn on PATH: %v", r)
+	}
+	if got := commands(local); !allStart(got, install.ShellJoin([]string{exe})+" hook claude ") {
+		t.Errorf("settings.local.json hooks: %v", got)
+	}
+	if got := commands(shared); len(got) != 0 {
+		t.Errorf("settings.json got hooks: %v", got)
+	}
+
+	// On PATH (a link to this program): the shared file, by name; the
+	// personal file loses its copies, which would run twice.
+	bin := filepath.Join(c.dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join(bin, "cairn")); err != nil {
+		t.Fatal(err)
+	}
+	c.env["PATH"] = bin
+	r = c.raw("", "install", "claude")
+	if r.code != 0 || !strings.Contains(r.stdout, "by name (found on PATH), so they are in .claude/settings.json") {
+		t.Fatalf("install with cairn on PATH: %v", r)
+	}
+	if got := commands(shared); !allStart(got, "cairn hook claude ") {
+		t.Errorf("settings.json hooks: %v", got)
+	}
+	if got := commands(local); len(got) != 0 {
+		t.Errorf("settings.local.json keeps hooks: %v", got)
+	}
+	if strings.Contains(readFile(t, shared), exe) {
+		t.Errorf("settings.json holds this machine's path:\n%s", readFile(t, shared))
+	}
+
+	// Off PATH again: the personal file; the shared hooks by name stay
+	// (a team's; they fail harmlessly where cairn is not on PATH).
+	c.env["PATH"] = filepath.Join(c.dir, "empty-bin")
+	if r := c.raw("", "install", "claude"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if got := commands(shared); !allStart(got, "cairn hook claude ") {
+		t.Errorf("settings.json after a personal install: %v", got)
+	}
+	if got := commands(local); !allStart(got, install.ShellJoin([]string{exe})+" hook claude ") {
+		t.Errorf("settings.local.json after a personal install: %v", got)
+	}
+
+	// An old install that wrote a path into the shared file: a personal
+	// install moves those hooks out of it.
+	writeJSON := func(path, cmd string) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"model": "opus", "hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeJSON(shared, "/home/someone/bin/cairn hook claude stop")
+	if r := c.raw("", "install", "claude"); r.code != 0 || !strings.Contains(r.stdout, "- hook Stop: /home/someone/bin/cairn hook claude stop") {
+		t.Fatalf("personal install over a shared path: %v", r)
+	}
+	if got := commands(shared); len(got) != 0 || !strings.Contains(readFile(t, shared), `"model": "opus"`) {
+		t.Errorf("settings.json after moving the path out: %s", readFile(t, shared))
+	}
+
+	// Uninstall: both files.
+	writeJSON(shared, "cairn hook claude stop")
+	if r := c.raw("", "uninstall", "claude"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if got := append(commands(shared), commands(local)...); len(got) != 0 {
+		t.Errorf("after uninstall: %v", got)
 	}
 }
