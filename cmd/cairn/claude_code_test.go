@@ -130,9 +130,9 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 	defer api.Close()
 	a := newAgentProject(t, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL="+api.URL,
 		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	// Approve the project's MCP server, as a user does once in Claude
-	// Code; the install then adds its hooks to that personal file (its
-	// command is a path of this machine), keeping the approval.
+	// A personal setting of the user's; the install adds its hooks to
+	// that file (its command is a path of this machine) and keeps it,
+	// and puts the MCP server in the project's entry of ~/.claude.json.
 	if err := os.MkdirAll(filepath.Join(a.project, ".claude"), 0o755); err != nil {
 		t.Fatal(err)
 	}

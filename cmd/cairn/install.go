@@ -115,7 +115,7 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		case e.Old == nil:
 			state = "not there, nothing to do"
 		}
-		if name == "install" && e.Old == nil && !e.Changed() {
+		if name == "install" && !e.Changed() && (e.Old == nil || e.Cleanup) {
 			continue // a file cairn had nothing to take out of
 		}
 		if e.Changed() {
@@ -131,9 +131,9 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 	}
 	if name == "install" && s.Agent == install.Claude && s.Scope == install.ScopeProject {
 		if s.LocalHooks {
-			fmt.Fprintf(m.Stdout, "The hooks run %s, a path of this machine (cairn is not on PATH), so they are in .claude/settings.local.json, the project's personal settings: keep that file out of git.\n", install.ShellJoin(s.Command))
+			fmt.Fprintf(m.Stdout, "The hooks run %s, a path of this machine (cairn is not on PATH), so they are in .claude/settings.local.json, the project's personal settings (keep that file out of git), and the MCP server in ~/.claude.json, for this project only.\n", install.ShellJoin(s.Command))
 		} else {
-			fmt.Fprintf(m.Stdout, "The hooks run %s by name (found on PATH), so they are in .claude/settings.json, which the project shares.\n", install.ShellJoin(s.Command))
+			fmt.Fprintf(m.Stdout, "The hooks run %s by name (found on PATH), so they are in .claude/settings.json and .mcp.json, which the project shares.\n", install.ShellJoin(s.Command))
 		}
 	}
 	switch {

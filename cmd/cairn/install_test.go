@@ -233,9 +233,11 @@ func TestCairnOnPathFindsThisProgramThroughALink(t *testing.T) {
 }
 
 // Where cairn is on PATH (this very program), the project's hooks run
-// it by name from the shared .claude/settings.json; where it is not,
-// they run its absolute path from the personal .claude/settings.local.json,
-// and the shared file keeps no path of this machine. Installing one way
+// it by name from the shared .claude/settings.json (and the MCP server
+// from .mcp.json); where it is not, they run its absolute path from the
+// personal .claude/settings.local.json (the server from the project's
+// entry of ~/.claude.json), and the shared files keep no path of this
+// machine. Installing one way
 // moves the hooks out of the other file; uninstall takes them out of
 // both, and leaves a team's hooks by name in the shared file when it
 // installs the personal ones.
@@ -269,6 +271,27 @@ func TestInstallClaudeKeepsThisMachinesPathOutOfTheSharedSettings(t *testing.T) 
 		}
 		return out
 	}
+	mcpJSON, userJSON := filepath.Join(root, ".mcp.json"), filepath.Join(c.dir, ".claude.json")
+	// servers is the command of cairn's MCP server in .mcp.json and in
+	// ~/.claude.json's entry of the project ("" where there is none).
+	servers := func() (project, personal string) {
+		t.Helper()
+		var p struct {
+			MCPServers map[string]struct{ Command string } `json:"mcpServers"`
+		}
+		var u struct {
+			Projects map[string]struct {
+				MCPServers map[string]struct{ Command string } `json:"mcpServers"`
+			} `json:"projects"`
+		}
+		if b, err := os.ReadFile(mcpJSON); err == nil {
+			json.Unmarshal(b, &p)
+		}
+		if b, err := os.ReadFile(userJSON); err == nil {
+			json.Unmarshal(b, &u)
+		}
+		return p.MCPServers["cairn"].Command, u.Projects[root].MCPServers["cairn"].Command
+	}
 	allStart := func(cmds []string, prefix string) bool {
 		for _, cmd := range cmds {
 			if !strings.HasPrefix(cmd, prefix) {
@@ -289,6 +312,9 @@ func TestInstallClaudeKeepsThisMachinesPathOutOfTheSharedSettings(t *testing.T) 
 	}
 	if got := commands(shared); len(got) != 0 {
 		t.Errorf("settings.json got hooks: %v", got)
+	}
+	if project, personal := servers(); project != "" || personal != exe {
+		t.Errorf("MCP server: .mcp.json %q, ~/.claude.json's project %q; want none and %s", project, personal, exe)
 	}
 
 	// On PATH (a link to this program): the shared file, by name; the
@@ -313,6 +339,9 @@ func TestInstallClaudeKeepsThisMachinesPathOutOfTheSharedSettings(t *testing.T) 
 	}
 	if strings.Contains(readFile(t, shared), exe) {
 		t.Errorf("settings.json holds this machine's path:\n%s", readFile(t, shared))
+	}
+	if project, personal := servers(); project != "cairn" || personal != "" {
+		t.Errorf("MCP server: .mcp.json %q, ~/.claude.json's project %q; want cairn and none", project, personal)
 	}
 
 	// Off PATH again: the personal file; the shared hooks by name stay
@@ -352,5 +381,8 @@ func TestInstallClaudeKeepsThisMachinesPathOutOfTheSharedSettings(t *testing.T) 
 	}
 	if got := append(commands(shared), commands(local)...); len(got) != 0 {
 		t.Errorf("after uninstall: %v", got)
+	}
+	if project, personal := servers(); project != "" || personal != "" {
+		t.Errorf("MCP server after uninstall: .mcp.json %q, ~/.claude.json's project %q", project, personal)
 	}
 }
