@@ -354,6 +354,45 @@ func TestContextPromptAboutAnUnknownNameGetsNothing(t *testing.T) {
 	}
 }
 
+// A prompt about another project of the database gets nothing, though a
+// memory of this one shares some of its words, and --explain says why;
+// put to the project it is about, it gets its memory.
+func TestContextPromptOfAnotherProjectGetsNothing(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, func() time.Time { return day0 })
+	for _, c := range []string{
+		"the rounding tests fail for currencies without a minor unit",
+		"the webhook handler retries three times before it gives up",
+		"tax rates are read from the rates table at startup",
+		"refunds are issued as credit notes, never as negative invoices",
+	} {
+		put(t, e, &cairn.Memory{Project: "billing", Type: "context", Content: c})
+	}
+	for i := range 20 {
+		put(t, e, &cairn.Memory{Project: "billing", Type: "context", Content: fmt.Sprintf("ledger entry %d is posted by the closing job", i)})
+		put(t, e, &cairn.Memory{Project: "maps", Type: "context", Content: fmt.Sprintf("legend item %d is drawn by the style sheet", i)})
+	}
+	poles := put(t, e, &cairn.Memory{Project: "maps", Type: "context", Content: "tile projections use web mercator; the projection tests fail near the poles"})
+	put(t, e, &cairn.Memory{Project: "maps", Type: "context", Content: "the tile cache is keyed by zoom level and projection"})
+	c := noLastingTiers()
+	req := recall.Request{Project: "billing", Prompt: "why do the projection tests fail near the poles?"}
+	sel := selection(t, e, c, req)
+	if ids := relevantIDs(sel); len(ids) != 0 {
+		t.Errorf("billing's block for a prompt about maps: %v, want nothing", ids)
+	}
+	said := false
+	for _, l := range sel.LeftOut {
+		said = said || strings.Contains(l.Reason, "another project's")
+	}
+	if !said {
+		t.Errorf("left out %+v: want the reason to say the prompt reads as another project's", sel.LeftOut)
+	}
+	req.Project = "maps"
+	if ids := relevantIDs(selection(t, e, c, req)); !slices.Contains(ids, poles.ID) {
+		t.Errorf("maps' block: %v, want %s", ids, poles.ID)
+	}
+}
+
 func TestAModeTagMatchesAContextInThatMode(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, func() time.Time { return day0 })

@@ -71,6 +71,10 @@ type Config struct {
 	// default address is taken, by another server say) instead of an
 	// error.
 	AddrOptional bool
+	// AddrTries is how many ports after Addr's are tried, one by one,
+	// when Addr's is taken (by the server of another database, say); 0:
+	// Addr's only.
+	AddrTries int
 	// AllowRemote allows an Addr that is not a loopback address; every
 	// HTTP request must then send a token. Without it such an Addr is
 	// EINVALID.

@@ -37,6 +37,11 @@ const (
 	captureBudget    = 30 * time.Second
 )
 
+// sessionStartServerWait bounds how long the session-start hook waits
+// for the server it started to answer: the http hooks of the session's
+// first prompt reach it directly.
+const sessionStartServerWait = 2 * time.Second
+
 // logFileName is the hook's log, next to the database.
 const logFileName = "cairn.log"
 
@@ -260,7 +265,11 @@ func (h *hookRun) startServer() error {
 	if h.m.served {
 		return nil // one answered
 	}
-	if err := h.m.ensureServer(h.g); err != nil {
+	wait := time.Duration(0)
+	if h.event == hook.SessionStart {
+		wait = sessionStartServerWait
+	}
+	if err := h.m.ensureServer(h.g, wait); err != nil {
 		return fmt.Errorf("starting cairn serve: %w", err)
 	}
 	return nil
