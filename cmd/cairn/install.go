@@ -3,8 +3,10 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -150,6 +152,9 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		}
 		if s.LocalHooks {
 			fmt.Fprintf(m.Stdout, "The hooks run %s, a path of this machine%s, so they are in .claude/settings.local.json, the project's personal settings (keep that file out of git), and the MCP server in ~/.claude.json, for this project only.\n", install.ShellJoin(s.Command), why)
+			if !*dryRun && gitTracks(s.Root, filepath.Join(".claude", "settings.local.json")) {
+				fmt.Fprintf(m.Stdout, "git does not ignore .claude/settings.local.json: add it to %s, so that this machine's path is not committed.\n", filepath.Join(s.Root, ".gitignore"))
+			}
 		} else {
 			fmt.Fprintf(m.Stdout, "The hooks run %s by name%s, so they are in .claude/settings.json and .mcp.json, which the project shares.\n", install.ShellJoin(s.Command), why)
 		}
@@ -185,6 +190,16 @@ func cairnOnPath(m *Main) string {
 		}
 	}
 	return ""
+}
+
+// gitTracks reports whether git would offer file (relative to root) for
+// a commit: root is a git work tree and no ignore rule covers the file.
+// Without git, or outside a work tree, it says no.
+func gitTracks(root, file string) bool {
+	cmd := exec.Command("git", "-C", root, "check-ignore", "-q", "--", file)
+	err := cmd.Run()
+	var exit *exec.ExitError
+	return errors.As(err, &exit) && exit.ExitCode() == 1 // 0: ignored; 128: no work tree
 }
 
 // sameProgram reports whether a and b are one file, through any

@@ -302,10 +302,16 @@ func TestInstallClaudeKeepsThisMachinesPathOutOfTheSharedSettings(t *testing.T) 
 		return len(cmds) == 9
 	}
 
-	// Not on PATH: the personal file, with this program's path.
+	// Not on PATH: the personal file, with this program's path; git
+	// does not ignore it yet, which install says.
+	os.RemoveAll(filepath.Join(root, ".git"))
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
 	c.env["PATH"] = filepath.Join(c.dir, "empty-bin")
 	r := c.raw("", "install", "claude")
-	if r.code != 0 || !strings.Contains(r.stdout, "settings.local.json, the project's personal settings") {
+	if r.code != 0 || !strings.Contains(r.stdout, "settings.local.json, the project's personal settings") ||
+		!strings.Contains(r.stdout, "git does not ignore .claude/settings.local.json") {
 		t.Fatalf("install without cairn on PATH: %v", r)
 	}
 	if got := commands(local); !allStart(got, install.ShellJoin([]string{exe})+" hook claude ") {
@@ -346,9 +352,13 @@ func TestInstallClaudeKeepsThisMachinesPathOutOfTheSharedSettings(t *testing.T) 
 	}
 
 	// Off PATH again: the personal file; the shared hooks by name stay
-	// (a team's; they fail harmlessly where cairn is not on PATH).
+	// (a team's; they fail harmlessly where cairn is not on PATH). Git
+	// ignores the personal file now: nothing to say about it.
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte(".claude/settings.local.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	c.env["PATH"] = filepath.Join(c.dir, "empty-bin")
-	if r := c.raw("", "install", "claude"); r.code != 0 {
+	if r := c.raw("", "install", "claude"); r.code != 0 || strings.Contains(r.stdout, "git does not ignore") {
 		t.Fatal(r)
 	}
 	if got := commands(shared); !allStart(got, "cairn hook claude ") {
