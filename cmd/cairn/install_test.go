@@ -195,6 +195,34 @@ func readFile(t *testing.T, path string) string {
 }
 
 // A cairn reached through a link on PATH (as package managers install it)
+// is written as the link, not as the versioned file it points to.
+func TestStableExecutablePrefersTheLinkOnPath(t *testing.T) {
+	dir := t.TempDir()
+	real := filepath.Join(dir, "Cellar", "cairn", "1.2", "bin", "cairn")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	if err := os.Symlink(real, filepath.Join(bin, "cairn")); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", bin)
+	if got := stableExecutable(real); got != filepath.Join(bin, "cairn") {
+		t.Errorf("stableExecutable = %s, want the link on PATH", got)
+	}
+	other := filepath.Join(dir, "other", "cairn")
+	os.MkdirAll(filepath.Dir(other), 0o755)
+	os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755)
+	if got := stableExecutable(other); got != other {
+		t.Errorf("another cairn on PATH: got %s, want this program %s", got, other)
+	}
+}
+
+// A cairn reached through a link on PATH (as package managers install it)
 // is this program; another cairn on PATH, a relative folder or a file
 // that cannot run is not.
 func TestCairnOnPathFindsThisProgramThroughALink(t *testing.T) {
