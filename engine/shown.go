@@ -58,10 +58,10 @@ func (c *postingsCache) shownOf(session string) *sessionShown {
 	return s
 }
 
-// sessionShownIn returns the memories already put into session, from the
-// cache when there is one (reading only the log's entries committed since
-// the last read),
-// and the uses noted and not written yet (NoteShown).
+// sessionShownIn returns the memories already put into session: those of
+// the log, from the cache when there is one (reading only the entries
+// committed since the last read), and those of the uses noted and not
+// written yet (NoteShown).
 func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string]time.Time, error) {
 	// The noted uses are read first: one taken back after this read was
 	// written before it, and the log's read below finds it.
