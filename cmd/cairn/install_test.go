@@ -168,8 +168,12 @@ func TestBinaryInstallUsesItsOwnPath(t *testing.T) {
 	if r.code != 0 {
 		t.Fatal(r)
 	}
-	if got := readFile(t, filepath.Join(dir, ".mcp.json")); !strings.Contains(got, `"command": "`+cairnBin+`"`) {
-		t.Errorf(".mcp.json does not run %s:\n%s", cairnBin, got)
+	// Not on PATH: its path goes to the project's personal files.
+	if got := readFile(t, filepath.Join(dir, ".claude", "settings.local.json")); !strings.Contains(got, `"command": "`+cairnBin+` hook claude session-start"`) {
+		t.Errorf(".claude/settings.local.json does not run %s:\n%s", cairnBin, got)
+	}
+	if got := readFile(t, filepath.Join(dir, ".claude.json")); !strings.Contains(got, `"command": "`+cairnBin+`"`) {
+		t.Errorf("~/.claude.json does not run %s:\n%s", cairnBin, got)
 	}
 	// The installed hook runs: a SessionStart payload gets the pinned
 	// memory as context, exit 0.
