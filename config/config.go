@@ -34,6 +34,7 @@
 //	[context]                  # what goes into the prompt
 //	budget = 1500              # tokens, 1..200000
 //	max_chars = 10000          # hard cap on the rendered block (Claude Code's limit)
+//	min_confidence = 0.3       # memories at or below it are not injected (pinned aside)
 //	index = false              # add the memory index to the session-start block
 //	format = "markdown"
 //	mode = ""                  # the active mode: a name under [modes], or ""
@@ -175,6 +176,10 @@ type LoopConfig struct {
 	EscalateAfter int      `json:"escalate_after"` // consecutive failures before one tier up
 	StuckAfter    int      `json:"stuck_after"`    // consecutive failures before the stuck warning
 	ReviewAfter   int      `json:"review_after"`   // consecutive failures before a human review flag
+	// SummarizeAfter is how many live loop learnings about one file (or
+	// task) of one type are kept apart; one more, and they are merged into
+	// one summary that supersedes them.
+	SummarizeAfter int `json:"summarize_after"`
 }
 
 // EmbeddingsConfig is the optional embeddings endpoint (OpenAI-compatible
@@ -246,6 +251,10 @@ type ContextConfig struct {
 	// Index adds seed 001's memory index to the session-start block (the
 	// hooks'), as `cairn context --index` does to any block.
 	Index bool `json:"index"`
+	// MinConfidence: memories at or below this confidence are not
+	// injected, pinned ones aside (seed 000's `confidence > 0.3`); 0
+	// injects any.
+	MinConfidence float64 `json:"min_confidence"`
 }
 
 // StaticTier is what is injected always: pinned memories, memories of
@@ -348,15 +357,16 @@ const (
 func Default() *Config {
 	c := &Config{
 		Context: ContextConfig{
-			Budget:      1500,
-			StartBudget: 600,
-			MaxChars:    10000,
-			Format:      "markdown",
-			Static:      StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
-			Dynamic:     DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
-			Relevant:    RelevantTier{Enabled: true, Limit: 10, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
+			Budget:        1500,
+			StartBudget:   600,
+			MaxChars:      10000,
+			Format:        "markdown",
+			MinConfidence: 0.3,
+			Static:        StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
+			Dynamic:       DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
+			Relevant:      RelevantTier{Enabled: true, Limit: 10, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
 		},
-		Loop:    LoopConfig{BudgetChars: 4000, Tiers: []string{"haiku", "sonnet", "opus"}, EscalateAfter: 2, StuckAfter: 3, ReviewAfter: 5},
+		Loop:    LoopConfig{BudgetChars: 4000, Tiers: []string{"haiku", "sonnet", "opus"}, EscalateAfter: 2, StuckAfter: 3, ReviewAfter: 5, SummarizeAfter: 5},
 		Capture: CaptureConfig{AskAtStop: true},
 		Scoring: ScoringConfig{
 			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,
