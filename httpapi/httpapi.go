@@ -95,6 +95,12 @@ type Options struct {
 	// RecordUse, at once. A long-running server passes its batching
 	// queue, as its Context does.
 	RecordUse recall.Recorder
+	// Written, when set, returns once the uses of session that RecordUse
+	// (or Context) queued are written: a lookup that records its use
+	// calls it first, so that what its session was shown a moment ago,
+	// and is not written yet, is not shown again. nil: RecordUse writes
+	// at once.
+	Written func(session string)
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
 	// RequireToken makes a token necessary on every project route (a
