@@ -60,6 +60,9 @@ type Service interface {
 	cairn.OverviewService
 	cairn.ContextService // the candidates of lookups and loop blocks (package recall)
 	cairn.Clock
+	// ShownCounts is what a session was shown, for lookups (package
+	// recall's LookupService).
+	ShownCounts(ctx context.Context, project, session string) (map[string]int, error)
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
 	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)
@@ -95,12 +98,6 @@ type Options struct {
 	// RecordUse, at once. A long-running server passes its batching
 	// queue, as its Context does.
 	RecordUse recall.Recorder
-	// Written, when set, returns once the uses of session that RecordUse
-	// (or Context) queued are written: a lookup that records its use
-	// calls it first, so that what its session was shown a moment ago,
-	// and is not written yet, is not shown again. nil: RecordUse writes
-	// at once.
-	Written func(session string)
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
 	// RequireToken makes a token necessary on every project route (a

@@ -30,9 +30,6 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, p *project) erro
 	if record == nil {
 		record = p.svc.RecordUse
 	}
-	if s.opts.Written != nil && in.Record && in.Session != "" {
-		s.opts.Written(in.Session)
-	}
 	a, err := recall.AnswerLookup(r.Context(), p.svc, recall.LookupRequest{Project: p.name, Kind: in.Kind, Profile: in.Profile,
 		Subject: in.Subject, Budget: in.Budget, Limit: in.Limit, Now: p.now,
 		Command: in.Command, Session: in.Session, ShownTimes: in.ShownTimes, Exact: in.Exact,

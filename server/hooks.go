@@ -164,9 +164,6 @@ func (s *Server) answerHook(w http.ResponseWriter, r *http.Request) {
 				done <- answer{err: fmt.Errorf("internal error: %v", v)}
 			}
 		}()
-		if call.payload.SessionID != "" {
-			s.written(call.payload.SessionID)
-		}
 		out, err := inject.Answer(ctx, call.event, call.payload, s.hookEnv(call))
 		done <- answer{out, err}
 	}()

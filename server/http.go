@@ -359,27 +359,15 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 			if call.Root == "" {
 				call.Root = s.cfg.Root(call.Project)
 			}
-			if call.Record && call.Session != "" {
-				s.written(call.Session)
-			}
 			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.RecordUse)
 		},
 		RecordUse:     s.RecordUse,
-		Written:       s.written,
 		Root:          s.cfg.Root,
 		Tokens:        s.eng,
 		RequireToken:  remote,
 		Authenticated: authenticated,
 		Logger:        s.logger,
 	})
-}
-
-// written returns once the queued uses of session are written (what the
-// session was shown a moment ago is then not shown again).
-func (s *Server) written(session string) {
-	if s.uses != nil {
-		s.uses.Flush(session)
-	}
 }
 
 // newMCPServer returns the MCP server of project.
