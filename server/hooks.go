@@ -164,10 +164,6 @@ func (s *Server) answerHook(w http.ResponseWriter, r *http.Request) {
 				done <- answer{err: fmt.Errorf("internal error: %v", v)}
 			}
 		}()
-		if s.uses != nil && call.payload.SessionID != "" {
-			// What the session was shown a moment ago is not shown again.
-			s.uses.Flush(call.payload.SessionID)
-		}
 		out, err := inject.Answer(ctx, call.event, call.payload, s.hookEnv(call))
 		done <- answer{out, err}
 	}()
