@@ -584,7 +584,7 @@ func reconcileTiers(c *Config, eff map[string]origin) error {
 		if at(eff, tl.key).rank > rankDefault {
 			continue
 		}
-		want := c.typesOfTier(tl.tier)
+		want := c.TypesOfTier(tl.tier)
 		if slices.Equal(want, *tl.list) {
 			continue
 		}

@@ -82,7 +82,7 @@ type ContextIn struct {
 	MaxJSONChars  int      `json:"max_json_chars,omitempty"`
 	Root          string   `json:"root,omitempty"`
 	Conversations []string `json:"conversations,omitempty"`
-	// Config is the caller's configuration as JSON (config.Config): a
+	// Config is the caller's configuration as JSON (cairn.Settings): a
 	// field of that type would make encoding/json reflect over the whole
 	// configuration's types even when it is left out, which costs a
 	// short-lived client process more than the rest of the request.
@@ -221,12 +221,12 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) err
 // concurrent use.
 type configCache struct {
 	mu       sync.Mutex
-	m        map[string]*config.Config
-	defaults *config.Config // the built-in configuration, once made
+	m        map[string]*cairn.Settings
+	defaults *cairn.Settings // the built-in configuration, once made
 }
 
 // builtIn is the configuration of a caller that read no file.
-func (c *configCache) builtIn() (*config.Config, error) {
+func (c *configCache) builtIn() (*cairn.Settings, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.defaults == nil {
@@ -244,7 +244,7 @@ const maxCachedConfigs = 64
 // get decodes and checks raw; nil for an absent or null configuration.
 // The configuration returned is shared: callers must not change it
 // (recall.AnswerCall works on a copy).
-func (c *configCache) get(raw json.RawMessage) (*config.Config, error) {
+func (c *configCache) get(raw json.RawMessage) (*cairn.Settings, error) {
 	if len(raw) == 0 || string(raw) == "null" {
 		return nil, nil
 	}
@@ -254,18 +254,18 @@ func (c *configCache) get(raw json.RawMessage) (*config.Config, error) {
 	if ok {
 		return cfg, nil
 	}
-	cfg = &config.Config{}
+	cfg = &cairn.Settings{}
 	dec := json.NewDecoder(bytes.NewReader(raw))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(cfg); err != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "config: %s", strings.TrimPrefix(err.Error(), "json: "))
 	}
-	if err := cfg.Validate(); err != nil {
+	if err := config.Validate(cfg); err != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "config: %v", err)
 	}
 	c.mu.Lock()
 	if c.m == nil || len(c.m) >= maxCachedConfigs {
-		c.m = map[string]*config.Config{}
+		c.m = map[string]*cairn.Settings{}
 	}
 	c.m[string(raw)] = cfg
 	c.mu.Unlock()

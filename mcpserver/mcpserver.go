@@ -31,7 +31,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/recall"
 )
@@ -51,8 +50,8 @@ type Options struct {
 	// Config returns the effective configuration for a context request.
 	// It is called once per request, so a changed cairn.toml is seen
 	// without a restart; the server changes only a clone of what it
-	// returns. Nil means config.Default().
-	Config func() (*config.Config, error)
+	// returns. Nil means cairn.DefaultSettings().
+	Config func() (*cairn.Settings, error)
 	// Root is the project's folder, when the server runs in it: context
 	// blocks mark the memories whose files there changed since (see
 	// recall.MarkStale). "" skips the check.
@@ -91,7 +90,7 @@ type Service interface {
 type server struct {
 	eng     Service
 	project string
-	config  func() (*config.Config, error)
+	config  func() (*cairn.Settings, error)
 	log     *slog.Logger
 	root    string
 }
@@ -109,7 +108,7 @@ func New(opts Options) (*mcp.Server, error) {
 	}
 	s := &server{eng: opts.Service, project: opts.Project, config: opts.Config, log: opts.Logger, root: opts.Root}
 	if s.config == nil {
-		s.config = func() (*config.Config, error) { return config.Default(), nil }
+		s.config = func() (*cairn.Settings, error) { return cairn.DefaultSettings(), nil }
 	}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))

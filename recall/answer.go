@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/contextpack"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/hook"
@@ -22,7 +21,7 @@ type Call struct {
 	Request
 	// Config is the effective configuration (the caller's files read);
 	// nil takes the service's own.
-	Config *config.Config
+	Config *cairn.Settings
 	// DefaultConfig says that Config is the built-in configuration (no
 	// configuration file was read): a transport may send this flag
 	// instead of the whole configuration.
@@ -64,7 +63,7 @@ type Recorder func(ctx context.Context, ids []string, session string) error
 func AnswerCall(ctx context.Context, eng *engine.Engine, call Call, record Recorder) (*Answer, error) {
 	c := call.Config
 	if c == nil {
-		c = config.Default()
+		c = cairn.DefaultSettings()
 	} else {
 		c = c.Clone()
 	}

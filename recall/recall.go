@@ -30,7 +30,6 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/contextpack"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/loop"
@@ -105,7 +104,7 @@ type Block struct {
 	Text      string             // the rendered block; "" when nothing was placed
 	Result    contextpack.Result // placement, omissions and the explanation
 	Selection *Selection         // the candidates chosen, with their scores, and those left out
-	Config    *config.Config     // the effective configuration (mode and keywords applied)
+	Config    *cairn.Settings    // the effective configuration (mode and keywords applied)
 	Keywords  []string           // keyword overrides the prompt matched
 }
 
@@ -128,7 +127,7 @@ func (e *InvalidError) Error() string { return e.Msg }
 // Configure applies the request's profile, mode, keyword overrides and
 // explicit limits to the configuration c (it is changed in place) and
 // returns the keywords that matched and the format to render.
-func Configure(c *config.Config, req *Request) (keywords []string, format string, err error) {
+func Configure(c *cairn.Settings, req *Request) (keywords []string, format string, err error) {
 	p, err := req.profile()
 	if err != nil {
 		return nil, "", err
@@ -136,7 +135,7 @@ func Configure(c *config.Config, req *Request) (keywords []string, format string
 	return configure(c, req, p)
 }
 
-func configure(c *config.Config, req *Request, p Profile) (keywords []string, format string, err error) {
+func configure(c *cairn.Settings, req *Request, p Profile) (keywords []string, format string, err error) {
 	mode := req.Mode
 	if mode == "" {
 		mode = c.Context.Mode
@@ -190,7 +189,7 @@ var _ Service = (*engine.Engine)(nil)
 // Build runs the pipeline for req with the configuration c, which it
 // changes in place (mode, keywords and limits applied). eng's clock is
 // the request's now.
-func Build(ctx context.Context, eng Service, c *config.Config, req Request) (*Block, error) {
+func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*Block, error) {
 	p, err := req.profile()
 	if err != nil {
 		return nil, err

@@ -31,7 +31,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/eventstream"
 	"github.com/cairn-dev/cairn/httpapi"
@@ -271,7 +270,7 @@ func (s *Server) newMCPServer(project string) (*mcp.Server, error) {
 		Service: local.New(s.eng, project, s.RecordUse),
 		Project: project,
 		Root:    s.cfg.Root(project),
-		Config:  func() (*config.Config, error) { return s.cfg.Configuration(project) },
+		Config:  func() (*cairn.Settings, error) { return s.cfg.Configuration(project) },
 		Version: s.cfg.Version,
 		Logger:  s.logger,
 	})

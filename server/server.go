@@ -34,7 +34,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/internal/testsignal"
 	"github.com/cairn-dev/cairn/jobs"
@@ -89,7 +88,7 @@ type Config struct {
 	// Configuration returns the configuration of project's context
 	// blocks (for a request that sends none) and MCP tools, read again
 	// for each request; nil: the defaults.
-	Configuration func(project string) (*config.Config, error)
+	Configuration func(project string) (*cairn.Settings, error)
 	// Root returns the folder of project's files when the server runs in
 	// it, else "": what its memories refer to is checked against it. nil
 	// knows no folder.
@@ -204,7 +203,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Log = io.Discard
 	}
 	if cfg.Configuration == nil {
-		cfg.Configuration = func(string) (*config.Config, error) { return config.Default(), nil }
+		cfg.Configuration = func(string) (*cairn.Settings, error) { return cairn.DefaultSettings(), nil }
 	}
 	if cfg.Root == nil {
 		cfg.Root = func(string) string { return "" }
