@@ -43,7 +43,8 @@ import (
 
 // Options configure an Engine. A nil *Options means defaults.
 type Options struct {
-	// Policies are the type policies; nil means cairn.DefaultTypes().
+	// Policies are the type policies of a project without stored
+	// settings (see SetProjectSettings); nil means cairn.DefaultTypes().
 	Policies cairn.Policies
 	// Now is the clock; nil means time.Now. Recency, TTL and timestamps
 	// all read it, so a fixed clock makes runs reproducible.
@@ -110,7 +111,8 @@ type Engine struct {
 	events   *feed // shared by the engines derived from this one
 	embedder Embedder
 	vecs     VectorSettings
-	vstate   *vectorState // shared by the engines derived from this one
+	vstate   *vectorState   // shared by the engines derived from this one
+	settings *settingsCache // shared by the engines derived from this one
 	ids      *idGen
 	// project, when set, bounds every method that takes a memory id to
 	// that project; see WithProject.
@@ -124,7 +126,8 @@ func New(store cairn.Store, opts *Options) *Engine {
 	}
 	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{},
 		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback,
-		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{}}
+		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{},
+		settings: &settingsCache{}}
 	if e.policies == nil {
 		e.policies = cairn.DefaultTypes()
 	}
@@ -210,7 +213,8 @@ func (e *Engine) WithProject(project string) *Engine {
 	return &c
 }
 
-// Policies returns the type policies in force.
+// Policies returns the engine's own type policies: those of a project
+// without stored settings.
 func (e *Engine) Policies() cairn.Policies { return e.policies }
 
 // Now returns the engine's clock reading, in UTC, to the millisecond (the
