@@ -670,3 +670,14 @@ func applyActiveMode(c *Config, eff map[string]origin) {
 	apply(m.SearchLimit, "context.relevant.limit", "search_limit", &c.Context.Relevant.Limit, c.Context.Relevant.MaxLimit)
 	apply(m.Budget, "context.budget", "budget", &c.Context.Budget, maxBudget)
 }
+
+// Values returns every key of c with its value, sorted by key, as Sources
+// gives them, each from from: a configuration that came another way (a
+// project's settings stored in the database) shown as a file's is.
+func Values(c *Config, from string) []Source {
+	srcs := make([]Source, 0, 128)
+	for _, lf := range leaves(c) {
+		srcs = append(srcs, Source{Key: lf.key, Value: render(lf.get(c)), From: from})
+	}
+	return srcs
+}

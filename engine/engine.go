@@ -43,8 +43,11 @@ import (
 
 // Options configure an Engine. A nil *Options means defaults.
 type Options struct {
+	// Settings are those of a project without stored settings (see
+	// SetProjectSettings); nil means cairn.DefaultSettings().
+	Settings *cairn.Settings
 	// Policies are the type policies of a project without stored
-	// settings (see SetProjectSettings); nil means cairn.DefaultTypes().
+	// settings; nil means those of Settings.
 	Policies cairn.Policies
 	// Now is the clock; nil means time.Now. Recency, TTL and timestamps
 	// all read it, so a fixed clock makes runs reproducible.
@@ -111,8 +114,9 @@ type Engine struct {
 	events   *feed // shared by the engines derived from this one
 	embedder Embedder
 	vecs     VectorSettings
-	vstate   *vectorState   // shared by the engines derived from this one
-	settings *settingsCache // shared by the engines derived from this one
+	vstate   *vectorState    // shared by the engines derived from this one
+	settings *settingsCache  // shared by the engines derived from this one
+	own      *cairn.Settings // of a project without stored settings
 	ids      *idGen
 	// project, when set, bounds every method that takes a memory id to
 	// that project; see WithProject.
@@ -128,8 +132,12 @@ func New(store cairn.Store, opts *Options) *Engine {
 		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback,
 		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{},
 		settings: &settingsCache{}}
+	e.own = opts.Settings
+	if e.own == nil {
+		e.own = cairn.DefaultSettings()
+	}
 	if e.policies == nil {
-		e.policies = cairn.DefaultTypes()
+		e.policies = e.own.Policies()
 	}
 	if e.redact == nil {
 		e.redact = redact.Text

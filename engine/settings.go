@@ -106,6 +106,24 @@ func (e *Engine) inProject(ctx context.Context, project string) (*Engine, error)
 	return out, err
 }
 
+// SettingsOf returns the settings in force for project: its stored ones,
+// else the engine's own (Options.Settings). They are shared: the caller
+// clones them to change them.
+func (e *Engine) SettingsOf(ctx context.Context, project string) (*cairn.Settings, error) {
+	if project == "" {
+		return e.own, nil
+	}
+	out := e.own
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		d, _, ok, err := e.settingsIn(ctx, tx, project)
+		if ok {
+			out = d.settings
+		}
+		return err
+	})
+	return out, err
+}
+
 // ProjectSettings implements cairn.SettingsService: the settings stored for
 // project, or ENOTFOUND when none are. The Settings returned are the
 // caller's to change.

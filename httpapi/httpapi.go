@@ -59,6 +59,7 @@ type Service interface {
 	cairn.UseRecorder
 	cairn.OverviewService
 	cairn.ContextService // the candidates of lookups and loop blocks (package recall)
+	cairn.SettingsService
 	cairn.Clock
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
@@ -84,8 +85,8 @@ type Options struct {
 	// does not know it: the list of memories then marks and filters the
 	// possibly stale ones (package filestale). nil knows no folder.
 	Root func(project string) string
-	// Context builds the block of call (call.Project is set; call.Config
-	// nil asks for the server's configuration of the project) and records
+	// Context builds the block of call (call.Project is set; the
+	// project's stored settings apply) and records
 	// its use when call.Record, as recall.AnswerCall does; required for
 	// the context route. Errors of type *recall.InvalidError are the
 	// caller's mistakes (400).
@@ -95,6 +96,9 @@ type Options struct {
 	// RecordUse, at once. A long-running server passes its batching
 	// queue, as its Context does.
 	RecordUse recall.Recorder
+	// CheckSettings checks the settings a client stores (PUT /settings)
+	// as a configuration file's are checked; nil refuses to store any.
+	CheckSettings func(*cairn.Settings) error
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
 	// RequireToken makes a token necessary on every project route (a
@@ -125,10 +129,9 @@ const (
 // Server answers the API. Mount it at /api/ (its routes hold the whole
 // path).
 type Server struct {
-	opts    Options
-	mux     *http.ServeMux
-	log     *slog.Logger
-	configs configCache // of context requests
+	opts Options
+	mux  *http.ServeMux
+	log  *slog.Logger
 }
 
 // New returns the API server of opts.
@@ -207,6 +210,9 @@ func (s *Server) routes() {
 	s.route("POST /memories/{id}/supersede", write, s.supersede)
 	s.route("GET /memories/{id}/chain", read, s.chain)
 	s.route("GET /types/near", read, s.nearType)
+	s.route("GET /settings", read, s.getSettings)
+	s.route("PUT /settings", write, s.putSettings)
+	s.route("DELETE /settings", write, s.deleteSettings)
 	s.route("GET /search", read, s.search)
 	// A context records the use of what it shows, which raises the
 	// confidence of what it shows: a read-only token may ask for one,

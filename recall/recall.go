@@ -49,8 +49,12 @@ type Request struct {
 	Session string // memories written in this session are left out
 	Files   []string
 
-	Mode   string // a mode of the configuration; "" takes context.mode
-	Format string // markdown, xml or json; "" takes context.format
+	Mode string // a mode of the configuration; "" takes context.mode
+	// Keywords are keyword phrases of the settings to apply as if the
+	// prompt held them (those an earlier prompt matched, kept for the
+	// next session's start).
+	Keywords []string
+	Format   string // markdown, xml or json; "" takes context.format
 	// SearchMode is the relevant tier's search mode (cairn.ModeLexical,
 	// ModeVector, ModeHybrid); "" takes embeddings.mode when an endpoint
 	// is configured, else lexical.
@@ -143,7 +147,11 @@ func configure(c *cairn.Settings, req *Request, p Profile) (keywords []string, f
 	if err := c.ApplyMode(mode); err != nil {
 		return nil, "", err
 	}
-	keywords = c.ApplyKeywords(req.Prompt)
+	prompt := req.Prompt
+	if len(req.Keywords) > 0 {
+		prompt = strings.Join(req.Keywords, " | ") + " | " + prompt
+	}
+	keywords = c.ApplyKeywords(prompt)
 	switch {
 	case req.BudgetSet:
 		c.Context.Budget = req.Budget

@@ -243,13 +243,6 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 			return atTime(s.eng.WithProject(project), now)
 		},
 		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-			if call.Config == nil {
-				cfg, err := s.cfg.Configuration(call.Project)
-				if err != nil {
-					return nil, err
-				}
-				call.Config = cfg
-			}
 			if call.Root == "" {
 				call.Root = s.cfg.Root(call.Project)
 			}
@@ -257,6 +250,7 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 		},
 		RecordUse:     s.RecordUse,
 		Root:          s.cfg.Root,
+		CheckSettings: s.cfg.CheckSettings,
 		Tokens:        s.eng,
 		RequireToken:  remote,
 		Authenticated: authenticated,
@@ -270,7 +264,6 @@ func (s *Server) newMCPServer(project string) (*mcp.Server, error) {
 		Service: local.New(s.eng, project, s.RecordUse),
 		Project: project,
 		Root:    s.cfg.Root(project),
-		Config:  func() (*cairn.Settings, error) { return s.cfg.Configuration(project) },
 		Version: s.cfg.Version,
 		Logger:  s.logger,
 	})

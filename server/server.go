@@ -85,14 +85,14 @@ type Config struct {
 
 	// Version is the version the MCP server reports.
 	Version string
-	// Configuration returns the configuration of project's context
-	// blocks (for a request that sends none) and MCP tools, read again
-	// for each request; nil: the defaults.
-	Configuration func(project string) (*cairn.Settings, error)
-	// Root returns the folder of project's files when the server runs in
+	// Root returns the folder of project's files when the server knows
 	// it, else "": what its memories refer to is checked against it. nil
 	// knows no folder.
 	Root func(project string) string
+	// CheckSettings checks the settings a client stores for a project
+	// (its cairn.toml, read by the client) as a configuration file's are
+	// checked; nil refuses to store any.
+	CheckSettings func(*cairn.Settings) error
 
 	// SetMemoryLimit, when set, is runtime/debug.SetMemoryLimit: the
 	// server keeps the process's soft memory limit near what the engine
@@ -201,9 +201,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
-	}
-	if cfg.Configuration == nil {
-		cfg.Configuration = func(string) (*cairn.Settings, error) { return cairn.DefaultSettings(), nil }
 	}
 	if cfg.Root == nil {
 		cfg.Root = func(string) string { return "" }

@@ -257,17 +257,17 @@ func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
 	if c.Context.MaxChars > hook.MaxContext {
 		req.MaxChars, req.MaxCharsSet = hook.MaxContext, true
 	}
-	defaultConfig := len(cfg.Files) == 0
 	switch h.event {
 	case hook.UserPromptSubmit:
 		h.keepKeywords(c, req.Prompt) // for the next session's start (seed 004)
 	case hook.SessionStart:
-		if kept := h.applyKept(c); kept != nil {
-			c, defaultConfig = kept, false
-		}
+		req.Keywords = h.takeKept()
 	}
 	// Claude Code counts the escaped text against its cap.
-	call := recall.Call{Request: req, Config: c, DefaultConfig: defaultConfig, Record: true, MaxJSONChars: hook.MaxContext}
+	call := recall.Call{Request: req, Record: true, MaxJSONChars: hook.MaxContext}
+	if m.settingsFolder(g) != "" {
+		call.Config = c // the project's own files (see runContext)
+	}
 	var a *recall.Answer
 	err = m.withService(ctx, g, recordDB, func(svc service) error {
 		a, err = svc.Context(ctx, call)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn/config"
@@ -26,9 +25,10 @@ func (h *hookRun) keepKeywords(c *config.Config, prompt string) {
 	}
 }
 
-// applyKept applies to a clone of c the keyword overrides a prompt of an
-// earlier session kept, and forgets them; nil when none were kept.
-func (h *hookRun) applyKept(c *config.Config) *config.Config {
+// takeKept returns the keyword phrases a prompt of an earlier session
+// kept, for the block to apply (recall.Request.Keywords), and forgets
+// them; nil when none were kept.
+func (h *hookRun) takeKept() []string {
 	o, ok, err := sessionstate.Take(statePath(h.g), h.g.project)
 	if err != nil {
 		h.log(err)
@@ -36,7 +36,5 @@ func (h *hookRun) applyKept(c *config.Config) *config.Config {
 	if !ok || len(o.Keywords) == 0 {
 		return nil
 	}
-	c = c.Clone()
-	c.ApplyKeywords(strings.Join(o.Keywords, " | "))
-	return c
+	return o.Keywords
 }

@@ -80,14 +80,22 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	// Every line the server writes says when (a background server's go
 	// to cairn.log).
 	logw := server.TimedLog(m.Stderr, nil)
-	// The server answers every project: its engine is bound to none.
-	opts := &engine.Options{Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()}
-	if cfg, err := m.loadConfig(); err == nil {
-		if err := vectorOptions(m, g, cfg.Config, opts); err != nil {
-			return err
-		}
+	// The server answers every project: its engine is bound to none, and
+	// applies each project's stored settings; a project without any gets
+	// the user's file's (cairn.toml of serve's own folder is its
+	// project's, written to the database below).
+	userOnly := *m
+	userOnly.Getwd = func() (string, error) { return "", errors.New("not a project's folder") }
+	own, err := userOnly.loadConfig()
+	if err != nil {
+		return err
 	}
-	eng := engine.New(s.store, opts)
+	// The embeddings endpoint is the server's, read where it starts.
+	eng, err := newEngine(m, g, s.store, engineSetup{settings: own.Config, endpoint: s.settings, cacheBytes: *cacheMB << 20})
+	if err != nil {
+		return err
+	}
+	m.syncSettings(ctx, g, eng)
 	if remote {
 		// Every request will need a token: refuse to start without one.
 		if toks, err := eng.FindTokens(ctx); err != nil {
@@ -103,33 +111,26 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	registerMirror(ctx, m, g, eng)
 	// Configuration files are read once and again when they change.
 	m.configs = &configCache{}
-	home, root := g.project, ""
-	if wd, err := m.Getwd(); err == nil && wd != "" {
-		root = projectRoot(wd)
-	}
-	// Another project's blocks get the user's configuration only.
-	other := *m
-	other.Getwd = func() (string, error) { return "", errors.New("not the project's folder") }
+	home, root := g.project, m.projectFolder(g)
 	cfg := server.Config{
 		Engine: eng, Project: home, Database: g.label(), Path: db,
 		Addr: *addr, AddrOptional: !flagGiven(fs, "addr"), AllowRemote: *allowRemote, Idle: *idle,
-		Version: buildVersion(),
-		Configuration: func(project string) (*config.Config, error) {
-			cm := &other
-			if project == home {
-				cm = m
-			}
-			l, err := cm.loadConfig()
-			if err != nil {
-				return nil, err
-			}
-			return l.Config, nil
-		},
+		Version:       buildVersion(),
+		CheckSettings: config.Validate,
 		Root: func(project string) string {
-			if project == home {
+			if project == home && root != "" {
 				return root // serve's own folder
 			}
-			return ""
+			if remote {
+				return "" // a folder another machine named
+			}
+			// The folder of the command that wrote the project's
+			// settings: this machine's user's.
+			ps, err := eng.ProjectSettings(context.Background(), project)
+			if err != nil {
+				return ""
+			}
+			return ps.Folder
 		},
 		SetMemoryLimit: m.SetMemoryLimit,
 		Log:            logw,
