@@ -27,15 +27,18 @@ type CandidateRequest struct {
 
 	// Pinned asks for the pinned memories (the newest 50).
 	Pinned bool
-	// StaticTypes asks for the newest StaticPerType memories of each type
-	// and, when not empty, the global-scope memories (the newest 50).
+	// StaticTypes asks for the StaticPerType most trusted memories of each
+	// type (by confidence, then newest) and, when not empty, the
+	// global-scope memories (the newest 50).
 	StaticTypes   []string
 	StaticPerType int
-	// CriticalTypes asks for the newest StaticPerType memories of each of
-	// these types (those of StaticTypes aside) whose confidence is at
-	// least CriticalConfidence (seed 002's critical constraints).
+	// CriticalTypes asks for the CriticalPerType (0: StaticPerType) most
+	// trusted memories of each of these types (those of StaticTypes
+	// aside) whose confidence is at least CriticalConfidence (seed 002's
+	// critical constraints).
 	CriticalTypes      []string
 	CriticalConfidence float64
+	CriticalPerType    int
 	// DynamicTypes asks for the newest DynamicCount memories of each type
 	// (and two more, for those a block leaves out).
 	DynamicTypes []string

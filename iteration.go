@@ -101,7 +101,10 @@ type IterationTx interface {
 	FindIterations(ctx context.Context, f IterationFilter) ([]*Iteration, error)
 	// AggregateIterations folds the project's iterations created before
 	// before into IterationTotals (adding to totals already there) and
-	// deletes them, in one step; it returns how many it folded.
+	// deletes them, in one step; it returns how many it folded. The
+	// failures of a task since its latest done iteration (newest by
+	// CreatedAt, then iteration number) are never folded, however old:
+	// they are the task's failures in a row, which totals cannot hold.
 	AggregateIterations(ctx context.Context, project string, before time.Time) (int, error)
 	// FindIterationTotals returns the project's aggregated totals, of one
 	// task when task is not "", in no particular order.

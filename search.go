@@ -108,6 +108,13 @@ type HitExplain struct {
 	// DateFactor is above 1 when the memory was created in a period that
 	// the query names ("yesterday", "in May 2023"), else 1.
 	DateFactor float64
+	// Typicality is, for a prompt (Query.Prompt) in a database that holds
+	// other projects, how much more typical the prompt's words are of the
+	// project's memories than of the other projects' memories: a
+	// log-likelihood ratio summed over its words, 0 when not measured.
+	// Below 0 the prompt reads as another project's, and the project's
+	// hits have Strength 0, so that they clear no relevance floor.
+	Typicality float64
 	// In the vector and hybrid modes: the hit's place in the lexical and
 	// the vector ranking (1 is first; 0: not in it), the cosine
 	// similarity of its vector with the query's, and the fused score

@@ -274,6 +274,10 @@ type IndexTx interface {
 	// Partition returns the search index statistics of a partition; a
 	// partition never written returns zero statistics, not an error.
 	Partition(ctx context.Context, name string) (*PartitionStats, error)
+	// PartitionDocs returns the number of documents (PartitionStats.Docs)
+	// of every partition that has any, by name: the projects a database
+	// holds, and "" when it holds global-scope memories.
+	PartitionDocs(ctx context.Context) (map[string]int64, error)
 	// PutPartition stores the statistics of ps.Name.
 	PutPartition(ctx context.Context, ps *PartitionStats) error
 	// Postings returns the stored postings of the given terms in a
@@ -407,6 +411,7 @@ type MemoryFilter struct {
 	Before        time.Time // created before
 	Session       string    // created in this session
 	Agent         string    // written by this agent (Memory.Agent)
+	Task          string    // written for this task (Memory.TaskID)
 	Pinned        bool      // only pinned memories
 	HasFileRefs   bool      // only memories with file references
 	Source        Source    // came to be this way (Memory.Source)

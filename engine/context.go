@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -73,7 +74,7 @@ func (e *Engine) tierCandidates(ctx context.Context, req cairn.CandidateRequest)
 	var key string
 	var version int64
 	if e.cache != nil && e.store.SupportsDataVersion() {
-		key = fmt.Sprint(req.Project, req.Pinned, req.StaticTypes, req.StaticPerType, req.CriticalTypes, req.CriticalConfidence, req.DynamicTypes, req.DynamicCount)
+		key = fmt.Sprint(req.Project, req.Pinned, req.StaticTypes, req.StaticPerType, req.CriticalTypes, req.CriticalConfidence, req.CriticalPerType, req.DynamicTypes, req.DynamicCount)
 		v, err := e.store.DataVersion(ctx)
 		if err == nil {
 			version = v
@@ -106,7 +107,7 @@ func (e *Engine) tierCandidates(ctx context.Context, req cairn.CandidateRequest)
 			}
 		}
 		for _, t := range req.StaticTypes {
-			if err := find(cairn.ContextStatic, 0, cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortCreatedDesc, Limit: req.StaticPerType}); err != nil {
+			if err := find(cairn.ContextStatic, 0, cairn.MemoryFilter{Project: req.Project, Types: []string{t}, Sort: cairn.SortConfidenceDesc, Limit: req.StaticPerType}); err != nil {
 				return err
 			}
 		}
@@ -114,7 +115,7 @@ func (e *Engine) tierCandidates(ctx context.Context, req cairn.CandidateRequest)
 			if slices.Contains(req.StaticTypes, t) {
 				continue
 			}
-			if err := find(cairn.ContextStatic, 0, cairn.MemoryFilter{Project: req.Project, Types: []string{t}, MinConfidence: req.CriticalConfidence, Sort: cairn.SortCreatedDesc, Limit: req.StaticPerType}); err != nil {
+			if err := find(cairn.ContextStatic, 0, cairn.MemoryFilter{Project: req.Project, Types: []string{t}, MinConfidence: req.CriticalConfidence, Sort: cairn.SortConfidenceDesc, Limit: cmp.Or(req.CriticalPerType, req.StaticPerType)}); err != nil {
 				return err
 			}
 		}

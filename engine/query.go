@@ -212,3 +212,50 @@ func termIDFs(qs []index.Query, tps []*index.Postings, n int64, kinds wordKinds,
 	}
 	return out
 }
+
+// typicalitySmoothing is the count added to every word's presence and to
+// its absence when typicality estimates how often a project's memories
+// hold it (the Krichevsky–Trofimov estimate: half a memory each way), so
+// that a word a project has never seen is rare there, not impossible: one
+// word of a prompt that another project holds does not outvote the others.
+const typicalitySmoothing = 0.5
+
+// typicality measures whose prompt a prompt is: how much more typical its
+// words are of one project's memories than of the database's other
+// projects' together, as a log-likelihood ratio (natural log) summed over
+// the prompt's words, each counted by its query weight (a compound's
+// terms share one word's):
+//
+//	Σ weight × ln( (df + ½)/(n + 1) ÷ (df_rest + ½)/(n_rest + 1) )
+//
+// where df of the project's n memories hold the term and df_rest of the
+// other projects' n_rest. Filler words of a prompt, and terms that no
+// memory of the database holds (they say nothing of whose prompt it is),
+// are left out. Above 0 the prompt reads as the project's; below, as
+// another project's: a question about triangles put to a project about
+// probability, though both speak of problems and accuracy. ok is false
+// when there is too little to compare: the project, or the other projects
+// together, hold fewer than commonFloor memories (a project of one memory
+// holds each of its words in all its memories), or the prompt has no
+// word the database holds.
+func typicality(qs []index.Query, kinds wordKinds, prompt bool, own map[string]int64, n int64, rest map[string]int64, nRest int64) (float64, bool) {
+	if n < commonFloor || nRest < commonFloor {
+		return 0, false
+	}
+	a := typicalitySmoothing
+	sum, counted := 0.0, false
+	for _, q := range qs {
+		if q.Weight <= 0 || prompt && kinds.fillers[q.Term] {
+			continue
+		}
+		d, r := float64(own[q.Term]), float64(rest[q.Term])
+		if d == 0 && r == 0 {
+			continue
+		}
+		p := (d + a) / (float64(n) + 2*a)
+		o := (r + a) / (float64(nRest) + 2*a)
+		sum += q.Weight * math.Log(p/o)
+		counted = true
+	}
+	return sum, counted
+}

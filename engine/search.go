@@ -146,6 +146,11 @@ type candidate struct {
 type retrieved struct {
 	kept []hit
 	idfs map[string][]index.Query
+	// typical is the prompt's typicality of its project against the
+	// database's other projects (see typicality), when typicalOK: a
+	// prompt only, in a database that holds other projects.
+	typical   float64
+	typicalOK bool
 	// common[part][i] is the commonness of idfs[part][i]'s term (see
 	// termCommonness).
 	common map[string][]float64
@@ -234,6 +239,8 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	common := map[string][]float64{}
 	slots := map[string][]int8{}
 	var scored []partScore
+	var ownDF map[string]int64 // the project's document frequencies, for typicality
+	var ownDocs int64
 	defer func() {
 		for _, ps := range scored {
 			ps.scorer.Release()
@@ -267,6 +274,12 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 			continue
 		}
 		idfs[name] = termIDFs(terms, tps, stats.Docs, kinds, q.Prompt)
+		if q.Prompt && name == q.Project {
+			ownDocs, ownDF = stats.Docs, make(map[string]int64, len(tps))
+			for _, p := range tps {
+				ownDF[p.Term] = p.DF
+			}
+		}
 		common[name] = termCommonness(terms, tps, stats.Docs)
 		if sl := termSlots(idfs[name], tps, stats.Analyzer); sl != nil {
 			slots[name] = sl
@@ -317,7 +330,46 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	if err != nil {
 		return nil, err
 	}
-	return &retrieved{kept: kept, idfs: idfs, common: common, params: e.bm25, slots: slots, held: held, window: memo.window(q.Now)}, nil
+	r := &retrieved{kept: kept, idfs: idfs, common: common, params: e.bm25, slots: slots, held: held, window: memo.window(q.Now)}
+	if ownDF != nil && len(kept) > 0 {
+		rest, nRest, err := restDocFreqs(ctx, tx, q.Project, termNames(terms))
+		if err != nil {
+			return nil, err
+		}
+		r.typical, r.typicalOK = typicality(terms, kinds, q.Prompt, ownDF, ownDocs, rest, nRest)
+	}
+	return r, nil
+}
+
+// restDocFreqs returns how many memories of the database's projects other
+// than project hold each of terms, summed, and how many memories those
+// projects hold: the background against which typicality weighs a
+// prompt. Global-scope memories belong to every project and are left out.
+func restDocFreqs(ctx context.Context, tx cairn.Tx, project string, terms []string) (map[string]int64, int64, error) {
+	parts, err := tx.PartitionDocs(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	names := make([]string, 0, len(parts))
+	for name := range parts {
+		if name != project && name != "" {
+			names = append(names, name)
+		}
+	}
+	sort.Strings(names) // the same sums, to the bit, whatever the map's order
+	rest := map[string]int64{}
+	var n int64
+	for _, name := range names {
+		dfs, err := tx.DocFreqs(ctx, name, terms)
+		if err != nil {
+			return nil, 0, err
+		}
+		for t, df := range dfs {
+			rest[t] += df
+		}
+		n += parts[name]
+	}
+	return rest, n, nil
 }
 
 // finish ranks the hits r retrieved for q at q.Now. r is not changed:
@@ -373,6 +425,12 @@ func dateTerms(phrases []string) map[string]bool {
 //     text says: "what did we change on 13 October" is matched in full by
 //     a memory of 13 October about the change.
 //
+// A prompt whose words are more typical of the database's other projects
+// than of its own (typicality below 0) holds nothing of the project's
+// memories: their Strength is 0, and each hit's explanation carries the
+// typicality. Global-scope memories, which belong to every project, keep
+// theirs.
+//
 // The sums run in query order, so that the same search gives the same
 // figure to the last bit.
 func (r *retrieved) setStrengths(hits []hit, dated map[string]bool) {
@@ -380,10 +438,16 @@ func (r *retrieved) setStrengths(hits []hit, dated map[string]bool) {
 	shared := sharedTitles(hits)
 	for i := range hits {
 		h := &hits[i]
+		if r.typicalOK {
+			h.Typicality = r.typical
+		}
 		if h.Match <= 0 {
 			continue
 		}
 		part := partitionOf(h.Memory)
+		if r.typicalOK && r.typical < 0 && part != "" {
+			continue
+		}
 		w := idfs[part]
 		total := 0.0
 		for _, q := range w {

@@ -81,12 +81,12 @@ func Capture(ctx context.Context, svc ingest.Service, ev Event, p *Payload, opts
 func HasCapture(ev Event, p *Payload, opts CaptureOptions) bool {
 	if _, path := transcriptOf(ev, p, opts); path != "" {
 		if _, err := os.Stat(path); err == nil {
-			return true
+			return true // a file that is not regular is said so by Capture
 		}
 	}
 	if ev == Stop || ev == SubagentStop {
-		sigs, _ := capture.Parse(p.LastAssistantMessage)
-		return len(sigs) > 0
+		sigs, probs := capture.Parse(p.LastAssistantMessage)
+		return len(sigs) > 0 || len(probs) > 0
 	}
 	return false
 }
@@ -111,8 +111,13 @@ func transcriptOf(ev Event, p *Payload, opts CaptureOptions) (kind, path string)
 // captureTranscript reads the new lines of the transcript at path, and
 // says why the agent should be asked for its account (opts.Ask).
 func captureTranscript(ctx context.Context, svc ingest.Service, kind, path string, opts CaptureOptions) (string, error) {
-	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
+	fi, err := os.Stat(path)
+	if errors.Is(err, os.ErrNotExist) {
 		return "", nil // Claude Code writes the transcript lazily: nothing said yet
+	}
+	if err == nil && !fi.Mode().IsRegular() {
+		// A FIFO or a device would hold the hook until its timeout.
+		return "", fmt.Errorf("ingest %s: not a regular file (%s); it was not read", path, fi.Mode().Type())
 	}
 	var failed []string
 	rep, err := ingest.File(ctx, svc, path, ingest.Options{Kind: kind, Project: opts.Project, Hat: opts.Hat,
@@ -140,11 +145,16 @@ func AskReason(why string) string {
 		"or with the remember tool. If nothing is worth keeping, answer \"nothing\". Then stop; you will not be asked again."
 }
 
-// captureMessage stores the signals of last_assistant_message.
+// captureMessage stores the signals of last_assistant_message; the
+// signals it could not read (capture.Problem) are returned as its error,
+// after the others are stored.
 func captureMessage(ctx context.Context, svc ingest.Service, p *Payload, opts CaptureOptions) error {
-	sigs, _ := capture.Parse(p.LastAssistantMessage)
+	sigs, probs := capture.Parse(p.LastAssistantMessage)
 	prov := capture.Provenance{Hat: opts.Hat, Agent: opts.Agent, Session: p.SessionID}
 	var failed []string
+	for _, pr := range probs { // a signal dropped is said, in the hook's log
+		failed = append(failed, fmt.Sprintf("line %d: %s", pr.Line, pr.Reason))
+	}
 	for _, sig := range sigs {
 		_, err := svc.AddMemory(ctx, sig.MemoryFrom(opts.Project, prov))
 		if err != nil && (ctx.Err() != nil || cairn.ErrorCode(err) == cairn.EUNAVAILABLE) {

@@ -214,6 +214,14 @@ func (s *Server) routes() {
 	s.route("PUT /settings", write, s.putSettings)
 	s.route("DELETE /settings", write, s.deleteSettings)
 	s.route("GET /search", read, s.search)
+	// Seed 000's paths, beside the ones above: search and cleanup under
+	// /memories, and a memory by its id alone (its id decides the
+	// project).
+	s.route("GET /memories/search", read, s.search)
+	s.route("POST /memories/cleanup", write, s.cleanup)
+	s.byID("GET", read, s.getMemory)
+	s.byID("PUT", write, s.updateMemory)
+	s.byID("DELETE", write, s.deleteMemory)
 	// A context records the use of what it shows, which raises the
 	// confidence of what it shows: a read-only token may ask for one,
 	// but its use is not recorded (a preview, as dry_run).
@@ -267,6 +275,61 @@ func (s *Server) route(pattern string, a access, h handlerFunc) {
 			s.fail(w, r, err)
 		}
 	}))
+}
+
+// byID registers h at METHOD /api/memories/{id}, seed 000's path of a
+// memory without its project: the memory's project is the project of
+// the request's token when it sends one (the id is looked up there, and
+// among the global memories it may read, so that a token never reaches
+// another project's memory: 404), else the memory's own. The token
+// checks of the project routes apply.
+func (s *Server) byID(method string, a access, h handlerFunc) {
+	s.mux.HandleFunc(method+" /api/memories/{id}", func(w http.ResponseWriter, r *http.Request) {
+		if err := s.answerByID(w, r, a, h); err != nil {
+			s.fail(w, r, err)
+		}
+	})
+}
+
+func (s *Server) answerByID(w http.ResponseWriter, r *http.Request, a access, h handlerFunc) error {
+	now, err := requestNow(r)
+	if err != nil {
+		return err
+	}
+	tok, err := s.token(r)
+	if err != nil {
+		return err
+	}
+	p := &project{now: now, token: tok}
+	if tok != nil {
+		if s.opts.Authenticated != nil {
+			s.opts.Authenticated(r, tok)
+		}
+		if a == write && tok.ReadOnly {
+			return cairn.Errorf(cairn.EFORBIDDEN, "the token %s is read-only", tok.ID)
+		}
+		p.name = tok.Project
+		r = withToken(r, tok)
+	} else {
+		// No token: every project is open (a server that needs none);
+		// the memory says whose it is.
+		id := strings.TrimSpace(r.PathValue("id"))
+		if id == "" {
+			return cairn.Errorf(cairn.EINVALID, "the id is empty")
+		}
+		m, err := s.opts.Service("", now).FindMemoryByID(r.Context(), id)
+		if err != nil {
+			return err
+		}
+		p.name = m.Project
+	}
+	if a == write {
+		if err := s.checkClock(p); err != nil {
+			return err
+		}
+	}
+	p.svc = s.opts.Service(p.name, now)
+	return h(w, r, p)
 }
 
 // Handle registers h for pattern (a http.ServeMux pattern, such as

@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/httpapi"
 )
 
@@ -53,15 +54,20 @@ func loadOpenAPI(t *testing.T) *openAPI {
 	return o
 }
 
-// match returns the operation key of a request.
+// match returns the operation key of a request: of the templates that
+// match, the one with the fewest parameters (/memories/search before
+// /memories/{id}, as the server's router picks).
 func (o *openAPI) match(method, path string) (string, bool) {
 	path, _, _ = strings.Cut(path, "?")
+	best, params := "", -1
 	for _, r := range o.routes {
 		if r.method == method && r.re.MatchString(path) {
-			return r.method + " " + r.template, true
+			if n := strings.Count(r.template, "{"); params < 0 || n < params {
+				best, params = r.method+" "+r.template, n
+			}
 		}
 	}
-	return "", false
+	return best, params >= 0
 }
 
 // check validates an answer against its operation's response for the
@@ -325,10 +331,28 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("POST", p+"/memories", map[string]any{"content": "Other notes.", "type": "file", "key": "memtool:/memories/a.md", "create_only": true}, 409)
 	call("POST", p+"/memories", map[string]any{"content": "No key.", "create_only": true}, 400)
 	call("GET", p+"/types/near?type=decison", nil, 200)
+	// A project's settings: none stored, stored, checked as a file's keys
+	// are (a budget beyond its range), forgotten.
+	call("GET", p+"/settings", nil, 404)
+	set := cairn.DefaultSettings()
+	set.Lifecycle["learning"] = cairn.TypeLifecycle{TTLDays: 2, Tier: "relevant"}
+	call("PUT", p+"/settings", map[string]any{"settings": set, "source": "/p/.cairn/cairn.toml", "folder": "/p"}, 200)
+	call("GET", p+"/settings", nil, 200)
+	bad := cairn.DefaultSettings()
+	bad.Context.Budget = 1 << 30
+	call("PUT", p+"/settings", map[string]any{"settings": bad}, 400)
+	call("PUT", p+"/settings", map[string]any{}, 400)
+	call("DELETE", p+"/settings", nil, 200)
 	call("GET", p+"/types/near", nil, 400)
 	call("GET", p+"/search?q=sqlite+storage&explain=1&after=2020-01-01&before=2030-01-01&limit=3", nil, 200)
 	call("GET", p+"/search?q=sqlite&type=decision", nil, 200)
 	call("GET", p+"/search", nil, 400)
+	call("GET", p+"/memories/search?q=sqlite+storage&after_date=2020-01-01&before_date=2030-01-01&limit=3", nil, 200)
+	call("GET", p+"/memories/search?q=sqlite&before=2030-01-01&before_date=2030-01-01", nil, 400)
+	call("GET", "/api/memories/"+first, nil, 200)
+	call("GET", "/api/memories/mem-0000000000000000", nil, 404)
+	call("PUT", "/api/memories/"+first, map[string]any{"tags": []string{"storage", "db", "local"}}, 200)
+	call("PUT", "/api/memories/"+first, map[string]any{"confidence": 2}, 400)
 	call("POST", p+"/context", map[string]any{"prompt": "which database for storage", "files": []string{"sqlite/tx.go"}, "hat": "creator",
 		"agent": "claude", "task": "t1", "session": "s2", "budget": 800, "format": "json"}, 200)
 	call("POST", p+"/lookup", map[string]any{"kind": "file", "subject": "sqlite/db.go"}, 200)
@@ -365,6 +389,8 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("GET", p+"/activity?action=exploded", nil, 400)
 	call("POST", p+"/cleanup", nil, 200)
 	call("POST", p+"/cleanup?apply=true", nil, 200)
+	call("POST", p+"/memories/cleanup", nil, 200)
+	call("POST", p+"/memories/cleanup?apply=maybe", nil, 400)
 	call("POST", p+"/loop/iterations", map[string]any{"task": "7", "iteration": 1, "outcome": "failed", "model": "sonnet", "duration_ms": 61000,
 		"cost_usd": 0.42, "result": "<failure-report>\nerror: TestSync times out\navoid: more retries\n</failure-report>\n<learning>never closed"}, 200)
 	call("POST", p+"/loop/iterations", map[string]any{"task": "7", "iteration": 2, "outcome": "no-signal"}, 200)
@@ -379,6 +405,8 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("POST", p+"/loop/prune", map[string]any{"archive_after_hours": -1}, 400)
 	call("DELETE", p+"/memories/"+second, nil, 200)
 	call("DELETE", p+"/memories/"+second, nil, 404)
+	call("DELETE", "/api/memories/"+first, nil, 200)
+	call("DELETE", "/api/memories/"+first, nil, 404)
 	call("GET", "/api/openapi.json", nil, 200)
 	var missing []string
 	for key := range o.ops {

@@ -86,6 +86,19 @@ func (q *query) time(name string) time.Time {
 	return t
 }
 
+// timeAlias is the time of parameter name, or of alias, its other
+// name (seed 000's after_date for after, say); both given is a mistake.
+func (q *query) timeAlias(name, alias string) time.Time {
+	t, a := q.time(name), q.time(alias)
+	switch {
+	case a.IsZero():
+		return t
+	case !t.IsZero():
+		q.bad(alias, q.str(alias), "give "+name+" or "+alias+", not both")
+	}
+	return a
+}
+
 // oneOf is a parameter that must be one of choices (or absent: def).
 func (q *query) oneOf(name, def string, choices ...string) string {
 	v := q.str(name)

@@ -23,7 +23,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	}
 	qr := cairn.Query{
 		Project: p.name, Text: text, Limit: q.integer("limit", cairn.DefaultLimit, 1, cairn.MaxLimit),
-		Types: q.types("type"), Tags: q.list("tag"), After: q.time("after"), Before: q.time("before"),
+		Types: q.types("type"), Tags: q.list("tag"), After: q.timeAlias("after", "after_date"), Before: q.timeAlias("before", "before_date"),
 		ExcludeSession: q.str("exclude_session"), Agent: q.str("agent"), NoGlobal: q.flag("no_global", false),
 		Mode: q.oneOf("mode", "", cairn.ModeLexical, cairn.ModeVector, cairn.ModeHybrid),
 	}

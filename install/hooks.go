@@ -4,18 +4,83 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 )
 
 // Hook is one hook cairn installs: on Event (Claude Code's or Codex's name,
-// e.g. "SessionStart"), run Command with a Timeout in seconds. Matcher is
-// empty for "every occurrence" and is then left out of the file.
+// e.g. "SessionStart"), run Command, or, when URL is set, POST the event
+// to URL (Claude Code's "type": "http"), with a Timeout in seconds.
+// Matcher is empty for "every occurrence" and is then left out of the
+// file.
 type Hook struct {
 	Event   string
 	Matcher string
 	Command string
+	URL     string
 	Timeout int
+}
+
+// HTTPEvents are the events an http hook answers (Setup.HTTP): those
+// that add context while a session runs. SessionStart stays a command
+// hook, since it starts the server the others reach, and so do the
+// events that capture, which read the transcript where the session runs.
+var HTTPEvents = []string{"UserPromptSubmit", "PreToolUse", "PostToolUseFailure", "SubagentStart"}
+
+// httpEnv are the variables an http hook passes to the server in
+// headers, as the command hook reads them from its environment: the
+// project (CAIRN_PROJECT) and an agent loop's task (CAIRN_TASK).
+var httpEnv = [][2]string{{"X-Cairn-Project", "CAIRN_PROJECT"}, {"X-Cairn-Task", "CAIRN_TASK"}}
+
+// cairnURLRE matches the URL of cairn's http hook: a loopback address's
+// /hooks/claude/<Event>.
+var cairnURLRE = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^http://(127\.0\.0\.1|localhost|\[::1\]):[0-9]+/hooks/claude/([A-Za-z]+)$`)
+})
+
+// IsCairnHTTPHook reports whether an http hook's URL is one cairn
+// installs, and for which event (Claude Code's name).
+func IsCairnHTTPHook(url string) (event string, ok bool) {
+	m := cairnURLRE().FindStringSubmatch(url)
+	if m == nil {
+		return "", false
+	}
+	return m[2], true
+}
+
+// isCairnHandler reports whether a hook handler of a settings file is
+// cairn's: a command hook running cairn's hook handler, or an http hook
+// at cairn's URL.
+func isCairnHandler(h *node) bool {
+	if cmd, ok := h.get("command").str(); ok {
+		if _, ok := IsCairnHook(cmd); ok {
+			return true
+		}
+	}
+	if typ, _ := h.get("type").str(); typ == "http" {
+		url, _ := h.get("url").str()
+		_, ok := IsCairnHTTPHook(url)
+		return ok
+	}
+	return false
+}
+
+// describe is how a note names a hook: its command, or its URL.
+func (h Hook) describe() string {
+	if h.URL != "" {
+		return "POST " + h.URL
+	}
+	return h.Command
+}
+
+// describeHandler is how a note names a hook handler of a file.
+func describeHandler(n *node) string {
+	if url, ok := n.get("url").str(); ok {
+		return "POST " + url
+	}
+	cmd, _ := n.get("command").str()
+	return cmd
 }
 
 // HookEvents maps the hook events cairn knows to the kebab-case names that
@@ -97,14 +162,13 @@ func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
 				}
 				kept := handlers.vals[:0:0]
 				for _, h := range handlers.vals {
-					cmd, _ := h.get("command").str()
-					if _, ok := IsCairnHook(cmd); !ok {
+					if !isCairnHandler(h) {
 						kept = append(kept, h)
 						continue
 					}
 					w, want := wanted[ev]
 					if !want || found[ev] {
-						notes = append(notes, fmt.Sprintf("- hook %s: %s", ev, cmd))
+						notes = append(notes, fmt.Sprintf("- hook %s: %s", ev, describeHandler(h)))
 						touched[group] = true
 						continue
 					}
@@ -112,10 +176,21 @@ func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
 					if !sameHandler(h, w) {
 						// Set cairn's keys; keep the ones a user added.
 						nw := handler(w)
+						if t, _ := h.get("type").str(); t != handlerType(w) {
+							// The other kind of hook (a command hook
+							// that becomes an http one): cairn's keys
+							// as a new hook has them, then the user's.
+							for i, k := range h.keys {
+								if !slices.Contains(ownKeys, k) {
+									nw.set(k, h.vals[i])
+								}
+							}
+							h.keys, h.vals = nw.keys, nw.vals
+						}
 						for _, k := range nw.keys {
 							h.set(k, nw.get(k))
 						}
-						notes = append(notes, fmt.Sprintf("~ hook %s: %s (timeout %ds)", ev, w.Command, w.Timeout))
+						notes = append(notes, fmt.Sprintf("~ hook %s: %s (timeout %ds)", ev, w.describe(), w.Timeout))
 					}
 					kept = append(kept, h)
 				}
@@ -145,7 +220,7 @@ func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
 		hs.vals = append(hs.vals, handler(w))
 		group.set("hooks", hs)
 		list.vals = append(list.vals, group)
-		notes = append(notes, fmt.Sprintf("+ hook %s: %s (timeout %ds)", w.Event, w.Command, w.Timeout))
+		notes = append(notes, fmt.Sprintf("+ hook %s: %s (timeout %ds)", w.Event, w.describe(), w.Timeout))
 	}
 	if len(touched) > 0 {
 		pruneHooks(doc, touched)
@@ -188,12 +263,40 @@ func pruneHooks(doc *node, touched map[*node]bool) {
 	}
 }
 
-// handler is the JSON of one cairn hook handler.
+// handlerType is the "type" of h's handler: "command" or "http".
+func handlerType(h Hook) string {
+	if h.URL != "" {
+		return "http"
+	}
+	return "command"
+}
+
+// ownKeys are the keys of cairn's hook handlers, of both kinds.
+var ownKeys = []string{"type", "command", "url", "timeout", "headers", "allowedEnvVars"}
+
+// handler is the JSON of one cairn hook handler. An http hook tells the
+// server its timeout (X-Cairn-Timeout: it answers before it) and passes
+// CAIRN_PROJECT and CAIRN_TASK as the command hook reads them.
 func handler(h Hook) *node {
 	n := newObject()
-	n.set("type", scalar("command"))
-	n.set("command", scalar(h.Command))
+	if handlerType(h) == "command" {
+		n.set("type", scalar("command"))
+		n.set("command", scalar(h.Command))
+		n.set("timeout", scalar(h.Timeout))
+		return n
+	}
+	n.set("type", scalar("http"))
+	n.set("url", scalar(h.URL))
 	n.set("timeout", scalar(h.Timeout))
+	headers := newObject()
+	headers.set("X-Cairn-Timeout", scalar(fmt.Sprint(h.Timeout)))
+	vars := newArray()
+	for _, e := range httpEnv {
+		headers.set(e[0], scalar("${"+e[1]+"}"))
+		vars.vals = append(vars.vals, scalar(e[1]))
+	}
+	n.set("headers", headers)
+	n.set("allowedEnvVars", vars)
 	return n
 }
 

@@ -13,6 +13,11 @@
 //	                          PreToolUseMatcher (edits and Bash); with CaptureTools
 //	                          also PostToolUse, matcher "Bash", running
 //	                          `<cairn> hook claude post-tool-use --capture-tools`
+//	                          With HTTP, UserPromptSubmit, PreToolUse,
+//	                          PostToolUseFailure and SubagentStart are
+//	                          {"type": "http", "url": "<HTTP>hooks/claude/
+//	                          <Event>", "timeout", "headers",
+//	                          "allowedEnvVars"} instead
 //	  .mcp.json               mcpServers.cairn = {"type": "stdio",
 //	                          "command": "<cairn>", "args": ["mcp"]}
 //	claude, --scope user:     ~/.claude/settings.json and ~/.claude.json
@@ -42,9 +47,12 @@
 //     are added in a matcher group of their own at the end of the event's
 //     list, a cairn hook with another command or timeout is updated in
 //     place, and cairn hooks on events no longer wanted (PostToolUse
-//     without CaptureTools) are removed. A hook is cairn's when its command
+//     without CaptureTools) are removed; a cairn hook of the other kind
+//     (command or http) on a wanted event is replaced in place, its keys
+//     of the other kind removed. A hook is cairn's when its command
 //     ends in "hook claude|codex <event>" after a program whose base name
-//     starts with "cairn"; an MCP server entry is cairn's when it is named
+//     starts with "cairn", or when it is an http hook whose URL is a
+//     loopback address's /hooks/claude/<Event>; an MCP server entry is cairn's when it is named
 //     "cairn" and its command or an argument is such a program.
 //   - Uninstall removes cairn's hooks and server entries and blocks, and
 //     then only the containers that removing them emptied: a matcher group
@@ -68,6 +76,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -97,6 +106,11 @@ type Setup struct {
 	Command []string
 	// CaptureTools adds a PostToolUse hook.
 	CaptureTools bool
+	// HTTP, when set, is the address of the local cairn server
+	// (http://127.0.0.1:7421/): the HTTPEvents become http hooks that
+	// POST to its /hooks/claude/<Event> instead of commands (Claude Code
+	// only).
+	HTTP string
 	// NoAgentsMD leaves AGENTS.md alone (Codex).
 	NoAgentsMD bool
 }
@@ -153,6 +167,9 @@ func (s *Setup) Hooks() []Hook {
 	for i, e := range evs {
 		hs[i] = Hook{Event: e.name, Matcher: e.matcher, Timeout: e.timeout,
 			Command: prog + " hook " + HookAgent(s.Agent) + " " + HookEvents[e.name] + e.flags}
+		if s.HTTP != "" && s.Agent == Claude && slices.Contains(HTTPEvents, e.name) {
+			hs[i].Command, hs[i].URL = "", strings.TrimSuffix(s.HTTP, "/")+"/hooks/claude/"+e.name
+		}
 	}
 	return hs
 }
@@ -194,6 +211,14 @@ func (s *Setup) check() error {
 	}
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return errors.New("no command to run cairn")
+	}
+	if s.HTTP != "" {
+		if s.Agent != Claude {
+			return fmt.Errorf("http hooks are Claude Code's; %s runs command hooks", s.Agent)
+		}
+		if !cairnURLRE().MatchString(strings.TrimSuffix(s.HTTP, "/") + "/hooks/claude/UserPromptSubmit") {
+			return fmt.Errorf("the server address %q is not a loopback http://HOST:PORT/", s.HTTP)
+		}
 	}
 
 	if s.Scope == ScopeUser || s.Agent == Codex {

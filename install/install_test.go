@@ -910,3 +910,120 @@ func TestCodexKeepsTheUsersAdditionsToCairnsServer(t *testing.T) {
 		t.Errorf("uninstall did not say what it left: %q", notes)
 	}
 }
+
+// With HTTP, the events that add context while a session runs are http
+// hooks at the server's URL, the others stay commands; a second install
+// changes nothing; switching between the kinds replaces each hook in
+// place (never a second one beside it), keeping what the user added; and
+// uninstall restores the user's file whichever kind is installed.
+func TestClaudeHTTPHooksReplaceTheCommandHooksAndBack(t *testing.T) {
+	s := newSetup(t, Claude, ScopeProject)
+	settings := filepath.Join(s.Root, ".claude", "settings.json")
+	writeTestFile(t, settings, userSettings)
+	run(t, s, true)
+	commands := readTestFile(t, settings)
+
+	s.HTTP = "http://127.0.0.1:7423/"
+	edits := run(t, s, true)
+	got := readTestFile(t, settings)
+	var doc struct {
+		Hooks map[string][]struct {
+			Matcher string
+			Hooks   []map[string]any
+		}
+	}
+	if err := json.Unmarshal([]byte(got), &doc); err != nil {
+		t.Fatal(err)
+	}
+	for ev, groups := range doc.Hooks {
+		n := 0
+		for _, g := range groups {
+			for _, h := range g.Hooks {
+				cmd, _ := h["command"].(string)
+				url, _ := h["url"].(string)
+				if _, ok := IsCairnHook(cmd); !ok && !strings.Contains(url, "/hooks/claude/") {
+					continue // the user's
+				}
+				n++
+				isHTTP := false
+				for _, e := range HTTPEvents {
+					isHTTP = isHTTP || e == ev
+				}
+				switch {
+				case isHTTP && (h["type"] != "http" || url != "http://127.0.0.1:7423/hooks/claude/"+ev || h["command"] != nil):
+					t.Errorf("%s: %v, want an http hook at the server", ev, h)
+				case isHTTP:
+					headers, _ := h["headers"].(map[string]any)
+					if headers["X-Cairn-Timeout"] != "10" || headers["X-Cairn-Project"] != "${CAIRN_PROJECT}" || headers["X-Cairn-Task"] != "${CAIRN_TASK}" ||
+						!reflect.DeepEqual(h["allowedEnvVars"], []any{"CAIRN_PROJECT", "CAIRN_TASK"}) || h["timeout"] != 10.0 {
+						t.Errorf("%s: %v", ev, h)
+					}
+				case h["type"] != "command" || h["url"] != nil || h["headers"] != nil:
+					t.Errorf("%s: %v, want a command hook", ev, h)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%s has %d cairn hooks, want 1", ev, n)
+		}
+	}
+	notes := strings.Join(edits[0].Notes, "\n")
+	if !strings.Contains(notes, "~ hook UserPromptSubmit: POST http://127.0.0.1:7423/hooks/claude/UserPromptSubmit (timeout 10s)") || strings.Contains(notes, "SessionStart") {
+		t.Errorf("notes:\n%s", notes)
+	}
+	if edits := run(t, s, true); len(changedFiles(edits)) != 0 {
+		t.Errorf("a second install changed %v", changedFiles(edits))
+	}
+	// A key the user added to cairn's http hook stays across the switch
+	// back and forth.
+	text := readTestFile(t, settings)
+	old := `"url": "http://127.0.0.1:7423/hooks/claude/SubagentStart",`
+	if !strings.Contains(text, old) {
+		t.Fatalf("no SubagentStart http hook:\n%s", text)
+	}
+	writeTestFile(t, settings, strings.Replace(text, old, old+"\n            \"statusMessage\": \"recalling\",", 1))
+	s.HTTP = ""
+	run(t, s, true)
+	back := readTestFile(t, settings)
+	if !strings.Contains(back, `"statusMessage": "recalling"`) {
+		t.Errorf("the user's key was lost:\n%s", back)
+	}
+	if strings.Replace(back, ",\n            \"statusMessage\": \"recalling\"", "", 1) != commands {
+		t.Errorf("back to commands, the file differs from the command install by more than the user's key:\n%s\nwant\n%s", back, commands)
+	}
+	if strings.Contains(back, `"url"`) || strings.Contains(back, "allowedEnvVars") {
+		t.Errorf("http keys left behind:\n%s", back)
+	}
+	s.HTTP = "http://127.0.0.1:7423/"
+	run(t, s, true)
+	run(t, s, false)
+	if got := readTestFile(t, settings); got != userSettings {
+		t.Errorf("uninstall did not restore the user's file:\n%s", got)
+	}
+	// Refused: an http hook for Codex, and a server that is not local.
+	for _, bad := range []*Setup{
+		{Agent: Codex, Scope: ScopeUser, Home: s.Home, Command: s.Command, HTTP: "http://127.0.0.1:7421/"},
+		{Agent: Claude, Scope: ScopeProject, Root: s.Root, Command: s.Command, HTTP: "http://203.0.113.9:7421/"},
+		{Agent: Claude, Scope: ScopeProject, Root: s.Root, Command: s.Command, HTTP: "https://127.0.0.1:7421/"},
+	} {
+		if _, err := bad.Install(); err == nil {
+			t.Errorf("install with HTTP %q for %s succeeded", bad.HTTP, bad.Agent)
+		}
+	}
+}
+
+func TestRecognisingCairnsHTTPHooks(t *testing.T) {
+	for url, want := range map[string]string{
+		"http://127.0.0.1:7421/hooks/claude/UserPromptSubmit": "UserPromptSubmit",
+		"http://localhost:8000/hooks/claude/PreToolUse":       "PreToolUse",
+		"http://[::1]:7421/hooks/claude/SubagentStart":        "SubagentStart",
+		"https://127.0.0.1:7421/hooks/claude/PreToolUse":      "",
+		"http://example.com:7421/hooks/claude/PreToolUse":     "",
+		"http://127.0.0.1:7421/api/hooks/claude/PreToolUse":   "",
+		"http://127.0.0.1:7421/hooks/claude/PreToolUse?x=1":   "",
+	} {
+		if got, _ := IsCairnHTTPHook(url); got != want {
+			t.Errorf("%s: %q, want %q", url, got, want)
+		}
+	}
+}

@@ -69,9 +69,11 @@ type UseWriter struct {
 	mu         sync.Mutex
 	written    *sync.Cond // broadcast after each write and on close
 	pending    []engine.Use
-	pendingAt  time.Time // when the first pending use came
-	inflight   int       // uses being written
-	inflightAt time.Time // when the first of them came
+	pendingAt  time.Time    // when the first pending use came
+	inflight   int          // uses being written
+	inflightAt time.Time    // when the first of them came
+	writing    []engine.Use // the batch being written
+	urgent     int          // Flush calls waiting: write at once
 	closed     bool
 	wake       chan struct{} // the writer has something to do
 	done       chan struct{} // the writer has stopped
@@ -152,6 +154,38 @@ func (w *UseWriter) Record(ctx context.Context, ids []string, session string) er
 	return w.eng.RecordUses(ctx, []engine.Use{u})
 }
 
+// Flush returns once every use of session queued so far is written (or
+// its write failed, which the log says), asking for the write at once: a
+// block answered after it sees what the session was shown before, as a
+// block answered by a process that writes its uses at once does. It
+// returns at once when none of the session's uses waits.
+func (w *UseWriter) Flush(session string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if !w.holds(session) {
+		return
+	}
+	w.urgent++
+	defer func() { w.urgent-- }()
+	for !w.closed && w.holds(session) {
+		w.kick()
+		w.written.Wait()
+	}
+}
+
+// holds reports whether a use of session waits or is being written; call
+// with w.mu held.
+func (w *UseWriter) holds(session string) bool {
+	for _, batch := range [][]engine.Use{w.pending, w.writing} {
+		for _, u := range batch {
+			if u.Session == session {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // Close writes what is pending and stops the writer; later records are
 // written at once.
 func (w *UseWriter) Close() {
@@ -175,7 +209,7 @@ func (w *UseWriter) run() {
 			}
 			continue
 		}
-		at, due := w.pendingAt, w.closed || len(w.pending) >= w.cfg.BatchMax
+		at, due := w.pendingAt, w.closed || len(w.pending) >= w.cfg.BatchMax || w.urgent > 0
 		w.mu.Unlock()
 		if !due {
 			timer := time.NewTimer(w.cfg.FlushWait - w.cfg.Now().Sub(at))
@@ -194,14 +228,14 @@ func (w *UseWriter) run() {
 func (w *UseWriter) runOnce(at time.Time) {
 	w.mu.Lock()
 	batch := w.pending
-	w.pending, w.inflight, w.inflightAt = nil, len(batch), at
+	w.pending, w.inflight, w.inflightAt, w.writing = nil, len(batch), at, batch
 	w.mu.Unlock()
 	if err := w.eng.RecordUses(context.Background(), batch); err != nil {
 		fmt.Fprintf(w.cfg.Log, "cairn: recording the use of memories: %s\n", cairn.ErrorMessage(err))
 	}
 	w.cfg.TestSignals.Wrote.Signal(len(batch))
 	w.mu.Lock()
-	w.inflight, w.inflightAt = 0, time.Time{}
+	w.inflight, w.inflightAt, w.writing = 0, time.Time{}, nil
 	w.written.Broadcast()
 	if len(w.pending) > 0 || w.closed {
 		w.kick()

@@ -15,7 +15,7 @@
 //     letter or digit on both sides: "fmt.Errorf", "internal/auth/x_test.go",
 //     "snake_case", "v1.2.3", "utf-8" and "std::string" are single chunks,
 //     while "end." "-flag" and "a - b" are not compounds. Apostrophes (' and
-//     ’) split: "Caroline's" gives "caroline" and the stopword "s". Invalid
+//     ’) split: "Dagmar's" gives "dagmar" and the stopword "s". Invalid
 //     UTF-8 bytes are separators.
 //  3. Each chunk is split into parts at joiners and then at camelCase
 //     boundaries: "getUserName" → get, user, name; "HTTPServer" → http,
@@ -136,8 +136,8 @@ func QueryTerms(q string) []string {
 type QueryWord struct {
 	Terms []string
 	// Name reports that the word is written as a name: capitalized where
-	// a sentence does not start ("ask Caroline"), or with a capital inside
-	// ("AuthService", "LGBTQ"). A name the project has never seen says
+	// a sentence does not start ("ask Dagmar"), or with a capital inside
+	// ("AuthService", "SMTP"). A name the project has never seen says
 	// more about a prompt than a plain word it has not seen.
 	Name bool
 }
@@ -454,7 +454,7 @@ func isCJK(r rune) bool {
 }
 
 // innerUpper reports whether a chunk has an uppercase letter after its
-// first character ("AuthService", "LGBTQ", "iOS").
+// first character ("AuthService", "SMTP", "iOS").
 func innerUpper(kind []uint8) bool {
 	for _, k := range kind[1:] {
 		if k == kUpper {

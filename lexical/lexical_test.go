@@ -113,7 +113,7 @@ func TestAnalyze(t *testing.T) {
 		{"version", "v1.2.3", []string{"v1.2.3", "v1", "2", "3"}, 3},
 		{"go version", "go1.26", []string{"go1.26", "go1", "26"}, 2},
 		{"utf-8", "UTF-8", []string{"utf-8", "utf", "8"}, 2},
-		{"apostrophes", "Caroline's don't it’s", []string{"carolin"}, 1},
+		{"apostrophes", "Dagmar's don't it’s", []string{"dagmar"}, 1},
 		{"trailing punctuation", "end. (see -flag) a - b, done!",
 			[]string{"end", "see", "flag", "done"}, 4},
 		{"stopwords", "The quick brown fox and the lazy dog",
@@ -335,7 +335,7 @@ func TestQueryMatchesIndex(t *testing.T) {
 func FuzzAnalyze(f *testing.F) {
 	for _, s := range []string{
 		"", benchText, "getUserName HTTPServer parseJSON2 URLs", "std::string v1.2.3 utf-8",
-		"Caroline's don’t", "日本語のテキスト 한국어", "Café naïve Straße cafe\u0301",
+		"Dagmar's don’t", "日本語のテキスト 한국어", "Café naïve Straße cafe\u0301",
 		"foo\xffbar\xc3", `"a" AND b NEAR( c* col:x ' OR 1=1 --`, strings.Repeat("й", 40),
 		"ǅemal Ⱥb KELVIN\u212a", "a\u0301b", "x.\u0301y",
 	} {
@@ -410,7 +410,7 @@ The fix wraps cache access in a sync.Mutex and calls t.Cleanup(cache.Reset). See
 HTTPServer.ServeHTTP, which retries on 503 errors with exponential backoff (maxRetries=5,
 base delay 250ms). Don't use os.Exit inside tests; prefer t.Fatalf("unexpected: %v", err).
 Build with go1.26 and run "go test -race ./..." before pushing. The config lives at
-~/.config/cairn/config.toml and the port defaults to 8080. Caroline's note: parseJSON2 fails
+~/.config/cairn/config.toml and the port defaults to 8080. Dagmar's note: parseJSON2 fails
 on UTF-8 input with a BOM — strip it first. Remember: snake_case for SQL columns like
 created_at, kebab-case for CLI flags like --dry-run, and std::string in the C++ bindings.
 Performance regressed after v1.2.3 because the indexer re-tokenized every memory on startup.`
@@ -504,10 +504,10 @@ func TestQueryWordsGroupCompounds(t *testing.T) {
 func TestQueryWordsTellNames(t *testing.T) {
 	t.Parallel()
 	names := map[string]bool{}
-	for _, w := range QueryWords("Where did Caroline move from? Melanie asked. Fix AuthService in the LGBTQ app, then the parser.") {
+	for _, w := range QueryWords("Where did Dagmar move from? Leopold asked. Fix AuthService in the SMTP app, then the parser.") {
 		names[w.Terms[0]] = w.Name
 	}
-	for term, want := range map[string]bool{"carolin": true, "melani": false, "fix": false, "authservice": true, "lgbtq": true, "app": false, "parser": false, "move": false} {
+	for term, want := range map[string]bool{"dagmar": true, "leopold": false, "fix": false, "authservice": true, "smtp": true, "app": false, "parser": false, "move": false} {
 		if got, ok := names[term]; !ok || got != want {
 			t.Errorf("%q: name %v (found %v), want %v; all %v", term, got, ok, want, names)
 		}

@@ -75,9 +75,15 @@ const maxMinimalReport = 1200
 // a retry suggestion), the first <failure-report> as the iteration's
 // failure report (a failed or signal-less iteration without one gets a
 // minimal report made from the result text and the outcome), and the
-// iteration's outcome and metrics, linked to its failure report. Recording
-// the same iteration again replaces its row and reinforces, rather than
-// duplicates, its memories.
+// iteration's outcome and metrics, linked to its failure report.
+//
+// Each iteration's failure report is its own memory (keyed by run, task
+// and iteration), so that two attempts that failed alike stay two
+// attempts. Recording the same iteration again replaces its row and its
+// report, and neither duplicates nor reinforces its other memories: they
+// are written as of the iteration's session (Record.Session, else one
+// named after the run, task and iteration), and a repeat from the session
+// that wrote a memory is the same observation read again.
 func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, error) {
 	r.Task = strings.TrimSpace(r.Task)
 	it := cairn.Iteration{Project: r.Project, Run: r.Run, Task: r.Task, Iteration: r.Iteration, Model: r.Model,
@@ -94,10 +100,17 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 	sigs, probs := capture.Parse(r.Result)
 	out.Problems = probs
 	prov := capture.Provenance{Agent: r.Agent, Task: r.Task, Session: r.Session}
+	if prov.Session == "" {
+		prov.Session = iterationSession(r)
+	}
+	reported := false
 	for _, s := range sigs {
 		m := s.MemoryFrom(r.Project, prov)
 		if (s.Kind == capture.KindLearning || s.Kind == capture.KindMemory) && !slices.Contains(m.Tags, "loop") {
 			m.Tags = append(m.Tags, "loop")
+		}
+		if s.Kind == capture.KindFailureReport && !reported && r.Outcome != cairn.OutcomeDone {
+			m.Key, reported = reportKey(r), true
 		}
 		res, err := svc.AddMemory(ctx, m)
 		if cairn.ErrorCode(err) == cairn.EINVALID {
@@ -135,6 +148,22 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 	return out, nil
 }
 
+// iterationSession names the session of an iteration whose loop gave
+// none: what it wrote is one observation, however often it is recorded.
+func iterationSession(r Record) string {
+	s := fmt.Sprintf("loop:%s#%d", r.Task, r.Iteration)
+	if r.Run != "" {
+		s = "loop:" + r.Run + "/" + s[len("loop:"):]
+	}
+	return s
+}
+
+// reportKey is the key of an iteration's failure report: one memory per
+// iteration, replaced when the iteration is recorded again.
+func reportKey(r Record) string {
+	return "failure:" + strings.TrimPrefix(iterationSession(r), "loop:")
+}
+
 // minimalReport is the failure report of an iteration whose agent wrote
 // none: the outcome and the end of the result text, where agents say what
 // went wrong.
@@ -158,7 +187,7 @@ func minimalReport(r Record, prov capture.Provenance) *cairn.Memory {
 	m := &cairn.Memory{
 		Project: r.Project, Type: "failure", Source: cairn.SourceAutomatic,
 		Title:   fmt.Sprintf("Failed: task %s, iteration %d (%s)", r.Task, r.Iteration, r.Outcome),
-		Content: content, Tags: []string{"failure-report", "minimal"},
+		Content: content, Tags: []string{"failure-report", "minimal"}, Key: reportKey(r),
 	}
 	m.Agent, m.TaskID, m.SessionID = prov.Agent, prov.Task, prov.Session
 	return m

@@ -96,7 +96,7 @@ func TestTheNextAttemptSeesWhatFailedBefore(t *testing.T) {
 	}
 	text := f.context(loop.ContextRequest{Task: "7", Title: "Make sync retries pass"})
 	for _, want := range []string{"### Previous Attempts", "Attempt 1 (iteration 1, sonnet, failed)", "TestSyncRetries times out",
-		"raised the retry count to 10", "**Avoid:**", "### Loop Status", "Iteration 2. Task 7: 1 earlier attempts, 1 failed (1 in a row)",
+		"raised the retry count to 10", "**Avoid:**", "### Loop Status", "Iteration 2. Task 7: 1 earlier attempt, 1 failed (1 in a row)",
 		"### Learnings from Previous Iterations", "rate-limits clients"} {
 		if !strings.Contains(text, want) {
 			t.Errorf("the context lacks %q:\n%s", want, text)
@@ -296,19 +296,123 @@ func TestLearningsCrossTasksAndOldDataIsPruned(t *testing.T) {
 	}
 }
 
-// Recording the same iteration again replaces its row.
+// Recording the same iteration again replaces its row, and leaves its
+// memories as they were: the same observation read twice is no second
+// use (with and without the agent's session).
 func TestRecordingAgainIsSafe(t *testing.T) {
 	t.Parallel()
+	for _, session := range []string{"", "s-1"} {
+		f := newFixture(t)
+		rec := loop.Record{Project: "p", Task: "1", Iteration: 1, Outcome: cairn.OutcomeFailed, Session: session, Now: t0,
+			Result: "boom\n<learning>The fixture server needs a free port.</learning>"}
+		first, err := loop.RecordIteration(context.Background(), f.e, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec.Now = t0.Add(time.Minute)
+		again, err := loop.RecordIteration(context.Background(), f.e, rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		its, _ := f.e.FindIterations(t.Context(), cairn.IterationFilter{Project: "p"})
+		if len(its) != 1 {
+			t.Errorf("%d rows after recording twice, want 1", len(its))
+		}
+		for i, w := range again.Memories {
+			was := first.Memories[i].Memory
+			now, _ := f.e.FindMemoryByID(t.Context(), w.Memory.ID)
+			if w.Memory.ID != was.ID || now.UseCount != was.UseCount || now.Confidence != was.Confidence {
+				t.Errorf("session %q: %s %s was %s (uses %d, confidence %.2f), now %s (uses %d, confidence %.2f) after recording again",
+					session, w.Status, w.Memory.Type, was.ID, was.UseCount, was.Confidence, now.ID, now.UseCount, now.Confidence)
+			}
+		}
+	}
+}
+
+// Three iterations that failed alike are three attempts, each with its own
+// report, not one attempt that names another iteration.
+func TestAttemptsThatFailedAlikeStayApart(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
-	rec := loop.Record{Project: "p", Task: "1", Iteration: 1, Outcome: cairn.OutcomeFailed, Result: "boom", Now: t0}
-	for range 2 {
-		if _, err := loop.RecordIteration(context.Background(), f.e, rec); err != nil {
+	same := "go test ./parser reports TestTokenize expected 3 tokens got 2 in parser/lex.go after the change to the lexer state machine."
+	report := "<failure-report>\nerror: TestTokenize: expected 3 tokens, got 2\napproach: rewrote the lexer states\navoid: the state table\n</failure-report>"
+	f.record("7", "sonnet", cairn.OutcomeFailed, same)
+	f.record("7", "sonnet", cairn.OutcomeFailed, same)
+	f.record("7", "opus", cairn.OutcomeFailed, report)
+	f.record("7", "opus", cairn.OutcomeFailed, report)
+	text := f.context(loop.ContextRequest{Task: "7"})
+	for _, want := range []string{
+		"Attempt 4 (iteration 4, opus, failed)**: **Error:** TestTokenize",
+		"Attempt 3 (iteration 3, opus, failed)**: **Error:** TestTokenize",
+		"Attempt 2 (iteration 2, sonnet, failed)**: **Error:** iteration 2 failed",
+		"Attempt 1 (iteration 1, sonnet, failed)**: **Error:** iteration 1 failed",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("the context lacks %q:\n%s", want, text)
+		}
+	}
+}
+
+// The task's own learnings are in its context even when the loop gives
+// no title to search by; memories of other tasks that share only its
+// generic words (fix, test) are not.
+func TestTheTaskSeesItsOwnLearningsNotUnrelatedOnes(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for _, c := range []struct{ typ, content string }{
+		{"fix", "Fix the flaky login test by waiting for the session cookie"},
+		{"learning", "Run the migrations before starting the test server"},
+		{"pitfall", "The test database is reset between packages"},
+		{"pattern", "Handlers return errors wrapped with fmt.Errorf"},
+	} {
+		if _, err := f.e.AddMemory(t.Context(), &cairn.Memory{Project: "p", Type: c.typ, Content: c.content}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	its, _ := f.e.FindIterations(t.Context(), cairn.IterationFilter{Project: "p"})
-	if len(its) != 1 {
-		t.Errorf("%d rows after recording twice, want 1", len(its))
+	f.record("7", "sonnet", cairn.OutcomeFailed, "<failure-report>\nerror: TestParseExpr fails: unexpected token ) at parser/expr.go:88\n"+
+		"approach: rewrote precedence climbing\navoid: changing the precedence table\n</failure-report>\n"+
+		"<learning>Binary operators must consume their right operand before returning.</learning>")
+	own := "Binary operators must consume"
+	if text := f.context(loop.ContextRequest{Task: "7"}); !strings.Contains(text, own) {
+		t.Errorf("without a title, the context lacks the task's own learning:\n%s", text)
+	}
+	text := f.context(loop.ContextRequest{Task: "7", Title: "Fix the failing test in the parser"})
+	if !strings.Contains(text, own) {
+		t.Errorf("the context lacks the task's own learning:\n%s", text)
+	}
+	for _, unrelated := range []string{"flaky login", "migrations", "reset between packages", "fmt.Errorf"} {
+		if strings.Contains(text, unrelated) {
+			t.Errorf("the context holds the unrelated %q:\n%s", unrelated, text)
+		}
+	}
+}
+
+// A task that still fails keeps its iterations however old they are:
+// folded into totals it would lose its failures in a row, and its stuck
+// state with them.
+func TestPruneKeepsAStillFailingTaskStuck(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	for range 3 {
+		f.record("7", "opus", cairn.OutcomeFailed, failedResult)
+	}
+	f.now = f.now.Add(100 * 24 * time.Hour)
+	p, err := loop.Prune(t.Context(), f.e, "p", loop.PruneOptions{Now: f.now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Aggregated != 0 || len(p.Archived) != 0 {
+		t.Errorf("pruned %+v, want nothing of a task that still fails", p)
+	}
+	st, err := loop.Status(t.Context(), f.e, "p", loop.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st) != 1 || !st[0].Stuck || st[0].ConsecutiveFailures != 3 {
+		t.Errorf("status after prune: %+v, want task 7 stuck with 3 failures in a row", st)
+	}
+	if text := f.context(loop.ContextRequest{Task: "7"}); !strings.Contains(text, "Stuck Loop Warning") {
+		t.Errorf("the context lost the warning:\n%s", text)
 	}
 }
 

@@ -345,6 +345,9 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 	if f.Agent != "" {
 		conds = append(conds, `created_by_agent = `+arg(f.Agent))
 	}
+	if f.Task != "" {
+		conds = append(conds, `created_by_task_id = `+arg(f.Task))
+	}
 	if f.Source != "" {
 		conds = append(conds, `source = `+arg(string(f.Source)))
 	}
@@ -573,6 +576,26 @@ func (t *Tx) Partition(ctx context.Context, name string) (*cairn.PartitionStats,
 	}
 	ps.Analyzer = int(analyzer)
 	return ps, translate(err, "read index statistics")
+}
+
+// PartitionDocs implements cairn.Tx, in one statement; it takes no
+// partition's lock (callers use it to weigh words, not to write).
+func (t *Tx) PartitionDocs(ctx context.Context) (map[string]int64, error) {
+	rows, err := t.tx.Query(ctx, `SELECT name, docs FROM index_partitions WHERE docs > 0`)
+	if err != nil {
+		return nil, translate(err, "read index statistics")
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var docs int64
+		if err := rows.Scan(&name, &docs); err != nil {
+			return nil, translate(err, "read index statistics")
+		}
+		out[name] = docs
+	}
+	return out, translate(rows.Err(), "read index statistics")
 }
 
 // PutPartition implements cairn.Tx under the partition's lock.

@@ -108,7 +108,7 @@ func fit(b *Block, project string, max int) error {
 		}
 		b.Result = contextpack.Render(contextpack.Request{
 			Project: project, Sections: Sections(b.Selection), Budget: c.Context.Budget,
-			MaxChars: maxChars, Format: c.Context.Format,
+			MaxChars: maxChars, Format: c.Context.Format, Now: b.annotateAt,
 		})
 		b.Text = b.Result.Text
 	}

@@ -11,12 +11,22 @@ import (
 )
 
 // The candidates stage of a context block. Every context profile reads
-// the lasting tiers, whichever it shows: a memory they hold was shown at
-// the session's start and is not repeated by a prompt's block.
+// the pinned and dynamic tiers, whichever it shows: a memory they hold
+// was shown at the session's start and is not repeated by a prompt's
+// block. The static tier is read only by the profiles that show it: the
+// session's start shows those that fit its budget, and any other may
+// match a later prompt (what the session was shown is left out by its
+// record).
 
-// staticPerType is how many of each static type's newest memories the
-// static tier considers.
-const staticPerType = 5
+// staticPerType is how many of each static type's most trusted memories
+// the static tier considers: every one that fits the budget is shown, so
+// this only bounds the work of a project with very many.
+const staticPerType = 40
+
+// CriticalCap is the most memories the Critical Constraints section
+// shows (seed 002's cap): those of the constraint types, by relevance to
+// the prompt, then confidence.
+const CriticalCap = 5
 
 // query is a context block's candidate request and the knobs its
 // selection reads, resolved from the configuration, the profile and the
@@ -32,6 +42,11 @@ type query struct {
 	relevantLimit int
 	minRelevance  float64
 	floor         float64
+	// staticShown says the profile shows the static tier. A profile that
+	// does not (a prompt's block) lets a static memory compete as a
+	// relevant one: the session's start showed only those that fit its
+	// budget, and what a session was shown is left out by its record.
+	staticShown bool
 }
 
 // contextQuery resolves a context block's candidates and selection for
@@ -39,14 +54,15 @@ type query struct {
 // the request, at now.
 func contextQuery(c *cairn.Settings, r Request, p Profile, now time.Time) *query {
 	cc := c.Context
-	q := &query{req: r, weights: seed000Of(c, r), now: now}
+	q := &query{req: r, weights: seed000Of(c, r), now: now, staticShown: p.shows(cairn.ContextStatic)}
 	q.candidates = cairn.CandidateRequest{Project: r.Project, Session: r.Session, Now: now, Pinned: true}
-	if cc.Static.Enabled {
+	if cc.Static.Enabled && q.staticShown {
 		q.candidates.StaticTypes, q.candidates.StaticPerType = cc.Static.Types, staticPerType
 		// min_constraint_confidence 0 turns critical constraints off.
 		if cc.Static.MinConstraintConfidence > 0 {
 			q.candidates.CriticalTypes = cairn.TypesWith(cairn.FacetCritical)
 			q.candidates.CriticalConfidence = cc.Static.MinConstraintConfidence
+			q.candidates.CriticalPerType = CriticalCap
 		}
 	}
 	if cc.Dynamic.Enabled {

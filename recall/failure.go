@@ -87,7 +87,7 @@ func lookupFailure(ctx context.Context, svc LookupService, p Profile, req Lookup
 	}
 	if len(found) == 0 && !req.Exact {
 		ep := profiles[ProfileLookupError]
-		near, err := lookupError(ctx, svc, ep, LookupRequest{Project: req.Project, Subject: errorQuery(lines), Now: req.Now, Limit: req.Limit})
+		near, err := lookupError(ctx, svc, ep, LookupRequest{Project: req.Project, Subject: errorQuery(lines), Now: req.Now, Limit: req.Limit}, true)
 		if err != nil {
 			return nil, err
 		}

@@ -1,6 +1,8 @@
 package recall_test
 
 import (
+	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -108,5 +110,63 @@ func TestEqualAnswersBeforeACommandComeInOneOrder(t *testing.T) {
 		if got := res.IDs(); len(got) != 3 || got[0] != ids[3] || got[1] != ids[2] || got[2] != ids[1] {
 			t.Fatalf("the answer's order %v, want the newest ids first of %v", got, ids)
 		}
+	}
+}
+
+// countingSearches is a lookup service that counts its searches.
+type countingSearches struct {
+	recall.LookupService
+	searches int
+}
+
+func (c *countingSearches) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error) {
+	c.searches++
+	return c.LookupService.Search(ctx, q)
+}
+
+// After a failure no fix holds the error's line, so the fixes and the
+// other memories that read like the error are searched; fixes come first
+// and only the first three are shown, so when three fixes read like it
+// the other types are not searched (one search, not two) and the answer
+// is the same. A lookup of the error by a person counts what it leaves
+// out and searches both; with fewer fixes than the limit the others are
+// searched and shown.
+func TestAfterAFailureOtherTypesAreSearchedOnlyWhenFixesLeaveRoom(t *testing.T) {
+	t.Parallel()
+	e := lookupEngine(t)
+	var fixes []string
+	for _, w := range []string{"queue", "mailer", "ledger"} {
+		fixes = append(fixes, add(t, e, &cairn.Memory{Type: "fix", Source: cairn.SourceAutomatic,
+			Title:   "the " + w + " worker panicked: nil pointer dereference in the invoice batch",
+			Content: "**Error:** the " + w + " worker panicked: nil pointer dereference in the invoice batch\n\n**Fix:** ran `make seed-" + w + "`"}))
+	}
+	pit := add(t, e, &cairn.Memory{Type: "pitfall", Content: "The invoice batch worker panicked with a nil pointer dereference when the ledger was empty."})
+	out := "Exit code 2\npanic: the invoice batch worker panicked: nil pointer dereference"
+
+	svc := &countingSearches{LookupService: e}
+	res, err := recall.Lookup(t.Context(), svc, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Subject: out, Now: lookupNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := res.IDs(); len(ids) != 3 || slices.Contains(ids, pit) || svc.searches != 1 {
+		t.Errorf("three fixes read like the error: shown %v (fixes %v), %d searches, want the fixes and one search", ids, fixes, svc.searches)
+	}
+
+	svc = &countingSearches{LookupService: e}
+	res, err = recall.Lookup(t.Context(), svc, recall.LookupRequest{Project: "p", Profile: recall.ProfileLookupError, Subject: out, Limit: 3, Now: lookupNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.IDs()) != 3 || res.Omitted != 1 || svc.searches != 2 {
+		t.Errorf("a lookup of the error: %v, %d omitted, %d searches; want 3, 1 omitted (the pitfall), 2 searches", res.IDs(), res.Omitted, svc.searches)
+	}
+
+	svc = &countingSearches{LookupService: e}
+	res, err = recall.Lookup(t.Context(), svc, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Subject: out, Limit: 5, Now: lookupNow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ids := res.IDs(); len(ids) != 4 || !slices.Contains(ids, pit) || svc.searches != 2 {
+		t.Errorf("room for five: shown %v, %d searches; want the three fixes and the pitfall, two searches", ids, svc.searches)
 	}
 }

@@ -199,7 +199,7 @@ func Lookup(ctx context.Context, svc LookupService, req LookupRequest) (*LookupA
 	case KindFile:
 		res, err = lookupFile(ctx, svc, p, req)
 	case KindError:
-		res, err = lookupError(ctx, svc, p, req)
+		res, err = lookupError(ctx, svc, p, req, false)
 	case KindCommand:
 		res, err = lookupCommand(ctx, svc, p, req)
 	case KindFailure:
@@ -375,8 +375,11 @@ func collect(found map[string]*LookupItem, req LookupRequest, less func(a, b *Lo
 
 // lookupError searches the fixes of the profile's types, then the other
 // types it reads; a hit counts when it holds at least the profile's floor
-// of the error's weight (Strength).
-func lookupError(ctx context.Context, svc LookupService, p Profile, req LookupRequest) (*LookupAnswer, error) {
+// of the error's weight (Strength). Fixes come before every other type in
+// the answer, so when the fixes alone fill req.Limit and the caller does
+// not count what is left out (uncounted: the answer after a failure), the
+// second search could change nothing it shows and is not made.
+func lookupError(ctx context.Context, svc LookupService, p Profile, req LookupRequest, uncounted bool) (*LookupAnswer, error) {
 	text := req.Subject
 	if len(text) > maxErrorText {
 		text = text[:maxErrorText]
@@ -392,6 +395,9 @@ func lookupError(ctx context.Context, svc LookupService, p Profile, req LookupRe
 		{p.Types & cairn.FacetFix, "fixes"},
 		{p.Types &^ cairn.FacetFix, "related"},
 	} {
+		if uncounted && pass.section == "related" && len(found) >= req.Limit {
+			break
+		}
 		hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: cairn.TypesWith(pass.facets), Limit: 30,
 			Now: req.Now})
 		if err != nil {

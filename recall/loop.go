@@ -181,35 +181,28 @@ func attemptItems(ctx context.Context, svc loop.Service, project string, st loop
 	return items, failures, seen, nil
 }
 
-// learningItems are the memories that match the task: its title,
-// description, id and files, and the errors of its failed attempts, of
-// the profile's types, scored and floored by it.
+// learningItems are the task's own learnings (what its earlier
+// iterations wrote, of the profile's types), first, then the memories of
+// other tasks that match the task: its title, description, id and files,
+// and the errors of its failed attempts, of the profile's types, scored
+// and floored by it. The match is measured against the task's own failure
+// reports too (searched with them, then left out): a memory that matches
+// the task's words only as weakly as the generic ones of its title, next
+// to a report that matches them all, stays below the floor.
 func learningItems(ctx context.Context, svc loop.Service, p Profile, req loop.ContextRequest, failures string, seen map[string]bool) ([]contextpack.Item, error) {
-	text := strings.Join([]string{req.Title, req.Description, strings.Join(req.Files, " "), errorWords(failures)}, " ")
-	if strings.TrimSpace(text) == "" {
-		return nil, nil
-	}
-	hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: p.types(), Limit: p.Limit,
-		ExcludeSuperseded: true, NoFeedback: true, Now: req.Now})
-	if err != nil {
-		return nil, err
-	}
 	now := req.Now
 	if now.IsZero() {
 		now = svc.Now()
 	}
-	var items []contextpack.Item
 	stale := &filestale.Checker{Root: req.Root}
-	for _, h := range hits {
-		m := h.Memory
-		if seen[m.ID] || (m.TaskID == req.Task && cairn.FacetsOf(m.Type)&cairn.FacetAttempt != 0) || !m.Live(now) {
-			continue
+	var items []contextpack.Item
+	add := func(m *cairn.Memory, relevance, lift float64) {
+		if seen[m.ID] || cairn.FacetsOf(m.Type)&cairn.FacetAttempt != 0 || m.SupersededBy != "" || !m.Live(now) {
+			return
 		}
-		if h.Relevance < p.Floor {
-			continue
-		}
+		seen[m.ID] = true
 		// Relevance first; recency breaks near-ties (a week costs 0.01).
-		value := p.Weights.value(m, h.Relevance, now)
+		value := lift + p.Weights.value(m, relevance, now)
 		isStale := stale.Stale(m)
 		if isStale {
 			value *= filestale.Value
@@ -217,7 +210,45 @@ func learningItems(ctx context.Context, svc loop.Service, p Profile, req loop.Co
 		items = append(items, contextpack.Item{ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content,
 			FileRefs: m.FileRefs, CreatedAt: m.CreatedAt, Value: value, Flag: m.Flag, Stale: isStale})
 	}
+	own, _, err := svc.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, Task: req.Task, Types: p.types(),
+		Sort: cairn.SortCreatedDesc, Limit: p.Limit, SkipTotal: true})
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range own {
+		if strings.HasPrefix(m.Key, "difficulty:") {
+			seen[m.ID] = true // Loop Status says what it made of the estimate
+			continue
+		}
+		add(m, 1, 1) // above any other task's: they are about this very task
+	}
+	text := strings.Join([]string{req.Title, req.Description, strings.Join(req.Files, " "), errorWords(failures)}, " ")
+	if strings.TrimSpace(text) == "" {
+		return items, nil
+	}
+	types := p.types()
+	if failures != "" {
+		types = append(types, cairn.TypesWith(cairn.FacetAttempt)...)
+	}
+	hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: types, Limit: p.Limit + len(seen),
+		ExcludeSuperseded: true, NoFeedback: true, Now: req.Now})
+	if err != nil {
+		return nil, err
+	}
+	for _, h := range hits {
+		if h.Relevance >= p.Floor {
+			add(h.Memory, h.Relevance, 0)
+		}
+	}
 	return items, nil
+}
+
+// plural is n and noun, with an s unless n is 1.
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // errorWords is the error lines of failure reports: what a learning about
@@ -246,7 +277,7 @@ func stuckText(task string, st loop.TaskState, p loop.Policy) string {
 
 func statusText(task string, iteration int, st loop.TaskState, c loop.Choice) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Iteration %d. Task %s: %d earlier attempts", iteration, task, st.Attempts)
+	fmt.Fprintf(&b, "Iteration %d. Task %s: %s", iteration, task, plural(st.Attempts, "earlier attempt"))
 	if st.Attempts > 0 {
 		fmt.Fprintf(&b, ", %d failed", st.Failures)
 		if st.ConsecutiveFailures > 0 {

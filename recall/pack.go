@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"math"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/contextpack"
@@ -108,10 +109,17 @@ func Sections(sel *Selection) []contextpack.Section {
 // of its seed-000 score (hat, files, tags, agent, task, recency,
 // confidence) to break ties. Other tiers are worth their seed-000 score
 // plus confidence, as before.
+//
+// A static memory is worth 1, plus twice its relevance to the prompt to
+// the hundredth, plus a hundredth of its confidence: the tier is packed,
+// and shown, by relevance, then confidence.
 func itemValue(it Item) float64 {
 	v := it.Score + it.Memory.Confidence
-	if it.Tier == cairn.ContextRelevant && it.Match > 0 {
+	switch {
+	case it.Tier == cairn.ContextRelevant && it.Match > 0:
 		v = it.Match*it.Match + 0.1*it.Score
+	case it.Tier == cairn.ContextStatic:
+		v = 1 + 2*math.Round(it.Match*100)/100 + 0.01*it.Memory.Confidence
 	}
 	if it.Stale {
 		v *= filestale.Value

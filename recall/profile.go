@@ -45,9 +45,9 @@ type Profile struct {
 	// offers as learnings; 0 for a context block means the
 	// configuration's context.relevant.limit.
 	Limit int
-	// Annotate shows each item's age and relevance where they fit (the
-	// block a person or an agent asks for; the hooks' blocks, capped by
-	// Claude Code, go without).
+	// Annotate shows each item's age and, in the relevant section, its
+	// relevance where they fit (every block; annotations never cost an
+	// item its place).
 	Annotate bool
 	// Lookup is the kind of lookup the profile answers (KindFile,
 	// KindError, KindCommand); "" for a context block or the loop's.
@@ -160,13 +160,13 @@ var errorWeights = Weights{
 var profiles = map[string]Profile{
 	ProfileContext: {Name: ProfileContext, Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
 	ProfilePrompt: {Name: ProfilePrompt, Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel},
-		Weights: Weights{Seed000: true}, Floor: FloorConfig},
+		Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
 	ProfileSessionStart: {Name: ProfileSessionStart, Tiers: []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic, cairn.ContextParallel},
-		Weights: Weights{Seed000: true}, Floor: FloorConfig},
+		Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
 	ProfileSubagent: {Name: ProfileSubagent, Tiers: []string{cairn.ContextRelevant}, Budget: ActionBudget,
-		Weights: Weights{Seed000: true}, Floor: FloorConfig},
+		Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
 	ProfileEdit: {Name: ProfileEdit, Tiers: []string{cairn.ContextRelevant}, Types: actionFacets, Budget: ActionBudget,
-		Weights: Weights{Seed000: true}, Floor: FloorConfig},
+		Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
 	ProfileCommand: {Name: ProfileCommand, Lookup: KindCommandFailures, Types: cairn.FacetFix | cairn.FacetAttempt | cairn.FacetPitfall,
 		Budget: ActionBudget, Weights: pointWeights, Limit: pointLimit},
 	ProfileFailure: {Name: ProfileFailure, Lookup: KindFailure, Types: cairn.FacetFix, Budget: FailureBudget,

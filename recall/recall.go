@@ -28,6 +28,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/contextpack"
@@ -110,6 +111,8 @@ type Block struct {
 	Selection *Selection         // the candidates chosen, with their scores, and those left out
 	Config    *cairn.Settings    // the effective configuration (mode and keywords applied)
 	Keywords  []string           // keyword overrides the prompt matched
+
+	annotateAt time.Time // the ages' clock when the block is annotated, else zero
 }
 
 // IDs are the ids of the memories placed in the block, in block order.
@@ -243,8 +246,8 @@ func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*B
 		MaxChars: c.Context.MaxChars, Format: format, Explain: req.Explain,
 	}
 	if p.Annotate {
-		// Ages and relevance where they fit (seed 004); the hooks' blocks,
-		// capped for Claude Code, stay as they are.
+		// Ages and relevance where they fit (seed 004), in the hooks'
+		// blocks as in cairn context.
 		pr.Now = now
 	}
 	if req.Index || c.Context.Index && startBlock(req, p) {
@@ -254,7 +257,7 @@ func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*B
 		pr.Conversations = req.Conversations
 	}
 	res := contextpack.Render(pr)
-	return &Block{Text: res.Text, Result: res, Selection: sel, Config: c, Keywords: keywords}, nil
+	return &Block{Text: res.Text, Result: res, Selection: sel, Config: c, Keywords: keywords, annotateAt: pr.Now}, nil
 }
 
 // HowToRecord is the paragraph a session-start block ends with: how the

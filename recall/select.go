@@ -86,6 +86,9 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		return false
 	}
 	for _, g := range c.Tiers {
+		if g.Tier == cairn.ContextStatic && !q.staticShown {
+			continue
+		}
 		n := 0
 		for _, m := range g.Memories {
 			if g.Limit > 0 && n >= g.Limit {
@@ -98,12 +101,21 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		}
 	}
 	if q.candidates.Search == nil {
+		capCritical(sel)
 		return sel
 	}
 	strength := 0.0
+	elsewhere := "" // why the project's hits hold none of the prompt
 	for _, h := range c.Hits {
 		strength = max(strength, h.Strength)
+		if x := h.Explain; x != nil && x.Typicality < 0 && h.Memory.Scope != cairn.ScopeGlobal {
+			elsewhere = fmt.Sprintf("; the prompt reads as another project's (typicality %.1f)", x.Typicality)
+		}
 	}
+	if strength >= q.floor {
+		matchStatic(sel, c.Hits, strength)
+	}
+	capCritical(sel)
 	var rel []Item
 	consider := func(m *cairn.Memory, relevance, by float64) {
 		if seen[m.ID] || !keep(m) {
@@ -123,7 +135,11 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		// floor and this one reaches a quarter of it) or on its files,
 		// tags, hat and agent together; those also raise a passing match.
 		if q.floor > 0 && !(strength >= q.floor && text >= q.floor/4) && structured < q.floor {
-			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f)", it.Match), Score: it.Match})
+			why := ""
+			if m.Scope != cairn.ScopeGlobal {
+				why = elsewhere
+			}
+			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f%s)", it.Match, why), Score: it.Match})
 			return
 		}
 		if it.Score < q.minRelevance && structured < q.floor {
@@ -157,6 +173,63 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		sel.Items = append(sel.Items, it)
 	}
 	return sel
+}
+
+// matchStatic sets the Match of the static tier's memories that the
+// prompt's search found, as a relevant memory's words would make it: the
+// static tier is shown by relevance, then confidence.
+func matchStatic(sel *Selection, hits []cairn.Hit, strength float64) {
+	rel := make(map[string]float64, len(hits))
+	for _, h := range hits {
+		rel[h.Memory.ID] = h.Relevance
+	}
+	for i := range sel.Items {
+		it := &sel.Items[i]
+		if r, ok := rel[it.Memory.ID]; ok && it.Tier == cairn.ContextStatic {
+			it.Match = round3(min(1, r*strength))
+		}
+	}
+}
+
+// capCritical keeps the CriticalCap memories of the Critical Constraints
+// section that come first by relevance, then confidence, then age; the
+// others are left out.
+func capCritical(sel *Selection) {
+	var critical []int
+	for i, it := range sel.Items {
+		if it.Tier == cairn.ContextStatic && staticSection(it.Memory.Type) == "constraints" {
+			critical = append(critical, i)
+		}
+	}
+	if len(critical) <= CriticalCap {
+		return
+	}
+	sort.SliceStable(critical, func(a, b int) bool { return staticBefore(sel.Items[critical[a]], sel.Items[critical[b]]) })
+	drop := map[int]bool{}
+	for _, i := range critical[CriticalCap:] {
+		drop[i] = true
+		sel.LeftOut = append(sel.LeftOut, LeftOut{ID: sel.Items[i].Memory.ID,
+			Reason: fmt.Sprintf("over the Critical Constraints cap of %d", CriticalCap)})
+	}
+	kept := sel.Items[:0]
+	for i, it := range sel.Items {
+		if !drop[i] {
+			kept = append(kept, it)
+		}
+	}
+	sel.Items = kept
+}
+
+// staticBefore orders the static tier: by relevance to the prompt, then
+// confidence, then the newest first.
+func staticBefore(a, b Item) bool {
+	if a.Match != b.Match {
+		return a.Match > b.Match
+	}
+	if a.Memory.Confidence != b.Memory.Confidence {
+		return a.Memory.Confidence > b.Memory.Confidence
+	}
+	return a.Memory.CreatedAt.After(b.Memory.CreatedAt)
 }
 
 // keepTiers keeps the items of the tiers the profile shows.

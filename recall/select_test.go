@@ -337,19 +337,58 @@ func TestContextPromptAboutAnUnknownNameGetsNothing(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, func() time.Time { return day0 })
 	for i := range 20 {
-		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d: Gina opened her dance studio downtown", i)})
+		put(t, e, &cairn.Memory{Content: fmt.Sprintf("note %d: Dagmar fired the kiln in her glassblowing workshop", i)})
 	}
-	put(t, e, &cairn.Memory{Type: "context", Content: "Gina researched adoption agencies for weeks"})
+	put(t, e, &cairn.Memory{Type: "context", Content: "Dagmar researched ceramics suppliers for weeks"})
 	c := noLastingTiers()
-	if sel := selection(t, e, c, recall.Request{Prompt: "What did Gina research?"}); len(relevantIDs(sel)) == 0 {
+	if sel := selection(t, e, c, recall.Request{Prompt: "What did Dagmar research?"}); len(relevantIDs(sel)) == 0 {
 		t.Fatal("a prompt about a known name got nothing")
 	}
-	if ids := relevantIDs(selection(t, e, c, recall.Request{Prompt: "What did Caroline research?"})); len(ids) != 0 {
+	if ids := relevantIDs(selection(t, e, c, recall.Request{Prompt: "What did Leopold research?"})); len(ids) != 0 {
 		t.Errorf("a prompt about a name the project has never seen got %v", ids)
 	}
 	// Lower case, the same word is not a name: it counts once.
-	if sel := selection(t, e, c, recall.Request{Prompt: "what did we research about adoption"}); len(relevantIDs(sel)) == 0 {
+	if sel := selection(t, e, c, recall.Request{Prompt: "what did we research about ceramics"}); len(relevantIDs(sel)) == 0 {
 		t.Errorf("a plain prompt: %v", relevantIDs(sel))
+	}
+}
+
+// A prompt about another project of the database gets nothing, though a
+// memory of this one shares some of its words, and --explain says why;
+// put to the project it is about, it gets its memory.
+func TestContextPromptOfAnotherProjectGetsNothing(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, func() time.Time { return day0 })
+	for _, c := range []string{
+		"the rounding tests fail for currencies without a minor unit",
+		"the webhook handler retries three times before it gives up",
+		"tax rates are read from the rates table at startup",
+		"refunds are issued as credit notes, never as negative invoices",
+	} {
+		put(t, e, &cairn.Memory{Project: "billing", Type: "context", Content: c})
+	}
+	for i := range 20 {
+		put(t, e, &cairn.Memory{Project: "billing", Type: "context", Content: fmt.Sprintf("ledger entry %d is posted by the closing job", i)})
+		put(t, e, &cairn.Memory{Project: "maps", Type: "context", Content: fmt.Sprintf("legend item %d is drawn by the style sheet", i)})
+	}
+	poles := put(t, e, &cairn.Memory{Project: "maps", Type: "context", Content: "tile projections use web mercator; the projection tests fail near the poles"})
+	put(t, e, &cairn.Memory{Project: "maps", Type: "context", Content: "the tile cache is keyed by zoom level and projection"})
+	c := noLastingTiers()
+	req := recall.Request{Project: "billing", Prompt: "why do the projection tests fail near the poles?"}
+	sel := selection(t, e, c, req)
+	if ids := relevantIDs(sel); len(ids) != 0 {
+		t.Errorf("billing's block for a prompt about maps: %v, want nothing", ids)
+	}
+	said := false
+	for _, l := range sel.LeftOut {
+		said = said || strings.Contains(l.Reason, "another project's")
+	}
+	if !said {
+		t.Errorf("left out %+v: want the reason to say the prompt reads as another project's", sel.LeftOut)
+	}
+	req.Project = "maps"
+	if ids := relevantIDs(selection(t, e, c, req)); !slices.Contains(ids, poles.ID) {
+		t.Errorf("maps' block: %v, want %s", ids, poles.ID)
 	}
 }
 

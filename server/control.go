@@ -132,7 +132,7 @@ func Stop(ctx context.Context, path, label string) (pid int, err error) {
 	deadline := time.Now().Add(StopWait)
 	for {
 		// The lock goes first (the server's last act), then the process.
-		if held, _ := LockHolder(path); !held && (pid <= 0 || processGone(pid)) {
+		if held, _ := LockHolder(path); !held && (pid <= 0 || ProcessGone(pid)) {
 			return pid, nil
 		}
 		if time.Now().After(deadline) {
@@ -146,9 +146,10 @@ func Stop(ctx context.Context, path, label string) (pid int, err error) {
 	}
 }
 
-// processGone reports whether the process pid has exited: it no longer
-// exists, or is a zombie waiting for its parent.
-func processGone(pid int) bool {
+// ProcessGone reports whether the process pid has exited: it no longer
+// exists, or is a zombie waiting for its parent (a server started by the
+// caller and not yet waited for).
+func ProcessGone(pid int) bool {
 	if syscall.Kill(pid, 0) == syscall.ESRCH {
 		return true
 	}

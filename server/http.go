@@ -26,6 +26,10 @@ import (
 	"log"
 	"net"
 	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -137,13 +141,22 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		return err
 	}
 	remote = remote || s.cfg.testRemote
-	ln, err := net.Listen("tcp", s.cfg.Addr)
+	ln, err := listenFrom(s.cfg.Addr, s.cfg.AddrTries)
 	if err != nil {
 		if s.cfg.AddrOptional {
-			fmt.Fprintf(s.cfg.Log, "cairn: not serving MCP over HTTP: %v (give --addr HOST:PORT for another address)\n", err)
+			fmt.Fprintf(s.cfg.Log, "cairn: not serving HTTP: %v (give --addr HOST:PORT for another address)\n", err)
 			return nil
 		}
 		return cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", s.cfg.Addr)
+	}
+	if a := ln.Addr().String(); a != s.cfg.Addr {
+		if _, port, _ := net.SplitHostPort(s.cfg.Addr); port != "0" {
+			fmt.Fprintf(s.cfg.Log, "cairn: %s is taken; answering HTTP at %s\n", s.cfg.Addr, a)
+		}
+	}
+	// Where the hooks, the installer and the next server find it.
+	if err := recordAddr(s.cfg.Path, ln.Addr().String()); err != nil {
+		fmt.Fprintf(s.cfg.Log, "cairn: cannot record the HTTP address: %v\n", err)
 	}
 	gate := newConnGate(s.cfg.Limits)
 	if s.cfg.localPeer != nil {
@@ -163,6 +176,80 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		}
 	}()
 	return nil
+}
+
+// listenFrom listens on addr, or, when its port is taken, on the first
+// free one of the tries ports that follow it.
+func listenFrom(addr string, tries int) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err == nil || tries <= 0 || !errors.Is(err, syscall.EADDRINUSE) {
+		return ln, err
+	}
+	host, p, _ := net.SplitHostPort(addr)
+	port, perr := strconv.Atoi(p)
+	if perr != nil || port == 0 {
+		return nil, err
+	}
+	for i := 1; i <= tries && port+i <= 65535; i++ {
+		ln, nerr := net.Listen("tcp", net.JoinHostPort(host, strconv.Itoa(port+i)))
+		if nerr == nil {
+			return ln, nil
+		}
+		if !errors.Is(nerr, syscall.EADDRINUSE) {
+			return nil, nerr
+		}
+	}
+	return nil, fmt.Errorf("%w, and so are the %d ports after it", err, tries)
+}
+
+// AddrPath is the file that records the HTTP address of the server of
+// the database at path: the last one it listened on, kept after it stops
+// so that the next server asks for the same port first (the http hooks
+// in Claude Code's settings name it).
+func AddrPath(path string) string { return path + ".serve.addr" }
+
+// recordAddr writes addr to AddrPath(path), replacing what was there.
+func recordAddr(path, addr string) error {
+	f := AddrPath(path)
+	if b, err := os.ReadFile(f); err == nil && strings.TrimSpace(string(b)) == addr {
+		return nil
+	}
+	tmp := f + ".tmp"
+	if err := os.WriteFile(tmp, []byte(addr+"\n"), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, f)
+}
+
+// RecordedAddr is the HTTP address the server of the database at path
+// last listened on, "" when none was recorded or the record is not a
+// loopback host:port.
+func RecordedAddr(path string) string {
+	b, err := os.ReadFile(AddrPath(path))
+	if err != nil || len(b) > 300 {
+		return ""
+	}
+	addr := strings.TrimSpace(string(b))
+	if remote, err := CheckAddr(addr, false); err != nil || remote {
+		return ""
+	}
+	if _, port, _ := net.SplitHostPort(addr); port == "0" || port == "" {
+		return ""
+	}
+	return addr
+}
+
+// URL is the address of the HTTP side of the server of the database at
+// path (http://HOST:PORT/): the running server's, else the one it last
+// listened on; "" when neither is known.
+func URL(ctx context.Context, path string) string {
+	if st, err := ask(ctx, SocketPath(path), http.MethodGet, "/serve/status"); err == nil && st.URL != "" {
+		return st.URL
+	}
+	if a := RecordedAddr(path); a != "" {
+		return "http://" + a + "/"
+	}
+	return ""
 }
 
 // stopHTTP stops the HTTP side, waiting up to 3 s for requests in flight.
@@ -216,6 +303,7 @@ func (s *Server) newHTTPServer(remote bool, gate *connGate) (*http.Server, *even
 	}))
 	mux.Handle("/mcp", csrf.Handler(bodyDeadline(mcpHandler, lim.Body)))
 	mux.Handle("/api/", csrf.Handler(bodyDeadline(api, lim.Body)))
+	mux.Handle(HookPattern, csrf.Handler(bodyDeadline(s.hookHandler(api), lim.Body)))
 	mux.Handle("/", csrf.Handler(api)) // the web page (webui), registered on api
 	hs := &http.Server{
 		Handler: mux, ReadHeaderTimeout: lim.Header, IdleTimeout: lim.Idle, MaxHeaderBytes: maxHeaderBytes,

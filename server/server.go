@@ -70,6 +70,10 @@ type Config struct {
 	// default address is taken, by another server say) instead of an
 	// error.
 	AddrOptional bool
+	// AddrTries is how many ports after Addr's are tried, one by one,
+	// when Addr's is taken (by the server of another database, say); 0:
+	// Addr's only.
+	AddrTries int
 	// AllowRemote allows an Addr that is not a loopback address; every
 	// HTTP request must then send a token. Without it such an Addr is
 	// EINVALID.
@@ -93,6 +97,20 @@ type Config struct {
 	// (its cairn.toml, read by the client) as a configuration file's are
 	// checked; nil refuses to store any.
 	CheckSettings func(*cairn.Settings) error
+
+	// ProjectRoot returns the project folder of a folder (the git
+	// top-level folder enclosing it, else the folder itself): an http
+	// hook's project is its payload's cwd's. nil: the folder itself.
+	ProjectRoot func(dir string) string
+	// SyncFolder writes the settings of project, whose folder is dir (an
+	// http hook's payload's cwd), to the database when its files changed
+	// since they were last written, as a command hook run there does; an
+	// http hook's block then follows them. nil: the project's stored
+	// settings as they are.
+	SyncFolder func(ctx context.Context, dir, project string)
+	// Home is the user's home folder, set aside in the error text an
+	// http hook looks up.
+	Home string
 
 	// SetMemoryLimit, when set, is runtime/debug.SetMemoryLimit: the
 	// server keeps the process's soft memory limit near what the engine
@@ -137,6 +155,7 @@ type Status struct {
 	PID      int       `json:"pid"`
 	Database string    `json:"database"`
 	Socket   string    `json:"socket"`
+	URL      string    `json:"url,omitempty"` // the HTTP side's address (http://HOST:PORT/, the web page); "" when HTTP is off
 	MCP      string    `json:"mcp,omitempty"` // the MCP over HTTP address; "" when HTTP is off
 	Project  string    `json:"project"`       // the project of /mcp without ?project=
 	Started  time.Time `json:"started"`
@@ -289,6 +308,7 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	s.status = Status{PID: os.Getpid(), Database: s.label(), Project: s.cfg.Project, Started: s.cfg.Now()}
 	if s.httpAddr != "" {
+		s.status.URL = "http://" + s.httpAddr + "/"
 		s.status.MCP = "http://" + s.httpAddr + "/mcp"
 	}
 	if ln != nil {

@@ -495,7 +495,7 @@ func TestServerWithATakenAddress(t *testing.T) {
 		t.Error("the lock was left behind")
 	}
 	opt := openServer(t, func(c *Config) { c.Addr, c.AddrOptional = ln.Addr().String(), true })
-	if opt.Addr() != "" || !strings.Contains(opt.log.String(), "not serving MCP over HTTP") {
+	if opt.Addr() != "" || !strings.Contains(opt.log.String(), "not serving HTTP") {
 		t.Errorf("the default address taken: Addr %q, log %q", opt.Addr(), opt.log.String())
 	}
 }

@@ -505,6 +505,10 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 		conds = append(conds, `created_by_agent = ?`)
 		args = append(args, f.Agent)
 	}
+	if f.Task != "" {
+		conds = append(conds, `created_by_task_id = ?`)
+		args = append(args, f.Task)
+	}
 	if f.Source != "" {
 		conds = append(conds, `source = ?`)
 		args = append(args, string(f.Source))
@@ -685,6 +689,29 @@ func (t *Tx) Partition(ctx context.Context, name string) (*cairn.PartitionStats,
 		return ps, nil
 	}
 	return ps, translate(err, "read index statistics")
+}
+
+// PartitionDocs implements cairn.Tx.
+func (t *Tx) PartitionDocs(ctx context.Context) (map[string]int64, error) {
+	s, err := t.stmt(ctx, sqlPartitionDocs)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx)
+	if err != nil {
+		return nil, translate(err, "read index statistics")
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var docs int64
+		if err := rows.Scan(&name, &docs); err != nil {
+			return nil, translate(err, "read index statistics")
+		}
+		out[name] = docs
+	}
+	return out, translate(rows.Err(), "read index statistics")
 }
 
 // PutPartition implements cairn.Tx.

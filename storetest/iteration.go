@@ -17,6 +17,7 @@ var iterationStoreTests = []struct {
 	{"RecordingAnIterationAgainReplacesIt", testIterationReplaced},
 	{"IterationWithABadOutcomeIsInvalid", testIterationBadOutcome},
 	{"OldIterationsFoldIntoTotals", testIterationsAggregate},
+	{"FailuresInARowAreNeverFolded", testIterationsAggregateKeepsFailing},
 }
 
 // iterationTx is tx's iteration role; the test is skipped for a backend
@@ -173,6 +174,39 @@ func testIterationsAggregate(t *testing.T, s cairn.Store) {
 	}
 	if got := findIterations(t, s, cairn.IterationFilter{Project: "q"}); len(got) != 1 {
 		t.Errorf("another project's iterations were folded: %v", iterationNumbers(got))
+	}
+}
+
+// A task's failures since its latest done iteration stay, however old:
+// folded, the task would lose its failures in a row (and its stuck state).
+func testIterationsAggregateKeepsFailing(t *testing.T, s cairn.Store) {
+	at := func(h int) time.Time { return iterDay.Add(time.Duration(h) * time.Hour) }
+	putIterations(t, s,
+		&cairn.Iteration{Project: "p", Task: "8", Iteration: 1, Outcome: cairn.OutcomeDone, CreatedAt: at(1)},
+		&cairn.Iteration{Project: "p", Task: "8", Iteration: 2, Outcome: cairn.OutcomeFailed, CreatedAt: at(2)},
+		&cairn.Iteration{Project: "p", Task: "8", Iteration: 3, Outcome: cairn.OutcomeNoSignal, CreatedAt: at(3)},
+		&cairn.Iteration{Project: "p", Task: "9", Iteration: 1, Outcome: cairn.OutcomeFailed, CreatedAt: at(1)},
+		// Done in the same millisecond as a failure: the higher iteration is the later.
+		&cairn.Iteration{Project: "p", Task: "10", Iteration: 1, Outcome: cairn.OutcomeFailed, CreatedAt: at(1)},
+		&cairn.Iteration{Project: "p", Task: "10", Iteration: 2, Outcome: cairn.OutcomeDone, CreatedAt: at(1)},
+	)
+	var n int
+	if err := s.Update(t.Context(), func(tx cairn.Tx) error {
+		var err error
+		n, err = iterationTx(t, tx).AggregateIterations(t.Context(), "p", at(100))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if n != 3 {
+		t.Errorf("folded %d, want 3 (task 8's done iteration, task 10's two)", n)
+	}
+	left := map[string][]int{}
+	for _, it := range findIterations(t, s, cairn.IterationFilter{Project: "p"}) {
+		left[it.Task] = append(left[it.Task], it.Iteration)
+	}
+	if len(left) != 2 || len(left["8"]) != 2 || len(left["9"]) != 1 {
+		t.Errorf("left %v, want task 8's iterations 3 and 2 and task 9's 1", left)
 	}
 }
 

@@ -65,6 +65,7 @@ func Run(t *testing.T, open Opener) {
 		{"FindProjectsCountsEveryProject", testFindProjects},
 		{"PartitionStatsRoundTrip", testPartitionRoundTrip},
 		{"UnknownPartitionHasZeroStats", testUnknownPartition},
+		{"PartitionDocsListsPartitionsWithDocuments", testPartitionDocs},
 		{"AppendPostingsAppendsBytesAndAddsDF", testAppendPostings},
 		{"AppendPostingsOfManyTermsAsAnImportWritesThem", testAppendManyPostings},
 		{"ReplacePostingsReplacesAndDeletesOnEmpty", testReplacePostings},
@@ -593,7 +594,7 @@ func filterFixture(t *testing.T, s cairn.Store) {
 			m.CreatedAt = at(-3 * time.Hour)
 		}),
 		m("p", 2, func(m *cairn.Memory) {
-			m.Type, m.Tags, m.Confidence, m.SessionID, m.Agent = "pitfall", []string{"golang"}, 0.5, "s2", "mars"
+			m.Type, m.Tags, m.Confidence, m.SessionID, m.Agent, m.TaskID = "pitfall", []string{"golang"}, 0.5, "s2", "mars", "t7"
 			m.CreatedAt = at(-2 * time.Hour)
 			m.Source, m.UseCount, m.LastUsedAt = cairn.SourceAutomatic, 3, at(time.Hour)
 			m.ExpiresAt = at(2 * time.Hour)
@@ -643,6 +644,8 @@ func testFindMemoriesFilters(t *testing.T, s cairn.Store) {
 		{"after and before", cairn.MemoryFilter{Project: "p", After: at(-150 * time.Minute), Before: at(0)}, []string{"m-0002", "m-0003"}},
 		{"session", cairn.MemoryFilter{Project: "p", Session: "s1"}, []string{"m-0001", "m-0003"}},
 		{"agent", cairn.MemoryFilter{Project: "p", Agent: "mars"}, []string{"m-0002"}},
+		{"task", cairn.MemoryFilter{Project: "p", Task: "t7"}, []string{"m-0002"}},
+		{"task of none", cairn.MemoryFilter{Project: "p", Task: "t8"}, nil},
 		{"has file refs", cairn.MemoryFilter{Project: "p", HasFileRefs: true}, []string{"m-0004"}},
 		{"source", cairn.MemoryFilter{Project: "p", Source: cairn.SourceAutomatic}, []string{"m-0002"}},
 		{"source of none", cairn.MemoryFilter{Project: "p", Source: cairn.SourceImported}, nil},
@@ -974,6 +977,38 @@ func testPartitionRoundTrip(t *testing.T, s cairn.Store) {
 	update(t, s, func(ctx context.Context, tx cairn.Tx) error { return tx.PutPartition(ctx, p2) })
 	check(p2)
 	check(g)
+}
+
+func testPartitionDocs(t *testing.T, s cairn.Store) {
+	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		got, err := tx.PartitionDocs(ctx)
+		if err != nil || len(got) != 0 {
+			t.Errorf("PartitionDocs of an empty store = %v, %v; want none", got, err)
+		}
+		return nil
+	})
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		for _, ps := range []*cairn.PartitionStats{
+			{Name: "alpha", Docs: 12, TotalLen: 40, NextDoc: 14, DeadDocs: 2, Dead: blob(1, 8)},
+			{Name: "", Docs: 3, TotalLen: 9, NextDoc: 3},
+			{Name: "emptied", Docs: 0, TotalLen: 0, NextDoc: 7, DeadDocs: 7},
+		} {
+			if err := tx.PutPartition(ctx, ps); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		got, err := tx.PartitionDocs(ctx)
+		if err != nil {
+			return err
+		}
+		if want := map[string]int64{"alpha": 12, "": 3}; !reflect.DeepEqual(got, want) {
+			t.Errorf("PartitionDocs = %v, want %v (a partition without documents left out)", got, want)
+		}
+		return nil
+	})
 }
 
 func testUnknownPartition(t *testing.T, s cairn.Store) {

@@ -41,6 +41,13 @@ var (
 	continuationRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^this session is being continued from a previous conversation`)
 	})
+	// shellPromptRE is a terminal's prompt pasted with a command or its
+	// output: zsh's and bash's "user@host dir %" or "user@host:~/dir$" at
+	// the start of a line, and macOS bash's "host:dir user$" anywhere.
+	// It names the user and the machine and says nothing of the request.
+	shellPromptRE = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?m)(^[ \t]*(\([\w.-]+\)[ \t]*)?[\w.-]+@[\w.-]+(:[^\s%$#]*|[ \t]+[^\n%$#@]*?)?[ \t]*[%$#][ \t]+|\b[\w-]+:[^\s$]+( [^\s$]+)*? [\w.-]+\$[ \t]+)`)
+	})
 	// correctionRE starts a user's message that corrects the agent.
 	correctionRE = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)^(no\b[,.!]?|nope\b|don'?t\b|do not\b|stop\b|wrong\b|that'?s (not|wrong)|that is (not|wrong)|this is (not|wrong)|why (did|are|is|would|do) you|you (didn'?t|did not|haven'?t|have not|broke|forgot|missed|should(n'?t)?|are not|aren'?t)|not what i|i (said|told you|asked you|meant)|revert\b|undo\b|instead\b)`)
@@ -94,6 +101,7 @@ func userRequest(e Entry) request {
 		return request{text: "/" + name + " " + args + fileTopics(args)}
 	}
 	t = strings.TrimSpace(taggedRE().ReplaceAllString(t, ""))
+	t = strings.TrimSpace(shellPromptRE().ReplaceAllString(t, ""))
 	switch {
 	case t == "":
 		return request{}

@@ -543,3 +543,24 @@ func TestEndedIsASentence(t *testing.T) {
 		t.Errorf("gist = %q", got)
 	}
 }
+
+// A terminal's prompt pasted into a request names the user and the
+// machine: the summary keeps the command and the text around it, not the
+// prompt. Prompts tried: zsh's "user@host dir %", bash's
+// "user@host:~/dir$", a virtualenv's "(venv) user@host dir %", macOS
+// bash's "host:dir user$" in the middle of a line; an e-mail address and
+// a price in dollars are left alone.
+func TestPastedShellPromptsLeaveTheRequest(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ typed, want string }{
+		{"install poetry\nana@Anas-MacBook-Pro shop % poetry install", "install poetry\npoetry install"},
+		{"ana@devbox:~/src/shop$ make test fails with a missing table", "make test fails with a missing table"},
+		{"(venv) ana@devbox shop % pytest -x stops at the first test", "pytest -x stops at the first test"},
+		{"Getting this message Anas-Mac:shop copy ana$ git add . fails on the lock file", "Getting this message git add . fails on the lock file"},
+		{"mail ana@example.com about the $5 plan when the export is done", "mail ana@example.com about the $5 plan when the export is done"},
+	} {
+		if got := userRequest(Entry{Text: c.typed}).text; got != c.want {
+			t.Errorf("userRequest(%q) = %q, want %q", c.typed, got, c.want)
+		}
+	}
+}

@@ -22,13 +22,16 @@ type Hit struct {
 
 // HitExplain is every part of a hit's score (see cairn.Hit).
 type HitExplain struct {
-	BM25           float64 `json:"bm25"`
-	Coverage       float64 `json:"coverage"`
-	Match          float64 `json:"match"`
-	Strength       float64 `json:"strength"`
-	Lent           float64 `json:"lent,omitempty"`
-	LentBy         string  `json:"lent_by,omitempty"`
-	DateFactor     float64 `json:"date_factor"`
+	BM25       float64 `json:"bm25"`
+	Coverage   float64 `json:"coverage"`
+	Match      float64 `json:"match"`
+	Strength   float64 `json:"strength"`
+	Lent       float64 `json:"lent,omitempty"`
+	LentBy     string  `json:"lent_by,omitempty"`
+	DateFactor float64 `json:"date_factor"`
+	// Typicality: a prompt's, of the project against the database's
+	// other projects (see cairn.HitExplain); left out when not measured.
+	Typicality     float64 `json:"typicality,omitempty"`
 	SalienceFactor float64 `json:"salience_factor"`
 	// In the vector and hybrid modes: the places in each ranking (0: not
 	// in it), the cosine similarity and the fused score.
@@ -47,6 +50,7 @@ func FromHit(h cairn.Hit, explain bool) Hit {
 	if x := h.Explain; explain && x != nil {
 		out.Explain = &HitExplain{BM25: round4(x.Lexical), Coverage: round4(x.Coverage), Match: round4(x.Match),
 			Strength: round4(h.Strength), Lent: round4(x.Lent), LentBy: x.LentBy, DateFactor: round4(x.DateFactor),
+			Typicality:     round4(x.Typicality),
 			SalienceFactor: round4(rank.Factor(h.Salience, rank.DefaultWeights())),
 			LexicalRank:    x.LexicalRank, VectorRank: x.VectorRank, Similarity: round4(x.Similarity), Fused: round4(x.Fused)}
 	}
@@ -62,7 +66,7 @@ func FromHitExact(h cairn.Hit) Hit {
 	out.Memory.Confidence = h.Memory.Confidence
 	if x := h.Explain; x != nil {
 		out.Explain = &HitExplain{BM25: x.Lexical, Coverage: x.Coverage, Match: x.Match, Strength: h.Strength,
-			Lent: x.Lent, LentBy: x.LentBy, DateFactor: x.DateFactor, SalienceFactor: rank.Factor(h.Salience, rank.DefaultWeights()),
+			Lent: x.Lent, LentBy: x.LentBy, DateFactor: x.DateFactor, Typicality: x.Typicality, SalienceFactor: rank.Factor(h.Salience, rank.DefaultWeights()),
 			LexicalRank: x.LexicalRank, VectorRank: x.VectorRank, Similarity: x.Similarity, Fused: x.Fused}
 	}
 	return out
@@ -78,7 +82,7 @@ func (w Hit) ToHit() cairn.Hit {
 	if e := w.Explain; e != nil {
 		h.Strength = e.Strength
 		h.Explain = &cairn.HitExplain{Lexical: e.BM25, Coverage: e.Coverage, Match: e.Match, Lent: e.Lent, LentBy: e.LentBy,
-			DateFactor: e.DateFactor, LexicalRank: e.LexicalRank, VectorRank: e.VectorRank, Similarity: e.Similarity, Fused: e.Fused}
+			DateFactor: e.DateFactor, Typicality: e.Typicality, LexicalRank: e.LexicalRank, VectorRank: e.VectorRank, Similarity: e.Similarity, Fused: e.Fused}
 	}
 	return h
 }

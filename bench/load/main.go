@@ -5,12 +5,22 @@
 //
 //	load -url http://127.0.0.1:7421/api/projects/bench -queries queries.txt -c 8 -d 20s
 //
+// With -once each query is sent at most once, the warm-up's first, and the
+// run ends early when every query has been sent: a server keeps the
+// searches it answered recently, so a query asked again measures that
+// cache, not the search. With -mix the requests take turns among a
+// search, a prompt's context block (POST .../context, profile prompt), the
+// answer before a shell command (POST .../lookup, profile command) and the
+// answer after a failure (profile failure), each of the next query; -n
+// stops after that many measured requests.
+//
 // A request that fails or answers other than 200 counts as an error and
 // not in the latencies; any error makes the exit status 1. -json prints
 // one line of JSON instead of text.
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -37,21 +47,46 @@ func main() {
 	limit := flag.Int("limit", 10, "hits asked for per search")
 	token := flag.String("token", os.Getenv("CAIRN_TOKEN"), "a bearer `token` (default $CAIRN_TOKEN)")
 	asJSON := flag.Bool("json", false, "print one line of JSON")
+	once := flag.Bool("once", false, "send each query at most once; stop when all are sent")
+	mix := flag.Bool("mix", false, "take turns among search, context and the two hook lookups")
+	most := flag.Int64("n", 0, "stop after this many measured requests (0: no limit)")
 	flag.Parse()
 	qs, err := benchio.ReadLines(*queries)
 	if err != nil || len(qs) == 0 || *conc < 1 || *dur <= 0 {
 		fmt.Fprintf(os.Stderr, "load: give -queries FILE with at least one query, -c ≥ 1 and -d > 0 (%v)\n", err)
 		os.Exit(2)
 	}
-	urls := make([]string, len(qs))
+	api := strings.TrimSuffix(*base, "/")
+	reqs := make([]request, len(qs))
 	for i, q := range qs {
-		urls[i] = fmt.Sprintf("%s/search?limit=%d&q=%s", strings.TrimSuffix(*base, "/"), *limit, url.QueryEscape(q))
+		reqs[i] = request{method: "GET", url: fmt.Sprintf("%s/search?limit=%d&q=%s", api, *limit, url.QueryEscape(q))}
+		if !*mix {
+			continue
+		}
+		var body any
+		switch i % 4 {
+		case 1:
+			body = map[string]any{"profile": "prompt", "prompt": q, "session": fmt.Sprintf("load-%d", i%50)}
+		case 2:
+			body = map[string]any{"profile": "command", "command": q, "session": fmt.Sprintf("load-%d", i%50), "shown_times": 1, "record": true}
+		case 3:
+			body = map[string]any{"profile": "failure", "subject": "Exit code 2\npanic: " + q + " failed in the worker",
+				"session": fmt.Sprintf("load-%d", i%50), "shown_times": 2, "record": true}
+		}
+		if body != nil {
+			b, _ := json.Marshal(body)
+			reqs[i] = request{method: "POST", url: api + "/context", body: b}
+			if i%4 != 1 {
+				reqs[i].url = api + "/lookup"
+			}
+		}
 	}
 	client := &http.Client{Transport: &http.Transport{MaxIdleConns: *conc, MaxIdleConnsPerHost: *conc, MaxConnsPerHost: *conc}}
+	var next atomic.Int64
 	if *warm > 0 {
-		run(client, urls, *token, *conc, *warm)
+		run(client, reqs, &next, *once, 0, *token, *conc, *warm)
 	}
-	r := run(client, urls, *token, *conc, *dur)
+	r := run(client, reqs, &next, *once, *most, *token, *conc, *dur)
 	slices.Sort(r.lat)
 	pct := func(p float64) float64 { return benchio.MS(benchio.Percentile(r.lat, p*100)) }
 	rate := float64(len(r.lat)) / r.elapsed.Seconds()
@@ -68,6 +103,12 @@ func main() {
 	}
 }
 
+// request is one request load sends.
+type request struct {
+	method, url string
+	body        []byte // JSON, for a POST
+}
+
 type result struct {
 	lat      []time.Duration
 	errors   int64
@@ -76,11 +117,14 @@ type result struct {
 }
 
 // run sends requests from conc clients for d and returns the latencies
-// of the answers that succeeded.
-func run(client *http.Client, urls []string, token string, conc int, d time.Duration) result {
+// of the answers that succeeded. next is the index of the next request,
+// shared with earlier runs; with once the clients stop when every request
+// has been sent, and with most > 0 after most requests.
+func run(client *http.Client, reqs []request, next *atomic.Int64, once bool, most int64, token string, conc int, d time.Duration) result {
 	ctx, cancel := context.WithTimeout(context.Background(), d)
 	defer cancel()
-	var next, errs atomic.Int64
+	first := next.Load()
+	var errs atomic.Int64
 	var mu sync.Mutex
 	var res result
 	var wg sync.WaitGroup
@@ -91,8 +135,20 @@ func run(client *http.Client, urls []string, token string, conc int, d time.Dura
 			defer wg.Done()
 			lat := make([]time.Duration, 0, 1<<14)
 			for ctx.Err() == nil {
-				u := urls[int(next.Add(1)-1)%len(urls)]
-				req, _ := http.NewRequest("GET", u, nil)
+				i := next.Add(1) - 1
+				if once && i >= int64(len(reqs)) || most > 0 && i-first >= most {
+					break
+				}
+				rq := reqs[int(i)%len(reqs)]
+				u := rq.url
+				var body io.Reader
+				if rq.body != nil {
+					body = bytes.NewReader(rq.body)
+				}
+				req, _ := http.NewRequest(rq.method, u, body)
+				if rq.body != nil {
+					req.Header.Set("Content-Type", "application/json")
+				}
 				if token != "" {
 					req.Header.Set("Authorization", "Bearer "+token)
 				}

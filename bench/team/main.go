@@ -8,10 +8,15 @@
 // their projects, as bench/postgres.sh writes it) into an empty database
 // through the engine, in one import as `cairn import` does, and reports
 // memories/s (open, import and close); then it runs the queries through
-// the engine, each in one project (query i in project i mod -projects),
+// the engine, each in one project (query i in project 7i mod -projects),
 // with the postings cache `cairn serve` keeps ("resident") and without it
 // ("uncached", as a process opened for one query), and reports the p50
-// and p99 of the single searches (nearest rank). Beside the import's wall
+// and p99 of the single searches (nearest rank). The first 200 distinct
+// queries warm the engine up; each measured search asks one of the others,
+// never asked before, so -queries needs 200 more distinct lines than
+// -runs. "repeated" is the resident engine asked the warm-up's queries
+// again, which it answers from the searches it keeps: a repeated query's
+// figure, never the search's. Beside the import's wall
 // time it reports its CPU time: of this process (cpu-s) and, for a
 // PostgreSQL server on this machine, of the server processes of the
 // import's connections (srv-cpu-s), so that a run on a busy machine
@@ -109,8 +114,8 @@ func main() {
 			return postgres.Open(ctx, *pgURL, &postgres.Options{Schema: *schema})
 		}})
 	}
-	fmt.Printf("%-9s %9s %9s %12s %9s %9s %9s %9s %9s %9s\n", "backend", "memories", "import-s", "memories/s",
-		"res-p50", "res-p99", "unc-p50", "unc-p99", "cpu-s", "srv-cpu-s")
+	fmt.Printf("%-9s %9s %9s %12s %9s %9s %9s %9s %9s %9s %9s %9s\n", "backend", "memories", "import-s", "memories/s",
+		"res-p50", "res-p99", "unc-p50", "unc-p99", "cpu-s", "srv-cpu-s", "rep-p50", "rep-p99")
 	for _, b := range bs {
 		n, secs, cpu, err := importInto(ctx, b.open, *corpus, now)
 		if err != nil {
@@ -121,14 +126,17 @@ func main() {
 			rate = fmt.Sprintf("%.0f", float64(n)/secs)
 		}
 		var figs []float64
-		for _, cache := range []int64{64 << 20, 0} {
-			p50, p99, err := searchTimes(ctx, b.open, cache, qs, *projects, *runs, now)
+		for _, c := range []struct {
+			cache    int64
+			repeated bool
+		}{{64 << 20, false}, {0, false}, {64 << 20, true}} {
+			p50, p99, err := searchTimes(ctx, b.open, c.cache, qs, *projects, *runs, now, c.repeated)
 			if err != nil {
 				fail("%s: search: %v", b.name, err)
 			}
 			figs = append(figs, p50, p99)
 		}
-		fmt.Printf("%-9s %9d %9.1f %12s %9.2f %9.2f %9.2f %9.2f %9.1f %9.1f\n", b.name, n, secs, rate, figs[0], figs[1], figs[2], figs[3], cpu.self, cpu.server)
+		fmt.Printf("%-9s %9d %9.1f %12s %9.2f %9.2f %9.2f %9.2f %9.1f %9.1f %9.2f %9.2f\n", b.name, n, secs, rate, figs[0], figs[1], figs[2], figs[3], cpu.self, cpu.server, figs[4], figs[5])
 	}
 }
 
@@ -143,8 +151,10 @@ func readLines(path string) ([]string, error) {
 		return nil, err
 	}
 	var out []string
+	seen := map[string]bool{}
 	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
+		if l = strings.TrimSpace(l); l != "" && !seen[l] {
+			seen[l] = true
 			out = append(out, l)
 		}
 	}
@@ -260,9 +270,19 @@ func count(ctx context.Context, st cairn.Store) (int, error) {
 	return n, err
 }
 
-// searchTimes runs every query once to warm up, then runs queries until
-// runs searches are measured, and returns their p50 and p99 in ms.
-func searchTimes(ctx context.Context, open func() (cairn.Store, error), cache int64, qs []string, projects, runs int, now time.Time) (float64, float64, error) {
+// warmQueries is how many of the queries warm an engine up before its
+// searches are measured.
+const warmQueries = 200
+
+// searchTimes runs the first warmQueries queries to warm up, then
+// measures runs searches and returns their p50 and p99 in ms. Each
+// measured search asks a query not asked before, the next of qs, unless
+// repeated: then the warm-up's queries again, in turn, which an engine
+// with a cache answers from the searches it keeps.
+func searchTimes(ctx context.Context, open func() (cairn.Store, error), cache int64, qs []string, projects, runs int, now time.Time, repeated bool) (float64, float64, error) {
+	if !repeated && len(qs) < warmQueries+runs {
+		return 0, 0, fmt.Errorf("%d distinct queries, want at least %d (%d to warm up and one for each measured search)", len(qs), warmQueries+runs, warmQueries)
+	}
 	st, err := open()
 	if err != nil {
 		return 0, 0, err
@@ -274,15 +294,20 @@ func searchTimes(ctx context.Context, open func() (cairn.Store, error), cache in
 		_, err := eng.Search(ctx, q)
 		return err
 	}
-	for i := range qs {
+	warm := min(warmQueries, len(qs))
+	for i := range warm {
 		if err := search(i); err != nil {
 			return 0, 0, err
 		}
 	}
 	durs := make([]time.Duration, 0, runs)
 	for i := 0; i < runs; i++ {
+		j := warm + i
+		if repeated {
+			j = i % warm
+		}
 		t0 := time.Now()
-		if err := search(i + len(qs)); err != nil {
+		if err := search(j); err != nil {
 			return 0, 0, err
 		}
 		durs = append(durs, time.Since(t0))

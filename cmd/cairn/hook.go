@@ -18,7 +18,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/hook/inject"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/transcript"
 )
@@ -34,6 +36,11 @@ const (
 	sessionEndBudget = 1200 * time.Millisecond
 	captureBudget    = 30 * time.Second
 )
+
+// sessionStartServerWait bounds how long the session-start hook waits
+// for the server it started to answer: the http hooks of the session's
+// first prompt reach it directly.
+const sessionStartServerWait = 2 * time.Second
 
 // logFileName is the hook's log, next to the database.
 const logFileName = "cairn.log"
@@ -161,51 +168,28 @@ func (h *hookRun) run(ctx context.Context) error {
 	if err := h.g.resolve(h.m); err != nil {
 		return err
 	}
+	if inject.Answers(h.event) {
+		out, err := inject.Answer(ctx, h.event, p, h.env())
+		if out != nil {
+			if _, werr := h.m.Stdout.Write(out); werr != nil {
+				err = errors.Join(err, werr)
+			}
+		}
+		if h.event != hook.PostToolUse {
+			return errors.Join(err, h.startServer())
+		}
+		if err != nil || !h.captureTools {
+			return err
+		}
+	}
 	switch h.event {
-	case hook.SessionStart:
-		err := h.inject(ctx, recall.Request{Profile: recall.ProfileSessionStart})
-		return errors.Join(err, h.startServer())
-	case hook.UserPromptSubmit:
-		if strings.TrimSpace(p.Prompt) == "" {
-			return nil
-		}
-		// CAIRN_TASK names an agent loop's task (cairn loop): its attempts
-		// come with the prompt's memories.
-		err := h.inject(ctx, recall.Request{Profile: recall.ProfilePrompt, Prompt: p.Prompt,
-			Task: strings.TrimSpace(h.m.Getenv("CAIRN_TASK"))})
-		return errors.Join(err, h.startServer())
-	case hook.PreToolUse:
-		if cmd := strings.TrimSpace(p.Command()); cmd != "" {
-			return errors.Join(h.answerCommand(ctx, cmd), h.startServer())
-		}
-		req, ok := h.actionRequest()
-		if !ok {
-			return nil
-		}
-		return errors.Join(h.inject(ctx, req), h.startServer())
-	case hook.PostToolUseFailure:
-		return errors.Join(h.answerFailure(ctx), h.startServer())
-	case hook.SubagentStart:
-		if strings.TrimSpace(p.AgentType) == "" {
-			return nil
-		}
-		req := recall.Request{Profile: recall.ProfileSubagent, Prompt: p.AgentType, Agent: p.AgentType}
-		return errors.Join(h.inject(ctx, req), h.startServer())
 	case hook.Stop, hook.SubagentStop, hook.PreCompact:
 		return bounded(ctx, captureBudget, h.capture)
 	case hook.SessionEnd:
 		return bounded(ctx, sessionEndBudget, h.capture)
 	case hook.PostToolUse:
-		if _, failed := p.Failure(); (failed || h.agent == "codex") && p.ToolName == "Bash" {
-			// Where a failed command fires PostToolUse (Codex, whose
-			// payload does not say whether it failed).
-			if err := h.answerFailure(ctx); err != nil || !h.captureTools {
-				return err
-			}
-		}
-		if !h.captureTools {
-			return nil
-		}
+		// --capture-tools: a test, build or lint command that passed
+		// ends what it fixed.
 		cmd := p.Command()
 		if cmd == "" || !transcript.IsGate(cmd) {
 			return nil
@@ -218,78 +202,61 @@ func (h *hookRun) run(ctx context.Context) error {
 	return nil
 }
 
-// actionRequest is the block for a PreToolUse payload of an Edit,
-// MultiEdit, Write or NotebookEdit: the edit profile for the file it is
-// about to change (its path relative to the project's folder); ok is
-// false for other tools (a Bash command is answered by its known
-// failures, answerCommand).
-func (h *hookRun) actionRequest() (recall.Request, bool) {
-	p := h.p
-	f := p.FilePath()
-	if f == "" {
-		return recall.Request{}, false
+// env is what package inject needs of this call: the project and folders
+// resolved from the payload's cwd, the configuration read there, and the
+// service of the database (a server's, where the memories are, when one
+// answers).
+func (h *hookRun) env() *inject.Env {
+	m, g := h.m, h.g
+	cwdRoot := ""
+	if h.p.CWD != "" {
+		cwdRoot = m.rootOf(h.p.CWD)
 	}
-	if filepath.IsAbs(f) && p.CWD != "" {
-		if rel, err := filepath.Rel(h.m.rootOf(p.CWD), f); err == nil && !strings.HasPrefix(rel, "..") {
-			f = rel
-		}
+	return &inject.Env{
+		Agent: h.agent, Project: g.project, Root: m.projectFolder(g), CWDRoot: cwdRoot,
+		Home: m.Getenv("HOME"), Hat: h.hat, Task: m.Getenv("CAIRN_TASK"),
+		State: statePath(g), DataDir: filepath.Dir(g.path()),
+		Config: func() (*cairn.Settings, bool, error) {
+			cfg, err := m.loadConfig()
+			if err != nil {
+				return nil, false, err
+			}
+			return cfg.Config, m.settingsFolder(g) != "", nil
+		},
+		Service: hookService{h},
+		Log:     h.log,
 	}
-	return recall.Request{Profile: recall.ProfileEdit, Files: []string{filepath.ToSlash(f)}}, true
 }
 
-// inject prints the block for req (its project, agent, hat and session
-// are the hook's) as the event's additional context, and records the use
-// of the memories in it.
-func (h *hookRun) inject(ctx context.Context, req recall.Request) error {
-	m, g := h.m, h.g
-	cfg, err := m.loadConfig()
-	if err != nil {
-		return err
-	}
-	c := cfg.Config
-	req.Project, req.Hat, req.Session, req.Root = g.project, h.hat, h.p.SessionID, m.projectFolder(g)
-	if h.event == hook.SessionStart && c.Context.Index {
-		req.Conversations = recall.ConversationMonths(filepath.Dir(g.path()), g.project)
-	}
-	if req.Agent == "" {
-		req.Agent = h.agent
-	}
-	if c.Context.MaxChars > hook.MaxContext {
-		req.MaxChars, req.MaxCharsSet = hook.MaxContext, true
-	}
-	switch h.event {
-	case hook.UserPromptSubmit:
-		h.keepKeywords(c, req.Prompt) // for the next session's start (seed 004)
-	case hook.SessionStart:
-		req.Keywords = h.takeKept()
-	}
-	// Claude Code counts the escaped text against its cap.
-	call := recall.Call{Request: req, Record: true, MaxJSONChars: hook.MaxContext}
-	if m.settingsFolder(g) != "" {
-		call.Config = c // the project's own files (see runContext)
-	}
+// hookService answers a hook's block through the service of the database
+// (withService: a server's when one answers); a database that does not
+// exist yet answers nothing.
+type hookService struct{ h *hookRun }
+
+func (s hookService) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
 	var a *recall.Answer
-	err = m.withService(ctx, g, recordDB, func(svc service) error {
+	err := s.h.m.withService(ctx, s.h.g, recordDB, func(svc service) error {
+		var err error
 		a, err = svc.Context(ctx, call)
 		return err
 	})
 	if errIsNoDatabase(err) {
-		return nil // nothing remembered yet
+		return nil, nil // nothing remembered yet
 	}
-	if a == nil {
+	return a, err
+}
+
+func (s hookService) Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error) {
+	var a *recall.LookupAnswer
+	err := s.h.m.withService(ctx, s.h.g, recordDB, func(svc service) error {
+		var err error
+		a, err = svc.Lookup(ctx, req)
 		return err
+	})
+	if errIsNoDatabase(err) {
+		return nil, nil
 	}
-	if r := a.Retrieval; r.Fallback != "" {
-		h.log(fmt.Errorf("ranked lexically instead of %s: %s", r.Asked, r.Fallback))
-	}
-	out, oerr := hook.Context(h.event, a.Text)
-	if oerr != nil || out == nil {
-		return errors.Join(err, oerr)
-	}
-	if _, werr := h.m.Stdout.Write(out); werr != nil {
-		return werr
-	}
-	return err // the use of the block's memories not recorded
+	return a, err
 }
 
 // startServer starts `cairn serve` in the background when this hook ran
@@ -298,7 +265,11 @@ func (h *hookRun) startServer() error {
 	if h.m.served {
 		return nil // one answered
 	}
-	if err := h.m.ensureServer(h.g); err != nil {
+	wait := time.Duration(0)
+	if h.event == hook.SessionStart {
+		wait = sessionStartServerWait
+	}
+	if err := h.m.ensureServer(h.g, wait); err != nil {
 		return fmt.Errorf("starting cairn serve: %w", err)
 	}
 	return nil
@@ -418,3 +389,19 @@ func (h *hookRun) log(err error) {
 	}
 	fmt.Fprintf(f, "%s hook %s %s%s: %s\n", time.Now().UTC().Format(time.RFC3339), h.agent, event, session, msg)
 }
+
+// askAtStop prints the Stop hook's request to the agent for its own
+// account of the session (hook.AskReason), when the capture found one is
+// due.
+func (h *hookRun) askAtStop(why string) error {
+	if why == "" {
+		return nil
+	}
+	_, err := h.m.Stdout.Write(hook.Block(hook.AskReason(why)))
+	return err
+}
+
+// statePath is the session state file of g's database (package
+// sessionstate): beside the SQLite file, or beside the data folder's
+// stand-in for a PostgreSQL database.
+func statePath(g *globals) string { return g.path() + ".state.json" }

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -168,5 +169,47 @@ func TestHookStopAsksOnceForTheAgentsAccount(t *testing.T) {
 	}
 	if log := c.logText() + off.logText(); log != "" {
 		t.Errorf("log: %s", log)
+	}
+}
+
+// A Stop hook says in its log what it could not take: a signal of the
+// last message it dropped (no content, an invalid type, a NUL in it)
+// and a transcript that is a FIFO, which it does not open (opening one
+// waits for a writer: the hook would sit until its timeout). Bad inputs
+// tried: a MEMORY: line without content, an invalid type, a NUL byte,
+// a FIFO as transcript_path.
+func TestHookStopLogsWhatItDropped(t *testing.T) {
+	t.Parallel()
+	c := newHookCLI(t)
+	last := "Done.\nMEMORY:pitfall:\nMEMORY:Bad Type:the type has capitals\nMEMORY:fix:a NUL \x00 in it\nMEMORY:convention:Run make fmt before committing."
+	r := c.hook(stopPayload("s-drop", "/nowhere.jsonl", last, true), "stop")
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("%v", r)
+	}
+	log := c.logText()
+	for _, want := range []string{"has no content", "is not valid"} {
+		if !strings.Contains(log, want) {
+			t.Errorf("the log does not say %q:\n%s", want, log)
+		}
+	}
+	found := false
+	for _, m := range c.listJSON("--type", "convention") {
+		found = found || strings.Contains(m["content"].(string), "make fmt")
+	}
+	if !found {
+		t.Errorf("the valid signal beside the dropped ones was not stored: %q", c.captured())
+	}
+
+	fifo := filepath.Join(c.transcripts, "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("cannot make a FIFO here: %v", err)
+	}
+	start := time.Now()
+	r = c.hook(stopPayload("s-fifo", fifo, "Done.", false), "stop")
+	if took := time.Since(start); took > 10*time.Second || r.code != 0 {
+		t.Fatalf("a FIFO transcript held the hook %v: %v", took, r)
+	}
+	if log := c.logText(); !strings.Contains(log, "not a regular file") {
+		t.Errorf("the log does not say the transcript was skipped:\n%s", log)
 	}
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn/install"
+	"github.com/cairn-dev/cairn/server"
 )
 
 func runInstall(ctx context.Context, m *Main, g *globals, args []string) error {
@@ -30,6 +32,7 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 	command := fs.String("command", "", "the command (`words`, quoted as for a shell) that runs cairn in hooks and the MCP entry (default: this executable's absolute path), e.g. cairn when it is on PATH")
 	captureTools := fs.Bool("capture-tools", false, "also run cairn after each shell command (PostToolUse hook on Bash): a test, build or lint that passes is captured at once")
 	noAgents := fs.Bool("no-agents-md", false, "codex: leave AGENTS.md alone")
+	httpHooks := fs.Bool("http", false, "claude: answer UserPromptSubmit, PreToolUse, PostToolUseFailure and SubagentStart from the local cairn serve over HTTP (no process per hook); SessionStart, which starts that server, and the capture hooks stay commands")
 	dryRun := fs.Bool("dry-run", false, "print what would change and write nothing")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -70,6 +73,14 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 	}
 	if g.db != "" || g.project != "" {
 		fmt.Fprintf(m.Stderr, "cairn: warning: the hooks and the MCP server do not get --db or --project; set CAIRN_DB or CAIRN_PROJECT where the agent runs\n")
+	}
+	if *httpHooks {
+		if s.Agent != install.Claude {
+			return usagef("%s: --http is for claude: %s runs command hooks only", name, s.Agent)
+		}
+		if s.HTTP, err = localServerURL(m, g); err != nil {
+			return err
+		}
 	}
 	if wd, err := m.Getwd(); err == nil {
 		s.Root = projectRoot(wd)
@@ -146,4 +157,32 @@ func stableExecutable(exe string) string {
 		return exe
 	}
 	return onPath
+}
+
+// localServerURL is the address of the local server the http hooks reach
+// (install --http): the one of the database's running server, else the
+// one its last server had, else the configured one (CAIRN_SERVE_ADDR,
+// default 127.0.0.1:7421), where the server the session-start hook starts
+// will listen.
+func localServerURL(m *Main, g *globals) (string, error) {
+	if err := g.resolve(m); err != nil {
+		return "", err
+	}
+	db, err := filepath.Abs(g.path())
+	if err != nil {
+		return "", err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), serverTimeout)
+	defer cancel()
+	if u := server.URL(ctx, db); u != "" {
+		return u, nil
+	}
+	addr := cmp.Or(strings.TrimSpace(m.Getenv("CAIRN_SERVE_ADDR")), defaultHTTPAddr)
+	if addr == "off" {
+		return "", usagef("install --http: CAIRN_SERVE_ADDR=off: the local server answers no HTTP; unset it, or install command hooks")
+	}
+	if remote, err := server.CheckAddr(addr, false); err != nil || remote {
+		return "", usagef("install --http: CAIRN_SERVE_ADDR %q is not a loopback host:port such as 127.0.0.1:7421", addr)
+	}
+	return "http://" + addr + "/", nil
 }

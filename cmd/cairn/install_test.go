@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cairn-dev/cairn/server"
 )
 
 // installCLI is a cli whose working directory is a git project below its
@@ -216,5 +218,58 @@ func TestStableExecutablePrefersTheLinkOnPath(t *testing.T) {
 	os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755)
 	if got := stableExecutable(other); got != other {
 		t.Errorf("another cairn on PATH: got %s, want this program %s", got, other)
+	}
+}
+
+// install claude --http names the local server: the running one's
+// address, else the one its last server had, else CAIRN_SERVE_ADDR or
+// the default; --dry-run writes nothing; Codex and a remote address are
+// refused.
+func TestInstallClaudeHTTPNamesTheLocalServer(t *testing.T) {
+	t.Parallel()
+	c, root := installCLI(t)
+	settings := filepath.Join(root, ".claude", "settings.json")
+	r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.stdout, "  + hook UserPromptSubmit: POST http://127.0.0.1:7421/hooks/claude/UserPromptSubmit (timeout 10s)\n") ||
+		!strings.Contains(r.stdout, "  + hook SessionStart: cairn hook claude session-start (timeout 10s)\n") {
+		t.Fatalf("dry run: %v", r)
+	}
+	if _, err := os.Stat(settings); err == nil {
+		t.Fatal("--dry-run wrote settings.json")
+	}
+	c.env["CAIRN_SERVE_ADDR"] = "127.0.0.1:8111"
+	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http", "--dry-run"); !strings.Contains(r.stdout, "POST http://127.0.0.1:8111/hooks/claude/PreToolUse") {
+		t.Errorf("CAIRN_SERVE_ADDR: %v", r)
+	}
+	if err := os.WriteFile(server.AddrPath(c.db), []byte("127.0.0.1:8112\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http"); r.code != 0 || !strings.Contains(r.stdout, "POST http://127.0.0.1:8112/hooks/claude/SubagentStart") {
+		t.Errorf("recorded address: %v", r)
+	}
+	if b, _ := os.ReadFile(settings); !strings.Contains(string(b), `"url": "http://127.0.0.1:8112/hooks/claude/PostToolUseFailure"`) {
+		t.Errorf("settings.json:\n%s", b)
+	}
+	// Again: nothing to change. Without --http: the command hooks again.
+	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http"); r.code != 0 || strings.Contains(r.stdout, "hook") {
+		t.Errorf("second install: %v", r)
+	}
+	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn"); r.code != 0 ||
+		!strings.Contains(r.stdout, "  ~ hook UserPromptSubmit: cairn hook claude user-prompt-submit (timeout 10s)\n") {
+		t.Errorf("back to command hooks: %v", r)
+	}
+	for _, bad := range []struct {
+		env  string
+		args []string
+	}{
+		{"", []string{"install", "codex", "--http", "--dry-run"}},
+		{"203.0.113.9:7421", []string{"install", "claude", "--http", "--dry-run"}},
+		{"off", []string{"install", "claude", "--http", "--dry-run"}},
+	} {
+		c.env["CAIRN_SERVE_ADDR"] = bad.env
+		os.Remove(server.AddrPath(c.db))
+		if r := c.raw("", append([]string{"--db", c.db}, bad.args...)...); r.code != 2 || r.stderr == "" {
+			t.Errorf("%v with CAIRN_SERVE_ADDR=%q: %v", bad.args, bad.env, r)
+		}
 	}
 }

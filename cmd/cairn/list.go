@@ -74,11 +74,25 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 	return nil
 }
 
-// printTable prints one memory a line: id, type, confidence, title.
+// printTable prints one memory a line: id, type, confidence, title, and
+// its marks (see marks).
 func printTable(w io.Writer, mems []*cairn.Memory) {
 	for _, mem := range mems {
-		fmt.Fprintf(w, "%-20s  %-12s %.2f  %s\n", mem.ID, mem.Type, mem.Confidence, clip(mem.Title, 90))
+		fmt.Fprintf(w, "%-20s  %-12s %.2f  %s%s\n", mem.ID, mem.Type, mem.Confidence, clip(mem.Title, 90), marks(mem))
 	}
+}
+
+// marks is what a line of list or search says of a memory beside its
+// title: "  [pinned]" and "  [superseded by ID]", or "" for neither.
+func marks(m *cairn.Memory) string {
+	var s string
+	if m.Pinned {
+		s += "  [pinned]"
+	}
+	if m.SupersededBy != "" {
+		s += "  [superseded by " + m.SupersededBy + "]"
+	}
+	return s
 }
 
 // clip shortens s to at most n runes (n ≥ 1) on one line: runs of white

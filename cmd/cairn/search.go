@@ -98,7 +98,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			p.K1, p.B, p.Pivot, r.Coverage, r.NeighbourShare, r.NeighbourCap)
 	}
 	for i, h := range hits {
-		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80))
+		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s%s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80), marks(h.Memory))
 		if h.Memory.Content != h.Memory.Title {
 			fmt.Fprintf(w, "    %s\n", clip(h.Memory.Content, 160))
 		}
@@ -112,6 +112,9 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			}
 			if x.DateFactor != 1 {
 				fmt.Fprintf(w, "; × date %.2f (created in a period the query names)", x.DateFactor)
+			}
+			if x.Typicality != 0 {
+				fmt.Fprintf(w, "; prompt's typicality of the project %.2f (below 0: another project's, strength 0)", x.Typicality)
 			}
 			fmt.Fprintf(w, "\n    relevance %.3f of the best × salience factor %.3f (salience %.3f: type, confidence %.2f, recency, %d uses) = %.3f\n",
 				h.Relevance, rank.Factor(h.Salience, rank.DefaultWeights()), h.Salience, h.Memory.Confidence, h.Memory.UseCount, h.Score)

@@ -14,10 +14,12 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -29,9 +31,14 @@ import (
 	"github.com/cairn-dev/cairn/server"
 )
 
-// defaultHTTPAddr is where `cairn serve` answers MCP over HTTP unless told
-// otherwise.
+// defaultHTTPAddr is where `cairn serve` answers HTTP unless told
+// otherwise (--addr, CAIRN_SERVE_ADDR, or the port its database's last
+// server had).
 const defaultHTTPAddr = "127.0.0.1:7421"
+
+// serveAddrTries is how many ports after the default one serve tries
+// when that one is taken.
+const serveAddrTries = 100
 
 // runServe is `cairn serve`: it opens the database itself (it is the
 // server that the other commands' clients reach) and serves until
@@ -59,6 +66,10 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	if *idle < 0 {
 		return usagef("serve: --idle cannot be negative")
+	}
+	addrGiven := flagGiven(fs, "addr")
+	if env := strings.TrimSpace(m.Getenv("CAIRN_SERVE_ADDR")); env != "" && !addrGiven {
+		*addr = env
 	}
 	if *addr == "off" {
 		*addr = ""
@@ -91,7 +102,8 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	// The embeddings endpoint is the server's, read where it starts.
-	eng, err := newEngine(m, g, s.store, engineSetup{settings: own.Config, endpoint: s.settings, cacheBytes: *cacheMB << 20})
+	clock, _ := g.clock() // checked by open
+	eng, err := newEngine(m, g, s.store, engineSetup{settings: own.Config, endpoint: s.settings, clock: clock, cacheBytes: *cacheMB << 20})
 	if err != nil {
 		return err
 	}
@@ -108,13 +120,20 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
+	tries := 0
+	if !addrGiven {
+		// The port the last server of this database had: the http hooks
+		// in Claude Code's settings name it. Taken (by the server of
+		// another database), the next free one.
+		*addr, tries = preferredAddr(*addr, server.RecordedAddr(db)), serveAddrTries
+	}
 	registerMirror(ctx, m, g, eng)
 	// Configuration files are read once and again when they change.
 	m.configs = &configCache{}
 	home, root := g.project, m.projectFolder(g)
 	cfg := server.Config{
 		Engine: eng, Project: home, Database: g.label(), Path: db,
-		Addr: *addr, AddrOptional: !flagGiven(fs, "addr"), AllowRemote: *allowRemote, Idle: *idle,
+		Addr: *addr, AddrOptional: !addrGiven, AddrTries: tries, AllowRemote: *allowRemote, Idle: *idle,
 		Version:       buildVersion(),
 		CheckSettings: config.Validate,
 		Root: func(project string) string {
@@ -132,6 +151,18 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 			}
 			return ps.Folder
 		},
+		// An http hook's project is that of its payload's folder, and
+		// the settings there are written to the database as a command
+		// hook run there writes them.
+		ProjectRoot: projectRoot,
+		SyncFolder: func(ctx context.Context, dir, project string) {
+			fm, fg := *m, *g
+			fm.Getwd = func() (string, error) { return dir, nil }
+			fm.configs = nil // the files as they are now
+			fg.project = project
+			fm.syncSettings(ctx, &fg, eng)
+		},
+		Home:           m.Getenv("HOME"),
 		SetMemoryLimit: m.SetMemoryLimit,
 		Log:            logw,
 	}
@@ -163,6 +194,24 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	return srv.Close()
 }
 
+// preferredAddr is where a server whose port may move (the default one,
+// or CAIRN_SERVE_ADDR's, taken) listens first: the port its database's
+// last server had, recorded, when it is one of those base may move to,
+// else base.
+func preferredAddr(base, recorded string) string {
+	bh, bp, err1 := net.SplitHostPort(base)
+	rh, rp, err2 := net.SplitHostPort(recorded)
+	if err1 != nil || err2 != nil || bh != rh {
+		return base
+	}
+	b, err1 := strconv.Atoi(bp)
+	r, err2 := strconv.Atoi(rp)
+	if err1 != nil || err2 != nil || r < b || r > b+serveAddrTries {
+		return base
+	}
+	return recorded
+}
+
 // flagGiven reports whether the flag name was given.
 func flagGiven(fs *flagSet, name string) bool {
 	set := false
@@ -190,9 +239,9 @@ func serveControl(ctx context.Context, m *Main, g *globals, op string, asJSON bo
 		if asJSON {
 			return writeJSON(m.Stdout, st)
 		}
-		mcp := cmp.Or(st.MCP, "off")
-		fmt.Fprintf(m.Stdout, "pid       %d\ndatabase  %s\nsocket    %s\nmcp       %s\nproject   %s\nuptime    %s (since %s)\n",
-			st.PID, st.Database, st.Socket, mcp, st.Project, st.Uptime, st.Started.UTC().Format(time.RFC3339))
+		mcp, url := cmp.Or(st.MCP, "off"), cmp.Or(st.URL, "off")
+		fmt.Fprintf(m.Stdout, "pid       %d\ndatabase  %s\nsocket    %s\nurl       %s\nmcp       %s\nproject   %s\nuptime    %s (since %s)\n",
+			st.PID, st.Database, st.Socket, url, mcp, st.Project, st.Uptime, st.Started.UTC().Format(time.RFC3339))
 		return nil
 	}
 	pid, err := server.Stop(ctx, db, db)
@@ -216,7 +265,8 @@ const defaultServeIdle = "30m"
 
 // startServerProcess starts `cairn serve` for db in the background, in a
 // session of its own (it outlives the hook that started it and ignores the
-// terminal), answering over the Unix socket only and exiting after
+// terminal), answering over the Unix socket and over HTTP (the default
+// port, CAIRN_SERVE_ADDR, or the next free one) and exiting after
 // CAIRN_SERVE_IDLE (default 30 minutes) without a request. Its messages go
 // to cairn.log next to the database. A second server for the same database
 // exits at once.
@@ -237,7 +287,7 @@ func startServerProcess(db, project string) error {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, "--db", db, "--project", project, "serve", "--addr", "off", "--idle", idle)
+	cmd := exec.Command(exe, "--db", db, "--project", project, "serve", "--idle", idle)
 	cmd.Dir = filepath.Dir(db)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
@@ -249,7 +299,10 @@ func startServerProcess(db, project string) error {
 
 // ensureServer starts a server for the session's database when none
 // answers, for the commands to come; CAIRN_NO_SERVER=1 turns it off.
-func (m *Main) ensureServer(g *globals) error {
+// wait > 0 waits up to that long for the server it started to answer
+// (the session-start hook: the http hooks that follow reach the server
+// directly, and a prompt sent at once must not find nobody there).
+func (m *Main) ensureServer(g *globals, wait time.Duration) error {
 	if m.StartServer == nil || m.configs != nil || m.Getenv("CAIRN_NO_SERVER") != "" {
 		return nil
 	}
@@ -268,7 +321,15 @@ func (m *Main) ensureServer(g *globals) error {
 	}
 	// No server, or only the socket file of one that died: the new one
 	// removes that once it holds the lock.
-	return m.StartServer(db, g.project)
+	if err := m.StartServer(db, g.project); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if server.Answers(db, 50*time.Millisecond) {
+			break
+		}
+	}
+	return nil
 }
 
 // registerMirror tells the database's servers where the per-type JSON

@@ -8,9 +8,11 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -65,8 +67,22 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 	if first.Database != db || first.Socket != server.SocketPath(db) || first.Uptime == "" || first.Started.IsZero() {
 		t.Fatalf("status: %+v", first)
 	}
-	if r := cairn("", "serve", "status"); r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("pid       %d", first.PID)) || !strings.Contains(r.stdout, "uptime") {
+	if r := cairn("", "serve", "status"); r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("pid       %d", first.PID)) || !strings.Contains(r.stdout, "uptime") ||
+		first.URL == "" || !strings.Contains(r.stdout, "url       "+first.URL) {
 		t.Fatalf("status: %v", r)
+	}
+	// The server a hook started answers the http hooks too.
+	req, _ := http.NewRequestWithContext(ctx, "POST", first.URL+"hooks/claude/UserPromptSubmit", strings.NewReader(
+		fmt.Sprintf(`{"session_id":"s-http","cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":"why do the Postgres tests skip"}`, dir)))
+	req.Header.Set("X-Cairn-Project", "authsvc") // as CAIRN_PROJECT is to the command hook
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 200 || !strings.Contains(string(body), "CAIRN_TEST_POSTGRES_URL") {
+		t.Fatalf("http hook of the hook's server: %d %s", resp.StatusCode, body)
 	}
 	// A second server by hand says how to find the first one.
 	if r := cairn("", "serve", "--addr", "off"); r.code != 1 || !strings.Contains(r.stderr, "cairn serve status") {
@@ -78,7 +94,7 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	for deadline := time.Now().Add(10 * time.Second); !processGone(first.PID); time.Sleep(20 * time.Millisecond) {
+	for deadline := time.Now().Add(10 * time.Second); !server.ProcessGone(first.PID); time.Sleep(20 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			t.Fatal("the killed server is still there")
 		}
@@ -88,13 +104,21 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 	}
 	prompt()
 	second := status(first.PID)
+	if second.URL != first.URL {
+		// Right only when another process (a parallel test's server)
+		// took the port in between.
+		if ln, err := net.Listen("tcp", strings.TrimSuffix(strings.TrimPrefix(first.URL, "http://"), "/")); err == nil {
+			ln.Close()
+			t.Errorf("the new server answers HTTP at %s, the killed one did at %s, which is free: the hooks' URL broke", second.URL, first.URL)
+		}
+	}
 
 	// stop returns once the server is gone.
 	r := cairn("", "serve", "stop")
 	if r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("stopped cairn serve (pid %d)", second.PID)) {
 		t.Fatalf("stop: %v", r)
 	}
-	if !processGone(second.PID) {
+	if !server.ProcessGone(second.PID) {
 		t.Errorf("pid %d still runs after stop returned", second.PID)
 	}
 	if _, err := os.Stat(server.SocketPath(db)); err == nil {
@@ -115,19 +139,4 @@ func TestServeRejectsAnUnknownArgument(t *testing.T) {
 	if r := c.run("", "serve", "--help"); r.code != 0 || !strings.Contains(r.stdout, "Usage: cairn serve [flags] | status [--json] | stop [--json]") {
 		t.Errorf("serve --help: %v", r)
 	}
-}
-
-// processGone reports whether the process pid has exited: it no longer
-// exists, or is a zombie waiting for its parent.
-func processGone(pid int) bool {
-	if syscall.Kill(pid, 0) == syscall.ESRCH {
-		return true
-	}
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && strings.HasPrefix(s[i+1:], " Z")
 }

@@ -114,3 +114,61 @@ func TestSupersedeMistakes(t *testing.T) {
 		t.Error("a failed add --supersedes stored the memory")
 	}
 }
+
+// search and list mark a pinned and a superseded memory, in text and in
+// JSON, and search puts the replaced decision below its replacement even
+// where its words match the query better.
+func TestSearchAndListMarkPinnedAndSupersededMemories(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	old := c.add("--now", day0, "--type", "decision", "Sessions are stored in Redis: session lookup by session id is fast.")
+	nw := c.add("--now", day0, "--type", "decision", "Sessions moved to PostgreSQL; the cache lost them on restart.")
+	pin := c.add("--now", day0, "--type", "convention", "Session ids are random 128-bit values.")
+	c.ok("supersede", old, nw)
+	c.ok("pin", pin)
+	query := "where are sessions stored, session lookup by session id"
+	if got := c.searchIDs("--now", day0, query); slices.Index(got, nw) < 0 || slices.Index(got, old) < slices.Index(got, nw) {
+		t.Errorf("search = %v: the replaced %s ranks above its replacement %s", got, old, nw)
+	}
+	text := c.ok("search", "--now", day0, query).stdout + c.ok("list").stdout
+	for _, line := range strings.Split(strings.TrimSpace(text), "\n") {
+		superseded, pinned := strings.Contains(line, "[superseded by "+nw+"]"), strings.Contains(line, "[pinned]")
+		id := ""
+		for _, f := range strings.Fields(line) {
+			if strings.HasPrefix(f, "mem-") {
+				id = f // the line's own id comes first
+				break
+			}
+		}
+		switch {
+		case id == old && !superseded, id == pin && !pinned:
+			t.Errorf("unmarked: %q", line)
+		case id == nw && (superseded || pinned):
+			t.Errorf("a memory neither pinned nor superseded is marked: %q", line)
+		}
+	}
+	if n := strings.Count(text, "[superseded by "); n != 2 {
+		t.Errorf("%d lines marked superseded, want 2 (search and list):\n%s", n, text)
+	}
+	var hits, mems []map[string]any
+	if err := json.Unmarshal([]byte(c.ok("search", "--json", "--now", day0, query).stdout), &hits); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(c.ok("list", "--json").stdout), &mems); err != nil {
+		t.Fatal(err)
+	}
+	for what, list := range map[string][]map[string]any{"search": hits, "list": mems} {
+		for _, m := range list {
+			switch m["id"] {
+			case old:
+				if m["superseded_by"] != nw {
+					t.Errorf("%s --json: %v lacks superseded_by %s", what, m, nw)
+				}
+			case pin:
+				if m["pinned"] != true {
+					t.Errorf("%s --json: %v lacks pinned", what, m)
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,234 @@
+package server
+
+// Claude Code's http hooks: POST /hooks/claude/{event} with the hook's
+// JSON as the body answers what `cairn hook claude EVENT` prints for the
+// same JSON (package hook/inject decides for both), with no process
+// started. Claude Code reads a 2xx answer's body as a command hook's
+// standard output (empty: nothing added) and takes any other status, a
+// refused connection or a timeout as a non-blocking error: the session
+// goes on without the block.
+//
+// The project is the payload's cwd's (its git top-level folder's name),
+// unless the X-Cairn-Project header names one (Claude Code fills it from
+// CAIRN_PROJECT when the hook lists it in allowedEnvVars); X-Cairn-Task
+// is CAIRN_TASK, an agent loop's task. X-Cairn-Timeout is the hook's
+// timeout in seconds, as in settings.json: the answer comes before it,
+// empty when the block is not ready in time (Claude Code would drop a
+// late answer, and count it as an error).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/hook/inject"
+	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/local"
+	"github.com/cairn-dev/cairn/redact"
+)
+
+// HookPattern is where Claude Code's http hooks are answered.
+const HookPattern = "POST /hooks/claude/{event}"
+
+// HookEvents are the events answered over HTTP: those that add context
+// while the session runs. SessionStart stays a command hook (it starts
+// the server), and so do the events that capture.
+var HookEvents = []hook.Event{hook.UserPromptSubmit, hook.PreToolUse, hook.PostToolUseFailure, hook.SubagentStart}
+
+// DefaultHookTimeout is the time an http hook is answered within when
+// its request does not say its timeout (X-Cairn-Timeout).
+const DefaultHookTimeout = 10 * time.Second
+
+// maxHookPayload bounds a hook's body, as the command hook bounds its
+// standard input: a payload carries a failed tool's whole output.
+const maxHookPayload = 16 << 20
+
+// hookCall is what the hook route read before the API's checks: they
+// need the project, which the payload names.
+type hookCall struct {
+	event   hook.Event
+	payload *hook.Payload
+	project string
+	root    string // the git top-level folder of the payload's cwd
+	task    string
+	timeout time.Duration
+}
+
+type hookCallKey struct{}
+
+// hookHandler answers HookPattern: it reads the event and the payload,
+// finds the project, and answers through the API's host and token checks
+// for that project.
+func (s *Server) hookHandler(api *httpapi.Server) http.Handler {
+	guarded := api.Guard(func(r *http.Request) string {
+		return r.Context().Value(hookCallKey{}).(*hookCall).project
+	}, http.HandlerFunc(s.answerHook))
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.touch()
+		call, err := s.readHookCall(w, r)
+		if err != nil {
+			api.Fail(w, r, err)
+			return
+		}
+		guarded.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), hookCallKey{}, call)))
+	})
+}
+
+// readHookCall reads a hook request: EINVALID for a payload that is not
+// one JSON object, a timeout that is not a number of seconds, or a
+// project that cannot be told; ENOTFOUND for an event not answered here.
+func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall, error) {
+	name := r.PathValue("event")
+	ev, ok := hook.ParseEvent(name)
+	served := false
+	for _, e := range HookEvents {
+		served = served || e == ev
+	}
+	if !ok || !served {
+		names := make([]string, len(HookEvents))
+		for i, e := range HookEvents {
+			names[i] = string(e)
+		}
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "the hook event %q is not answered over HTTP; these are: %s (the others are command hooks: cairn install claude)",
+			name, strings.Join(names, ", "))
+	}
+	call := &hookCall{event: ev, timeout: DefaultHookTimeout, task: strings.TrimSpace(r.Header.Get("X-Cairn-Task"))}
+	if v := strings.TrimSpace(r.Header.Get("X-Cairn-Timeout")); v != "" {
+		sec, err := strconv.ParseFloat(v, 64)
+		if err != nil || sec <= 0 || sec > 24*3600 {
+			return nil, cairn.Errorf(cairn.EINVALID, "X-Cairn-Timeout %q is not the hook's timeout in seconds (such as 10)", v)
+		}
+		call.timeout = time.Duration(sec * float64(time.Second))
+	}
+	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookPayload))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, err // the API says how large a body may be
+		}
+		return nil, cairn.WrapError(cairn.EINVALID, err, "reading the hook payload")
+	}
+	p, err := hook.Parse(data)
+	if errors.Is(err, hook.ErrEmpty) {
+		return nil, cairn.Errorf(cairn.EINVALID, "no hook payload: send the hook's JSON as the request body")
+	}
+	if err != nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "%s", err.Error())
+	}
+	call.payload = p
+	if p.CWD != "" {
+		call.root = p.CWD
+		if s.cfg.ProjectRoot != nil {
+			call.root = s.cfg.ProjectRoot(p.CWD)
+		}
+	}
+	call.project = strings.TrimSpace(r.Header.Get("X-Cairn-Project"))
+	if call.project == "" && call.root != "" {
+		call.project = filepath.Base(call.root)
+	}
+	if call.project == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "the hook payload has no cwd, and no X-Cairn-Project header names the project")
+	}
+	if !cairn.ValidProject(call.project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", call.project)
+	}
+	return call, nil
+}
+
+// answerHook answers a hook call that passed the checks: what the command
+// hook prints, within the call's timeout, or nothing. Whatever fails is
+// logged and costs the session only the block.
+func (s *Server) answerHook(w http.ResponseWriter, r *http.Request) {
+	call := r.Context().Value(hookCallKey{}).(*hookCall)
+	// Answer a little before the timeout: the answer still has to travel.
+	budget := call.timeout - min(call.timeout/10, 500*time.Millisecond)
+	ctx, cancel := context.WithTimeout(r.Context(), budget)
+	defer cancel()
+	type answer struct {
+		out []byte
+		err error
+	}
+	done := make(chan answer, 1)
+	go func() {
+		defer func() {
+			if v := recover(); v != nil {
+				done <- answer{err: fmt.Errorf("internal error: %v", v)}
+			}
+		}()
+		if s.uses != nil && call.payload.SessionID != "" {
+			// What the session was shown a moment ago is not shown again.
+			s.uses.Flush(call.payload.SessionID)
+		}
+		out, err := inject.Answer(ctx, call.event, call.payload, s.hookEnv(ctx, call))
+		done <- answer{out, err}
+	}()
+	var a answer
+	select {
+	case a = <-done:
+	case <-ctx.Done():
+		select {
+		case a = <-done: // ready just in time
+		default:
+			a.err = fmt.Errorf("gave up after %v: the hook's timeout is %v", budget, call.timeout)
+		}
+	}
+	if a.err != nil {
+		s.logHook(call, a.err)
+	}
+	if a.out == nil {
+		w.WriteHeader(http.StatusOK)
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(len(a.out)))
+	w.WriteHeader(http.StatusOK)
+	w.Write(a.out)
+}
+
+// hookEnv is what package inject needs of a hook call answered here.
+func (s *Server) hookEnv(ctx context.Context, call *hookCall) *inject.Env {
+	root := ""
+	if call.root != "" && filepath.Base(call.root) == call.project {
+		root = call.root
+	}
+	var dataDir, state string
+	if s.cfg.Path != "" {
+		dataDir, state = filepath.Dir(s.cfg.Path), s.cfg.Path+".state.json"
+	}
+	return &inject.Env{
+		Agent: "claude", Project: call.project, Root: root, CWDRoot: call.root,
+		Home: s.cfg.Home, Task: call.task, State: state, DataDir: dataDir,
+		Config: func() (*cairn.Settings, bool, error) {
+			if s.cfg.SyncFolder != nil && call.root != "" {
+				s.cfg.SyncFolder(ctx, call.root, call.project)
+			}
+			// The block is built here, with the project's settings.
+			c, err := s.eng.SettingsOf(ctx, call.project)
+			return c, false, err
+		},
+		Service: local.New(s.eng, call.project, s.RecordUse),
+		Log:     func(err error) { s.logHook(call, err) },
+	}
+}
+
+// logHook writes one line about a hook call's error to the server's log,
+// redacted as the command hook's log lines are.
+func (s *Server) logHook(call *hookCall, err error) {
+	session := ""
+	if call.payload != nil && call.payload.SessionID != "" {
+		session = " session " + redact.Text(call.payload.SessionID)
+	}
+	msg := redact.Text(strings.Join(strings.Fields(err.Error()), " "))
+	if len(msg) > 2000 {
+		msg = msg[:2000] + "…"
+	}
+	fmt.Fprintf(s.cfg.Log, "cairn: http hook claude %s%s: %s\n", call.event.Kebab(), session, msg)
+}

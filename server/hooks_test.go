@@ -1,0 +1,124 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+)
+
+// postHook posts a hook payload to the server's http hook of event.
+func postHook(t *testing.T, addr, event, payload string, header map[string]string) (int, string, time.Duration) {
+	t.Helper()
+	req, err := http.NewRequestWithContext(t.Context(), "POST", "http://"+addr+"/hooks/claude/"+event, strings.NewReader(payload))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for k, v := range header {
+		req.Header.Set(k, v)
+	}
+	start := time.Now()
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), time.Since(start)
+}
+
+// An http hook whose block is not ready within the hook's timeout is
+// answered empty, before the timeout; a block that is ready is answered.
+func TestHTTPHookAnswersEmptyRatherThanLate(t *testing.T) {
+	t.Parallel()
+	slow := make(chan struct{})
+	t.Cleanup(func() { close(slow) })
+	s := openServer(t, func(c *Config) {
+		c.Addr = "127.0.0.1:0"
+		c.SyncFolder = func(_ context.Context, dir, _ string) {
+			if filepath.Base(dir) == "slow" {
+				<-slow // a configuration file on a hung network folder
+			}
+		}
+	})
+	prompt := func(folder string) string {
+		b, _ := json.Marshal(map[string]any{"session_id": "s-" + folder, "cwd": filepath.Join(t.TempDir(), folder),
+			"hook_event_name": "UserPromptSubmit", "prompt": "why is the auth test flaky with the fake clock?"})
+		return string(b)
+	}
+	status, body, took := postHook(t, s.Addr(), "UserPromptSubmit", prompt("slow"), map[string]string{"X-Cairn-Project": "p", "X-Cairn-Timeout": "0.5"})
+	if status != http.StatusOK || body != "" || took >= 500*time.Millisecond {
+		t.Errorf("slow block: %d %q after %v, want 200 and nothing within the 0.5 s timeout", status, body, took)
+	}
+	if log := s.log.String(); !strings.Contains(log, "http hook claude user-prompt-submit session s-slow: gave up after") {
+		t.Errorf("the log does not say the hook gave up:\n%s", log)
+	}
+	status, body, _ = postHook(t, s.Addr(), "UserPromptSubmit", prompt("p"), map[string]string{"X-Cairn-Timeout": "10"})
+	if status != http.StatusOK || !strings.Contains(body, "fake clock") || !strings.HasSuffix(body, "}\n") {
+		t.Errorf("ready block: %d %q", status, body)
+	}
+}
+
+// A server whose port is taken listens on the next free one, records it
+// beside the database and says it in its status; the record outlives the
+// server.
+func TestServerTakesTheNextFreePortAndRecordsIt(t *testing.T) {
+	t.Parallel()
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	_, p, _ := net.SplitHostPort(taken.Addr().String())
+	port, _ := strconv.Atoi(p)
+	s := newServer(t, func(c *Config) { c.Addr, c.AddrTries = taken.Addr().String(), 20 })
+	if err := s.Open(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	_, got, _ := net.SplitHostPort(s.Addr())
+	n, _ := strconv.Atoi(got)
+	if n <= port || n > port+20 {
+		t.Fatalf("listening on %s, want one of the 20 ports after %d", s.Addr(), port)
+	}
+	if st := s.Status(); st.URL != "http://"+s.Addr()+"/" {
+		t.Errorf("status URL %q", st.URL)
+	}
+	if u := URL(t.Context(), s.db); u != "http://"+s.Addr()+"/" {
+		t.Errorf("URL of the running server: %q", u)
+	}
+	if !strings.Contains(s.log.String(), "is taken; answering HTTP at "+s.Addr()) {
+		t.Errorf("the log does not say the port moved:\n%s", s.log.String())
+	}
+	addr := s.Addr()
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := RecordedAddr(s.db); got != addr {
+		t.Errorf("recorded %q after the server stopped, want %s", got, addr)
+	}
+	if u := URL(t.Context(), s.db); u != "http://"+addr+"/" {
+		t.Errorf("URL of a stopped server: %q", u)
+	}
+	// A record that is not a loopback address is not believed.
+	for _, bad := range []string{"203.0.113.9:7421", "127.0.0.1", "127.0.0.1:0", "garbage"} {
+		if err := os.WriteFile(AddrPath(s.db), []byte(bad+"\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if got := RecordedAddr(s.db); got != "" {
+			t.Errorf("record %q read as %q", bad, got)
+		}
+	}
+	// Without tries, a taken port is an error.
+	s2 := newServer(t, func(c *Config) { c.Addr = taken.Addr().String() })
+	defer s2.Close()
+	if err := s2.Open(t.Context()); err == nil {
+		t.Errorf("a taken port without tries opened")
+	}
+}
