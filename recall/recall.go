@@ -36,57 +36,12 @@ import (
 	"github.com/cairn-dev/cairn/loop"
 )
 
-// Request is one block to build. Zero values take the profile's and the
-// configuration's defaults; Budget, Limit and MaxChars are used only when
-// their Set flag is true, so that 0 can mean "nothing".
-type Request struct {
-	// Profile names the kind of block (Profiles); "" is ProfileContext.
-	Profile string
-	Project string
-	Prompt  string
-	Hat     string
-	Agent   string
-	Task    string
-	Session string // memories written in this session are left out
-	Files   []string
+// Request is one block to build: the flat request of the root package
+// (cairn.ContextRequest), whose Profile names one of Profiles.
+type Request = cairn.ContextRequest
 
-	Mode string // a mode of the configuration; "" takes context.mode
-	// Keywords are keyword phrases of the settings to apply as if the
-	// prompt held them (those an earlier prompt matched, kept for the
-	// next session's start).
-	Keywords []string
-	Format   string // markdown, xml or json; "" takes context.format
-	// SearchMode is the relevant tier's search mode (cairn.ModeLexical,
-	// ModeVector, ModeHybrid); "" takes embeddings.mode when an endpoint
-	// is configured, else lexical.
-	SearchMode string
-
-	Budget, Limit, MaxChars          int
-	BudgetSet, LimitSet, MaxCharsSet bool
-
-	// Tiers, when not nil, keeps only these tiers of the profile's
-	// (cairn.ContextPinned, ContextStatic, ContextDynamic,
-	// ContextRelevant, ContextParallel).
-	Tiers []string
-	// Types, when not nil, narrows the relevant tier to these types
-	// instead of the profile's (or the configuration's
-	// context.relevant.types).
-	Types []string
-
-	// Root is the project's folder: memories whose referenced files there
-	// changed after they were written or verified are marked stale and
-	// count for less (see MarkStale). "" skips the check.
-	Root string
-
-	Explain bool // fill Result.Explain (see contextpack.Request)
-	Index   bool // add seed 001's memory index
-	// Conversations are the months of the project's conversation log,
-	// newest first (ConversationMonths), shown in the index.
-	Conversations []string
-}
-
-// profile is the request's profile, narrowed by its Tiers.
-func (r *Request) profile() (Profile, error) {
+// profileOf is the request's profile, narrowed by its Tiers.
+func profileOf(r *Request) (Profile, error) {
 	name := r.Profile
 	if name == "" {
 		name = ProfileContext
@@ -135,7 +90,7 @@ func (e *InvalidError) Error() string { return e.Msg }
 // explicit limits to the configuration c (it is changed in place) and
 // returns the keywords that matched and the format to render.
 func Configure(c *cairn.Settings, req *Request) (keywords []string, format string, err error) {
-	p, err := req.profile()
+	p, err := profileOf(req)
 	if err != nil {
 		return nil, "", err
 	}
@@ -201,7 +156,7 @@ var _ Service = (*engine.Engine)(nil)
 // changes in place (mode, keywords and limits applied). eng's clock is
 // the request's now.
 func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*Block, error) {
-	p, err := req.profile()
+	p, err := profileOf(&req)
 	if err != nil {
 		return nil, err
 	}
