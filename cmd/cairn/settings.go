@@ -111,9 +111,12 @@ func (m *Main) syncSettings(ctx context.Context, g *globals, svc cairn.SettingsS
 	err = svc.SetProjectSettings(ctx, g.project, &cairn.ProjectSettings{Settings: l.Config, Source: source, Fingerprint: fp, Folder: m.projectFolder(g)})
 	switch code := cairn.ErrorCode(err); {
 	case err == nil:
-	case client.IsUnavailable(err), code == cairn.EFORBIDDEN, code == cairn.EUNAUTHORIZED:
+	case code == cairn.EFORBIDDEN:
+		// The token may only read: what is stored stays in force, and
+		// the next command asks again only when the files change.
+	case client.IsUnavailable(err), code == cairn.EUNAUTHORIZED:
 		// The socket's server is gone (the command opens the database
-		// next), or the token may not write: nothing to say.
+		// next), or the token is refused (the command says so).
 		return
 	default:
 		err = fmt.Errorf("the settings of project %s were not stored in the database: %s", g.project, cairn.ErrorMessage(err))
