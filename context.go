@@ -60,6 +60,12 @@ type CandidateRequest struct {
 	Tags     []string
 	TagTypes []string
 	TagLimit int
+	// Hat asks for the project's memories written under that hat (seed
+	// 000's hat alignment), of HatTypes when not empty, the most trusted
+	// first, at most HatLimit (0: MaxFileCandidates).
+	Hat      string
+	HatTypes []string
+	HatLimit int
 }
 
 // MaxFileCandidates is the most memories about files CandidateRequest
@@ -83,6 +89,7 @@ type Candidates struct {
 	Retrieval Retrieval        // how Search was ranked
 	Files     []*Memory        // the memories about Files
 	Tagged    []*Memory        // the memories with Tags
+	OfHat     []*Memory        // the memories of Hat
 	// Shown holds, by id, when each memory was last shown in Session.
 	Shown map[string]time.Time
 }

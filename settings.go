@@ -61,6 +61,10 @@ type LoopSettings struct {
 	EscalateAfter int      `json:"escalate_after"` // consecutive failures before one tier up
 	StuckAfter    int      `json:"stuck_after"`    // consecutive failures before the stuck warning
 	ReviewAfter   int      `json:"review_after"`   // consecutive failures before a human review flag
+	// SummarizeAfter is how many live loop learnings about one file (or
+	// task) of one type are kept apart; one more, and they are merged into
+	// one summary that supersedes them.
+	SummarizeAfter int `json:"summarize_after"`
 }
 
 // EmbeddingsSettings is the optional embeddings endpoint (OpenAI-compatible
@@ -132,6 +136,10 @@ type ContextSettings struct {
 	// Index adds seed 001's memory index to the session-start block (the
 	// hooks'), as `cairn context --index` does to any block.
 	Index bool `json:"index"`
+	// MinConfidence: memories at or below this confidence are not
+	// injected, pinned ones aside (seed 000's `confidence > 0.3`); 0
+	// injects any.
+	MinConfidence float64 `json:"min_confidence"`
 }
 
 // StaticTier is what is injected always: pinned memories, memories of
@@ -219,15 +227,16 @@ type KeywordOverride struct {
 func DefaultSettings() *Settings {
 	c := &Settings{
 		Context: ContextSettings{
-			Budget:      1500,
-			StartBudget: 600,
-			MaxChars:    10000,
-			Format:      "markdown",
-			Static:      StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
-			Dynamic:     DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
-			Relevant:    RelevantTier{Enabled: true, Limit: 10, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
+			Budget:        1500,
+			StartBudget:   600,
+			MaxChars:      10000,
+			Format:        "markdown",
+			MinConfidence: 0.3,
+			Static:        StaticTier{Enabled: true, Types: []string{}, MinConstraintConfidence: 0.9},
+			Dynamic:       DynamicTier{Enabled: true, Count: 3, MaxCount: 10, Types: []string{}},
+			Relevant:      RelevantTier{Enabled: true, Limit: 10, MaxLimit: 20, MinRelevance: 0.25, Floor: 0.3, Types: []string{}},
 		},
-		Loop:    LoopSettings{BudgetChars: 4000, Tiers: []string{"haiku", "sonnet", "opus"}, EscalateAfter: 2, StuckAfter: 3, ReviewAfter: 5},
+		Loop:    LoopSettings{BudgetChars: 4000, Tiers: []string{"haiku", "sonnet", "opus"}, EscalateAfter: 2, StuckAfter: 3, ReviewAfter: 5, SummarizeAfter: 5},
 		Capture: CaptureSettings{AskAtStop: true},
 		Scoring: ScoringSettings{
 			Confidence: 0.2, SameHat: 0.25, RelatedHat: 0.1, PathOverlap: 0.3, TagMatch: 0.15,

@@ -286,6 +286,10 @@ type IndexTx interface {
 	// DocFreqs returns the document frequency of each given term that has
 	// postings in the partition, without reading the postings.
 	DocFreqs(ctx context.Context, partition string, terms []string) (map[string]int64, error)
+	// DocFreqSums returns, for each given term that has postings in any
+	// of the given partitions, its document frequency summed over them,
+	// without reading the postings.
+	DocFreqSums(ctx context.Context, partitions, terms []string) (map[string]int64, error)
 	// AppendPostings adds each tp.DF to the term's document frequency and
 	// appends tp.Data to its stored postings, creating the term if needed.
 	AppendPostings(ctx context.Context, partition string, tps []TermPostings) error
@@ -412,6 +416,7 @@ type MemoryFilter struct {
 	Session       string    // created in this session
 	Agent         string    // written by this agent (Memory.Agent)
 	Task          string    // written for this task (Memory.TaskID)
+	Hat           string    // written under this hat (Memory.Hat)
 	Pinned        bool      // only pinned memories
 	HasFileRefs   bool      // only memories with file references
 	Source        Source    // came to be this way (Memory.Source)

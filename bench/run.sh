@@ -316,3 +316,4 @@ say "LoCoMo retrieval eval:"
 for l in "${EVAL_LINES[@]}"; do say "  $l"; done
 say ""
 say "total bench time $(printf '%.0f' "$(calc "$END - $START")") s; report written to $REPORT"
+[[ ${HOOK_HTTP:-1} == 0 ]] || bench/hook-http.sh "$N" # http hooks beside the command hooks and the floor (HOOK_HTTP=0 skips them)

@@ -34,6 +34,7 @@
 //	[context]                  # what goes into the prompt
 //	budget = 1500              # tokens, 1..200000
 //	max_chars = 10000          # hard cap on the rendered block (Claude Code's limit)
+//	min_confidence = 0.3       # memories at or below it are not injected (pinned aside)
 //	index = false              # add the memory index to the session-start block
 //	format = "markdown"
 //	mode = ""                  # the active mode: a name under [modes], or ""

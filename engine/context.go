@@ -61,6 +61,16 @@ func (e *Engine) ContextCandidates(ctx context.Context, req cairn.CandidateReque
 			return nil, err
 		}
 	}
+	if req.Hat != "" {
+		types, err := normalizeNames("type", req.HatTypes)
+		if err != nil {
+			return nil, err
+		}
+		if out.OfHat, _, err = e.FindMemories(ctx, cairn.MemoryFilter{Project: req.Project, Hat: req.Hat, Types: types,
+			Sort: cairn.SortConfidenceDesc, Limit: cmp.Or(req.HatLimit, cairn.MaxFileCandidates), SkipTotal: true}); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
 }
 

@@ -259,3 +259,15 @@ func typicality(qs []index.Query, kinds wordKinds, prompt bool, own map[string]i
 	}
 	return sum, counted
 }
+
+// typicalityTerms are the terms of a prompt's words that typicality
+// counts: all but its filler words.
+func typicalityTerms(qs []index.Query, kinds wordKinds) []string {
+	out := make([]string, 0, len(qs))
+	for _, q := range qs {
+		if q.Weight > 0 && !kinds.fillers[q.Term] {
+			out = append(out, q.Term)
+		}
+	}
+	return out
+}

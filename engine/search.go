@@ -332,7 +332,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	}
 	r := &retrieved{kept: kept, idfs: idfs, common: common, params: e.bm25, slots: slots, held: held, window: memo.window(q.Now)}
 	if ownDF != nil && len(kept) > 0 {
-		rest, nRest, err := restDocFreqs(ctx, tx, q.Project, termNames(terms))
+		rest, nRest, err := restDocFreqs(ctx, tx, q.Project, typicalityTerms(terms, kinds))
 		if err != nil {
 			return nil, err
 		}
@@ -356,20 +356,12 @@ func restDocFreqs(ctx context.Context, tx cairn.Tx, project string, terms []stri
 			names = append(names, name)
 		}
 	}
-	sort.Strings(names) // the same sums, to the bit, whatever the map's order
-	rest := map[string]int64{}
 	var n int64
 	for _, name := range names {
-		dfs, err := tx.DocFreqs(ctx, name, terms)
-		if err != nil {
-			return nil, 0, err
-		}
-		for t, df := range dfs {
-			rest[t] += df
-		}
 		n += parts[name]
 	}
-	return rest, n, nil
+	rest, err := tx.DocFreqSums(ctx, names, terms)
+	return rest, n, err
 }
 
 // finish ranks the hits r retrieved for q at q.Now. r is not changed:

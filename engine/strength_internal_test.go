@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -224,5 +225,32 @@ func TestStrengthFromScorerEqualsAnalysis(t *testing.T) {
 				t.Error("termSlots trusts a partition made by other index rules")
 			}
 		})
+	}
+}
+
+// Typicality is the sum over the prompt's counted words of the log ratio
+// of their smoothed rates in the project and in the other projects; it
+// leaves out filler words and words no memory holds, and is not measured
+// when either side holds fewer than commonFloor memories.
+func TestTypicalityWeighsWordRates(t *testing.T) {
+	t.Parallel()
+	qs, kinds := queryWeights("thanks, the tile projection zebra")
+	own := map[string]int64{"tile": 9, "project": 1, "thank": 30}
+	rest := map[string]int64{"tile": 1, "project": 39}
+	got, ok := typicality(qs, kinds, true, own, 99, rest, 399)
+	// tile: (9.5/100)/(1.5/400); project: (1.5/100)/(39.5/400); "thanks"
+	// is filler and "zebra" held nowhere: left out.
+	want := math.Log(9.5/100/(1.5/400)) + math.Log(1.5/100/(39.5/400))
+	if !ok || math.Abs(got-want) > 1e-12 {
+		t.Errorf("typicality = %v, %v; want %v", got, ok, want)
+	}
+	if _, ok := typicality(qs, kinds, true, own, 99, rest, commonFloor-1); ok {
+		t.Error("measured against other projects of fewer than commonFloor memories")
+	}
+	if _, ok := typicality(qs, kinds, true, own, commonFloor-1, rest, 399); ok {
+		t.Error("measured for a project of fewer than commonFloor memories")
+	}
+	if _, ok := typicality(qs, kinds, true, nil, 99, nil, 399); ok {
+		t.Error("measured for a prompt whose words no memory holds")
 	}
 }

@@ -85,18 +85,22 @@ type RecordJSON struct {
 	Result     string  `json:"result,omitempty" jsonschema:"the agent's output: its <failure-report>, <learning>, <difficulty-estimate> and MEMORY: signals are stored"`
 	Agent      string  `json:"agent,omitempty" jsonschema:"the agent that ran, e.g. claude"`
 	Session    string  `json:"session,omitempty" jsonschema:"the agent session id"`
+	// SummarizeAfter is Record.SummarizeAfter.
+	SummarizeAfter int `json:"summarize_after,omitempty" jsonschema:"summarise the learnings about one file or task once there are more than this many (default 5)"`
 }
 
 // Record is the record of j, at now.
 func (j RecordJSON) Record(now time.Time) Record {
 	return Record{Run: j.Run, Task: j.Task, Iteration: j.Iteration, Model: j.Model, Outcome: j.Outcome,
-		DurationMS: j.DurationMS, CostUSD: j.CostUSD, Result: j.Result, Agent: j.Agent, Session: j.Session, Now: now}
+		DurationMS: j.DurationMS, CostUSD: j.CostUSD, Result: j.Result, Agent: j.Agent, Session: j.Session,
+		SummarizeAfter: j.SummarizeAfter, Now: now}
 }
 
 // RecordJSONOf is r as JSON.
 func RecordJSONOf(r Record) RecordJSON {
 	return RecordJSON{Run: r.Run, Task: r.Task, Iteration: r.Iteration, Model: r.Model, Outcome: r.Outcome,
-		DurationMS: r.DurationMS, CostUSD: r.CostUSD, Result: r.Result, Agent: r.Agent, Session: r.Session}
+		DurationMS: r.DurationMS, CostUSD: r.CostUSD, Result: r.Result, Agent: r.Agent, Session: r.Session,
+		SummarizeAfter: r.SummarizeAfter}
 }
 
 // IterationJSON is a recorded iteration.
@@ -148,6 +152,7 @@ type RecordedJSON struct {
 	Memories      []WrittenJSON `json:"memories"`
 	MinimalReport bool          `json:"minimal_report"`
 	Problems      []ProblemJSON `json:"problems"`
+	Summaries     []WrittenJSON `json:"summaries"`
 }
 
 // RecordedJSONOf is r as JSON.
@@ -158,6 +163,10 @@ func RecordedJSONOf(r *Recorded) RecordedJSON {
 	}
 	for _, p := range r.Problems {
 		out.Problems = append(out.Problems, ProblemJSON{Line: p.Line, Text: p.Text, Reason: p.Reason})
+	}
+	out.Summaries = []WrittenJSON{}
+	for _, w := range r.Summaries {
+		out.Summaries = append(out.Summaries, WrittenJSON{ID: w.Memory.ID, Status: w.Status, Type: w.Memory.Type})
 	}
 	return out
 }
@@ -170,6 +179,9 @@ func (j RecordedJSON) Recorded() *Recorded {
 	}
 	for _, p := range j.Problems {
 		r.Problems = append(r.Problems, problem(p))
+	}
+	for _, w := range j.Summaries {
+		r.Summaries = append(r.Summaries, &cairn.WriteResult{Memory: &cairn.Memory{ID: w.ID, Type: w.Type}, Status: w.Status})
 	}
 	return r
 }

@@ -68,7 +68,11 @@ func LoadTask(ctx context.Context, svc Service, project, task string, iteration 
 	if err != nil {
 		return nil, err
 	}
-	t := &Task{State: st, Choice: choose(st, recent, tiers, p), Iteration: iteration, Policy: p, Recorded: len(recent) > 0}
+	similar, err := loadSimilar(ctx, svc, project, st)
+	if err != nil {
+		return nil, err
+	}
+	t := &Task{State: st, Choice: choose(st, recent, similar, tiers, p), Iteration: iteration, Policy: p, Recorded: len(recent) > 0}
 	if t.Iteration <= 0 {
 		t.Iteration = 1
 		for _, it := range recent {

@@ -10,6 +10,7 @@
 package loop
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -49,7 +50,11 @@ type Record struct {
 	Result     string // the agent's final output: its signals are read
 	Agent      string // e.g. "claude"; provenance of what is stored
 	Session    string // the agent session, when known
-	Now        time.Time
+	// SummarizeAfter: once more than this many live loop learnings of one
+	// type are about one file (or this task), they are summarised; 0
+	// means DefaultSummarizeAfter.
+	SummarizeAfter int
+	Now            time.Time
 }
 
 // Recorded is what Record stored.
@@ -64,6 +69,9 @@ type Recorded struct {
 	// MinimalReport is true when the failure report was made from the
 	// result text because the agent wrote none.
 	MinimalReport bool
+	// Summaries are the summaries written because the learnings about one
+	// file or task grew beyond Record.SummarizeAfter.
+	Summaries []*cairn.WriteResult
 }
 
 // maxMinimalReport bounds the result text quoted by a minimal failure
@@ -71,8 +79,9 @@ type Recorded struct {
 const maxMinimalReport = 1200
 
 // RecordIteration stores one iteration: every signal of the result as a
-// memory of the task (learnings, MEMORY: lines, the difficulty estimate,
-// a retry suggestion), the first <failure-report> as the iteration's
+// memory of the task (learnings and MEMORY: lines tagged "loop" and with
+// the files, error types and tools the result names — file:PATH,
+// error:KIND, tool:NAME —, the difficulty estimate, a retry suggestion), the first <failure-report> as the iteration's
 // failure report (a failed or signal-less iteration without one gets a
 // minimal report made from the result text and the outcome), and the
 // iteration's outcome and metrics, linked to its failure report.
@@ -104,10 +113,17 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 		prov.Session = iterationSession(r)
 	}
 	reported := false
+	relevance := relevanceTags(r.Result)
 	for _, s := range sigs {
 		m := s.MemoryFrom(r.Project, prov)
-		if (s.Kind == capture.KindLearning || s.Kind == capture.KindMemory) && !slices.Contains(m.Tags, "loop") {
-			m.Tags = append(m.Tags, "loop")
+		if s.Kind == capture.KindLearning || s.Kind == capture.KindMemory {
+			// Tagged for relevance (seed 003): the files, error types and
+			// tools of the iteration.
+			for _, t := range append([]string{"loop"}, relevance...) {
+				if !slices.Contains(m.Tags, t) && len(m.Tags) < cairn.MaxTags {
+					m.Tags = append(m.Tags, t)
+				}
+			}
 		}
 		if s.Kind == capture.KindFailureReport && !reported && r.Outcome != cairn.OutcomeDone {
 			m.Key, reported = reportKey(r), true
@@ -123,6 +139,15 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 			return nil, err
 		}
 		out.Memories = append(out.Memories, res)
+		if (s.Kind == capture.KindLearning || s.Kind == capture.KindMemory) && res.Status == cairn.StatusCreated {
+			sum, err := summarize(ctx, svc, res.Memory, r.SummarizeAfter, cmp.Or(r.Now, svc.Now()))
+			if err != nil {
+				return nil, err
+			}
+			if sum != nil {
+				out.Summaries = append(out.Summaries, sum)
+			}
+		}
 		switch s.Kind {
 		case capture.KindFailureReport:
 			if it.FailureID == "" && r.Outcome != cairn.OutcomeDone {

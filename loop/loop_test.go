@@ -443,3 +443,110 @@ func TestALearningWhoseFileChangedIsMarkedStale(t *testing.T) {
 		t.Errorf("after the file changed, the learning is not marked:\n%s", text)
 	}
 }
+
+// A learning is tagged with the files, error types and tools its
+// iteration names (seed 003's relevance tags).
+func TestALearningIsTaggedWithItsIterationsFilesErrorsAndTools(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	r := f.record("7", "sonnet", cairn.OutcomeFailed, "go test ./sync fails: panic: runtime error: invalid memory address or nil pointer dereference in sync/client.go\n"+failedResult)
+	var learning *cairn.Memory
+	for _, w := range r.Memories {
+		if w.Memory.Type == "pitfall" {
+			learning = w.Memory
+		}
+	}
+	if learning == nil {
+		t.Fatalf("no learning stored: %+v", r.Memories)
+	}
+	for _, want := range []string{"loop", "file:sync/client.go", "error:timeout", "error:nil-pointer", "error:panic", "error:rate-limit", "tool:go"} {
+		if !learning.HasTag(want) {
+			t.Errorf("the learning's tags %v lack %q", learning.Tags, want)
+		}
+	}
+	if learning.HasTag("error:compile") || learning.HasTag("tool:npm") {
+		t.Errorf("the learning's tags %v name what the result does not", learning.Tags)
+	}
+}
+
+// A task's model follows what earlier tasks of the same estimate needed:
+// hard tasks done on sonnet keep a new hard task on sonnet; hard tasks
+// that only failed on sonnet move it up.
+func TestTheModelFollowsEarlierTasksOfTheSameDifficulty(t *testing.T) {
+	t.Parallel()
+	hard := "<difficulty-estimate>hard: many callers</difficulty-estimate>"
+	f := newFixture(t)
+	f.record("1", "sonnet", cairn.OutcomeDone, hard)
+	f.record("2", "sonnet", cairn.OutcomeDone, hard)
+	f.record("3", "sonnet", cairn.OutcomeFailed, "it broke\n"+hard)
+	c, err := loop.ChooseModel(t.Context(), f.e, "p", "3", nil, loop.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "sonnet" || !strings.Contains(c.Reason, "earlier tasks estimated hard were done on it (2 of 2 iterations)") {
+		t.Errorf("after two hard tasks done on sonnet: %s (%s), want sonnet by them", c.Model, c.Reason)
+	}
+
+	f = newFixture(t)
+	f.record("1", "sonnet", cairn.OutcomeFailed, hard)
+	f.record("2", "sonnet", cairn.OutcomeFailed, hard)
+	f.record("3", "haiku", cairn.OutcomeFailed, "<difficulty-estimate>hard</difficulty-estimate>")
+	c, err = loop.ChooseModel(t.Context(), f.e, "p", "3", nil, loop.Policy{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Model != "opus" || !strings.Contains(c.Reason, "earlier tasks estimated hard failed on sonnet (2 iterations)") {
+		t.Errorf("after two hard tasks failed on sonnet: %s (%s), want opus by them", c.Model, c.Reason)
+	}
+	if text := f.context(loop.ContextRequest{Task: "3"}); !strings.Contains(text, "earlier tasks estimated hard failed on sonnet") {
+		t.Errorf("Loop Status does not give the reason:\n%s", text)
+	}
+}
+
+// Once more than five live learnings of one type are about one file, they
+// are merged into one summary that names each of them, and they are
+// superseded by it; the next context shows the summary.
+func TestLearningsBeyondTheThresholdAreSummarised(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	facts := []string{
+		"The sync server rate-limits clients that retry faster than once a second.",
+		"Retries in the sync client must carry the idempotency key of the first try.",
+		"The sync client's backoff is capped at thirty seconds by the gateway.",
+		"Sync uploads over four megabytes are split into chunks by the client.",
+		"The sync client reuses one HTTP connection per account.",
+		"Cancelling a sync leaves a lock file that the next run removes.",
+	}
+	var rec *loop.Recorded
+	var ids []string
+	for i, fact := range facts {
+		rec = f.record(fmt.Sprint(20+i), "sonnet", cairn.OutcomeDone, `<learning category="pitfall" files="sync/client.go">`+fact+`</learning> edited sync/client.go`)
+		if i < 5 && len(rec.Summaries) != 0 {
+			t.Fatalf("learning %d: summarised %v at or below the threshold", i+1, rec.Summaries)
+		}
+		ids = append(ids, rec.Memories[0].Memory.ID)
+	}
+	if len(rec.Summaries) != 1 {
+		t.Fatalf("the sixth learning about sync/client.go made %d summaries, want 1", len(rec.Summaries))
+	}
+	sum, err := f.e.FindMemoryByID(t.Context(), rec.Summaries[0].Memory.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sum.Type != "pitfall" || !strings.Contains(sum.Title, "Summary of 6 learnings about sync/client.go") || !sum.HasTag("summary") || !sum.HasTag("file:sync/client.go") {
+		t.Errorf("summary %q (%s, tags %v)", sum.Title, sum.Type, sum.Tags)
+	}
+	for i, id := range ids {
+		if !strings.Contains(sum.Content, id) || !strings.Contains(sum.Content, facts[i][:30]) {
+			t.Errorf("the summary does not name source %s (%q):\n%s", id, facts[i], sum.Content)
+		}
+		m, _ := f.e.FindMemoryByID(t.Context(), id)
+		if m.SupersededBy != sum.ID {
+			t.Errorf("source %s is superseded by %q, want the summary %s", id, m.SupersededBy, sum.ID)
+		}
+	}
+	text := f.context(loop.ContextRequest{Task: "40", Title: "Make sync/client.go retry less", Files: []string{"sync/client.go"}})
+	if !strings.Contains(text, "Summary of 6 learnings") || strings.Count(text, "(id mem-") != 1 {
+		t.Errorf("the context does not show the summary alone:\n%s", text)
+	}
+}

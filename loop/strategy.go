@@ -133,6 +133,12 @@ type Choice struct {
 //     them) and the task is not estimated hard;
 //   - one tier up when the task is estimated hard, or when the recent
 //     success rate is under 50% (of at least 5);
+//   - but when the task has a difficulty estimate and the project's other
+//     tasks of that estimate say more (seed 003: "a task rated hard that
+//     was completed by sonnet suggests sonnet is sufficient"), their
+//     outcomes decide instead: the cheapest tier on which most of their
+//     iterations were done (at least two), or one tier above the default
+//     when they only failed on it (at least twice);
 //   - one more tier up per failure from the Policy.EscalateAfter-th
 //     consecutive failure on the task, and the most capable tier once it
 //     is stuck (Policy.StuckAfter).
@@ -147,8 +153,80 @@ func ChooseModel(ctx context.Context, svc Service, project, task string, tiers [
 	if err != nil {
 		return nil, err
 	}
-	c := choose(st, recent, tiers, p)
+	similar, err := loadSimilar(ctx, svc, project, st)
+	if err != nil {
+		return nil, err
+	}
+	c := choose(st, recent, similar, tiers, p)
 	return &c, nil
+}
+
+// similarWindow is how many of the project's latest iterations the
+// outcomes of similar tasks are read from.
+const similarWindow = 500
+
+// similarOutcomes are the outcomes, by model, of the iterations of the
+// project's other tasks estimated as difficult as this one (seed 003: "a
+// task rated hard that was completed by sonnet suggests sonnet is
+// sufficient").
+type similarOutcomes struct {
+	difficulty string
+	done       map[string]int
+	failed     map[string]int
+}
+
+// loadSimilar reads the outcomes of the other tasks with the task's
+// difficulty estimate; nil when the task has none.
+func loadSimilar(ctx context.Context, svc Service, project string, st TaskState) (*similarOutcomes, error) {
+	if st.Difficulty == "" {
+		return nil, nil
+	}
+	its, err := svc.FindIterations(ctx, cairn.IterationFilter{Project: project, Limit: similarWindow})
+	if err != nil {
+		return nil, err
+	}
+	difficulty := map[string]string{} // each task's latest estimate (newest first)
+	for _, it := range its {
+		if _, ok := difficulty[it.Task]; !ok && it.Difficulty != "" {
+			difficulty[it.Task] = it.Difficulty
+		}
+	}
+	s := &similarOutcomes{difficulty: st.Difficulty, done: map[string]int{}, failed: map[string]int{}}
+	for _, it := range its {
+		if it.Task == st.Task || difficulty[it.Task] != st.Difficulty || it.Model == "" {
+			continue
+		}
+		if it.Outcome == cairn.OutcomeDone {
+			s.done[it.Model]++
+		} else {
+			s.failed[it.Model]++
+		}
+	}
+	return s, nil
+}
+
+// minSimilar is how many iterations of similar tasks on one tier it takes
+// to decide by them.
+const minSimilar = 2
+
+// similarTier is the tier the similar tasks' outcomes point to: the
+// cheapest on which most of their iterations were done (at least
+// minSimilar); else, when the default tier only failed them (at least
+// minSimilar times), the one above it. ok is false when they say nothing.
+func (s *similarOutcomes) similarTier(tiers []string, def int) (tier int, why string, ok bool) {
+	if s == nil {
+		return 0, "", false
+	}
+	for i, t := range tiers {
+		d, f := s.done[t], s.failed[t]
+		if d >= minSimilar && d > f {
+			return i, fmt.Sprintf("%s: earlier tasks estimated %s were done on it (%d of %d iterations)", t, s.difficulty, d, d+f), true
+		}
+	}
+	if f := s.failed[tiers[def]]; f >= minSimilar && s.done[tiers[def]] == 0 && def+1 < len(tiers) {
+		return def + 1, fmt.Sprintf("up: earlier tasks estimated %s failed on %s (%d iterations)", s.difficulty, tiers[def], f), true
+	}
+	return 0, "", false
 }
 
 // FirstChoice is the choice for a task of a project with nothing
@@ -157,7 +235,7 @@ func FirstChoice(tiers []string, p Policy) *Choice {
 	if len(tiers) == 0 {
 		tiers = DefaultTiers
 	}
-	c := choose(TaskState{}, nil, tiers, p.withDefaults())
+	c := choose(TaskState{}, nil, nil, tiers, p.withDefaults())
 	return &c
 }
 
@@ -178,7 +256,7 @@ func load(ctx context.Context, svc Service, project, task string, p Policy) (Tas
 	return taskState(task, its, totals, p), recent, nil
 }
 
-func choose(st TaskState, recent []*cairn.Iteration, tiers []string, p Policy) Choice {
+func choose(st TaskState, recent []*cairn.Iteration, similar *similarOutcomes, tiers []string, p Policy) Choice {
 	c := Choice{State: st, RecentCount: len(recent)}
 	for _, it := range recent {
 		if it.Outcome == cairn.OutcomeDone {
@@ -189,16 +267,21 @@ func choose(st TaskState, recent []*cairn.Iteration, tiers []string, p Policy) C
 	tier := top / 2
 	why := []string{fmt.Sprintf("%s by default", tiers[tier])}
 	rate := func() string { return fmt.Sprintf("%d of the last %d iterations done", c.RecentDone, c.RecentCount) }
-	switch {
-	case st.Difficulty == "hard":
-		tier++
-		why = append(why, "up: the task is estimated hard")
-	case c.RecentCount >= 5 && c.RecentDone*10 >= c.RecentCount*8:
-		tier--
-		why = append(why, "down: "+rate())
-	case c.RecentCount >= 5 && c.RecentDone*2 < c.RecentCount:
-		tier++
-		why = append(why, "up: only "+rate())
+	if t, reason, ok := similar.similarTier(tiers, tier); ok {
+		tier = t
+		why = append(why, reason)
+	} else {
+		switch {
+		case st.Difficulty == "hard":
+			tier++
+			why = append(why, "up: the task is estimated hard")
+		case c.RecentCount >= 5 && c.RecentDone*10 >= c.RecentCount*8:
+			tier--
+			why = append(why, "down: "+rate())
+		case c.RecentCount >= 5 && c.RecentDone*2 < c.RecentCount:
+			tier++
+			why = append(why, "up: only "+rate())
+		}
 	}
 	switch f := st.ConsecutiveFailures; {
 	case f >= p.StuckAfter:

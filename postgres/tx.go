@@ -348,6 +348,9 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 	if f.Task != "" {
 		conds = append(conds, `created_by_task_id = `+arg(f.Task))
 	}
+	if f.Hat != "" {
+		conds = append(conds, `created_by_hat = `+arg(f.Hat))
+	}
 	if f.Source != "" {
 		conds = append(conds, `source = `+arg(string(f.Source)))
 	}
@@ -676,6 +679,30 @@ func (t *Tx) DocFreqs(ctx context.Context, partition string, terms []string) (ma
 		return nil, err
 	}
 	rows, err := t.tx.Query(ctx, `SELECT term, df FROM index_terms WHERE partition=$1 AND term = ANY($2)`, partition, terms)
+	if err != nil {
+		return nil, translate(err, "read document frequencies")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var df int64
+		if err := rows.Scan(&term, &df); err != nil {
+			return nil, translate(err, "read document frequencies")
+		}
+		out[term] = df
+	}
+	return out, translate(rows.Err(), "read document frequencies")
+}
+
+// DocFreqSums implements cairn.Tx, in one statement that reads no
+// postings and takes no partition's lock (callers use it to weigh words,
+// not to write).
+func (t *Tx) DocFreqSums(ctx context.Context, partitions, terms []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if len(partitions) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	rows, err := t.tx.Query(ctx, `SELECT term, SUM(df)::bigint FROM index_terms WHERE partition = ANY($1) AND term = ANY($2) GROUP BY term`, partitions, terms)
 	if err != nil {
 		return nil, translate(err, "read document frequencies")
 	}

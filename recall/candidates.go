@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/lexical"
@@ -47,6 +49,9 @@ type query struct {
 	// relevant one: the session's start showed only those that fit its
 	// budget, and what a session was shown is left out by its record.
 	staticShown bool
+	// minConfidence: memories at or below it are left out, pinned ones
+	// aside (context.min_confidence).
+	minConfidence float64
 }
 
 // contextQuery resolves a context block's candidates and selection for
@@ -54,7 +59,7 @@ type query struct {
 // the request, at now.
 func contextQuery(c *cairn.Settings, r Request, p Profile, now time.Time) *query {
 	cc := c.Context
-	q := &query{req: r, weights: seed000Of(c, r), now: now, staticShown: p.shows(cairn.ContextStatic)}
+	q := &query{req: r, weights: seed000Of(c, r), now: now, staticShown: p.shows(cairn.ContextStatic), minConfidence: cc.MinConfidence}
 	q.candidates = cairn.CandidateRequest{Project: r.Project, Session: r.Session, Now: now, Pinned: true}
 	if cc.Static.Enabled && q.staticShown {
 		q.candidates.StaticTypes, q.candidates.StaticPerType = cc.Static.Types, staticPerType
@@ -100,7 +105,47 @@ func contextQuery(c *cairn.Settings, r Request, p Profile, now time.Time) *query
 			q.candidates.Files, q.candidates.FileTypes = r.Files, types
 		}
 	}
+	if q.relevantLimit > 0 {
+		// Seed 000's candidates that need no word of the prompt: the
+		// memories tagged with one of its keywords, and those of the
+		// current hat (see choose for what they must reach).
+		if kw := keywords(q.text); len(kw) > 0 {
+			q.candidates.Tags, q.candidates.TagTypes, q.candidates.TagLimit = kw, types, structuredLimit
+		}
+		if r.Hat != "" {
+			q.candidates.Hat, q.candidates.HatTypes, q.candidates.HatLimit = r.Hat, types, structuredLimit
+		}
+	}
 	return q
+}
+
+// structuredLimit is the most memories of the current hat, and the most
+// tagged with the prompt's keywords, a block considers.
+const structuredLimit = 20
+
+// maxKeywords bounds the keywords of a prompt looked up as tags.
+const maxKeywords = 30
+
+// keywords are the words of text that could be tags (seed 000's task
+// keywords): lower case, three characters or more, each once, at most
+// maxKeywords.
+func keywords(text string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' && r != '_'
+	}) {
+		w = strings.Trim(w, "-_")
+		if utf8.RuneCountInString(w) < 3 || seen[w] {
+			continue
+		}
+		seen[w] = true
+		out = append(out, w)
+		if len(out) == maxKeywords {
+			break
+		}
+	}
+	return out
 }
 
 // terms are the search words the prompt gives, for --explain.

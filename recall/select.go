@@ -78,6 +78,9 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: "superseded by " + m.SupersededBy})
 		case !m.Live(q.now):
 			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: "expired"})
+		case q.minConfidence > 0 && m.Confidence <= q.minConfidence && !m.Pinned:
+			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID,
+				Reason: fmt.Sprintf("confidence %.2f, at or below context.min_confidence %.2f", m.Confidence, q.minConfidence)})
 		default:
 			seen[m.ID] = true
 			return true
@@ -116,6 +119,16 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		matchStatic(sel, c.Hits, strength)
 	}
 	capCritical(sel)
+	// Seed 000's candidates: a memory of the current hat, or tagged with
+	// a keyword of the prompt, is a candidate without a word of it; it
+	// passes as seed 000 passes its candidates, when its score (hat, tags,
+	// confidence …) reaches the threshold.
+	bySeed := map[string]bool{}
+	for _, ms := range [][]*cairn.Memory{c.OfHat, c.Tagged} {
+		for _, m := range ms {
+			bySeed[m.ID] = true
+		}
+	}
 	var rel []Item
 	consider := func(m *cairn.Memory, relevance, by float64) {
 		if seen[m.ID] || !keep(m) {
@@ -134,7 +147,8 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 		// It passes on its words (the prompt's best match clears the
 		// floor and this one reaches a quarter of it) or on its files,
 		// tags, hat and agent together; those also raise a passing match.
-		if q.floor > 0 && !(strength >= q.floor && text >= q.floor/4) && structured < q.floor {
+		seedPass := bySeed[m.ID] && it.Score >= q.minRelevance
+		if q.floor > 0 && !(strength >= q.floor && text >= q.floor/4) && structured < q.floor && !seedPass {
 			why := ""
 			if m.Scope != cairn.ScopeGlobal {
 				why = elsewhere
@@ -142,7 +156,7 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: fmt.Sprintf("below the relevance floor (match %.2f%s)", it.Match, why), Score: it.Match})
 			return
 		}
-		if it.Score < q.minRelevance && structured < q.floor {
+		if it.Score < q.minRelevance && structured < q.floor && !seedPass {
 			sel.LeftOut = append(sel.LeftOut, LeftOut{ID: m.ID, Reason: "below the relevance threshold", Score: it.Score})
 			return
 		}
@@ -151,8 +165,10 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 	for _, h := range c.Hits {
 		consider(h.Memory, h.Relevance, lentStrength(h, c.Hits, strength))
 	}
-	for _, m := range c.Files {
-		consider(m, 0, 0)
+	for _, ms := range [][]*cairn.Memory{c.Files, c.OfHat, c.Tagged} {
+		for _, m := range ms {
+			consider(m, 0, 0)
+		}
 	}
 	sort.SliceStable(rel, func(i, j int) bool {
 		if rel[i].Match != rel[j].Match {

@@ -308,7 +308,8 @@ func TestContextShowsAMemoryOncePerSession(t *testing.T) {
 }
 
 // A memory about a file being worked on is a candidate without a word of
-// the prompt; a tag or the hat alone is not enough.
+// the prompt, and so is one of the current hat (seed 000's candidates),
+// after the file's.
 func TestContextFindsMemoriesAboutTheFilesWithoutTheirWords(t *testing.T) {
 	t.Parallel()
 	e := newEngine(t, func() time.Time { return day0 })
@@ -320,14 +321,14 @@ func TestContextFindsMemoriesAboutTheFilesWithoutTheirWords(t *testing.T) {
 	c := noLastingTiers()
 	req := recall.Request{Prompt: "make the login page load faster", Hat: "critic"}
 	sel := selection(t, e, c, req)
-	if ids := relevantIDs(sel); len(ids) != 0 {
-		t.Fatalf("without files: %v, want nothing (the hat alone is below the floor)", ids)
+	if ids := relevantIDs(sel); !slices.Equal(ids, []string{hatOnly.ID}) {
+		t.Fatalf("without files: %v, want the hat's %s only", ids, hatOnly.ID)
 	}
 	req.Files = []string{"internal/auth/session_test.go"}
 	sel = selection(t, e, c, req)
 	ids := relevantIDs(sel)
-	if !slices.Equal(ids, []string{about.ID}) {
-		t.Errorf("with the file: %v, want [%s] only (not the hat's %s)", ids, about.ID, hatOnly.ID)
+	if !slices.Equal(ids, []string{about.ID, hatOnly.ID}) {
+		t.Errorf("with the file: %v, want [%s %s] (the file's, then the hat's)", ids, about.ID, hatOnly.ID)
 	}
 }
 

@@ -121,6 +121,9 @@ type Config struct {
 	// Log receives the server's messages, a line each, without their time
 	// (TimedLog adds it); nil: none.
 	Log io.Writer
+	// LogPath is the file Log appends to, for the status; "" when it is
+	// not a file (standard error).
+	LogPath string
 
 	// The background jobs' settings (package jobs); their Log defaults
 	// to the server's.
@@ -158,6 +161,7 @@ type Status struct {
 	URL      string    `json:"url,omitempty"` // the HTTP side's address (http://HOST:PORT/, the web page); "" when HTTP is off
 	MCP      string    `json:"mcp,omitempty"` // the MCP over HTTP address; "" when HTTP is off
 	Project  string    `json:"project"`       // the project of /mcp without ?project=
+	Log      string    `json:"log,omitempty"` // the file of its messages; "" when they go to standard error
 	Started  time.Time `json:"started"`
 	Uptime   string    `json:"uptime"`
 }
@@ -306,7 +310,7 @@ func (s *Server) Open(ctx context.Context) error {
 		// themselves.
 		fmt.Fprintf(s.cfg.Log, "cairn: answering over HTTP only: %s\n", cairn.ErrorMessage(err))
 	}
-	s.status = Status{PID: os.Getpid(), Database: s.label(), Project: s.cfg.Project, Started: s.cfg.Now()}
+	s.status = Status{PID: os.Getpid(), Database: s.label(), Project: s.cfg.Project, Log: s.cfg.LogPath, Started: s.cfg.Now()}
 	if s.httpAddr != "" {
 		s.status.URL = "http://" + s.httpAddr + "/"
 		s.status.MCP = "http://" + s.httpAddr + "/mcp"

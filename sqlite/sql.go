@@ -68,6 +68,7 @@ const (
 	sqlReplacePostings = `INSERT INTO index_terms(partition, term, df, postings) VALUES (?,?,?,?)
 	ON CONFLICT(partition, term) DO UPDATE SET df = excluded.df, postings = excluded.postings`
 	sqlDeleteTerm    = `DELETE FROM index_terms WHERE partition=? AND term=?`
+	sqlDocFreqSums   = `SELECT term, SUM(df) FROM index_terms WHERE partition IN (SELECT value FROM json_each(?)) AND term IN (SELECT value FROM json_each(?)) GROUP BY term`
 	sqlDocFreqOne    = `SELECT df FROM index_terms WHERE partition=? AND term=?`
 	sqlPostingsOne   = `SELECT term, df, postings FROM index_terms WHERE partition=? AND term=?`
 	sqlScanPostings  = `SELECT term, df, postings FROM index_terms WHERE partition=? AND term>? ORDER BY term LIMIT ?`

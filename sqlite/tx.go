@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"database/sql"
+	"encoding/json"
 	"maps"
 	"math"
 	"slices"
@@ -509,6 +510,10 @@ func filterSQL(f cairn.MemoryFilter) (string, []any) {
 		conds = append(conds, `created_by_task_id = ?`)
 		args = append(args, f.Task)
 	}
+	if f.Hat != "" {
+		conds = append(conds, `created_by_hat = ?`)
+		args = append(args, f.Hat)
+	}
 	if f.Source != "" {
 		conds = append(conds, `source = ?`)
 		args = append(args, string(f.Source))
@@ -766,6 +771,41 @@ func (t *Tx) DocFreqs(ctx context.Context, partition string, terms []string) (ma
 		out[term] = df
 	}
 	return out, nil
+}
+
+// DocFreqSums implements cairn.Tx, in one statement: a lookup of each
+// partition and term in the index_terms key, reading the df column only.
+func (t *Tx) DocFreqSums(ctx context.Context, partitions, terms []string) (map[string]int64, error) {
+	out := map[string]int64{}
+	if len(partitions) == 0 || len(terms) == 0 {
+		return out, nil
+	}
+	ps, err := json.Marshal(partitions)
+	if err != nil {
+		return nil, translate(err, "read document frequencies")
+	}
+	ts, err := json.Marshal(terms)
+	if err != nil {
+		return nil, translate(err, "read document frequencies")
+	}
+	s, err := t.stmt(ctx, sqlDocFreqSums)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, string(ps), string(ts))
+	if err != nil {
+		return nil, translate(err, "read document frequencies")
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var term string
+		var df int64
+		if err := rows.Scan(&term, &df); err != nil {
+			return nil, translate(err, "read document frequencies")
+		}
+		out[term] = df
+	}
+	return out, translate(rows.Err(), "read document frequencies")
 }
 
 // AppendPostings implements cairn.Tx.

@@ -71,6 +71,7 @@ func Run(t *testing.T, open Opener) {
 		{"ReplacePostingsReplacesAndDeletesOnEmpty", testReplacePostings},
 		{"PostingsSkipsMissingTerms", testPostingsSkipsMissing},
 		{"DocFreqsReadsDFOfStoredTerms", testDocFreqs},
+		{"DocFreqSumsAddsUpPartitions", testDocFreqSums},
 		{"ScanPostingsPagesInByteOrder", testScanPostings},
 		{"WritesInViewAreInvalid", testWritesInView},
 		{"UpdateErrorRollsBackEverything", testRollback},
@@ -605,7 +606,7 @@ func filterFixture(t *testing.T, s cairn.Store) {
 			m.Source, m.UseCount, m.ExpiresAt = cairn.SourceExtracted, 1, at(-time.Hour)
 		}),
 		m("p", 4, func(m *cairn.Memory) {
-			m.Type, m.Tags, m.Confidence, m.CreatedAt = "decision", nil, 0.69999, at(0)
+			m.Type, m.Tags, m.Confidence, m.CreatedAt, m.Hat = "decision", nil, 0.69999, at(0), "critic"
 			m.FileRefs = []string{"a.go"}
 		}),
 		m("q", 5, func(m *cairn.Memory) {
@@ -646,6 +647,8 @@ func testFindMemoriesFilters(t *testing.T, s cairn.Store) {
 		{"agent", cairn.MemoryFilter{Project: "p", Agent: "mars"}, []string{"m-0002"}},
 		{"task", cairn.MemoryFilter{Project: "p", Task: "t7"}, []string{"m-0002"}},
 		{"task of none", cairn.MemoryFilter{Project: "p", Task: "t8"}, nil},
+		{"hat", cairn.MemoryFilter{Project: "p", Hat: "critic"}, []string{"m-0004"}},
+		{"hat of none", cairn.MemoryFilter{Project: "p", Hat: "editor"}, nil},
 		{"has file refs", cairn.MemoryFilter{Project: "p", HasFileRefs: true}, []string{"m-0004"}},
 		{"source", cairn.MemoryFilter{Project: "p", Source: cairn.SourceAutomatic}, []string{"m-0002"}},
 		{"source of none", cairn.MemoryFilter{Project: "p", Source: cairn.SourceImported}, nil},
@@ -1210,6 +1213,44 @@ func testDocFreqs(t *testing.T, s cairn.Store) {
 		got, err = tx.DocFreqs(ctx, "p", nil)
 		if err != nil || len(got) != 0 {
 			t.Errorf("DocFreqs of no terms = %v, %v", got, err)
+		}
+		return nil
+	})
+}
+
+func testDocFreqSums(t *testing.T, s cairn.Store) {
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		for part, tps := range map[string][]cairn.TermPostings{
+			"p":   {{Term: "a", DF: 2, Data: blob(1, 3)}, {Term: "b", DF: 1, Data: blob(2, 3)}},
+			"q":   {{Term: "a", DF: 5, Data: blob(3, 3)}, {Term: "c", DF: 4, Data: blob(4, 3)}},
+			"r":   {{Term: "a", DF: 7, Data: blob(5, 3)}},
+			"":    {{Term: "a", DF: 100, Data: blob(6, 3)}},
+			"p'x": {{Term: "c", DF: 11, Data: blob(7, 3)}},
+		} {
+			if err := tx.AppendPostings(ctx, part, tps); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		for _, c := range []struct {
+			parts, terms []string
+			want         map[string]int64
+		}{
+			{[]string{"p", "q"}, []string{"a", "b", "c", "missing"}, map[string]int64{"a": 7, "b": 1, "c": 4}},
+			{[]string{"q", "r", "p'x", "unknown"}, []string{"a", "c"}, map[string]int64{"a": 12, "c": 15}},
+			{[]string{"r"}, []string{"b"}, map[string]int64{}},
+			{nil, []string{"a"}, map[string]int64{}},
+			{[]string{"p"}, nil, map[string]int64{}},
+		} {
+			got, err := tx.DocFreqSums(ctx, c.parts, c.terms)
+			if err != nil {
+				return err
+			}
+			if !reflect.DeepEqual(got, c.want) {
+				t.Errorf("DocFreqSums(%q, %q) = %v, want %v", c.parts, c.terms, got, c.want)
+			}
 		}
 		return nil
 	})

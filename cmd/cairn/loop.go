@@ -121,10 +121,14 @@ func runLoopRecord(ctx context.Context, m *Main, g *globals, args []string) erro
 	if err != nil {
 		return err
 	}
+	_, lc, err := loopPolicy(m)
+	if err != nil {
+		return err
+	}
 	var rec *loop.Recorded
 	err = m.withService(ctx, g, writeDB, func(svc service) error {
 		rec, err = svc.LoopRecord(ctx, loop.Record{Run: run.v, Task: task.v, Iteration: n, Model: model.v, Outcome: outcome.v,
-			DurationMS: ms, CostUSD: usd, Result: text, Agent: agent.v, Session: session.v})
+			DurationMS: ms, CostUSD: usd, Result: text, Agent: agent.v, Session: session.v, SummarizeAfter: lc.SummarizeAfter})
 		return err
 	})
 	if err != nil {
@@ -142,6 +146,9 @@ func runLoopRecord(ctx context.Context, m *Main, g *globals, args []string) erro
 	}
 	if rec.MinimalReport {
 		fmt.Fprintln(m.Stdout, "(no <failure-report> in the result: a minimal report was made from it)")
+	}
+	for _, w := range rec.Summaries {
+		fmt.Fprintf(m.Stdout, "%s summary %s: the learnings it merged are superseded by it\n", w.Memory.ID, w.Memory.Type)
 	}
 	return nil
 }

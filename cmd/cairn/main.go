@@ -30,7 +30,7 @@ import (
 
 func main() {
 	m := &Main{Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr, Getenv: os.Getenv, Getwd: os.Getwd, roots: &rootMemo{},
-		signals: true, StartServer: startServerProcess, SetMemoryLimit: debug.SetMemoryLimit}
+		signals: true, StartServer: startServerProcess, SetMemoryLimit: debug.SetMemoryLimit, OpenURL: openInBrowser}
 	os.Exit(m.Run(context.Background(), os.Args[1:]))
 }
 
@@ -53,6 +53,10 @@ type Main struct {
 	// background (the hooks do, so that the next prompt is answered fast).
 	// Tests leave it nil.
 	StartServer func(db, project string) error
+
+	// OpenURL, when set, opens a web page in the user's browser (cairn
+	// ui); nil prints the address instead. Tests leave it nil.
+	OpenURL func(url string) error
 
 	// SetMemoryLimit, when set, is runtime/debug.SetMemoryLimit: `cairn
 	// serve` keeps the process's soft memory limit near what it holds
@@ -177,6 +181,8 @@ func commands() []command {
 		{"config", "[--json]", "print the effective configuration and where each value came from", runConfig},
 		{"hook", "claude|codex EVENT", "answer a Claude Code (or Codex) hook: context at session start and with each prompt, capture at stop, compaction and session end", runHook},
 		{"serve", "[flags]", "keep the database open and answer other cairn processes' reads quickly; MCP and the REST API over HTTP", runServe},
+		{"service", "install|uninstall [--dry-run]", "keep cairn serve running for the database: a systemd user unit (Linux) or a launchd agent (macOS)", runService},
+		{"ui", "[--print]", "open the web page of the local server in the browser, starting the server when none runs", runUI},
 		{"token", "create [--read-only] [--name N] | list | revoke ID", "manage the HTTP API's access tokens (needed by a server on a non-loopback address)", runToken},
 		{"mcp", "[flags]", "MCP server over standard input and output, for agents (tools: " + mcpTools + ")", runMCP},
 		{"install", "claude|codex [flags]", "set cairn up for Claude Code or Codex: hooks, MCP server, AGENTS.md section", runInstall},

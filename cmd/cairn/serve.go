@@ -14,6 +14,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"net"
 	"net/url"
 	"os"
@@ -50,6 +51,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	allowRemote := fs.Bool("allow-remote", false, "allow --addr to be a non-loopback address; every request must then send a token (cairn token create)")
 	idle := fs.Duration("idle", 0, "exit after this `duration` (such as 30m) without a request (0: run until stopped)")
 	asJSON := fs.Bool("json", false, "status, stop: print the server's status as JSON")
+	logFile := fs.String("log", "", "append the server's messages to this `file` instead of standard error (serve status names it)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -90,7 +92,20 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	defer s.Close()
 	// Every line the server writes says when (a background server's go
 	// to cairn.log).
-	logw := server.TimedLog(m.Stderr, nil)
+	var logw io.Writer = m.Stderr
+	logPath := ""
+	if *logFile != "" {
+		if logPath, err = filepath.Abs(*logFile); err != nil {
+			return err
+		}
+		f, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			return fmt.Errorf("serve: cannot open the log file: %w", err)
+		}
+		defer f.Close()
+		logw = f
+	}
+	logw = server.TimedLog(logw, nil)
 	// The server answers every project: its engine is bound to none, and
 	// applies each project's stored settings; a project without any gets
 	// the user's file's (cairn.toml of serve's own folder is its
@@ -163,6 +178,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 			fm.syncSettings(ctx, &fg, eng)
 		},
 		Home:           m.Getenv("HOME"),
+		LogPath:        logPath,
 		SetMemoryLimit: m.SetMemoryLimit,
 		Log:            logw,
 	}
@@ -239,9 +255,9 @@ func serveControl(ctx context.Context, m *Main, g *globals, op string, asJSON bo
 		if asJSON {
 			return writeJSON(m.Stdout, st)
 		}
-		mcp, url := cmp.Or(st.MCP, "off"), cmp.Or(st.URL, "off")
-		fmt.Fprintf(m.Stdout, "pid       %d\ndatabase  %s\nsocket    %s\nurl       %s\nmcp       %s\nproject   %s\nuptime    %s (since %s)\n",
-			st.PID, st.Database, st.Socket, url, mcp, st.Project, st.Uptime, st.Started.UTC().Format(time.RFC3339))
+		mcp, url, logf := cmp.Or(st.MCP, "off"), cmp.Or(st.URL, "off"), cmp.Or(st.Log, "standard error")
+		fmt.Fprintf(m.Stdout, "pid       %d\ndatabase  %s\nsocket    %s\nurl       %s\nmcp       %s\nproject   %s\nlog       %s\nuptime    %s (since %s)\n",
+			st.PID, st.Database, st.Socket, url, mcp, st.Project, logf, st.Uptime, st.Started.UTC().Format(time.RFC3339))
 		return nil
 	}
 	pid, err := server.Stop(ctx, db, db)
@@ -282,12 +298,13 @@ func startServerProcess(db, project string) error {
 	if _, err := time.ParseDuration(idle); err != nil {
 		return fmt.Errorf("CAIRN_SERVE_IDLE=%q is not a duration such as 30m", idle)
 	}
-	logf, err := os.OpenFile(filepath.Join(filepath.Dir(db), logFileName), os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	logPath := filepath.Join(filepath.Dir(db), logFileName)
+	logf, err := os.OpenFile(logPath, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
 	if err != nil {
 		return err
 	}
 	defer logf.Close()
-	cmd := exec.Command(exe, "--db", db, "--project", project, "serve", "--idle", idle)
+	cmd := exec.Command(exe, "--db", db, "--project", project, "serve", "--idle", idle, "--log", logPath)
 	cmd.Dir = filepath.Dir(db)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}

@@ -64,7 +64,7 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 	}
 	prompt() // starts a server in the background
 	first := status(0)
-	if first.Database != db || first.Socket != server.SocketPath(db) || first.Uptime == "" || first.Started.IsZero() {
+	if first.Database != db || first.Socket != server.SocketPath(db) || first.Uptime == "" || first.Started.IsZero() || first.Log != filepath.Join(dir, "cairn.log") {
 		t.Fatalf("status: %+v", first)
 	}
 	if r := cairn("", "serve", "status"); r.code != 0 || !strings.Contains(r.stdout, fmt.Sprintf("pid       %d", first.PID)) || !strings.Contains(r.stdout, "uptime") ||
