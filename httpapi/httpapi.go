@@ -99,6 +99,9 @@ type Options struct {
 	// CheckSettings checks the settings a client stores (PUT /settings)
 	// as a configuration file's are checked; nil refuses to store any.
 	CheckSettings func(*cairn.Settings) error
+	// SettingsStored, when set, is told of the settings a client stored
+	// for project (a server registers the folder of its JSON Lines files).
+	SettingsStored func(ctx context.Context, project string, ps *cairn.ProjectSettings)
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
 	// RequireToken makes a token necessary on every project route (a

@@ -38,6 +38,9 @@ func (s *Server) putSettings(w http.ResponseWriter, r *http.Request, p *project)
 	if err := p.svc.SetProjectSettings(r.Context(), p.name, &in); err != nil {
 		return err
 	}
+	if s.opts.SettingsStored != nil {
+		s.opts.SettingsStored(r.Context(), p.name, &in)
+	}
 	writeJSON(w, http.StatusOK, settingsOut{Project: p.name, Stored: true})
 	return nil
 }

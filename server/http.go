@@ -336,13 +336,14 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 			}
 			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.RecordUse)
 		},
-		RecordUse:     s.RecordUse,
-		Root:          s.cfg.Root,
-		CheckSettings: s.cfg.CheckSettings,
-		Tokens:        s.eng,
-		RequireToken:  remote,
-		Authenticated: authenticated,
-		Logger:        s.logger,
+		RecordUse:      s.RecordUse,
+		Root:           s.cfg.Root,
+		CheckSettings:  s.cfg.CheckSettings,
+		SettingsStored: s.cfg.SettingsStored,
+		Tokens:         s.eng,
+		RequireToken:   remote,
+		Authenticated:  authenticated,
+		Logger:         s.logger,
 	})
 }
 

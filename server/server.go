@@ -97,6 +97,9 @@ type Config struct {
 	// (its cairn.toml, read by the client) as a configuration file's are
 	// checked; nil refuses to store any.
 	CheckSettings func(*cairn.Settings) error
+	// SettingsStored, when set, is told of the settings a client stored
+	// for project through the REST API.
+	SettingsStored func(ctx context.Context, project string, ps *cairn.ProjectSettings)
 
 	// ProjectRoot returns the project folder of a folder (the git
 	// top-level folder enclosing it, else the folder itself): an http

@@ -151,6 +151,25 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		Addr: *addr, AddrOptional: !addrGiven, AddrTries: tries, AllowRemote: *allowRemote, Idle: *idle,
 		Version:       buildVersion(),
 		CheckSettings: config.Validate,
+		// A project's folder that stores its settings here also says where
+		// its JSON Lines files go, so that the mirror job keeps them
+		// whichever process writes (a server reachable by other machines
+		// writes no folder they name).
+		SettingsStored: func(ctx context.Context, project string, ps *cairn.ProjectSettings) {
+			if remote {
+				return
+			}
+			dir := ps.Settings.Export.JSONLDir
+			if dir != "" && !filepath.IsAbs(dir) {
+				if ps.Folder == "" {
+					return // relative to a folder not known
+				}
+				dir = filepath.Join(ps.Folder, dir)
+			}
+			if err := jobs.SetMirrorFolder(ctx, eng, project, dir); err != nil {
+				fmt.Fprintf(logw, "cairn: cannot register the JSON Lines folder of project %s: %s\n", project, oneLine(cairn.ErrorMessage(err)))
+			}
+		},
 		Root: func(project string) string {
 			if project == home && root != "" {
 				return root // serve's own folder
