@@ -118,6 +118,7 @@ type Engine struct {
 	settings *settingsCache  // shared by the engines derived from this one
 	own      *cairn.Settings // of a project without stored settings
 	ids      *idGen
+	pending  *pendingShown // shared by the engines derived from this one
 	// project, when set, bounds every method that takes a memory id to
 	// that project; see WithProject.
 	project string
@@ -128,7 +129,7 @@ func New(store cairn.Store, opts *Options) *Engine {
 	if opts == nil {
 		opts = &Options{}
 	}
-	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{},
+	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{}, pending: &pendingShown{},
 		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback,
 		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{},
 		settings: &settingsCache{}}

@@ -58,10 +58,22 @@ func (c *postingsCache) shownOf(session string) *sessionShown {
 	return s
 }
 
-// sessionShownIn returns the memories already put into session, from the
-// cache when there is one (reading only the log's entries committed since
-// the last read).
+// sessionShownIn returns the memories already put into session: those of
+// the log, from the cache when there is one (reading only the entries
+// committed since the last read), and those of the uses noted and not
+// written yet (NoteShown).
 func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string]time.Time, error) {
+	// The noted uses are read first: one taken back after this read was
+	// written before it, and the log's read below finds it.
+	pending := e.pendingOf(session)
+	withPending := func(shown map[string]time.Time) map[string]time.Time {
+		for id, pu := range pending {
+			if pu.at.After(shown[id]) {
+				shown[id] = pu.at
+			}
+		}
+		return shown
+	}
 	if e.cache == nil {
 		var shown map[string]time.Time
 		err := e.store.View(ctx, func(tx cairn.Tx) error {
@@ -69,7 +81,10 @@ func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string
 			shown, err = shownIn(ctx, tx, session)
 			return err
 		})
-		return shown, err
+		if err != nil {
+			return nil, err
+		}
+		return withPending(shown), nil
 	}
 	s := e.cache.shownOf(session)
 	s.mu.Lock()
@@ -77,7 +92,7 @@ func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string
 	if err := e.store.View(ctx, func(tx cairn.Tx) error { return s.add(ctx, tx, session) }); err != nil {
 		return nil, err
 	}
-	return maps.Clone(s.ids), nil
+	return withPending(maps.Clone(s.ids)), nil
 }
 
 // shownInTx is sessionShownIn within tx (a write transaction recording

@@ -61,6 +61,9 @@ type Service interface {
 	cairn.ContextService // the candidates of lookups and loop blocks (package recall)
 	cairn.SettingsService
 	cairn.Clock
+	// ShownCounts is what a session was shown, for lookups (package
+	// recall's LookupService).
+	ShownCounts(ctx context.Context, project, session string) (map[string]int, error)
 	// The iterations of agent loops (package loop, seed 003).
 	PutIteration(ctx context.Context, it *cairn.Iteration) error
 	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)

@@ -40,6 +40,12 @@ func newAPI(t *testing.T, requireToken bool) *testAPI {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
+	return newAPIOn(t, st, requireToken)
+}
+
+// newAPIOn is newAPI over st, which the caller closes.
+func newAPIOn(t *testing.T, st cairn.Store, requireToken bool) *testAPI {
+	t.Helper()
 	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
 	root := t.TempDir()
 	a := startAPI(t, eng, httpapi.Options{

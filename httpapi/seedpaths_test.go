@@ -5,7 +5,28 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/internal/pgtest"
+	"github.com/cairn-dev/cairn/postgres"
 )
+
+// onBothBackends runs test on an API over SQLite, and over PostgreSQL
+// when CAIRN_TEST_POSTGRES_URL names a server (skipped otherwise).
+func onBothBackends(t *testing.T, requireToken bool, test func(*testing.T, *testAPI)) {
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		test(t, newAPI(t, requireToken))
+	})
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		st, err := postgres.Open(t.Context(), pgtest.URL(t, "the REST API on PostgreSQL"),
+			&postgres.Options{Schema: pgtest.Schema(t, "the REST API on PostgreSQL"), MaxConns: 4})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		test(t, newAPIOn(t, st, requireToken))
+	})
+}
 
 // The seed's paths answer as the seed writes them: a memory by its id
 // alone (read, changed field by field, deleted), search under
@@ -15,7 +36,10 @@ import (
 // change.
 func TestSeedPathsAnswerAsTheSeedWritesThem(t *testing.T) {
 	t.Parallel()
-	a := newAPI(t, false)
+	onBothBackends(t, false, testSeedPaths)
+}
+
+func testSeedPaths(t *testing.T, a *testAPI) {
 	// Written at their dates, as a client's clock says (a loopback server
 	// takes Cairn-Now for writes).
 	addAt := func(at string, m map[string]any) string {
@@ -120,7 +144,10 @@ func TestSeedPathsAnswerAsTheSeedWritesThem(t *testing.T) {
 // (PUT, DELETE), a revoked-looking token.
 func TestSeedPathOfAMemoryKeepsItsProjectsTokens(t *testing.T) {
 	t.Parallel()
-	a := newAPI(t, true)
+	onBothBackends(t, true, testSeedPathTokens)
+}
+
+func testSeedPathTokens(t *testing.T, a *testAPI) {
 	tokA, tokB, roA := a.token("a", false), a.token("b", false), a.token("a", true)
 	id := a.add("a", map[string]any{"content": "Project a keeps its payment keys in the vault."}, tokA)
 	want(t, "no token", a.do("GET", "/api/memories/"+id, nil, ""), 401, cairn.EUNAUTHORIZED)

@@ -132,8 +132,10 @@ func schemaError(path, msg string) error {
 // mergeHooks makes the cairn hooks in doc's "hooks" object exactly want:
 // each wanted hook present once (added in a group of its own at the end of
 // its event's list, or updated in place), and every other cairn hook
-// removed. Everything else is left as it was. It returns what changed.
-func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
+// removed, but those whose command leave (when not nil) keeps, which are
+// left as they are. Everything else is left as it was. It returns what
+// changed.
+func mergeHooks(path string, doc *node, want []Hook, leave func(handler *node) bool) ([]string, error) {
 	hooks := doc.get("hooks")
 	if hooks != nil && !hooks.isObject() {
 		return nil, schemaError(path, `"hooks" is not a JSON object`)
@@ -162,7 +164,7 @@ func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
 				}
 				kept := handlers.vals[:0:0]
 				for _, h := range handlers.vals {
-					if !isCairnHandler(h) {
+					if !isCairnHandler(h) || leave != nil && leave(h) {
 						kept = append(kept, h)
 						continue
 					}
@@ -226,6 +228,31 @@ func mergeHooks(path string, doc *node, want []Hook) ([]string, error) {
 		pruneHooks(doc, touched)
 	}
 	return notes, nil
+}
+
+// ByName reports whether command (a program and its leading arguments)
+// runs its program by name, found on PATH (cairn), not by a path of one
+// machine (/usr/local/bin/cairn, ./cairn): only such a command belongs
+// in settings a project shares.
+func ByName(command []string) bool {
+	return len(command) > 0 && command[0] != "" && !strings.ContainsAny(command[0], `/\`)
+}
+
+// commandByName is ByName of a command line's words.
+func commandByName(command string) bool {
+	words, err := SplitCommand(command)
+	return err == nil && ByName(words)
+}
+
+// namesNoPath reports whether a hook handler names no path of this
+// machine: an http hook (its URL is the local server's, on any machine),
+// or a command by name.
+func namesNoPath(h *node) bool {
+	if typ, _ := h.get("type").str(); typ == "http" {
+		return true
+	}
+	cmd, _ := h.get("command").str()
+	return commandByName(cmd)
 }
 
 // pruneHooks removes what removing cairn's handlers emptied, and only

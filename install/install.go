@@ -5,7 +5,8 @@
 // What is written where:
 //
 //	claude, --scope project (default), in the project's top-level folder:
-//	  .claude/settings.json   hooks SessionStart, UserPromptSubmit,
+//	  .claude/settings.json   (.claude/settings.local.json with LocalHooks)
+//	                          hooks SessionStart, UserPromptSubmit,
 //	                          SubagentStart, Stop, SubagentStop, PreCompact,
 //	                          SessionEnd, each running `<cairn> hook claude
 //	                          <event>`, without a matcher (every occurrence),
@@ -19,7 +20,10 @@
 //	                          <Event>", "timeout", "headers",
 //	                          "allowedEnvVars"} instead
 //	  .mcp.json               mcpServers.cairn = {"type": "stdio",
-//	                          "command": "<cairn>", "args": ["mcp"]}
+//	                          "command": "<cairn>", "args": ["mcp"]}; with
+//	                          LocalHooks, ~/.claude.json's
+//	                          projects.<root>.mcpServers.cairn instead
+//	                          (Claude Code's local scope)
 //	claude, --scope user:     ~/.claude/settings.json and ~/.claude.json
 //	                          (its top-level mcpServers), same entries
 //	codex, --scope user (default): $CODEX_HOME (else ~/.codex)
@@ -113,6 +117,17 @@ type Setup struct {
 	HTTP string
 	// NoAgentsMD leaves AGENTS.md alone (Codex).
 	NoAgentsMD bool
+	// LocalHooks puts Claude Code's project hooks in
+	// .claude/settings.local.json, the project's personal settings (not
+	// committed), instead of .claude/settings.json, which a team shares,
+	// and the MCP server in the project's entry of ~/.claude.json (the
+	// local scope) instead of .mcp.json: for a Command that names a path
+	// of this machine. Claude Code runs
+	// the hooks of both files, so installing into one takes cairn's hooks
+	// out of the other, but for those of the shared file that run cairn
+	// by name (the team's, which fail harmlessly where cairn is not on
+	// PATH). Uninstall takes them out of both.
+	LocalHooks bool
 }
 
 // Edit is the planned change of one file. Old is nil when the file does not
@@ -123,6 +138,10 @@ type Edit struct {
 	New   []byte
 	Mode  fs.FileMode
 	Notes []string // one line per entry added (+), updated (~) or removed (-)
+	// Cleanup marks an install's edit that only takes cairn's entries
+	// out of a file (those that would run beside the ones installed):
+	// worth reporting only when it changes something.
+	Cleanup bool
 }
 
 // Changed reports whether writing the edit would change the file.
@@ -226,6 +245,9 @@ func (s *Setup) check() error {
 			return errors.New("cannot find the home folder: set HOME")
 		}
 	}
+	if s.Agent == Claude && s.Scope == ScopeProject && s.LocalHooks && s.Home == "" {
+		return errors.New("cannot find the home folder, where Claude Code keeps a project's personal MCP servers (~/.claude.json): set HOME")
+	}
 	if (s.Scope == ScopeProject || (s.Agent == Codex && !s.NoAgentsMD)) && s.Root == "" {
 		return errors.New("cannot tell the project's folder")
 	}
@@ -280,14 +302,96 @@ func (s *Setup) plan(install bool) ([]*Edit, error) {
 			return render(doc, old), notes, nil
 		}
 	}
-	hookFile := jsonDoc(func(path string, doc *node) ([]string, error) { return mergeHooks(path, doc, hooks) })
+	hookFile := jsonDoc(func(path string, doc *node) ([]string, error) { return mergeHooks(path, doc, hooks, nil) })
+	// hooksOut takes cairn's hooks out of a file, but those leave keeps.
+	hooksOut := func(leave func(*node) bool) func(string, []byte) ([]byte, []string, error) {
+		return jsonDoc(func(path string, doc *node) ([]string, error) { return mergeHooks(path, doc, nil, leave) })
+	}
 	serverFile := jsonDoc(func(path string, doc *node) ([]string, error) { return mergeServer(path, doc, "cairn", server) })
+	// serverOut takes cairn's server out of a file, unless leave keeps
+	// its command.
+	serverOut := func(leave func(string) bool) func(string, []byte) ([]byte, []string, error) {
+		return jsonDoc(func(path string, doc *node) ([]string, error) {
+			if cur := doc.get("mcpServers").get("cairn"); cur != nil && leave != nil {
+				if cmd, args := serverOf(cur); leave(ShellJoin(append([]string{cmd}, args...))) {
+					return nil, nil
+				}
+			}
+			return mergeServer(path, doc, "cairn", nil)
+		})
+	}
+	// localServer sets want (nil: takes cairn's out) in ~/.claude.json's
+	// entry of the project, Claude Code's local scope: this user, in this
+	// project only.
+	localServer := func(want *MCPServer) func(string, []byte) ([]byte, []string, error) {
+		return jsonDoc(func(path string, doc *node) ([]string, error) {
+			projects := doc.get("projects")
+			if projects != nil && !projects.isObject() {
+				return nil, schemaError(path, `"projects" is not a JSON object`)
+			}
+			entry := projects.get(s.Root)
+			if entry != nil && !entry.isObject() {
+				return nil, schemaError(path, fmt.Sprintf("projects.%s is not a JSON object", s.Root))
+			}
+			if entry == nil {
+				if want == nil {
+					return nil, nil
+				}
+				if projects == nil {
+					projects = newObject()
+					doc.set("projects", projects)
+				}
+				entry = newObject()
+				projects.set(s.Root, entry)
+			}
+			return mergeServer(path, entry, "cairn", want)
+		})
+	}
+	cleanup := func(path string, f func(string, []byte) ([]byte, []string, error)) error {
+		if err := add(path, f); err != nil {
+			return err
+		}
+		edits[len(edits)-1].Cleanup = install
+		return nil
+	}
 
 	var err error
 	switch {
 	case s.Agent == Claude && s.Scope == ScopeProject:
-		if err = add(filepath.Join(s.Root, ".claude", "settings.json"), hookFile); err == nil {
-			err = add(filepath.Join(s.Root, ".mcp.json"), serverFile)
+		shared, local := filepath.Join(s.Root, ".claude", "settings.json"), filepath.Join(s.Root, ".claude", "settings.local.json")
+		mcp, user := filepath.Join(s.Root, ".mcp.json"), filepath.Join(s.Home, ".claude.json")
+		switch {
+		case !install:
+			if err = add(shared, hookFile); err == nil {
+				err = add(local, hookFile)
+			}
+			if err == nil {
+				err = add(mcp, serverFile)
+			}
+			if err == nil && s.Home != "" {
+				err = add(user, localServer(nil))
+			}
+		case s.LocalHooks:
+			// This machine's path: the personal files only.
+			if err = cleanup(shared, hooksOut(namesNoPath)); err == nil {
+				err = add(local, hookFile)
+			}
+			if err == nil {
+				err = cleanup(mcp, serverOut(commandByName))
+			}
+			if err == nil {
+				err = add(user, localServer(server))
+			}
+		default:
+			if err = add(shared, hookFile); err == nil {
+				err = cleanup(local, hooksOut(nil))
+			}
+			if err == nil {
+				err = add(mcp, serverFile)
+			}
+			if err == nil && s.Home != "" {
+				err = cleanup(user, localServer(nil))
+			}
 		}
 	case s.Agent == Claude:
 		if err = add(filepath.Join(s.Home, ".claude", "settings.json"), hookFile); err == nil {

@@ -1027,3 +1027,74 @@ func TestRecognisingCairnsHTTPHooks(t *testing.T) {
 		}
 	}
 }
+
+// With LocalHooks, the project's hooks and MCP server go to the personal
+// files, and the shared ones lose cairn's entries that name a path of
+// this machine, but keep those that name none (a command by name, an
+// http hook) and everything of the user's. Installing by name takes the
+// personal entries out; uninstall takes every entry out of all four
+// files.
+func TestLocalHooksKeepPathsOutOfTheSharedFiles(t *testing.T) {
+	t.Parallel()
+	s := newSetup(t, Claude, ScopeProject)
+	shared := filepath.Join(s.Root, ".claude", "settings.json")
+	local := filepath.Join(s.Root, ".claude", "settings.local.json")
+	mcp, user := filepath.Join(s.Root, ".mcp.json"), filepath.Join(s.Home, ".claude.json")
+	writeTestFile(t, shared, `{
+  "model": "opus",
+  "hooks": {
+    "Stop": [{"hooks": [{"type": "command", "command": "/home/someone/bin/cairn hook claude stop", "timeout": 45}]}],
+    "SessionEnd": [{"hooks": [{"type": "command", "command": "cairn hook claude session-end", "timeout": 5}]}],
+    "UserPromptSubmit": [{"hooks": [{"type": "http", "url": "http://127.0.0.1:7421/hooks/claude/UserPromptSubmit", "timeout": 10}]}],
+    "PreCompact": [{"hooks": [{"type": "command", "command": "echo mine"}]}]
+  }
+}
+`)
+	writeTestFile(t, mcp, `{"mcpServers": {"cairn": {"type": "stdio", "command": "/home/someone/bin/cairn", "args": ["mcp"]}}}`+"\n")
+	s.LocalHooks = true
+	run(t, s, true)
+	got := readTestFile(t, shared)
+	for _, want := range []string{`"model": "opus"`, "cairn hook claude session-end", "/hooks/claude/UserPromptSubmit", "echo mine"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("settings.json lost %s:\n%s", want, got)
+		}
+	}
+	if strings.Contains(got, "/home/someone") || strings.Contains(got, cairnExe) {
+		t.Errorf("settings.json keeps a path of a machine:\n%s", got)
+	}
+	if l := readTestFile(t, local); strings.Count(l, cairnExe+" hook claude ") != 9 {
+		t.Errorf("settings.local.json:\n%s", l)
+	}
+	if m := readTestFile(t, mcp); strings.Contains(m, "cairn") {
+		t.Errorf(".mcp.json keeps the server by path:\n%s", m)
+	}
+	var u struct {
+		Projects map[string]struct {
+			MCPServers map[string]struct{ Command string } `json:"mcpServers"`
+		} `json:"projects"`
+	}
+	if err := json.Unmarshal([]byte(readTestFile(t, user)), &u); err != nil || u.Projects[s.Root].MCPServers["cairn"].Command != cairnExe {
+		t.Errorf("~/.claude.json: %v %+v", err, u)
+	}
+	// By name: the personal entries go.
+	s.LocalHooks, s.Command = false, []string{"cairn"}
+	run(t, s, true)
+	if l := readTestFile(t, local); strings.Contains(l, "cairn") {
+		t.Errorf("settings.local.json after an install by name:\n%s", l)
+	}
+	if strings.Contains(readTestFile(t, user), `"cairn"`) {
+		t.Errorf("~/.claude.json after an install by name:\n%s", readTestFile(t, user))
+	}
+	// Uninstall: nothing of cairn's anywhere; the user's hook stays.
+	s.LocalHooks, s.Command = true, []string{cairnExe}
+	run(t, s, true)
+	run(t, s, false)
+	for _, f := range []string{shared, local, mcp, user} {
+		if b, err := os.ReadFile(f); err == nil && (strings.Contains(string(b), "hook claude") || strings.Contains(string(b), `"cairn"`)) {
+			t.Errorf("%s after uninstall:\n%s", f, b)
+		}
+	}
+	if !strings.Contains(readTestFile(t, shared), "echo mine") {
+		t.Errorf("uninstall took the user's hook")
+	}
+}

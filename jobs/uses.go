@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sync"
 	"time"
 
@@ -146,12 +147,19 @@ func (w *UseWriter) add(u engine.Use) bool {
 // Record queues a context's use of ids in session, at the engine's time;
 // once the writer is closed it writes the use at once. It is
 // recall.Recorder's signature.
+//
+// The use counts as shown in its session at once, before it is written
+// (engine.Engine.NoteShown): the session's next block, answered a moment
+// later, does not show the same memories again.
 func (w *UseWriter) Record(ctx context.Context, ids []string, session string) error {
 	u := engine.Use{IDs: ids, Session: session, At: w.eng.Now()}
+	w.eng.NoteShown(u)
 	if w.add(u) {
 		return nil
 	}
-	return w.eng.RecordUses(ctx, []engine.Use{u})
+	err := w.eng.RecordUses(ctx, []engine.Use{u})
+	w.eng.UnnoteShown([]engine.Use{u})
+	return err
 }
 
 // Flush returns once every use of session queued so far is written (or
@@ -230,9 +238,14 @@ func (w *UseWriter) runOnce(at time.Time) {
 	batch := w.pending
 	w.pending, w.inflight, w.inflightAt, w.writing = nil, len(batch), at, batch
 	w.mu.Unlock()
-	if err := w.eng.RecordUses(context.Background(), batch); err != nil {
+	// A copy: RecordUses normalizes what it is given (ids, a session
+	// with a secret redacted), and the batch must name the sessions as
+	// they were noted and queued.
+	if err := w.eng.RecordUses(context.Background(), slices.Clone(batch)); err != nil {
 		fmt.Fprintf(w.cfg.Log, "cairn: recording the use of memories: %s\n", cairn.ErrorMessage(err))
 	}
+	// Written (or lost): the log has them now, or never will.
+	w.eng.UnnoteShown(batch)
 	w.cfg.TestSignals.Wrote.Signal(len(batch))
 	w.mu.Lock()
 	w.inflight, w.inflightAt, w.writing = 0, time.Time{}, nil

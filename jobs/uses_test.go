@@ -146,3 +146,49 @@ func TestUseWriterFlushWritesASessionsUsesAtOnce(t *testing.T) {
 		t.Fatalf("flushing took %v", d)
 	}
 }
+
+// A use is shown in its session the moment it is queued, long before it
+// is written: the session's next context and lookups leave it out, while
+// other sessions are not affected; once written it counts as one use,
+// not two, and stays shown.
+func TestAQueuedUseIsShownInItsSessionAtOnce(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	_, e, _ := openDB(t)
+	m := add(t, e, &cairn.Memory{Project: "p", Content: "The retry loop must back off or the queue floods."})
+	cfg := &UseWriterConfig{FlushWait: time.Hour}
+	cfg.TestSignals.Init()
+	w := NewUseWriter(e, cfg)
+	shown := func(session string) (bool, int) {
+		t.Helper()
+		c, err := e.ContextCandidates(ctx, cairn.CandidateRequest{Project: "p", Session: session})
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts, err := e.ShownCounts(ctx, "p", session)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, ok := c.Shown[m.ID]
+		return ok, counts[m.ID]
+	}
+	if err := w.Record(ctx, []string{m.ID}, "s1"); err != nil {
+		t.Fatal(err)
+	}
+	if ok, n := shown("s1"); !ok || n != 1 {
+		t.Errorf("queued, not written: shown %v, %d times; want shown once", ok, n)
+	}
+	if ok, n := shown("s2"); ok || n != 0 {
+		t.Errorf("another session: shown %v, %d times; want not", ok, n)
+	}
+	if n := useCount(t, e, m.ID); n != 0 {
+		t.Fatalf("use count %d before the write, want 0 (still queued)", n)
+	}
+	w.Close()
+	if ok, n := shown("s1"); !ok || n != 1 {
+		t.Errorf("written: shown %v, %d times; want shown once (the queued use taken back)", ok, n)
+	}
+	if n := useCount(t, e, m.ID); n != 1 {
+		t.Errorf("use count %d after the write, want 1", n)
+	}
+}

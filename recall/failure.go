@@ -30,10 +30,6 @@ const maxErrorLines = 8
 // hits naming it, that a command's answer considers.
 const maxCommandFixes = 20
 
-// maxShown bounds the uses of a session read to leave out what it was
-// shown.
-const maxShown = 500
-
 // maxTagged bounds the fixes tagged with a failure's error lines read in
 // one go, before each line takes its own.
 const maxTagged = 200
@@ -162,22 +158,20 @@ func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, re
 const namedMatch = 0.9
 
 // shownTo is the memories session was shown at least times times (their
-// use recorded with it), read where the activity log is; nil for no
-// session or no times.
+// use recorded with it, or queued to be: LookupService.ShownCounts); nil
+// for no session or no times.
 func shownTo(ctx context.Context, svc LookupService, project, session string, times int) (map[string]bool, error) {
 	if session == "" || times <= 0 {
 		return nil, nil
 	}
-	acts, _, err := svc.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
-		Actions: []string{cairn.ActionUsed}, Limit: maxShown, SkipTotal: true})
+	counts, err := svc.ShownCounts(ctx, project, session)
 	if err != nil {
 		return nil, err
 	}
-	n := map[string]int{}
 	shown := map[string]bool{}
-	for _, a := range acts {
-		if n[a.MemoryID]++; n[a.MemoryID] >= times {
-			shown[a.MemoryID] = true
+	for id, n := range counts {
+		if n >= times {
+			shown[id] = true
 		}
 	}
 	return shown, nil

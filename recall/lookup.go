@@ -143,6 +143,11 @@ type LookupService interface {
 	FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error)
 	ContextCandidates(ctx context.Context, req cairn.CandidateRequest) (*cairn.Candidates, error)
 	FindActivity(ctx context.Context, f cairn.ActivityFilter) ([]cairn.Activity, int, error)
+	// ShownCounts is how many times each memory was shown in session of
+	// project: the uses written, and those queued to be (a long-running
+	// server writes them in batches), so that a lookup a moment after a
+	// block knows what the block showed.
+	ShownCounts(ctx context.Context, project, session string) (map[string]int, error)
 	Now() time.Time
 }
 

@@ -165,7 +165,7 @@ func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*B
 		return nil, err
 	}
 	now := eng.Now()
-	q := contextQuery(c, req, p, now)
+	q := contextQuery(c, searched(req, keywords), p, now)
 	cands, err := eng.ContextCandidates(ctx, q.candidates)
 	if err != nil {
 		return nil, err
@@ -213,6 +213,16 @@ func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*B
 	}
 	res := contextpack.Render(pr)
 	return &Block{Text: res.Text, Result: res, Selection: sel, Config: c, Keywords: keywords, annotateAt: pr.Now}, nil
+}
+
+// searched is req as its memories are looked for: without the keyword
+// phrases its prompt matched, which tell cairn how to build the block
+// ("quick task") and are not what the prompt is about.
+func searched(req Request, keywords []string) Request {
+	if len(keywords) > 0 {
+		req.Prompt = config.StripPhrases(req.Prompt, keywords)
+	}
+	return req
 }
 
 // HowToRecord is the paragraph a session-start block ends with: how the

@@ -221,6 +221,23 @@ func recordAddr(path, addr string) error {
 	return os.Rename(tmp, f)
 }
 
+// ReserveAddr chooses the address the server of the database at path
+// will listen on when it starts, and records it (AddrPath) so that the
+// server asks for it first: addr, or when something listens there, the
+// first free one of the tries ports after it. It returns the address
+// chosen. An address that cannot be recorded (the database's folder does
+// not exist yet) is chosen all the same.
+func ReserveAddr(path, addr string, tries int) string {
+	ln, err := listenFrom(addr, tries)
+	if err != nil {
+		return addr
+	}
+	chosen := ln.Addr().String()
+	ln.Close()
+	recordAddr(path, chosen)
+	return chosen
+}
+
 // RecordedAddr is the HTTP address the server of the database at path
 // last listened on, "" when none was recorded or the record is not a
 // loopback host:port.

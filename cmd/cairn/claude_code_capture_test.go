@@ -29,10 +29,13 @@ func claudeCodeProject(t *testing.T, model *fakeModel) (*agentProject, string) {
 	t.Cleanup(api.Close)
 	a := newAgentProject(t, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL="+api.URL,
 		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	a.run(cairnBin, "install", "claude", "--command", cairnBin)
+	if err := os.MkdirAll(filepath.Join(a.project, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(a.project, ".claude", "settings.local.json"), []byte(`{"permissions": {"allow": ["Bash"]}}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	a.run(cairnBin, "install", "claude", "--command", cairnBin) // the hooks join the permission in the personal file
 	return a, claude
 }
 

@@ -130,11 +130,16 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 	defer api.Close()
 	a := newAgentProject(t, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL="+api.URL,
 		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1")
-	a.run(cairnBin, "install", "claude", "--command", cairnBin)
-	// Approve the project's MCP server, as a user does once in Claude Code.
+	// A personal setting of the user's; the install adds its hooks to
+	// that file (its command is a path of this machine) and keeps it,
+	// and puts the MCP server in the project's entry of ~/.claude.json.
+	if err := os.MkdirAll(filepath.Join(a.project, ".claude"), 0o755); err != nil {
+		t.Fatal(err)
+	}
 	if err := os.WriteFile(filepath.Join(a.project, ".claude", "settings.local.json"), []byte(`{"enableAllProjectMcpServers": true}`+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	a.run(cairnBin, "install", "claude", "--command", cairnBin)
 
 	out := a.run(claude, "-p", "fix the flaky session test")
 	if !strings.Contains(out, "The tests pass now.") {

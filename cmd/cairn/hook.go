@@ -76,6 +76,11 @@ when none answers for the database (it stops after CAIRN_SERVE_IDLE, default
 30m, without a request; CAIRN_NO_SERVER=1 turns this off), so that the
 prompts that follow are answered in milliseconds.
 
+With 'cairn install claude --http', Claude Code posts user-prompt-submit,
+pre-tool-use, post-tool-use-failure and subagent-start to the running
+cairn serve instead (POST /hooks/claude/EVENT), which answers exactly what
+this command prints for the same payload, with no process started.
+
 The hook always exits 0 and never blocks Claude Code. Errors (bad JSON, a
 database that cannot be opened, …) add nothing and append one line to
 cairn.log next to the database (default ~/.local/share/cairn/cairn.log), or

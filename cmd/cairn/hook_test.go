@@ -696,9 +696,11 @@ func TestBinaryHookStartsAServerThatStopsWhenIdle(t *testing.T) {
 	}
 	exists := func() bool { _, err := os.Stat(sock); return err == nil }
 	waitFor("no server started", exists)
-	// The next hooks find it: no second server is started.
-	for range 2 {
-		r = runBin(ctx, dir, payload("UserPromptSubmit", `,"prompt":"why do the Postgres tests skip"`), "--db", db, "--project", "authsvc", "hook", "claude", "user-prompt-submit")
+	// The next hooks find it: no second server is started. Each is of a
+	// session of its own: a session is not shown a memory twice.
+	for i := range 2 {
+		p := strings.Replace(payload("UserPromptSubmit", `,"prompt":"why do the Postgres tests skip"`), `"s1"`, fmt.Sprintf(`"p%d"`, i), 1)
+		r = runBin(ctx, dir, p, "--db", db, "--project", "authsvc", "hook", "claude", "user-prompt-submit")
 		if r.code != 0 || !strings.Contains(r.stdout, "CAIRN_TEST_POSTGRES_URL") {
 			t.Fatalf("user-prompt-submit: %v", r)
 		}

@@ -3,10 +3,12 @@ package main
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 
 	"github.com/cairn-dev/cairn/install"
@@ -57,6 +59,7 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 			return usagef("%s: --command: give the program that runs cairn, e.g. --command cairn", name)
 		}
 		s.Command = words
+		s.LocalHooks = !install.ByName(words)
 	} else {
 		exe, err := os.Executable()
 		if err != nil {
@@ -65,11 +68,20 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		if abs, err := filepath.Abs(exe); err == nil {
 			exe = abs
 		}
-		exe = stableExecutable(exe)
-		if name == "install" && strings.Contains(exe, "go-build") {
-			fmt.Fprintf(m.Stderr, "cairn: warning: %s is a temporary build (go run); install cairn or give --command\n", exe)
-		}
 		s.Command = []string{exe}
+		onPath := cairnOnPath(m)
+		switch {
+		case onPath != "" && sameProgram(onPath, exe):
+			// By name: the committed settings then hold no path of this
+			// machine, and the hooks survive an upgrade that moves the
+			// binary (a package manager's versioned folder).
+			s.Command = []string{"cairn"}
+		case name == "install" && strings.Contains(exe, "go-build"):
+			fmt.Fprintf(m.Stderr, "cairn: warning: %s is a temporary build (go run); install cairn or give --command\n", exe)
+		case name == "install" && onPath != "":
+			fmt.Fprintf(m.Stderr, "cairn: warning: the cairn on PATH (%s) is not this program; the hooks run this one, %s\n", onPath, exe)
+		}
+		s.LocalHooks = s.Command[0] != "cairn"
 	}
 	if g.db != "" || g.project != "" {
 		fmt.Fprintf(m.Stderr, "cairn: warning: the hooks and the MCP server do not get --db or --project; set CAIRN_DB or CAIRN_PROJECT where the agent runs\n")
@@ -78,7 +90,7 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		if s.Agent != install.Claude {
 			return usagef("%s: --http is for claude: %s runs command hooks only", name, s.Agent)
 		}
-		if s.HTTP, err = localServerURL(m, g); err != nil {
+		if s.HTTP, err = localServerURL(m, g, name == "install" && !*dryRun); err != nil {
 			return err
 		}
 	}
@@ -116,6 +128,9 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		case e.Old == nil:
 			state = "not there, nothing to do"
 		}
+		if name == "install" && !e.Changed() && (e.Old == nil || e.Cleanup) {
+			continue // a file cairn had nothing to take out of
+		}
 		if e.Changed() {
 			changed = true
 			if *dryRun {
@@ -125,6 +140,23 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		fmt.Fprintf(m.Stdout, "%s: %s\n", e.Path, state)
 		for _, n := range e.Notes {
 			fmt.Fprintf(m.Stdout, "  %s\n", n)
+		}
+	}
+	if name == "install" && changed && s.Agent == install.Claude && s.Scope == install.ScopeProject {
+		why := "" // a --command was chosen, not found
+		switch {
+		case *command == "" && s.LocalHooks:
+			why = " (cairn is not on PATH)"
+		case *command == "":
+			why = " (found on PATH)"
+		}
+		if s.LocalHooks {
+			fmt.Fprintf(m.Stdout, "The hooks run %s, a path of this machine%s, so they are in .claude/settings.local.json, the project's personal settings (keep that file out of git), and the MCP server in ~/.claude.json, for this project only.\n", install.ShellJoin(s.Command), why)
+			if !*dryRun && gitTracks(s.Root, filepath.Join(".claude", "settings.local.json")) {
+				fmt.Fprintf(m.Stdout, "git does not ignore .claude/settings.local.json: add it to %s, so that this machine's path is not committed.\n", filepath.Join(s.Root, ".gitignore"))
+			}
+		} else {
+			fmt.Fprintf(m.Stdout, "The hooks run %s by name%s, so they are in .claude/settings.json and .mcp.json, which the project shares.\n", install.ShellJoin(s.Command), why)
 		}
 	}
 	switch {
@@ -141,30 +173,65 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 	return nil
 }
 
+// cairnOnPath is the cairn program that PATH, as m sees it, runs; "" when
+// none does.
+func cairnOnPath(m *Main) string {
+	name := "cairn"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	for _, dir := range filepath.SplitList(m.Getenv("PATH")) {
+		if !filepath.IsAbs(dir) {
+			continue // a relative folder is found from wherever the hook runs
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (runtime.GOOS == "windows" || fi.Mode().Perm()&0o111 != 0) {
+			return p
+		}
+	}
+	return ""
+}
+
+// gitTracks reports whether git would offer file (relative to root) for
+// a commit: root is a git work tree and no ignore rule covers the file.
+// Without git, or outside a work tree, it says no.
+func gitTracks(root, file string) bool {
+	cmd := exec.Command("git", "-C", root, "check-ignore", "-q", "--", file)
+	err := cmd.Run()
+	var exit *exec.ExitError
+	return errors.As(err, &exit) && exit.ExitCode() == 1 // 0: ignored; 128: no work tree
+}
+
 // stableExecutable prefers the cairn found on PATH when it is this very
 // program: os.Executable resolves symbolic links, so a package manager's
 // link (/opt/homebrew/bin/cairn) would otherwise be written as the
-// versioned file it points to, and the hooks would break at the next
-// upgrade.
+// versioned file it points to, and what names it (a service's unit)
+// would break at the next upgrade.
 func stableExecutable(exe string) string {
 	onPath, err := exec.LookPath("cairn")
-	if err != nil || !filepath.IsAbs(onPath) {
-		return exe
-	}
-	a, err1 := filepath.EvalSymlinks(onPath)
-	b, err2 := filepath.EvalSymlinks(exe)
-	if err1 != nil || err2 != nil || a != b {
+	if err != nil || !filepath.IsAbs(onPath) || !sameProgram(onPath, exe) {
 		return exe
 	}
 	return onPath
+}
+
+// sameProgram reports whether a and b are one file, through any
+// symbolic links (a package manager's link on PATH to its versioned
+// file).
+func sameProgram(a, b string) bool {
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
 }
 
 // localServerURL is the address of the local server the http hooks reach
 // (install --http): the one of the database's running server, else the
 // one its last server had, else the configured one (CAIRN_SERVE_ADDR,
 // default 127.0.0.1:7421), where the server the session-start hook starts
-// will listen.
-func localServerURL(m *Main, g *globals) (string, error) {
+// will listen. reserve makes a configured port that another program
+// holds move to the next free one, recorded beside the database for the
+// server to take.
+func localServerURL(m *Main, g *globals, reserve bool) (string, error) {
 	if err := g.resolve(m); err != nil {
 		return "", err
 	}
@@ -183,6 +250,9 @@ func localServerURL(m *Main, g *globals) (string, error) {
 	}
 	if remote, err := server.CheckAddr(addr, false); err != nil || remote {
 		return "", usagef("install --http: CAIRN_SERVE_ADDR %q is not a loopback host:port such as 127.0.0.1:7421", addr)
+	}
+	if reserve {
+		addr = server.ReserveAddr(db, addr, serveAddrTries)
 	}
 	return "http://" + addr + "/", nil
 }

@@ -10,12 +10,14 @@ package main
 
 import (
 	"encoding/json"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn/install"
 	"github.com/cairn-dev/cairn/server"
 )
 
@@ -167,8 +169,12 @@ func TestBinaryInstallUsesItsOwnPath(t *testing.T) {
 	if r.code != 0 {
 		t.Fatal(r)
 	}
-	if got := readFile(t, filepath.Join(dir, ".mcp.json")); !strings.Contains(got, `"command": "`+cairnBin+`"`) {
-		t.Errorf(".mcp.json does not run %s:\n%s", cairnBin, got)
+	// Not on PATH: its path goes to the project's personal files.
+	if got := readFile(t, filepath.Join(dir, ".claude", "settings.local.json")); !strings.Contains(got, `"command": "`+cairnBin+` hook claude session-start"`) {
+		t.Errorf(".claude/settings.local.json does not run %s:\n%s", cairnBin, got)
+	}
+	if got := readFile(t, filepath.Join(dir, ".claude.json")); !strings.Contains(got, `"command": "`+cairnBin+`"`) {
+		t.Errorf("~/.claude.json does not run %s:\n%s", cairnBin, got)
 	}
 	// The installed hook runs: a SessionStart payload gets the pinned
 	// memory as context, exit 0.
@@ -221,6 +227,210 @@ func TestStableExecutablePrefersTheLinkOnPath(t *testing.T) {
 	}
 }
 
+// A cairn reached through a link on PATH (as package managers install it)
+// is this program; another cairn on PATH, a relative folder or a file
+// that cannot run is not.
+func TestCairnOnPathFindsThisProgramThroughALink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	real := filepath.Join(dir, "Cellar", "cairn", "1.2", "bin", "cairn")
+	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(real, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "bin")
+	os.MkdirAll(bin, 0o755)
+	if err := os.Symlink(real, filepath.Join(bin, "cairn")); err != nil {
+		t.Fatal(err)
+	}
+	noexec := filepath.Join(dir, "noexec")
+	os.MkdirAll(noexec, 0o755)
+	os.WriteFile(filepath.Join(noexec, "cairn"), []byte("#!/bin/sh\n"), 0o644)
+	m := &Main{Getenv: func(k string) string {
+		if k == "PATH" {
+			return "relative/bin" + string(filepath.ListSeparator) + noexec + string(filepath.ListSeparator) + bin
+		}
+		return ""
+	}}
+	got := cairnOnPath(m)
+	if got != filepath.Join(bin, "cairn") || !sameProgram(got, real) {
+		t.Errorf("cairnOnPath = %s, want the link in %s, the same program as %s", got, bin, real)
+	}
+	other := filepath.Join(dir, "other", "cairn")
+	os.MkdirAll(filepath.Dir(other), 0o755)
+	os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755)
+	if sameProgram(got, other) {
+		t.Errorf("another cairn is taken for the one on PATH")
+	}
+}
+
+// Where cairn is on PATH (this very program), the project's hooks run
+// it by name from the shared .claude/settings.json (and the MCP server
+// from .mcp.json); where it is not, they run its absolute path from the
+// personal .claude/settings.local.json (the server from the project's
+// entry of ~/.claude.json), and the shared files keep no path of this
+// machine. Installing one way
+// moves the hooks out of the other file; uninstall takes them out of
+// both, and leaves a team's hooks by name in the shared file when it
+// installs the personal ones.
+func TestInstallClaudeKeepsThisMachinesPathOutOfTheSharedSettings(t *testing.T) {
+	t.Parallel()
+	c, root := installCLI(t)
+	shared, local := filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".claude", "settings.local.json")
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	commands := func(path string) []string {
+		t.Helper()
+		b, err := os.ReadFile(path)
+		if os.IsNotExist(err) {
+			return nil
+		}
+		var st struct {
+			Hooks map[string][]struct{ Hooks []struct{ Command string } }
+		}
+		if err := json.Unmarshal(b, &st); err != nil {
+			t.Fatalf("%s: %v", path, err)
+		}
+		var out []string
+		for _, groups := range st.Hooks {
+			for _, g := range groups {
+				for _, h := range g.Hooks {
+					out = append(out, h.Command)
+				}
+			}
+		}
+		return out
+	}
+	mcpJSON, userJSON := filepath.Join(root, ".mcp.json"), filepath.Join(c.dir, ".claude.json")
+	// servers is the command of cairn's MCP server in .mcp.json and in
+	// ~/.claude.json's entry of the project ("" where there is none).
+	servers := func() (project, personal string) {
+		t.Helper()
+		var p struct {
+			MCPServers map[string]struct{ Command string } `json:"mcpServers"`
+		}
+		var u struct {
+			Projects map[string]struct {
+				MCPServers map[string]struct{ Command string } `json:"mcpServers"`
+			} `json:"projects"`
+		}
+		if b, err := os.ReadFile(mcpJSON); err == nil {
+			json.Unmarshal(b, &p)
+		}
+		if b, err := os.ReadFile(userJSON); err == nil {
+			json.Unmarshal(b, &u)
+		}
+		return p.MCPServers["cairn"].Command, u.Projects[root].MCPServers["cairn"].Command
+	}
+	allStart := func(cmds []string, prefix string) bool {
+		for _, cmd := range cmds {
+			if !strings.HasPrefix(cmd, prefix) {
+				return false
+			}
+		}
+		return len(cmds) == 9
+	}
+
+	// Not on PATH: the personal file, with this program's path; git
+	// does not ignore it yet, which install says.
+	os.RemoveAll(filepath.Join(root, ".git"))
+	if out, err := exec.Command("git", "init", "-q", root).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v %s", err, out)
+	}
+	c.env["PATH"] = filepath.Join(c.dir, "empty-bin")
+	r := c.raw("", "install", "claude")
+	if r.code != 0 || !strings.Contains(r.stdout, "settings.local.json, the project's personal settings") ||
+		!strings.Contains(r.stdout, "git does not ignore .claude/settings.local.json") {
+		t.Fatalf("install without cairn on PATH: %v", r)
+	}
+	if got := commands(local); !allStart(got, install.ShellJoin([]string{exe})+" hook claude ") {
+		t.Errorf("settings.local.json hooks: %v", got)
+	}
+	if got := commands(shared); len(got) != 0 {
+		t.Errorf("settings.json got hooks: %v", got)
+	}
+	if project, personal := servers(); project != "" || personal != exe {
+		t.Errorf("MCP server: .mcp.json %q, ~/.claude.json's project %q; want none and %s", project, personal, exe)
+	}
+
+	// On PATH (a link to this program): the shared file, by name; the
+	// personal file loses its copies, which would run twice.
+	bin := filepath.Join(c.dir, "bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(exe, filepath.Join(bin, "cairn")); err != nil {
+		t.Fatal(err)
+	}
+	c.env["PATH"] = bin
+	r = c.raw("", "install", "claude")
+	if r.code != 0 || !strings.Contains(r.stdout, "by name (found on PATH), so they are in .claude/settings.json") {
+		t.Fatalf("install with cairn on PATH: %v", r)
+	}
+	if got := commands(shared); !allStart(got, "cairn hook claude ") {
+		t.Errorf("settings.json hooks: %v", got)
+	}
+	if got := commands(local); len(got) != 0 {
+		t.Errorf("settings.local.json keeps hooks: %v", got)
+	}
+	if strings.Contains(readFile(t, shared), exe) {
+		t.Errorf("settings.json holds this machine's path:\n%s", readFile(t, shared))
+	}
+	if project, personal := servers(); project != "cairn" || personal != "" {
+		t.Errorf("MCP server: .mcp.json %q, ~/.claude.json's project %q; want cairn and none", project, personal)
+	}
+
+	// Off PATH again: the personal file; the shared hooks by name stay
+	// (a team's; they fail harmlessly where cairn is not on PATH). Git
+	// ignores the personal file now: nothing to say about it.
+	if err := os.WriteFile(filepath.Join(root, ".gitignore"), []byte(".claude/settings.local.json\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	c.env["PATH"] = filepath.Join(c.dir, "empty-bin")
+	if r := c.raw("", "install", "claude"); r.code != 0 || strings.Contains(r.stdout, "git does not ignore") {
+		t.Fatal(r)
+	}
+	if got := commands(shared); !allStart(got, "cairn hook claude ") {
+		t.Errorf("settings.json after a personal install: %v", got)
+	}
+	if got := commands(local); !allStart(got, install.ShellJoin([]string{exe})+" hook claude ") {
+		t.Errorf("settings.local.json after a personal install: %v", got)
+	}
+
+	// An old install that wrote a path into the shared file: a personal
+	// install moves those hooks out of it.
+	writeJSON := func(path, cmd string) {
+		t.Helper()
+		b, _ := json.Marshal(map[string]any{"model": "opus", "hooks": map[string]any{"Stop": []any{map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd}}}}}})
+		if err := os.WriteFile(path, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeJSON(shared, "/home/someone/bin/cairn hook claude stop")
+	if r := c.raw("", "install", "claude"); r.code != 0 || !strings.Contains(r.stdout, "- hook Stop: /home/someone/bin/cairn hook claude stop") {
+		t.Fatalf("personal install over a shared path: %v", r)
+	}
+	if got := commands(shared); len(got) != 0 || !strings.Contains(readFile(t, shared), `"model": "opus"`) {
+		t.Errorf("settings.json after moving the path out: %s", readFile(t, shared))
+	}
+
+	// Uninstall: both files.
+	writeJSON(shared, "cairn hook claude stop")
+	if r := c.raw("", "uninstall", "claude"); r.code != 0 {
+		t.Fatal(r)
+	}
+	if got := append(commands(shared), commands(local)...); len(got) != 0 {
+		t.Errorf("after uninstall: %v", got)
+	}
+	if project, personal := servers(); project != "" || personal != "" {
+		t.Errorf("MCP server after uninstall: .mcp.json %q, ~/.claude.json's project %q", project, personal)
+	}
+}
+
 // install claude --http names the local server: the running one's
 // address, else the one its last server had, else CAIRN_SERVE_ADDR or
 // the default; --dry-run writes nothing; Codex and a remote address are
@@ -257,6 +467,20 @@ func TestInstallClaudeHTTPNamesTheLocalServer(t *testing.T) {
 	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn"); r.code != 0 ||
 		!strings.Contains(r.stdout, "  ~ hook UserPromptSubmit: cairn hook claude user-prompt-submit (timeout 10s)\n") {
 		t.Errorf("back to command hooks: %v", r)
+	}
+	// The configured port held by another program: install takes the next
+	// free one and records it for the server.
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	os.Remove(server.AddrPath(c.db))
+	c.env["CAIRN_SERVE_ADDR"] = taken.Addr().String()
+	r = c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http")
+	got := server.RecordedAddr(c.db)
+	if r.code != 0 || got == "" || got == taken.Addr().String() || !strings.Contains(r.stdout, "POST http://"+got+"/hooks/claude/UserPromptSubmit") {
+		t.Errorf("a taken port: recorded %q, %v", got, r)
 	}
 	for _, bad := range []struct {
 		env  string
