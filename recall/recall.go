@@ -220,7 +220,7 @@ func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*B
 // ("quick task") and are not what the prompt is about.
 func searched(req Request, keywords []string) Request {
 	if len(keywords) > 0 {
-		req.Prompt = config.StripPhrases(req.Prompt, keywords)
+		req.Prompt = cairn.StripPhrases(req.Prompt, keywords)
 	}
 	return req
 }
