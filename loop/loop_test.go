@@ -550,3 +550,16 @@ func TestLearningsBeyondTheThresholdAreSummarised(t *testing.T) {
 		t.Errorf("the context does not show the summary alone:\n%s", text)
 	}
 }
+
+// A learning whose iteration named a file reaches a later task about that
+// file by its relevance tag (tags are searched with a memory's words),
+// though neither its text nor its files name it.
+func TestALearningReachesATaskAboutAFileItsIterationNamed(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.record("7", "sonnet", cairn.OutcomeDone, "Changed billing/invoice.go and its tests.\n<learning>Amounts are integer cents everywhere; never use floats for money.</learning>")
+	text := f.context(loop.ContextRequest{Task: "8", Title: "Add a discount line", Files: []string{"billing/invoice.go"}})
+	if !strings.Contains(text, "integer cents") {
+		t.Errorf("the learning tagged file:billing/invoice.go is not in the context of a task about that file:\n%s", text)
+	}
+}
