@@ -16,6 +16,8 @@
 //	           memories about files, and those that carry a tag, from the
 //	           index), parallel.go (other sessions' news),
 //	           shown.go (what each session was shown)
+//	settings   settings.go (each project's stored settings, whose type
+//	           policies every write of the project applies)
 //	events     events.go
 //	tokens     tokens.go
 //	vectors    vectors.go
