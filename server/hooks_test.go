@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -13,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/recall"
 )
 
@@ -45,11 +45,10 @@ func TestHTTPHookAnswersEmptyRatherThanLate(t *testing.T) {
 	t.Cleanup(func() { close(slow) })
 	s := openServer(t, func(c *Config) {
 		c.Addr = "127.0.0.1:0"
-		c.FolderConfiguration = func(dir string) (*config.Config, bool, error) {
+		c.SyncFolder = func(_ context.Context, dir, _ string) {
 			if filepath.Base(dir) == "slow" {
 				<-slow // a configuration file on a hung network folder
 			}
-			return config.Default(), true, nil
 		}
 	})
 	prompt := func(folder string) string {
