@@ -34,6 +34,18 @@ type LifecycleState struct {
 	Source Source
 }
 
+// LifecyclePage selects a page of a project's lifecycle states in their
+// order (creation, then id): those after the memory created at
+// AfterCreated with id AfterID (zero and "": from the first), at most
+// Limit of them (0: all). Cleanup reads a large project a page at a time,
+// each page in its own transaction, from the last state of the page
+// before.
+type LifecyclePage struct {
+	AfterCreated time.Time
+	AfterID      string
+	Limit        int
+}
+
 // Decay sets a memory's confidence and decay clock, and nothing else.
 type Decay struct {
 	ID         string

@@ -246,9 +246,10 @@ type MemoryTx interface {
 	// FindMemoriesSupersededBy returns the memories whose SupersededBy is
 	// id, oldest first.
 	FindMemoriesSupersededBy(ctx context.Context, id string) ([]*Memory, error)
-	// FindLifecycleStates returns the lifecycle fields of every memory of
-	// project (whatever its scope), oldest first.
-	FindLifecycleStates(ctx context.Context, project string) ([]LifecycleState, error)
+	// FindLifecycleStates returns the lifecycle fields of the memories of
+	// project (whatever their scope) that page selects, oldest first (by
+	// creation, then id).
+	FindLifecycleStates(ctx context.Context, project string, page LifecyclePage) ([]LifecycleState, error)
 	// TouchMemories records one use of each memory in ids at now:
 	// use_count+1, last_used_at=now, and confidence raised by boost but
 	// not above max (a confidence already at or above max is kept); an id

@@ -29,9 +29,17 @@ import (
 //
 // Pinned memories never decay and are never removed. With apply false
 // nothing changes and the report says what would happen; with apply true
-// everything is done in one transaction: removed memories leave the
-// search index, and each change is written to the activity log (decayed,
-// expired, deleted). EINVALID for a bad project.
+// removed memories leave the search index, and each change is written to
+// the activity log (decayed, expired, deleted).
+//
+// The project is read and changed a page of maintainBatch memories at a
+// time (oldest first), each page in its own transaction that decides and
+// applies its changes, so that a large project never keeps the store's
+// other requests waiting for the whole run: between two pages they read
+// and write as usual. A memory is judged on the state its page reads, so
+// a use, an edit or a pin that commits before its page counts, and none
+// is lost. A run that fails part way keeps the pages it committed; the
+// next run finds what is left. EINVALID for a bad project.
 func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cairn.MaintenanceReport, error) {
 	if !cairn.ValidProject(project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
@@ -42,76 +50,114 @@ func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cai
 		return nil, err
 	}
 	rep := &cairn.MaintenanceReport{Project: project, At: now, Applied: apply, Items: []cairn.MaintenanceItem{}}
-	var decays []cairn.Decay
-	plan := func(ctx context.Context, tx cairn.Tx) error {
-		states, err := tx.FindLifecycleStates(ctx, project)
-		if err != nil {
-			return err
-		}
-		// Items are grouped by action (expired, deleted, decayed), each
-		// group oldest first.
-		var expired, deleted, decayed []cairn.MaintenanceItem
-		for _, s := range states {
-			it, d, pinned := e.maintenanceOf(s, now)
-			if pinned {
-				rep.Pinned++
-			}
-			switch it.Action {
-			case cairn.ActionExpired:
-				expired = append(expired, it)
-			case cairn.ActionDeleted:
-				deleted = append(deleted, it)
-			case cairn.ActionDecayed:
-				decayed = append(decayed, it)
-				decays = append(decays, d)
-			}
-		}
-		rep.Items = append(append(append(rep.Items, expired...), deleted...), decayed...)
-		rep.Expired, rep.Deleted, rep.Decayed = len(expired), len(deleted), len(decayed)
-		return nil
-	}
-	if !apply {
-		err := e.store.View(ctx, func(tx cairn.Tx) error { return plan(ctx, tx) })
-		if err != nil {
-			return nil, err
-		}
-		return rep, nil
-	}
-	err = e.store.Update(ctx, func(tx cairn.Tx) error {
-		if err := plan(ctx, tx); err != nil {
-			return err
-		}
-		b := newIndexBatch()
-		acts := make([]cairn.Activity, 0, len(rep.Items))
-		for _, it := range rep.Items {
-			if it.Action == cairn.ActionDecayed {
-				acts = append(acts, cairn.Activity{At: now, Project: project, MemoryID: it.MemoryID, Action: it.Action, Detail: it.Reason})
-				continue
-			}
-			m, err := tx.FindMemoryByID(ctx, it.MemoryID)
+	// Items are grouped by action (expired, deleted, decayed), each group
+	// oldest first: the pages come oldest first.
+	var expired, deleted, decayed []cairn.MaintenanceItem
+	page := cairn.LifecyclePage{Limit: maintainBatch}
+	for {
+		var pg maintenancePage
+		step := func(tx cairn.Tx) error {
+			pg = maintenancePage{}
+			states, err := tx.FindLifecycleStates(ctx, project, page)
 			if err != nil {
 				return err
 			}
-			if err := b.remove(ctx, tx, m); err != nil {
-				return err
+			pg.plan(e, states, now)
+			if !apply {
+				return nil
 			}
-			if err := tx.DeleteMemory(ctx, m.ID); err != nil {
-				return err
-			}
-			acts = append(acts, activityOf(m, it.Action, now, "", it.Reason+" — "+m.Title))
+			return e.applyMaintenance(ctx, tx, project, &pg, now)
 		}
-		if err := tx.DecayMemories(ctx, decays); err != nil {
-			return err
+		if apply {
+			err = e.store.Update(ctx, step)
+		} else {
+			err = e.store.View(ctx, step)
 		}
-		if err := b.flush(ctx, tx); err != nil {
-			return err
+		if err != nil {
+			return nil, err
 		}
-		return tx.AppendActivity(ctx, acts)
-	})
-	if err != nil {
-		return nil, err
+		expired, deleted, decayed = append(expired, pg.expired...), append(deleted, pg.deleted...), append(decayed, pg.decayed...)
+		rep.Pinned += pg.pinned
+		if pg.read < maintainBatch {
+			break
+		}
+		page.AfterCreated, page.AfterID = pg.last.CreatedAt, pg.last.ID
+		if err := ctx.Err(); err != nil {
+			return nil, cairn.WrapError(cairn.EUNAVAILABLE, err, "the cleanup of project %s was cancelled", project)
+		}
 	}
+	rep.Items = append(append(append(rep.Items, expired...), deleted...), decayed...)
+	rep.Expired, rep.Deleted, rep.Decayed = len(expired), len(deleted), len(decayed)
 	return rep, nil
+}
+
+// maintainBatch is how many memories cleanup reads, decides on and
+// changes in one transaction: a page takes milliseconds, so a request that
+// arrives during a cleanup waits for one page at most, not for the run.
+const maintainBatch = 500
+
+// maintenancePage is what cleanup decides for one page of memories.
+type maintenancePage struct {
+	read                      int
+	last                      cairn.LifecycleState
+	expired, deleted, decayed []cairn.MaintenanceItem
+	decays                    []cairn.Decay
+	pinned                    int
+}
+
+// plan decides what cleanup does to each of states at now.
+func (pg *maintenancePage) plan(e *Engine, states []cairn.LifecycleState, now time.Time) {
+	pg.read = len(states)
+	if len(states) > 0 {
+		pg.last = states[len(states)-1]
+	}
+	for _, s := range states {
+		it, d, pinned := e.maintenanceOf(s, now)
+		if pinned {
+			pg.pinned++
+		}
+		switch it.Action {
+		case cairn.ActionExpired:
+			pg.expired = append(pg.expired, it)
+		case cairn.ActionDeleted:
+			pg.deleted = append(pg.deleted, it)
+		case cairn.ActionDecayed:
+			pg.decayed = append(pg.decayed, it)
+			pg.decays = append(pg.decays, d)
+		}
+	}
+}
+
+// applyMaintenance applies a page's decisions in tx: removals (from the
+// store and the search index), decays, and their activity, in the order
+// of the report.
+func (e *Engine) applyMaintenance(ctx context.Context, tx cairn.Tx, project string, pg *maintenancePage, now time.Time) error {
+	b := newIndexBatch()
+	acts := make([]cairn.Activity, 0, len(pg.expired)+len(pg.deleted)+len(pg.decayed))
+	for _, it := range append(append(pg.expired[:len(pg.expired):len(pg.expired)], pg.deleted...), pg.decayed...) {
+		if it.Action == cairn.ActionDecayed {
+			acts = append(acts, cairn.Activity{At: now, Project: project, MemoryID: it.MemoryID, Action: it.Action, Detail: it.Reason})
+			continue
+		}
+		m, err := tx.FindMemoryByID(ctx, it.MemoryID)
+		if err != nil {
+			return err
+		}
+		if err := b.remove(ctx, tx, m); err != nil {
+			return err
+		}
+		if err := tx.DeleteMemory(ctx, m.ID); err != nil {
+			return err
+		}
+		acts = append(acts, activityOf(m, it.Action, now, "", it.Reason+" — "+m.Title))
+	}
+	if err := tx.DecayMemories(ctx, pg.decays); err != nil {
+		return err
+	}
+	if err := b.flush(ctx, tx); err != nil {
+		return err
+	}
+	return tx.AppendActivity(ctx, acts)
 }
 
 // maintenanceOf decides what cleanup does to one memory at now: its item

@@ -826,7 +826,7 @@ func (t *Tx) FindMemoriesSupersededBy(ctx context.Context, id string) ([]*cairn.
 
 // FindLifecycleStates implements cairn.Tx; in an Update it takes
 // project's lock first.
-func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.LifecycleState, error) {
+func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn.LifecyclePage) ([]cairn.LifecycleState, error) {
 	if err := t.flushMemories(ctx); err != nil {
 		return nil, err
 	}
@@ -834,7 +834,8 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 		return nil, err
 	}
 	rows, err := t.tx.Query(ctx, `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
-	decayed_at, use_count, pinned, source FROM memories WHERE project=$1 ORDER BY created_at, id`, project)
+	decayed_at, use_count, pinned, source FROM memories WHERE project=$1 AND created_at >= $2 AND (created_at, id) > ($2, $3)
+	ORDER BY created_at, id LIMIT $4`, project, lifecycleAfter(page), page.AfterID, lifecycleLimit(page))
 	if err != nil {
 		return nil, translate(err, "read lifecycle states")
 	}
@@ -854,6 +855,25 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read lifecycle states")
+}
+
+// lifecycleAfter is the creation time a lifecycle page starts after, in
+// milliseconds: -1 for the first page, so that a memory stored with no
+// creation time (0) comes first.
+func lifecycleAfter(page cairn.LifecyclePage) int64 {
+	if page.AfterCreated.IsZero() && page.AfterID == "" {
+		return -1
+	}
+	return storesql.MS(page.AfterCreated)
+}
+
+// lifecycleLimit is a lifecycle page's LIMIT: NULL (all) for none.
+func lifecycleLimit(page cairn.LifecyclePage) *int64 {
+	if page.Limit <= 0 {
+		return nil
+	}
+	n := int64(page.Limit)
+	return &n
 }
 
 // TouchMemories implements cairn.Tx in one statement, under the locks of

@@ -85,7 +85,8 @@ const (
 	sqlSupersededBy = sqlSelectMemory + ` WHERE superseded_by=? AND superseded_by <> '' ORDER BY created_at, id`
 
 	sqlLifecycleStates = `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
-	decayed_at, use_count, pinned, source FROM memories WHERE project=? ORDER BY created_at, id`
+	decayed_at, use_count, pinned, source FROM memories WHERE project=? AND (created_at, id) > (?, ?)
+	ORDER BY created_at, id LIMIT ?`
 
 	// Uses (TouchEach): the row by its id, then its update by rowid, with
 	// the confidence computed by the caller; sqlTouchMemory leaves it

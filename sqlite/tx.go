@@ -861,8 +861,12 @@ func (t *Tx) FindMemoriesSupersededBy(ctx context.Context, id string) ([]*cairn.
 }
 
 // FindLifecycleStates implements cairn.Tx.
-func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.LifecycleState, error) {
-	rows, err := t.query(ctx, "read lifecycle states", sqlLifecycleStates, project)
+func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn.LifecyclePage) ([]cairn.LifecycleState, error) {
+	limit := int64(-1)
+	if page.Limit > 0 {
+		limit = int64(page.Limit)
+	}
+	rows, err := t.query(ctx, "read lifecycle states", sqlLifecycleStates, project, lifecycleAfter(page), page.AfterID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -881,6 +885,16 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string) ([]cairn.L
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read lifecycle states")
+}
+
+// lifecycleAfter is the creation time a lifecycle page starts after, in
+// milliseconds: -1 for the first page, so that a memory stored with no
+// creation time (0) comes first.
+func lifecycleAfter(page cairn.LifecyclePage) int64 {
+	if page.AfterCreated.IsZero() && page.AfterID == "" {
+		return -1
+	}
+	return storesql.MS(page.AfterCreated)
 }
 
 // TouchMemories implements cairn.Tx, as TouchEach with each id once.

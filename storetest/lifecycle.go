@@ -22,6 +22,7 @@ var lifecycleStoreTests = []struct {
 	{"TouchMemoriesCountsUseAndBoostsUpToTheCap", testTouchMemories},
 	{"DecayMemoriesSetsConfidenceAndClockOnly", testDecayMemories},
 	{"FindLifecycleStatesReadsOwnProjectOldestFirst", testLifecycleStates},
+	{"FindLifecycleStatesReadsPageAfterPage", testLifecycleStatesPages},
 	{"FindMemoriesSupersededByFollowsLinksBackwards", testSupersededBy},
 	{"ActivityRoundTripsNewestFirst", testActivityRoundTrip},
 	{"FindActivityFilters", testActivityFilters},
@@ -69,10 +70,15 @@ func touch(t *testing.T, s cairn.Store, ids []string, when time.Time) map[string
 
 func lifecycleStates(t *testing.T, s cairn.Store, project string) []cairn.LifecycleState {
 	t.Helper()
+	return lifecyclePage(t, s, project, cairn.LifecyclePage{})
+}
+
+func lifecyclePage(t *testing.T, s cairn.Store, project string, page cairn.LifecyclePage) []cairn.LifecycleState {
+	t.Helper()
 	var out []cairn.LifecycleState
 	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
 		var err error
-		out, err = tx.FindLifecycleStates(ctx, project)
+		out, err = tx.FindLifecycleStates(ctx, project, page)
 		return err
 	})
 	return out
@@ -167,6 +173,42 @@ func testLifecycleStates(t *testing.T, s cairn.Store) {
 		if !same {
 			t.Errorf("state %d = %+v, want %+v", i, g, w)
 		}
+	}
+}
+
+// testLifecycleStatesPages reads a project two states at a time, from the
+// last state of each page: every memory comes once, in order, also those
+// created in the same millisecond (ordered by id) and one stored with no
+// creation time; other projects stay out.
+func testLifecycleStatesPages(t *testing.T, s cairn.Store) {
+	var ms []*cairn.Memory
+	for i := int64(1); i <= 7; i++ {
+		m := mem("p", i)
+		if i >= 3 && i <= 5 { // three memories of one millisecond
+			m.CreatedAt = at(3 * time.Second)
+		}
+		ms = append(ms, m)
+	}
+	ms[6].CreatedAt = time.Time{} // no creation time: first
+	create(t, s, append(ms, mem("q", 8))...)
+	want := []string{ms[6].ID, ms[0].ID, ms[1].ID, ms[2].ID, ms[3].ID, ms[4].ID, ms[5].ID}
+	var got []string
+	page := cairn.LifecyclePage{Limit: 2}
+	for n := 0; ; n++ {
+		st := lifecyclePage(t, s, "p", page)
+		for _, x := range st {
+			got = append(got, x.ID)
+		}
+		if len(st) < page.Limit || n > len(want) {
+			break
+		}
+		page.AfterCreated, page.AfterID = st[len(st)-1].CreatedAt, st[len(st)-1].ID
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("pages of 2 read %v, want %v", got, want)
+	}
+	if all := lifecycleStates(t, s, "p"); len(all) != len(want) {
+		t.Errorf("Limit 0 read %d states, want all %d", len(all), len(want))
 	}
 }
 
