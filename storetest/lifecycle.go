@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,6 +48,7 @@ var lifecycleEngineTests = []struct {
 	{"PinnedMemoriesNeverDecayNorGo", testPinnedImmune},
 	{"CleanupDryRunChangesNothing", testDryRun},
 	{"CleanupApplyRemovesFromSearchAndLogs", testApplyRemoves},
+	{"CleanupOfALargeProjectLetsRequestsInterleave", testCleanupInterleaves},
 	{"EveryWritePathLogsActivity", testWriteActivity},
 	{"ImportLogsActivityPerMemory", testImportActivity},
 	{"PromotionMovesExpiryToTheNewType", testPromotion},
@@ -1207,4 +1210,129 @@ func testAddSuperseding(t *testing.T, e *engine.Engine) {
 	wantCode(t, err, cairn.EINVALID, "superseding a memory by its own content")
 	checkUnchanged(t, before, snapshot(t, e, "p"))
 	wantNone(t, e, "p", "rocket")
+}
+
+// testCleanupInterleaves cleans up a project of several thousand memories
+// (some expire, some go for low value, the rest decay) while clients keep
+// searching it and adding memories to it. The report is what a dry run
+// said, item for item, and the cleanup did all of it; the writes made
+// during the run were committed between its changes, not after them
+// (their activity comes between the cleanup's first and last entries),
+// and searches were answered meanwhile: no request waited for the whole
+// run.
+func testCleanupInterleaves(t *testing.T, e *engine.Engine) {
+	const n = 4000
+	ms := make([]*cairn.Memory, 0, n)
+	for i := range n {
+		m := &cairn.Memory{ID: fmt.Sprintf("bulk-%05d", i), Project: "p", Content: fmt.Sprintf("bulk note %d about the ocelot %d", i, i%97), Confidence: 0.5, Source: cairn.SourceImported}
+		switch i % 4 {
+		case 0:
+			m.Type = "session" // expires after 30 days
+		case 1:
+			m.Confidence = 0.12 // low value
+		}
+		ms = append(ms, m)
+	}
+	importRecords(t, e, cairn.ImportOptions{}, ms...)
+	later := after(e, 40*24*time.Hour)
+	dry := maintain(t, later, "p", false)
+	if dry.Expired != n/4 || dry.Deleted != n/4 || dry.Decayed != n/2 {
+		t.Fatalf("dry run: %d expired, %d deleted, %d decayed; want %d, %d, %d", dry.Expired, dry.Deleted, dry.Decayed, n/4, n/4, n/2)
+	}
+
+	ctx, stop := context.WithCancel(t.Context())
+	var (
+		wg                sync.WaitGroup
+		running           atomic.Bool
+		searchesDuring    atomic.Int64
+		added             []string
+		addMu             sync.Mutex
+		firstAdd          = make(chan struct{})
+		firstAddOnce      sync.Once
+		searchErr, addErr atomic.Value
+	)
+	wg.Add(2)
+	go func() { // a client that writes: fresh memories, which cleanup leaves alone
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			res, err := later.AddMemory(ctx, &cairn.Memory{Project: "p", Content: fmt.Sprintf("a fresh remark number %d", i)})
+			if err != nil {
+				if ctx.Err() == nil {
+					addErr.Store(err)
+				}
+				return
+			}
+			addMu.Lock()
+			added = append(added, res.Memory.ID)
+			addMu.Unlock()
+			firstAddOnce.Do(func() { close(firstAdd) })
+		}
+	}()
+	go func() { // a client that reads
+		defer wg.Done()
+		for ctx.Err() == nil {
+			_, err := later.Search(ctx, cairn.Query{Project: "p", Text: "ocelot", Limit: 5})
+			if err != nil {
+				if ctx.Err() == nil {
+					searchErr.Store(err)
+				}
+				return
+			}
+			if running.Load() {
+				searchesDuring.Add(1)
+			}
+		}
+	}()
+	<-firstAdd
+	running.Store(true)
+	rep := maintain(t, later, "p", true)
+	running.Store(false)
+	stop()
+	wg.Wait()
+	if err, _ := addErr.Load().(error); err != nil {
+		t.Fatalf("a write during cleanup failed: %v", err)
+	}
+	if err, _ := searchErr.Load().(error); err != nil {
+		t.Fatalf("a search during cleanup failed: %v", err)
+	}
+	if !slices.Equal(itemKeys(rep), itemKeys(dry)) || rep.Pinned != dry.Pinned {
+		t.Errorf("the applied report differs from the dry run's: %d items, want %d", len(rep.Items), len(dry.Items))
+	}
+	if left := maintain(t, later, "p", false); len(left.Items) != 0 {
+		t.Errorf("after the cleanup a dry run still finds %d items, e.g. %v", len(left.Items), itemKeys(left)[:1])
+	}
+	// Where the writes landed among the cleanup's changes, by activity
+	// order (oldest first).
+	acts, _ := findActivity(t, e.Store(), cairn.ActivityFilter{Project: "p"})
+	fresh := map[string]bool{}
+	for _, id := range added {
+		fresh[id] = true
+	}
+	first, last, cleanup := -1, -1, 0
+	for i := len(acts) - 1; i >= 0; i-- { // newest first: walk backwards
+		switch acts[i].Action {
+		case cairn.ActionExpired, cairn.ActionDeleted, cairn.ActionDecayed:
+			if first < 0 {
+				first = i
+			}
+			last = i
+			cleanup++
+		}
+	}
+	between := 0
+	for i := last + 1; i < first; i++ {
+		if fresh[acts[i].MemoryID] {
+			between++
+		}
+	}
+	if cleanup != len(rep.Items) {
+		t.Errorf("%d cleanup entries in the activity log, want %d", cleanup, len(rep.Items))
+	}
+	if between == 0 {
+		t.Errorf("none of the %d writes made during the cleanup was committed between its changes: they waited for the whole run", len(added))
+	}
+	if searchesDuring.Load() == 0 {
+		t.Error("no search was answered while the cleanup ran")
+	}
+	t.Logf("%d writes, %d between the cleanup's changes; %d searches during it", len(added), between, searchesDuring.Load())
 }
