@@ -121,6 +121,9 @@ type Engine struct {
 	own      *cairn.Settings // of a project without stored settings
 	ids      *idGen
 	pending  *pendingShown // shared by the engines derived from this one
+	// compacting holds the partitions a cleanup compacts in steps; shared
+	// by the engines derived from this one.
+	compacting *stepCompactions
 	// project, when set, bounds every method that takes a memory id to
 	// that project; see WithProject.
 	project string
@@ -134,7 +137,7 @@ func New(store cairn.Store, opts *Options) *Engine {
 	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{}, pending: &pendingShown{},
 		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback,
 		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{},
-		settings: &settingsCache{}}
+		settings: &settingsCache{}, compacting: &stepCompactions{}}
 	e.own = opts.Settings
 	if e.own == nil {
 		e.own = cairn.DefaultSettings()

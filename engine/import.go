@@ -37,7 +37,7 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 				return err
 			}
 		}
-		b := newIndexBatch()
+		b := e.newIndexBatch()
 		known, err := loadKnownKeys(ctx, tx)
 		if err != nil {
 			return err

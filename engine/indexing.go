@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -151,6 +152,12 @@ type indexBatch struct {
 	// computed ahead (see Import); it is used when that very memory is
 	// added (a key upsert or a reinforcement adds another one).
 	pre *analysis
+	// deferCompact leaves compaction to the caller, which compacts in
+	// steps (compactInSteps) the partitions compactionDue names.
+	deferCompact bool
+	// stepping holds the partitions compacted in steps meanwhile: a flush
+	// does not compact them in its own transaction.
+	stepping *stepCompactions
 }
 
 // analysis is a memory's index terms, counted, and document length, made
@@ -178,6 +185,48 @@ type partState struct {
 }
 
 func newIndexBatch() *indexBatch { return &indexBatch{parts: map[string]*partState{}} }
+
+// newIndexBatch is a batch of e's writes: it leaves the partitions e's
+// cleanup is compacting a step at a time to it.
+func (e *Engine) newIndexBatch() *indexBatch {
+	b := newIndexBatch()
+	b.stepping = e.compacting
+	return b
+}
+
+// stepCompactions is the set of partitions, by name, that a cleanup of
+// this process is compacting a step at a time (compactInSteps), shared by
+// the engines derived from one.
+type stepCompactions struct {
+	mu    sync.Mutex
+	names map[string]int
+}
+
+func (c *stepCompactions) has(name string) bool {
+	if c == nil {
+		return false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.names[name] > 0
+}
+
+// hold marks name as compacted in steps until the returned func is called.
+func (c *stepCompactions) hold(name string) func() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.names == nil {
+		c.names = map[string]int{}
+	}
+	c.names[name]++
+	return func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if c.names[name]--; c.names[name] <= 0 {
+			delete(c.names, name)
+		}
+	}
+}
 
 func (b *indexBatch) part(ctx context.Context, tx cairn.Tx, name string) (*partState, error) {
 	if p, ok := b.parts[name]; ok {
@@ -276,7 +325,7 @@ func (b *indexBatch) flush(ctx context.Context, tx cairn.Tx) error {
 			}
 			p.builder = index.NewBuilder()
 		}
-		if p.stats.DeadDocs >= minDeadForCompaction && p.stats.DeadDocs*4 > p.stats.Docs {
+		if !b.deferCompact && compactionDue(p.stats) && !b.stepping.has(name) {
 			if err := compact(ctx, tx, name, p.dead); err != nil {
 				return err
 			}
@@ -289,6 +338,101 @@ func (b *indexBatch) flush(ctx context.Context, tx cairn.Tx) error {
 		p.changed = false
 	}
 	return nil
+}
+
+// compactionDue says whether a partition has enough dead documents to be
+// compacted.
+func compactionDue(st *cairn.PartitionStats) bool {
+	return st.DeadDocs >= minDeadForCompaction && st.DeadDocs*4 > st.Docs
+}
+
+// compactionDue names the partitions of the batch, as last flushed, that
+// are due for compaction.
+func (b *indexBatch) compactionDue() []string {
+	var out []string
+	for name, p := range b.parts {
+		if compactionDue(p.stats) {
+			out = append(out, name)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// compactStep is how many terms compactInSteps rewrites in one
+// transaction.
+const compactStep = 500
+
+// compactInSteps compacts a partition compactStep terms per transaction,
+// so that the requests that arrive meanwhile wait for one step at most:
+// it removes from every term the postings of the documents that were dead
+// when it began, then takes those documents out of the dead set. Document
+// numbers are never reused, so postings of a dead document can go at any
+// time, and searches keep leaving them out (they are in the dead set)
+// until the last step. A write of this process meanwhile does not compact
+// the partition in its own transaction. Nothing to do when the partition
+// is no longer due (another writer compacted it).
+func (e *Engine) compactInSteps(ctx context.Context, name string) error {
+	defer e.compacting.hold(name)()
+	var gone index.DeadSet
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		st, err := tx.Partition(ctx, name)
+		if err != nil || !compactionDue(st) || st.Analyzer != IndexVersion {
+			return err
+		}
+		gone, err = index.DecodeDead(st.Dead)
+		if err != nil {
+			return cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
+		}
+		return nil
+	})
+	if err != nil || gone.Len() == 0 {
+		return err
+	}
+	for after, done := "", false; !done; {
+		err := e.store.Update(ctx, func(tx cairn.Tx) error {
+			tps, err := tx.ScanPostings(ctx, name, after, compactStep)
+			if err != nil {
+				return err
+			}
+			if len(tps) < compactStep {
+				done = true
+			}
+			if len(tps) == 0 {
+				return nil
+			}
+			out := make([]cairn.TermPostings, 0, len(tps))
+			for _, tp := range tps {
+				data, n, err := index.Compact(tp.Data, gone)
+				if err != nil {
+					return cairn.WrapError(cairn.EINTERNAL, err, "compact the index of %q at term %q", name, tp.Term)
+				}
+				if n != tp.DF || len(data) != len(tp.Data) {
+					out = append(out, cairn.TermPostings{Term: tp.Term, DF: n, Data: data})
+				}
+			}
+			after = tps[len(tps)-1].Term
+			return tx.ReplacePostings(ctx, name, out)
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return e.store.Update(ctx, func(tx cairn.Tx) error {
+		st, err := tx.Partition(ctx, name)
+		if err != nil {
+			return err
+		}
+		dead, err := index.DecodeDead(st.Dead)
+		if err != nil {
+			return cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
+		}
+		for w := range min(len(dead), len(gone)) {
+			dead[w] &^= gone[w]
+		}
+		st.Dead, st.DeadDocs = index.EncodeDead(dead), int64(dead.Len())
+		return tx.PutPartition(ctx, st)
+	})
 }
 
 // compact rewrites every term of a partition without dead postings.

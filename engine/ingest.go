@@ -110,7 +110,7 @@ func (e *Engine) IngestBatch(ctx context.Context, project string, b cairn.Ingest
 			}
 			// One index batch per memory, as AddMemory: the next memory's
 			// duplicate check finds this one.
-			ib := newIndexBatch()
+			ib := e.newIndexBatch()
 			res, err := e.add(ctx, tx, ib, m, now, nil, true)
 			if err != nil {
 				return err

@@ -76,6 +76,11 @@ func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cai
 		if err != nil {
 			return nil, err
 		}
+		for _, name := range pg.compact {
+			if err := e.compactInSteps(ctx, name); err != nil {
+				return nil, err
+			}
+		}
 		expired, deleted, decayed = append(expired, pg.expired...), append(deleted, pg.deleted...), append(decayed, pg.decayed...)
 		rep.Pinned += pg.pinned
 		if pg.read < maintainBatch {
@@ -103,6 +108,9 @@ type maintenancePage struct {
 	expired, deleted, decayed []cairn.MaintenanceItem
 	decays                    []cairn.Decay
 	pinned                    int
+	// compact names the partitions the page's removals made due for
+	// compaction: the cleanup compacts them in steps after the page.
+	compact []string
 }
 
 // plan decides what cleanup does to each of states at now.
@@ -132,7 +140,8 @@ func (pg *maintenancePage) plan(e *Engine, states []cairn.LifecycleState, now ti
 // store and the search index), decays, and their activity, in the order
 // of the report.
 func (e *Engine) applyMaintenance(ctx context.Context, tx cairn.Tx, project string, pg *maintenancePage, now time.Time) error {
-	b := newIndexBatch()
+	b := e.newIndexBatch()
+	b.deferCompact = true
 	acts := make([]cairn.Activity, 0, len(pg.expired)+len(pg.deleted)+len(pg.decayed))
 	for _, it := range append(append(pg.expired[:len(pg.expired):len(pg.expired)], pg.deleted...), pg.decayed...) {
 		if it.Action == cairn.ActionDecayed {
@@ -157,6 +166,7 @@ func (e *Engine) applyMaintenance(ctx context.Context, tx cairn.Tx, project stri
 	if err := b.flush(ctx, tx); err != nil {
 		return err
 	}
+	pg.compact = b.compactionDue()
 	return tx.AppendActivity(ctx, acts)
 }
 
@@ -271,7 +281,7 @@ func (e *Engine) AddSuperseding(ctx context.Context, m *cairn.Memory, oldID stri
 		if err != nil {
 			return err
 		}
-		b := newIndexBatch()
+		b := e.newIndexBatch()
 		if res, err = e.add(ctx, tx, b, m, now, nil, false); err != nil {
 			return err
 		}

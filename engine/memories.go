@@ -43,7 +43,7 @@ func (e *Engine) addMemory(ctx context.Context, m *cairn.Memory, createOnly bool
 	}
 	var res *cairn.WriteResult
 	err = e.store.Update(ctx, func(tx cairn.Tx) error {
-		b := newIndexBatch()
+		b := e.newIndexBatch()
 		var err error
 		if res, err = e.add(ctx, tx, b, m, now, nil, true); err != nil {
 			return err
@@ -375,7 +375,7 @@ func (e *Engine) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cai
 func (e *Engine) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryUpdate) (*cairn.Memory, error) {
 	var out *cairn.Memory
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
-		b := newIndexBatch()
+		b := e.newIndexBatch()
 		var err error
 		if out, err = e.update(ctx, tx, b, id, upd, e.Now()); err != nil {
 			return err
@@ -543,7 +543,7 @@ func (e *Engine) DeleteMemory(ctx context.Context, id string) error {
 		if err != nil {
 			return err
 		}
-		b := newIndexBatch()
+		b := e.newIndexBatch()
 		if err := b.remove(ctx, tx, m); err != nil {
 			return err
 		}

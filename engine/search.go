@@ -117,7 +117,7 @@ var errStaleIndex = errors.New("the search index was made by another version of 
 // rebuildStale rebuilds the partitions q reads whose postings are stale.
 func (e *Engine) rebuildStale(ctx context.Context, q cairn.Query) error {
 	return e.store.Update(ctx, func(tx cairn.Tx) error {
-		b := newIndexBatch()
+		b := e.newIndexBatch()
 		for _, name := range []string{q.Project, ""} {
 			if _, err := b.part(ctx, tx, name); err != nil {
 				return err

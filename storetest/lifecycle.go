@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -1300,6 +1301,16 @@ func testCleanupInterleaves(t *testing.T, e *engine.Engine) {
 	}
 	if left := maintain(t, later, "p", false); len(left.Items) != 0 {
 		t.Errorf("after the cleanup a dry run still finds %d items, e.g. %v", len(left.Items), itemKeys(left)[:1])
+	}
+	// The removals left the index compacted (in steps, between requests)
+	// and searches find the survivors only.
+	if st, err := e.Stats(t.Context(), "p"); err != nil || st.DeadDocs >= int64(n/2) {
+		t.Errorf("after the cleanup the index holds %d dead documents (%v), want fewer than the %d removed: compacted", st.DeadDocs, err, n/2)
+	}
+	for _, h := range search(t, later, cairn.Query{Project: "p", Text: "ocelot", Limit: cairn.MaxLimit}) {
+		if i, _ := strconv.Atoi(strings.TrimPrefix(h.Memory.ID, "bulk-")); i%4 < 2 {
+			t.Errorf("search found %s, removed by the cleanup", h.Memory.ID)
+		}
 	}
 	// Where the writes landed among the cleanup's changes, by activity
 	// order (oldest first).
