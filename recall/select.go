@@ -112,7 +112,7 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 	for _, h := range c.Hits {
 		strength = max(strength, h.Strength)
 		if x := h.Explain; x != nil && x.Typicality < 0 && h.Memory.Scope != cairn.ScopeGlobal {
-			elsewhere = fmt.Sprintf("; the prompt reads as another project's (typicality %.1f)", x.Typicality)
+			elsewhere = fmt.Sprintf("; the prompt reads as another project's (typicality %.1f, strength × %.2f)", x.Typicality, cairn.PromptBelongs(x.Typicality))
 		}
 	}
 	if strength >= q.floor {

@@ -383,10 +383,10 @@ func TestContextPromptOfAnotherProjectGetsNothing(t *testing.T) {
 	}
 	said := false
 	for _, l := range sel.LeftOut {
-		said = said || strings.Contains(l.Reason, "another project's")
+		said = said || strings.Contains(l.Reason, "another project's") && strings.Contains(l.Reason, "strength ×")
 	}
 	if !said {
-		t.Errorf("left out %+v: want the reason to say the prompt reads as another project's", sel.LeftOut)
+		t.Errorf("left out %+v: want the reason to say the prompt reads as another project's, and by how much its strength is lowered", sel.LeftOut)
 	}
 	req.Project = "maps"
 	if ids := relevantIDs(selection(t, e, c, req)); !slices.Contains(ids, poles.ID) {
