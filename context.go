@@ -93,3 +93,56 @@ type Candidates struct {
 	// Shown holds, by id, when each memory was last shown in Session.
 	Shown map[string]time.Time
 }
+
+// ContextRequest is one context block to build: what one request asks
+// of it (its budget, format, tiers, mode, limits, explanation), beside
+// the project's settings (Settings), which say the rest and are read
+// where the block is built. Zero values take the profile's and the
+// settings' defaults; Budget, Limit and MaxChars are used only when their
+// Set flag is true, so that 0 can mean "nothing".
+type ContextRequest struct {
+	// Profile names the kind of block (package recall's profiles); ""
+	// is the whole context block.
+	Profile string
+	Project string
+	Prompt  string
+	Hat     string
+	Agent   string
+	Task    string
+	Session string // memories written in this session are left out
+	Files   []string
+
+	Mode string // a mode of the settings; "" takes context.mode
+	// Keywords are keyword phrases of the settings to apply as if the
+	// prompt held them (those an earlier prompt matched, kept for the
+	// next session's start).
+	Keywords []string
+	Format   string // markdown, xml or json; "" takes context.format
+	// SearchMode is the relevant tier's search mode (ModeLexical,
+	// ModeVector, ModeHybrid); "" takes embeddings.mode when an endpoint
+	// is configured, else lexical.
+	SearchMode string
+
+	Budget, Limit, MaxChars          int
+	BudgetSet, LimitSet, MaxCharsSet bool
+
+	// Tiers, when not nil, keeps only these tiers of the profile's
+	// (ContextPinned, ContextStatic, ContextDynamic,
+	// ContextRelevant, ContextParallel).
+	Tiers []string
+	// Types, when not nil, narrows the relevant tier to these types
+	// instead of the profile's (or the configuration's
+	// context.relevant.types).
+	Types []string
+
+	// Root is the project's folder: memories whose referenced files there
+	// changed after they were written or verified are marked stale and
+	// count for less. "" skips the check.
+	Root string
+
+	Explain bool // explain each chosen memory's score and what was left out
+	Index   bool // add seed 001's memory index
+	// Conversations are the months of the project's conversation log,
+	// newest first (YYYY-MM), shown in the index.
+	Conversations []string
+}

@@ -316,3 +316,38 @@ type IngestBatchService interface {
 	// or a cursor PutIngestCursor would refuse (nothing is written).
 	IngestBatch(ctx context.Context, project string, b IngestBatch) ([]IngestItem, error)
 }
+
+// SettingsService keeps each project's settings (its policy, Settings):
+// the command that owns a project's folder writes them from its
+// cairn.toml, and every process that answers for the project applies
+// them. The engine implements it over a store; the client of a server
+// over HTTP.
+type SettingsService interface {
+	// ProjectSettings returns the settings stored for project; ENOTFOUND
+	// when none are (the answering process's own then apply).
+	ProjectSettings(ctx context.Context, project string) (*ProjectSettings, error)
+	// SetProjectSettings stores ps as project's settings, replacing
+	// what was stored. EINVALID for a bad project or settings.
+	SetProjectSettings(ctx context.Context, project string, ps *ProjectSettings) error
+	// DeleteProjectSettings removes project's stored settings; none is no
+	// error.
+	DeleteProjectSettings(ctx context.Context, project string) error
+}
+
+// ProjectSettings is a project's settings and where they came from.
+type ProjectSettings struct {
+	Settings *Settings `json:"settings"`
+	// Source says where the settings were read from, for people: the
+	// files, or "defaults" when the project has none.
+	Source string `json:"source,omitempty"`
+	// Fingerprint identifies the state of the files the settings were
+	// read from (their sizes and times of change), so that the writer
+	// can tell whether to write them again.
+	Fingerprint string `json:"fingerprint,omitempty"`
+	// Folder is the project's folder, as the command that wrote the
+	// settings saw it.
+	Folder string `json:"folder,omitempty"`
+	// UpdatedAt is when they were stored (UTC, to the millisecond); set
+	// by the store.
+	UpdatedAt time.Time `json:"updated_at,omitzero"`
+}

@@ -87,6 +87,7 @@ type Tx interface {
 	IngestTx
 	TokenTx
 	JobTx
+	SettingsTx
 	TxCapabilities
 }
 
@@ -133,6 +134,44 @@ type JobTx interface {
 	// EINVALID for an empty job.
 	PutJobState(ctx context.Context, s JobState) error
 }
+
+// SettingsTx is the role of a transaction over projects' settings: each
+// project's policy (Settings) as the command that owns the project's
+// folder last wrote it, so that every process answering for the project
+// applies the same. A project without stored settings has none; the
+// reader decides what applies then (the engine: its own defaults).
+type SettingsTx interface {
+	// FindProjectSettings returns the settings stored for project, or
+	// ENOTFOUND when none are.
+	FindProjectSettings(ctx context.Context, project string) (*StoredSettings, error)
+	// PutProjectSettings stores s, replacing its project's; the last
+	// commit wins. EINVALID for an empty project or document.
+	PutProjectSettings(ctx context.Context, s StoredSettings) error
+	// DeleteProjectSettings removes project's settings; a project without
+	// any is no error.
+	DeleteProjectSettings(ctx context.Context, project string) error
+}
+
+// StoredSettings is one project's settings as a store keeps them. The
+// store holds the document as text and does not read it: the engine
+// encodes and decodes it (Settings as JSON).
+type StoredSettings struct {
+	Project  string
+	Document string // the settings, as JSON
+	// Source says where the settings were read from, for people ("the
+	// files /p/.cairn/cairn.toml, ~/.config/cairn/cairn.toml").
+	Source string
+	// Fingerprint identifies the files' state the settings were read
+	// from, for the writer to tell whether they changed since.
+	Fingerprint string
+	// Folder is the project's folder as the writer saw it.
+	Folder    string
+	UpdatedAt time.Time // UTC, to the millisecond
+}
+
+// MaxSettingsBytes bounds a project's stored settings document: the
+// built-in settings take about 3 KB as JSON.
+const MaxSettingsBytes = 1 << 20
 
 // JobState is what a background job keeps of its work on one project
 // between runs and across restarts.

@@ -51,8 +51,9 @@ func startServer(t *testing.T, requireToken bool) *server {
 		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
 			return recall.AnswerCall(ctx, eng.WithProject(call.Project), call, eng.RecordUse)
 		},
-		Tokens:       eng,
-		RequireToken: requireToken,
+		Tokens:        eng,
+		RequireToken:  requireToken,
+		CheckSettings: config.Validate,
 	})
 	ts := httptest.NewServer(api)
 	t.Cleanup(ts.Close)
@@ -173,9 +174,14 @@ func TestContextThroughTheClientEqualsTheLocalBlock(t *testing.T) {
 	add(t, s.eng, "alpha", "decision", "Deploys go through the blue-green switch, never straight to prod")
 	add(t, s.eng, "alpha", "pitfall", "The deploy script needs AWS_PROFILE set or it deploys to staging")
 	cfg := config.Default()
-	cfg.Context.Budget = 400 // a caller's own configuration travels with the call
-	call := recall.Call{Request: recall.Request{Project: "alpha", Prompt: "how do I deploy", Explain: true}, Config: cfg}
-	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), call, nil)
+	cfg.Context.Budget = 400 // the project's settings, stored, apply wherever the block is built
+	if err := s.eng.SetProjectSettings(t.Context(), "alpha", &cairn.ProjectSettings{Settings: cfg}); err != nil {
+		t.Fatal(err)
+	}
+	call := recall.Call{Request: recall.Request{Project: "alpha", Prompt: "how do I deploy", Explain: true}}
+	local := call
+	local.Config = cfg
+	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), local, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -190,12 +196,11 @@ func TestContextThroughTheClientEqualsTheLocalBlock(t *testing.T) {
 		if !reflect.DeepEqual(got, want) {
 			t.Errorf("through the client:\n%+v\nlocal:\n%+v", got, want)
 		}
-		// Bad input: a configuration out of the file's bounds.
-		bad := cfg.Clone()
-		bad.Context.Budget = -5
-		if _, err := p.Context(t.Context(), recall.Call{Request: call.Request, Config: bad}); cairn.ErrorCode(err) != cairn.EINVALID ||
-			!strings.Contains(err.Error(), "context.budget") {
-			t.Errorf("a negative budget: %v, want EINVALID naming context.budget", err)
+		// Bad input: a negative budget.
+		bad := call
+		bad.Budget, bad.BudgetSet = -5, true
+		if _, err := p.Context(t.Context(), bad); cairn.ErrorCode(err) != cairn.EINVALID || !strings.Contains(err.Error(), "budget") {
+			t.Errorf("a negative budget: %v, want EINVALID naming the budget", err)
 		}
 	})
 }
@@ -250,26 +255,52 @@ func TestTokensAndUnreachableServers(t *testing.T) {
 	}
 }
 
-func TestTheBuiltInConfigurationTravelsAsAFlag(t *testing.T) {
+// A project's settings stored through the client are the server's: its
+// blocks are built with them, as the engine builds them in process, and
+// the client reads back what it stored. Bad inputs tried: no settings, a
+// budget beyond the configuration's range.
+func TestSettingsStoredThroughTheClientBuildTheServersBlocks(t *testing.T) {
 	t.Parallel()
 	s := startServer(t, false)
 	add(t, s.eng, "alpha", "pitfall", "The deploy script needs AWS_PROFILE set or it deploys to staging")
-	l, err := config.Effective("", "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	call := recall.Call{Request: recall.Request{Project: "alpha", Prompt: "deploy to staging", Explain: true}, Config: l.Config, DefaultConfig: true}
-	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), call, nil)
+	add(t, s.eng, "alpha", "note", "Staging deploys run the smoke tests before the switch")
+	set := cairn.DefaultSettings()
+	set.Context.Relevant.Limit = 1
+	call := recall.Call{Request: recall.Request{Project: "alpha", Prompt: "deploy to staging", Explain: true}}
+	local := call
+	local.Config = set
+	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), local, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	both(t, s, func(t *testing.T, p *client.Project) {
+		if err := p.SetProjectSettings(t.Context(), "alpha", &cairn.ProjectSettings{Settings: set, Source: "/a/.cairn/cairn.toml", Folder: "/a"}); err != nil {
+			t.Fatal(err)
+		}
+		ps, err := p.ProjectSettings(t.Context(), "alpha")
+		if err != nil || ps.Settings.Context.Relevant.Limit != 1 || ps.Source != "/a/.cairn/cairn.toml" || ps.Folder != "/a" {
+			t.Fatalf("ProjectSettings = %+v, %v", ps, err)
+		}
 		got, err := p.Context(t.Context(), call)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !reflect.DeepEqual(got, want) || got.Text == "" {
+		if !reflect.DeepEqual(got, want) || len(got.IDs) != 1 {
 			t.Errorf("through the client:\n%+v\nlocal:\n%+v", got, want)
+		}
+		bad := cairn.DefaultSettings()
+		bad.Context.Budget = 1 << 30
+		if err := p.SetProjectSettings(t.Context(), "alpha", &cairn.ProjectSettings{Settings: bad}); cairn.ErrorCode(err) != cairn.EINVALID || !strings.Contains(err.Error(), "context.budget") {
+			t.Errorf("a budget out of range: %v, want EINVALID naming context.budget", err)
+		}
+		if err := p.SetProjectSettings(t.Context(), "alpha", &cairn.ProjectSettings{}); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("no settings: %v, want EINVALID", err)
+		}
+		if err := p.DeleteProjectSettings(t.Context(), "alpha"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.ProjectSettings(t.Context(), "alpha"); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+			t.Errorf("after delete: %v, want ENOTFOUND", err)
 		}
 	})
 }

@@ -2,7 +2,6 @@ package client
 
 import (
 	"context"
-	"encoding/json"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -75,26 +74,17 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 }
 
 // Context builds the block of call on the server (call.Project is
-// ignored), as recall.AnswerCall does locally: with call.Config when set
-// (the caller's configuration; else the server's), at call.Now when set,
-// recording the use of what it shows when call.Record. call.Root is used
-// only by a server that needs no token (one of this machine's user).
-// Errors the request's content causes are EINVALID.
+// ignored), as recall.AnswerCall does locally, with the project's settings
+// stored there (call.Config is not sent), at call.Now when set, recording
+// the use of what it shows when call.Record. The server marks stale
+// memories against the project's folder its settings name (call.Root is
+// not sent), when it needs no token. Errors the request's content causes
+// are EINVALID.
 func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
 	in := httpapi.ContextIn{Profile: call.Profile, Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
 		Session: call.Session, Format: call.Format, Mode: call.Mode, SearchMode: call.SearchMode, DryRun: !call.Record, Tiers: call.Tiers,
 		Types: call.Types, Index: call.Index, Conversations: call.Conversations, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
-		Root: call.Root}
-	switch {
-	case call.DefaultConfig && call.Config != nil:
-		in.DefaultConfig = true
-	case call.Config != nil:
-		data, err := json.Marshal(call.Config)
-		if err != nil {
-			return nil, cairn.WrapError(cairn.EINTERNAL, err, "encoding the configuration")
-		}
-		in.Config = data
-	}
+		Keywords: call.Keywords}
 	if call.BudgetSet {
 		in.Budget = &call.Budget
 	}

@@ -687,7 +687,7 @@ func isBare(s string) bool {
 // configuration file must keep to: a configuration that came another way
 // (as JSON over the REST API, say) is held to the same limits. The error
 // names the first key out of bounds.
-func (c *Config) Validate() error {
+func Validate(c *Config) error {
 	for _, l := range leaves(c) {
 		if msg := l.validate(l.get(c)); msg != "" {
 			return fmt.Errorf("%s: %s", l.key, msg)

@@ -584,7 +584,7 @@ func reconcileTiers(c *Config, eff map[string]origin) error {
 		if at(eff, tl.key).rank > rankDefault {
 			continue
 		}
-		want := c.typesOfTier(tl.tier)
+		want := c.TypesOfTier(tl.tier)
 		if slices.Equal(want, *tl.list) {
 			continue
 		}
@@ -669,4 +669,15 @@ func applyActiveMode(c *Config, eff map[string]origin) {
 	apply(m.DynamicCount, "context.dynamic.count", "dynamic_count", &c.Context.Dynamic.Count, c.Context.Dynamic.MaxCount)
 	apply(m.SearchLimit, "context.relevant.limit", "search_limit", &c.Context.Relevant.Limit, c.Context.Relevant.MaxLimit)
 	apply(m.Budget, "context.budget", "budget", &c.Context.Budget, maxBudget)
+}
+
+// Values returns every key of c with its value, sorted by key, as Sources
+// gives them, each from from: a configuration that came another way (a
+// project's settings stored in the database) shown as a file's is.
+func Values(c *Config, from string) []Source {
+	srcs := make([]Source, 0, 128)
+	for _, lf := range leaves(c) {
+		srcs = append(srcs, Source{Key: lf.key, Value: render(lf.get(c)), From: from})
+	}
+	return srcs
 }

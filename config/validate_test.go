@@ -10,7 +10,7 @@ import (
 
 func TestDefaultConfigValidates(t *testing.T) {
 	t.Parallel()
-	if err := Default().Validate(); err != nil {
+	if err := Validate(Default()); err != nil {
 		t.Fatalf("the default configuration fails its own checks: %v", err)
 	}
 }
@@ -26,7 +26,7 @@ func TestValidateNamesTheKeyOutOfBounds(t *testing.T) {
 	} {
 		c := Default()
 		change(c)
-		err := c.Validate()
+		err := Validate(c)
 		if err == nil || !strings.Contains(err.Error(), key) {
 			t.Errorf("%s out of bounds: got %v, want an error naming the key", key, err)
 		}

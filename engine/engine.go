@@ -16,6 +16,8 @@
 //	           memories about files, and those that carry a tag, from the
 //	           index), parallel.go (other sessions' news),
 //	           shown.go (what each session was shown)
+//	settings   settings.go (each project's stored settings, whose type
+//	           policies every write of the project applies)
 //	events     events.go
 //	tokens     tokens.go
 //	vectors    vectors.go
@@ -43,7 +45,11 @@ import (
 
 // Options configure an Engine. A nil *Options means defaults.
 type Options struct {
-	// Policies are the type policies; nil means cairn.DefaultTypes().
+	// Settings are those of a project without stored settings (see
+	// SetProjectSettings); nil means cairn.DefaultSettings().
+	Settings *cairn.Settings
+	// Policies are the type policies of a project without stored
+	// settings; nil means those of Settings.
 	Policies cairn.Policies
 	// Now is the clock; nil means time.Now. Recency, TTL and timestamps
 	// all read it, so a fixed clock makes runs reproducible.
@@ -110,7 +116,9 @@ type Engine struct {
 	events   *feed // shared by the engines derived from this one
 	embedder Embedder
 	vecs     VectorSettings
-	vstate   *vectorState // shared by the engines derived from this one
+	vstate   *vectorState    // shared by the engines derived from this one
+	settings *settingsCache  // shared by the engines derived from this one
+	own      *cairn.Settings // of a project without stored settings
 	ids      *idGen
 	pending  *pendingShown // shared by the engines derived from this one
 	// project, when set, bounds every method that takes a memory id to
@@ -125,9 +133,14 @@ func New(store cairn.Store, opts *Options) *Engine {
 	}
 	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{}, pending: &pendingShown{},
 		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback,
-		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{}}
+		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{},
+		settings: &settingsCache{}}
+	e.own = opts.Settings
+	if e.own == nil {
+		e.own = cairn.DefaultSettings()
+	}
 	if e.policies == nil {
-		e.policies = cairn.DefaultTypes()
+		e.policies = e.own.Policies()
 	}
 	if e.redact == nil {
 		e.redact = redact.Text
@@ -211,7 +224,8 @@ func (e *Engine) WithProject(project string) *Engine {
 	return &c
 }
 
-// Policies returns the type policies in force.
+// Policies returns the engine's own type policies: those of a project
+// without stored settings.
 func (e *Engine) Policies() cairn.Policies { return e.policies }
 
 // Now returns the engine's clock reading, in UTC, to the millisecond (the

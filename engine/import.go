@@ -42,6 +42,12 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 		if err != nil {
 			return err
 		}
+		// The records of the import's project get its stored settings'
+		// type policies; a record of another project keeps the engine's.
+		own, err := e.inProjectTx(ctx, tx, opts.Project)
+		if err != nil {
+			return err
+		}
 		pending := 0
 		// Activity entries are written with the index, in batches.
 		var acts []cairn.Activity
@@ -49,7 +55,7 @@ func (e *Engine) Import(ctx context.Context, records iter.Seq[cairn.ImportRecord
 		// goroutine writes.
 		done := make(chan struct{})
 		defer close(done)
-		prepared := e.prepareImports(records, opts, now, done)
+		prepared := e.prepareImports(records, opts, now, done, own)
 		for {
 			// Waiting for the next record also waits for the context: a
 			// source that yields nothing (an endless line, a silent pipe)
@@ -139,9 +145,14 @@ const prepareChunk = 64
 // hands the results over in the order of records, on a goroutine of its
 // own that stops early when done is closed. Ids are given there, in that
 // order, as a sequence of AddMemory calls would give them.
-func (e *Engine) prepareImports(records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions, now time.Time, done <-chan struct{}) <-chan preparedImport {
+func (e *Engine) prepareImports(records iter.Seq[cairn.ImportRecord], opts cairn.ImportOptions, now time.Time, done <-chan struct{}, own *Engine) <-chan preparedImport {
 	ch := make(chan preparedImport, 512)
-	prepare := func(rec cairn.ImportRecord) preparedImport { return e.prepareImport(rec, opts, now) }
+	prepare := func(rec cairn.ImportRecord) preparedImport {
+		if rec.Memory != nil && (rec.Memory.Project == "" || rec.Memory.Project == opts.Project) {
+			return own.prepareImport(rec, opts, now)
+		}
+		return e.prepareImport(rec, opts, now)
+	}
 	go func() {
 		defer close(ch)
 		for p := range ordered.Map(records, runtime.GOMAXPROCS(0), prepareChunk, prepare) {

@@ -88,6 +88,10 @@ func (e *Engine) IngestBatch(ctx context.Context, project string, b cairn.Ingest
 		}
 	}
 	now := e.Now()
+	e, err := e.inProject(ctx, project)
+	if err != nil {
+		return nil, err
+	}
 	items := make([]cairn.IngestItem, len(b.Memories))
 	ms := make([]*cairn.Memory, len(b.Memories))
 	for i, m := range b.Memories {
@@ -99,7 +103,7 @@ func (e *Engine) IngestBatch(ctx context.Context, project string, b cairn.Ingest
 		}
 		ms[i] = m
 	}
-	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+	err = e.store.Update(ctx, func(tx cairn.Tx) error {
 		for i, m := range ms {
 			if m == nil {
 				continue

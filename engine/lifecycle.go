@@ -37,6 +37,10 @@ func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cai
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
 	}
 	now := e.Now()
+	e, err := e.inProject(ctx, project)
+	if err != nil {
+		return nil, err
+	}
 	rep := &cairn.MaintenanceReport{Project: project, At: now, Applied: apply, Items: []cairn.MaintenanceItem{}}
 	var decays []cairn.Decay
 	plan := func(ctx context.Context, tx cairn.Tx) error {
@@ -73,7 +77,7 @@ func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cai
 		}
 		return rep, nil
 	}
-	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+	err = e.store.Update(ctx, func(tx cairn.Tx) error {
 		if err := plan(ctx, tx); err != nil {
 			return err
 		}
@@ -207,12 +211,16 @@ func plural(n int, unit string) string {
 func (e *Engine) AddSuperseding(ctx context.Context, m *cairn.Memory, oldID string) (*cairn.WriteResult, *cairn.Memory, error) {
 	m = cloneMemory(m)
 	now := e.Now()
+	e, err := e.inProject(ctx, m.Project)
+	if err != nil {
+		return nil, nil, err
+	}
 	if err := e.prepareNew(m, now); err != nil {
 		return nil, nil, err
 	}
 	var res *cairn.WriteResult
 	var old *cairn.Memory
-	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+	err = e.store.Update(ctx, func(tx cairn.Tx) error {
 		prev, err := e.owned(ctx, tx, oldID)
 		if err != nil {
 			return err

@@ -31,6 +31,10 @@ func (e *Engine) CreateMemory(ctx context.Context, m *cairn.Memory) (*cairn.Writ
 func (e *Engine) addMemory(ctx context.Context, m *cairn.Memory, createOnly bool) (*cairn.WriteResult, error) {
 	m = cloneMemory(m)
 	now := e.Now()
+	e, err := e.inProject(ctx, m.Project)
+	if err != nil {
+		return nil, err
+	}
 	if err := e.prepareNew(m, now); err != nil {
 		return nil, err
 	}
@@ -38,7 +42,7 @@ func (e *Engine) addMemory(ctx context.Context, m *cairn.Memory, createOnly bool
 		return nil, cairn.Errorf(cairn.EINVALID, "a memory created only if new needs a key")
 	}
 	var res *cairn.WriteResult
-	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+	err = e.store.Update(ctx, func(tx cairn.Tx) error {
 		b := newIndexBatch()
 		var err error
 		if res, err = e.add(ctx, tx, b, m, now, nil, true); err != nil {
@@ -389,6 +393,9 @@ func (e *Engine) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryUp
 func (e *Engine) update(ctx context.Context, tx cairn.Tx, b *indexBatch, id string, upd cairn.MemoryUpdate, now time.Time) (*cairn.Memory, error) {
 	old, err := e.owned(ctx, tx, id)
 	if err != nil {
+		return nil, err
+	}
+	if e, err = e.inProjectTx(ctx, tx, old.Project); err != nil {
 		return nil, err
 	}
 	if upd.IfContent != nil && old.Content != *upd.IfContent {

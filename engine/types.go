@@ -21,6 +21,12 @@ func (e *Engine) NearType(ctx context.Context, project, typ string) (string, err
 	if typ == "" {
 		return "", nil
 	}
+	if cairn.ValidProject(project) {
+		var err error
+		if e, err = e.inProject(ctx, project); err != nil {
+			return "", err
+		}
+	}
 	if _, ok := e.policies[typ]; ok {
 		return "", nil
 	}

@@ -1,12 +1,17 @@
 package hook
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
@@ -54,6 +59,12 @@ func Capture(ctx context.Context, svc ingest.Service, ev Event, p *Payload, opts
 	opts.Ask = opts.Ask && ev == Stop && !p.StopHookActive && len(sigs) == 0
 	var errs []error
 	if path != "" {
+		if opts.Ask {
+			// Claude Code writes its transcript behind the hooks: the
+			// last tool results may not be there yet, and what to ask
+			// depends on them.
+			awaitMessage(ctx, path, p.LastAssistantMessage, transcriptWait)
+		}
 		ask, err := captureTranscript(ctx, svc, kind, path, opts)
 		if cairn.ErrorCode(err) == cairn.EUNAVAILABLE {
 			return got, err
@@ -73,6 +84,72 @@ func Capture(ctx context.Context, svc ingest.Service, ev Event, p *Payload, opts
 		}
 	}
 	return got, errors.Join(errs...)
+}
+
+// transcriptWait bounds how long a Stop that may ask waits for the
+// transcript to hold the agent's last message.
+const transcriptWait = 1500 * time.Millisecond
+
+// awaitMessage waits, up to max, until the end of the transcript at path
+// holds the start of msg as the transcript writes it (a JSON string);
+// it returns at once for an empty msg or a file that cannot be read.
+func awaitMessage(ctx context.Context, path, msg string, max time.Duration) {
+	msg = strings.TrimSpace(msg)
+	if msg == "" {
+		return
+	}
+	if len(msg) > 48 {
+		cut := 48
+		for cut > 0 && !utf8.RuneStart(msg[cut]) {
+			cut--
+		}
+		msg = msg[:cut]
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if enc.Encode(msg) != nil {
+		return
+	}
+	want := bytes.TrimSuffix(bytes.TrimSpace(buf.Bytes()), []byte{'"'})[1:]
+	deadline := time.Now().Add(max)
+	for {
+		if tailHolds(path, want) {
+			return
+		}
+		if time.Now().After(deadline) {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// tailHolds reports whether the last 256 KiB of the regular file at path
+// hold want; true when the file cannot be read (nothing to wait for).
+func tailHolds(path string, want []byte) bool {
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
+		return true // before opening: opening a FIFO waits for a writer
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return true
+	}
+	const tail = 256 << 10
+	off := max(fi.Size()-tail, 0)
+	b := make([]byte, fi.Size()-off)
+	if _, err := f.ReadAt(b, off); err != nil && !errors.Is(err, io.EOF) {
+		return true
+	}
+	return bytes.Contains(b, want)
 }
 
 // HasCapture reports whether Capture has anything to read for ev and p:

@@ -59,6 +59,7 @@ type Service interface {
 	cairn.UseRecorder
 	cairn.OverviewService
 	cairn.ContextService // the candidates of lookups and loop blocks (package recall)
+	cairn.SettingsService
 	cairn.Clock
 	// ShownCounts is what a session was shown, for lookups (package
 	// recall's LookupService).
@@ -87,8 +88,8 @@ type Options struct {
 	// does not know it: the list of memories then marks and filters the
 	// possibly stale ones (package filestale). nil knows no folder.
 	Root func(project string) string
-	// Context builds the block of call (call.Project is set; call.Config
-	// nil asks for the server's configuration of the project) and records
+	// Context builds the block of call (call.Project is set; the
+	// project's stored settings apply) and records
 	// its use when call.Record, as recall.AnswerCall does; required for
 	// the context route. Errors of type *recall.InvalidError are the
 	// caller's mistakes (400).
@@ -98,6 +99,12 @@ type Options struct {
 	// RecordUse, at once. A long-running server passes its batching
 	// queue, as its Context does.
 	RecordUse recall.Recorder
+	// CheckSettings checks the settings a client stores (PUT /settings)
+	// as a configuration file's are checked; nil refuses to store any.
+	CheckSettings func(*cairn.Settings) error
+	// SettingsStored, when set, is told of the settings a client stored
+	// for project (a server registers the folder of its JSON Lines files).
+	SettingsStored func(ctx context.Context, project string, ps *cairn.ProjectSettings)
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
 	// RequireToken makes a token necessary on every project route (a
@@ -128,10 +135,9 @@ const (
 // Server answers the API. Mount it at /api/ (its routes hold the whole
 // path).
 type Server struct {
-	opts    Options
-	mux     *http.ServeMux
-	log     *slog.Logger
-	configs configCache // of context requests
+	opts Options
+	mux  *http.ServeMux
+	log  *slog.Logger
 }
 
 // New returns the API server of opts.
@@ -210,6 +216,9 @@ func (s *Server) routes() {
 	s.route("POST /memories/{id}/supersede", write, s.supersede)
 	s.route("GET /memories/{id}/chain", read, s.chain)
 	s.route("GET /types/near", read, s.nearType)
+	s.route("GET /settings", read, s.getSettings)
+	s.route("PUT /settings", write, s.putSettings)
+	s.route("DELETE /settings", write, s.deleteSettings)
 	s.route("GET /search", read, s.search)
 	// Seed 000's paths, beside the ones above: search and cleanup under
 	// /memories, and a memory by its id alone (its id decides the

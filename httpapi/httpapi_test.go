@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/recall"
@@ -58,8 +59,9 @@ func newAPIOn(t *testing.T, st cairn.Store, requireToken bool) *testAPI {
 		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
 			return recall.AnswerCall(ctx, eng.WithProject(call.Project), call, eng.RecordUse)
 		},
-		Tokens:       eng,
-		RequireToken: requireToken,
+		Tokens:        eng,
+		RequireToken:  requireToken,
+		CheckSettings: config.Validate,
 	})
 	a.root = root
 	return a

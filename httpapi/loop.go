@@ -36,8 +36,10 @@ func (s *Server) loopContext(w http.ResponseWriter, r *http.Request, p *project)
 		return err
 	}
 	req := in.Request(p.svc.Now())
-	if s.opts.RequireToken {
-		req.Root = "" // a server reachable by others reads no folder they name
+	if !s.opts.RequireToken {
+		// A server that needs no token answers this machine's user only:
+		// the project's folder is theirs to read.
+		req.Root = s.root(p.name)
 	}
 	req.Project = p.name
 	c, err := recall.LoopBlock(r.Context(), p.svc, req)

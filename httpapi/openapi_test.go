@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/httpapi"
 )
 
@@ -330,6 +331,18 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("POST", p+"/memories", map[string]any{"content": "Other notes.", "type": "file", "key": "memtool:/memories/a.md", "create_only": true}, 409)
 	call("POST", p+"/memories", map[string]any{"content": "No key.", "create_only": true}, 400)
 	call("GET", p+"/types/near?type=decison", nil, 200)
+	// A project's settings: none stored, stored, checked as a file's keys
+	// are (a budget beyond its range), forgotten.
+	call("GET", p+"/settings", nil, 404)
+	set := cairn.DefaultSettings()
+	set.Lifecycle["learning"] = cairn.TypeLifecycle{TTLDays: 2, Tier: "relevant"}
+	call("PUT", p+"/settings", map[string]any{"settings": set, "source": "/p/.cairn/cairn.toml", "folder": "/p"}, 200)
+	call("GET", p+"/settings", nil, 200)
+	bad := cairn.DefaultSettings()
+	bad.Context.Budget = 1 << 30
+	call("PUT", p+"/settings", map[string]any{"settings": bad}, 400)
+	call("PUT", p+"/settings", map[string]any{}, 400)
+	call("DELETE", p+"/settings", nil, 200)
 	call("GET", p+"/types/near", nil, 400)
 	call("GET", p+"/search?q=sqlite+storage&explain=1&after=2020-01-01&before=2030-01-01&limit=3", nil, 200)
 	call("GET", p+"/search?q=sqlite&type=decision", nil, 200)

@@ -1,16 +1,12 @@
 package httpapi
 
 import (
-	"bytes"
-	"encoding/json"
 	"errors"
 	"net/http"
 	"strings"
-	"sync"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
@@ -80,15 +76,10 @@ type ContextIn struct {
 	Index         bool     `json:"index,omitempty"`
 	Explain       bool     `json:"explain,omitempty"`
 	MaxJSONChars  int      `json:"max_json_chars,omitempty"`
-	Root          string   `json:"root,omitempty"`
 	Conversations []string `json:"conversations,omitempty"`
-	// Config is the caller's configuration as JSON (config.Config): a
-	// field of that type would make encoding/json reflect over the whole
-	// configuration's types even when it is left out, which costs a
-	// short-lived client process more than the rest of the request.
-	Config json.RawMessage `json:"config,omitempty"`
-	// DefaultConfig stands for the built-in configuration.
-	DefaultConfig bool `json:"default_config,omitempty"`
+	// Keywords are keyword phrases of the project's settings applied as
+	// if the prompt held them (recall.Request.Keywords).
+	Keywords []string `json:"keywords,omitempty"`
 }
 
 // ContextOut is the answer of POST /context: the block and the ids of the
@@ -114,18 +105,6 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	if err := recall.CheckMonths(in.Conversations); err != nil {
 		return err
 	}
-	cfg, err := s.configs.get(in.Config)
-	if err != nil {
-		return err
-	}
-	if in.DefaultConfig {
-		if cfg != nil {
-			return cairn.Errorf(cairn.EINVALID, "give config or default_config, not both")
-		}
-		if cfg, err = s.configs.builtIn(); err != nil {
-			return err
-		}
-	}
 	for _, t := range in.Tiers {
 		switch t {
 		case cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic, cairn.ContextRelevant, cairn.ContextParallel:
@@ -135,15 +114,15 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	}
 	call := recall.Call{Request: recall.Request{Profile: in.Profile, Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
 		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, SearchMode: in.SearchMode, Tiers: in.Tiers, Types: in.Types,
-		Index: in.Index, Explain: in.Explain, Conversations: in.Conversations},
-		Config: cfg, Now: p.now, MaxJSONChars: in.MaxJSONChars,
+		Index: in.Index, Explain: in.Explain, Conversations: in.Conversations, Keywords: in.Keywords},
+		Now: p.now, MaxJSONChars: in.MaxJSONChars,
 		// A read-only token's block is a preview: recording its use would
 		// raise the confidence of what it shows.
 		Record: !in.DryRun && (p.token == nil || !p.token.ReadOnly)}
 	if !s.opts.RequireToken {
 		// A server that needs no token answers this machine's user only:
-		// the folder named is theirs to read.
-		call.Root = in.Root
+		// the project's folder is theirs to read.
+		call.Root = s.root(p.name)
 	}
 	if in.Budget != nil {
 		call.Budget, call.BudgetSet = *in.Budget, true
@@ -212,64 +191,6 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) err
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// configCache keeps the configurations clients sent, decoded and checked,
-// by their JSON: a client sends the same one with every context, and
-// checking one costs more than building a small block. At most
-// maxCachedConfigs are kept; the cache starts over when full. Safe for
-// concurrent use.
-type configCache struct {
-	mu       sync.Mutex
-	m        map[string]*config.Config
-	defaults *config.Config // the built-in configuration, once made
-}
-
-// builtIn is the configuration of a caller that read no file.
-func (c *configCache) builtIn() (*config.Config, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.defaults == nil {
-		l, err := config.Effective("", "")
-		if err != nil {
-			return nil, err
-		}
-		c.defaults = l.Config
-	}
-	return c.defaults, nil
-}
-
-const maxCachedConfigs = 64
-
-// get decodes and checks raw; nil for an absent or null configuration.
-// The configuration returned is shared: callers must not change it
-// (recall.AnswerCall works on a copy).
-func (c *configCache) get(raw json.RawMessage) (*config.Config, error) {
-	if len(raw) == 0 || string(raw) == "null" {
-		return nil, nil
-	}
-	c.mu.Lock()
-	cfg, ok := c.m[string(raw)]
-	c.mu.Unlock()
-	if ok {
-		return cfg, nil
-	}
-	cfg = &config.Config{}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(cfg); err != nil {
-		return nil, cairn.Errorf(cairn.EINVALID, "config: %s", strings.TrimPrefix(err.Error(), "json: "))
-	}
-	if err := cfg.Validate(); err != nil {
-		return nil, cairn.Errorf(cairn.EINVALID, "config: %v", err)
-	}
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxCachedConfigs {
-		c.m = map[string]*config.Config{}
-	}
-	c.m[string(raw)] = cfg
-	c.mu.Unlock()
-	return cfg, nil
 }
 
 // The headers of a search's answer that say how it was ranked

@@ -145,3 +145,28 @@ func TestTwoSessionsWithTheSameRequestHaveDifferentTitles(t *testing.T) {
 		t.Errorf("titles %q", titles)
 	}
 }
+
+// A capture after a tool call may read every line of the transcript
+// before the Stop hook does (the agent's last message not written yet):
+// the Stop hook's capture, with nothing left to read, still asks once,
+// from the state the earlier capture left; then never again.
+func TestTheAskComesAtStopWhenAnEarlierCaptureReadEveryLine(t *testing.T) {
+	t.Parallel()
+	eng := openEngine(t, nil)
+	path := filepath.Join(t.TempDir(), "s.jsonl")
+	if err := os.WriteFile(path, []byte(claudeLines(t, "s", time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC), "make tools-package")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	r, err := ingest.File(t.Context(), eng, path, ingest.Options{Kind: ingest.Claude, Project: "gw"})
+	if err != nil || r.Ask != "" {
+		t.Fatalf("the capture after a tool call: %+v %v", r, err)
+	}
+	stop := ingest.Options{Kind: ingest.Claude, Project: "gw", Ask: true}
+	r, err = ingest.File(t.Context(), eng, path, stop)
+	if err != nil || !r.Unchanged || r.Ask != "a command failed and then passed" {
+		t.Fatalf("the Stop with nothing new to read: unchanged %v, ask %q, %v", r.Unchanged, r.Ask, err)
+	}
+	if r, err := ingest.File(t.Context(), eng, path, stop); err != nil || r.Ask != "" {
+		t.Errorf("asked twice: %q %v", r.Ask, err)
+	}
+}

@@ -154,6 +154,11 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 	rep.Offset = offset
 	if offset == info.Size() {
 		rep.Unchanged = true
+		if opts.Ask {
+			// An earlier capture of the session (after a tool call) read
+			// every line: whether to ask is the state's it left.
+			return rep, askUnchanged(ctx, svc, path, cur, opts, rep)
+		}
 		return rep, nil
 	}
 	if offset > info.Size() {
@@ -284,6 +289,28 @@ func File(ctx context.Context, svc Service, path string, opts Options) (*Report,
 		}
 	}
 	return rep, nil
+}
+
+// askUnchanged decides, for a transcript with no line unread, whether
+// the agent should be asked for its account (Report.Ask) from the state
+// the last read left in the cursor, and records that it was asked.
+func askUnchanged(ctx context.Context, svc Service, path string, cur *cairn.IngestCursor, opts Options, rep *Report) error {
+	x := transcript.NewExtractor(opts.Project)
+	if cur.Pending == "" || x.RestorePending(cur.Pending) != nil {
+		return nil
+	}
+	why := x.WorthAsking(false)
+	if why == "" {
+		return nil
+	}
+	x.MarkAsked()
+	c := *cur
+	c.Source, c.Pending = path, x.Pending()
+	if _, err := svc.IngestBatch(ctx, opts.Project, cairn.IngestBatch{Cursor: &c}); err != nil {
+		return err
+	}
+	rep.Ask = why
+	return nil
 }
 
 // maxTitleScan bounds the summaries read to keep a new summary's title

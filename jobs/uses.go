@@ -70,11 +70,9 @@ type UseWriter struct {
 	mu         sync.Mutex
 	written    *sync.Cond // broadcast after each write and on close
 	pending    []engine.Use
-	pendingAt  time.Time    // when the first pending use came
-	inflight   int          // uses being written
-	inflightAt time.Time    // when the first of them came
-	writing    []engine.Use // the batch being written
-	urgent     int          // Flush calls waiting: write at once
+	pendingAt  time.Time // when the first pending use came
+	inflight   int       // uses being written
+	inflightAt time.Time // when the first of them came
 	closed     bool
 	wake       chan struct{} // the writer has something to do
 	done       chan struct{} // the writer has stopped
@@ -162,38 +160,6 @@ func (w *UseWriter) Record(ctx context.Context, ids []string, session string) er
 	return err
 }
 
-// Flush returns once every use of session queued so far is written (or
-// its write failed, which the log says), asking for the write at once: a
-// block answered after it sees what the session was shown before, as a
-// block answered by a process that writes its uses at once does. It
-// returns at once when none of the session's uses waits.
-func (w *UseWriter) Flush(session string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	if !w.holds(session) {
-		return
-	}
-	w.urgent++
-	defer func() { w.urgent-- }()
-	for !w.closed && w.holds(session) {
-		w.kick()
-		w.written.Wait()
-	}
-}
-
-// holds reports whether a use of session waits or is being written; call
-// with w.mu held.
-func (w *UseWriter) holds(session string) bool {
-	for _, batch := range [][]engine.Use{w.pending, w.writing} {
-		for _, u := range batch {
-			if u.Session == session {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // Close writes what is pending and stops the writer; later records are
 // written at once.
 func (w *UseWriter) Close() {
@@ -217,7 +183,7 @@ func (w *UseWriter) run() {
 			}
 			continue
 		}
-		at, due := w.pendingAt, w.closed || len(w.pending) >= w.cfg.BatchMax || w.urgent > 0
+		at, due := w.pendingAt, w.closed || len(w.pending) >= w.cfg.BatchMax
 		w.mu.Unlock()
 		if !due {
 			timer := time.NewTimer(w.cfg.FlushWait - w.cfg.Now().Sub(at))
@@ -236,7 +202,7 @@ func (w *UseWriter) run() {
 func (w *UseWriter) runOnce(at time.Time) {
 	w.mu.Lock()
 	batch := w.pending
-	w.pending, w.inflight, w.inflightAt, w.writing = nil, len(batch), at, batch
+	w.pending, w.inflight, w.inflightAt = nil, len(batch), at
 	w.mu.Unlock()
 	// A copy: RecordUses normalizes what it is given (ids, a session
 	// with a secret redacted), and the batch must name the sessions as
@@ -248,7 +214,7 @@ func (w *UseWriter) runOnce(at time.Time) {
 	w.eng.UnnoteShown(batch)
 	w.cfg.TestSignals.Wrote.Signal(len(batch))
 	w.mu.Lock()
-	w.inflight, w.inflightAt, w.writing = 0, time.Time{}, nil
+	w.inflight, w.inflightAt = 0, time.Time{}
 	w.written.Broadcast()
 	if len(w.pending) > 0 || w.closed {
 		w.kick()

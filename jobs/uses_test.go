@@ -121,32 +121,6 @@ func TestUseWriterHoldsContextsBackWhenWritesCannotKeepUp(t *testing.T) {
 	}
 }
 
-// Flush writes the waiting uses of a session at once, long before the
-// batch would be due, and returns at once for a session with none.
-func TestUseWriterFlushWritesASessionsUsesAtOnce(t *testing.T) {
-	t.Parallel()
-	ctx := t.Context()
-	_, e, _ := openDB(t)
-	id := add(t, e, &cairn.Memory{Project: "p", Content: "a memory shown in a session"}).ID
-	w := NewUseWriter(e, &UseWriterConfig{FlushWait: time.Hour, MaxAge: 2 * time.Hour})
-	defer w.Close()
-	start := time.Now()
-	w.Flush("nobody") // nothing waits
-	if err := w.Record(ctx, []string{id}, "s1"); err != nil {
-		t.Fatal(err)
-	}
-	if n := useCount(t, e, id); n != 0 {
-		t.Fatalf("use count %d before the flush, want 0 (the batch waits an hour)", n)
-	}
-	w.Flush("s1")
-	if n := useCount(t, e, id); n != 1 {
-		t.Fatalf("use count %d after the flush, want 1", n)
-	}
-	if d := time.Since(start); d > 10*time.Second {
-		t.Fatalf("flushing took %v", d)
-	}
-}
-
 // A use is shown in its session the moment it is queued, long before it
 // is written: the session's next context and lookups leave it out, while
 // other sessions are not affected; once written it counts as one use,

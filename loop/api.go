@@ -196,20 +196,19 @@ type ContextRequestJSON struct {
 	Iteration   int      `json:"iteration,omitempty"`
 	Format      string   `json:"format,omitempty"`
 	Explain     bool     `json:"explain,omitempty"`
-	Root        string   `json:"root,omitempty"` // used only by a server that needs no token
 	PolicyJSON
 }
 
 // Request is the request of j, at now.
 func (j ContextRequestJSON) Request(now time.Time) ContextRequest {
 	return ContextRequest{Task: j.Task, Title: j.Title, Description: j.Description, Files: j.Files, Budget: j.Budget,
-		Iteration: j.Iteration, Tiers: j.Tiers, Policy: j.Policy(), Format: j.Format, Explain: j.Explain, Root: j.Root, Now: now}
+		Iteration: j.Iteration, Tiers: j.Tiers, Policy: j.Policy(), Format: j.Format, Explain: j.Explain, Now: now}
 }
 
 // ContextRequestJSONOf is req as JSON.
 func ContextRequestJSONOf(req ContextRequest) ContextRequestJSON {
 	return ContextRequestJSON{Task: req.Task, Title: req.Title, Description: req.Description, Files: req.Files,
-		Budget: req.Budget, Iteration: req.Iteration, Format: req.Format, Explain: req.Explain, Root: req.Root,
+		Budget: req.Budget, Iteration: req.Iteration, Format: req.Format, Explain: req.Explain,
 		PolicyJSON: PolicyJSONOf(req.Policy, req.Tiers)}
 }
 

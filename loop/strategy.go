@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 )
 
 // DefaultTiers are the model tiers, cheapest first, when none are given.
@@ -33,7 +32,7 @@ type Policy struct {
 }
 
 // PolicyOf is the policy of a [loop] configuration table.
-func PolicyOf(lc config.LoopConfig) Policy {
+func PolicyOf(lc cairn.LoopSettings) Policy {
 	return Policy{EscalateAfter: lc.EscalateAfter, StuckAfter: lc.StuckAfter, ReviewAfter: lc.ReviewAfter}
 }
 

@@ -65,8 +65,8 @@ func (s *server) addLoopTools(srv *mcp.Server) {
 	}, s.loopStatus)
 }
 
-func (s *server) loopPolicy() (loop.Policy, []string, int, error) {
-	cfg, err := s.config()
+func (s *server) loopPolicy(ctx context.Context) (loop.Policy, []string, int, error) {
+	cfg, err := s.settings(ctx)
 	if err != nil {
 		return loop.Policy{}, nil, 0, err
 	}
@@ -83,7 +83,7 @@ func (s *server) loopRecord(ctx context.Context, _ *mcp.CallToolRequest, in loop
 }
 
 func (s *server) loopContext(ctx context.Context, _ *mcp.CallToolRequest, in LoopContextIn) (*mcp.CallToolResult, ContextOut, error) {
-	p, tiers, budget, err := s.loopPolicy()
+	p, tiers, budget, err := s.loopPolicy(ctx)
 	if err != nil {
 		return nil, ContextOut{}, s.toolError("loop_context", err)
 	}
@@ -104,7 +104,7 @@ func (s *server) loopContext(ctx context.Context, _ *mcp.CallToolRequest, in Loo
 }
 
 func (s *server) loopModel(ctx context.Context, _ *mcp.CallToolRequest, in LoopModelIn) (*mcp.CallToolResult, loop.ChoiceJSON, error) {
-	p, tiers, _, err := s.loopPolicy()
+	p, tiers, _, err := s.loopPolicy(ctx)
 	if err != nil {
 		return nil, loop.ChoiceJSON{}, s.toolError("loop_model", err)
 	}
@@ -122,7 +122,7 @@ func (s *server) loopModel(ctx context.Context, _ *mcp.CallToolRequest, in LoopM
 }
 
 func (s *server) loopStatus(ctx context.Context, _ *mcp.CallToolRequest, in LoopStatusIn) (*mcp.CallToolResult, loop.StatusJSON, error) {
-	p, _, _, err := s.loopPolicy()
+	p, _, _, err := s.loopPolicy(ctx)
 	if err != nil {
 		return nil, loop.StatusJSON{}, s.toolError("loop_status", err)
 	}

@@ -31,7 +31,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/recall"
 )
@@ -48,11 +47,6 @@ type Options struct {
 	Service Service
 	// Project is the project every request is scoped to; required.
 	Project string
-	// Config returns the effective configuration for a context request.
-	// It is called once per request, so a changed cairn.toml is seen
-	// without a restart; the server changes only a clone of what it
-	// returns. Nil means config.Default().
-	Config func() (*config.Config, error)
 	// Root is the project's folder, when the server runs in it: context
 	// blocks mark the memories whose files there changed since (see
 	// recall.MarkStale). "" skips the check.
@@ -71,10 +65,13 @@ type Options struct {
 type Service interface {
 	cairn.Service
 	cairn.TypeService
+	// The project's settings (its loop policy; context blocks read them
+	// where they are built).
+	cairn.SettingsService
 	cairn.LifecycleService
 	cairn.Clock
 	// Context builds a context block as recall.AnswerCall does: with
-	// call.Config, at the service's clock when call.Now is zero, and
+	// the project's settings, at the service's clock when call.Now is zero, and
 	// recording the use of the memories it shows when call.Record. A call
 	// the configuration cannot serve is a *recall.InvalidError or an
 	// EINVALID error. An answer returned with an error means that only
@@ -91,7 +88,6 @@ type Service interface {
 type server struct {
 	eng     Service
 	project string
-	config  func() (*config.Config, error)
 	log     *slog.Logger
 	root    string
 }
@@ -107,10 +103,7 @@ func New(opts Options) (*mcp.Server, error) {
 	if !cairn.ValidProject(opts.Project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid: give 1 to %d bytes of text without control characters", opts.Project, cairn.MaxNameBytes)
 	}
-	s := &server{eng: opts.Service, project: opts.Project, config: opts.Config, log: opts.Logger, root: opts.Root}
-	if s.config == nil {
-		s.config = func() (*config.Config, error) { return config.Default(), nil }
-	}
+	s := &server{eng: opts.Service, project: opts.Project, log: opts.Logger, root: opts.Root}
 	if s.log == nil {
 		s.log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
@@ -195,4 +188,16 @@ func (s *server) visible(ctx context.Context, id string) (*cairn.Memory, error) 
 		return nil, cairn.Errorf(cairn.ENOTFOUND, "no single memory of project %s has an id starting with %q; give the whole id", s.project, id)
 	}
 	return nil, err
+}
+
+// settings are the project's stored settings, else the built-in ones.
+func (s *server) settings(ctx context.Context) (*cairn.Settings, error) {
+	ps, err := s.eng.ProjectSettings(ctx, s.project)
+	if cairn.ErrorCode(err) == cairn.ENOTFOUND {
+		return cairn.DefaultSettings(), nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	return ps.Settings, nil
 }

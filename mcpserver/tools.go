@@ -371,10 +371,6 @@ func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, in GetIn) (*mc
 const noMemories = "No memories to show for this prompt yet."
 
 func (s *server) context(ctx context.Context, _ *mcp.CallToolRequest, in ContextIn) (*mcp.CallToolResult, ContextOut, error) {
-	cfg, err := s.config()
-	if err != nil {
-		return nil, ContextOut{}, s.toolError("context", err)
-	}
 	req := recall.Request{
 		Project: s.project, Prompt: in.Prompt, Hat: in.Hat, Agent: in.Agent, Task: in.Task,
 		Session: in.Session, Files: in.Files, Format: in.Format, Root: s.root, Index: in.Index,
@@ -382,7 +378,7 @@ func (s *server) context(ctx context.Context, _ *mcp.CallToolRequest, in Context
 	if in.Budget != nil {
 		req.Budget, req.BudgetSet = *in.Budget, true
 	}
-	a, err := s.eng.Context(ctx, recall.Call{Request: req, Config: cfg, Record: true})
+	a, err := s.eng.Context(ctx, recall.Call{Request: req, Record: true})
 	if a != nil && err != nil {
 		// The block is right; only its bookkeeping failed.
 		s.log.Error("recording the use of memories", "project", s.project, "err", err)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/recall"
 )
 
@@ -21,7 +20,7 @@ func TestTheContextBlockGivesAgesAndRelevanceButHookBlocksDoNot(t *testing.T) {
 	}
 	clock = now
 	req := recall.Request{Project: "p", Prompt: "the rate limiter test fails under -race"}
-	b, err := recall.Build(t.Context(), e, config.Default(), req)
+	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -29,7 +28,7 @@ func TestTheContextBlockGivesAgesAndRelevanceButHookBlocksDoNot(t *testing.T) {
 		t.Errorf("no age and relevance:\n%s", b.Text)
 	}
 	req.Tiers = []string{cairn.ContextRelevant}
-	hb, err := recall.Build(t.Context(), e, config.Default(), req)
+	hb, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), req)
 	if err != nil {
 		t.Fatal(err)
 	}

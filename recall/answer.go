@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/contextpack"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/hook"
@@ -20,13 +19,11 @@ import (
 // server is the block it would have built itself.
 type Call struct {
 	Request
-	// Config is the effective configuration (the caller's files read);
-	// nil takes the service's own.
-	Config *config.Config
-	// DefaultConfig says that Config is the built-in configuration (no
-	// configuration file was read): a transport may send this flag
-	// instead of the whole configuration.
-	DefaultConfig bool
+	// Config, in process, is the settings to build the block with (a
+	// command's own files read); nil takes the project's stored settings,
+	// else the engine's own (engine.Engine.SettingsOf). A transport never
+	// carries it: the process that answers reads the project's settings.
+	Config *cairn.Settings
 	// Now is the clock of the block (recency, expiry); zero takes the
 	// service's.
 	Now time.Time
@@ -64,10 +61,12 @@ type Recorder func(ctx context.Context, ids []string, session string) error
 func AnswerCall(ctx context.Context, eng *engine.Engine, call Call, record Recorder) (*Answer, error) {
 	c := call.Config
 	if c == nil {
-		c = config.Default()
-	} else {
-		c = c.Clone()
+		var err error
+		if c, err = eng.SettingsOf(ctx, call.Project); err != nil {
+			return nil, err
+		}
 	}
+	c = c.Clone()
 	if !call.Now.IsZero() {
 		now := call.Now
 		eng = eng.WithClock(func() time.Time { return now })

@@ -9,7 +9,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/lexical"
 )
 
@@ -58,7 +57,7 @@ type query struct {
 // contextQuery resolves a context block's candidates and selection for
 // the configuration c (its mode and overrides applied), the profile p and
 // the request, at now.
-func contextQuery(c *config.Config, r Request, p Profile, now time.Time) *query {
+func contextQuery(c *cairn.Settings, r Request, p Profile, now time.Time) *query {
 	cc := c.Context
 	q := &query{req: r, weights: seed000Of(c, r), now: now, staticShown: p.shows(cairn.ContextStatic), minConfidence: cc.MinConfidence}
 	q.candidates = cairn.CandidateRequest{Project: r.Project, Session: r.Session, Now: now, Pinned: true}

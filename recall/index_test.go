@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/conversation"
 	"github.com/cairn-dev/cairn/recall"
 )
@@ -36,7 +35,7 @@ func TestTheMemoryIndexIsSeed001sTree(t *testing.T) {
 	if !slices.Equal(months, []string{"2026-02", "2026-01"}) {
 		t.Fatalf("months = %v", months)
 	}
-	b, err := recall.Build(t.Context(), e, config.Default(), recall.Request{Project: "p", Index: true, Conversations: months})
+	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), recall.Request{Project: "p", Index: true, Conversations: months})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +50,7 @@ func TestTheMemoryIndexIsSeed001sTree(t *testing.T) {
 		}
 	}
 	// The session-start block has it when the configuration says so.
-	c := config.Default()
+	c := cairn.DefaultSettings()
 	c.Context.Index = true
 	sb, err := recall.Build(t.Context(), e, c, recall.Request{Project: "p", Tiers: []string{cairn.ContextStatic}})
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/recall"
 )
 
@@ -53,7 +52,7 @@ func TestTheEditBlockAndTheFileLookupAgreeOnWhatIsAboutTheFile(t *testing.T) {
 	}
 	slices.Sort(want)
 
-	b, err := recall.Build(t.Context(), e, config.Default(), recall.Request{Profile: recall.ProfileEdit, Project: "p", Files: []string{file}})
+	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), recall.Request{Profile: recall.ProfileEdit, Project: "p", Files: []string{file}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +123,7 @@ func TestTheProfilesAreWellFormed(t *testing.T) {
 	if _, err := recall.ProfileOf("nonesuch"); cairn.ErrorCode(err) != cairn.EINVALID {
 		t.Errorf("an unknown profile: %v", err)
 	}
-	if _, err := recall.Build(t.Context(), newEngine(t, time.Now), config.Default(), recall.Request{Profile: recall.ProfileLookupFile, Project: "p"}); err == nil {
+	if _, err := recall.Build(t.Context(), newEngine(t, time.Now), cairn.DefaultSettings(), recall.Request{Profile: recall.ProfileLookupFile, Project: "p"}); err == nil {
 		t.Error("a lookup's profile made a context block")
 	}
 }

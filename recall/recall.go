@@ -31,59 +31,17 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/contextpack"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/loop"
 )
 
-// Request is one block to build. Zero values take the profile's and the
-// configuration's defaults; Budget, Limit and MaxChars are used only when
-// their Set flag is true, so that 0 can mean "nothing".
-type Request struct {
-	// Profile names the kind of block (Profiles); "" is ProfileContext.
-	Profile string
-	Project string
-	Prompt  string
-	Hat     string
-	Agent   string
-	Task    string
-	Session string // memories written in this session are left out
-	Files   []string
+// Request is one block to build: the flat request of the root package
+// (cairn.ContextRequest), whose Profile names one of Profiles.
+type Request = cairn.ContextRequest
 
-	Mode   string // a mode of the configuration; "" takes context.mode
-	Format string // markdown, xml or json; "" takes context.format
-	// SearchMode is the relevant tier's search mode (cairn.ModeLexical,
-	// ModeVector, ModeHybrid); "" takes embeddings.mode when an endpoint
-	// is configured, else lexical.
-	SearchMode string
-
-	Budget, Limit, MaxChars          int
-	BudgetSet, LimitSet, MaxCharsSet bool
-
-	// Tiers, when not nil, keeps only these tiers of the profile's
-	// (cairn.ContextPinned, ContextStatic, ContextDynamic,
-	// ContextRelevant, ContextParallel).
-	Tiers []string
-	// Types, when not nil, narrows the relevant tier to these types
-	// instead of the profile's (or the configuration's
-	// context.relevant.types).
-	Types []string
-
-	// Root is the project's folder: memories whose referenced files there
-	// changed after they were written or verified are marked stale and
-	// count for less (see MarkStale). "" skips the check.
-	Root string
-
-	Explain bool // fill Result.Explain (see contextpack.Request)
-	Index   bool // add seed 001's memory index
-	// Conversations are the months of the project's conversation log,
-	// newest first (ConversationMonths), shown in the index.
-	Conversations []string
-}
-
-// profile is the request's profile, narrowed by its Tiers.
-func (r *Request) profile() (Profile, error) {
+// profileOf is the request's profile, narrowed by its Tiers.
+func profileOf(r *Request) (Profile, error) {
 	name := r.Profile
 	if name == "" {
 		name = ProfileContext
@@ -106,7 +64,7 @@ type Block struct {
 	Text      string             // the rendered block; "" when nothing was placed
 	Result    contextpack.Result // placement, omissions and the explanation
 	Selection *Selection         // the candidates chosen, with their scores, and those left out
-	Config    *config.Config     // the effective configuration (mode and keywords applied)
+	Config    *cairn.Settings    // the effective configuration (mode and keywords applied)
 	Keywords  []string           // keyword overrides the prompt matched
 
 	annotateAt time.Time // the ages' clock when the block is annotated, else zero
@@ -131,15 +89,15 @@ func (e *InvalidError) Error() string { return e.Msg }
 // Configure applies the request's profile, mode, keyword overrides and
 // explicit limits to the configuration c (it is changed in place) and
 // returns the keywords that matched and the format to render.
-func Configure(c *config.Config, req *Request) (keywords []string, format string, err error) {
-	p, err := req.profile()
+func Configure(c *cairn.Settings, req *Request) (keywords []string, format string, err error) {
+	p, err := profileOf(req)
 	if err != nil {
 		return nil, "", err
 	}
 	return configure(c, req, p)
 }
 
-func configure(c *config.Config, req *Request, p Profile) (keywords []string, format string, err error) {
+func configure(c *cairn.Settings, req *Request, p Profile) (keywords []string, format string, err error) {
 	mode := req.Mode
 	if mode == "" {
 		mode = c.Context.Mode
@@ -147,7 +105,11 @@ func configure(c *config.Config, req *Request, p Profile) (keywords []string, fo
 	if err := c.ApplyMode(mode); err != nil {
 		return nil, "", err
 	}
-	keywords = c.ApplyKeywords(req.Prompt)
+	prompt := req.Prompt
+	if len(req.Keywords) > 0 {
+		prompt = strings.Join(req.Keywords, " | ") + " | " + prompt
+	}
+	keywords = c.ApplyKeywords(prompt)
 	switch {
 	case req.BudgetSet:
 		c.Context.Budget = req.Budget
@@ -193,8 +155,8 @@ var _ Service = (*engine.Engine)(nil)
 // Build runs the pipeline for req with the configuration c, which it
 // changes in place (mode, keywords and limits applied). eng's clock is
 // the request's now.
-func Build(ctx context.Context, eng Service, c *config.Config, req Request) (*Block, error) {
-	p, err := req.profile()
+func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*Block, error) {
+	p, err := profileOf(&req)
 	if err != nil {
 		return nil, err
 	}
@@ -258,7 +220,7 @@ func Build(ctx context.Context, eng Service, c *config.Config, req Request) (*Bl
 // ("quick task") and are not what the prompt is about.
 func searched(req Request, keywords []string) Request {
 	if len(keywords) > 0 {
-		req.Prompt = config.StripPhrases(req.Prompt, keywords)
+		req.Prompt = cairn.StripPhrases(req.Prompt, keywords)
 	}
 	return req
 }

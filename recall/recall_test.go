@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/sqlite"
@@ -36,14 +35,14 @@ func TestTheLastingTiersFollowTheConfiguration(t *testing.T) {
 	e := newEngine(t, func() time.Time { return now })
 	arch := add(t, e, &cairn.Memory{Type: "architecture", Content: "All writes go through the engine package.", Confidence: 0.95})
 	sess := add(t, e, &cairn.Memory{Type: "session", Content: "Session: added rate limiting."})
-	b, err := recall.Build(t.Context(), e, config.Default(), recall.Request{Project: "p"})
+	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), recall.Request{Project: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if ids := b.IDs(); !slices.Contains(ids, arch) || !slices.Contains(ids, sess) {
 		t.Fatalf("the default block %v lacks the critical constraint %s or the session %s", ids, arch, sess)
 	}
-	c := config.Default()
+	c := cairn.DefaultSettings()
 	c.Context.Static.MinConstraintConfidence = 0 // "none of those"
 	c.Context.Dynamic.Enabled = false
 	if b, err = recall.Build(t.Context(), e, c, recall.Request{Project: "p"}); err != nil {
@@ -77,7 +76,7 @@ func TestRelevantMemoryIsNeverCrowdedOutByStaticOnes(t *testing.T) {
 	}
 	want := res.Memory.ID
 	for _, format := range []string{"markdown", "json"} {
-		b, err := recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Prompt: "why does the payments webhook retry forever",
+		b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Prompt: "why does the payments webhook retry forever",
 			Format: format, Budget: 600, BudgetSet: true})
 		if err != nil {
 			t.Fatal(err)
@@ -95,7 +94,7 @@ func TestRelevantMemoryIsNeverCrowdedOutByStaticOnes(t *testing.T) {
 			t.Errorf("%s: static memories took %d tokens, over %v of 600", format, static, recall.StaticShare)
 		}
 	}
-	b, err := recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Budget: 600, BudgetSet: true})
+	b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Budget: 600, BudgetSet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +127,7 @@ func TestMemoriesWhoseFilesChangedAreMarkedStale(t *testing.T) {
 	id := res.Memory.ID
 	build := func() *recall.Block {
 		t.Helper()
-		b, err := recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Prompt: "refresh returns nil for an unknown token", Root: root})
+		b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Prompt: "refresh returns nil for an unknown token", Root: root})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -165,7 +164,7 @@ func TestMemoriesWhoseFilesChangedAreMarkedStale(t *testing.T) {
 	if err := os.Chtimes(file, now.Add(time.Hour), now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	b, err = recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Prompt: "refresh returns nil for an unknown token"})
+	b, err = recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Prompt: "refresh returns nil for an unknown token"})
 	if err != nil || strings.Contains(b.Text, "possibly stale") {
 		t.Errorf("without a root: %v\n%s", err, b.Text)
 	}
@@ -191,7 +190,7 @@ func TestSessionStartBlockIsSmallAndSaysHowToRecord(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := config.Default()
+	c := cairn.DefaultSettings()
 	b, err := recall.Build(ctx, eng, c, recall.Request{Project: "p"})
 	if err != nil {
 		t.Fatal(err)
@@ -203,7 +202,7 @@ func TestSessionStartBlockIsSmallAndSaysHowToRecord(t *testing.T) {
 		t.Errorf("the block lacks the recording paragraph or the pinned memory:\n%s", b.Text)
 	}
 	// With a prompt the full budget applies and the paragraph is left out.
-	b, err = recall.Build(ctx, eng, config.Default(), recall.Request{Project: "p", Prompt: "how does the pitfall module report errors"})
+	b, err = recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Prompt: "how does the pitfall module report errors"})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/lexical"
 )
 
@@ -22,7 +21,7 @@ import (
 //
 // The words tags are matched against are found once, not once per memory.
 type seed000 struct {
-	c     config.ScoringConfig
+	c     cairn.ScoringSettings
 	req   Request
 	mode  string          // the mode in force: memories tagged mode:<mode> match
 	words map[string]bool // terms of the prompt and the files
@@ -34,7 +33,7 @@ const (
 	sameTaskWeight  = 0.15
 )
 
-func seed000Of(c *config.Config, r Request) seed000 {
+func seed000Of(c *cairn.Settings, r Request) seed000 {
 	s := seed000{c: c.Scoring, req: r, mode: r.Mode, words: map[string]bool{}}
 	if s.mode == "" {
 		s.mode = c.Context.Mode

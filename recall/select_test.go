@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/recall"
 )
@@ -55,10 +54,10 @@ func ptr[T any](v T) *T { return &v }
 
 // selection is what the pipeline chose for req with c (the default
 // configuration when nil).
-func selection(t *testing.T, e *engine.Engine, c *config.Config, req recall.Request) *recall.Selection {
+func selection(t *testing.T, e *engine.Engine, c *cairn.Settings, req recall.Request) *recall.Selection {
 	t.Helper()
 	if c == nil {
-		c = config.Default()
+		c = cairn.DefaultSettings()
 	}
 	if req.Project == "" {
 		req.Project = "p"
@@ -72,8 +71,8 @@ func selection(t *testing.T, e *engine.Engine, c *config.Config, req recall.Requ
 
 // noLastingTiers is the default configuration without the static and
 // dynamic tiers.
-func noLastingTiers() *config.Config {
-	c := config.Default()
+func noLastingTiers() *cairn.Settings {
+	c := cairn.DefaultSettings()
 	c.Context.Static.Enabled, c.Context.Dynamic.Enabled = false, false
 	return c
 }
@@ -96,7 +95,7 @@ func put(t *testing.T, e *engine.Engine, m *cairn.Memory) *cairn.Memory {
 func TestTheContextBlockFillsTheTiersAndLeavesOutWhatItMust(t *testing.T) {
 	t.Parallel()
 	e, ids, _ := contextFixture(t)
-	c := config.Default()
+	c := cairn.DefaultSettings()
 	c.Context.Dynamic.Count = 2
 	sel := selection(t, e, c, recall.Request{Prompt: "fix the flaky auth test", Files: []string{"internal/auth/session_test.go"},
 		Hat: "critic", Session: "s-now"})
@@ -178,7 +177,7 @@ func TestTheContextBlockWithoutPromptHasNoRelevantTier(t *testing.T) {
 func TestTheThresholdLeavesOutWeakMatches(t *testing.T) {
 	t.Parallel()
 	e, _, _ := contextFixture(t)
-	c := config.Default()
+	c := cairn.DefaultSettings()
 	c.Scoring.Threshold = 5 // nothing reaches it
 	sel := selection(t, e, c, recall.Request{Prompt: "flaky"})
 	for _, it := range sel.Items {

@@ -28,7 +28,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/hook/inject"
 	"github.com/cairn-dev/cairn/httpapi"
@@ -164,11 +163,7 @@ func (s *Server) answerHook(w http.ResponseWriter, r *http.Request) {
 				done <- answer{err: fmt.Errorf("internal error: %v", v)}
 			}
 		}()
-		if s.uses != nil && call.payload.SessionID != "" {
-			// What the session was shown a moment ago is not shown again.
-			s.uses.Flush(call.payload.SessionID)
-		}
-		out, err := inject.Answer(ctx, call.event, call.payload, s.hookEnv(call))
+		out, err := inject.Answer(ctx, call.event, call.payload, s.hookEnv(ctx, call))
 		done <- answer{out, err}
 	}()
 	var a answer
@@ -195,7 +190,7 @@ func (s *Server) answerHook(w http.ResponseWriter, r *http.Request) {
 }
 
 // hookEnv is what package inject needs of a hook call answered here.
-func (s *Server) hookEnv(call *hookCall) *inject.Env {
+func (s *Server) hookEnv(ctx context.Context, call *hookCall) *inject.Env {
 	root := ""
 	if call.root != "" && filepath.Base(call.root) == call.project {
 		root = call.root
@@ -207,17 +202,13 @@ func (s *Server) hookEnv(call *hookCall) *inject.Env {
 	return &inject.Env{
 		Agent: "claude", Project: call.project, Root: root, CWDRoot: call.root,
 		Home: s.cfg.Home, Task: call.task, State: state, DataDir: dataDir,
-		Config: func() (*config.Config, bool, error) {
-			if s.cfg.FolderConfiguration == nil {
-				return config.Default(), true, nil
+		Config: func() (*cairn.Settings, bool, error) {
+			if s.cfg.SyncFolder != nil && call.root != "" {
+				s.cfg.SyncFolder(ctx, call.root, call.project)
 			}
-			c, isDefault, err := s.cfg.FolderConfiguration(call.root)
-			if err != nil {
-				// As the command hook: the defaults rather than no block.
-				s.logHook(call, fmt.Errorf("configuration not used, the defaults are: %w", err))
-				return config.Default(), true, nil
-			}
-			return c, isDefault, nil
+			// The block is built here, with the project's settings.
+			c, err := s.eng.SettingsOf(ctx, call.project)
+			return c, false, err
 		},
 		Service: local.New(s.eng, call.project, s.RecordUse),
 		Log:     func(err error) { s.logHook(call, err) },

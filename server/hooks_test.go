@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"io"
 	"net"
@@ -12,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/recall"
 )
 
 // postHook posts a hook payload to the server's http hook of event.
@@ -43,11 +45,10 @@ func TestHTTPHookAnswersEmptyRatherThanLate(t *testing.T) {
 	t.Cleanup(func() { close(slow) })
 	s := openServer(t, func(c *Config) {
 		c.Addr = "127.0.0.1:0"
-		c.FolderConfiguration = func(dir string) (*config.Config, bool, error) {
+		c.SyncFolder = func(_ context.Context, dir, _ string) {
 			if filepath.Base(dir) == "slow" {
 				<-slow // a configuration file on a hung network folder
 			}
-			return config.Default(), true, nil
 		}
 	})
 	prompt := func(folder string) string {
@@ -122,5 +123,50 @@ func TestServerTakesTheNextFreePortAndRecordsIt(t *testing.T) {
 	defer s2.Close()
 	if err := s2.Open(t.Context()); err == nil {
 		t.Errorf("a taken port without tries opened")
+	}
+}
+
+// A session's second block, asked through the socket a moment after its
+// first (before the batched uses would be written), leaves out what the
+// first showed, as a process that writes its uses at once does; another
+// session is shown it.
+func TestServerBlocksOfASessionDoNotRepeatWhatItWasJustShown(t *testing.T) {
+	t.Parallel()
+	s := openServer(t, func(c *Config) { c.Uses.FlushWait, c.Uses.MaxAge = time.Hour, 2*time.Hour })
+	p := s.project(t)
+	ask := func(session string) string {
+		a, err := p.Context(t.Context(), recall.Call{Request: recall.Request{Project: "p", Profile: recall.ProfilePrompt,
+			Prompt: "why is the auth test flaky with the fake clock?", Session: session}, Record: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Text
+	}
+	if first := ask("s1"); !strings.Contains(first, "fake clock") {
+		t.Fatalf("first block: %q", first)
+	}
+	if again := ask("s1"); strings.Contains(again, "fake clock") {
+		t.Errorf("the session was shown the memory twice:\n%s", again)
+	}
+	if other := ask("s2"); !strings.Contains(other, "fake clock") {
+		t.Errorf("another session's block: %q", other)
+	}
+	// A lookup before a command: the same.
+	look := func(session string) string {
+		a, err := p.Lookup(t.Context(), recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "go test ./auth -run TestFlaky",
+			Session: session, ShownTimes: 1, Record: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return a.Text
+	}
+	addMemory(t, s.eng, &cairn.Memory{Project: "p", Type: "fix", Title: "go test ./auth fails on a stale test cache",
+		Content: "`go test ./auth` failed on a stale cache until it ran as `go test -count=1 ./auth`."})
+	first := look("s3")
+	if !strings.Contains(first, "count=1") {
+		t.Fatalf("first lookup: %q", first)
+	}
+	if again := look("s3"); strings.Contains(again, "count=1") {
+		t.Errorf("the lookup repeated itself in one session:\n%s", again)
 	}
 }

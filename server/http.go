@@ -35,7 +35,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/eventstream"
 	"github.com/cairn-dev/cairn/httpapi"
@@ -349,24 +348,19 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 			return atTime(s.eng.WithProject(project), now)
 		},
 		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-			if call.Config == nil {
-				cfg, err := s.cfg.Configuration(call.Project)
-				if err != nil {
-					return nil, err
-				}
-				call.Config = cfg
-			}
 			if call.Root == "" {
 				call.Root = s.cfg.Root(call.Project)
 			}
 			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.RecordUse)
 		},
-		RecordUse:     s.RecordUse,
-		Root:          s.cfg.Root,
-		Tokens:        s.eng,
-		RequireToken:  remote,
-		Authenticated: authenticated,
-		Logger:        s.logger,
+		RecordUse:      s.RecordUse,
+		Root:           s.cfg.Root,
+		CheckSettings:  s.cfg.CheckSettings,
+		SettingsStored: s.cfg.SettingsStored,
+		Tokens:         s.eng,
+		RequireToken:   remote,
+		Authenticated:  authenticated,
+		Logger:         s.logger,
 	})
 }
 
@@ -376,7 +370,6 @@ func (s *Server) newMCPServer(project string) (*mcp.Server, error) {
 		Service: local.New(s.eng, project, s.RecordUse),
 		Project: project,
 		Root:    s.cfg.Root(project),
-		Config:  func() (*config.Config, error) { return s.cfg.Configuration(project) },
 		Version: s.cfg.Version,
 		Logger:  s.logger,
 	})

@@ -34,7 +34,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/internal/testsignal"
 	"github.com/cairn-dev/cairn/jobs"
@@ -90,24 +89,28 @@ type Config struct {
 
 	// Version is the version the MCP server reports.
 	Version string
-	// Configuration returns the configuration of project's context
-	// blocks (for a request that sends none) and MCP tools, read again
-	// for each request; nil: the defaults.
-	Configuration func(project string) (*config.Config, error)
-	// Root returns the folder of project's files when the server runs in
+	// Root returns the folder of project's files when the server knows
 	// it, else "": what its memories refer to is checked against it. nil
 	// knows no folder.
 	Root func(project string) string
+	// CheckSettings checks the settings a client stores for a project
+	// (its cairn.toml, read by the client) as a configuration file's are
+	// checked; nil refuses to store any.
+	CheckSettings func(*cairn.Settings) error
+	// SettingsStored, when set, is told of the settings a client stored
+	// for project through the REST API.
+	SettingsStored func(ctx context.Context, project string, ps *cairn.ProjectSettings)
 
 	// ProjectRoot returns the project folder of a folder (the git
 	// top-level folder enclosing it, else the folder itself): an http
 	// hook's project is its payload's cwd's. nil: the folder itself.
 	ProjectRoot func(dir string) string
-	// FolderConfiguration returns the configuration of the project whose
-	// folder is dir (its file and the user's) and whether it is the
-	// defaults (no file read): an http hook's blocks follow it, as the
-	// command hook's do. nil: the defaults.
-	FolderConfiguration func(dir string) (c *config.Config, isDefault bool, err error)
+	// SyncFolder writes the settings of project, whose folder is dir (an
+	// http hook's payload's cwd), to the database when its files changed
+	// since they were last written, as a command hook run there does; an
+	// http hook's block then follows them. nil: the project's stored
+	// settings as they are.
+	SyncFolder func(ctx context.Context, dir, project string)
 	// Home is the user's home folder, set aside in the error text an
 	// http hook looks up.
 	Home string
@@ -224,9 +227,6 @@ func New(cfg Config) (*Server, error) {
 	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
-	}
-	if cfg.Configuration == nil {
-		cfg.Configuration = func(string) (*config.Config, error) { return config.Default(), nil }
 	}
 	if cfg.Root == nil {
 		cfg.Root = func(string) string { return "" }

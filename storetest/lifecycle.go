@@ -40,6 +40,7 @@ var lifecycleEngineTests = []struct {
 	{"DecayStopsAtTheFloor", testDecayFloor},
 	{"ExpiredMemoriesGoByTheirTypesTTL", testTTLExpiry},
 	{"ConfiguredPoliciesSetExpiryConfidenceAndCleanup", testConfiguredPolicies},
+	{"StoredProjectSettingsGovernEveryEngineOfTheStore", testStoredProjectSettings},
 	{"LowValueMemoriesGo", testLowValue},
 	{"PinnedMemoriesNeverDecayNorGo", testPinnedImmune},
 	{"CleanupDryRunChangesNothing", testDryRun},
@@ -458,6 +459,67 @@ func testConfiguredPolicies(t *testing.T, e *engine.Engine) {
 	}
 	if it := itemOf(rep, old.ID); it != nil && !strings.Contains(it.Reason, "10 days") {
 		t.Errorf("reason %q does not name the configured 10 days", it.Reason)
+	}
+}
+
+// testStoredProjectSettings stores a project's settings through one
+// engine and writes through another over the same store (another
+// process, say a server started elsewhere), whose own policies are the
+// built-in ones: the project's memories take its stored settings, another
+// project's keep the engine's own, and deleting them restores those.
+func testStoredProjectSettings(t *testing.T, e *engine.Engine) {
+	ctx := t.Context()
+	if _, err := e.ProjectSettings(ctx, "p"); cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		t.Fatalf("settings of a new store: %v, want ENOTFOUND", err)
+	}
+	s := cairn.DefaultSettings()
+	s.Lifecycle["learning"] = cairn.TypeLifecycle{TTLDays: 2, Tier: "relevant", InitialConfidence: 0.7}
+	s.Lifecycle["runbook"] = cairn.TypeLifecycle{Tier: "relevant"}
+	if err := e.SetProjectSettings(ctx, "p", &cairn.ProjectSettings{Settings: s, Source: "/p/.cairn/cairn.toml", Fingerprint: "f", Folder: "/p"}); err != nil {
+		t.Fatalf("SetProjectSettings: %v", err)
+	}
+	other := engine.New(e.Store(), &engine.Options{Now: func() time.Time { return now }})
+	got, err := other.ProjectSettings(ctx, "p")
+	if err != nil || got.Settings.Lifecycle["learning"].TTLDays != 2 || got.Source != "/p/.cairn/cairn.toml" || got.Folder != "/p" || !got.UpdatedAt.Equal(now) {
+		t.Fatalf("ProjectSettings through another engine = %+v, %v", got, err)
+	}
+	l := add(t, other, &cairn.Memory{Project: "p", Type: "learning", Content: "a learning of the configured project"}).Memory
+	if !l.ExpiresAt.Equal(now.Add(2*24*time.Hour)) || !approx(l.Confidence, 0.7) {
+		t.Errorf("learning of p: expires %v, confidence %v; want 2 days and 0.7", l.ExpiresAt, l.Confidence)
+	}
+	q := add(t, other, &cairn.Memory{Project: "q", Type: "learning", Content: "a learning of another project"}).Memory
+	if !q.ExpiresAt.Equal(now.Add(90 * 24 * time.Hour)) {
+		t.Errorf("learning of q: expires %v, want the built-in 90 days", q.ExpiresAt)
+	}
+	// A change of type takes the project's time to live.
+	n := add(t, other, &cairn.Memory{Project: "p", Content: "a note that turns out to be a learning"}).Memory
+	typ := "learning"
+	if u, err := other.UpdateMemory(ctx, n.ID, cairn.MemoryUpdate{Type: &typ}); err != nil || !u.ExpiresAt.Equal(u.CreatedAt.Add(2*24*time.Hour)) {
+		t.Errorf("note made a learning: %+v, %v; want 2 days to live", u, err)
+	}
+	// A type the project declares is known there, and near to a typo.
+	if near, err := other.NearType(ctx, "p", "runbok"); err != nil || near != "runbook" {
+		t.Errorf("NearType(p, runbok) = %q, %v; want runbook", near, err)
+	}
+	// Cleanup expires by the project's time to live, also a learning
+	// stored before the settings were.
+	rep := maintain(t, other.WithClock(func() time.Time { return now.Add(3 * 24 * time.Hour) }), "p", false)
+	if it := itemOf(rep, l.ID); it == nil || it.Action != cairn.ActionExpired || !strings.Contains(it.Reason, "2 days") {
+		t.Errorf("p's learning after 3 days: %+v, want expired for its 2 days", it)
+	}
+	// Without stored settings, the engine's own apply again.
+	if err := e.DeleteProjectSettings(ctx, "p"); err != nil {
+		t.Fatal(err)
+	}
+	if l := add(t, other, &cairn.Memory{Project: "p", Type: "learning", Content: "a learning after the settings went"}).Memory; !l.ExpiresAt.Equal(now.Add(90 * 24 * time.Hour)) {
+		t.Errorf("learning after DeleteProjectSettings: expires %v, want 90 days", l.ExpiresAt)
+	}
+	// Bad inputs tried: an invalid project, nil settings.
+	if err := e.SetProjectSettings(ctx, "", &cairn.ProjectSettings{Settings: s}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("SetProjectSettings of a bad project: %v, want EINVALID", err)
+	}
+	if err := e.SetProjectSettings(ctx, "p", &cairn.ProjectSettings{}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("SetProjectSettings without settings: %v, want EINVALID", err)
 	}
 }
 

@@ -79,7 +79,7 @@ func Run(t *testing.T, open Opener) {
 		{"ConcurrentUpdatesAreSerialised", testSerialisedUpdates},
 	}
 	for _, tt := range slices.Concat(tests, lifecycleStoreTests, ingestStoreTests, tokenStoreTests, eventStoreTests, iterationStoreTests,
-		capabilityStoreTests, jobStoreTests) {
+		capabilityStoreTests, jobStoreTests, settingsStoreTests) {
 		t.Run(tt.name, func(t *testing.T) {
 			t.Parallel()
 			tt.fn(t, openStore(t, open))

@@ -10,10 +10,8 @@ package main
 //     sessions at once, each call a prompt not asked before.
 //   - /bash-1 and /bash-10: PreToolUse before a Bash command, likewise.
 //
-// Each call is of a session whose earlier blocks' uses the server has
-// written, as between two prompts of a session (a model turn apart): a
-// call that follows its session's previous one within half a second
-// first waits for that write (docs/server.md). The sessions send their
+// Each call is of a session of its own, so that what a session was
+// shown never leaves a measured block empty. The sessions send their
 // calls back to back: with 10, the server is kept busy and calls queue on
 // a 2-core machine. Besides ns/op each reports p50-ms and p99-ms over
 // every call. The budget (p50 ≤ 1 ms, p99 ≤ 5 ms under 10 sessions, each

@@ -12,8 +12,8 @@
 // -pace makes each session start a call at most that often (an agent's
 // hooks come a model turn apart); without it they come back to back, and
 // the figures are those of a server kept busy.
-// Every call is of a session of its own, whose earlier uses the server
-// has written, as between two prompts of a session. The first -warmup
+// Every call is of a session of its own, so that what a session was
+// shown never leaves a measured block empty. The first -warmup
 // lines are sent first, unmeasured; the measured ones follow, so that no
 // measured line was asked before when the file has warmup+runs lines. A
 // request that fails or answers other than 200 makes the exit status 1.

@@ -9,11 +9,19 @@ package main
 // come from a flag both ways ignore.
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/cairn-dev/cairn/server"
 )
 
 // bothWays runs args through the server and on the database, fails the
@@ -566,4 +574,140 @@ func TestRecallByValueIsTheSameBothWays(t *testing.T) {
 			t.Errorf("recall %d: through the server %+v, then on the database %+v: want the same memory, its use recorded once", i, s[i], l[i])
 		}
 	}
+}
+
+// A setting takes effect whatever process answers: with the project's
+// .cairn/cairn.toml giving learnings two days to live, a learning added
+// by `cairn add` through a server started in another folder, by `cairn
+// add` on the database itself, and by the MCP remember tool (of `cairn
+// mcp` answered by that server, and of one on the database) expires two
+// days after it was made, on both backends. Before settings were stored
+// per project, the server and MCP gave the built-in 90 days.
+func TestATypesTimeToLiveHoldsWhateverProcessAnswers(t *testing.T) {
+	t.Parallel()
+	for _, backend := range []string{"sqlite", "postgres"} {
+		t.Run(backend, func(t *testing.T) {
+			t.Parallel()
+			dir, err := os.MkdirTemp("", "ct") // short: a socket's path has at most 100 bytes
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			c := newCLI(t)
+			c.env["XDG_DATA_HOME"] = filepath.Join(dir, "d")
+			c.db = filepath.Join(dir, "c.db")
+			if backend == "postgres" {
+				c.db = pgTestURL(t)
+			}
+			// The project's own folder, with its settings file.
+			c.wd = filepath.Join(dir, c.project)
+			os.MkdirAll(filepath.Join(c.wd, ".git"), 0o755)
+			writeConfigFile(t, filepath.Join(c.wd, ".cairn", "cairn.toml"), "[lifecycle.learning]\nttl_days = 2\n")
+			c.ok("add", "--type", "note", "The database exists before the server starts.")
+			socket := server.SocketPath(localPath(t, c))
+			serveAt(t, c, socket, t.TempDir()) // the server runs in another folder
+
+			twoDays := func(how, id string) {
+				t.Helper()
+				m := c.show(id)
+				created, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(m["created_at"]))
+				expires, err := time.Parse(time.RFC3339Nano, fmt.Sprint(m["expires_at"]))
+				if err != nil || !expires.Equal(created.Add(48*time.Hour)) {
+					t.Errorf("%s: a learning created %v expires %v, want two days later", how, m["created_at"], m["expires_at"])
+				}
+			}
+			r := c.ok("add", "--type", "learning", "Learnings of this project last two days, through the server.")
+			if !r.served {
+				t.Fatalf("the server did not answer the add: %v", r)
+			}
+			twoDays("cairn add through the server", strings.TrimSpace(r.stdout))
+			twoDays("MCP remember through the server", c.remember(t, "The MCP remember tool keeps the project's time to live."))
+
+			c.env["CAIRN_NO_SERVER"] = "1"
+			twoDays("cairn add on the database", c.add("--type", "learning", "Learnings last two days without a server too."))
+			twoDays("MCP remember on the database", c.remember(t, "MCP on the database keeps it as well."))
+			delete(c.env, "CAIRN_NO_SERVER")
+
+			// A changed file is written again by the next command in the
+			// folder, and the server applies it.
+			writeConfigFile(t, filepath.Join(c.wd, ".cairn", "cairn.toml"), "[lifecycle.learning]\nttl_days = 5\n")
+			id := c.add("--type", "learning", "Five days now.")
+			m := c.show(id)
+			created, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(m["created_at"]))
+			if expires, _ := time.Parse(time.RFC3339Nano, fmt.Sprint(m["expires_at"])); !expires.Equal(created.Add(5 * 24 * time.Hour)) {
+				t.Errorf("after the file changed: expires %v, want five days after %v", m["expires_at"], m["created_at"])
+			}
+		})
+	}
+}
+
+// localPath is the local path that stands for c's database (its socket
+// is beside it).
+func localPath(t *testing.T, c *cli) string {
+	t.Helper()
+	m := &Main{Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.wd, nil }}
+	g := &globals{db: c.db, project: c.project}
+	if err := g.resolve(m); err != nil {
+		t.Fatal(err)
+	}
+	return g.path()
+}
+
+// serveAt runs `cairn serve` for c's database in the folder wd until the
+// test ends, and waits for its socket.
+func serveAt(t *testing.T, c *cli, socket, wd string) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan result, 1)
+	m := &Main{Stdin: strings.NewReader(""), Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return wd, nil }}
+	go func() {
+		var out, errb strings.Builder
+		m.Stdout, m.Stderr = &out, &errb
+		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off"})
+		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
+	}()
+	t.Cleanup(func() {
+		cancel()
+		if r := <-done; r.code != 0 {
+			t.Errorf("cairn serve exited %d: %s", r.code, r.stderr)
+		}
+	})
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if fi, err := os.Stat(socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cairn serve did not listen on %s", socket)
+		}
+	}
+}
+
+// remember stores content as a learning with the MCP remember tool of
+// `cairn mcp` run in c's working directory, and returns its id.
+func (c *cli) remember(t *testing.T, content string) string {
+	t.Helper()
+	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
+		Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.wd, nil }}
+	g := &globals{db: c.db, project: c.project}
+	svc, _, done, err := m.mcpService(t.Context(), g, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer done()
+	srv, err := newMCPServer(m, svc, c.project, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := srv.Connect(t.Context(), st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs := mcpClient(t, ct)
+	defer cs.Close()
+	var w struct{ ID, Status string }
+	structured(t, callTool(t, cs, "remember", map[string]any{"type": "learning", "content": content}), &w)
+	if w.Status != "created" {
+		t.Fatalf("remember: %+v", w)
+	}
+	return w.ID
 }

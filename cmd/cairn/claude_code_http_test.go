@@ -38,7 +38,9 @@ func httpHookProject(t *testing.T, model *fakeModel, env ...string) (*agentProje
 	a := newAgentProject(t, append([]string{"ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL=" + api.URL,
 		"DISABLE_TELEMETRY=1", "DISABLE_AUTOUPDATER=1", "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "CAIRN_SERVE_ADDR=" + addr}, env...)...)
 	a.run(cairnBin, "install", "claude", "--command", cairnBin, "--http")
-	b, err := os.ReadFile(filepath.Join(a.project, ".claude", "settings.json"))
+	// The hooks run this machine's cairn by its path: they are in the
+	// project's personal settings.
+	b, err := os.ReadFile(filepath.Join(a.project, ".claude", "settings.local.json"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
@@ -39,12 +40,28 @@ func runConfig(ctx context.Context, m *Main, g *globals, args []string) error {
 			return err
 		}
 	}
+	db := m.storedSettings(ctx, g)
+	if db.Stored != nil && !db.owner && *mode == "" {
+		// Another folder's: what is in force for the project is what its
+		// owner stored.
+		l.Config = db.Stored.Settings
+		l.Sources = config.Values(l.Config, "database")
+		def := map[string]string{}
+		for _, s := range config.Values(config.Default(), "") {
+			def[s.Key] = s.Value
+		}
+		for i, s := range l.Sources {
+			if v, ok := def[s.Key]; ok && v == s.Value {
+				l.Sources[i].From = "default"
+			}
+		}
+	}
 	if *asJSON {
 		files := l.Files
 		if files == nil {
 			files = []string{}
 		}
-		return writeJSON(m.Stdout, map[string]any{"config": l.Config, "sources": l.Sources, "files": files})
+		return writeJSON(m.Stdout, map[string]any{"config": l.Config, "sources": l.Sources, "files": files, "database": db})
 	}
 	found := func(path string) string {
 		for _, f := range l.Files {
@@ -60,6 +77,7 @@ func runConfig(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintf(m.Stdout, "# user file:    %s\n", found(config.UserFile(userDir)))
 	}
 	fmt.Fprintf(m.Stdout, "# project file: %s\n", found(config.ProjectFile(projectDir)))
+	fmt.Fprintf(m.Stdout, "# database:     %s\n", db.describe(g.project))
 	width := 0
 	for _, s := range l.Sources {
 		if n := len(s.Key) + 3 + len(s.Value); n > width && n <= 60 {
@@ -77,6 +95,51 @@ func runConfig(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintf(m.Stdout, "%-*s  # %s\n", width, s.Key+" = "+s.Value, from)
 	}
 	return nil
+}
+
+// storedSettings says what the database holds of g's project's
+// settings, after this command wrote them when it owns the folder.
+func (m *Main) storedSettings(ctx context.Context, g *globals) settingsInDB {
+	var out settingsInDB
+	out.owner = m.settingsFolder(g) != ""
+	err := m.withService(ctx, g, recordDB, func(svc service) error {
+		ps, err := svc.ProjectSettings(ctx, g.project)
+		if err == nil {
+			out.Stored = ps
+		}
+		if cairn.ErrorCode(err) == cairn.ENOTFOUND {
+			err = nil
+		}
+		return err
+	})
+	switch {
+	case errIsNoDatabase(err):
+		out.Problem = "no database yet"
+	case err != nil:
+		out.Problem = cairn.ErrorMessage(err)
+	}
+	return out
+}
+
+// settingsInDB is the database's part of `cairn config`.
+type settingsInDB struct {
+	Stored  *cairn.ProjectSettings `json:"stored"`            // nil: none stored
+	Problem string                 `json:"problem,omitempty"` // why the database was not read
+	owner   bool                   // this command's folder is the project's: its files are what is stored
+}
+
+func (d settingsInDB) describe(project string) string {
+	switch {
+	case d.Problem != "":
+		return "not read (" + d.Problem + ")"
+	case d.Stored == nil:
+		return "no settings stored for project " + project + " (each process applies its own files')"
+	case d.owner:
+		return fmt.Sprintf("these settings, stored for project %s at %s: every process that answers for it applies them",
+			project, d.Stored.UpdatedAt.Format(time.RFC3339))
+	}
+	return fmt.Sprintf("the settings stored for project %s at %s from %s, in force for it: shown below, not this folder's files",
+		project, d.Stored.UpdatedAt.Format(time.RFC3339), d.Stored.Source)
 }
 
 // configDirs returns the folders Load reads: the project's top-level folder

@@ -100,9 +100,12 @@ func TestConfigPrintsEveryKeyWithItsSource(t *testing.T) {
 			t.Errorf("no line %q in:\n%s", w, r.stdout)
 		}
 	}
+	if folded[2] != "# database: not read (no database yet)" {
+		t.Errorf("the database line: %q", folded[2])
+	}
 	// Every line after the header is one key.
 	keyLine := regexp.MustCompile(`^[a-z_."A-Z ]+ = .+ # .+$`)
-	for _, l := range folded[2:] {
+	for _, l := range folded[3:] {
 		if !keyLine.MatchString(l) {
 			t.Errorf("not a key line: %q", l)
 		}
@@ -292,5 +295,30 @@ func TestRootOfIsProjectRoot(t *testing.T) {
 	}
 	if got := (&Main{roots: &rootMemo{}}).rootOf(deep); got != repo {
 		t.Errorf("rootOf(%q) = %q, want the repository %q", deep, got, repo)
+	}
+}
+
+// A command run in the project's folder stores its settings; `cairn
+// config` run for the project from another folder shows them as in force,
+// from the database, and the folder's own files as not applying.
+func TestConfigElsewhereShowsTheProjectsStoredSettings(t *testing.T) {
+	t.Parallel()
+	c := newCLI(t)
+	home := c.wd
+	c.wd = filepath.Join(home, c.project)
+	os.MkdirAll(filepath.Join(c.wd, ".git"), 0o755)
+	writeConfigFile(t, filepath.Join(c.wd, ".cairn", "cairn.toml"), "[lifecycle.learning]\nttl_days = 2\n")
+	c.add("--type", "learning", "Stored settings follow the project.")
+	if r := c.ok("config"); !strings.Contains(r.stdout, "# database:     these settings, stored for project proj") {
+		t.Errorf("config in the project's folder:\n%s", r.stdout)
+	}
+	c.wd = filepath.Join(home, "elsewhere")
+	os.MkdirAll(filepath.Join(c.wd, ".git"), 0o755)
+	r := c.ok("config")
+	for _, want := range []string{"from " + filepath.Join(home, c.project, ".cairn", "cairn.toml") + ", in force for it", "lifecycle.learning.ttl_days = 2 # database", "context.budget = 1500 # default"} {
+		folded := strings.Join(strings.Fields(r.stdout), " ")
+		if !strings.Contains(folded, want) {
+			t.Errorf("config elsewhere lacks %q:\n%s", want, r.stdout)
+		}
 	}
 }

@@ -77,7 +77,13 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	// a preview, unless --record says otherwise: looking at the block ten
 	// times must not make its memories look ten times as useful.
 	rec := !*dryRun && (*session != "" || *record)
-	call := recall.Call{Request: req, Config: c, DefaultConfig: len(cfg.Files) == 0, Record: rec}
+	call := recall.Call{Request: req, Record: rec}
+	if m.settingsFolder(g) != "" {
+		// This command owns the project's folder: its files are the
+		// project's settings (a server, which they are written to,
+		// builds with the same).
+		call.Config = c
+	}
 	var a *recall.Answer
 	access := recordDB
 	if !rec {
@@ -109,15 +115,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 // folders configDirs names). `cairn serve` keeps what it read and
 // reads again only when a file changed.
 func (m *Main) loadConfig() (*config.Loaded, error) {
-	projectDir, userDir, err := m.configDirs()
-	if err != nil {
-		projectDir = "" // no working directory: the user's file alone
-	}
-	if userDir == "" {
-		if home, err := os.UserHomeDir(); err == nil {
-			userDir = filepath.Join(home, ".config")
-		}
-	}
+	projectDir, userDir := m.configFolders()
 	if m.configs != nil {
 		return m.configs.load(projectDir, userDir)
 	}
@@ -146,6 +144,21 @@ func (m *Main) loadConfig() (*config.Loaded, error) {
 	}
 	m.configFallback(fmt.Errorf("configuration not used, the defaults are: %w", r.err))
 	return config.Effective("", "")
+}
+
+// configFolders are the folders of the configuration files: the working
+// directory's project ("" without one) and the user's.
+func (m *Main) configFolders() (projectDir, userDir string) {
+	projectDir, userDir, err := m.configDirs()
+	if err != nil {
+		projectDir = "" // no working directory: the user's file alone
+	}
+	if userDir == "" {
+		if home, err := os.UserHomeDir(); err == nil {
+			userDir = filepath.Join(home, ".config")
+		}
+	}
+	return projectDir, userDir
 }
 
 // hookConfigBudget is how long a hook waits for its configuration files

@@ -18,7 +18,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/hook/inject"
 	"github.com/cairn-dev/cairn/recall"
@@ -221,12 +221,12 @@ func (h *hookRun) env() *inject.Env {
 		Agent: h.agent, Project: g.project, Root: m.projectFolder(g), CWDRoot: cwdRoot,
 		Home: m.Getenv("HOME"), Hat: h.hat, Task: m.Getenv("CAIRN_TASK"),
 		State: statePath(g), DataDir: filepath.Dir(g.path()),
-		Config: func() (*config.Config, bool, error) {
+		Config: func() (*cairn.Settings, bool, error) {
 			cfg, err := m.loadConfig()
 			if err != nil {
 				return nil, false, err
 			}
-			return cfg.Config, len(cfg.Files) == 0, nil
+			return cfg.Config, m.settingsFolder(g) != "", nil
 		},
 		Service: hookService{h},
 		Log:     h.log,

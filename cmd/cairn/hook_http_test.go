@@ -254,3 +254,43 @@ func TestServePrefersTheRecordedPortNearTheConfiguredOne(t *testing.T) {
 		}
 	}
 }
+
+// An http hook answered by a server started in another folder owns its
+// payload's folder as a command hook run there does: the project's
+// cairn.toml is written to the database, and a learning then added
+// through that server lives as long as the file says. Bad input tried: a
+// payload whose folder is another project's, with no file of its own,
+// which writes nothing.
+func TestHTTPHookWritesItsFoldersSettings(t *testing.T) {
+	t.Parallel()
+	c := newServeCLI(t)
+	project := filepath.Join(c.dir, c.project)
+	os.MkdirAll(filepath.Join(project, ".git"), 0o755)
+	writeConfigFile(t, filepath.Join(project, ".cairn", "cairn.toml"), "[lifecycle.learning]\nttl_days = 2\n")
+	addr := serveHTTPIn(t, c, t.TempDir())
+	hc := &http.Client{Timeout: 20 * time.Second}
+	payload := func(cwd string) string {
+		b, _ := json.Marshal(map[string]any{"session_id": "s-http", "cwd": cwd, "hook_event_name": "UserPromptSubmit", "prompt": "why is the auth test flaky?"})
+		return string(b)
+	}
+	other := filepath.Join(c.dir, "other")
+	os.MkdirAll(filepath.Join(other, ".git"), 0o755)
+	if st, _ := postHook(t, hc, addr, "UserPromptSubmit", payload(other), map[string]string{"X-Cairn-Project": c.project}); st != http.StatusOK {
+		t.Fatalf("status %d", st)
+	}
+	if r := c.run("", "config", "--json"); strings.Contains(r.stdout, `"stored":{`) {
+		t.Fatalf("a hook in another project's folder stored settings: %s", r.stdout)
+	}
+	if st, _ := postHook(t, hc, addr, "UserPromptSubmit", payload(project), nil); st != http.StatusOK {
+		t.Fatalf("status %d", st)
+	}
+	var out struct {
+		Database struct {
+			Stored *cairn.ProjectSettings `json:"stored"`
+		} `json:"database"`
+	}
+	if err := json.Unmarshal([]byte(c.ok("config", "--json").stdout), &out); err != nil || out.Database.Stored == nil ||
+		out.Database.Stored.Settings.Lifecycle["learning"].TTLDays != 2 || out.Database.Stored.Folder != project {
+		t.Fatalf("stored after the http hook: %+v, %v", out.Database.Stored, err)
+	}
+}

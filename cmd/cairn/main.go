@@ -477,6 +477,8 @@ type session struct {
 	store cairn.Store
 	eng   *engine.Engine
 	g     *globals
+	// settings are the engine's own (the command's files).
+	settings *cairn.Settings
 	// uses, in cairn mcp, gathers the use records of context requests
 	// and writes them in batches.
 	uses *jobs.UseWriter
@@ -535,8 +537,8 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 			return nil, m.noDatabase(g)
 		}
 	}
-	// The types' policies (time to live, initial confidence, tier) are
-	// those of cairn.toml's [lifecycle.TYPE] tables.
+	// The engine's own settings (for a project without stored ones, and
+	// its embeddings endpoint) are the command's files'.
 	cfg, err := m.loadConfig()
 	if err != nil {
 		return nil, err
@@ -545,14 +547,13 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	if err != nil {
 		return nil, err
 	}
-	// Every id a command is given is looked up in its project only.
-	opts := &engine.Options{Now: clock, Redact: redactSecrets, Policies: cfg.Config.Policies()}
-	if err := vectorOptions(m, g, cfg.Config, opts); err != nil {
+	eng, err := newEngine(m, g, st, engineSetup{settings: cfg.Config, clock: clock})
+	if err != nil {
 		st.Close()
 		return nil, err
 	}
-	eng := engine.New(st, opts).WithProject(g.project)
-	return &session{store: st, eng: eng, g: g}, nil
+	// Every id a command is given is looked up in its project only.
+	return &session{store: st, eng: eng.WithProject(g.project), settings: cfg.Config, g: g}, nil
 }
 
 // nowClock returns the command's clock: --now's time when set, else the

@@ -18,11 +18,10 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/client"
-	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/jobs"
 	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/mcpserver"
+	"github.com/cairn-dev/cairn/recall"
 )
 
 func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
@@ -84,36 +83,56 @@ func (m *Main) mcpService(ctx context.Context, g *globals, cacheMB int64) (svc m
 			if named {
 				by = "the server " + g.server
 			}
-			return p, fmt.Sprintf("database %s, answered by %s", g.label(), by), func() {}, nil
+			return m.syncingService(g, p), fmt.Sprintf("database %s, answered by %s", g.label(), by), func() {}, nil
 		}
 	}
 	s, err := m.open(ctx, g, false)
 	if err != nil {
 		return nil, "", nil, err
 	}
+	// A long-lived engine: a search cache, and use records written in
+	// batches by one goroutine, as in serve.
 	clock, err := g.clock()
+	if err == nil {
+		s.eng, err = newEngine(m, g, s.store, engineSetup{settings: s.settings, clock: clock, cacheBytes: cacheMB << 20})
+	}
 	if err != nil {
 		s.Close()
 		return nil, "", nil, err
 	}
-	s.eng = engine.New(s.store, &engine.Options{Now: clock, Redact: redactSecrets, CacheBytes: cacheMB << 20})
-	// Use records are written in batches by one goroutine, as in serve.
 	s.uses = jobs.NewUseWriter(s.eng, &jobs.UseWriterConfig{Log: m.Stderr})
-	return local.New(s.eng, g.project, s.recordUse), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
+	return m.syncingService(g, local.New(s.eng, g.project, s.recordUse)), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
+}
+
+// syncingService is svc, which writes the project's settings to the
+// database before each write and each context block when the files
+// changed (syncSettings), so that an edit of cairn.toml takes effect in a
+// long MCP session without a restart.
+func (m *Main) syncingService(g *globals, svc service) mcpserver.Service {
+	return settingsSyncer{service: svc, m: m, g: g}
+}
+
+type settingsSyncer struct {
+	service
+	m *Main
+	g *globals
+}
+
+func (s settingsSyncer) AddMemory(ctx context.Context, mem *cairn.Memory) (*cairn.WriteResult, error) {
+	s.m.syncSettings(ctx, s.g, s.service)
+	return s.service.AddMemory(ctx, mem)
+}
+
+func (s settingsSyncer) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
+	s.m.syncSettings(ctx, s.g, s.service)
+	return s.service.Context(ctx, call)
 }
 
 // newMCPServer returns the MCP server of project over svc (bound to
-// project), reading the configuration of the working directory's project
-// again for every context request. ownDir says whether the working
-// directory is the project's: when it is not, only the user's
-// configuration applies.
+// project); its context blocks and loop policy follow the project's
+// stored settings. ownDir says whether the working directory is the
+// project's: its memories are then checked against the files there.
 func newMCPServer(m *Main, svc mcpserver.Service, project string, ownDir bool) (*mcp.Server, error) {
-	cm := m
-	if !ownDir {
-		c := *m
-		c.Getwd = func() (string, error) { return "", errors.New("not the project's folder") }
-		cm = &c
-	}
 	root := ""
 	if ownDir {
 		if wd, err := m.Getwd(); err == nil && wd != "" {
@@ -124,13 +143,6 @@ func newMCPServer(m *Main, svc mcpserver.Service, project string, ownDir bool) (
 		Service: svc,
 		Project: project,
 		Root:    root,
-		Config: func() (*config.Config, error) {
-			l, err := cm.loadConfig()
-			if err != nil {
-				return nil, err
-			}
-			return l.Config, nil
-		},
 		Version: buildVersion(),
 		Logger:  slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
 	})

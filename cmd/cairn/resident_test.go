@@ -213,10 +213,13 @@ func TestServeContextSeesNewStaticMemories(t *testing.T) {
 	}
 }
 
-func TestServeUsesTheClientsConfiguration(t *testing.T) {
+// A command run in the project's folder writes the project's settings to
+// the database when its files change; the server, started in another
+// folder, builds with them.
+func TestServeUsesTheSettingsOfTheClientsFolder(t *testing.T) {
 	t.Parallel()
 	c, _ := startServe(t)
-	// The client's project configuration asks for json.
+	c.wd = filepath.Join(c.dir, c.project) // the project's own folder
 	os.MkdirAll(filepath.Join(c.wd, ".git"), 0o755)
 	os.MkdirAll(filepath.Join(c.wd, ".cairn"), 0o755)
 	if err := os.WriteFile(filepath.Join(c.wd, ".cairn", "cairn.toml"), []byte("[context]\nbudget = 7\n"), 0o644); err != nil {
@@ -224,7 +227,7 @@ func TestServeUsesTheClientsConfiguration(t *testing.T) {
 	}
 	r := c.ok("context", "--prompt", "flaky clock", "--dry-run", "--explain")
 	if !strings.Contains(r.stdout, "budget: 7 tokens") {
-		t.Fatalf("the server did not read the client's configuration: %v", r)
+		t.Fatalf("the server did not build with the project's settings: %v", r)
 	}
 	// The server keeps what it read, but a changed file is read again, and
 	// so is the user's file that appears later.

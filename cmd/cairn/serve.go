@@ -106,15 +106,23 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		logw = f
 	}
 	logw = server.TimedLog(logw, nil)
-	// The server answers every project: its engine is bound to none.
-	clock, _ := g.clock() // checked by open
-	opts := &engine.Options{Now: clock, Redact: redactSecrets, CacheBytes: *cacheMB << 20, Policies: s.eng.Policies()}
-	if cfg, err := m.loadConfig(); err == nil {
-		if err := vectorOptions(m, g, cfg.Config, opts); err != nil {
-			return err
-		}
+	// The server answers every project: its engine is bound to none, and
+	// applies each project's stored settings; a project without any gets
+	// the user's file's (cairn.toml of serve's own folder is its
+	// project's, written to the database below).
+	userOnly := *m
+	userOnly.Getwd = func() (string, error) { return "", errors.New("not a project's folder") }
+	own, err := userOnly.loadConfig()
+	if err != nil {
+		return err
 	}
-	eng := engine.New(s.store, opts)
+	// The embeddings endpoint is the server's, read where it starts.
+	clock, _ := g.clock() // checked by open
+	eng, err := newEngine(m, g, s.store, engineSetup{settings: own.Config, endpoint: s.settings, clock: clock, cacheBytes: *cacheMB << 20})
+	if err != nil {
+		return err
+	}
+	m.syncSettings(ctx, g, eng)
 	if remote {
 		// Every request will need a token: refuse to start without one.
 		if toks, err := eng.FindTokens(ctx); err != nil {
@@ -137,48 +145,56 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	registerMirror(ctx, m, g, eng)
 	// Configuration files are read once and again when they change.
 	m.configs = &configCache{}
-	home, root := g.project, ""
-	if wd, err := m.Getwd(); err == nil && wd != "" {
-		root = projectRoot(wd)
-	}
-	// Another project's blocks get the user's configuration only.
-	other := *m
-	other.Getwd = func() (string, error) { return "", errors.New("not the project's folder") }
+	home, root := g.project, m.projectFolder(g)
 	cfg := server.Config{
 		Engine: eng, Project: home, Database: g.label(), Path: db,
 		Addr: *addr, AddrOptional: !addrGiven, AddrTries: tries, AllowRemote: *allowRemote, Idle: *idle,
-		Version: buildVersion(),
-		Configuration: func(project string) (*config.Config, error) {
-			cm := &other
-			if project == home {
-				cm = m
+		Version:       buildVersion(),
+		CheckSettings: config.Validate,
+		// A project's folder that stores its settings here also says where
+		// its JSON Lines files go, so that the mirror job keeps them
+		// whichever process writes (a server reachable by other machines
+		// writes no folder they name).
+		SettingsStored: func(ctx context.Context, project string, ps *cairn.ProjectSettings) {
+			if remote {
+				return
 			}
-			l, err := cm.loadConfig()
-			if err != nil {
-				return nil, err
+			dir := ps.Settings.Export.JSONLDir
+			if dir != "" && !filepath.IsAbs(dir) {
+				if ps.Folder == "" {
+					return // relative to a folder not known
+				}
+				dir = filepath.Join(ps.Folder, dir)
 			}
-			return l.Config, nil
+			if err := jobs.SetMirrorFolder(ctx, eng, project, dir); err != nil {
+				fmt.Fprintf(logw, "cairn: cannot register the JSON Lines folder of project %s: %s\n", project, oneLine(cairn.ErrorMessage(err)))
+			}
 		},
 		Root: func(project string) string {
-			if project == home {
+			if project == home && root != "" {
 				return root // serve's own folder
 			}
-			return ""
-		},
-		// An http hook's project and configuration are those of its
-		// payload's folder, as a command hook's are.
-		ProjectRoot: projectRoot,
-		FolderConfiguration: func(dir string) (*config.Config, bool, error) {
-			fm := *m
-			fm.Getwd = func() (string, error) { return dir, nil }
-			if dir == "" {
-				fm.Getwd = other.Getwd
+			if remote {
+				return "" // a folder another machine named
 			}
-			l, err := fm.loadConfig()
+			// The folder of the command that wrote the project's
+			// settings: this machine's user's.
+			ps, err := eng.ProjectSettings(context.Background(), project)
 			if err != nil {
-				return nil, false, err
+				return ""
 			}
-			return l.Config, len(l.Files) == 0, nil
+			return ps.Folder
+		},
+		// An http hook's project is that of its payload's folder, and
+		// the settings there are written to the database as a command
+		// hook run there writes them.
+		ProjectRoot: projectRoot,
+		SyncFolder: func(ctx context.Context, dir, project string) {
+			fm, fg := *m, *g
+			fm.Getwd = func() (string, error) { return dir, nil }
+			fm.configs = nil // the files as they are now
+			fg.project = project
+			fm.syncSettings(ctx, &fg, eng)
 		},
 		Home:           m.Getenv("HOME"),
 		LogPath:        logPath,

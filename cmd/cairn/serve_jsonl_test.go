@@ -100,3 +100,29 @@ func TestServeKeepsTheJSONLFilesOfAnotherProjectItsFolderRegistered(t *testing.T
 		}
 	}
 }
+
+// A project whose writes have always gone through a server started in
+// another folder still gets its files: its folder's settings, written to
+// the database through that server, say where they go.
+func TestServeKeepsTheJSONLFilesOfAProjectThatOnlyEverWroteThroughIt(t *testing.T) {
+	t.Parallel()
+	c := newServeCLI(t)
+	web := filepath.Join(c.dir, "web")
+	writeConfigFile(t, filepath.Join(web, ".cairn", "cairn.toml"), "[export]\njsonl_dir = \"memory\"\n")
+	if err := os.MkdirAll(filepath.Join(web, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	startServeIn(t, c, filepath.Dir(c.db))
+	w := *c
+	w.wd, w.project = web, "web"
+	w.env = map[string]string{"HOME": c.dir, "XDG_DATA_HOME": filepath.Join(c.dir, "xdg")}
+	if r := w.ok("add", "--type", "pitfall", "The sandbox refuses refunds on test cards"); !r.served {
+		t.Fatalf("the write was not answered by the server: %v", r)
+	}
+	read := func(name string) string { b, _ := os.ReadFile(filepath.Join(web, "memory", name)); return string(b) }
+	for deadline := time.Now().Add(20 * time.Second); !strings.Contains(read("pitfall.jsonl"), "refunds"); time.Sleep(25 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the server did not write web's pitfall.jsonl: %q", read("pitfall.jsonl"))
+		}
+	}
+}

@@ -43,6 +43,7 @@ type service interface {
 	cairn.IngestService
 	cairn.IngestBatchService
 	cairn.UseRecorder
+	cairn.SettingsService
 	// ImportStream imports what r holds, read as `cairn import` reads a
 	// file (package wire), in one transaction; the report's lines are
 	// r's.
@@ -142,6 +143,7 @@ func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn 
 		return err
 	}
 	if p != nil {
+		m.syncSettings(ctx, g, p)
 		err := fn(p)
 		if named || !client.IsUnavailable(err) {
 			m.served = true
@@ -159,6 +161,9 @@ func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn 
 		return err
 	}
 	defer s.Close()
+	if access != readDB {
+		m.syncSettings(ctx, g, s.eng)
+	}
 	err = fn(local.New(s.eng, g.project, nil))
 	if err == nil && access == writeDB {
 		syncJSONL(ctx, m, g, s.eng) // no server follows the writes to keep the files

@@ -19,7 +19,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/redact"
@@ -63,10 +63,11 @@ type Env struct {
 	// DataDir is the folder of the conversation logs, listed at a session's
 	// start when the configuration asks for the index.
 	DataDir string
-	// Config returns the effective configuration and whether it is the
-	// defaults (no file was read); called once, only when a block is
-	// built.
-	Config func() (c *config.Config, isDefault bool, err error)
+	// Config returns the project's settings and whether the caller owns
+	// the project's folder (its files are the settings: the block is then
+	// built with them, in process or by a server they were written to);
+	// called once, only when a block is built.
+	Config func() (c *cairn.Settings, owner bool, err error)
 	// Service answers.
 	Service Service
 	// Log is told what went wrong without failing the call (a state file
@@ -149,7 +150,7 @@ func (env *Env) actionRequest(p *hook.Payload) (recall.Request, bool) {
 // the hook's) as the event's additional context, and records the use of
 // the memories in it.
 func (env *Env) inject(ctx context.Context, event hook.Event, p *hook.Payload, req recall.Request) ([]byte, error) {
-	c, defaultConfig, err := env.Config()
+	c, owner, err := env.Config()
 	if err != nil {
 		return nil, err
 	}
@@ -167,12 +168,13 @@ func (env *Env) inject(ctx context.Context, event hook.Event, p *hook.Payload, r
 	case hook.UserPromptSubmit:
 		env.keepKeywords(c, p, req.Prompt) // for the next session's start (seed 004)
 	case hook.SessionStart:
-		if kept := env.applyKept(c); kept != nil {
-			c, defaultConfig = kept, false
-		}
+		req.Keywords = env.takeKept()
 	}
 	// Claude Code counts the escaped text against its cap.
-	call := recall.Call{Request: req, Config: c, DefaultConfig: defaultConfig, Record: true, MaxJSONChars: hook.MaxContext}
+	call := recall.Call{Request: req, Record: true, MaxJSONChars: hook.MaxContext}
+	if owner {
+		call.Config = c
+	}
 	a, err := env.Service.Context(ctx, call)
 	if a == nil {
 		return nil, err
@@ -230,7 +232,7 @@ func (env *Env) lookup(ctx context.Context, event hook.Event, p *hook.Payload, r
 // keepKeywords saves the keyword overrides the prompt matched (seed 004:
 // "full history" → a dynamic count of 10) for the next session's start.
 // A state that cannot be written is logged, not an error of the prompt.
-func (env *Env) keepKeywords(c *config.Config, p *hook.Payload, prompt string) {
+func (env *Env) keepKeywords(c *cairn.Settings, p *hook.Payload, prompt string) {
 	if env.State == "" {
 		return
 	}
@@ -241,9 +243,10 @@ func (env *Env) keepKeywords(c *config.Config, p *hook.Payload, prompt string) {
 	env.log(sessionstate.Keep(env.State, env.Project, sessionstate.Override{Keywords: phrases, Session: p.SessionID, At: time.Now().UTC()}))
 }
 
-// applyKept applies to a clone of c the keyword overrides a prompt of an
-// earlier session kept, and forgets them; nil when none were kept.
-func (env *Env) applyKept(c *config.Config) *config.Config {
+// takeKept returns the keyword phrases a prompt of an earlier session
+// kept, for the block to apply (recall.Request.Keywords), and forgets
+// them; nil when none were kept.
+func (env *Env) takeKept() []string {
 	if env.State == "" {
 		return nil
 	}
@@ -252,7 +255,5 @@ func (env *Env) applyKept(c *config.Config) *config.Config {
 	if !ok || len(o.Keywords) == 0 {
 		return nil
 	}
-	c = c.Clone()
-	c.ApplyKeywords(strings.Join(o.Keywords, " | "))
-	return c
+	return o.Keywords
 }

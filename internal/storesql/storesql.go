@@ -126,3 +126,18 @@ func EachVector(rows Rows, translate func(err error, op string) error, fn func(c
 	}
 	return translate(rows.Err(), "read vectors")
 }
+
+// CheckSettings is what both backends refuse of settings to store: an
+// empty project or document, or a document larger than
+// cairn.MaxSettingsBytes.
+func CheckSettings(s cairn.StoredSettings) error {
+	switch {
+	case s.Project == "":
+		return cairn.Errorf(cairn.EINVALID, "stored settings need their project")
+	case s.Document == "":
+		return cairn.Errorf(cairn.EINVALID, "the settings of project %s are empty", s.Project)
+	case len(s.Document) > cairn.MaxSettingsBytes:
+		return cairn.Errorf(cairn.EINVALID, "the settings of project %s are %d bytes, more than the %d a project's settings may take", s.Project, len(s.Document), cairn.MaxSettingsBytes)
+	}
+	return nil
+}
