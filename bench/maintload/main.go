@@ -13,12 +13,14 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -44,11 +46,11 @@ func main() {
 	path := flag.String("db", "", "the SQLite database `file` (a copy: the cleanup is applied)")
 	project := flag.String("project", "bench", "the project to clean up")
 	queries := flag.String("queries", "", "a `file` of prompts, one a line (default: a few fixed ones)")
-	conc := flag.Int("c", 4, "concurrent clients")
+	conc := flag.Int("c", 4, "concurrent clients (0: the cleanup alone)")
 	asJSON := flag.Bool("json", false, "print one line of JSON")
 	flag.Parse()
-	if *path == "" || *conc < 1 {
-		fmt.Fprintln(os.Stderr, "maintload: give -db FILE and -c ≥ 1")
+	if *path == "" || *conc < 0 {
+		fmt.Fprintln(os.Stderr, "maintload: give -db FILE and -c ≥ 0")
 		os.Exit(2)
 	}
 	qs := []string{"why does the build fail", "database migration", "retry the request", "config file format", "test timeout"}
@@ -110,10 +112,18 @@ func main() {
 	// The requests that overlap the cleanup: those that waited for it
 	// count whole, also when they began before it or ended after it.
 	var lat []time.Duration
+	var during [][2]time.Time
 	for _, s := range spans {
 		if s[0].Before(t1) && s[1].After(t0) {
 			lat = append(lat, s[1].Sub(s[0]))
+			during = append(during, s)
 		}
+	}
+	// The slowest requests, and when in the cleanup they began.
+	slices.SortFunc(during, func(a, b [2]time.Time) int { return cmp.Compare(b[1].Sub(b[0]), a[1].Sub(a[0])) })
+	var slowest []string
+	for _, s := range during[:min(5, len(during))] {
+		slowest = append(slowest, fmt.Sprintf("%.0f ms at %+.1f s", float64(s[1].Sub(s[0]).Microseconds())/1000, s[0].Sub(t0).Seconds()))
 	}
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "maintload:", err)
@@ -134,4 +144,5 @@ func main() {
 	}
 	fmt.Printf("cleanup of %s: %d expired, %d deleted, %d decayed in %.1f s\n", *project, rep.Expired, rep.Deleted, rep.Decayed, r.MaintainSec)
 	fmt.Printf("%d context requests answered during it (%d errors): p50 %.1f ms, p99 %.1f ms, max %.1f ms\n", r.Requests, r.Errors, r.P50ms, r.P99ms, r.Maxms)
+	fmt.Printf("slowest: %s\n", strings.Join(slowest, ", "))
 }
