@@ -1,6 +1,9 @@
 package cairn
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // Query is a search of one project's memories (and the global-scope ones).
 // Zero fields do not filter.
@@ -112,8 +115,9 @@ type HitExplain struct {
 	// other projects, how much more typical the prompt's words are of the
 	// project's memories than of the other projects' memories: a
 	// log-likelihood ratio summed over its words, 0 when not measured.
-	// Below 0 the prompt reads as another project's, and the project's
-	// hits have Strength 0, so that they clear no relevance floor.
+	// Below 0 the prompt reads as another project's. A measured prompt's
+	// hits of the project have their Strength multiplied by
+	// PromptBelongs(Typicality).
 	Typicality float64
 	// In the vector and hybrid modes: the hit's place in the lexical and
 	// the vector ranking (1 is first; 0: not in it), the cosine
@@ -125,3 +129,12 @@ type HitExplain struct {
 	Similarity  float64
 	Fused       float64
 }
+
+// PromptBelongs is the probability that a prompt of typicality t
+// (HitExplain.Typicality, a log-likelihood ratio) is its project's rather
+// than another project's of the database, at even odds before its words
+// are read: 1/(1 + e^−t), ½ at 0, near 1 for a prompt plainly the
+// project's, near 0 for one plainly another's. A relevance floor reads a
+// memory's Strength times this: a prompt whose project is in doubt needs
+// a stronger match to bring in a memory.
+func PromptBelongs(t float64) float64 { return 1 / (1 + math.Exp(-t)) }

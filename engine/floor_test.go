@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"fmt"
+	"math"
 	"testing"
 
 	"github.com/cairn-dev/cairn"
@@ -32,8 +33,9 @@ func TestFillerWordsCountOutsidePrompts(t *testing.T) {
 }
 
 // A prompt whose words are more typical of another project of the
-// database than of its own holds nothing of its own project's memories
-// (Strength 0, its typicality in the explanation), though they share some
+// database than of its own holds next to nothing of its own project's
+// memories (Strength far below any floor: times the small chance that the
+// prompt is the project's; its typicality in the explanation), though they share some
 // of its words; put to the project it belongs to, the same prompt matches
 // as before. A database of one project has nothing to compare with, nor
 // has one whose other projects hold a handful of memories (a project of
@@ -98,8 +100,8 @@ func TestPromptOfAnotherProjectHoldsNothing(t *testing.T) {
 		t.Fatal("the prompt found nothing in billing: want its shared words to find the failing tests")
 	}
 	for _, h := range hits {
-		if h.Strength != 0 || h.Explain.Typicality >= 0 {
-			t.Errorf("billing's %q: strength %.2f, typicality %.2f; want 0 and below 0", h.Memory.Content, h.Strength, h.Explain.Typicality)
+		if h.Strength >= 0.05 || h.Explain.Typicality >= 0 {
+			t.Errorf("billing's %q: strength %.2f, typicality %.2f; want far below any floor and below 0", h.Memory.Content, h.Strength, h.Explain.Typicality)
 		}
 	}
 	if b := best(searchHits(t, e, cairn.Query{Project: "maps", Text: prompt, Prompt: true})); b.Strength < 0.5 || b.Explain.Typicality <= 0 {
@@ -108,5 +110,67 @@ func TestPromptOfAnotherProjectHoldsNothing(t *testing.T) {
 	// A search is not a prompt: nothing is measured, nothing changes.
 	if b := best(searchHits(t, e, cairn.Query{Project: "billing", Text: prompt})); b.Strength == 0 || b.Explain.Typicality != 0 {
 		t.Errorf("a search in billing: best strength %.2f, typicality %v; want its words' share, unmeasured", b.Strength, b.Explain.Typicality)
+	}
+}
+
+// A prompt whose project is in doubt (its words about as typical of
+// another project of the database as of its own) holds its project's
+// memories in proportion to the chance that it is the project's
+// (cairn.PromptBelongs of its typicality): a memory that would clear the
+// relevance floor on its words alone needs a stronger match. A prompt
+// plainly the project's keeps nearly all its strength.
+func TestDoubtfulPromptNeedsAStrongerMatch(t *testing.T) {
+	t.Parallel()
+	e := rankingEngine(t, day0)
+	for i := range 20 {
+		put(t, e, &cairn.Memory{Project: "api", Content: fmt.Sprintf("route %d is served by the gateway", i)})
+		put(t, e, &cairn.Memory{Project: "web", Content: fmt.Sprintf("page %d is rendered by the template", i)})
+	}
+	for _, c := range []string{
+		"the login form keeps its session in a cookie",
+		"a session cookie lasts a day",
+		"the login page shows the session timeout",
+	} {
+		put(t, e, &cairn.Memory{Project: "web", Content: c})
+	}
+	for _, c := range []string{
+		"the login endpoint issues a session token",
+		"session tokens are signed with the rotating key",
+		"the token refresh endpoint rejects expired signatures",
+	} {
+		put(t, e, &cairn.Memory{Project: "api", Content: c})
+	}
+	strengths := func(text string, prompt bool) map[string]cairn.Hit {
+		out := map[string]cairn.Hit{}
+		for _, h := range searchHits(t, e, cairn.Query{Project: "api", Text: text, Prompt: prompt}) {
+			out[h.Memory.ID] = h
+		}
+		return out
+	}
+	for _, c := range []struct {
+		prompt   string
+		doubtful bool
+	}{
+		{"when does the login session expire", true},
+		{"which endpoint signs the session token with the rotating key", false},
+	} {
+		asked, said := strengths(c.prompt, false), strengths(c.prompt, true)
+		for id, h := range said {
+			raw := asked[id].Strength
+			x := h.Explain.Typicality
+			if x == 0 {
+				t.Fatalf("%q: typicality not measured", c.prompt)
+			}
+			want := raw * cairn.PromptBelongs(x)
+			if math.Abs(h.Strength-want) > 1e-9 {
+				t.Errorf("%q: %q has strength %.3f in a prompt, %.3f in a search, typicality %.2f: want %.3f", c.prompt, h.Memory.Content, h.Strength, raw, x, want)
+			}
+			if c.doubtful && (x < 0 || x > 2) {
+				t.Errorf("%q: typicality %.2f, want a doubtful prompt (between 0 and 2)", c.prompt, x)
+			}
+			if !c.doubtful && raw > 0 && h.Strength < 0.95*raw {
+				t.Errorf("%q: typicality %.2f, strength %.3f of %.3f: want a prompt plainly the project's to keep its strength", c.prompt, x, h.Strength, raw)
+			}
+		}
 	}
 }

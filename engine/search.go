@@ -417,11 +417,11 @@ func dateTerms(phrases []string) map[string]bool {
 //     text says: "what did we change on 13 October" is matched in full by
 //     a memory of 13 October about the change.
 //
-// A prompt whose words are more typical of the database's other projects
-// than of its own (typicality below 0) holds nothing of the project's
-// memories: their Strength is 0, and each hit's explanation carries the
-// typicality. Global-scope memories, which belong to every project, keep
-// theirs.
+// A prompt whose typicality was measured holds the project's memories in
+// proportion to how likely it is to be the project's
+// (cairn.PromptBelongs): their Strength is multiplied by it, and each
+// hit's explanation carries the typicality. Global-scope memories, which
+// belong to every project, keep theirs.
 //
 // The sums run in query order, so that the same search gives the same
 // figure to the last bit.
@@ -437,9 +437,6 @@ func (r *retrieved) setStrengths(hits []hit, dated map[string]bool) {
 			continue
 		}
 		part := partitionOf(h.Memory)
-		if r.typicalOK && r.typical < 0 && part != "" {
-			continue
-		}
 		w := idfs[part]
 		total := 0.0
 		for _, q := range w {
@@ -488,6 +485,9 @@ func (r *retrieved) setStrengths(hits []hit, dated map[string]bool) {
 		}
 		if distinct {
 			h.Strength = min(1, held/total)
+			if r.typicalOK && part != "" {
+				h.Strength *= cairn.PromptBelongs(r.typical)
+			}
 		}
 	}
 }

@@ -111,8 +111,13 @@ func (q *query) choose(c *cairn.Candidates) *Selection {
 	elsewhere := "" // why the project's hits hold none of the prompt
 	for _, h := range c.Hits {
 		strength = max(strength, h.Strength)
-		if x := h.Explain; x != nil && x.Typicality < 0 && h.Memory.Scope != cairn.ScopeGlobal {
-			elsewhere = fmt.Sprintf("; the prompt reads as another project's (typicality %.1f)", x.Typicality)
+		if x := h.Explain; x != nil && x.Typicality != 0 && h.Memory.Scope != cairn.ScopeGlobal {
+			switch f := cairn.PromptBelongs(x.Typicality); {
+			case x.Typicality < 0:
+				elsewhere = fmt.Sprintf("; the prompt reads as another project's (typicality %.1f, strength × %.2f)", x.Typicality, f)
+			case f < 0.995:
+				elsewhere = fmt.Sprintf("; the prompt may be another project's (typicality %.1f, strength × %.2f)", x.Typicality, f)
+			}
 		}
 	}
 	if strength >= q.floor {

@@ -1,6 +1,7 @@
 package recall_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -382,14 +383,63 @@ func TestContextPromptOfAnotherProjectGetsNothing(t *testing.T) {
 	}
 	said := false
 	for _, l := range sel.LeftOut {
-		said = said || strings.Contains(l.Reason, "another project's")
+		said = said || strings.Contains(l.Reason, "another project's") && strings.Contains(l.Reason, "strength ×")
 	}
 	if !said {
-		t.Errorf("left out %+v: want the reason to say the prompt reads as another project's", sel.LeftOut)
+		t.Errorf("left out %+v: want the reason to say the prompt reads as another project's, and by how much its strength is lowered", sel.LeftOut)
 	}
 	req.Project = "maps"
 	if ids := relevantIDs(selection(t, e, c, req)); !slices.Contains(ids, poles.ID) {
 		t.Errorf("maps' block: %v, want %s", ids, poles.ID)
+	}
+}
+
+// A prompt whose project is in doubt (its words about as typical of
+// another project of the database) needs a stronger match than its words
+// alone give: a match that would clear the floor is left out, and
+// --explain says by how much its strength was lowered. The same
+// project's prompt about what only it holds gets its memory.
+func TestContextDoubtfulPromptNeedsAStrongerMatch(t *testing.T) {
+	t.Parallel()
+	e := newEngine(t, func() time.Time { return day0 })
+	for i := range 20 {
+		put(t, e, &cairn.Memory{Project: "api", Type: "context", Content: fmt.Sprintf("route %d is served by the gateway", i)})
+		put(t, e, &cairn.Memory{Project: "web", Type: "context", Content: fmt.Sprintf("page %d is rendered by the template", i)})
+	}
+	for _, c := range []string{"the login form keeps its session in a cookie", "a session cookie lasts a day", "the login page shows the session timeout"} {
+		put(t, e, &cairn.Memory{Project: "web", Type: "context", Content: c})
+	}
+	login := put(t, e, &cairn.Memory{Project: "api", Type: "context", Content: "the login endpoint issues a session token"})
+	signed := put(t, e, &cairn.Memory{Project: "api", Type: "context", Content: "session tokens are signed with the rotating key"})
+	put(t, e, &cairn.Memory{Project: "api", Type: "context", Content: "the token refresh endpoint rejects expired signatures"})
+	const doubtful = "when does the login session expire for tenants"
+	hits, err := e.Search(context.Background(), cairn.Query{Project: "api", Text: doubtful, Prompt: true, Explain: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range hits {
+		if h.Memory.ID != login.ID {
+			continue
+		}
+		x := h.Explain.Typicality
+		if raw := h.Strength / cairn.PromptBelongs(x); x <= 0 || x > 1 || raw < 0.3 {
+			t.Fatalf("%q: typicality %.2f, strength %.2f on its words: want a doubtful prompt (typicality in (0, 1]) whose words alone clear the floor", doubtful, x, raw)
+		}
+	}
+	c := noLastingTiers()
+	sel := selection(t, e, c, recall.Request{Project: "api", Prompt: doubtful})
+	if ids := relevantIDs(sel); len(ids) != 0 {
+		t.Errorf("a prompt of doubtful project: %v, want nothing", ids)
+	}
+	said := false
+	for _, l := range sel.LeftOut {
+		said = said || strings.Contains(l.Reason, "may be another project's") && strings.Contains(l.Reason, "strength ×")
+	}
+	if !said {
+		t.Errorf("left out %+v: want the reason to say the prompt may be another project's, and by how much", sel.LeftOut)
+	}
+	if ids := relevantIDs(selection(t, e, c, recall.Request{Project: "api", Prompt: "which endpoint signs the session token with the rotating key"})); !slices.Contains(ids, signed.ID) {
+		t.Errorf("a prompt plainly the project's: %v, want %s", ids, signed.ID)
 	}
 }
 

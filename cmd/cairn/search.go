@@ -114,7 +114,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 				fmt.Fprintf(w, "; × date %.2f (created in a period the query names)", x.DateFactor)
 			}
 			if x.Typicality != 0 {
-				fmt.Fprintf(w, "; prompt's typicality of the project %.2f (below 0: another project's, strength 0)", x.Typicality)
+				fmt.Fprintf(w, "; prompt's typicality of the project %.2f (below 0: another project's), strength × %.2f, the chance the prompt is the project's", x.Typicality, cairn.PromptBelongs(x.Typicality))
 			}
 			fmt.Fprintf(w, "\n    relevance %.3f of the best × salience factor %.3f (salience %.3f: type, confidence %.2f, recency, %d uses) = %.3f\n",
 				h.Relevance, rank.Factor(h.Salience, rank.DefaultWeights()), h.Salience, h.Memory.Confidence, h.Memory.UseCount, h.Score)

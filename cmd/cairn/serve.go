@@ -145,7 +145,13 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	registerMirror(ctx, m, g, eng)
 	// Configuration files are read once and again when they change.
 	m.configs = &configCache{}
+	// The folder serve runs in holds its own project's files, whatever
+	// its name: the web page marks the memories whose files changed
+	// there.
 	home, root := g.project, m.projectFolder(g)
+	if wd, err := m.Getwd(); root == "" && err == nil && wd != "" {
+		root = m.rootOf(wd)
+	}
 	cfg := server.Config{
 		Engine: eng, Project: home, Database: g.label(), Path: db,
 		Addr: *addr, AddrOptional: !addrGiven, AddrTries: tries, AllowRemote: *allowRemote, Idle: *idle,
