@@ -30,14 +30,31 @@ func (e *Engine) NewFromOtherSessions(ctx context.Context, project, session stri
 		session = e.redact(session) // as RecordUses stored it
 	}
 	now := e.Now()
-	var out []*cairn.Memory
-	err := e.store.View(ctx, func(tx cairn.Tx) error {
-		last, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
-			Actions: []string{cairn.ActionUsed}, Limit: 1, SkipTotal: true}) // no count of the session's whole history
-		if err != nil || len(last) == 0 {
-			return err
+	// The session's previous context: a long-lived process keeps the
+	// session's entries (cachedShown), others read the latest.
+	var last time.Time
+	cached, err := e.cachedShown(ctx, session, func(s *sessionShown) {
+		if p := s.projects[project]; p != nil {
+			last = p.last
 		}
-		ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, After: last[0].At.Add(time.Millisecond),
+	})
+	if err != nil {
+		return nil, err
+	}
+	if cached && last.IsZero() {
+		return nil, nil
+	}
+	var out []*cairn.Memory
+	err = e.store.View(ctx, func(tx cairn.Tx) error {
+		if !cached {
+			acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
+				Actions: []string{cairn.ActionUsed}, Limit: 1, SkipTotal: true}) // no count of the session's whole history
+			if err != nil || len(acts) == 0 {
+				return err
+			}
+			last = acts[0].At
+		}
+		ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, After: last.Add(time.Millisecond),
 			Sort: cairn.SortCreatedDesc, Limit: parallelScan, SkipTotal: true})
 		if err != nil {
 			return err

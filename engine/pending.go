@@ -122,14 +122,26 @@ func (e *Engine) ShownCounts(ctx context.Context, project, session string) (map[
 		return nil, cairn.Errorf(cairn.EINVALID, "give the session whose uses to count")
 	}
 	pending := e.pendingOf(session) // before the log: see UnnoteShown
-	acts, _, err := e.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
-		Actions: []string{cairn.ActionUsed}, Limit: maxShownCount, SkipTotal: true})
+	if !cairn.ValidProject(project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
+	}
+	var n map[string]int
+	// A long-lived process keeps the session's entries (cachedShown)
+	// rather than reading up to maxShownCount of them on every call.
+	cached, err := e.cachedShown(ctx, session, func(s *sessionShown) { n = s.counts(project) })
 	if err != nil {
 		return nil, err
 	}
-	n := make(map[string]int, len(acts)+len(pending))
-	for _, a := range acts {
-		n[a.MemoryID]++
+	if !cached {
+		acts, _, err := e.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
+			Actions: []string{cairn.ActionUsed}, Limit: maxShownCount, SkipTotal: true})
+		if err != nil {
+			return nil, err
+		}
+		n = make(map[string]int, len(acts)+len(pending))
+		for _, a := range acts {
+			n[a.MemoryID]++
+		}
 	}
 	for id, pu := range pending {
 		n[id] += pu.n

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"maps"
+	"slices"
 	"sync"
 	"time"
 
@@ -22,6 +24,75 @@ type sessionShown struct {
 	mu     sync.Mutex
 	ids    map[string]time.Time
 	lastID int64
+	// projects are the session's entries by the project they name
+	// (Activity.Project), for what NewFromOtherSessions and ShownCounts
+	// would otherwise read from the log on every call.
+	projects map[string]*projectShown
+}
+
+// projectShown is a session's "used" entries of one project.
+type projectShown struct {
+	last time.Time // the latest entry's time
+	// recent holds the latest maxShownCount entries (by time, then id,
+	// as the log orders them), among at most 2*maxShownCount: an entry
+	// past the latest maxShownCount never comes back among them, since
+	// entries are only added.
+	recent []shownEntry
+}
+
+type shownEntry struct {
+	id     int64
+	at     time.Time
+	memory string
+}
+
+// newestFirst orders entries as the log's reads do: by time, then id,
+// the newest first.
+func newestFirst(a, b shownEntry) int {
+	if c := b.at.Compare(a.at); c != 0 {
+		return c
+	}
+	return cmp.Compare(b.id, a.id)
+}
+
+// note keeps entry a of project.
+func (s *sessionShown) note(a cairn.Activity) {
+	if s.projects == nil {
+		s.projects = map[string]*projectShown{}
+	}
+	p := s.projects[a.Project]
+	if p == nil {
+		p = &projectShown{}
+		s.projects[a.Project] = p
+	}
+	if a.At.After(p.last) {
+		p.last = a.At
+	}
+	p.recent = append(p.recent, shownEntry{a.ID, a.At, a.MemoryID})
+	if len(p.recent) > 2*maxShownCount {
+		slices.SortFunc(p.recent, newestFirst)
+		p.recent = slices.Clip(p.recent[:maxShownCount])
+	}
+}
+
+// counts returns how many times each memory was shown in project among
+// the latest maxShownCount entries. s.mu is held.
+func (s *sessionShown) counts(project string) map[string]int {
+	p := s.projects[project]
+	if p == nil {
+		return map[string]int{}
+	}
+	recent := p.recent
+	if len(recent) > maxShownCount {
+		recent = slices.Clone(recent)
+		slices.SortFunc(recent, newestFirst)
+		recent = recent[:maxShownCount]
+	}
+	n := make(map[string]int, len(recent))
+	for _, e := range recent {
+		n[e.memory]++
+	}
+	return n
 }
 
 // add reads the session's uses committed after s.lastID. s.mu is held.
@@ -35,6 +106,7 @@ func (s *sessionShown) add(ctx context.Context, tx cairn.Tx, session string) err
 		if a.At.After(s.ids[a.MemoryID]) {
 			s.ids[a.MemoryID] = a.At
 		}
+		s.note(a)
 		s.lastID = max(s.lastID, a.ID)
 	}
 	return nil
@@ -93,6 +165,23 @@ func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string
 		return nil, err
 	}
 	return withPending(maps.Clone(s.ids)), nil
+}
+
+// cachedShown calls f with session's entry, brought up to date with the
+// log (the entries committed since the last read), while no other call
+// changes it. It reports false, and does not call f, without a cache.
+func (e *Engine) cachedShown(ctx context.Context, session string, f func(s *sessionShown)) (bool, error) {
+	if e.cache == nil {
+		return false, nil
+	}
+	s := e.cache.shownOf(session)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if err := e.store.View(ctx, func(tx cairn.Tx) error { return s.add(ctx, tx, session) }); err != nil {
+		return true, err
+	}
+	f(s)
+	return true, nil
 }
 
 // shownInTx is sessionShownIn within tx (a write transaction recording

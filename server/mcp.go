@@ -3,6 +3,7 @@ package server
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -133,15 +134,35 @@ func (mh *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		mh.handler.ServeHTTP(w, r) // the SDK refuses it
 		return
 	}
-	if err := mh.makeRoom(); err != nil {
-		mh.fail(w, r, err)
-		return
+	// Only an initialize makes a session and needs a place: a client's
+	// other requests without a session (a discovery of the protocol
+	// versions before it) are answered by the SDK without one.
+	reserved := isInitialize(r)
+	if reserved {
+		if err := mh.makeRoom(); err != nil {
+			mh.fail(w, r, err)
+			return
+		}
 	}
 	sw := &sessionWriter{ResponseWriter: w, begin: func(id string) *mcpSession {
-		return mh.begin(id, &mcpSession{project: project, token: token, srv: srv})
+		return mh.begin(id, &mcpSession{project: project, token: token, srv: srv}, reserved)
 	}}
 	mh.handler.ServeHTTP(sw, r)
-	mh.started(sw)
+	mh.started(sw, reserved)
+}
+
+// isInitialize reports whether the POST r (its body already read into
+// memory by validBody) is a JSON-RPC initialize request.
+func isInitialize(r *http.Request) bool {
+	b, err := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(b))
+	if err != nil {
+		return false
+	}
+	var req struct {
+		Method string `json:"method"`
+	}
+	return json.Unmarshal(b, &req) == nil && req.Method == "initialize"
 }
 
 // validBody reads a POST's body, of at most maxMCPBody, and refuses one
@@ -225,11 +246,16 @@ func (mh *mcpHTTP) makeRoom() error {
 }
 
 // begin records a session as the SDK makes it, before the client can
-// learn its id.
-func (mh *mcpHTTP) begin(id string, e *mcpSession) *mcpSession {
+// learn its id; the place makeRoom held for it (reserved) becomes the
+// session's at once, so that a client that starts its next session as
+// soon as it has this one's answer does not find the place counted twice.
+func (mh *mcpHTTP) begin(id string, e *mcpSession, reserved bool) *mcpSession {
 	e.lastUsed = mh.now()
 	mh.mu.Lock()
 	mh.sessions[id] = e
+	if reserved {
+		mh.starting--
+	}
 	mh.mu.Unlock()
 	return e
 }
@@ -237,11 +263,13 @@ func (mh *mcpHTTP) begin(id string, e *mcpSession) *mcpSession {
 // started ends the making of a session: it finds the SDK's session, and
 // forgets it when it ends; a session the SDK did not keep (its
 // initialization failed) is forgotten at once.
-func (mh *mcpHTTP) started(sw *sessionWriter) {
-	mh.mu.Lock()
-	mh.starting--
-	mh.mu.Unlock()
+func (mh *mcpHTTP) started(sw *sessionWriter, reserved bool) {
 	if sw.session == nil {
+		if reserved {
+			mh.mu.Lock()
+			mh.starting-- // no session began: its place is free again
+			mh.mu.Unlock()
+		}
 		return
 	}
 	var ss *mcp.ServerSession
