@@ -12,7 +12,8 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-// The list orders the web page offers read a project's memories through
+// The list orders the web page offers, and the static tier's read of a
+// type's most trusted memories, read a project's memories through
 // an index in that order: SQLite sorts no whole project, so the first
 // page reads its own rows (and their ties) only, however many memories the project has.
 // The plan is checked rather than timed: without these indexes each
@@ -25,8 +26,16 @@ func TestListOrdersReadAnIndexInOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	var filters []cairn.MemoryFilter
 	for _, sort := range []string{cairn.SortCreatedDesc, cairn.SortCreatedAsc, cairn.SortUpdatedDesc, cairn.SortUsedDesc, cairn.SortLastUsedDesc} {
-		f := cairn.MemoryFilter{Project: "p", Sort: sort, Limit: 50}
+		filters = append(filters, cairn.MemoryFilter{Project: "p", Sort: sort, Limit: 50})
+	}
+	// The static tier of a context block: one type's most trusted
+	// memories, and the critical constraints above a confidence.
+	filters = append(filters, cairn.MemoryFilter{Project: "p", Types: []string{"decision"}, Sort: cairn.SortConfidenceDesc, Limit: 40},
+		cairn.MemoryFilter{Project: "p", Types: []string{"constraint"}, MinConfidence: 0.9, Sort: cairn.SortConfidenceDesc, Limit: 5})
+	for _, f := range filters {
+		sort := f.Sort
 		where, args := filterSQL(f)
 		q := `EXPLAIN QUERY PLAN SELECT id FROM memories` + indexHint(f) + ` WHERE ` + where + ` ORDER BY ` + orderSQL(f.Sort) + ` LIMIT 50`
 		rows, err := s.reader.QueryContext(t.Context(), q, args...)

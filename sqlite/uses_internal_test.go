@@ -97,7 +97,9 @@ func TestAUseRewritesOnlyTheIndexesOfWhatItChanges(t *testing.T) {
 		conf float64 // after the use
 		want []string
 	}{
-		{"m0001", 0.53, []string{"idx_memories_project_confidence", "idx_memories_project_recent", "idx_memories_project_used", "memories"}},
+		// A use that raises confidence moves the memory in both orders by
+		// confidence: the project's, and its type's (the static tier's).
+		{"m0001", 0.53, []string{"idx_memories_project_confidence", "idx_memories_project_recent", "idx_memories_project_type_confidence", "idx_memories_project_used", "memories"}},
 		{"m0045", 0.95, []string{"idx_memories_project_recent", "idx_memories_project_used", "memories"}}, // at the maximum
 		{"m0049", 0.99, []string{"idx_memories_project_recent", "idx_memories_project_used", "memories"}}, // above it
 	} {
