@@ -59,7 +59,7 @@ func Capture(ctx context.Context, svc ingest.Service, ev Event, p *Payload, opts
 	opts.Ask = opts.Ask && ev == Stop && !p.StopHookActive && len(sigs) == 0
 	var errs []error
 	if path != "" {
-		if opts.Ask {
+		if opts.Ask && opts.Agent == "claude" {
 			// Claude Code writes its transcript behind the hooks: the
 			// last tool results may not be there yet, and what to ask
 			// depends on them.
@@ -90,10 +90,11 @@ func Capture(ctx context.Context, svc ingest.Service, ev Event, p *Payload, opts
 // transcript to hold the agent's last message.
 const transcriptWait = 1500 * time.Millisecond
 
-// awaitMessage waits, up to max, until the end of the transcript at path
-// holds the start of msg as the transcript writes it (a JSON string);
-// it returns at once for an empty msg or a file that cannot be read.
-func awaitMessage(ctx context.Context, path, msg string, max time.Duration) {
+// awaitMessage waits, up to limit, until the end of the transcript at
+// path holds the start of msg as the transcript writes it (a JSON
+// string); it returns at once for an empty msg or a file that cannot be
+// read.
+func awaitMessage(ctx context.Context, path, msg string, limit time.Duration) {
 	msg = strings.TrimSpace(msg)
 	if msg == "" {
 		return
@@ -112,7 +113,7 @@ func awaitMessage(ctx context.Context, path, msg string, max time.Duration) {
 		return
 	}
 	want := bytes.TrimSuffix(bytes.TrimSpace(buf.Bytes()), []byte{'"'})[1:]
-	deadline := time.Now().Add(max)
+	deadline := time.Now().Add(limit)
 	for {
 		if tailHolds(path, want) {
 			return
