@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"sync"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -24,6 +25,69 @@ var _ cairn.SettingsService = (*Engine)(nil)
 type settingsCache struct {
 	mu sync.Mutex
 	m  map[string]decodedSettings // by project
+	// found are SettingsOf's answers by project, kept by a long-lived
+	// engine (one with a cache) for settingsReuse: every hook call reads
+	// its project's settings, and a read transaction for them cost about
+	// a twentieth of the call.
+	found map[string]foundSettings
+	// gen counts the settings written or deleted through the engines
+	// sharing the cache: an answer kept before one is not used after.
+	gen uint64
+}
+
+// foundSettings is a project's settings as SettingsOf read them: nil
+// when none are stored.
+type foundSettings struct {
+	settings *cairn.Settings
+	gen      uint64
+	at       time.Time
+}
+
+// settingsReuse is how long SettingsOf reuses a project's settings read
+// before, while none were written through the engine: those another
+// process writes to the database directly take effect that much later
+// (a command run while a server answers stores them through the server).
+const settingsReuse = time.Second
+
+// kept returns the settings kept for project, and whether some are.
+func (c *settingsCache) kept(project string) (*cairn.Settings, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	f, ok := c.found[project]
+	if !ok || f.gen != c.gen || time.Since(f.at) >= settingsReuse {
+		return nil, false
+	}
+	return f.settings, true
+}
+
+// generation returns the count of settings writes so far.
+func (c *settingsCache) generation() uint64 {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.gen
+}
+
+// keep keeps s (nil: none stored) as project's settings, read after
+// generation gen began.
+func (c *settingsCache) keep(project string, s *cairn.Settings, gen uint64, at time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gen != c.gen {
+		return // written since: s may be stale already
+	}
+	if c.found == nil || len(c.found) >= maxCachedSettings {
+		c.found = map[string]foundSettings{}
+	}
+	c.found[project] = foundSettings{settings: s, gen: gen, at: at}
+}
+
+// written says that settings were written or deleted: no answer kept
+// before is used again.
+func (c *settingsCache) written() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.gen++
+	c.found = nil
 }
 
 type decodedSettings struct {
@@ -108,20 +172,44 @@ func (e *Engine) inProject(ctx context.Context, project string) (*Engine, error)
 
 // SettingsOf returns the settings in force for project: its stored ones,
 // else the engine's own (Options.Settings). They are shared: the caller
-// clones them to change them.
+// clones them to change them. A long-lived engine (Options.CacheBytes)
+// reuses what it read for up to a second: settings stored or deleted
+// through it (or an engine derived from it) are in force from the next
+// call, those another process writes to the database directly within
+// that second.
 func (e *Engine) SettingsOf(ctx context.Context, project string) (*cairn.Settings, error) {
 	if project == "" {
 		return e.own, nil
 	}
-	out := e.own
+	var gen uint64
+	if e.cache != nil {
+		if s, ok := e.settings.kept(project); ok {
+			if s == nil {
+				return e.own, nil
+			}
+			return s, nil
+		}
+		gen = e.settings.generation()
+	}
+	at := time.Now()
+	var stored *cairn.Settings
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		d, _, ok, err := e.settingsIn(ctx, tx, project)
 		if ok {
-			out = d.settings
+			stored = d.settings
 		}
 		return err
 	})
-	return out, err
+	if err != nil {
+		return e.own, err
+	}
+	if e.cache != nil {
+		e.settings.keep(project, stored, gen, at)
+	}
+	if stored == nil {
+		return e.own, nil
+	}
+	return stored, nil
 }
 
 // ProjectSettings implements cairn.SettingsService: the settings stored for
@@ -164,6 +252,7 @@ func (e *Engine) SetProjectSettings(ctx context.Context, project string, ps *cai
 	}
 	st := cairn.StoredSettings{Project: project, Document: string(doc), Source: e.redact(ps.Source),
 		Fingerprint: ps.Fingerprint, Folder: ps.Folder, UpdatedAt: e.Now()}
+	defer e.settings.written()
 	return e.store.Update(ctx, func(tx cairn.Tx) error { return tx.PutProjectSettings(ctx, st) })
 }
 
@@ -173,5 +262,6 @@ func (e *Engine) DeleteProjectSettings(ctx context.Context, project string) erro
 	if !cairn.ValidProject(project) {
 		return cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
 	}
+	defer e.settings.written()
 	return e.store.Update(ctx, func(tx cairn.Tx) error { return tx.DeleteProjectSettings(ctx, project) })
 }
