@@ -30,30 +30,8 @@ func (e *Engine) NewFromOtherSessions(ctx context.Context, project, session stri
 		session = e.redact(session) // as RecordUses stored it
 	}
 	now := e.Now()
-	// The session's previous context: a long-lived process keeps the
-	// session's entries (cachedShown), others read the latest.
-	var last time.Time
-	cached, err := e.cachedShown(ctx, session, func(s *sessionShown) {
-		if p := s.projects[project]; p != nil {
-			last = p.last
-		}
-	})
-	if err != nil {
-		return nil, err
-	}
-	if cached && last.IsZero() {
-		return nil, nil
-	}
 	var out []*cairn.Memory
-	err = e.store.View(ctx, func(tx cairn.Tx) error {
-		if !cached {
-			acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
-				Actions: []string{cairn.ActionUsed}, Limit: 1, SkipTotal: true}) // no count of the session's whole history
-			if err != nil || len(acts) == 0 {
-				return err
-			}
-			last = acts[0].At
-		}
+	since := func(tx cairn.Tx, last time.Time) error {
 		ms, _, err := tx.FindMemories(ctx, cairn.MemoryFilter{Project: project, After: last.Add(time.Millisecond),
 			Sort: cairn.SortCreatedDesc, Limit: parallelScan, SkipTotal: true})
 		if err != nil {
@@ -69,6 +47,33 @@ func (e *Engine) NewFromOtherSessions(ctx context.Context, project, session stri
 			}
 		}
 		return nil
+	}
+	// The session's previous context: a long-lived process keeps the
+	// session's entries, brought up to date in the same transaction as
+	// the memories are read; others read the latest.
+	if e.cache != nil {
+		s := e.cache.shownOf(session)
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		err := e.store.View(ctx, func(tx cairn.Tx) error {
+			if err := s.add(ctx, tx, session); err != nil {
+				return err
+			}
+			p := s.projects[project]
+			if p == nil || p.last.IsZero() {
+				return nil
+			}
+			return since(tx, p.last)
+		})
+		return out, err
+	}
+	err := e.store.View(ctx, func(tx cairn.Tx) error {
+		acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
+			Actions: []string{cairn.ActionUsed}, Limit: 1, SkipTotal: true}) // no count of the session's whole history
+		if err != nil || len(acts) == 0 {
+			return err
+		}
+		return since(tx, acts[0].At)
 	})
 	return out, err
 }
