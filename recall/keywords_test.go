@@ -14,7 +14,7 @@ import (
 // prompt is about: a prompt with one finds the same memories as without
 // it, even where memories hold the phrase's words. Tried: the default
 // phrases in brackets, in capitals, spread over white space and at the
-// end; a phrase the configuration adds (config.StripPhrases' own test
+// end; a phrase the configuration adds (cairn.StripPhrases' own test
 // tries the phrase's words inside longer words).
 func TestAKeywordPhraseIsNotSearchedFor(t *testing.T) {
 	t.Parallel()

@@ -1,9 +1,9 @@
-package config_test
+package cairn_test
 
 import (
 	"testing"
 
-	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn"
 )
 
 // Tried: brackets, capitals and white space inside the phrase, the
@@ -19,11 +19,11 @@ func TestStripPhrasesTakesOutWholePhrasesOnly(t *testing.T) {
 		{"", ""},
 		{"no phrase here", "no phrase here"},
 	} {
-		if got := config.StripPhrases(c.in, []string{"quick task"}); got != c.want {
+		if got := cairn.StripPhrases(c.in, []string{"quick task"}); got != c.want {
 			t.Errorf("StripPhrases(%q) = %q, want %q", c.in, got, c.want)
 		}
 	}
-	if got := config.StripPhrases("eco mode and quick task", []string{"eco mode", "quick task", ""}); got != "  and  " {
+	if got := cairn.StripPhrases("eco mode and quick task", []string{"eco mode", "quick task", ""}); got != "  and  " {
 		t.Errorf("two phrases and an empty one: %q", got)
 	}
 }
