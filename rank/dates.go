@@ -161,25 +161,22 @@ func QueryPeriods(text string, now time.Time) ([]Period, []string) {
 		day(y, time.Month(mo), d)
 	}
 	named := len(out)
-	for _, m := range p.dayMonth.FindAllStringSubmatch(low, -1) {
-		phrases = append(phrases, m[0])
-		d, _ := strconv.Atoi(m[1])
-		mo := monthOf(m[2])
-		y, ok := year(m[3])
-		if !ok {
-			y = latest(mo, d)
+	// "3rd of May 2025" and "May 3rd, 2025": the day's and the month's
+	// groups differ, the year is group 3; without it, the latest such day.
+	for _, f := range [...]struct {
+		re        *regexp.Regexp
+		dayG, moG int
+	}{{p.dayMonth, 1, 2}, {p.monthDay, 2, 1}} {
+		for _, m := range f.re.FindAllStringSubmatch(low, -1) {
+			phrases = append(phrases, m[0])
+			d, _ := strconv.Atoi(m[f.dayG])
+			mo := monthOf(m[f.moG])
+			y, ok := year(m[3])
+			if !ok {
+				y = latest(mo, d)
+			}
+			day(y, mo, d)
 		}
-		day(y, mo, d)
-	}
-	for _, m := range p.monthDay.FindAllStringSubmatch(low, -1) {
-		phrases = append(phrases, m[0])
-		mo := monthOf(m[1])
-		d, _ := strconv.Atoi(m[2])
-		y, ok := year(m[3])
-		if !ok {
-			y = latest(mo, d)
-		}
-		day(y, mo, d)
 	}
 	if len(out) == named { // a month alone, when no day of it was named
 		for _, m := range p.monthYear.FindAllStringSubmatch(low, -1) {
@@ -215,8 +212,7 @@ func QueryPeriods(text string, now time.Time) ([]Period, []string) {
 		case "this month":
 			out = append(out, Period{time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC), end})
 		case "last month":
-			from := time.Date(now.Year(), now.Month(), 1, 0, 0, 0, 0, time.UTC).AddDate(0, -1, 0)
-			out = append(out, Period{from, from.AddDate(0, 1, 0).Add(monthSlack)})
+			month(now.Year(), now.Month()-1) // time.Date takes month 0 as the December before
 		}
 	}
 	for _, m := range p.ago.FindAllStringSubmatch(low, -1) {
