@@ -632,16 +632,9 @@ func putBuffer(buf *bytes.Buffer) {
 // valid UTF-8 are EINVALID (encoding/json would replace bad bytes with
 // U+FFFD, storing what the client did not send).
 func readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	body, err := ReadBody(w, r, limit)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		return cairn.WrapError(cairn.EINVALID, err, "the request body could not be read")
-	}
-	if !utf8.Valid(body) {
-		return errNotUTF8
+		return err
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.DisallowUnknownFields()
@@ -655,6 +648,26 @@ func readJSON(w http.ResponseWriter, r *http.Request, limit int64, v any) error 
 		return cairn.Errorf(cairn.EINVALID, "the request body holds more than one JSON value")
 	}
 	return nil
+}
+
+// ReadBody reads r's body, of at most limit bytes. A longer body gives the
+// *http.MaxBytesError (which the error responses turn into 413); a body
+// that cannot be read or is not valid UTF-8 is EINVALID (JSON decoding
+// would replace bad bytes with U+FFFD, storing what the client did not
+// send).
+func ReadBody(w http.ResponseWriter, r *http.Request, limit int64) ([]byte, error) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			return nil, err
+		}
+		return nil, cairn.WrapError(cairn.EINVALID, err, "the request body could not be read")
+	}
+	if !utf8.Valid(body) {
+		return nil, errNotUTF8
+	}
+	return body, nil
 }
 
 // errNotUTF8 refuses a body that is not valid UTF-8.

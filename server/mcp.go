@@ -4,13 +4,11 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"io"
 	"net/http"
 	"slices"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -102,11 +100,18 @@ func (mh *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if tok := httpapi.TokenOf(r); tok != nil {
 		token = tok.ID
 	}
+	var body []byte
 	if r.Method == http.MethodPost {
-		if err := validBody(w, r); err != nil {
+		// Read whole and checked here: the SDK's JSON decoding would
+		// replace bad bytes, and the tools store what the client did not
+		// send.
+		b, err := httpapi.ReadBody(w, r, maxMCPBody)
+		if err != nil {
 			mh.fail(w, r, err)
 			return
 		}
+		body = b
+		r.Body = io.NopCloser(bytes.NewReader(body))
 	}
 	if id := r.Header.Get(sessionHeader); id != "" {
 		// A GET holds the session's stream of messages from the server
@@ -137,7 +142,7 @@ func (mh *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	// Only an initialize makes a session and needs a place: a client's
 	// other requests without a session (a discovery of the protocol
 	// versions before it) are answered by the SDK without one.
-	reserved := isInitialize(r)
+	reserved := isInitialize(body)
 	if reserved {
 		if err := mh.makeRoom(); err != nil {
 			mh.fail(w, r, err)
@@ -151,37 +156,13 @@ func (mh *mcpHTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	mh.started(sw, reserved)
 }
 
-// isInitialize reports whether the POST r (its body already read into
-// memory by validBody) is a JSON-RPC initialize request.
-func isInitialize(r *http.Request) bool {
-	b, err := io.ReadAll(r.Body)
-	r.Body = io.NopCloser(bytes.NewReader(b))
-	if err != nil {
-		return false
-	}
+// isInitialize reports whether the body of a POST is a JSON-RPC
+// initialize request.
+func isInitialize(body []byte) bool {
 	var req struct {
 		Method string `json:"method"`
 	}
-	return json.Unmarshal(b, &req) == nil && req.Method == "initialize"
-}
-
-// validBody reads a POST's body, of at most maxMCPBody, and refuses one
-// that is not valid UTF-8 (the SDK's JSON decoding would replace the bad
-// bytes, and the tools store what the client did not send).
-func validBody(w http.ResponseWriter, r *http.Request) error {
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxMCPBody))
-	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return err
-		}
-		return cairn.WrapError(cairn.EINVALID, err, "the request body could not be read")
-	}
-	if !utf8.Valid(body) {
-		return cairn.Errorf(cairn.EINVALID, "the request body is not valid UTF-8; send JSON in UTF-8")
-	}
-	r.Body = io.NopCloser(bytes.NewReader(body))
-	return nil
+	return json.Unmarshal(body, &req) == nil && req.Method == "initialize"
 }
 
 // use finds the session id for a request of project with token: ENOTFOUND
