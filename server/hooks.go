@@ -23,6 +23,7 @@ import (
 	"io"
 	"net/http"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -88,11 +89,7 @@ func (s *Server) hookHandler(api *httpapi.Server) http.Handler {
 func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall, error) {
 	name := r.PathValue("event")
 	ev, ok := hook.ParseEvent(name)
-	served := false
-	for _, e := range HookEvents {
-		served = served || e == ev
-	}
-	if !ok || !served {
+	if !ok || !slices.Contains(HookEvents, ev) {
 		names := make([]string, len(HookEvents))
 		for i, e := range HookEvents {
 			names[i] = string(e)
