@@ -160,9 +160,6 @@ func Default() *Config { return cairn.DefaultSettings() }
 // DefaultOpenAIModel is the model OpenAIFallback asks for when model is "".
 const DefaultOpenAIModel = cairn.DefaultOpenAIModel
 
-// normalizePhrase is the stored form of a keyword phrase.
-func normalizePhrase(s string) string { return cairn.NormalizePhrase(s) }
-
 // The tiers, formats and limits the configuration accepts.
 var (
 	tiers   = []string{string(cairn.TierStatic), string(cairn.TierDynamic), string(cairn.TierRelevant)}

@@ -305,7 +305,7 @@ func lookup(path []string) (leaf, bool) {
 		case path[0] == "modes":
 			return modeLeaf(path[1], path[2])
 		case path[0] == "keywords":
-			return keywordLeaf(normalizePhrase(path[1]), path[2])
+			return keywordLeaf(cairn.NormalizePhrase(path[1]), path[2])
 		case path[0] == "scoring" && path[1] == "hat_relations":
 			return hatLeaf(path[2]), true
 		}

@@ -228,7 +228,7 @@ func checkEntry(path []string) (key, problem string) {
 			problem = fmt.Sprintf("%q is not a %s name (lowercase letters, digits and _ - : . /)", path[1], entryNoun[path[0]])
 		}
 	case path[0] == "keywords":
-		if normalizePhrase(path[1]) == "" {
+		if cairn.NormalizePhrase(path[1]) == "" {
 			problem = "the phrase is empty"
 		}
 	case path[0] == "scoring" && path[1] == "hat_relations" && len(path) == 3:
@@ -417,7 +417,7 @@ func (w *walker) keywords(v any) {
 			w.fail(phrasePath, name+".phrase", "expected a string, found %s", describe(raw))
 			continue
 		}
-		phrase := normalizePhrase(s)
+		phrase := cairn.NormalizePhrase(s)
 		if phrase == "" {
 			w.fail(phrasePath, name+".phrase", "the phrase is empty")
 			continue
