@@ -127,6 +127,21 @@ func EachVector(rows Rows, translate func(err error, op string) error, fn func(c
 	return translate(rows.Err(), "read vectors")
 }
 
+// Counts reads rows of (name, count) into a map; op names the read in
+// translate's errors. An empty result is an empty map, never nil.
+func Counts(rows Rows, translate func(err error, op string) error, op string) (map[string]int64, error) {
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, translate(err, op)
+		}
+		out[name] = n
+	}
+	return out, translate(rows.Err(), op)
+}
+
 // CheckSettings is what both backends refuse of settings to store: an
 // empty project or document, or a document larger than
 // cairn.MaxSettingsBytes.
