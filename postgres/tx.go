@@ -808,7 +808,7 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn
 	}
 	rows, err := t.tx.Query(ctx, `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
 	decayed_at, use_count, pinned, source FROM memories WHERE project=$1 AND created_at >= $2 AND (created_at, id) > ($2, $3)
-	ORDER BY created_at, id LIMIT $4`, project, lifecycleAfter(page), page.AfterID, lifecycleLimit(page))
+	ORDER BY created_at, id LIMIT $4`, project, storesql.LifecycleAfter(page), page.AfterID, lifecycleLimit(page))
 	if err != nil {
 		return nil, translate(err, "read lifecycle states")
 	}
@@ -828,16 +828,6 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read lifecycle states")
-}
-
-// lifecycleAfter is the creation time a lifecycle page starts after, in
-// milliseconds: -1 for the first page, so that a memory stored with no
-// creation time (0) comes first.
-func lifecycleAfter(page cairn.LifecyclePage) int64 {
-	if page.AfterCreated.IsZero() && page.AfterID == "" {
-		return -1
-	}
-	return storesql.MS(page.AfterCreated)
 }
 
 // lifecycleLimit is a lifecycle page's LIMIT: NULL (all) for none.

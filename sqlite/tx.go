@@ -848,7 +848,7 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn
 	if page.Limit > 0 {
 		limit = int64(page.Limit)
 	}
-	rows, err := t.query(ctx, "read lifecycle states", sqlLifecycleStates, project, lifecycleAfter(page), page.AfterID, limit)
+	rows, err := t.query(ctx, "read lifecycle states", sqlLifecycleStates, project, storesql.LifecycleAfter(page), page.AfterID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -867,16 +867,6 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read lifecycle states")
-}
-
-// lifecycleAfter is the creation time a lifecycle page starts after, in
-// milliseconds: -1 for the first page, so that a memory stored with no
-// creation time (0) comes first.
-func lifecycleAfter(page cairn.LifecyclePage) int64 {
-	if page.AfterCreated.IsZero() && page.AfterID == "" {
-		return -1
-	}
-	return storesql.MS(page.AfterCreated)
 }
 
 // TouchMemories implements cairn.Tx, as TouchEach with each id once.

@@ -142,6 +142,16 @@ func Counts(rows Rows, translate func(err error, op string) error, op string) (m
 	return out, translate(rows.Err(), op)
 }
 
+// LifecycleAfter is the creation time a lifecycle page starts after, as
+// stored (MS): -1 for the first page, so that a memory stored with no
+// creation time (0) comes first.
+func LifecycleAfter(page cairn.LifecyclePage) int64 {
+	if page.AfterCreated.IsZero() && page.AfterID == "" {
+		return -1
+	}
+	return MS(page.AfterCreated)
+}
+
 // CheckSettings is what both backends refuse of settings to store: an
 // empty project or document, or a document larger than
 // cairn.MaxSettingsBytes.
