@@ -127,6 +127,15 @@ func EachVector(rows Rows, translate func(err error, op string) error, fn func(c
 	return translate(rows.Err(), "read vectors")
 }
 
+// FoldableIteration is the condition, on a row of the iterations table,
+// that it may fold into iteration_totals: a done iteration of its task
+// comes at or after it (later, or in the same millisecond with a higher or
+// equal number), so that a task's failures since its latest done are kept.
+// Both the statement that folds and the one that deletes use it, and it
+// is valid SQL in both backends.
+const FoldableIteration = `EXISTS (SELECT 1 FROM iterations d WHERE d.project = iterations.project AND d.task = iterations.task AND d.outcome = 'done'
+AND (d.created_at > iterations.created_at OR (d.created_at = iterations.created_at AND d.iteration >= iterations.iteration)))`
+
 // Counts reads rows of (name, count) into a map; op names the read in
 // translate's errors. An empty result is an empty map, never nil.
 func Counts(rows Rows, translate func(err error, op string) error, op string) (map[string]int64, error) {
