@@ -80,15 +80,13 @@ func (t *Tx) AggregateIterations(ctx context.Context, project string, before tim
 	}
 	if _, err := t.exec(ctx, "aggregate iterations", `INSERT INTO iteration_totals AS tt (project, task, model, outcome, count, duration_ms, cost_usd, first_at, last_at)
 SELECT project, task, model, outcome, COUNT(*), SUM(duration_ms), SUM(cost_usd), MIN(created_at), MAX(created_at)
-FROM iterations WHERE project = $1 AND created_at < $2 AND EXISTS (SELECT 1 FROM iterations d WHERE d.project = iterations.project AND d.task = iterations.task AND d.outcome = 'done'
-AND (d.created_at > iterations.created_at OR (d.created_at = iterations.created_at AND d.iteration >= iterations.iteration))) GROUP BY project, task, model, outcome
+FROM iterations WHERE project = $1 AND created_at < $2 AND `+storesql.FoldableIteration+` GROUP BY project, task, model, outcome
 ON CONFLICT (project, task, model, outcome) DO UPDATE SET count = tt.count + excluded.count,
 duration_ms = tt.duration_ms + excluded.duration_ms, cost_usd = tt.cost_usd + excluded.cost_usd,
 first_at = LEAST(tt.first_at, excluded.first_at), last_at = GREATEST(tt.last_at, excluded.last_at)`, project, storesql.MS(before)); err != nil {
 		return 0, err
 	}
-	n, err := t.exec(ctx, "aggregate iterations", `DELETE FROM iterations WHERE project = $1 AND created_at < $2 AND EXISTS (SELECT 1 FROM iterations d WHERE d.project = iterations.project AND d.task = iterations.task AND d.outcome = 'done'
-AND (d.created_at > iterations.created_at OR (d.created_at = iterations.created_at AND d.iteration >= iterations.iteration)))`, project, storesql.MS(before))
+	n, err := t.exec(ctx, "aggregate iterations", `DELETE FROM iterations WHERE project = $1 AND created_at < $2 AND `+storesql.FoldableIteration, project, storesql.MS(before))
 	return int(n), err
 }
 

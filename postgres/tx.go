@@ -589,16 +589,7 @@ func (t *Tx) PartitionDocs(ctx context.Context) (map[string]int64, error) {
 		return nil, translate(err, "read index statistics")
 	}
 	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var name string
-		var docs int64
-		if err := rows.Scan(&name, &docs); err != nil {
-			return nil, translate(err, "read index statistics")
-		}
-		out[name] = docs
-	}
-	return out, translate(rows.Err(), "read index statistics")
+	return storesql.Counts(rows, translate, "read index statistics")
 }
 
 // PutPartition implements cairn.Tx under the partition's lock.
@@ -671,9 +662,8 @@ func (t *Tx) Postings(ctx context.Context, partition string, terms []string) ([]
 
 // DocFreqs implements cairn.Tx, in one statement that reads no postings.
 func (t *Tx) DocFreqs(ctx context.Context, partition string, terms []string) (map[string]int64, error) {
-	out := make(map[string]int64, len(terms))
 	if len(terms) == 0 {
-		return out, nil
+		return map[string]int64{}, nil
 	}
 	if err := t.lockPartition(ctx, partition); err != nil {
 		return nil, err
@@ -683,39 +673,22 @@ func (t *Tx) DocFreqs(ctx context.Context, partition string, terms []string) (ma
 		return nil, translate(err, "read document frequencies")
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var term string
-		var df int64
-		if err := rows.Scan(&term, &df); err != nil {
-			return nil, translate(err, "read document frequencies")
-		}
-		out[term] = df
-	}
-	return out, translate(rows.Err(), "read document frequencies")
+	return storesql.Counts(rows, translate, "read document frequencies")
 }
 
 // DocFreqSums implements cairn.Tx, in one statement that reads no
 // postings and takes no partition's lock (callers use it to weigh words,
 // not to write).
 func (t *Tx) DocFreqSums(ctx context.Context, partitions, terms []string) (map[string]int64, error) {
-	out := map[string]int64{}
 	if len(partitions) == 0 || len(terms) == 0 {
-		return out, nil
+		return map[string]int64{}, nil
 	}
 	rows, err := t.tx.Query(ctx, `SELECT term, SUM(df)::bigint FROM index_terms WHERE partition = ANY($1) AND term = ANY($2) GROUP BY term`, partitions, terms)
 	if err != nil {
 		return nil, translate(err, "read document frequencies")
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var term string
-		var df int64
-		if err := rows.Scan(&term, &df); err != nil {
-			return nil, translate(err, "read document frequencies")
-		}
-		out[term] = df
-	}
-	return out, translate(rows.Err(), "read document frequencies")
+	return storesql.Counts(rows, translate, "read document frequencies")
 }
 
 // AppendPostings implements cairn.Tx in one statement, under the
@@ -835,7 +808,7 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn
 	}
 	rows, err := t.tx.Query(ctx, `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
 	decayed_at, use_count, pinned, source FROM memories WHERE project=$1 AND created_at >= $2 AND (created_at, id) > ($2, $3)
-	ORDER BY created_at, id LIMIT $4`, project, lifecycleAfter(page), page.AfterID, lifecycleLimit(page))
+	ORDER BY created_at, id LIMIT $4`, project, storesql.LifecycleAfter(page), page.AfterID, lifecycleLimit(page))
 	if err != nil {
 		return nil, translate(err, "read lifecycle states")
 	}
@@ -855,16 +828,6 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read lifecycle states")
-}
-
-// lifecycleAfter is the creation time a lifecycle page starts after, in
-// milliseconds: -1 for the first page, so that a memory stored with no
-// creation time (0) comes first.
-func lifecycleAfter(page cairn.LifecyclePage) int64 {
-	if page.AfterCreated.IsZero() && page.AfterID == "" {
-		return -1
-	}
-	return storesql.MS(page.AfterCreated)
 }
 
 // lifecycleLimit is a lifecycle page's LIMIT: NULL (all) for none.

@@ -19,13 +19,11 @@ duration_ms=excluded.duration_ms, cost_usd=excluded.cost_usd, difficulty=exclude
 failure_id=excluded.failure_id, summary=excluded.summary, created_at=excluded.created_at`
 	sqlFoldIterations = `INSERT INTO iteration_totals(project, task, model, outcome, count, duration_ms, cost_usd, first_at, last_at)
 SELECT project, task, model, outcome, COUNT(*), SUM(duration_ms), SUM(cost_usd), MIN(created_at), MAX(created_at)
-FROM iterations WHERE project = ? AND created_at < ? AND EXISTS (SELECT 1 FROM iterations d WHERE d.project = iterations.project AND d.task = iterations.task AND d.outcome = 'done'
-AND (d.created_at > iterations.created_at OR (d.created_at = iterations.created_at AND d.iteration >= iterations.iteration))) GROUP BY project, task, model, outcome
+FROM iterations WHERE project = ? AND created_at < ? AND ` + storesql.FoldableIteration + ` GROUP BY project, task, model, outcome
 ON CONFLICT(project, task, model, outcome) DO UPDATE SET count = count + excluded.count,
 duration_ms = duration_ms + excluded.duration_ms, cost_usd = cost_usd + excluded.cost_usd,
 first_at = MIN(first_at, excluded.first_at), last_at = MAX(last_at, excluded.last_at)`
-	sqlDeleteOldIterations = `DELETE FROM iterations WHERE project = ? AND created_at < ? AND EXISTS (SELECT 1 FROM iterations d WHERE d.project = iterations.project AND d.task = iterations.task AND d.outcome = 'done'
-AND (d.created_at > iterations.created_at OR (d.created_at = iterations.created_at AND d.iteration >= iterations.iteration)))`
+	sqlDeleteOldIterations = `DELETE FROM iterations WHERE project = ? AND created_at < ? AND ` + storesql.FoldableIteration
 	sqlFindIterationTotals = `SELECT project, task, model, outcome, count, duration_ms, cost_usd, first_at, last_at
 FROM iteration_totals WHERE project = ? AND (? = '' OR task = ?) ORDER BY task, model, outcome`
 )

@@ -707,16 +707,7 @@ func (t *Tx) PartitionDocs(ctx context.Context) (map[string]int64, error) {
 		return nil, translate(err, "read index statistics")
 	}
 	defer rows.Close()
-	out := map[string]int64{}
-	for rows.Next() {
-		var name string
-		var docs int64
-		if err := rows.Scan(&name, &docs); err != nil {
-			return nil, translate(err, "read index statistics")
-		}
-		out[name] = docs
-	}
-	return out, translate(rows.Err(), "read index statistics")
+	return storesql.Counts(rows, translate, "read index statistics")
 }
 
 // PutPartition implements cairn.Tx.
@@ -776,9 +767,8 @@ func (t *Tx) DocFreqs(ctx context.Context, partition string, terms []string) (ma
 // DocFreqSums implements cairn.Tx, in one statement: a lookup of each
 // partition and term in the index_terms key, reading the df column only.
 func (t *Tx) DocFreqSums(ctx context.Context, partitions, terms []string) (map[string]int64, error) {
-	out := map[string]int64{}
 	if len(partitions) == 0 || len(terms) == 0 {
-		return out, nil
+		return map[string]int64{}, nil
 	}
 	ps, err := json.Marshal(partitions)
 	if err != nil {
@@ -797,15 +787,7 @@ func (t *Tx) DocFreqSums(ctx context.Context, partitions, terms []string) (map[s
 		return nil, translate(err, "read document frequencies")
 	}
 	defer rows.Close()
-	for rows.Next() {
-		var term string
-		var df int64
-		if err := rows.Scan(&term, &df); err != nil {
-			return nil, translate(err, "read document frequencies")
-		}
-		out[term] = df
-	}
-	return out, translate(rows.Err(), "read document frequencies")
+	return storesql.Counts(rows, translate, "read document frequencies")
 }
 
 // AppendPostings implements cairn.Tx.
@@ -866,7 +848,7 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn
 	if page.Limit > 0 {
 		limit = int64(page.Limit)
 	}
-	rows, err := t.query(ctx, "read lifecycle states", sqlLifecycleStates, project, lifecycleAfter(page), page.AfterID, limit)
+	rows, err := t.query(ctx, "read lifecycle states", sqlLifecycleStates, project, storesql.LifecycleAfter(page), page.AfterID, limit)
 	if err != nil {
 		return nil, err
 	}
@@ -885,16 +867,6 @@ func (t *Tx) FindLifecycleStates(ctx context.Context, project string, page cairn
 		out = append(out, s)
 	}
 	return out, translate(rows.Err(), "read lifecycle states")
-}
-
-// lifecycleAfter is the creation time a lifecycle page starts after, in
-// milliseconds: -1 for the first page, so that a memory stored with no
-// creation time (0) comes first.
-func lifecycleAfter(page cairn.LifecyclePage) int64 {
-	if page.AfterCreated.IsZero() && page.AfterID == "" {
-		return -1
-	}
-	return storesql.MS(page.AfterCreated)
 }
 
 // TouchMemories implements cairn.Tx, as TouchEach with each id once.

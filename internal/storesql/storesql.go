@@ -127,6 +127,40 @@ func EachVector(rows Rows, translate func(err error, op string) error, fn func(c
 	return translate(rows.Err(), "read vectors")
 }
 
+// FoldableIteration is the condition, on a row of the iterations table,
+// that it may fold into iteration_totals: a done iteration of its task
+// comes at or after it (later, or in the same millisecond with a higher or
+// equal number), so that a task's failures since its latest done are kept.
+// Both the statement that folds and the one that deletes use it, and it
+// is valid SQL in both backends.
+const FoldableIteration = `EXISTS (SELECT 1 FROM iterations d WHERE d.project = iterations.project AND d.task = iterations.task AND d.outcome = 'done'
+AND (d.created_at > iterations.created_at OR (d.created_at = iterations.created_at AND d.iteration >= iterations.iteration)))`
+
+// Counts reads rows of (name, count) into a map; op names the read in
+// translate's errors. An empty result is an empty map, never nil.
+func Counts(rows Rows, translate func(err error, op string) error, op string) (map[string]int64, error) {
+	out := map[string]int64{}
+	for rows.Next() {
+		var name string
+		var n int64
+		if err := rows.Scan(&name, &n); err != nil {
+			return nil, translate(err, op)
+		}
+		out[name] = n
+	}
+	return out, translate(rows.Err(), op)
+}
+
+// LifecycleAfter is the creation time a lifecycle page starts after, as
+// stored (MS): -1 for the first page, so that a memory stored with no
+// creation time (0) comes first.
+func LifecycleAfter(page cairn.LifecyclePage) int64 {
+	if page.AfterCreated.IsZero() && page.AfterID == "" {
+		return -1
+	}
+	return MS(page.AfterCreated)
+}
+
 // CheckSettings is what both backends refuse of settings to store: an
 // empty project or document, or a document larger than
 // cairn.MaxSettingsBytes.
