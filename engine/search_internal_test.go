@@ -161,6 +161,21 @@ func openStore(t *testing.T) *sqlite.Store {
 	return st
 }
 
+// storeOpener returns a function that opens another store on one
+// database file, as another process would; each is closed at the test's
+// end.
+func storeOpener(t *testing.T) func() cairn.Store {
+	path := filepath.Join(t.TempDir(), "c.db")
+	return func() cairn.Store {
+		st, err := sqlite.Open(t.Context(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+}
+
 // addAndChurn adds m to e and appends its id to ids; then, one time in
 // every, it deletes a memory of ids, and another time in every, it
 // changes one by edit(): the deletes and edits that leave dead documents
