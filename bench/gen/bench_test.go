@@ -308,6 +308,23 @@ func BenchmarkSearch1M(b *testing.B) {
 	b.Run("repeated", func(b *testing.B) { benchSearch(b, 1000000, 64<<20) })
 }
 
+// openBench opens the database at path with an engine that keeps
+// cacheBytes of postings (0: none) and, when now is set, reads that
+// clock; the store closes when the benchmark ends.
+func openBench(b *testing.B, path string, cacheBytes int64, now time.Time) (*sqlite.Store, *engine.Engine) {
+	b.Helper()
+	st, err := sqlite.Open(context.Background(), path, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { st.Close() })
+	opts := &engine.Options{CacheBytes: cacheBytes}
+	if !now.IsZero() {
+		opts.Now = func() time.Time { return now }
+	}
+	return st, engine.New(st, opts)
+}
+
 // benchSearchFresh is a search by an engine that keeps cacheBytes of
 // postings (0: none), with a query not asked before at every measured
 // call (up to 5,000 iterations), so that the searches the engine keeps do
@@ -315,14 +332,8 @@ func BenchmarkSearch1M(b *testing.B) {
 // queries.
 func benchSearchFresh(b *testing.B, n int, cacheBytes int64) {
 	now := benchTime(b)
-	path := database(b, n)
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	eng := engine.New(st, &engine.Options{CacheBytes: cacheBytes})
+	_, eng := openBench(b, database(b, n), cacheBytes, time.Time{})
 	pool := distinctQueries(b, 5000+benchQueries)
 	search := func(q string) {
 		if _, err := eng.Search(ctx, cairn.Query{Project: benchProject, Text: q, Limit: 10, Now: now}); err != nil {
@@ -338,15 +349,9 @@ func benchSearchFresh(b *testing.B, n int, cacheBytes int64) {
 // query's figure, never the search's).
 func benchSearch(b *testing.B, n int, cacheBytes int64) {
 	now := benchTime(b)
-	path := database(b, n)
 	queries := queries(b)
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	eng := engine.New(st, &engine.Options{CacheBytes: cacheBytes})
+	_, eng := openBench(b, database(b, n), cacheBytes, time.Time{})
 	search := func(q string) {
 		if _, err := eng.Search(ctx, cairn.Query{Project: benchProject, Text: q, Limit: 10, Now: now}); err != nil {
 			b.Fatalf("search %q: %v", q, err)
@@ -412,14 +417,8 @@ func BenchmarkHookContext100k(b *testing.B) {
 // fix carries, so that the error search that follows is measured too).
 func benchPoint(b *testing.B, n int, profile string) {
 	now := benchTime(b)
-	path := database(b, n)
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20})
+	_, eng := openBench(b, database(b, n), 64<<20, time.Time{})
 	pool := distinctQueries(b, 5000+benchQueries)
 	answer := func(q string) {
 		req := recall.LookupRequest{Project: benchProject, Profile: profile, Command: q, Now: now,
@@ -461,14 +460,8 @@ func corpusFiles(b *testing.B, n int) []string {
 
 func benchHook(b *testing.B, n int, req recall.Request, files []string) {
 	now := benchTime(b)
-	path := database(b, n)
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20})
+	_, eng := openBench(b, database(b, n), 64<<20, time.Time{})
 	// A hook's command is seldom asked twice: every measured call is a
 	// query not asked before (up to 5,000 iterations), so that the
 	// searches kept by the engine do not answer it.

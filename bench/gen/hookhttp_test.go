@@ -34,9 +34,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/latency"
-	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/server"
-	"github.com/cairn-dev/cairn/sqlite"
 )
 
 func BenchmarkHTTPHook100k(b *testing.B) {
@@ -50,14 +48,8 @@ func BenchmarkHTTPHook100k(b *testing.B) {
 
 func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
 	now := benchTime(b)
-	path := database(b, n)
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
-	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20, Now: func() time.Time { return now }})
+	_, eng := openBench(b, database(b, n), 64<<20, now)
 	sock, err := os.MkdirTemp("", "hh") // a short path: Unix socket paths are limited
 	if err != nil {
 		b.Fatal(err)

@@ -15,7 +15,6 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
-	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // BenchmarkRecordUses100k measures what `cairn serve` spends writing the
@@ -41,16 +40,10 @@ func BenchmarkRecordUses100k(b *testing.B) {
 
 func benchUses(b *testing.B, n, batch int, sessions bool) {
 	ctx := context.Background()
-	path := copyDatabase(b, database(b, n))
-	st, err := sqlite.Open(ctx, path, nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
 	now := benchTime(b)
-	eng := engine.New(st, &engine.Options{CacheBytes: 64 << 20, Now: func() time.Time { return now }})
+	st, eng := openBench(b, copyDatabase(b, database(b, n)), 64<<20, now)
 	var ids []string
-	err = st.View(ctx, func(tx cairn.Tx) error {
+	err := st.View(ctx, func(tx cairn.Tx) error {
 		return tx.ScanMemoryKeys(ctx, func(id, _, _ string) { ids = append(ids, id) })
 	})
 	if err != nil {

@@ -9,7 +9,6 @@ package main
 // come from a flag both ways ignore.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -657,29 +656,10 @@ func localPath(t *testing.T, c *cli) string {
 // test ends, and waits for its socket.
 func serveAt(t *testing.T, c *cli, socket, wd string) {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan result, 1)
-	m := &Main{Stdin: strings.NewReader(""), Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return wd, nil }}
-	go func() {
-		var out, errb strings.Builder
-		m.Stdout, m.Stderr = &out, &errb
-		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off"})
-		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if r := <-done; r.code != 0 {
-			t.Errorf("cairn serve exited %d: %s", r.code, r.stderr)
-		}
-	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if fi, err := os.Stat(socket); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("cairn serve did not listen on %s", socket)
-		}
-	}
+	t.Cleanup(runServeUntil(t, t.Context(), c, wd, "off", nil, func() bool {
+		fi, err := os.Stat(socket)
+		return err == nil && fi.Mode()&os.ModeSocket != 0
+	}))
 }
 
 // remember stores content as a learning with the MCP remember tool of

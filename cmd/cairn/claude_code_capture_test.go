@@ -20,11 +20,7 @@ import (
 // hooks installed, Bash allowed without asking.
 func claudeCodeProject(t *testing.T, model *fakeModel) (*agentProject, string) {
 	t.Helper()
-	needBinary(t)
-	claude := strings.TrimSpace(os.Getenv("CAIRN_TEST_CLAUDE_CODE"))
-	if claude == "" {
-		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
-	}
+	claude := needClaudeCode(t)
 	api := httptest.NewServer(model)
 	t.Cleanup(api.Close)
 	a := newAgentProject(t, "ANTHROPIC_API_KEY=sk-ant-test-not-a-key", "ANTHROPIC_BASE_URL="+api.URL,

@@ -63,11 +63,7 @@ func httpHookProject(t *testing.T, model *fakeModel, env ...string) (*agentProje
 // the model through the http hook; Stop captures the answer as before.
 func TestClaudeCodeGetsThePromptsBlockThroughAnHTTPHook(t *testing.T) {
 	t.Parallel()
-	needBinary(t)
-	claude := strings.TrimSpace(os.Getenv("CAIRN_TEST_CLAUDE_CODE"))
-	if claude == "" {
-		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
-	}
+	claude := needClaudeCode(t)
 	model := &fakeModel{answer: modelAnswer}
 	a, addr := httpHookProject(t, model)
 	defer a.run(cairnBin, "serve", "stop")
@@ -94,11 +90,7 @@ func TestClaudeCodeGetsThePromptsBlockThroughAnHTTPHook(t *testing.T) {
 // reaches the model, and only the prompt's block is missing.
 func TestClaudeCodeWithoutTheServerLosesOnlyTheHTTPHooksBlock(t *testing.T) {
 	t.Parallel()
-	needBinary(t)
-	claude := strings.TrimSpace(os.Getenv("CAIRN_TEST_CLAUDE_CODE"))
-	if claude == "" {
-		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
-	}
+	claude := needClaudeCode(t)
 	model := &fakeModel{answer: modelAnswer}
 	a, _ := httpHookProject(t, model, "CAIRN_NO_SERVER=1")
 	out := a.run(claude, "-p", "fix the flaky session test")

@@ -108,6 +108,18 @@ func (a *agentProject) checkPromptAndCapture(requests []string, agent string) {
 	}
 }
 
+// needClaudeCode returns Claude Code's command (CAIRN_TEST_CLAUDE_CODE)
+// and cairn's binary built for it, or skips the test, saying what to set.
+func needClaudeCode(t *testing.T) string {
+	t.Helper()
+	needBinary(t)
+	claude := strings.TrimSpace(os.Getenv("CAIRN_TEST_CLAUDE_CODE"))
+	if claude == "" {
+		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
+	}
+	return claude
+}
+
 // checkNoHookFailed checks cairn.log, which holds the messages of the
 // server the first hook started and a line for each hook that failed:
 // there must be none of those.
@@ -120,11 +132,7 @@ func (a *agentProject) checkNoHookFailed() {
 
 func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 	t.Parallel()
-	needBinary(t)
-	claude := strings.TrimSpace(os.Getenv("CAIRN_TEST_CLAUDE_CODE"))
-	if claude == "" {
-		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
-	}
+	claude := needClaudeCode(t)
 	model := &fakeModel{answer: modelAnswer}
 	api := httptest.NewServer(model)
 	defer api.Close()
@@ -272,11 +280,7 @@ func (f *fakeModel) requests() []string {
 // itself, which names no file, gets nothing.
 func TestClaudeCodeGetsTheMemoriesOfAFileBeforeWritingIt(t *testing.T) {
 	t.Parallel()
-	needBinary(t)
-	claude := strings.TrimSpace(os.Getenv("CAIRN_TEST_CLAUDE_CODE"))
-	if claude == "" {
-		t.Skip("set CAIRN_TEST_CLAUDE_CODE to Claude Code's command (the claude bin of npm package @anthropic-ai/claude-code) to run cairn under a real Claude Code")
-	}
+	claude := needClaudeCode(t)
 	model := &fakeModel{prompt: "add the helper we talked about", tool: "Write", answer: "Done."}
 	api := httptest.NewServer(model)
 	defer api.Close()

@@ -11,7 +11,6 @@ package main
 // machine, a cross-site request from a web page, a GET.
 
 import (
-	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -31,31 +30,16 @@ import (
 // on a free loopback port until the test ends, and returns its address.
 func serveHTTPIn(t *testing.T, c *cli, wd string) string {
 	t.Helper()
-	ctx, cancel := context.WithCancel(t.Context())
-	done := make(chan result, 1)
-	m := &Main{Stdin: strings.NewReader(""), Getenv: func(k string) string { return c.env[k] },
-		Getwd: func() (string, error) { return wd, nil }}
-	go func() {
-		var out, errb strings.Builder
-		m.Stdout, m.Stderr = &out, &errb
-		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", "127.0.0.1:0"})
-		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
-	}()
-	t.Cleanup(func() {
-		cancel()
-		if r := <-done; r.code != 0 {
-			t.Errorf("cairn serve exited %d: %s", r.code, r.stderr)
+	var addr string
+	t.Cleanup(runServeUntil(t, t.Context(), c, wd, "127.0.0.1:0", nil, func() bool {
+		st, err := server.StatusOf(t.Context(), c.db, c.db)
+		if err != nil || st.URL == "" {
+			return false
 		}
-	})
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if st, err := server.StatusOf(t.Context(), c.db, c.db); err == nil && st.URL != "" {
-			return strings.TrimSuffix(strings.TrimPrefix(st.URL, "http://"), "/")
-		}
-		if time.Now().After(deadline) {
-			cancel()
-			t.Fatalf("cairn serve did not listen: %v", <-done)
-		}
-	}
+		addr = strings.TrimSuffix(strings.TrimPrefix(st.URL, "http://"), "/")
+		return true
+	}))
+	return addr
 }
 
 // postHook posts a payload to the http hook of event and returns the

@@ -202,17 +202,16 @@ func gitTracks(root, file string) bool {
 	return errors.As(err, &exit) && exit.ExitCode() == 1 // 0: ignored; 128: no work tree
 }
 
-// stableExecutable prefers the cairn found on PATH when it is this very
-// program: os.Executable resolves symbolic links, so a package manager's
-// link (/opt/homebrew/bin/cairn) would otherwise be written as the
-// versioned file it points to, and what names it (a service's unit)
-// would break at the next upgrade.
-func stableExecutable(exe string) string {
-	onPath, err := exec.LookPath("cairn")
-	if err != nil || !filepath.IsAbs(onPath) || !sameProgram(onPath, exe) {
-		return exe
+// stableExecutable prefers the cairn found on PATH (as m sees it) when it
+// is this very program exe: os.Executable resolves symbolic links, so a
+// package manager's link (/opt/homebrew/bin/cairn) would otherwise be
+// written as the versioned file it points to, and what names it (a
+// service's unit) would break on the next upgrade.
+func stableExecutable(m *Main, exe string) string {
+	if onPath := cairnOnPath(m); onPath != "" && sameProgram(onPath, exe) {
+		return onPath
 	}
-	return onPath
+	return exe
 }
 
 // sameProgram reports whether a and b are one file, through any

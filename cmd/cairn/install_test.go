@@ -202,29 +202,39 @@ func readFile(t *testing.T, path string) string {
 // A cairn reached through a link on PATH (as package managers install it)
 // is written as the link, not as the versioned file it points to.
 func TestStableExecutablePrefersTheLinkOnPath(t *testing.T) {
-	dir := t.TempDir()
-	real := filepath.Join(dir, "Cellar", "cairn", "1.2", "bin", "cairn")
+	t.Parallel()
+	dir, real, bin := linkedCairn(t)
+	m := &Main{Getenv: func(k string) string { return map[string]string{"PATH": bin}[k] }}
+	if got := stableExecutable(m, real); got != filepath.Join(bin, "cairn") {
+		t.Errorf("stableExecutable = %s, want the link on PATH", got)
+	}
+	other := filepath.Join(dir, "other", "cairn")
+	os.MkdirAll(filepath.Dir(other), 0o755)
+	os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755)
+	if got := stableExecutable(m, other); got != other {
+		t.Errorf("another cairn on PATH: got %s, want this program %s", got, other)
+	}
+}
+
+// linkedCairn lays out a package manager's install in a folder dir: the
+// program at real (dir/Cellar/cairn/1.2/bin/cairn) and a link to it in
+// the folder bin.
+func linkedCairn(t *testing.T) (dir, real, bin string) {
+	t.Helper()
+	dir = t.TempDir()
+	real = filepath.Join(dir, "Cellar", "cairn", "1.2", "bin", "cairn")
 	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(real, []byte("#!/bin/sh\n"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	bin := filepath.Join(dir, "bin")
+	bin = filepath.Join(dir, "bin")
 	os.MkdirAll(bin, 0o755)
 	if err := os.Symlink(real, filepath.Join(bin, "cairn")); err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv("PATH", bin)
-	if got := stableExecutable(real); got != filepath.Join(bin, "cairn") {
-		t.Errorf("stableExecutable = %s, want the link on PATH", got)
-	}
-	other := filepath.Join(dir, "other", "cairn")
-	os.MkdirAll(filepath.Dir(other), 0o755)
-	os.WriteFile(other, []byte("#!/bin/sh\n"), 0o755)
-	if got := stableExecutable(other); got != other {
-		t.Errorf("another cairn on PATH: got %s, want this program %s", got, other)
-	}
+	return dir, real, bin
 }
 
 // A cairn reached through a link on PATH (as package managers install it)
@@ -232,19 +242,7 @@ func TestStableExecutablePrefersTheLinkOnPath(t *testing.T) {
 // that cannot run is not.
 func TestCairnOnPathFindsThisProgramThroughALink(t *testing.T) {
 	t.Parallel()
-	dir := t.TempDir()
-	real := filepath.Join(dir, "Cellar", "cairn", "1.2", "bin", "cairn")
-	if err := os.MkdirAll(filepath.Dir(real), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(real, []byte("#!/bin/sh\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	bin := filepath.Join(dir, "bin")
-	os.MkdirAll(bin, 0o755)
-	if err := os.Symlink(real, filepath.Join(bin, "cairn")); err != nil {
-		t.Fatal(err)
-	}
+	dir, real, bin := linkedCairn(t)
 	noexec := filepath.Join(dir, "noexec")
 	os.MkdirAll(noexec, 0o755)
 	os.WriteFile(filepath.Join(noexec, "cairn"), []byte("#!/bin/sh\n"), 0o644)

@@ -61,6 +61,18 @@ func newServeCLI(t *testing.T) *cli {
 // waits for it to exit and reports a failed exit.
 func serveInProcess(t *testing.T, parent context.Context, c *cli, wd string, configure func(*Main)) (stop func()) {
 	t.Helper()
+	return runServeUntil(t, parent, c, wd, "off", configure, func() bool {
+		fi, err := os.Stat(server.SocketPath(c.db))
+		return err == nil && fi.Mode()&os.ModeSocket != 0
+	})
+}
+
+// runServeUntil runs `cairn serve --addr addr` for c's database in process,
+// in the folder wd, with configure (when not nil) applied to its Main,
+// until parent ends or stop is called, and waits up to 10 s for ready to
+// hold. stop ends it, waits for it to exit and reports a failed exit.
+func runServeUntil(t *testing.T, parent context.Context, c *cli, wd, addr string, configure func(*Main), ready func() bool) (stop func()) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(parent)
 	done := make(chan result, 1)
 	m := &Main{Stdin: strings.NewReader(""), Getenv: func(k string) string { return c.env[k] },
@@ -71,13 +83,10 @@ func serveInProcess(t *testing.T, parent context.Context, c *cli, wd string, con
 	go func() {
 		var out, errb strings.Builder
 		m.Stdout, m.Stderr = &out, &errb
-		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", "off"})
+		code := m.Run(ctx, []string{"--db", c.db, "--project", c.project, "serve", "--addr", addr})
 		done <- result{code: code, stdout: out.String(), stderr: errb.String()}
 	}()
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if fi, err := os.Stat(server.SocketPath(c.db)); err == nil && fi.Mode()&os.ModeSocket != 0 {
-			break
-		}
+	for deadline := time.Now().Add(10 * time.Second); !ready(); time.Sleep(10 * time.Millisecond) {
 		if time.Now().After(deadline) {
 			cancel()
 			t.Fatalf("cairn serve did not listen: %v", <-done)

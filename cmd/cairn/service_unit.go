@@ -117,7 +117,7 @@ func (m *Main) serviceUnit(g *globals, goos string) (*serviceUnit, error) {
 		return nil, fmt.Errorf("cannot tell where this cairn is: %w", err)
 	}
 	if abs, err := filepath.Abs(exe); err == nil {
-		exe = stableExecutable(abs)
+		exe = stableExecutable(m, abs)
 	}
 	dbFlag, db := "--db", g.db
 	if g.remote() {
