@@ -51,22 +51,10 @@ func TestFileRefCandidatesEqualAScan(t *testing.T) {
 					m.Project = "other"
 					m.Scope = cairn.ScopeGlobal
 				}
-				res, err := e.AddMemory(t.Context(), m)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids = append(ids, res.Memory.ID)
-				if r.IntN(20) == 0 {
+				ids = addAndChurn(t, e, r, ids, m, 15, func() cairn.MemoryUpdate {
 					refs := []string{refs[r.IntN(len(refs))]}
-					if _, err := e.UpdateMemory(t.Context(), ids[r.IntN(len(ids))], cairn.MemoryUpdate{FileRefs: &refs}); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
-						t.Fatal(err)
-					}
-				}
-				if r.IntN(30) == 0 {
-					if err := e.DeleteMemory(t.Context(), ids[r.IntN(len(ids))]); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
-						t.Fatal(err)
-					}
-				}
+					return cairn.MemoryUpdate{FileRefs: &refs}
+				})
 			}
 			all, _, err := e.FindMemories(t.Context(), cairn.MemoryFilter{Project: "p", HasFileRefs: true, Limit: 10000})
 			if err != nil {

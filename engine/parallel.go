@@ -51,23 +51,17 @@ func (e *Engine) NewFromOtherSessions(ctx context.Context, project, session stri
 	// The session's previous context: a long-lived process keeps the
 	// session's entries, brought up to date in the same transaction as
 	// the memories are read; others read the latest.
-	if e.cache != nil {
-		s := e.cache.shownOf(session)
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		err := e.store.View(ctx, func(tx cairn.Tx) error {
-			if err := s.add(ctx, tx, session); err != nil {
-				return err
-			}
-			p := s.projects[project]
-			if p == nil || p.last.IsZero() {
-				return nil
-			}
-			return since(tx, p.last)
-		})
+	cached, err := e.cachedShown(ctx, session, func(tx cairn.Tx, s *sessionShown) error {
+		p := s.projects[project]
+		if p == nil || p.last.IsZero() {
+			return nil
+		}
+		return since(tx, p.last)
+	})
+	if cached {
 		return out, err
 	}
-	err := e.store.View(ctx, func(tx cairn.Tx) error {
+	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		acts, _, err := tx.FindActivity(ctx, cairn.ActivityFilter{Project: project, SessionID: session,
 			Actions: []string{cairn.ActionUsed}, Limit: 1, SkipTotal: true}) // no count of the session's whole history
 		if err != nil || len(acts) == 0 {

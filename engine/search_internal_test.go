@@ -69,7 +69,7 @@ func TestSearchEqualsExhaustiveSearch(t *testing.T) {
 						m.Tags = append(m.Tags, tag)
 					}
 				}
-				ids = addAndChurn(t, e, r, ids, m, 25, func() string { return fmt.Sprintf("%s %s edited %d", word(), word(), i) })
+				ids = addAndChurn(t, e, r, ids, m, 25, editContent(func() string { return fmt.Sprintf("%s %s edited %d", word(), word(), i) }))
 			}
 			searched, grew := 0, 0
 			for i := range 300 {
@@ -161,11 +161,26 @@ func openStore(t *testing.T) *sqlite.Store {
 	return st
 }
 
+// storeOpener returns a function that opens another store on one
+// database file, as another process would; each is closed at the test's
+// end.
+func storeOpener(t *testing.T) func() cairn.Store {
+	path := filepath.Join(t.TempDir(), "c.db")
+	return func() cairn.Store {
+		st, err := sqlite.Open(t.Context(), path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { st.Close() })
+		return st
+	}
+}
+
 // addAndChurn adds m to e and appends its id to ids; then, one time in
 // every, it deletes a memory of ids, and another time in every, it
-// edits one's content to edited(): the deletes and edits that leave
-// dead documents in an index. Memories already deleted are skipped.
-func addAndChurn(t *testing.T, e *Engine, r *rand.Rand, ids []string, m *cairn.Memory, every int, edited func() string) []string {
+// changes one by edit(): the deletes and edits that leave dead documents
+// in an index. Memories already deleted are skipped.
+func addAndChurn(t *testing.T, e *Engine, r *rand.Rand, ids []string, m *cairn.Memory, every int, edit func() cairn.MemoryUpdate) []string {
 	t.Helper()
 	res, err := e.AddMemory(t.Context(), m)
 	if err != nil {
@@ -178,10 +193,17 @@ func addAndChurn(t *testing.T, e *Engine, r *rand.Rand, ids []string, m *cairn.M
 			t.Fatal(err)
 		}
 	case 1:
-		content := edited()
-		if _, err := e.UpdateMemory(t.Context(), ids[r.IntN(len(ids))], cairn.MemoryUpdate{Content: &content}); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+		if _, err := e.UpdateMemory(t.Context(), ids[r.IntN(len(ids))], edit()); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
 			t.Fatal(err)
 		}
 	}
 	return ids
+}
+
+// editContent is an edit for addAndChurn: the content edited() gives.
+func editContent(edited func() string) func() cairn.MemoryUpdate {
+	return func() cairn.MemoryUpdate {
+		content := edited()
+		return cairn.MemoryUpdate{Content: &content}
+	}
 }

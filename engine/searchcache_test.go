@@ -3,14 +3,12 @@ package engine
 import (
 	"fmt"
 	"math/rand/v2"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // TestCachedSearchEqualsFreshSearch searches an engine that keeps
@@ -23,15 +21,7 @@ import (
 // answer must equal the fresh one, scores included.
 func TestCachedSearchEqualsFreshSearch(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "c.db")
-	open := func() cairn.Store {
-		st, err := sqlite.Open(t.Context(), path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
+	open := storeOpener(t)
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	clock := func() time.Time { return now }

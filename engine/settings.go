@@ -31,7 +31,8 @@ type settingsCache struct {
 	// a twentieth of the call.
 	found map[string]foundSettings
 	// gen counts the settings written or deleted through the engines
-	// sharing the cache: an answer kept before one is not used after.
+	// sharing the cache: an answer read before one is not kept (written
+	// empties found).
 	gen uint64
 }
 
@@ -39,7 +40,6 @@ type settingsCache struct {
 // when none are stored.
 type foundSettings struct {
 	settings *cairn.Settings
-	gen      uint64
 	at       time.Time
 }
 
@@ -54,7 +54,7 @@ func (c *settingsCache) kept(project string) (*cairn.Settings, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	f, ok := c.found[project]
-	if !ok || f.gen != c.gen || time.Since(f.at) >= settingsReuse {
+	if !ok || time.Since(f.at) >= settingsReuse {
 		return nil, false
 	}
 	return f.settings, true
@@ -78,7 +78,7 @@ func (c *settingsCache) keep(project string, s *cairn.Settings, gen uint64, at t
 	if c.found == nil || len(c.found) >= maxCachedSettings {
 		c.found = map[string]foundSettings{}
 	}
-	c.found[project] = foundSettings{settings: s, gen: gen, at: at}
+	c.found[project] = foundSettings{settings: s, at: at}
 }
 
 // written says that settings were written or deleted: no answer kept

@@ -138,50 +138,46 @@ func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string
 	// The noted uses are read first: one taken back after this read was
 	// written before it, and the log's read below finds it.
 	pending := e.pendingOf(session)
-	withPending := func(shown map[string]time.Time) map[string]time.Time {
-		for id, pu := range pending {
-			if pu.at.After(shown[id]) {
-				shown[id] = pu.at
-			}
-		}
-		return shown
-	}
-	if e.cache == nil {
-		var shown map[string]time.Time
-		err := e.store.View(ctx, func(tx cairn.Tx) error {
+	var shown map[string]time.Time
+	cached, err := e.cachedShown(ctx, session, func(_ cairn.Tx, s *sessionShown) error {
+		shown = maps.Clone(s.ids)
+		return nil
+	})
+	if err == nil && !cached {
+		err = e.store.View(ctx, func(tx cairn.Tx) error {
 			var err error
 			shown, err = shownIn(ctx, tx, session)
 			return err
 		})
-		if err != nil {
-			return nil, err
-		}
-		return withPending(shown), nil
 	}
-	s := e.cache.shownOf(session)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := e.store.View(ctx, func(tx cairn.Tx) error { return s.add(ctx, tx, session) }); err != nil {
+	if err != nil {
 		return nil, err
 	}
-	return withPending(maps.Clone(s.ids)), nil
+	for id, pu := range pending {
+		if pu.at.After(shown[id]) {
+			shown[id] = pu.at
+		}
+	}
+	return shown, nil
 }
 
-// cachedShown calls f with session's entry, brought up to date with the
-// log (the entries committed since the last read), while no other call
-// changes it. It reports false, and does not call f, without a cache.
-func (e *Engine) cachedShown(ctx context.Context, session string, f func(s *sessionShown)) (bool, error) {
+// cachedShown calls f, within a read transaction, with session's entry
+// brought up to date with the log in that transaction (the entries
+// committed since the last read), while no other call changes it. It
+// reports false, and does not call f, without a cache.
+func (e *Engine) cachedShown(ctx context.Context, session string, f func(tx cairn.Tx, s *sessionShown) error) (bool, error) {
 	if e.cache == nil {
 		return false, nil
 	}
 	s := e.cache.shownOf(session)
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if err := e.store.View(ctx, func(tx cairn.Tx) error { return s.add(ctx, tx, session) }); err != nil {
-		return true, err
-	}
-	f(s)
-	return true, nil
+	return true, e.store.View(ctx, func(tx cairn.Tx) error {
+		if err := s.add(ctx, tx, session); err != nil {
+			return err
+		}
+		return f(tx, s)
+	})
 }
 
 // shownInTx is sessionShownIn within tx (a write transaction recording

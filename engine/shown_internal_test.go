@@ -4,13 +4,11 @@ import (
 	"fmt"
 	"maps"
 	"math/rand/v2"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // A long-lived engine answers ShownCounts and NewFromOtherSessions from
@@ -20,15 +18,7 @@ import (
 // order the entries were written in.
 func TestKeptShownAgreesWithTheLog(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "c.db")
-	open := func() cairn.Store {
-		st, err := sqlite.Open(t.Context(), path, nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { st.Close() })
-		return st
-	}
+	open := storeOpener(t)
 	start := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	now := start
 	clock := func() time.Time { return now }

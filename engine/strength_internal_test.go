@@ -139,7 +139,7 @@ func TestStrengthFromScorerEqualsAnalysis(t *testing.T) {
 				if r.IntN(4) == 0 {
 					m.Tags = []string{"area:" + word()}
 				}
-				ids = addAndChurn(t, e, r, ids, m, 30, func() string { return fmt.Sprintf("%s %s edited", word(), word()) })
+				ids = addAndChurn(t, e, r, ids, m, 30, editContent(func() string { return fmt.Sprintf("%s %s edited", word(), word()) }))
 			}
 			phrases := []string{"on 13 October", "on 5 January 2026", "2026-01-05", "yesterday", "last week", "in January", "3 days ago"}
 			var scorerSaid, analysed, wide int

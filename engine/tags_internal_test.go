@@ -39,22 +39,10 @@ func TestTagCandidatesEqualAListing(t *testing.T) {
 				case 1:
 					m.Project, m.Scope = "other", cairn.ScopeGlobal
 				}
-				res, err := e.AddMemory(t.Context(), m)
-				if err != nil {
-					t.Fatal(err)
-				}
-				ids = append(ids, res.Memory.ID)
-				if r.IntN(15) == 0 {
+				ids = addAndChurn(t, e, r, ids, m, 12, func() cairn.MemoryUpdate {
 					ts := []string{tags[r.IntN(len(tags))]}
-					if _, err := e.UpdateMemory(t.Context(), ids[r.IntN(len(ids))], cairn.MemoryUpdate{Tags: &ts}); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
-						t.Fatal(err)
-					}
-				}
-				if r.IntN(25) == 0 {
-					if err := e.DeleteMemory(t.Context(), ids[r.IntN(len(ids))]); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
-						t.Fatal(err)
-					}
-				}
+					return cairn.MemoryUpdate{Tags: &ts}
+				})
 			}
 			for _, q := range [][]string{{"error:aa11"}, {"cmd:go-test"}, {"error:aa11", "error:bb22"}, {"none:here"}} {
 				for _, narrow := range [][]string{nil, {"fix", "error_solution"}} {
