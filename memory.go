@@ -175,13 +175,21 @@ func TitleFromContent(content string) string {
 	}
 	t = strings.TrimSpace(t)
 	if len(t) > 100 {
-		cut := 100
-		for cut > 0 && !utf8.RuneStart(t[cut]) {
-			cut--
-		}
-		t = strings.TrimSpace(t[:cut]) + "..."
+		t = strings.TrimSpace(CutBytes(t, 100)) + "..."
 	}
 	return t
+}
+
+// CutBytes returns s cut to at most n bytes on a rune boundary (s itself
+// when it is no longer), so that a cut never splits a character.
+func CutBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // plainLine returns the first line of s (ended by a newline or a carriage

@@ -191,3 +191,24 @@ func TestTitleRepeatsContentFoldsWhiteSpaceAndACut(t *testing.T) {
 		}
 	}
 }
+
+// CutBytes never splits a character: a cut inside a two- or three-byte
+// rune moves back to its start; a short string is returned whole.
+func TestCutBytesKeepsWholeCharacters(t *testing.T) {
+	for _, c := range []struct {
+		s    string
+		n    int
+		want string
+	}{
+		{"café", 4, "caf"},
+		{"café", 5, "café"},
+		{"ab€cd", 3, "ab"},
+		{"ab€cd", 5, "ab€"},
+		{"plain", 10, "plain"},
+		{"€", 0, ""},
+	} {
+		if got := cairn.CutBytes(c.s, c.n); got != c.want {
+			t.Errorf("CutBytes(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}

@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
@@ -99,13 +98,7 @@ func awaitMessage(ctx context.Context, path, msg string, limit time.Duration) {
 	if msg == "" {
 		return
 	}
-	if len(msg) > 48 {
-		cut := 48
-		for cut > 0 && !utf8.RuneStart(msg[cut]) {
-			cut--
-		}
-		msg = msg[:cut]
-	}
+	msg = cairn.CutBytes(msg, 48)
 	var buf bytes.Buffer
 	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)

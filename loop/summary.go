@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -136,11 +135,7 @@ func gist(m *cairn.Memory) string {
 	}
 	t = strings.Join(strings.Fields(t), " ")
 	if len(t) > maxGistChars {
-		i := maxGistChars
-		for i > 0 && !utf8.RuneStart(t[i]) {
-			i--
-		}
-		t = t[:i] + "…"
+		t = cairn.CutBytes(t, maxGistChars) + "…"
 	}
 	return t
 }

@@ -221,7 +221,7 @@ func (s *Server) logHook(call *hookCall, err error) {
 	}
 	msg := redact.Text(strings.Join(strings.Fields(err.Error()), " "))
 	if len(msg) > 2000 {
-		msg = msg[:2000] + "…"
+		msg = cairn.CutBytes(msg, 2000) + "…" // a log line stays valid UTF-8
 	}
 	fmt.Fprintf(s.cfg.Log, "cairn: http hook claude %s%s: %s\n", call.event.Kebab(), session, msg)
 }
