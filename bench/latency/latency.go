@@ -11,7 +11,9 @@ import (
 
 // Bench calls call once with each query to warm up, then once per
 // benchmark iteration, cycling through queries, and reports the p50-ms and
-// p99-ms metrics of those calls.
+// p99-ms metrics of those calls, and cpu-ms: the process's CPU time (user
+// and system, every thread, the garbage collector's too) per call, which
+// moves much less than the wall-clock figures with the machine's load.
 func Bench(b *testing.B, queries []string, call func(q string)) {
 	b.Helper()
 	BenchFresh(b, queries, queries, call)
@@ -40,6 +42,7 @@ func BenchFresh(b *testing.B, warm, queries []string, call func(q string)) {
 	durs := make([]time.Duration, 0, max(b.N, len(queries)))
 	i := 0
 	b.ResetTimer()
+	cpu0 := ProcessCPU()
 	for b.Loop() {
 		q := queries[i%len(queries)]
 		i++
@@ -47,6 +50,7 @@ func BenchFresh(b *testing.B, warm, queries []string, call func(q string)) {
 		call(q)
 		durs = append(durs, time.Since(t0))
 	}
+	b.ReportMetric(float64(ProcessCPU()-cpu0)/float64(time.Millisecond)/float64(max(i, 1)), "cpu-ms")
 	slices.Sort(durs)
 	b.ReportMetric(PercentileMS(durs, 50), "p50-ms")
 	b.ReportMetric(PercentileMS(durs, 99), "p99-ms")
