@@ -210,7 +210,7 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 	if stats.Analyzer != IndexVersion {
 		return nil, false, nil
 	}
-	skip, err := index.DecodeDead(stats.Dead)
+	skip, err := e.deadSet(stats)
 	if err != nil {
 		return nil, false, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", part)
 	}

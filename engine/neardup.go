@@ -90,7 +90,7 @@ func (e *Engine) similarCandidates(ctx context.Context, tx cairn.Tx, m *cairn.Me
 	if stats.Docs == 0 {
 		return nil, nil
 	}
-	dead, err := index.DecodeDead(stats.Dead)
+	dead, err := e.deadSet(stats)
 	if err != nil {
 		return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", part)
 	}

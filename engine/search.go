@@ -257,7 +257,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		if checkAnalyzer && stats.Analyzer != IndexVersion {
 			return nil, errStaleIndex
 		}
-		dead, err := index.DecodeDead(stats.Dead)
+		dead, err := e.deadSet(stats)
 		if err != nil {
 			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
 		}
