@@ -275,6 +275,11 @@ type IndexTx interface {
 	// Partition returns the search index statistics of a partition; a
 	// partition never written returns zero statistics, not an error.
 	Partition(ctx context.Context, name string) (*PartitionStats, error)
+	// PartitionCounts is Partition without the dead set (Dead is nil):
+	// a reader that keeps the decoded dead set while the statistics stay
+	// the same need not read it, which for a partition with many removed
+	// documents is hundreds of kilobytes.
+	PartitionCounts(ctx context.Context, name string) (*PartitionStats, error)
 	// PartitionDocs returns the number of documents (PartitionStats.Docs)
 	// of every partition that has any, by name: the projects a database
 	// holds, and "" when it holds global-scope memories.

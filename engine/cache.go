@@ -44,21 +44,24 @@ type postingsCache struct {
 	deads map[string]deadEntry
 }
 
-// deadEntry is a partition's dead set as stored and decoded.
+// deadEntry is a partition's dead set as stored and decoded, and the
+// statistics it was read with.
 type deadEntry struct {
-	raw []byte
-	set index.DeadSet
+	stamp    statsStamp
+	analyzer int
+	raw      []byte
+	set      index.DeadSet
 }
 
 // maxDeadSets bounds the dead sets kept: one per partition searched.
 const maxDeadSets = 64
 
 // deadSet returns the decoded dead set of a partition whose statistics
-// are ps (index.DecodeDead), which the caller must not change. A
-// long-lived engine keeps the decoding while the stored set is the same:
-// a partition with many removed documents stores hundreds of kilobytes,
-// whose decoding would otherwise cost every search about a millisecond at
-// a million memories.
+// are ps, read whole (Tx.Partition; index.DecodeDead); the caller must
+// not change it. A long-lived engine keeps the decoding while the stored
+// set is the same: a partition with many removed documents stores
+// hundreds of kilobytes (a million memories after a cleanup: 180 KB),
+// whose decoding would otherwise cost every search a millisecond.
 func (e *Engine) deadSet(ps *cairn.PartitionStats) (index.DeadSet, error) {
 	c := e.cache
 	if c == nil || len(ps.Dead) == 0 {
@@ -67,20 +70,61 @@ func (e *Engine) deadSet(ps *cairn.PartitionStats) (index.DeadSet, error) {
 	c.mu.Lock()
 	d, ok := c.deads[ps.Name]
 	c.mu.Unlock()
-	if ok && bytes.Equal(d.raw, ps.Dead) {
-		return d.set, nil
+	if !ok || !bytes.Equal(d.raw, ps.Dead) {
+		set, err := index.DecodeDead(ps.Dead)
+		if err != nil {
+			return nil, err
+		}
+		d = deadEntry{raw: ps.Dead, set: set}
 	}
-	set, err := index.DecodeDead(ps.Dead)
-	if err != nil {
-		return nil, err
-	}
+	d.stamp, d.analyzer = stampOf(ps), ps.Analyzer
 	c.mu.Lock()
 	if c.deads == nil || len(c.deads) >= maxDeadSets {
 		c.deads = map[string]deadEntry{}
 	}
-	c.deads[ps.Name] = deadEntry{raw: ps.Dead, set: set}
+	c.deads[ps.Name] = d
 	c.mu.Unlock()
-	return set, nil
+	return d.set, nil
+}
+
+// searchStats returns a partition's statistics for a search. A
+// long-lived engine reads them without the dead set (Tx.PartitionCounts,
+// whole says false), which searchDead then takes from what it keeps.
+func (e *Engine) searchStats(ctx context.Context, tx cairn.Tx, name string) (ps *cairn.PartitionStats, whole bool, err error) {
+	if e.cache == nil {
+		ps, err = tx.Partition(ctx, name)
+		return ps, true, err
+	}
+	ps, err = tx.PartitionCounts(ctx, name)
+	return ps, false, err
+}
+
+// searchDead returns the decoded dead set of a partition whose statistics
+// searchStats returned (see deadSet), with the statistics to search it
+// with. Without the set in ps, it is the one kept for the same
+// statistics: every change to a partition's dead set changes them (a
+// removal lowers Docs and raises DeadDocs, a compaction lowers DeadDocs),
+// which the postings kept rely on too; else the partition is read whole,
+// in the same transaction.
+func (e *Engine) searchDead(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionStats, whole bool) (*cairn.PartitionStats, index.DeadSet, error) {
+	if !whole {
+		c := e.cache
+		c.mu.Lock()
+		d, ok := c.deads[ps.Name]
+		c.mu.Unlock()
+		if ok && d.stamp == stampOf(ps) && d.analyzer == ps.Analyzer {
+			return ps, d.set, nil
+		}
+		var err error
+		if ps, err = tx.Partition(ctx, ps.Name); err != nil {
+			return nil, nil, err
+		}
+	}
+	set, err := e.deadSet(ps)
+	if err != nil {
+		return nil, nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", ps.Name)
+	}
+	return ps, set, nil
 }
 
 type cacheKey struct{ part, term string }

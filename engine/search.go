@@ -247,7 +247,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		}
 	}()
 	for _, name := range parts {
-		stats, err := tx.Partition(ctx, name)
+		stats, whole, err := e.searchStats(ctx, tx, name)
 		if err != nil {
 			return nil, err
 		}
@@ -257,9 +257,9 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		if checkAnalyzer && stats.Analyzer != IndexVersion {
 			return nil, errStaleIndex
 		}
-		dead, err := e.deadSet(stats)
+		stats, dead, err := e.searchDead(ctx, tx, stats, whole)
 		if err != nil {
-			return nil, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", name)
+			return nil, err
 		}
 		if len(q.Types) > 0 && stats.Analyzer == IndexVersion {
 			if dead, err = e.skipOtherTypes(ctx, tx, stats, dead, q.Types); err != nil {

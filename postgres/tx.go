@@ -581,6 +581,23 @@ func (t *Tx) Partition(ctx context.Context, name string) (*cairn.PartitionStats,
 	return ps, translate(err, "read index statistics")
 }
 
+// PartitionCounts implements cairn.Tx; in an Update it takes the
+// partition's lock first, as Partition does.
+func (t *Tx) PartitionCounts(ctx context.Context, name string) (*cairn.PartitionStats, error) {
+	if err := t.lockPartition(ctx, name); err != nil {
+		return nil, err
+	}
+	ps := &cairn.PartitionStats{Name: name}
+	var analyzer int32
+	err := t.tx.QueryRow(ctx, `SELECT docs, total_len, next_doc, dead_docs, analyzer FROM index_partitions WHERE name=$1`, name).
+		Scan(&ps.Docs, &ps.TotalLen, &ps.NextDoc, &ps.DeadDocs, &analyzer)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return ps, nil
+	}
+	ps.Analyzer = int(analyzer)
+	return ps, translate(err, "read index statistics")
+}
+
 // PartitionDocs implements cairn.Tx, in one statement; it takes no
 // partition's lock (callers use it to weigh words, not to write).
 func (t *Tx) PartitionDocs(ctx context.Context) (map[string]int64, error) {

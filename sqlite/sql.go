@@ -56,9 +56,10 @@ const (
 	// index; the latest change or use reads the rows.
 	sqlProjects = `SELECT project, count(*), max(max(updated_at), max(last_used_at)) FROM memories GROUP BY project ORDER BY project`
 
-	sqlPartitionDocs = `SELECT name, docs FROM index_partitions WHERE docs > 0`
-	sqlPartition     = `SELECT docs, total_len, next_doc, dead_docs, dead, analyzer FROM index_partitions WHERE name=?`
-	sqlPutPartition  = `INSERT INTO index_partitions(name, docs, total_len, next_doc, dead_docs, dead, analyzer)
+	sqlPartitionDocs   = `SELECT name, docs FROM index_partitions WHERE docs > 0`
+	sqlPartition       = `SELECT docs, total_len, next_doc, dead_docs, dead, analyzer FROM index_partitions WHERE name=?`
+	sqlPartitionCounts = `SELECT docs, total_len, next_doc, dead_docs, analyzer FROM index_partitions WHERE name=?`
+	sqlPutPartition    = `INSERT INTO index_partitions(name, docs, total_len, next_doc, dead_docs, dead, analyzer)
 	VALUES (?,?,?,?,?,?,?) ON CONFLICT(name) DO UPDATE SET docs=excluded.docs,
 	total_len=excluded.total_len, next_doc=excluded.next_doc, dead_docs=excluded.dead_docs, dead=excluded.dead,
 	analyzer=excluded.analyzer`

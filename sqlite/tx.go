@@ -696,6 +696,20 @@ func (t *Tx) Partition(ctx context.Context, name string) (*cairn.PartitionStats,
 	return ps, translate(err, "read index statistics")
 }
 
+// PartitionCounts implements cairn.Tx.
+func (t *Tx) PartitionCounts(ctx context.Context, name string) (*cairn.PartitionStats, error) {
+	s, err := t.stmt(ctx, sqlPartitionCounts)
+	if err != nil {
+		return nil, err
+	}
+	ps := &cairn.PartitionStats{Name: name}
+	err = s.QueryRowContext(ctx, name).Scan(&ps.Docs, &ps.TotalLen, &ps.NextDoc, &ps.DeadDocs, &ps.Analyzer)
+	if err == sql.ErrNoRows {
+		return ps, nil
+	}
+	return ps, translate(err, "read index statistics")
+}
+
 // PartitionDocs implements cairn.Tx.
 func (t *Tx) PartitionDocs(ctx context.Context) (map[string]int64, error) {
 	s, err := t.stmt(ctx, sqlPartitionDocs)

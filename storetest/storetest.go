@@ -929,14 +929,26 @@ func blob(seed byte, n int) []byte {
 	return b
 }
 
+// partition returns Partition(name), after checking that PartitionCounts
+// answers the same without the dead set.
 func partition(t *testing.T, s cairn.Store, name string) *cairn.PartitionStats {
 	t.Helper()
-	var ps *cairn.PartitionStats
+	var ps, counts *cairn.PartitionStats
 	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
 		var err error
-		ps, err = tx.Partition(ctx, name)
+		if ps, err = tx.Partition(ctx, name); err != nil {
+			return err
+		}
+		counts, err = tx.PartitionCounts(ctx, name)
 		return err
 	})
+	if ps != nil && counts != nil {
+		want := *ps
+		want.Dead = nil
+		if !reflect.DeepEqual(*counts, want) {
+			t.Errorf("PartitionCounts(%q) = %+v, want Partition's without the dead set: %+v", name, *counts, want)
+		}
+	}
 	return ps
 }
 
@@ -957,7 +969,7 @@ func postings(t *testing.T, s cairn.Store, part string, terms ...string) map[str
 }
 
 func testPartitionRoundTrip(t *testing.T, s cairn.Store) {
-	p := &cairn.PartitionStats{Name: "proj", Docs: 12, TotalLen: 345, NextDoc: 20, DeadDocs: 8, Dead: blob(3, 40)}
+	p := &cairn.PartitionStats{Name: "proj", Docs: 12, TotalLen: 345, NextDoc: 20, DeadDocs: 8, Dead: blob(3, 40), Analyzer: 7}
 	g := &cairn.PartitionStats{Name: "", Docs: 1, TotalLen: 2, NextDoc: 3, DeadDocs: 0, Dead: nil}
 	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
 		if err := tx.PutPartition(ctx, p); err != nil {
@@ -969,7 +981,7 @@ func testPartitionRoundTrip(t *testing.T, s cairn.Store) {
 		t.Helper()
 		got := partition(t, s, want.Name)
 		if got.Name != want.Name || got.Docs != want.Docs || got.TotalLen != want.TotalLen ||
-			got.NextDoc != want.NextDoc || got.DeadDocs != want.DeadDocs || !bytes.Equal(got.Dead, want.Dead) {
+			got.NextDoc != want.NextDoc || got.DeadDocs != want.DeadDocs || !bytes.Equal(got.Dead, want.Dead) || got.Analyzer != want.Analyzer {
 			t.Errorf("Partition(%q) = %+v, want %+v", want.Name, got, want)
 		}
 	}
