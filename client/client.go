@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -171,7 +170,7 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 		req.Header.Set("Authorization", "Bearer "+p.c.token)
 	}
 	if !p.now.IsZero() {
-		req.Header.Set(httpapi.NowHeader, wire.FormatTime(p.now))
+		req.Header.Set(wire.NowHeader, wire.FormatTime(p.now))
 	}
 	resp, err := hc.Do(req)
 	if err != nil {

@@ -10,7 +10,6 @@ import (
 	"sync/atomic"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -66,7 +65,7 @@ func (p *Project) Subscribe(ctx context.Context, after int64) (cairn.Subscriptio
 		req.Header.Set("Authorization", "Bearer "+p.c.token)
 	}
 	if !p.now.IsZero() {
-		req.Header.Set(httpapi.NowHeader, wire.FormatTime(p.now))
+		req.Header.Set(wire.NowHeader, wire.FormatTime(p.now))
 	}
 	resp, err := p.c.patient.Do(req)
 	if err != nil {

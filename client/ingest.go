@@ -7,7 +7,6 @@ import (
 	"net/url"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -61,7 +60,7 @@ func (p *Project) IngestBatch(ctx context.Context, project string, b cairn.Inges
 	items := make([]cairn.IngestItem, 0, len(b.Memories))
 	ms := b.Memories
 	for first := true; first || len(ms) > 0; first = false {
-		var in httpapi.IngestIn
+		var in wire.IngestIn
 		size := 0
 		for len(ms) > 0 && len(in.Memories) < ingestChunkMemories {
 			m := ms[0]
@@ -77,16 +76,16 @@ func (p *Project) IngestBatch(ctx context.Context, project string, b cairn.Inges
 				break
 			}
 			size += n
-			in.Memories = append(in.Memories, httpapi.MemoryInOf(m))
+			in.Memories = append(in.Memories, wire.MemoryInOf(m))
 			ms = ms[1:]
 		}
 		if len(ms) == 0 && b.Cursor != nil {
 			in.Cursor = &wire.IngestCursor{Source: b.Cursor.Source, Offset: b.Cursor.Offset, Pending: b.Cursor.Pending}
 		}
 		if in.Memories == nil {
-			in.Memories = []httpapi.MemoryIn{}
+			in.Memories = []wire.MemoryIn{}
 		}
-		var out httpapi.IngestOut
+		var out wire.IngestOut
 		if err := p.do(ctx, http.MethodPost, p.path("/ingest"), in, &out); err != nil {
 			return nil, err
 		}

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -41,8 +40,8 @@ func (p *Project) add(ctx context.Context, m *cairn.Memory, supersedes string) (
 }
 
 func (p *Project) send(ctx context.Context, m *cairn.Memory, supersedes string, createOnly bool) (*cairn.WriteResult, *cairn.Memory, error) {
-	in := httpapi.AddIn{MemoryIn: httpapi.MemoryInOf(m), NewType: true, Supersedes: supersedes, CreateOnly: createOnly}
-	var out httpapi.WriteOut
+	in := wire.AddIn{MemoryIn: wire.MemoryInOf(m), NewType: true, Supersedes: supersedes, CreateOnly: createOnly}
+	var out wire.WriteOut
 	if err := p.do(ctx, http.MethodPost, p.path("/memories"), in, &out); err != nil {
 		return nil, nil, err
 	}
@@ -156,7 +155,7 @@ func (p *Project) findPage(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.
 	if f.Offset != 0 {
 		q.Set("offset", strconv.Itoa(f.Offset))
 	}
-	var out httpapi.ListOut
+	var out wire.ListOut
 	if err := p.do(ctx, http.MethodGet, p.path("/memories?"+q.Encode()), nil, &out); err != nil {
 		return nil, 0, err
 	}
@@ -174,7 +173,7 @@ func (p *Project) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryU
 	if upd.IfContent != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "the REST API has no conditional update")
 	}
-	in := httpapi.UpdateIn{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content,
+	in := wire.UpdateIn{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content,
 		Tags: (*wire.List)(nonNil(upd.Tags)), FileRefs: (*wire.List)(nonNil(upd.FileRefs)), Confidence: upd.Confidence,
 		Pinned: upd.Pinned, SupersededBy: upd.SupersededBy, CreatedByAgent: (*wire.Text)(upd.Agent),
 		CreatedByHat: (*wire.Text)(upd.Hat), CreatedByTaskID: (*wire.Text)(upd.TaskID),
@@ -248,7 +247,7 @@ func (p *Project) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memor
 	if strings.TrimSpace(id) == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "the id is empty")
 	}
-	var out httpapi.ListOut
+	var out wire.ListOut
 	if err := p.do(ctx, http.MethodGet, p.path("/memories/"+url.PathEscape(id)+"/chain"), nil, &out); err != nil {
 		return nil, err
 	}

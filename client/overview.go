@@ -5,7 +5,7 @@ import (
 	"net/http"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // The overview of projects (httpapi's overview.go).
@@ -14,7 +14,7 @@ import (
 // cairn.OverviewService's Projects does: with a token, the token's
 // project only.
 func (c *Client) Projects(ctx context.Context) ([]cairn.ProjectSummary, error) {
-	var out httpapi.ProjectsOut
+	var out wire.ProjectsOut
 	if err := c.Call(ctx, http.MethodGet, "/api/projects", nil, &out); err != nil {
 		return nil, err
 	}

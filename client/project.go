@@ -9,7 +9,6 @@ import (
 	"sync"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -91,8 +90,8 @@ func (p *Project) Stats(ctx context.Context, project string) (*cairn.Stats, erro
 		IndexDocs: out.IndexDocs, DeadDocs: out.IndexDeadDocs}, nil
 }
 
-func (p *Project) stats(ctx context.Context) (*httpapi.StatsOut, error) {
-	var out httpapi.StatsOut
+func (p *Project) stats(ctx context.Context) (*wire.StatsOut, error) {
+	var out wire.StatsOut
 	if err := p.do(ctx, http.MethodGet, p.path("/stats"), nil, &out); err != nil {
 		return nil, err
 	}
