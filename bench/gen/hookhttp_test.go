@@ -32,7 +32,6 @@ import (
 	"path/filepath"
 	"slices"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -130,7 +129,7 @@ func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
 		}()
 	}
 	time.Sleep(time.Second) // the warm-up's uses written
-	cpu0 := processCPU(b)
+	cpu0 := cpuTime(b)
 	b.ResetTimer()
 	for b.Loop() {
 		work <- next
@@ -140,17 +139,8 @@ func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
 	wg.Wait()
 	b.StopTimer()
 	time.Sleep(time.Second) // the measured calls' uses written (every 500 ms)
-	b.ReportMetric(float64(processCPU(b)-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	slices.Sort(durs)
 	b.ReportMetric(latency.PercentileMS(durs, 50), "p50-ms")
 	b.ReportMetric(latency.PercentileMS(durs, 99), "p99-ms")
-}
-
-// processCPU is the CPU time the process has used, user and system.
-func processCPU(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
