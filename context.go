@@ -146,3 +146,50 @@ type ContextRequest struct {
 	// newest first (YYYY-MM), shown in the index.
 	Conversations []string
 }
+
+// The profiles' names: the kinds of block (ContextRequest.Profile) and of
+// lookup (LookupRequest.Profile). Package recall holds what each is.
+const (
+	ProfileContext       = "context"        // `cairn context`, the MCP context tool: every tier
+	ProfilePrompt        = "prompt"         // a user prompt (UserPromptSubmit)
+	ProfileSessionStart  = "session-start"  // a session's start (SessionStart)
+	ProfileSubagent      = "subagent"       // a subagent's start (SubagentStart)
+	ProfileEdit          = "edit"           // before an edit of a file (PreToolUse of Edit, Write …)
+	ProfileCommand       = "command"        // before a shell command (PreToolUse of Bash): its known failures
+	ProfileFailure       = "failure"        // after a tool call failed: the memory of the same error
+	ProfileLoop          = "loop"           // the next iteration of an agent loop
+	ProfileLookupFile    = "lookup-file"    // what is known about a file
+	ProfileLookupError   = "lookup-error"   // what fixed an error before
+	ProfileLookupCommand = "lookup-command" // how a command was run when it worked
+)
+
+// ContextCall is one context block asked of a ContextBlockService: the
+// request and what to do besides building it. It is what a transport
+// carries, so that the block a client gets from a server is the block it
+// would have built itself; the settings it is built with are the
+// project's, read where it is built.
+type ContextCall struct {
+	ContextRequest
+	// Now is the clock of the block (recency, expiry); zero takes the
+	// service's.
+	Now time.Time
+	// Record records the use of the memories the block shows, in
+	// Session: use counts, last use and confidence rise.
+	Record bool
+	// MaxJSONChars, when above 0, renders the block shorter until its
+	// text, escaped as a JSON string, is at most that long: Claude Code
+	// counts the escaped text against its cap. A block that cannot be
+	// made short enough is EINVALID.
+	MaxJSONChars int
+}
+
+// ContextBlock is a built block.
+type ContextBlock struct {
+	Text    string   // the rendered block; "" when nothing was placed
+	IDs     []string // the memories the block shows, in block order
+	Tokens  int      // the block's size in estimated tokens
+	Explain string   // when ContextRequest.Explain: why each memory was chosen or left out
+	// Retrieval is how the relevant memories were ranked: a fallback to
+	// lexical ranking says why (the hooks log it).
+	Retrieval Retrieval
+}

@@ -130,11 +130,7 @@ func shorten(s string) string {
 	if len(s) <= 200 {
 		return s
 	}
-	cut := 200
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
-	}
-	return s[:cut] + "..."
+	return cairn.CutBytes(s, 200) + "..."
 }
 
 func (p *parser) feed(n int, l string) {

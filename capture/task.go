@@ -124,8 +124,5 @@ func cutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return strings.TrimSpace(s[:n])
+	return strings.TrimSpace(cairn.CutBytes(s, n))
 }

@@ -92,8 +92,9 @@ func (c *Client) Project(name string) *Project {
 	return &Project{c: c, name: name}
 }
 
-// Project is a project's service on a server. Its methods are those of
-// cairn.Service, plus the context and the lifecycle routes.
+// Project is cairn's surface (cairn.App) of one project on a server: each
+// method is a request to the REST API, answered there by the server's
+// own surface (package local).
 type Project struct {
 	c    *Client
 	name string
@@ -101,7 +102,7 @@ type Project struct {
 	bulk bool // wait for answers as long as the context lets (patient)
 }
 
-var _ cairn.Service = (*Project)(nil)
+var _ cairn.App = (*Project)(nil)
 
 // At returns the project's service at the clock now (recency, expiry, the
 // times of what it writes), as the CLI's --now; zero is the server's

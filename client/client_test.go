@@ -1,7 +1,6 @@
 package client_test
 
 import (
-	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -17,6 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/sqlite"
 	"github.com/cairn-dev/cairn/wire"
@@ -43,13 +43,12 @@ func startServer(t *testing.T, requireToken bool) *server {
 	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
 	api := httpapi.New(httpapi.Options{
 		Service: func(p string, at time.Time) httpapi.Service {
+			// The use a block shows is dated by the server's clock.
+			rec := &local.Options{Record: eng.RecordUse}
 			if at.IsZero() {
-				return eng.WithProject(p)
+				return local.New(eng, p, rec)
 			}
-			return eng.WithProject(p).WithClock(func() time.Time { return at })
-		},
-		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-			return recall.AnswerCall(ctx, eng.WithProject(call.Project), call, eng.RecordUse)
+			return local.New(eng.WithClock(func() time.Time { return at }), p, rec)
 		},
 		Tokens:        eng,
 		RequireToken:  requireToken,
@@ -178,10 +177,8 @@ func TestContextThroughTheClientEqualsTheLocalBlock(t *testing.T) {
 	if err := s.eng.SetProjectSettings(t.Context(), "alpha", &cairn.ProjectSettings{Settings: cfg}); err != nil {
 		t.Fatal(err)
 	}
-	call := recall.Call{Request: recall.Request{Project: "alpha", Prompt: "how do I deploy", Explain: true}}
-	local := call
-	local.Config = cfg
-	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), local, nil)
+	call := cairn.ContextCall{ContextRequest: cairn.ContextRequest{Project: "alpha", Prompt: "how do I deploy", Explain: true}}
+	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), cfg, call, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -266,10 +263,8 @@ func TestSettingsStoredThroughTheClientBuildTheServersBlocks(t *testing.T) {
 	add(t, s.eng, "alpha", "note", "Staging deploys run the smoke tests before the switch")
 	set := cairn.DefaultSettings()
 	set.Context.Relevant.Limit = 1
-	call := recall.Call{Request: recall.Request{Project: "alpha", Prompt: "deploy to staging", Explain: true}}
-	local := call
-	local.Config = set
-	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), local, nil)
+	call := cairn.ContextCall{ContextRequest: cairn.ContextRequest{Project: "alpha", Prompt: "deploy to staging", Explain: true}}
+	want, err := recall.AnswerCall(t.Context(), s.eng.WithProject("alpha"), set, call, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -16,15 +16,12 @@ import (
 // Transcript cursors, the use of memories, and import: what a program
 // that reads on its own machine and stores on the server needs.
 
-var (
-	_ cairn.IngestService      = (*Project)(nil)
-	_ cairn.IngestBatchService = (*Project)(nil)
-	_ cairn.UseRecorder        = (*Project)(nil)
-)
-
-// Named returns the service of the project name on the same server, at
+// Named implements cairn.App: the project name on the same server, at
 // the same clock.
-func (p *Project) Named(name string) *Project {
+func (p *Project) Named(name string) cairn.App { return p.bound(name) }
+
+// bound is p bound to the project name.
+func (p *Project) bound(name string) *Project {
 	q := *p
 	q.name = name
 	return &q

@@ -4,23 +4,23 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/httpapi"
-	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/wire"
 )
 
-// Lookup answers req on the server (req.Project is ignored), as
-// recall.AnswerLookup does where the memories are: the server reads them
-// and, when req.Record asks, records the use of what the answer shows;
-// the answer comes back. req.Now, when set, is the request's clock. The
-// answer's memories carry the fields of its JSON (recall.LookupOut).
-func (p *Project) Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error) {
+// Lookup implements cairn.LookupService: the server answers req
+// (req.Project is ignored) where the memories are and, when req.Record
+// asks, records the use of what the answer shows; the answer comes back. req.Now, when set, is the request's clock. The
+// answer's memories carry the fields of its JSON (wire.Lookup).
+func (p *Project) Lookup(ctx context.Context, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
 	pp := p
 	if !req.Now.IsZero() {
 		pp = p.At(req.Now)
 	}
 	in := httpapi.LookupIn{Kind: req.Kind, Profile: req.Profile, Subject: req.Subject, Budget: req.Budget, Limit: req.Limit,
 		Command: req.Command, Session: req.Session, ShownTimes: req.ShownTimes, Exact: req.Exact, Record: req.Record}
-	var out recall.LookupOut
+	var out wire.Lookup
 	if err := pp.do(ctx, http.MethodPost, p.path("/lookup"), in, &out); err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/recall"
 )
 
@@ -30,7 +31,7 @@ func TestALookupIsOneRequestAnsweredByTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	var requests atomic.Int64
-	api := httpapi.New(httpapi.Options{Service: func(p string, _ time.Time) httpapi.Service { return s.eng.WithProject(p) }})
+	api := httpapi.New(httpapi.Options{Service: func(p string, _ time.Time) httpapi.Service { return local.New(s.eng, p, nil) }})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		requests.Add(1)
 		api.ServeHTTP(w, r)
@@ -41,12 +42,12 @@ func TestALookupIsOneRequestAnsweredByTheServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	p := c.Project("alpha")
-	for _, req := range []recall.LookupRequest{
-		{Kind: recall.KindCommand, Subject: "go test"},
-		{Kind: recall.KindFile, Subject: "store/lock.go"},
-		{Kind: recall.KindError, Subject: "FAIL TestLock: database is locked"},
-		{Profile: recall.ProfileFailure, Subject: "--- FAIL: TestLock (0.01s)\n    lock_test.go:12: database is locked"},
-		{Profile: recall.ProfileCommand, Command: "go test ./store/... -run TestLock"},
+	for _, req := range []cairn.LookupRequest{
+		{Kind: cairn.LookupCommand, Subject: "go test"},
+		{Kind: cairn.LookupFile, Subject: "store/lock.go"},
+		{Kind: cairn.LookupError, Subject: "FAIL TestLock: database is locked"},
+		{Profile: cairn.ProfileFailure, Subject: "--- FAIL: TestLock (0.01s)\n    lock_test.go:12: database is locked"},
+		{Profile: cairn.ProfileCommand, Command: "go test ./store/... -run TestLock"},
 	} {
 		before := requests.Load()
 		got, err := p.Lookup(t.Context(), req)
@@ -68,7 +69,7 @@ func TestALookupIsOneRequestAnsweredByTheServer(t *testing.T) {
 			t.Errorf("%+v found nothing", req)
 		}
 	}
-	if got, err := p.Lookup(t.Context(), recall.LookupRequest{Kind: recall.KindFile, Subject: "store/lock.go"}); err != nil || len(got.Items) != 1 || got.Items[0].Memory.ID != fix.Memory.ID {
+	if got, err := p.Lookup(t.Context(), cairn.LookupRequest{Kind: cairn.LookupFile, Subject: "store/lock.go"}); err != nil || len(got.Items) != 1 || got.Items[0].Memory.ID != fix.Memory.ID {
 		t.Errorf("the file's lookup: %+v, %v", got, err)
 	}
 	// A lookup that asks records the use of what it shows, in its
@@ -82,7 +83,7 @@ func TestALookupIsOneRequestAnsweredByTheServer(t *testing.T) {
 	}
 	before := used()
 	n := requests.Load()
-	if _, err := p.Lookup(t.Context(), recall.LookupRequest{Kind: recall.KindFile, Subject: "store/lock.go", Session: "s-rec", Record: true}); err != nil {
+	if _, err := p.Lookup(t.Context(), cairn.LookupRequest{Kind: cairn.LookupFile, Subject: "store/lock.go", Session: "s-rec", Record: true}); err != nil {
 		t.Fatal(err)
 	}
 	if used() != before+1 || requests.Load()-n != 1 {
@@ -90,7 +91,7 @@ func TestALookupIsOneRequestAnsweredByTheServer(t *testing.T) {
 	}
 	// Bad input tried: an unknown kind, an empty subject, a profile that
 	// makes a context block.
-	for _, req := range []recall.LookupRequest{{Kind: "colour", Subject: "x"}, {Kind: recall.KindFile, Subject: " "}, {Profile: recall.ProfileEdit, Subject: "a.go"}} {
+	for _, req := range []cairn.LookupRequest{{Kind: "colour", Subject: "x"}, {Kind: cairn.LookupFile, Subject: " "}, {Profile: cairn.ProfileEdit, Subject: "a.go"}} {
 		if _, err := p.Lookup(t.Context(), req); cairn.ErrorCode(err) != cairn.EINVALID {
 			t.Errorf("%+v: %v, want EINVALID", req, err)
 		}

@@ -8,7 +8,6 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/httpapi"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -73,14 +72,14 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 	return hits, httpapi.RetrievalOf(hdr), nil
 }
 
-// Context builds the block of call on the server (call.Project is
-// ignored), as recall.AnswerCall does locally, with the project's settings
-// stored there (call.Config is not sent), at call.Now when set, recording
+// Context implements cairn.ContextBlockService: the server builds the
+// block of call (call.Project is ignored) with the project's settings
+// stored there, at call.Now when set, recording
 // the use of what it shows when call.Record. The server marks stale
 // memories against the project's folder its settings name (call.Root is
 // not sent), when it needs no token. Errors the request's content causes
 // are EINVALID.
-func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
+func (p *Project) Context(ctx context.Context, call cairn.ContextCall) (*cairn.ContextBlock, error) {
 	in := httpapi.ContextIn{Profile: call.Profile, Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
 		Session: call.Session, Format: call.Format, Mode: call.Mode, SearchMode: call.SearchMode, DryRun: !call.Record, Tiers: call.Tiers,
 		Types: call.Types, Index: call.Index, Conversations: call.Conversations, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
@@ -103,5 +102,5 @@ func (p *Project) Context(ctx context.Context, call recall.Call) (*recall.Answer
 	if err := pp.doHeader(ctx, http.MethodPost, p.path("/context"), in, &out, &hdr); err != nil {
 		return nil, err
 	}
-	return &recall.Answer{Text: out.Block, IDs: out.IDs, Tokens: out.Tokens, Explain: out.Explain, Retrieval: httpapi.RetrievalOf(hdr)}, nil
+	return &cairn.ContextBlock{Text: out.Block, IDs: out.IDs, Tokens: out.Tokens, Explain: out.Explain, Retrieval: httpapi.RetrievalOf(hdr)}, nil
 }

@@ -7,8 +7,6 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-var _ cairn.SettingsService = (*Project)(nil)
-
 // ProjectSettings implements cairn.SettingsService: the settings the
 // server stores for project (the client's own project when "").
 func (p *Project) ProjectSettings(ctx context.Context, project string) (*cairn.ProjectSettings, error) {
@@ -41,5 +39,5 @@ func (p *Project) named(project string) *Project {
 	if project == "" || project == p.name {
 		return p
 	}
-	return p.Named(project)
+	return p.bound(project)
 }

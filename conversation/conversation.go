@@ -16,7 +16,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
 )
 
 // Roles a message may have.
@@ -115,11 +116,7 @@ func FolderName(project string) string {
 		return name
 	}
 	sum := sha256.Sum256([]byte(project))
-	cut := maxFolderName - 17
-	for cut > 0 && !utf8.RuneStart(name[cut]) {
-		cut--
-	}
-	return name[:cut] + "~" + hex.EncodeToString(sum[:8])
+	return cairn.CutBytes(name, maxFolderName-17) + "~" + hex.EncodeToString(sum[:8])
 }
 
 // MonthPath returns the file of a month.

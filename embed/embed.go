@@ -33,7 +33,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/modelbudget"
@@ -447,11 +446,5 @@ func snippet(b []byte) string {
 
 // cut keeps the first max bytes of s, on a rune boundary.
 func cut(s string, max int) string {
-	if len(s) <= max {
-		return s
-	}
-	for max > 0 && !utf8.RuneStart(s[max]) {
-		max--
-	}
-	return s[:max]
+	return cairn.CutBytes(s, max)
 }

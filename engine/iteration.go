@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -65,11 +64,7 @@ func cutBytes(s string, n int) string {
 	if len(s) <= n {
 		return s
 	}
-	i := n - len("…")
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return strings.TrimSpace(s[:i]) + "…"
+	return strings.TrimSpace(cairn.CutBytes(s, n-len("…"))) + "…"
 }
 
 // FindIterations returns the iterations matching f, newest first. With an

@@ -102,11 +102,7 @@ func titleLimit(m *cairn.Memory) int {
 // cutTitle cuts s to at most max bytes at a rune boundary, ending in "…".
 func cutTitle(s string, max int) string {
 	const ell = "…"
-	n := max - len(ell)
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return strings.TrimSpace(s[:n]) + ell
+	return strings.TrimSpace(cairn.CutBytes(s, max-len(ell))) + ell
 }
 
 // checkSizes refuses a memory whose text fields, tags or file references

@@ -304,7 +304,7 @@ func TestContextOnMeaningFiresForARelatedPromptOnly(t *testing.T) {
 	relevant := func(prompt string) ([]string, cairn.Retrieval) {
 		c := config.Default()
 		c.Context.Static.Enabled, c.Context.Dynamic.Enabled = false, false
-		b, err := recall.Build(t.Context(), env.e, c, recall.Request{Project: "p", Prompt: prompt})
+		b, err := recall.Build(t.Context(), env.e, c, cairn.ContextRequest{Project: "p", Prompt: prompt})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -305,11 +305,7 @@ func snippet(b []byte) string {
 	s := strings.TrimSpace(string(b))
 	s = strings.ToValidUTF8(s, "")
 	if len(s) > 200 {
-		cut := 200
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "..."
+		s = cairn.CutBytes(s, 200) + "..."
 	}
 	return s
 }

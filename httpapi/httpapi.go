@@ -38,37 +38,17 @@ import (
 	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
-// Service is what the API calls, bound to one project: ids are looked up
-// in that project (and among global-scope memories) only, as
-// engine.Engine.WithProject gives.
+// Service is what the API calls, bound to one project: cairn's surface
+// as the process that holds the memories implements it (local.Project),
+// with what only that process answers: the overview of projects for the
+// web page, and imports read as the server reads a body.
 type Service interface {
-	cairn.Service
-	cairn.ActivityService
-	cairn.LifecycleService
-	cairn.ImportService
-	cairn.SearchService
-	cairn.TypeService
-	cairn.SupersedeService
-	cairn.VectorCoverageService
-	cairn.IngestService
-	cairn.IngestBatchService
-	cairn.UseRecorder
+	cairn.App
 	cairn.OverviewService
-	cairn.ContextService // the candidates of lookups and loop blocks (package recall)
-	cairn.SettingsService
-	cairn.Clock
-	// ShownCounts is what a session was shown, for lookups (package
-	// recall's LookupService).
-	ShownCounts(ctx context.Context, project, session string) (map[string]int, error)
-	// The iterations of agent loops (package loop, seed 003).
-	PutIteration(ctx context.Context, it *cairn.Iteration) error
-	FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*cairn.Iteration, error)
-	IterationTotals(ctx context.Context, project, task string) ([]cairn.IterationTotals, error)
-	AggregateIterations(ctx context.Context, project string, before time.Time) (int, error)
+	cairn.ImportService
 }
 
 // Authenticator finds the token of a secret: EUNAUTHORIZED when none has
@@ -81,6 +61,9 @@ type Authenticator interface {
 type Options struct {
 	// Service returns the service bound to project, its clock at now
 	// (a request's Cairn-Now header; zero: the server's clock); required.
+	// Its context blocks and lookups record the use of what they show as
+	// the server does (a long-running server batches those writes), and
+	// its blocks mark stale memories against the project's folder.
 	// Service("", now) is the service of every project, through which
 	// GET /api/projects lists them when the request sends no token.
 	Service func(project string, now time.Time) Service
@@ -88,17 +71,6 @@ type Options struct {
 	// does not know it: the list of memories then marks and filters the
 	// possibly stale ones (package filestale). nil knows no folder.
 	Root func(project string) string
-	// Context builds the block of call (call.Project is set; the
-	// project's stored settings apply) and records
-	// its use when call.Record, as recall.AnswerCall does; required for
-	// the context route. Errors of type *recall.InvalidError are the
-	// caller's mistakes (400).
-	Context func(ctx context.Context, call recall.Call) (*recall.Answer, error)
-	// RecordUse records the use of what a lookup shows, when it asks
-	// (recall.LookupRequest.Record); nil records with the service's
-	// RecordUse, at once. A long-running server passes its batching
-	// queue, as its Context does.
-	RecordUse recall.Recorder
 	// CheckSettings checks the settings a client stores (PUT /settings)
 	// as a configuration file's are checked; nil refuses to store any.
 	CheckSettings func(*cairn.Settings) error

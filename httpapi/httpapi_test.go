@@ -16,7 +16,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/httpapi"
-	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
@@ -49,15 +49,14 @@ func newAPIOn(t *testing.T, st cairn.Store, requireToken bool) *testAPI {
 	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
 	root := t.TempDir()
 	a := startAPI(t, eng, httpapi.Options{
-		Service: func(p string, at time.Time) httpapi.Service { return atTime(eng.WithProject(p), at) },
+		Service: func(p string, at time.Time) httpapi.Service {
+			return local.New(atTime(eng, at), p, &local.Options{Record: eng.RecordUse})
+		},
 		Root: func(p string) string {
 			if p == "nofolder" {
 				return ""
 			}
 			return root
-		},
-		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-			return recall.AnswerCall(ctx, eng.WithProject(call.Project), call, eng.RecordUse)
 		},
 		Tokens:        eng,
 		RequireToken:  requireToken,

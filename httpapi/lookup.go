@@ -3,7 +3,8 @@ package httpapi
 import (
 	"net/http"
 
-	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // LookupIn is the body of POST /lookup: a lookup by name (a file, an
@@ -26,22 +27,18 @@ func (s *Server) lookup(w http.ResponseWriter, r *http.Request, p *project) erro
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
-	record := s.opts.RecordUse
-	if record == nil {
-		record = p.svc.RecordUse
-	}
-	a, err := recall.AnswerLookup(r.Context(), p.svc, recall.LookupRequest{Project: p.name, Kind: in.Kind, Profile: in.Profile,
+	a, err := p.svc.Lookup(r.Context(), cairn.LookupRequest{Project: p.name, Kind: in.Kind, Profile: in.Profile,
 		Subject: in.Subject, Budget: in.Budget, Limit: in.Limit, Now: p.now,
 		Command: in.Command, Session: in.Session, ShownTimes: in.ShownTimes, Exact: in.Exact,
 		// A read-only token's answers are previews: their use is not
 		// recorded, as its context blocks' are not.
-		Record: in.Record && (p.token == nil || !p.token.ReadOnly)}, record)
+		Record: in.Record && (p.token == nil || !p.token.ReadOnly)})
 	if err != nil && a != nil {
 		// The answer is right; only its bookkeeping failed.
 		s.log.Error("recording the use of memories", "project", p.name, "err", err)
 	} else if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, a.Out())
+	writeJSON(w, http.StatusOK, wire.LookupOf(a))
 	return nil
 }

@@ -4,11 +4,10 @@ import (
 	"net/http"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/loop"
-	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/wire"
 )
 
-// Routes of iteration memory for agent loops (package loop; cairn loop):
+// Routes of iteration memory for agent loops (cairn.LoopService; cairn loop):
 // each runs one loop operation on the project, with the policy and tiers
 // the request gives (the caller's configuration), so that a server
 // answers as the caller's own engine would.
@@ -18,20 +17,20 @@ import (
 const maxLoopResultBytes = MaxCaptureBytes
 
 func (s *Server) loopRecord(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in loop.RecordJSON
+	var in wire.RecordJSON
 	if err := readJSON(w, r, maxLoopResultBytes, &in); err != nil {
 		return err
 	}
-	rec, err := loop.Local{Svc: p.svc, Project: p.name}.LoopRecord(r.Context(), in.Record(p.svc.Now()))
+	rec, err := p.svc.LoopRecord(r.Context(), in.Record(p.svc.Now()))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, loop.RecordedJSONOf(rec))
+	writeJSON(w, http.StatusOK, wire.RecordedJSONOf(rec))
 	return nil
 }
 
 func (s *Server) loopContext(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in loop.ContextRequestJSON
+	var in wire.ContextRequestJSON
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
@@ -42,17 +41,17 @@ func (s *Server) loopContext(w http.ResponseWriter, r *http.Request, p *project)
 		req.Root = s.root(p.name)
 	}
 	req.Project = p.name
-	c, err := recall.LoopBlock(r.Context(), p.svc, req)
+	c, err := p.svc.LoopContext(r.Context(), req)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, loop.ContextJSONOf(c))
+	writeJSON(w, http.StatusOK, wire.ContextJSONOf(c))
 	return nil
 }
 
 // loopPolicy reads the policy and tiers of a GET request's parameters.
-func loopPolicy(q *query) (loop.Policy, []string) {
-	return loop.Policy{
+func loopPolicy(q *query) (cairn.LoopPolicy, []string) {
+	return cairn.LoopPolicy{
 		EscalateAfter: q.integer("escalate_after", 0, 0, 1000),
 		StuckAfter:    q.integer("stuck_after", 0, 0, 1000),
 		ReviewAfter:   q.integer("review_after", 0, 0, 1000),
@@ -70,11 +69,11 @@ func (s *Server) loopModel(w http.ResponseWriter, r *http.Request, p *project) e
 		q.bad("task", task, "give the task's id")
 		return q.err
 	}
-	c, err := loop.Local{Svc: p.svc, Project: p.name}.LoopModel(r.Context(), task, tiers, pol)
+	c, err := p.svc.LoopModel(r.Context(), task, tiers, pol)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, loop.ChoiceJSONOf(c))
+	writeJSON(w, http.StatusOK, wire.ChoiceJSONOf(c))
 	return nil
 }
 
@@ -84,26 +83,26 @@ func (s *Server) loopStatus(w http.ResponseWriter, r *http.Request, p *project) 
 	if q.err != nil {
 		return q.err
 	}
-	states, err := loop.Local{Svc: p.svc, Project: p.name}.LoopStatus(r.Context(), pol)
+	states, err := p.svc.LoopStatus(r.Context(), pol)
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, loop.StatusJSONOf(states))
+	writeJSON(w, http.StatusOK, wire.StatusJSONOf(states))
 	return nil
 }
 
 func (s *Server) loopPrune(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in loop.PruneJSON
+	var in wire.PruneJSON
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
 	if in.ArchiveAfterHours < 0 || in.AggregateAfterHours < 0 {
 		return cairn.Errorf(cairn.EINVALID, "archive_after_hours and aggregate_after_hours cannot be negative")
 	}
-	pr, err := loop.Local{Svc: p.svc, Project: p.name}.LoopPrune(r.Context(), in.Options(p.svc.Now()))
+	pr, err := p.svc.LoopPrune(r.Context(), in.Options(p.svc.Now()))
 	if err != nil {
 		return err
 	}
-	writeJSON(w, http.StatusOK, loop.PrunedJSONOf(pr))
+	writeJSON(w, http.StatusOK, wire.PrunedJSONOf(pr))
 	return nil
 }

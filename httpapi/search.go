@@ -1,14 +1,11 @@
 package httpapi
 
 import (
-	"errors"
 	"net/http"
 	"strings"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
-	"github.com/cairn-dev/cairn/hook"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -55,8 +52,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 // fields are left out when empty, so that a request says only what it
 // sets.
 type ContextIn struct {
-	// Profile names the kind of block (recall.Profiles()): its tiers,
-	// types and budget; "" is recall.ProfileContext.
+	// Profile names the kind of block (cairn.ContextRequest.Profile): its tiers,
+	// types and budget; "" is cairn.ProfileContext.
 	Profile       string   `json:"profile,omitempty"`
 	Prompt        string   `json:"prompt,omitempty"`
 	Files         []string `json:"files,omitempty"`
@@ -78,7 +75,7 @@ type ContextIn struct {
 	MaxJSONChars  int      `json:"max_json_chars,omitempty"`
 	Conversations []string `json:"conversations,omitempty"`
 	// Keywords are keyword phrases of the project's settings applied as
-	// if the prompt held them (recall.Request.Keywords).
+	// if the prompt held them (cairn.ContextRequest.Keywords).
 	Keywords []string `json:"keywords,omitempty"`
 }
 
@@ -96,14 +93,8 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
-	if s.opts.Context == nil {
-		return cairn.Errorf(cairn.EUNAVAILABLE, "this server does not build context blocks")
-	}
 	if in.MaxJSONChars < 0 {
 		return cairn.Errorf(cairn.EINVALID, "max_json_chars cannot be negative")
-	}
-	if err := recall.CheckMonths(in.Conversations); err != nil {
-		return err
 	}
 	for _, t := range in.Tiers {
 		switch t {
@@ -112,7 +103,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 			return cairn.Errorf(cairn.EINVALID, "tiers: %q is not a tier (pinned, static, dynamic, relevant, parallel)", t)
 		}
 	}
-	call := recall.Call{Request: recall.Request{Profile: in.Profile, Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
+	call := cairn.ContextCall{ContextRequest: cairn.ContextRequest{Profile: in.Profile, Project: p.name, Prompt: in.Prompt, Files: in.Files, Hat: in.Hat, Agent: in.Agent,
 		Task: in.Task, Session: in.Session, Format: in.Format, Mode: in.Mode, SearchMode: in.SearchMode, Tiers: in.Tiers, Types: in.Types,
 		Index: in.Index, Explain: in.Explain, Conversations: in.Conversations, Keywords: in.Keywords},
 		Now: p.now, MaxJSONChars: in.MaxJSONChars,
@@ -133,7 +124,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	if in.MaxChars != nil {
 		call.MaxChars, call.MaxCharsSet = *in.MaxChars, true
 	}
-	a, err := s.opts.Context(r.Context(), call)
+	a, err := p.svc.Context(r.Context(), call)
 	if err != nil && a != nil {
 		// The block is right; only its bookkeeping failed (or was cut
 		// short by the client leaving).
@@ -141,10 +132,7 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 			s.log.Error("recording the use of memories", "project", p.name, "err", err)
 		}
 	} else if err != nil {
-		if errors.Is(err, hook.ErrTooLong) {
-			return cairn.Errorf(cairn.EINVALID, "no block fits in max_json_chars %d", in.MaxJSONChars)
-		}
-		return recall.AsInvalid(err)
+		return err
 	}
 	setRetrieval(w.Header(), a.Retrieval)
 	out := ContextOut{Block: a.Text, IDs: a.IDs, Tokens: a.Tokens, Explain: a.Explain}

@@ -1,17 +1,19 @@
-// Package local is the service of one project on the engine of this
-// process: what a server's client (package client) is over REST. A
-// transport that takes the service as interfaces (the MCP server, the
-// CLI's commands) gets a Project when it opens the database itself and a
-// client.Project when a server answers for it, and runs the same code
-// with either.
+// Package local is cairn's surface (cairn.App) on the engine of this
+// process: the engine (package engine), the blocks and lookups of package
+// recall and the iteration memory of package loop, put together for one
+// project. A server's client (package client) is the same surface over
+// REST; `cairn serve` answers its client with a Project. A transport
+// takes the surface as cairn.App and runs the same code with either.
 package local
 
 import (
 	"context"
+	"errors"
 	"io"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
+	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
@@ -20,68 +22,101 @@ import (
 // Project is the engine bound to one project (ids are looked up in that
 // project and among global-scope memories only, as
 // engine.Engine.WithProject gives), with the blocks and lookups of package
-// recall (context blocks, lookups by name, the next iteration's block of
-// an agent loop) and the iteration memory of package loop. Its clock is
-// the engine's. Safe for concurrent use when the engine and Record are.
+// recall and the iteration memory of package loop. Its clock is the
+// engine's. Safe for concurrent use when the engine and Options.Record
+// are.
 type Project struct {
 	*engine.Engine
 	loop.Local
-	// Record records the use of what a context block shows, when the
-	// call asks for it; nil records with Engine.RecordUse, at once. A
+	opts Options
+}
+
+// Options configure a Project; the zero value (or nil) is the defaults.
+type Options struct {
+	// Record records the use of what a context block or a lookup shows,
+	// when it asks for it; nil records with Engine.RecordUse, at once. A
 	// long-running server passes its batching queue.
 	Record recall.Recorder
+	// Settings, when not nil, are the settings context blocks are built
+	// with instead of the project's stored ones: the command that owns the
+	// project's folder builds with its own files.
+	Settings *cairn.Settings
+	// Root returns a project's folder, for the context blocks whose call
+	// names none: the memories whose files changed there are marked
+	// stale. nil, or "", checks nothing. It is asked only when a block
+	// needs it (a server reads it from the database).
+	Root func(project string) string
 }
 
-// New returns the service of project on eng, recording the use of
-// context blocks with record (nil: at once).
-func New(eng *engine.Engine, project string, record recall.Recorder) Project {
+var _ cairn.App = Project{}
+
+// New returns the surface of project on eng.
+func New(eng *engine.Engine, project string, opts *Options) Project {
+	var o Options
+	if opts != nil {
+		o = *opts
+	}
 	eng = eng.WithProject(project)
-	return Project{Engine: eng, Local: loop.Local{Svc: eng, Project: project}, Record: record}
+	return Project{Engine: eng, Local: loop.Local{Svc: eng, Project: project}, opts: o}
 }
 
-// Named is the same service bound to project instead.
-func (p Project) Named(project string) Project { return New(p.Engine, project, p.Record) }
+// Named is the same surface bound to project instead, recording uses as
+// this one does (Options.Settings, this project's, do not apply).
+func (p Project) Named(project string) cairn.App {
+	return New(p.Engine, project, &Options{Record: p.opts.Record, Root: p.opts.Root})
+}
 
-// LoopContext implements loop.API: the block of the next iteration on a
-// task (recall.LoopBlock).
-func (p Project) LoopContext(ctx context.Context, req loop.ContextRequest) (*loop.Context, error) {
+// record is how the use of what is shown is recorded.
+func (p Project) record() recall.Recorder {
+	if p.opts.Record != nil {
+		return p.opts.Record
+	}
+	return p.Engine.RecordUse
+}
+
+// LoopContext implements cairn.LoopService: the block of the next
+// iteration on a task (recall.LoopBlock).
+func (p Project) LoopContext(ctx context.Context, req cairn.LoopContextRequest) (*cairn.LoopContext, error) {
 	req.Project = p.Local.Project
 	return recall.LoopBlock(ctx, p.Engine, req)
 }
 
-// Lookup answers req (a file, an error, a command) on the engine of this
-// process, as recall.AnswerLookup does, recording the use of what it
-// shows with Record when req.Record asks; req.Project is the service's.
-// When only the recording fails, the answer comes with that error.
-func (p Project) Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error) {
+// Lookup implements cairn.LookupService on the engine of this process, as
+// recall.AnswerLookup does.
+func (p Project) Lookup(ctx context.Context, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
 	req.Project = p.Local.Project
-	rec := p.Record
-	if rec == nil {
-		rec = p.Engine.RecordUse
-	}
-	return recall.AnswerLookup(ctx, p.Engine, req, rec)
+	return recall.AnswerLookup(ctx, p.Engine, req, p.record())
 }
 
-// Context builds the block of call, as recall.AnswerCall does: a call the
-// configuration cannot serve is a *recall.InvalidError, and when only the
-// recording of its use fails, the answer comes with that error.
-func (p Project) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-	rec := p.Record
-	if rec == nil {
-		rec = p.Engine.RecordUse
+// Context implements cairn.ContextBlockService, as recall.AnswerCall does,
+// with Options.Settings when set and Options.Root when the call names no
+// folder.
+func (p Project) Context(ctx context.Context, call cairn.ContextCall) (*cairn.ContextBlock, error) {
+	call.Project = p.Local.Project
+	if err := recall.CheckMonths(call.Conversations); err != nil {
+		return nil, err
 	}
-	return recall.AnswerCall(ctx, p.Engine, call, rec)
+	if call.Root == "" && p.opts.Root != nil {
+		call.Root = p.opts.Root(call.Project)
+	}
+	a, err := recall.AnswerCall(ctx, p.Engine, p.opts.Settings, call, p.record())
+	switch {
+	case a != nil || err == nil:
+		return a, err
+	case errors.Is(err, hook.ErrTooLong):
+		return nil, cairn.Errorf(cairn.EINVALID, "no block fits in max_json_chars %d", call.MaxJSONChars)
+	}
+	return nil, recall.AsInvalid(err)
 }
 
 // largeImport is how many memories written make an import fold the
 // store's log into its main file when it is done.
 const largeImport = 1000
 
-// ImportStream imports what r holds, read as `cairn import` reads a file
-// (package wire), in one transaction; the report's lines are r's. A large
-// import leaves a large write-ahead log: it is checkpointed at once, so
-// that the next processes open the database quickly (a server, which
-// keeps the database open, folds its log as it goes).
+// ImportStream implements cairn.StreamImportService. A large import
+// leaves a large write-ahead log: it is checkpointed at once, so that the
+// next processes open the database quickly (a server, which keeps the
+// database open, folds its log as it goes).
 func (p Project) ImportStream(ctx context.Context, r io.Reader, opts cairn.ImportOptions) (*cairn.ImportReport, error) {
 	rep, err := p.Engine.Import(ctx, wire.Read(r), opts)
 	if err != nil {

@@ -33,7 +33,7 @@ func benchEngine(b *testing.B, n int) *engine.Engine {
 			result = fmt.Sprintf("<failure-report>\nerror: test %d fails in pkg%d\napproach: approach %d\navoid: approach %d\n</failure-report>\n"+
 				"<learning files=\"pkg%d/file.go\">pkg%d needs its fixture regenerated (%d)</learning>", i, i%97, i, i, i%97, i%97, i)
 		}
-		if _, err := loop.RecordIteration(b.Context(), e, loop.Record{Project: "p", Task: task, Iteration: i, Model: "sonnet",
+		if _, err := loop.RecordIteration(b.Context(), e, cairn.LoopRecord{Project: "p", Task: task, Iteration: i, Model: "sonnet",
 			Outcome: outcome, Result: result, Now: now}); err != nil {
 			b.Fatal(err)
 		}
@@ -47,7 +47,7 @@ func BenchmarkRecordIteration(b *testing.B) {
 	e := benchEngine(b, 0)
 	b.ResetTimer()
 	for i := range b.N {
-		if _, err := loop.RecordIteration(b.Context(), e, loop.Record{Project: "p", Task: fmt.Sprint(i % 100), Iteration: i + 1,
+		if _, err := loop.RecordIteration(b.Context(), e, cairn.LoopRecord{Project: "p", Task: fmt.Sprint(i % 100), Iteration: i + 1,
 			Model: "sonnet", Outcome: cairn.OutcomeFailed,
 			Result: fmt.Sprintf("<failure-report>\nerror: TestX fails (%d)\napproach: a\navoid: b\n</failure-report>\n<learning>x%d needs y</learning>", i, i)}); err != nil {
 			b.Fatal(err)
@@ -60,7 +60,7 @@ func BenchmarkLoopContext10k(b *testing.B) {
 	e := benchEngine(b, 10000)
 	b.ResetTimer()
 	for i := range b.N {
-		c, err := recall.LoopBlock(b.Context(), e, loop.ContextRequest{Project: "p", Task: fmt.Sprint(i%200*5 + 5),
+		c, err := recall.LoopBlock(b.Context(), e, cairn.LoopContextRequest{Project: "p", Task: fmt.Sprint(i%200*5 + 5),
 			Title: "make pkg5 tests pass", Files: []string{"pkg5/file.go"}})
 		if err != nil || c.Text == "" {
 			b.Fatal(err, "empty context")

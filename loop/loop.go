@@ -37,43 +37,6 @@ type Service interface {
 	Now() time.Time
 }
 
-// Record is one finished iteration, as the loop saw it.
-type Record struct {
-	Project    string
-	Run        string // the loop run, when the loop names one
-	Task       string // required
-	Iteration  int    // the loop's iteration number, from 1
-	Model      string
-	Outcome    string // cairn.OutcomeDone, OutcomeFailed or OutcomeNoSignal
-	DurationMS int64
-	CostUSD    float64
-	Result     string // the agent's final output: its signals are read
-	Agent      string // e.g. "claude"; provenance of what is stored
-	Session    string // the agent session, when known
-	// SummarizeAfter: once more than this many live loop learnings of one
-	// type are about one file (or this task), they are summarised; 0
-	// means DefaultSummarizeAfter.
-	SummarizeAfter int
-	Now            time.Time
-}
-
-// Recorded is what Record stored.
-type Recorded struct {
-	Iteration cairn.Iteration
-	// Memories are the memories written from the result's signals and the
-	// failure report, with their write status (created, reinforced, …).
-	Memories []*cairn.WriteResult
-	// Problems are the malformed signals of the result: none is dropped
-	// silently, and none stops the others from being stored.
-	Problems []capture.Problem
-	// MinimalReport is true when the failure report was made from the
-	// result text because the agent wrote none.
-	MinimalReport bool
-	// Summaries are the summaries written because the learnings about one
-	// file or task grew beyond Record.SummarizeAfter.
-	Summaries []*cairn.WriteResult
-}
-
 // maxMinimalReport bounds the result text quoted by a minimal failure
 // report, in bytes.
 const maxMinimalReport = 1200
@@ -93,7 +56,7 @@ const maxMinimalReport = 1200
 // are written as of the iteration's session (Record.Session, else one
 // named after the run, task and iteration), and a repeat from the session
 // that wrote a memory is the same observation read again.
-func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, error) {
+func RecordIteration(ctx context.Context, svc Service, r cairn.LoopRecord) (*cairn.LoopRecorded, error) {
 	r.Task = strings.TrimSpace(r.Task)
 	it := cairn.Iteration{Project: r.Project, Run: r.Run, Task: r.Task, Iteration: r.Iteration, Model: r.Model,
 		Outcome: r.Outcome, DurationMS: r.DurationMS, CostUSD: r.CostUSD, CreatedAt: r.Now,
@@ -105,9 +68,9 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 	if !utf8.ValidString(r.Result) {
 		r.Result = strings.ToValidUTF8(r.Result, "\uFFFD")
 	}
-	out := &Recorded{}
+	out := &cairn.LoopRecorded{}
 	sigs, probs := capture.Parse(r.Result)
-	out.Problems = probs
+	out.Problems = signalProblems(probs)
 	prov := capture.Provenance{Agent: r.Agent, Task: r.Task, Session: r.Session}
 	if prov.Session == "" {
 		prov.Session = iterationSession(r)
@@ -131,7 +94,7 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 		res, err := svc.AddMemory(ctx, m)
 		if cairn.ErrorCode(err) == cairn.EINVALID {
 			// One bad signal does not lose the others, nor the iteration.
-			out.Problems = append(out.Problems, capture.Problem{Line: s.Line, Text: s.Title,
+			out.Problems = append(out.Problems, cairn.SignalProblem{Line: s.Line, Text: s.Title,
 				Reason: "cannot store the " + strings.ReplaceAll(s.Kind, "_", " ") + ": " + cairn.ErrorMessage(err)})
 			continue
 		}
@@ -175,7 +138,7 @@ func RecordIteration(ctx context.Context, svc Service, r Record) (*Recorded, err
 
 // iterationSession names the session of an iteration whose loop gave
 // none: what it wrote is one observation, however often it is recorded.
-func iterationSession(r Record) string {
+func iterationSession(r cairn.LoopRecord) string {
 	s := fmt.Sprintf("loop:%s#%d", r.Task, r.Iteration)
 	if r.Run != "" {
 		s = "loop:" + r.Run + "/" + s[len("loop:"):]
@@ -185,14 +148,14 @@ func iterationSession(r Record) string {
 
 // reportKey is the key of an iteration's failure report: one memory per
 // iteration, replaced when the iteration is recorded again.
-func reportKey(r Record) string {
+func reportKey(r cairn.LoopRecord) string {
 	return "failure:" + strings.TrimPrefix(iterationSession(r), "loop:")
 }
 
 // minimalReport is the failure report of an iteration whose agent wrote
 // none: the outcome and the end of the result text, where agents say what
 // went wrong.
-func minimalReport(r Record, prov capture.Provenance) *cairn.Memory {
+func minimalReport(r cairn.LoopRecord, prov capture.Provenance) *cairn.Memory {
 	what := "failed"
 	if r.Outcome == cairn.OutcomeNoSignal {
 		what = "ended without saying whether the task was done"
@@ -216,4 +179,16 @@ func minimalReport(r Record, prov capture.Provenance) *cairn.Memory {
 	}
 	m.Agent, m.TaskID, m.SessionID = prov.Agent, prov.Task, prov.Session
 	return m
+}
+
+// signalProblems are probs as the root package says them.
+func signalProblems(probs []capture.Problem) []cairn.SignalProblem {
+	if len(probs) == 0 {
+		return nil
+	}
+	out := make([]cairn.SignalProblem, 0, len(probs))
+	for _, p := range probs {
+		out = append(out, cairn.SignalProblem(p))
+	}
+	return out
 }

@@ -39,11 +39,11 @@ func newFixture(t *testing.T) *fixture {
 	return f
 }
 
-func (f *fixture) record(task, model, outcome, result string) *loop.Recorded {
+func (f *fixture) record(task, model, outcome, result string) *cairn.LoopRecorded {
 	f.t.Helper()
 	f.n++
 	f.now = f.now.Add(10 * time.Minute)
-	r, err := loop.RecordIteration(f.t.Context(), f.e, loop.Record{Project: "p", Task: task, Iteration: f.n, Model: model,
+	r, err := loop.RecordIteration(f.t.Context(), f.e, cairn.LoopRecord{Project: "p", Task: task, Iteration: f.n, Model: model,
 		Outcome: outcome, DurationMS: 60000, CostUSD: 0.3, Result: result, Agent: "claude", Now: f.now})
 	if err != nil {
 		f.t.Fatalf("record %s #%d: %v", task, f.n, err)
@@ -51,7 +51,7 @@ func (f *fixture) record(task, model, outcome, result string) *loop.Recorded {
 	return r
 }
 
-func (f *fixture) context(req loop.ContextRequest) string {
+func (f *fixture) context(req cairn.LoopContextRequest) string {
 	f.t.Helper()
 	req.Project = "p"
 	req.Now = f.now
@@ -94,7 +94,7 @@ func TestTheNextAttemptSeesWhatFailedBefore(t *testing.T) {
 			t.Errorf("no %s memory stored: %v", typ, types)
 		}
 	}
-	text := f.context(loop.ContextRequest{Task: "7", Title: "Make sync retries pass"})
+	text := f.context(cairn.LoopContextRequest{Task: "7", Title: "Make sync retries pass"})
 	for _, want := range []string{"### Previous Attempts", "Attempt 1 (iteration 1, sonnet, failed)", "TestSyncRetries times out",
 		"raised the retry count to 10", "**Avoid:**", "### Loop Status", "Iteration 2. Task 7: 1 earlier attempt, 1 failed (1 in a row)",
 		"### Learnings from Previous Iterations", "rate-limits clients"} {
@@ -106,7 +106,7 @@ func TestTheNextAttemptSeesWhatFailedBefore(t *testing.T) {
 		t.Errorf("a warning after one failure:\n%s", text)
 	}
 	// Another task has no attempts; an unknown task with no words gets nothing.
-	if text := f.context(loop.ContextRequest{Task: "99"}); strings.Contains(text, "Previous Attempts") {
+	if text := f.context(cairn.LoopContextRequest{Task: "99"}); strings.Contains(text, "Previous Attempts") {
 		t.Errorf("task 99 shows another task's attempts:\n%s", text)
 	}
 }
@@ -159,7 +159,7 @@ func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
 	if !fix {
 		t.Errorf("the good MEMORY: line was lost beside the bad signals")
 	}
-	for _, bad := range []loop.Record{
+	for _, bad := range []cairn.LoopRecord{
 		{Project: "p", Task: "", Iteration: 1, Outcome: "failed"},
 		{Project: "p", Task: "5", Iteration: 0, Outcome: "failed"},
 		{Project: "p", Task: "5", Iteration: 1, Outcome: "maybe"},
@@ -181,9 +181,9 @@ func TestBadInputIsReportedAndLosesNothing(t *testing.T) {
 func TestFailuresEscalateThenWarnThenFlag(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	choose := func() *loop.Choice {
+	choose := func() *cairn.LoopChoice {
 		t.Helper()
-		c, err := loop.ChooseModel(t.Context(), f.e, "p", "7", nil, loop.Policy{})
+		c, err := loop.ChooseModel(t.Context(), f.e, "p", "7", nil, cairn.LoopPolicy{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -200,11 +200,11 @@ func TestFailuresEscalateThenWarnThenFlag(t *testing.T) {
 	if c := choose(); c.Model != "opus" || !strings.Contains(c.Reason, "escalated: 2 failures in a row") {
 		t.Errorf("after two failures: %s (%s), want opus", c.Model, c.Reason)
 	}
-	if text := f.context(loop.ContextRequest{Task: "7"}); strings.Contains(text, "Stuck Loop Warning") {
+	if text := f.context(cairn.LoopContextRequest{Task: "7"}); strings.Contains(text, "Stuck Loop Warning") {
 		t.Errorf("stuck after two failures:\n%s", text)
 	}
 	f.record("7", "opus", cairn.OutcomeFailed, "still failing")
-	text := f.context(loop.ContextRequest{Task: "7"})
+	text := f.context(cairn.LoopContextRequest{Task: "7"})
 	if !strings.Contains(text, "### Stuck Loop Warning") || !strings.Contains(text, "failed 3 times in a row") || !strings.Contains(text, "Split the task") {
 		t.Errorf("no stuck warning after three failures:\n%s", text)
 	}
@@ -213,7 +213,7 @@ func TestFailuresEscalateThenWarnThenFlag(t *testing.T) {
 	}
 	f.record("7", "opus", cairn.OutcomeFailed, "4")
 	f.record("7", "opus", cairn.OutcomeFailed, "5")
-	st, err := loop.Status(t.Context(), f.e, "p", loop.Policy{})
+	st, err := loop.Status(t.Context(), f.e, "p", cairn.LoopPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,7 +226,7 @@ func TestFailuresEscalateThenWarnThenFlag(t *testing.T) {
 	}
 	// Tiers of the loop's own: a fresh task of a project whose recent
 	// iterations mostly failed starts one tier up.
-	c, _ := loop.ChooseModel(t.Context(), f.e, "p", "8", []string{"small", "large"}, loop.Policy{})
+	c, _ := loop.ChooseModel(t.Context(), f.e, "p", "8", []string{"small", "large"}, cairn.LoopPolicy{})
 	if c.Model != "large" || !strings.Contains(c.Reason, "small by default; up: only 1 of the last 6") {
 		t.Errorf("two tiers, fresh task: %s (%s), want large", c.Model, c.Reason)
 	}
@@ -239,7 +239,7 @@ func TestSuccessAndDifficultyMoveTheTier(t *testing.T) {
 	for i := range 6 {
 		f.record(fmt.Sprint(100+i), "sonnet", cairn.OutcomeDone, "ok")
 	}
-	c, err := loop.ChooseModel(t.Context(), f.e, "p", "200", nil, loop.Policy{})
+	c, err := loop.ChooseModel(t.Context(), f.e, "p", "200", nil, cairn.LoopPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestSuccessAndDifficultyMoveTheTier(t *testing.T) {
 		t.Errorf("after 6 successes: %s (%s), want haiku", c.Model, c.Reason)
 	}
 	f.record("200", "haiku", cairn.OutcomeFailed, "<difficulty-estimate>5</difficulty-estimate>")
-	c, _ = loop.ChooseModel(t.Context(), f.e, "p", "200", nil, loop.Policy{})
+	c, _ = loop.ChooseModel(t.Context(), f.e, "p", "200", nil, cairn.LoopPolicy{})
 	if c.Model != "opus" || !strings.Contains(c.Reason, "estimated hard") {
 		t.Errorf("a hard task: %s (%s), want opus", c.Model, c.Reason)
 	}
@@ -262,19 +262,19 @@ func TestLearningsCrossTasksAndOldDataIsPruned(t *testing.T) {
 	f := newFixture(t)
 	f.record("7", "sonnet", cairn.OutcomeFailed, failedResult)
 	f.record("7", "opus", cairn.OutcomeDone, "<learning category=\"pattern\" files=\"sync/client.go\">Back off exponentially in sync/client.go, starting at one second.</learning>")
-	text := f.context(loop.ContextRequest{Task: "12", Title: "Add a timeout to sync/client.go", Files: []string{"sync/client.go"}})
+	text := f.context(cairn.LoopContextRequest{Task: "12", Title: "Add a timeout to sync/client.go", Files: []string{"sync/client.go"}})
 	if !strings.Contains(text, "Back off exponentially") || !strings.Contains(text, "rate-limits clients") {
 		t.Errorf("task 12 lacks task 7's learnings:\n%s", text)
 	}
 	if strings.Contains(text, "Previous Attempts") {
 		t.Errorf("task 12 shows task 7's attempts:\n%s", text)
 	}
-	if small := f.context(loop.ContextRequest{Task: "12", Title: "Add a timeout to sync/client.go", Budget: 400}); len([]rune(small)) > 400 {
+	if small := f.context(cairn.LoopContextRequest{Task: "12", Title: "Add a timeout to sync/client.go", Budget: 400}); len([]rune(small)) > 400 {
 		t.Errorf("a 400-character budget gave %d characters", len([]rune(small)))
 	}
 
 	f.now = f.now.Add(100 * 24 * time.Hour)
-	p, err := loop.Prune(t.Context(), f.e, "p", loop.PruneOptions{Now: f.now})
+	p, err := loop.Prune(t.Context(), f.e, "p", cairn.LoopPruneOptions{Now: f.now})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -284,14 +284,14 @@ func TestLearningsCrossTasksAndOldDataIsPruned(t *testing.T) {
 	if m, _ := f.e.FindMemoryByID(t.Context(), p.Archived[0]); m.Live(f.now) {
 		t.Errorf("the archived report is still live")
 	}
-	st, err := loop.Status(t.Context(), f.e, "p", loop.Policy{})
+	st, err := loop.Status(t.Context(), f.e, "p", cairn.LoopPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(st) != 1 || st[0].Attempts != 2 || st[0].Failures != 1 {
 		t.Errorf("status after folding: %+v, want task 7 with 2 attempts, 1 failed", st)
 	}
-	if p, _ := loop.Prune(t.Context(), f.e, "p", loop.PruneOptions{Now: f.now}); len(p.Archived) != 0 || p.Aggregated != 0 {
+	if p, _ := loop.Prune(t.Context(), f.e, "p", cairn.LoopPruneOptions{Now: f.now}); len(p.Archived) != 0 || p.Aggregated != 0 {
 		t.Errorf("a second prune did more: %+v", p)
 	}
 }
@@ -303,7 +303,7 @@ func TestRecordingAgainIsSafe(t *testing.T) {
 	t.Parallel()
 	for _, session := range []string{"", "s-1"} {
 		f := newFixture(t)
-		rec := loop.Record{Project: "p", Task: "1", Iteration: 1, Outcome: cairn.OutcomeFailed, Session: session, Now: t0,
+		rec := cairn.LoopRecord{Project: "p", Task: "1", Iteration: 1, Outcome: cairn.OutcomeFailed, Session: session, Now: t0,
 			Result: "boom\n<learning>The fixture server needs a free port.</learning>"}
 		first, err := loop.RecordIteration(context.Background(), f.e, rec)
 		if err != nil {
@@ -340,7 +340,7 @@ func TestAttemptsThatFailedAlikeStayApart(t *testing.T) {
 	f.record("7", "sonnet", cairn.OutcomeFailed, same)
 	f.record("7", "opus", cairn.OutcomeFailed, report)
 	f.record("7", "opus", cairn.OutcomeFailed, report)
-	text := f.context(loop.ContextRequest{Task: "7"})
+	text := f.context(cairn.LoopContextRequest{Task: "7"})
 	for _, want := range []string{
 		"Attempt 4 (iteration 4, opus, failed)**: **Error:** TestTokenize",
 		"Attempt 3 (iteration 3, opus, failed)**: **Error:** TestTokenize",
@@ -373,10 +373,10 @@ func TestTheTaskSeesItsOwnLearningsNotUnrelatedOnes(t *testing.T) {
 		"approach: rewrote precedence climbing\navoid: changing the precedence table\n</failure-report>\n"+
 		"<learning>Binary operators must consume their right operand before returning.</learning>")
 	own := "Binary operators must consume"
-	if text := f.context(loop.ContextRequest{Task: "7"}); !strings.Contains(text, own) {
+	if text := f.context(cairn.LoopContextRequest{Task: "7"}); !strings.Contains(text, own) {
 		t.Errorf("without a title, the context lacks the task's own learning:\n%s", text)
 	}
-	text := f.context(loop.ContextRequest{Task: "7", Title: "Fix the failing test in the parser"})
+	text := f.context(cairn.LoopContextRequest{Task: "7", Title: "Fix the failing test in the parser"})
 	if !strings.Contains(text, own) {
 		t.Errorf("the context lacks the task's own learning:\n%s", text)
 	}
@@ -397,21 +397,21 @@ func TestPruneKeepsAStillFailingTaskStuck(t *testing.T) {
 		f.record("7", "opus", cairn.OutcomeFailed, failedResult)
 	}
 	f.now = f.now.Add(100 * 24 * time.Hour)
-	p, err := loop.Prune(t.Context(), f.e, "p", loop.PruneOptions{Now: f.now})
+	p, err := loop.Prune(t.Context(), f.e, "p", cairn.LoopPruneOptions{Now: f.now})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if p.Aggregated != 0 || len(p.Archived) != 0 {
 		t.Errorf("pruned %+v, want nothing of a task that still fails", p)
 	}
-	st, err := loop.Status(t.Context(), f.e, "p", loop.Policy{})
+	st, err := loop.Status(t.Context(), f.e, "p", cairn.LoopPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if len(st) != 1 || !st[0].Stuck || st[0].ConsecutiveFailures != 3 {
 		t.Errorf("status after prune: %+v, want task 7 stuck with 3 failures in a row", st)
 	}
-	if text := f.context(loop.ContextRequest{Task: "7"}); !strings.Contains(text, "Stuck Loop Warning") {
+	if text := f.context(cairn.LoopContextRequest{Task: "7"}); !strings.Contains(text, "Stuck Loop Warning") {
 		t.Errorf("the context lost the warning:\n%s", text)
 	}
 }
@@ -434,7 +434,7 @@ func TestALearningWhoseFileChangedIsMarkedStale(t *testing.T) {
 	f.now = time.Now().Add(-24 * time.Hour)
 	f.record("7", "sonnet", cairn.OutcomeFailed, failedResult) // a learning about sync/client.go
 	f.now = time.Now()
-	req := loop.ContextRequest{Task: "12", Title: "Add a timeout to sync/client.go", Files: []string{"sync/client.go"}, Root: root}
+	req := cairn.LoopContextRequest{Task: "12", Title: "Add a timeout to sync/client.go", Files: []string{"sync/client.go"}, Root: root}
 	if text := f.context(req); !strings.Contains(text, "rate-limits clients") || strings.Contains(text, "possibly stale") {
 		t.Fatalf("before the file changed:\n%s", text)
 	}
@@ -479,7 +479,7 @@ func TestTheModelFollowsEarlierTasksOfTheSameDifficulty(t *testing.T) {
 	f.record("1", "sonnet", cairn.OutcomeDone, hard)
 	f.record("2", "sonnet", cairn.OutcomeDone, hard)
 	f.record("3", "sonnet", cairn.OutcomeFailed, "it broke\n"+hard)
-	c, err := loop.ChooseModel(t.Context(), f.e, "p", "3", nil, loop.Policy{})
+	c, err := loop.ChooseModel(t.Context(), f.e, "p", "3", nil, cairn.LoopPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -491,14 +491,14 @@ func TestTheModelFollowsEarlierTasksOfTheSameDifficulty(t *testing.T) {
 	f.record("1", "sonnet", cairn.OutcomeFailed, hard)
 	f.record("2", "sonnet", cairn.OutcomeFailed, hard)
 	f.record("3", "haiku", cairn.OutcomeFailed, "<difficulty-estimate>hard</difficulty-estimate>")
-	c, err = loop.ChooseModel(t.Context(), f.e, "p", "3", nil, loop.Policy{})
+	c, err = loop.ChooseModel(t.Context(), f.e, "p", "3", nil, cairn.LoopPolicy{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if c.Model != "opus" || !strings.Contains(c.Reason, "earlier tasks estimated hard failed on sonnet (2 iterations)") {
 		t.Errorf("after two hard tasks failed on sonnet: %s (%s), want opus by them", c.Model, c.Reason)
 	}
-	if text := f.context(loop.ContextRequest{Task: "3"}); !strings.Contains(text, "earlier tasks estimated hard failed on sonnet") {
+	if text := f.context(cairn.LoopContextRequest{Task: "3"}); !strings.Contains(text, "earlier tasks estimated hard failed on sonnet") {
 		t.Errorf("Loop Status does not give the reason:\n%s", text)
 	}
 }
@@ -517,7 +517,7 @@ func TestLearningsBeyondTheThresholdAreSummarised(t *testing.T) {
 		"The sync client reuses one HTTP connection per account.",
 		"Cancelling a sync leaves a lock file that the next run removes.",
 	}
-	var rec *loop.Recorded
+	var rec *cairn.LoopRecorded
 	var ids []string
 	for i, fact := range facts {
 		rec = f.record(fmt.Sprint(20+i), "sonnet", cairn.OutcomeDone, `<learning category="pitfall" files="sync/client.go">`+fact+`</learning> edited sync/client.go`)
@@ -545,7 +545,7 @@ func TestLearningsBeyondTheThresholdAreSummarised(t *testing.T) {
 			t.Errorf("source %s is superseded by %q, want the summary %s", id, m.SupersededBy, sum.ID)
 		}
 	}
-	text := f.context(loop.ContextRequest{Task: "40", Title: "Make sync/client.go retry less", Files: []string{"sync/client.go"}})
+	text := f.context(cairn.LoopContextRequest{Task: "40", Title: "Make sync/client.go retry less", Files: []string{"sync/client.go"}})
 	if !strings.Contains(text, "Summary of 6 learnings") || strings.Count(text, "(id mem-") != 1 {
 		t.Errorf("the context does not show the summary alone:\n%s", text)
 	}
@@ -558,7 +558,7 @@ func TestALearningReachesATaskAboutAFileItsIterationNamed(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.record("7", "sonnet", cairn.OutcomeDone, "Changed billing/invoice.go and its tests.\n<learning>Amounts are integer cents everywhere; never use floats for money.</learning>")
-	text := f.context(loop.ContextRequest{Task: "8", Title: "Add a discount line", Files: []string{"billing/invoice.go"}})
+	text := f.context(cairn.LoopContextRequest{Task: "8", Title: "Add a discount line", Files: []string{"billing/invoice.go"}})
 	if !strings.Contains(text, "integer cents") {
 		t.Errorf("the learning tagged file:billing/invoice.go is not in the context of a task about that file:\n%s", text)
 	}

@@ -7,30 +7,11 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-// PruneOptions say what is old. Zero values mean the defaults.
-type PruneOptions struct {
-	// ArchiveAfter: the failure reports of a task whose latest attempt was
-	// done longer ago than this are archived (they expire, so that no
-	// context shows them; cleanup removes them later). Default 30 days.
-	ArchiveAfter time.Duration
-	// AggregateAfter: iterations older than this are folded into totals
-	// per task, model and outcome (model choice and status still count
-	// them). Default 90 days.
-	AggregateAfter time.Duration
-	Now            time.Time
-}
-
-// Pruned is what Prune did.
-type Pruned struct {
-	Archived   []string // ids of the failure reports archived
-	Aggregated int      // iterations folded into totals
-}
-
 // Prune archives the failure reports of tasks done long ago and folds old
 // iterations into totals. Learnings are memories: superseded and expired
 // ones are handled by cairn cleanup like any other. Running it twice does
 // nothing more the second time.
-func Prune(ctx context.Context, svc Service, project string, opts PruneOptions) (*Pruned, error) {
+func Prune(ctx context.Context, svc Service, project string, opts cairn.LoopPruneOptions) (*cairn.LoopPruned, error) {
 	if opts.ArchiveAfter <= 0 {
 		opts.ArchiveAfter = 30 * 24 * time.Hour
 	}
@@ -40,11 +21,11 @@ func Prune(ctx context.Context, svc Service, project string, opts PruneOptions) 
 	if opts.Now.IsZero() {
 		opts.Now = svc.Now()
 	}
-	states, err := Status(ctx, svc, project, Policy{})
+	states, err := Status(ctx, svc, project, cairn.LoopPolicy{})
 	if err != nil {
 		return nil, err
 	}
-	out := &Pruned{}
+	out := &cairn.LoopPruned{}
 	now := opts.Now.UTC()
 	for _, st := range states {
 		if !st.Done || now.Sub(st.LastAt) < opts.ArchiveAfter {

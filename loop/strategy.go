@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -13,30 +12,8 @@ import (
 // DefaultTiers are the model tiers, cheapest first, when none are given.
 var DefaultTiers = []string{"haiku", "sonnet", "opus"}
 
-// Policy holds the thresholds of the escalation lifecycle. The zero value
-// means the defaults below.
-type Policy struct {
-	// EscalateAfter consecutive failures on a task, the next attempt runs
-	// one tier up (default 2).
-	EscalateAfter int
-	// StuckAfter consecutive failures, the task is stuck: the context
-	// carries the Stuck Loop Warning with a decomposition suggestion, and
-	// the most capable tier runs it (default 3).
-	StuckAfter int
-	// ReviewAfter consecutive failures, the task is flagged for a person
-	// (default 5).
-	ReviewAfter int
-	// RecentWindow is how many of the project's latest iterations make the
-	// recent success rate (default 10).
-	RecentWindow int
-}
-
-// PolicyOf is the policy of a [loop] configuration table.
-func PolicyOf(lc cairn.LoopSettings) Policy {
-	return Policy{EscalateAfter: lc.EscalateAfter, StuckAfter: lc.StuckAfter, ReviewAfter: lc.ReviewAfter}
-}
-
-func (p Policy) withDefaults() Policy {
+// withDefaults is p with its zero values set to the defaults.
+func withDefaults(p cairn.LoopPolicy) cairn.LoopPolicy {
 	if p.EscalateAfter <= 0 {
 		p.EscalateAfter = 2
 	}
@@ -52,28 +29,9 @@ func (p Policy) withDefaults() Policy {
 	return p
 }
 
-// TaskState is what the recorded iterations say about one task.
-type TaskState struct {
-	Task     string
-	Attempts int // every recorded attempt, aggregated ones included
-	Failures int // failed or signal-less attempts, aggregated ones included
-	// ConsecutiveFailures counts the failed or signal-less attempts since
-	// the task was last done (or since its first attempt).
-	ConsecutiveFailures int
-	LastOutcome         string
-	LastModel           string
-	LastAt              time.Time
-	Difficulty          string // the latest estimate, "" when none
-	Done                bool   // the latest attempt was done
-	Stuck               bool   // ConsecutiveFailures reached Policy.StuckAfter
-	Flagged             bool   // ConsecutiveFailures reached Policy.ReviewAfter
-	// Attempts, newest first, of the iterations not yet aggregated.
-	Recent []*cairn.Iteration
-}
-
 // taskState folds a task's iterations (newest first) and totals.
-func taskState(task string, its []*cairn.Iteration, totals []cairn.IterationTotals, p Policy) TaskState {
-	s := TaskState{Task: task, Recent: its}
+func taskState(task string, its []*cairn.Iteration, totals []cairn.IterationTotals, p cairn.LoopPolicy) cairn.TaskState {
+	s := cairn.TaskState{Task: task, Recent: its}
 	counting := true
 	for _, it := range its {
 		s.Attempts++
@@ -113,17 +71,6 @@ func taskState(task string, its []*cairn.Iteration, totals []cairn.IterationTota
 	return s
 }
 
-// Choice is a model tier picked for the next attempt at a task, and why.
-type Choice struct {
-	Model  string
-	Tier   int // its index in the tiers, cheapest 0
-	Reason string
-	State  TaskState
-	// RecentDone and RecentCount are the project's recent success rate
-	// that the choice read: done iterations of the latest ones.
-	RecentDone, RecentCount int
-}
-
 // ChooseModel picks the tier for the next attempt at task from the
 // recorded iterations, with tiers ordered cheapest first:
 //
@@ -144,8 +91,8 @@ type Choice struct {
 //     is stuck (Policy.StuckAfter).
 //
 // The reason says which rules applied, in that order.
-func ChooseModel(ctx context.Context, svc Service, project, task string, tiers []string, p Policy) (*Choice, error) {
-	p = p.withDefaults()
+func ChooseModel(ctx context.Context, svc Service, project, task string, tiers []string, p cairn.LoopPolicy) (*cairn.LoopChoice, error) {
+	p = withDefaults(p)
 	if len(tiers) == 0 {
 		tiers = DefaultTiers
 	}
@@ -177,7 +124,7 @@ type similarOutcomes struct {
 
 // loadSimilar reads the outcomes of the other tasks with the task's
 // difficulty estimate; nil when the task has none.
-func loadSimilar(ctx context.Context, svc Service, project string, st TaskState) (*similarOutcomes, error) {
+func loadSimilar(ctx context.Context, svc Service, project string, st cairn.TaskState) (*similarOutcomes, error) {
 	if st.Difficulty == "" {
 		return nil, nil
 	}
@@ -231,33 +178,33 @@ func (s *similarOutcomes) similarTier(tiers []string, def int) (tier int, why st
 
 // FirstChoice is the choice for a task of a project with nothing
 // recorded.
-func FirstChoice(tiers []string, p Policy) *Choice {
+func FirstChoice(tiers []string, p cairn.LoopPolicy) *cairn.LoopChoice {
 	if len(tiers) == 0 {
 		tiers = DefaultTiers
 	}
-	c := choose(TaskState{}, nil, nil, tiers, p.withDefaults())
+	c := choose(cairn.TaskState{}, nil, nil, tiers, withDefaults(p))
 	return &c
 }
 
 // load reads the task's state and the project's latest iterations.
-func load(ctx context.Context, svc Service, project, task string, p Policy) (TaskState, []*cairn.Iteration, error) {
+func load(ctx context.Context, svc Service, project, task string, p cairn.LoopPolicy) (cairn.TaskState, []*cairn.Iteration, error) {
 	its, err := svc.FindIterations(ctx, cairn.IterationFilter{Project: project, Task: task, Limit: 200})
 	if err != nil {
-		return TaskState{}, nil, err
+		return cairn.TaskState{}, nil, err
 	}
 	totals, err := svc.IterationTotals(ctx, project, task)
 	if err != nil {
-		return TaskState{}, nil, err
+		return cairn.TaskState{}, nil, err
 	}
 	recent, err := svc.FindIterations(ctx, cairn.IterationFilter{Project: project, Limit: p.RecentWindow})
 	if err != nil {
-		return TaskState{}, nil, err
+		return cairn.TaskState{}, nil, err
 	}
 	return taskState(task, its, totals, p), recent, nil
 }
 
-func choose(st TaskState, recent []*cairn.Iteration, similar *similarOutcomes, tiers []string, p Policy) Choice {
-	c := Choice{State: st, RecentCount: len(recent)}
+func choose(st cairn.TaskState, recent []*cairn.Iteration, similar *similarOutcomes, tiers []string, p cairn.LoopPolicy) cairn.LoopChoice {
+	c := cairn.LoopChoice{State: st, RecentCount: len(recent)}
 	for _, it := range recent {
 		if it.Outcome == cairn.OutcomeDone {
 			c.RecentDone++
@@ -301,8 +248,8 @@ func choose(st TaskState, recent []*cairn.Iteration, similar *similarOutcomes, t
 
 // Status is the state of every task of a project, flagged ones first, then
 // stuck ones, then by the latest attempt (newest first).
-func Status(ctx context.Context, svc Service, project string, p Policy) ([]TaskState, error) {
-	p = p.withDefaults()
+func Status(ctx context.Context, svc Service, project string, p cairn.LoopPolicy) ([]cairn.TaskState, error) {
+	p = withDefaults(p)
 	its, err := svc.FindIterations(ctx, cairn.IterationFilter{Project: project})
 	if err != nil {
 		return nil, err
@@ -325,11 +272,11 @@ func Status(ctx context.Context, svc Service, project string, p Policy) ([]TaskS
 			order = append(order, t.Task)
 		}
 	}
-	out := make([]TaskState, 0, len(order))
+	out := make([]cairn.TaskState, 0, len(order))
 	for _, task := range order {
 		out = append(out, taskState(task, byTask[task], totals, p))
 	}
-	slices.SortStableFunc(out, func(a, b TaskState) int {
+	slices.SortStableFunc(out, func(a, b cairn.TaskState) int {
 		if a.Flagged != b.Flagged {
 			return boolFirst(a.Flagged)
 		}

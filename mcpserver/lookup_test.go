@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/cairn-dev/cairn/mcpserver"
-	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 func TestLookupToolsAnswerByFileErrorAndCommand(t *testing.T) {
@@ -16,15 +16,15 @@ func TestLookupToolsAnswerByFileErrorAndCommand(t *testing.T) {
 		"content": "**Problem:** FAIL: TestTokenCompare timing differs\n\n**Fix:** edited auth/token.go", "files": []string{"auth/token.go"}})
 	remember(t, f.connect("other"), map[string]any{"type": "decision", "content": "Other project: tokens are hashed", "files": []string{"auth/token.go"}})
 
-	file := ok[recall.LookupOut](t, cs, "recall_file", map[string]any{"path": "auth/token.go"})
+	file := ok[wire.Lookup](t, cs, "recall_file", map[string]any{"path": "auth/token.go"})
 	if len(file.Items) != 2 || !strings.Contains(file.Text, dec.ID) || !strings.Contains(file.Text, fix.ID) {
 		t.Errorf("recall_file answered %+v", file)
 	}
-	errOut := ok[recall.LookupOut](t, cs, "recall_error", map[string]any{"error": "--- FAIL: TestTokenCompare (0.00s) timing differs"})
+	errOut := ok[wire.Lookup](t, cs, "recall_error", map[string]any{"error": "--- FAIL: TestTokenCompare (0.00s) timing differs"})
 	if len(errOut.Items) == 0 || errOut.Items[0].ID != fix.ID || errOut.Items[0].Section != "fixes" {
 		t.Errorf("recall_error answered %+v", errOut)
 	}
-	cmd := ok[recall.LookupOut](t, cs, "recall_command", map[string]any{"command": "go test"})
+	cmd := ok[wire.Lookup](t, cs, "recall_command", map[string]any{"command": "go test"})
 	if len(cmd.Commands) != 1 || cmd.Commands[0].Line != "go test ./auth/..." {
 		t.Errorf("recall_command answered %+v", cmd)
 	}

@@ -9,7 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // Iteration memory for agent loops (seed 003): the same as cairn loop.
@@ -37,7 +37,7 @@ type LoopStatusIn struct {
 func (s *server) addLoopTools(srv *mcp.Server) {
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:        "loop_record",
-		InputSchema: inputSchemaFor[loop.RecordJSON](),
+		InputSchema: inputSchemaFor[wire.RecordJSON](),
 		Description: "Record one finished iteration of an agent loop: its outcome and metrics, the signals of its result, " +
 			"and a failure report (a minimal one made from the result when a failed iteration wrote none).",
 		Annotations: annotations("Record a loop iteration", false, false, true),
@@ -53,33 +53,33 @@ func (s *server) addLoopTools(srv *mcp.Server) {
 		Name:         "loop_model",
 		InputSchema:  inputSchemaFor[LoopModelIn](),
 		Description:  "The model tier for the next attempt at a task, from the recorded metrics, and why.",
-		OutputSchema: schemaFor[loop.ChoiceJSON](),
+		OutputSchema: schemaFor[wire.ChoiceJSON](),
 		Annotations:  annotations("Choose a model tier", true, false, true),
 	}, s.loopModel)
 	mcp.AddTool(srv, &mcp.Tool{
 		Name:         "loop_status",
 		InputSchema:  inputSchemaFor[LoopStatusIn](),
 		Description:  "Every task of the loop with its attempts and failures; tasks flagged for human review and stuck ones first.",
-		OutputSchema: schemaFor[loop.StatusJSON](),
+		OutputSchema: schemaFor[wire.StatusJSON](),
 		Annotations:  annotations("Loop status", true, false, true),
 	}, s.loopStatus)
 }
 
-func (s *server) loopPolicy(ctx context.Context) (loop.Policy, []string, int, error) {
+func (s *server) loopPolicy(ctx context.Context) (cairn.LoopPolicy, []string, int, error) {
 	cfg, err := s.settings(ctx)
 	if err != nil {
-		return loop.Policy{}, nil, 0, err
+		return cairn.LoopPolicy{}, nil, 0, err
 	}
-	return loop.PolicyOf(cfg.Loop), cfg.Loop.Tiers, cfg.Loop.BudgetChars, nil
+	return cfg.Loop.Policy(), cfg.Loop.Tiers, cfg.Loop.BudgetChars, nil
 }
 
-func (s *server) loopRecord(ctx context.Context, _ *mcp.CallToolRequest, in loop.RecordJSON) (*mcp.CallToolResult, loop.RecordedJSON, error) {
+func (s *server) loopRecord(ctx context.Context, _ *mcp.CallToolRequest, in wire.RecordJSON) (*mcp.CallToolResult, wire.RecordedJSON, error) {
 	r, err := s.eng.LoopRecord(ctx, in.Record(s.eng.Now()))
 	if err != nil {
-		return nil, loop.RecordedJSON{}, s.toolError("loop_record", err)
+		return nil, wire.RecordedJSON{}, s.toolError("loop_record", err)
 	}
 	text := fmt.Sprintf("recorded iteration %d of task %s (%s); %d %s", r.Iteration.Iteration, r.Iteration.Task, r.Iteration.Outcome, len(r.Memories), plural(len(r.Memories), "memory", "memories"))
-	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, loop.RecordedJSONOf(r), nil
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, wire.RecordedJSONOf(r), nil
 }
 
 func (s *server) loopContext(ctx context.Context, _ *mcp.CallToolRequest, in LoopContextIn) (*mcp.CallToolResult, ContextOut, error) {
@@ -90,12 +90,12 @@ func (s *server) loopContext(ctx context.Context, _ *mcp.CallToolRequest, in Loo
 	if in.Budget > 0 {
 		budget = in.Budget
 	}
-	c, err := s.eng.LoopContext(ctx, loop.ContextRequest{Project: s.project, Task: in.Task, Title: in.Title,
+	c, err := s.eng.LoopContext(ctx, cairn.LoopContextRequest{Project: s.project, Task: in.Task, Title: in.Title,
 		Description: in.Description, Files: in.Files, Budget: budget, Tiers: tiers, Policy: p, Root: s.root, Now: s.eng.Now()})
 	if err != nil {
 		return nil, ContextOut{}, s.toolError("loop_context", err)
 	}
-	j := loop.ContextJSONOf(c)
+	j := wire.ContextJSONOf(c)
 	text := c.Text
 	if strings.TrimSpace(text) == "" {
 		text = "Nothing is recorded for this task yet."
@@ -103,35 +103,35 @@ func (s *server) loopContext(ctx context.Context, _ *mcp.CallToolRequest, in Loo
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: text}}}, ContextOut{Block: j.Text, IDs: j.IDs}, nil
 }
 
-func (s *server) loopModel(ctx context.Context, _ *mcp.CallToolRequest, in LoopModelIn) (*mcp.CallToolResult, loop.ChoiceJSON, error) {
+func (s *server) loopModel(ctx context.Context, _ *mcp.CallToolRequest, in LoopModelIn) (*mcp.CallToolResult, wire.ChoiceJSON, error) {
 	p, tiers, _, err := s.loopPolicy(ctx)
 	if err != nil {
-		return nil, loop.ChoiceJSON{}, s.toolError("loop_model", err)
+		return nil, wire.ChoiceJSON{}, s.toolError("loop_model", err)
 	}
 	if len(in.Tiers) > 0 {
 		tiers = in.Tiers
 	}
 	if strings.TrimSpace(in.Task) == "" {
-		return nil, loop.ChoiceJSON{}, s.toolError("loop_model", cairn.Errorf(cairn.EINVALID, "the task is required"))
+		return nil, wire.ChoiceJSON{}, s.toolError("loop_model", cairn.Errorf(cairn.EINVALID, "the task is required"))
 	}
 	c, err := s.eng.LoopModel(ctx, in.Task, tiers, p)
 	if err != nil {
-		return nil, loop.ChoiceJSON{}, s.toolError("loop_model", err)
+		return nil, wire.ChoiceJSON{}, s.toolError("loop_model", err)
 	}
-	return nil, loop.ChoiceJSONOf(c), nil
+	return nil, wire.ChoiceJSONOf(c), nil
 }
 
-func (s *server) loopStatus(ctx context.Context, _ *mcp.CallToolRequest, in LoopStatusIn) (*mcp.CallToolResult, loop.StatusJSON, error) {
+func (s *server) loopStatus(ctx context.Context, _ *mcp.CallToolRequest, in LoopStatusIn) (*mcp.CallToolResult, wire.StatusJSON, error) {
 	p, _, _, err := s.loopPolicy(ctx)
 	if err != nil {
-		return nil, loop.StatusJSON{}, s.toolError("loop_status", err)
+		return nil, wire.StatusJSON{}, s.toolError("loop_status", err)
 	}
 	states, err := s.eng.LoopStatus(ctx, p)
 	if err != nil {
-		return nil, loop.StatusJSON{}, s.toolError("loop_status", err)
+		return nil, wire.StatusJSON{}, s.toolError("loop_status", err)
 	}
 	if in.NeedsAttention {
-		states = slices.DeleteFunc(states, func(st loop.TaskState) bool { return !st.Stuck }) // flagged tasks are stuck too
+		states = slices.DeleteFunc(states, func(st cairn.TaskState) bool { return !st.Stuck }) // flagged tasks are stuck too
 	}
-	return nil, loop.StatusJSONOf(states), nil
+	return nil, wire.StatusJSONOf(states), nil
 }

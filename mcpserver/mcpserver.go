@@ -31,8 +31,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/loop"
-	"github.com/cairn-dev/cairn/recall"
 )
 
 // Options configure a server.
@@ -49,7 +47,7 @@ type Options struct {
 	Project string
 	// Root is the project's folder, when the server runs in it: context
 	// blocks mark the memories whose files there changed since (see
-	// recall.MarkStale). "" skips the check.
+	// package filestale). "" skips the check.
 	Root string
 	// Version is reported to clients as the server's version; "" means
 	// "(devel)".
@@ -59,29 +57,22 @@ type Options struct {
 	Logger *slog.Logger
 }
 
-// Service is what the server calls, bound to one project: memories and
-// search, type checks, the clock, context blocks and the iterations of
-// agent loops. local.Project and client.Project implement it.
+// Service is the part of cairn's surface (cairn.App) the server calls,
+// bound to one project: memories and search, type checks, the project's
+// settings (its loop policy), cleanup, the clock, context blocks and
+// lookups built where the memories are, and the iterations of agent
+// loops. local.Project and client.Project implement it. A call the
+// settings cannot serve is EINVALID; a block or a lookup returned with
+// an error means that only the recording of its use failed.
 type Service interface {
 	cairn.Service
 	cairn.TypeService
-	// The project's settings (its loop policy; context blocks read them
-	// where they are built).
 	cairn.SettingsService
 	cairn.LifecycleService
 	cairn.Clock
-	// Context builds a context block as recall.AnswerCall does: with
-	// the project's settings, at the service's clock when call.Now is zero, and
-	// recording the use of the memories it shows when call.Record. A call
-	// the configuration cannot serve is a *recall.InvalidError or an
-	// EINVALID error. An answer returned with an error means that only
-	// the recording failed.
-	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
-	// Lookup answers a lookup by name (a file, an error, a command) where
-	// the memories are, as recall.Lookup does; req.Project is the
-	// service's.
-	Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error)
-	loop.API
+	cairn.ContextBlockService
+	cairn.LookupService
+	cairn.LoopService
 }
 
 // server holds what the handlers share.

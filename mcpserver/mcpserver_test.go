@@ -28,10 +28,10 @@ import (
 	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/local"
-	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/mcpserver"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/sqlite"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // Both the engine of this process and a server's client serve an MCP
@@ -66,12 +66,12 @@ func newFixture(t *testing.T) *fixture {
 func (f *fixture) connect(project string) *mcp.ClientSession {
 	f.t.Helper()
 	srv, err := mcpserver.New(mcpserver.Options{
-		Service: local.New(f.eng, project, func(ctx context.Context, ids []string, session string) error {
+		Service: local.New(f.eng, project, &local.Options{Record: func(ctx context.Context, ids []string, session string) error {
 			f.mu.Lock()
 			f.uses = append(f.uses, ids)
 			f.mu.Unlock()
 			return f.eng.RecordUse(ctx, ids, session)
-		}),
+		}}),
 		Project: project,
 	})
 	if err != nil {
@@ -675,26 +675,26 @@ func TestMemoryToolFilesAreMemoriesOfTheProject(t *testing.T) {
 func TestLoopToolsRecordAndRecallIterations(t *testing.T) {
 	f := newFixture(t)
 	cs := f.connect("proj")
-	rec := ok[loop.RecordedJSON](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 1, "outcome": "failed", "model": "sonnet",
+	rec := ok[wire.RecordedJSON](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 1, "outcome": "failed", "model": "sonnet",
 		"result": "<failure-report>\nerror: TestSync times out\navoid: more retries\n</failure-report>\n<learning>never closed"})
 	if rec.Iteration.FailureID == "" || rec.MinimalReport || len(rec.Problems) != 1 {
 		t.Fatalf("loop_record answered %+v", rec)
 	}
-	ok[loop.RecordedJSON](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 2, "outcome": "no-signal", "model": "sonnet"})
+	ok[wire.RecordedJSON](t, cs, "loop_record", map[string]any{"task": "7", "iteration": 2, "outcome": "no-signal", "model": "sonnet"})
 	c := ok[mcpserver.ContextOut](t, cs, "loop_context", map[string]any{"task": "7"})
 	if !strings.Contains(c.Block, "Previous Attempts") || !strings.Contains(c.Block, "TestSync times out") || !slices.Contains(c.IDs, rec.Iteration.FailureID) {
 		t.Errorf("loop_context answered %+v", c)
 	}
-	m := ok[loop.ChoiceJSON](t, cs, "loop_model", map[string]any{"task": "7"})
+	m := ok[wire.ChoiceJSON](t, cs, "loop_model", map[string]any{"task": "7"})
 	if m.Model != "opus" || m.ConsecutiveFailures != 2 {
 		t.Errorf("loop_model answered %+v", m)
 	}
-	st := ok[loop.StatusJSON](t, cs, "loop_status", map[string]any{})
+	st := ok[wire.StatusJSON](t, cs, "loop_status", map[string]any{})
 	if len(st.Tasks) != 1 || st.Tasks[0].Attempts != 2 {
 		t.Errorf("loop_status answered %+v", st)
 	}
 	// Another project sees nothing of it; bad input is a tool error.
-	if st := ok[loop.StatusJSON](t, f.connect("other"), "loop_status", map[string]any{}); len(st.Tasks) != 0 {
+	if st := ok[wire.StatusJSON](t, f.connect("other"), "loop_status", map[string]any{}); len(st.Tasks) != 0 {
 		t.Errorf("another project's status: %+v", st)
 	}
 	for _, args := range []map[string]any{{"task": "7", "iteration": 0, "outcome": "failed"}, {"task": "7", "iteration": 3, "outcome": "maybe"}, {"iteration": 3, "outcome": "done"}} {

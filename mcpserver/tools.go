@@ -13,7 +13,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -371,21 +370,21 @@ func (s *server) get(ctx context.Context, _ *mcp.CallToolRequest, in GetIn) (*mc
 const noMemories = "No memories to show for this prompt yet."
 
 func (s *server) context(ctx context.Context, _ *mcp.CallToolRequest, in ContextIn) (*mcp.CallToolResult, ContextOut, error) {
-	req := recall.Request{
+	req := cairn.ContextRequest{
 		Project: s.project, Prompt: in.Prompt, Hat: in.Hat, Agent: in.Agent, Task: in.Task,
 		Session: in.Session, Files: in.Files, Format: in.Format, Root: s.root, Index: in.Index,
 	}
 	if in.Budget != nil {
 		req.Budget, req.BudgetSet = *in.Budget, true
 	}
-	a, err := s.eng.Context(ctx, recall.Call{Request: req, Record: true})
+	a, err := s.eng.Context(ctx, cairn.ContextCall{ContextRequest: req, Record: true})
 	if a != nil && err != nil {
 		// The block is right; only its bookkeeping failed.
 		s.log.Error("recording the use of memories", "project", s.project, "err", err)
 		err = nil
 	}
 	if err != nil {
-		return nil, ContextOut{}, s.toolError("context", recall.AsInvalid(err))
+		return nil, ContextOut{}, s.toolError("context", err)
 	}
 	out := ContextOut{Block: a.Text, IDs: a.IDs}
 	if out.IDs == nil {

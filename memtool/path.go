@@ -83,11 +83,7 @@ func showPath(p string) string {
 	const max = 160
 	cut := false
 	if len(p) > max {
-		n := max
-		for n > 0 && !utf8.RuneStart(p[n]) {
-			n--
-		}
-		p, cut = p[:n], true
+		p, cut = cairn.CutBytes(p, max), true
 	}
 	plain := utf8.ValidString(p)
 	for _, r := range p {

@@ -20,7 +20,7 @@ const agentScan = 50
 // to a block asked for an agent by name (`cairn context --agent A`, the
 // MCP context tool), not to the hooks' blocks (which choose their tiers):
 // their agent is the tool itself, whose memories are mostly sessions.
-func withAgentPatterns(ctx context.Context, eng Service, req Request, p Profile, sel *Selection, sections []contextpack.Section) ([]contextpack.Section, error) {
+func withAgentPatterns(ctx context.Context, eng Service, req cairn.ContextRequest, p Profile, sel *Selection, sections []contextpack.Section) ([]contextpack.Section, error) {
 	if req.Agent == "" || p.Tiers != nil {
 		return sections, nil
 	}

@@ -27,7 +27,7 @@ func TestContextForAnAgentShowsItsLearnedPatternsByConfidence(t *testing.T) {
 	add("mars", "session", "Session: wired the auth", 0.95)
 	venus := add("venus", "pattern", "Components are functions with hooks", 0.95)
 
-	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), recall.Request{Project: "p", Agent: "mars"})
+	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Agent: "mars"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,7 +59,7 @@ func TestContextForAnAgentShowsItsLearnedPatternsByConfidence(t *testing.T) {
 		t.Errorf("a session record counted as a pattern:\n%s", sec)
 	}
 	// A hook's block (tiers chosen) has no such section.
-	hb, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), recall.Request{Project: "p", Agent: "mars", Tiers: []string{cairn.ContextStatic}})
+	hb, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Agent: "mars", Tiers: []string{cairn.ContextStatic}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -19,7 +19,7 @@ func TestTheContextBlockGivesAgesAndRelevanceButHookBlocksDoNot(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock = now
-	req := recall.Request{Project: "p", Prompt: "the rate limiter test fails under -race"}
+	req := cairn.ContextRequest{Project: "p", Prompt: "the rate limiter test fails under -race"}
 	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), req)
 	if err != nil {
 		t.Fatal(err)

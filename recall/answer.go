@@ -13,53 +13,20 @@ import (
 	"github.com/cairn-dev/cairn/hook"
 )
 
-// Call is one context block asked of a service: the request, the
-// configuration to build it with, and what to do besides building it.
-// It is what a transport carries, so that the block a client gets from a
-// server is the block it would have built itself.
-type Call struct {
-	Request
-	// Config, in process, is the settings to build the block with (a
-	// command's own files read); nil takes the project's stored settings,
-	// else the engine's own (engine.Engine.SettingsOf). A transport never
-	// carries it: the process that answers reads the project's settings.
-	Config *cairn.Settings
-	// Now is the clock of the block (recency, expiry); zero takes the
-	// service's.
-	Now time.Time
-	// Record records the use of the memories the block shows, in
-	// Request.Session: use counts, last use and confidence rise.
-	Record bool
-	// MaxJSONChars, when above 0, renders the block shorter until its
-	// text, escaped as a JSON string (hook.EscapedLen), is at most that
-	// long: Claude Code counts the escaped text against its cap. A block
-	// that cannot be made short enough fails with hook.ErrTooLong.
-	MaxJSONChars int
-}
-
-// Answer is a built block.
-type Answer struct {
-	Text    string   // the rendered block; "" when nothing was placed
-	IDs     []string // the memories the block shows, in block order
-	Tokens  int      // the block's size in estimated tokens
-	Explain string   // when Request.Explain: why each memory was chosen or left out
-	// Retrieval is how the relevant memories were ranked: a fallback to
-	// lexical ranking says why (the hooks log it).
-	Retrieval cairn.Retrieval
-}
-
 // Recorder records that a block showed the memories ids in session. A
 // long-running server batches these writes; a one-shot process writes
 // them at once (engine.Engine.RecordUse).
 type Recorder func(ctx context.Context, ids []string, session string) error
 
-// AnswerCall builds the block of call with eng (bound to the call's project)
-// and records its use with record when the call asks for it. A call the
-// configuration cannot serve is an *InvalidError. When only the recording
-// fails, the answer is returned with that error: the block is right, its
-// bookkeeping is not. Safe for concurrent use when eng and record are.
-func AnswerCall(ctx context.Context, eng *engine.Engine, call Call, record Recorder) (*Answer, error) {
-	c := call.Config
+// AnswerCall builds the block of call with eng (bound to the call's
+// project) and the settings c (nil: the project's stored settings, else
+// the engine's own: engine.Engine.SettingsOf), and records its use with
+// record when the call asks for it. A call the configuration cannot serve
+// is an *InvalidError; one whose block does not fit in call.MaxJSONChars
+// fails with hook.ErrTooLong. When only the recording fails, the answer is
+// returned with that error: the block is right, its bookkeeping is not.
+// Safe for concurrent use when eng and record are.
+func AnswerCall(ctx context.Context, eng *engine.Engine, c *cairn.Settings, call cairn.ContextCall, record Recorder) (*cairn.ContextBlock, error) {
 	if c == nil {
 		var err error
 		if c, err = eng.SettingsOf(ctx, call.Project); err != nil {
@@ -71,7 +38,7 @@ func AnswerCall(ctx context.Context, eng *engine.Engine, call Call, record Recor
 		now := call.Now
 		eng = eng.WithClock(func() time.Time { return now })
 	}
-	b, err := Build(ctx, eng, c, call.Request)
+	b, err := Build(ctx, eng, c, call.ContextRequest)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +47,7 @@ func AnswerCall(ctx context.Context, eng *engine.Engine, call Call, record Recor
 			return nil, err
 		}
 	}
-	a := &Answer{Text: b.Text, IDs: b.IDs(), Tokens: b.Result.Tokens, Retrieval: b.Selection.Retrieval}
+	a := &cairn.ContextBlock{Text: b.Text, IDs: b.IDs(), Tokens: b.Result.Tokens, Retrieval: b.Selection.Retrieval}
 	if call.Explain {
 		a.Explain = Explain(b)
 	}

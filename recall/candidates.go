@@ -34,7 +34,7 @@ const CriticalCap = 5
 // selection reads, resolved from the configuration, the profile and the
 // request.
 type query struct {
-	req        Request
+	req        cairn.ContextRequest
 	candidates cairn.CandidateRequest
 	weights    seed000
 	now        time.Time
@@ -57,7 +57,7 @@ type query struct {
 // contextQuery resolves a context block's candidates and selection for
 // the configuration c (its mode and overrides applied), the profile p and
 // the request, at now.
-func contextQuery(c *cairn.Settings, r Request, p Profile, now time.Time) *query {
+func contextQuery(c *cairn.Settings, r cairn.ContextRequest, p Profile, now time.Time) *query {
 	cc := c.Context
 	q := &query{req: r, weights: seed000Of(c, r), now: now, staticShown: p.shows(cairn.ContextStatic), minConfidence: cc.MinConfidence}
 	q.candidates = cairn.CandidateRequest{Project: r.Project, Session: r.Session, Now: now, Pinned: true}

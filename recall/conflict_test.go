@@ -24,7 +24,7 @@ func TestTwoContradictingMemoriesAreOneConflictLineUntilResolved(t *testing.T) {
 		t.Fatal(err)
 	}
 	build := func() string {
-		b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), recall.Request{Project: "p", Prompt: "refunds in the payment sandbox with test cards"})
+		b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Prompt: "refunds in the payment sandbox with test cards"})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -44,9 +44,9 @@ const maxTagged = 200
 // lookup's search, on the lines without their paths and numbers). An
 // output that names no error (failure.ErrorLines finds none) matches
 // nothing.
-func lookupFailure(ctx context.Context, svc LookupService, p Profile, req LookupRequest) (*LookupAnswer, error) {
+func lookupFailure(ctx context.Context, svc LookupService, p Profile, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
 	lines := failure.ErrorLines(req.Subject, maxErrorLines)
-	res := &LookupAnswer{Kind: KindFailure, Subject: strings.Join(lines, "\n")}
+	res := &cairn.LookupAnswer{Kind: cairn.LookupFailure, Subject: strings.Join(lines, "\n")}
 	if len(lines) == 0 {
 		return res, nil
 	}
@@ -62,7 +62,7 @@ func lookupFailure(ctx context.Context, svc LookupService, p Profile, req Lookup
 	if err != nil {
 		return nil, err
 	}
-	found := map[string]*LookupItem{}
+	found := map[string]*cairn.LookupItem{}
 	for i, tag := range tags {
 		var mems []*cairn.Memory
 		for _, m := range cands.Tagged {
@@ -74,7 +74,7 @@ func lookupFailure(ctx context.Context, svc LookupService, p Profile, req Lookup
 			if !m.Live(req.Now) || found[m.ID] != nil || shown.has(ctx, m.ID) {
 				continue
 			}
-			found[m.ID] = &LookupItem{Memory: m, Score: 2 - float64(i)/float64(len(lines)) + p.Weights.recency(m, req.Now)/10,
+			found[m.ID] = &cairn.LookupItem{Memory: m, Score: 2 - float64(i)/float64(len(lines)) + p.Weights.recency(m, req.Now)/10,
 				Section: "fixes", Why: "the same error"}
 		}
 	}
@@ -82,8 +82,8 @@ func lookupFailure(ctx context.Context, svc LookupService, p Profile, req Lookup
 		return nil, shown.err
 	}
 	if len(found) == 0 && !req.Exact {
-		ep := profiles[ProfileLookupError]
-		near, err := lookupError(ctx, svc, ep, LookupRequest{Project: req.Project, Subject: errorQuery(lines), Now: req.Now, Limit: req.Limit}, true)
+		ep := profiles[cairn.ProfileLookupError]
+		near, err := lookupError(ctx, svc, ep, cairn.LookupRequest{Project: req.Project, Subject: errorQuery(lines), Now: req.Now, Limit: req.Limit}, true)
 		if err != nil {
 			return nil, err
 		}
@@ -106,12 +106,12 @@ func lookupFailure(ctx context.Context, svc LookupService, p Profile, req Lookup
 // program and sub-command, failure.CommandKey): the fixes of errors that
 // command met before that say how to run it, and the memories of the
 // profile's types that name the command, by the profile's weights.
-func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, req LookupRequest) (*LookupAnswer, error) {
+func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
 	line := req.Command
 	if line == "" {
 		line = req.Subject
 	}
-	res := &LookupAnswer{Kind: KindCommandFailures, Subject: failure.CommandKey(line)}
+	res := &cairn.LookupAnswer{Kind: cairn.LookupCommandFailures, Subject: failure.CommandKey(line)}
 	tag := failure.CommandTag(line)
 	if tag == "" {
 		return res, nil
@@ -122,13 +122,13 @@ func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, re
 	if err != nil {
 		return nil, err
 	}
-	found := map[string]*LookupItem{}
+	found := map[string]*cairn.LookupItem{}
 	for _, m := range cands.Tagged {
 		// Before a command runs, what helps is how to run it: a fix that
 		// was only an edit of the code fixed that code, not the command
 		// (unless the error keeps coming back).
 		if m.Live(req.Now) && (!onlyEdits(m.Content) || recurs(m.Content)) && !shown.has(ctx, m.ID) {
-			found[m.ID] = &LookupItem{Memory: m, Score: p.Weights.value(m, 1, req.Now), Section: "fixes",
+			found[m.ID] = &cairn.LookupItem{Memory: m, Score: p.Weights.value(m, 1, req.Now), Section: "fixes",
 				Why: "a failure of this command"}
 		}
 	}
@@ -143,7 +143,7 @@ func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, re
 		if found[m.ID] != nil || !m.Live(req.Now) || !containsWord(m.Title+"\n"+m.Content, res.Subject) || shown.has(ctx, m.ID) {
 			continue
 		}
-		found[m.ID] = &LookupItem{Memory: m, Score: p.Weights.value(m, namedMatch, req.Now), Section: "fixes",
+		found[m.ID] = &cairn.LookupItem{Memory: m, Score: p.Weights.value(m, namedMatch, req.Now), Section: "fixes",
 			Why: "names this command"}
 	}
 	if shown.err != nil {
@@ -173,7 +173,7 @@ type shownSet struct {
 	err              error // the read's; has reports nothing shown after it
 }
 
-func newShownSet(svc LookupService, req LookupRequest) *shownSet {
+func newShownSet(svc LookupService, req cairn.LookupRequest) *shownSet {
 	return &shownSet{svc: svc, project: req.Project, session: req.Session, times: req.ShownTimes}
 }
 
@@ -214,8 +214,8 @@ func recurs(content string) bool { return strings.Contains(content, "\n**Seen:**
 // ranked orders items by score, then the most recently changed, then the
 // newest id (so that equal items, read from a map, come in one order
 // every time), and keeps n.
-func ranked(found map[string]*LookupItem, n int) []LookupItem {
-	items := make([]LookupItem, 0, len(found))
+func ranked(found map[string]*cairn.LookupItem, n int) []cairn.LookupItem {
+	items := make([]cairn.LookupItem, 0, len(found))
 	for _, it := range found {
 		items = append(items, *it)
 	}
@@ -238,7 +238,7 @@ func ranked(found map[string]*LookupItem, n int) []LookupItem {
 // block is the pack stage of the answers at the point of a command: the
 // items, best first, as a block of one section within budget tokens and
 // Claude Code's character cap.
-func block(project, title string, items []LookupItem, now time.Time, budget int) string {
+func block(project, title string, items []cairn.LookupItem, now time.Time, budget int) string {
 	if len(items) == 0 {
 		return ""
 	}

@@ -29,7 +29,7 @@ func TestSeenBeforeFindsTheSameErrorWhereverItHappens(t *testing.T) {
 		"Exit code 2\ntar: /home/bo/work/gw/build/tools-1.3.tar.gz: Cannot open: No such file or directory\ntar: Error is not recoverable: exiting now",
 		"Exit code 1\nPreToolUse:Bash hook error: [sh -c 'cd /srv/gw && uv run .claude/hooks/guard.py']: BLOCKED: rm is not allowed here",
 	} {
-		res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure,
+		res, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileFailure,
 			Subject: redact.Paths{Root: "/srv/gw"}.Text(out), Now: lookupNow})
 		if err != nil {
 			t.Fatal(err)
@@ -38,7 +38,7 @@ func TestSeenBeforeFindsTheSameErrorWhereverItHappens(t *testing.T) {
 			t.Errorf("%q: found %v\n%s", out, ids, res.Text)
 		}
 	}
-	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Now: lookupNow,
+	res, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileFailure, Now: lookupNow,
 		Subject: "ssh: connect to the staging gateway port 22: Connection refused from the VPN address range"})
 	if err != nil {
 		t.Fatal(err)
@@ -47,19 +47,19 @@ func TestSeenBeforeFindsTheSameErrorWhereverItHappens(t *testing.T) {
 		t.Errorf("an error that reads like a pitfall: %v", ids)
 	}
 	for _, out := range []string{"Exit code 1", "panic: runtime error: index out of range [3] with length 3 in the parser"} {
-		if res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Subject: out, Now: lookupNow}); err != nil || res.Text != "" {
+		if res, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileFailure, Subject: out, Now: lookupNow}); err != nil || res.Text != "" {
 			t.Errorf("%q found %v (%v)", out, res.IDs(), err)
 		}
 	}
 	if err := e.RecordUse(t.Context(), []string{fix}, "s-1"); err != nil {
 		t.Fatal(err)
 	}
-	res, err = recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Now: lookupNow, Session: "s-1", ShownTimes: 1,
+	res, err = recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileFailure, Now: lookupNow, Session: "s-1", ShownTimes: 1,
 		Subject: "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory"})
 	if err != nil || res.Text != "" {
 		t.Errorf("a fix the session was shown is shown again: %v", res.IDs())
 	}
-	res, err = recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Now: lookupNow, Session: "s-1", ShownTimes: 2,
+	res, err = recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileFailure, Now: lookupNow, Session: "s-1", ShownTimes: 2,
 		Subject: "tar: /tmp/tools.tar.gz: Cannot open: No such file or directory"})
 	if err != nil || len(res.IDs()) != 1 {
 		t.Errorf("a fix the session was shown once is not shown again when twice are asked: %v", res.IDs())
@@ -79,7 +79,7 @@ func TestCommandFailuresShowHowToRunTheCommand(t *testing.T) {
 	named := add(t, e, &cairn.Memory{Type: "pitfall", Content: "cargo build needs the OpenCV headers: install them with the system package manager first."})
 	add(t, e, &cairn.Memory{Type: "pitfall", Content: "The API returns dates in UTC."})
 
-	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "cd app && cargo build --release 2>&1 | tail", Now: lookupNow})
+	res, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileCommand, Command: "cd app && cargo build --release 2>&1 | tail", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestCommandFailuresShowHowToRunTheCommand(t *testing.T) {
 	if len(ids) != 2 || !(ids[0] == env && ids[1] == named || ids[0] == named && ids[1] == env) || !strings.Contains(res.Text, "Known failures of `cargo build`") {
 		t.Errorf("before cargo build: %v\n%s", ids, res.Text)
 	}
-	if res, _ := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "ls -la", Now: lookupNow}); res.Text != "" {
+	if res, _ := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileCommand, Command: "ls -la", Now: lookupNow}); res.Text != "" {
 		t.Errorf("before ls: %v", res.IDs())
 	}
 }
@@ -103,7 +103,7 @@ func TestEqualAnswersBeforeACommandComeInOneOrder(t *testing.T) {
 			Title: "error: case " + string(rune('a'+i)), Content: "**Error:** ...\n\n**Fix:** ran it with -count=1 (" + string(rune('a'+i)) + ")"}))
 	}
 	for range 20 {
-		res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "go test ./...", Now: lookupNow})
+		res, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileCommand, Command: "go test ./...", Now: lookupNow})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -144,7 +144,7 @@ func TestAfterAFailureOtherTypesAreSearchedOnlyWhenFixesLeaveRoom(t *testing.T) 
 	out := "Exit code 2\npanic: the invoice batch worker panicked: nil pointer dereference"
 
 	svc := &countingSearches{LookupService: e}
-	res, err := recall.Lookup(t.Context(), svc, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Subject: out, Now: lookupNow})
+	res, err := recall.Lookup(t.Context(), svc, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileFailure, Subject: out, Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +153,7 @@ func TestAfterAFailureOtherTypesAreSearchedOnlyWhenFixesLeaveRoom(t *testing.T) 
 	}
 
 	svc = &countingSearches{LookupService: e}
-	res, err = recall.Lookup(t.Context(), svc, recall.LookupRequest{Project: "p", Profile: recall.ProfileLookupError, Subject: out, Limit: 3, Now: lookupNow})
+	res, err = recall.Lookup(t.Context(), svc, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileLookupError, Subject: out, Limit: 3, Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -162,7 +162,7 @@ func TestAfterAFailureOtherTypesAreSearchedOnlyWhenFixesLeaveRoom(t *testing.T) 
 	}
 
 	svc = &countingSearches{LookupService: e}
-	res, err = recall.Lookup(t.Context(), svc, recall.LookupRequest{Project: "p", Profile: recall.ProfileFailure, Subject: out, Limit: 5, Now: lookupNow})
+	res, err = recall.Lookup(t.Context(), svc, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileFailure, Subject: out, Limit: 5, Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -192,9 +192,9 @@ func TestLookupsReadTheSessionOnlyWhenAMemoryIsFound(t *testing.T) {
 	e := lookupEngine(t)
 	fix := add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("cargo build")}, Source: cairn.SourceAutomatic,
 		Title: "error: the SHOP_DB variable must be set", Content: "**Error:** ...\n\n**Fix:** ran it with SHOP_DB=x.db set"})
-	for _, req := range []recall.LookupRequest{
-		{Profile: recall.ProfileCommand, Command: "npm run lint -- --fix", ShownTimes: 1},
-		{Profile: recall.ProfileFailure, Subject: "Exit code 2\npanic: runtime error: index out of range [3] with length 3 in the parser", ShownTimes: 2},
+	for _, req := range []cairn.LookupRequest{
+		{Profile: cairn.ProfileCommand, Command: "npm run lint -- --fix", ShownTimes: 1},
+		{Profile: cairn.ProfileFailure, Subject: "Exit code 2\npanic: runtime error: index out of range [3] with length 3 in the parser", ShownTimes: 2},
 	} {
 		svc := &countingShown{LookupService: e}
 		req.Project, req.Session, req.Now = "p", "s-1", lookupNow
@@ -203,9 +203,9 @@ func TestLookupsReadTheSessionOnlyWhenAMemoryIsFound(t *testing.T) {
 			t.Errorf("%s %q%q: %v (%v), %d reads of the session, want nothing and none", req.Profile, req.Command, req.Subject, res.IDs(), err, svc.reads)
 		}
 	}
-	ask := func() (*recall.LookupAnswer, int) {
+	ask := func() (*cairn.LookupAnswer, int) {
 		svc := &countingShown{LookupService: e}
-		res, err := recall.Lookup(t.Context(), svc, recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "cargo build",
+		res, err := recall.Lookup(t.Context(), svc, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileCommand, Command: "cargo build",
 			Session: "s-1", ShownTimes: 1, Now: lookupNow})
 		if err != nil {
 			t.Fatal(err)

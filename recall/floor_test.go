@@ -14,14 +14,14 @@ import (
 
 // relevantOnly is a request for project p's prompt block with the
 // relevant tier alone.
-func relevantOnly(prompt string) recall.Request {
-	return recall.Request{Project: "p", Prompt: prompt}
+func relevantOnly(prompt string) cairn.ContextRequest {
+	return cairn.ContextRequest{Project: "p", Prompt: prompt}
 }
 
 // selectRelevant is what the pipeline chose for req with the relevant
 // tier alone (and floor as the configuration's relevance floor, when
 // positive), and the relevant memories' ids.
-func selectRelevant(t *testing.T, e *engine.Engine, req recall.Request, floor ...float64) (*recall.Selection, []string) {
+func selectRelevant(t *testing.T, e *engine.Engine, req cairn.ContextRequest, floor ...float64) (*recall.Selection, []string) {
 	t.Helper()
 	c := noLastingTiers()
 	if len(floor) > 0 {

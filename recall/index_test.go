@@ -31,11 +31,11 @@ func TestTheMemoryIndexIsSeed001sTree(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	months := recall.ConversationMonths(dir, "p")
+	months := conversation.MonthsNewestFirst(dir, "p")
 	if !slices.Equal(months, []string{"2026-02", "2026-01"}) {
 		t.Fatalf("months = %v", months)
 	}
-	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), recall.Request{Project: "p", Index: true, Conversations: months})
+	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Index: true, Conversations: months})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestTheMemoryIndexIsSeed001sTree(t *testing.T) {
 	// The session-start block has it when the configuration says so.
 	c := cairn.DefaultSettings()
 	c.Context.Index = true
-	sb, err := recall.Build(t.Context(), e, c, recall.Request{Project: "p", Tiers: []string{cairn.ContextStatic}})
+	sb, err := recall.Build(t.Context(), e, c, cairn.ContextRequest{Project: "p", Tiers: []string{cairn.ContextStatic}})
 	if err != nil {
 		t.Fatal(err)
 	}

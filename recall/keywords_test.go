@@ -26,7 +26,7 @@ func TestAKeywordPhraseIsNotSearchedFor(t *testing.T) {
 	add(t, e, &cairn.Memory{Type: "decision", Content: "No tests hit the network: no tests may open a socket; the fakes answer instead."})
 	build := func(c *config.Config, prompt string) []string {
 		t.Helper()
-		b, err := recall.Build(t.Context(), e, c, recall.Request{Profile: recall.ProfilePrompt, Project: "p", Prompt: prompt})
+		b, err := recall.Build(t.Context(), e, c, cairn.ContextRequest{Profile: cairn.ProfilePrompt, Project: "p", Prompt: prompt})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,7 +3,6 @@ package recall
 import (
 	"context"
 	"fmt"
-	"math"
 	"path"
 	"slices"
 	"sort"
@@ -31,109 +30,19 @@ import (
 //     convention that says how to run it), each with how often and when
 //     it was last seen, then the memories that say how to run it.
 
-// The kinds of lookup.
-const (
-	KindFile    = "file"    // what is known about a file
-	KindError   = "error"   // what fixed an error before
-	KindCommand = "command" // how a command was run when it worked
-	// KindFailure: the memory of the error a failed tool call's output
-	// names, at the moment it failed.
-	KindFailure = "failure"
-	// KindCommandFailures: what is known about the failures of a shell
-	// command, before it runs.
-	KindCommandFailures = "command-failures"
-)
-
 // kindProfiles are the profiles of the lookups a person or an agent asks
 // for by kind.
-var kindProfiles = map[string]string{KindFile: ProfileLookupFile, KindError: ProfileLookupError, KindCommand: ProfileLookupCommand,
-	KindFailure: ProfileFailure, KindCommandFailures: ProfileCommand}
+var kindProfiles = map[string]string{cairn.LookupFile: cairn.ProfileLookupFile, cairn.LookupError: cairn.ProfileLookupError, cairn.LookupCommand: cairn.ProfileLookupCommand,
+	cairn.LookupFailure: cairn.ProfileFailure, cairn.LookupCommandFailures: cairn.ProfileCommand}
 
 // Limits of a LookupRequest.
 const (
-	MaxLookupLimit  = 100
-	MinLookupBudget = 50
 	// maxCommandScan bounds the fixes and session summaries a lookup of a
 	// command lists, newest first.
 	maxCommandScan = 1000
 	// maxErrorText bounds the bytes of an error text searched for.
 	maxErrorText = 2000
 )
-
-// LookupRequest is one lookup.
-type LookupRequest struct {
-	Project string
-	Kind    string // KindFile, KindError or KindCommand
-	// Profile, when set, is the lookup profile to answer with instead of
-	// the kind's (ProfileFailure: an error at the point of action).
-	Profile string
-	Subject string // the path, the error text or the failure's output, or the tool
-	Budget  int    // tokens of the rendered answer; 0 means the profile's
-	Limit   int    // items at most; 0 means the profile's
-	Now     time.Time
-
-	// At the point of a command (KindFailure, KindCommandFailures):
-	// Command is the command line that failed or is about to run;
-	// the memories Session was shown at least ShownTimes times are left
-	// out (0: none are); Exact finds, after a failure, only the memories
-	// that hold one of its error lines, none that merely read alike (for
-	// an output not known to be a failure's). The failure's output in
-	// Subject has its paths written as the project's memories write them
-	// (relative to the project's folder, the home folder as "~").
-	Command    string
-	Session    string
-	ShownTimes int
-	Exact      bool
-	// Record asks that the use of the memories the answer shows be
-	// recorded in Session (AnswerLookup): a hook's answer is shown to the
-	// agent, a person's lookup is not.
-	Record bool
-}
-
-// LookupItem is one memory of an answer.
-type LookupItem struct {
-	Memory *cairn.Memory
-	Score  float64 // what items are ordered by within their section
-	// Section is where the item is shown: "known" (decisions, pitfalls,
-	// fixes …), "sessions" (sessions that changed the file), "fixes",
-	// "related" (of an error or a command).
-	Section string
-	Why     string // why it answers: "file reference", "named in the text", …
-}
-
-// Command is a command line seen to work.
-type Command struct {
-	Line     string
-	Count    int       // memories that show it working
-	LastSeen time.Time // the newest of them
-	IDs      []string  // those memories, newest first
-}
-
-// LookupAnswer is the answer of a lookup.
-type LookupAnswer struct {
-	Kind     string
-	Subject  string
-	Items    []LookupItem // ranked, within the budget
-	Commands []Command    // KindCommand only, most often seen first
-	Omitted  int          // items found but left out by the limit or the budget
-	Text     string       // the answer as a block; "" when nothing was found
-}
-
-// IDs are the ids of the memories shown, in order.
-func (r *LookupAnswer) IDs() []string {
-	var ids []string
-	for _, it := range r.Items {
-		ids = append(ids, it.Memory.ID)
-	}
-	for _, c := range r.Commands {
-		for _, id := range c.IDs {
-			if !slices.Contains(ids, id) {
-				ids = append(ids, id)
-			}
-		}
-	}
-	return ids
-}
 
 // LookupService is what a lookup reads: search, listing, the memories
 // about files, what a session was shown, and the clock. engine.Engine
@@ -152,7 +61,7 @@ type LookupService interface {
 }
 
 // profile is the profile that answers req.
-func (req LookupRequest) profile() (Profile, error) {
+func lookupProfile(req cairn.LookupRequest) (Profile, error) {
 	name := req.Profile
 	if name == "" {
 		name = kindProfiles[req.Kind]
@@ -174,40 +83,40 @@ func (req LookupRequest) profile() (Profile, error) {
 // process; a client of a server asks the server, which calls Lookup). It
 // fails with EINVALID for an unknown kind or profile, an empty subject,
 // or a limit or budget out of range, and returns the service's errors.
-func Lookup(ctx context.Context, svc LookupService, req LookupRequest) (*LookupAnswer, error) {
-	p, err := req.profile()
+func Lookup(ctx context.Context, svc LookupService, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
+	p, err := lookupProfile(req)
 	if err != nil {
 		return nil, err
 	}
 	req.Kind = p.Lookup
 	req.Subject = strings.TrimSpace(req.Subject)
-	if req.Subject == "" && (req.Kind != KindCommandFailures || strings.TrimSpace(req.Command) == "") {
+	if req.Subject == "" && (req.Kind != cairn.LookupCommandFailures || strings.TrimSpace(req.Command) == "") {
 		return nil, cairn.Errorf(cairn.EINVALID, "give the %s to look up", subjectName(req.Kind))
 	}
 	if req.Limit == 0 {
 		req.Limit = p.Limit
 	}
-	if req.Limit < 1 || req.Limit > MaxLookupLimit {
-		return nil, cairn.Errorf(cairn.EINVALID, "the limit must be from 1 to %d", MaxLookupLimit)
+	if req.Limit < 1 || req.Limit > cairn.MaxLookupLimit {
+		return nil, cairn.Errorf(cairn.EINVALID, "the limit must be from 1 to %d", cairn.MaxLookupLimit)
 	}
 	if req.Budget == 0 {
 		req.Budget = p.Budget
 	}
-	if req.Budget < MinLookupBudget {
-		return nil, cairn.Errorf(cairn.EINVALID, "the budget must be at least %d tokens", MinLookupBudget)
+	if req.Budget < cairn.MinLookupBudget {
+		return nil, cairn.Errorf(cairn.EINVALID, "the budget must be at least %d tokens", cairn.MinLookupBudget)
 	}
 	if req.Now.IsZero() {
 		req.Now = svc.Now()
 	}
-	var res *LookupAnswer
+	var res *cairn.LookupAnswer
 	switch req.Kind {
-	case KindFile:
+	case cairn.LookupFile:
 		res, err = lookupFile(ctx, svc, p, req)
-	case KindError:
+	case cairn.LookupError:
 		res, err = lookupError(ctx, svc, p, req, false)
-	case KindCommand:
+	case cairn.LookupCommand:
 		res, err = lookupCommand(ctx, svc, p, req)
-	case KindFailure:
+	case cairn.LookupFailure:
 		return lookupFailure(ctx, svc, p, req)
 	default:
 		return lookupCommandFailures(ctx, svc, p, req)
@@ -216,7 +125,7 @@ func Lookup(ctx context.Context, svc LookupService, req LookupRequest) (*LookupA
 		return nil, err
 	}
 	res.Kind, res.Subject = req.Kind, req.Subject
-	if req.Kind == KindFile {
+	if req.Kind == cairn.LookupFile {
 		res.Subject = cairn.CleanFileRef(req.Subject)
 	}
 	packLookup(res, req)
@@ -227,7 +136,7 @@ func Lookup(ctx context.Context, svc LookupService, req LookupRequest) (*LookupA
 // record when req.Record asks for it (a long-running server batches
 // these writes). When only the recording fails, the answer is returned
 // with that error: the answer is right, its bookkeeping is not.
-func AnswerLookup(ctx context.Context, svc LookupService, req LookupRequest, record Recorder) (*LookupAnswer, error) {
+func AnswerLookup(ctx context.Context, svc LookupService, req cairn.LookupRequest, record Recorder) (*cairn.LookupAnswer, error) {
 	a, err := Lookup(ctx, svc, req)
 	if err != nil || !req.Record || record == nil {
 		return a, err
@@ -242,15 +151,15 @@ func AnswerLookup(ctx context.Context, svc LookupService, req LookupRequest, rec
 
 func subjectName(kind string) string {
 	switch kind {
-	case KindFile:
+	case cairn.LookupFile:
 		return "file path"
-	case KindError:
+	case cairn.LookupError:
 		return "error text"
-	case KindCommand:
+	case cairn.LookupCommand:
 		return "command or tool"
-	case KindFailure:
+	case cairn.LookupFailure:
 		return "failure's output"
-	case KindCommandFailures:
+	case cairn.LookupCommandFailures:
 		return "command line"
 	}
 	return "subject"
@@ -303,9 +212,9 @@ const fileLookupScan = 4
 // of references and cairn.FileRefMatch, as every block finds them) and the
 // search hits whose text names it; each is worth its type's weight times
 // how well it names the file.
-func lookupFile(ctx context.Context, svc LookupService, p Profile, req LookupRequest) (*LookupAnswer, error) {
+func lookupFile(ctx context.Context, svc LookupService, p Profile, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
 	file := cairn.CleanFileRef(req.Subject)
-	found := map[string]*LookupItem{}
+	found := map[string]*cairn.LookupItem{}
 	add := func(m *cairn.Memory, match float64, why string) {
 		if !m.Live(req.Now) {
 			return
@@ -321,7 +230,7 @@ func lookupFile(ctx context.Context, svc LookupService, p Profile, req LookupReq
 		if isSummary(m.Type) {
 			sec = "sessions"
 		}
-		found[m.ID] = &LookupItem{Memory: m, Score: score, Section: sec, Why: why}
+		found[m.ID] = &cairn.LookupItem{Memory: m, Score: score, Section: sec, Why: why}
 	}
 	cands, err := svc.ContextCandidates(ctx, cairn.CandidateRequest{Project: req.Project, Now: req.Now, Files: []string{file},
 		FileTypes: p.types(), FileLimit: max(cairn.MaxFileCandidates, fileLookupScan*req.Limit)})
@@ -340,7 +249,7 @@ func lookupFile(ctx context.Context, svc LookupService, p Profile, req LookupReq
 			add(h.Memory, 0.9, "named in the text")
 		}
 	}
-	return collect(found, req, func(a, b *LookupItem) bool {
+	return collect(found, req, func(a, b *cairn.LookupItem) bool {
 		if a.Section == "sessions" && b.Section == "sessions" {
 			return a.Memory.CreatedAt.After(b.Memory.CreatedAt) // the newest session first
 		}
@@ -352,8 +261,8 @@ func lookupFile(ctx context.Context, svc LookupService, p Profile, req LookupReq
 var lookupSectionOrder = map[string]int{"known": 0, "fixes": 0, "commands": 0, "sessions": 1, "related": 1}
 
 // collect ranks the found items, sections in order, and keeps the limit.
-func collect(found map[string]*LookupItem, req LookupRequest, less func(a, b *LookupItem) bool) *LookupAnswer {
-	items := make([]*LookupItem, 0, len(found))
+func collect(found map[string]*cairn.LookupItem, req cairn.LookupRequest, less func(a, b *cairn.LookupItem) bool) *cairn.LookupAnswer {
+	items := make([]*cairn.LookupItem, 0, len(found))
 	for _, it := range found {
 		items = append(items, it)
 	}
@@ -367,7 +276,7 @@ func collect(found map[string]*LookupItem, req LookupRequest, less func(a, b *Lo
 		}
 		return less(a, b)
 	})
-	res := &LookupAnswer{}
+	res := &cairn.LookupAnswer{}
 	for i, it := range items {
 		if i == req.Limit {
 			res.Omitted = len(items) - i
@@ -384,7 +293,7 @@ func collect(found map[string]*LookupItem, req LookupRequest, less func(a, b *Lo
 // the answer, so when the fixes alone fill req.Limit and the caller does
 // not count what is left out (uncounted: the answer after a failure), the
 // second search could change nothing it shows and is not made.
-func lookupError(ctx context.Context, svc LookupService, p Profile, req LookupRequest, uncounted bool) (*LookupAnswer, error) {
+func lookupError(ctx context.Context, svc LookupService, p Profile, req cairn.LookupRequest, uncounted bool) (*cairn.LookupAnswer, error) {
 	text := req.Subject
 	if len(text) > maxErrorText {
 		text = text[:maxErrorText]
@@ -392,7 +301,7 @@ func lookupError(ctx context.Context, svc LookupService, p Profile, req LookupRe
 			text = text[:len(text)-1]
 		}
 	}
-	found := map[string]*LookupItem{}
+	found := map[string]*cairn.LookupItem{}
 	for _, pass := range []struct {
 		facets  cairn.Facet
 		section string
@@ -413,11 +322,11 @@ func lookupError(ctx context.Context, svc LookupService, p Profile, req LookupRe
 				continue
 			}
 			why := fmt.Sprintf("matches %d%% of the error", int(h.Strength*100+0.5))
-			found[h.Memory.ID] = &LookupItem{Memory: h.Memory, Score: p.Weights.value(h.Memory, h.Strength, req.Now),
+			found[h.Memory.ID] = &cairn.LookupItem{Memory: h.Memory, Score: p.Weights.value(h.Memory, h.Strength, req.Now),
 				Section: pass.section, Why: why}
 		}
 	}
-	return collect(found, req, func(a, b *LookupItem) bool { return a.Score > b.Score }), nil
+	return collect(found, req, func(a, b *cairn.LookupItem) bool { return a.Score > b.Score }), nil
 }
 
 // commandTypes are those whose text lists the commands that passed: the
@@ -430,7 +339,7 @@ func commandTypes() []string {
 // command worked: a fix's title ("Fix for `cmd` failure"), a session's
 // "Failed, then passed" list, and any command in backticks in a
 // convention, pattern or decision.
-func lookupCommand(ctx context.Context, svc LookupService, p Profile, req LookupRequest) (*LookupAnswer, error) {
+func lookupCommand(ctx context.Context, svc LookupService, p Profile, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
 	tool := strings.Join(strings.Fields(req.Subject), " ")
 	hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: tool, Limit: 100,
 		Now: req.Now})
@@ -455,8 +364,8 @@ func lookupCommand(ctx context.Context, svc LookupService, p Profile, req Lookup
 			mems = append(mems, m)
 		}
 	}
-	cmds := map[string]*Command{}
-	found := map[string]*LookupItem{}
+	cmds := map[string]*cairn.LookupCommandLine{}
+	found := map[string]*cairn.LookupItem{}
 	for _, m := range mems {
 		if !m.Live(req.Now) {
 			continue
@@ -465,7 +374,7 @@ func lookupCommand(ctx context.Context, svc LookupService, p Profile, req Lookup
 		for _, l := range lines {
 			c := cmds[l]
 			if c == nil {
-				c = &Command{Line: l}
+				c = &cairn.LookupCommandLine{Line: l}
 				cmds[l] = c
 			}
 			c.Count++
@@ -478,11 +387,11 @@ func lookupCommand(ctx context.Context, svc LookupService, p Profile, req Lookup
 			continue // shown through their commands
 		}
 		if len(lines) > 0 || containsWord(m.Title+"\n"+m.Content, tool) {
-			found[m.ID] = &LookupItem{Memory: m, Score: p.Weights.value(m, 1, req.Now),
+			found[m.ID] = &cairn.LookupItem{Memory: m, Score: p.Weights.value(m, 1, req.Now),
 				Section: "related", Why: "says how to run it"}
 		}
 	}
-	res := collect(found, req, func(a, b *LookupItem) bool { return a.Score > b.Score })
+	res := collect(found, req, func(a, b *cairn.LookupItem) bool { return a.Score > b.Score })
 	for _, c := range cmds {
 		res.Commands = append(res.Commands, *c)
 	}
@@ -616,16 +525,16 @@ func backticked(s string) []string {
 // lookupSections are the sections of each kind of answer, in order, and
 // their headings.
 var lookupSections = map[string][]struct{ kind, title string }{
-	KindFile:    {{"known", "Known about `%s`"}, {"sessions", "Sessions that changed `%s`"}},
-	KindError:   {{"fixes", "What fixed this error before"}, {"related", "Related pitfalls and issues"}},
-	KindCommand: {{"commands", "How `%s` was run when it worked"}, {"related", "What the memories say about running `%s`"}},
+	cairn.LookupFile:    {{"known", "Known about `%s`"}, {"sessions", "Sessions that changed `%s`"}},
+	cairn.LookupError:   {{"fixes", "What fixed this error before"}, {"related", "Related pitfalls and issues"}},
+	cairn.LookupCommand: {{"commands", "How `%s` was run when it worked"}, {"related", "What the memories say about running `%s`"}},
 }
 
 // packLookup is the pack stage of a lookup: its items and command lines
 // as the sections of a block, packed into the budget by contextpack
 // (memory text fenced as data, as in every block); what does not fit is
 // counted in Omitted and named at the block's end.
-func packLookup(res *LookupAnswer, req LookupRequest) {
+func packLookup(res *cairn.LookupAnswer, req cairn.LookupRequest) {
 	if len(res.Items) == 0 && len(res.Commands) == 0 {
 		return
 	}
@@ -675,7 +584,7 @@ func packLookup(res *LookupAnswer, req LookupRequest) {
 
 // lookupBlockSections are res's items and commands as block sections,
 // each worth its score (the first sections packed first).
-func lookupBlockSections(res *LookupAnswer) []contextpack.Section {
+func lookupBlockSections(res *cairn.LookupAnswer) []contextpack.Section {
 	var out []contextpack.Section
 	for i, s := range lookupSections[res.Kind] {
 		title := s.title
@@ -711,70 +620,4 @@ func lookupBlockSections(res *LookupAnswer) []contextpack.Section {
 		}
 	}
 	return out
-}
-
-// LookupOut is a LookupAnswer as JSON: what `cairn recall --json` prints, the
-// MCP lookup tools and the REST API's lookup route answer.
-type LookupOut struct {
-	Kind     string       `json:"kind"`
-	Subject  string       `json:"subject"`
-	Items    []OutItem    `json:"items"`
-	Commands []OutCommand `json:"commands,omitempty"`
-	Omitted  int          `json:"omitted"`
-	Text     string       `json:"text"`
-}
-
-// OutItem is one memory of an answer.
-type OutItem struct {
-	ID         string   `json:"id"`
-	Type       string   `json:"type"`
-	Title      string   `json:"title"`
-	Content    string   `json:"content"`
-	Section    string   `json:"section"`
-	Why        string   `json:"why"`
-	Score      float64  `json:"score"` // rounded to 3 decimals
-	Confidence float64  `json:"confidence"`
-	Files      []string `json:"files,omitempty"`
-	CreatedAt  string   `json:"created_at"`
-	Flag       string   `json:"flag,omitempty"`
-}
-
-// OutCommand is a command line that worked.
-type OutCommand struct {
-	Line     string   `json:"line"`
-	Count    int      `json:"count"`
-	LastSeen string   `json:"last_seen"`
-	IDs      []string `json:"ids"`
-}
-
-// Out returns r as JSON.
-func (r *LookupAnswer) Out() LookupOut {
-	o := LookupOut{Kind: r.Kind, Subject: r.Subject, Items: []OutItem{}, Omitted: r.Omitted, Text: r.Text}
-	for _, it := range r.Items {
-		m := it.Memory
-		o.Items = append(o.Items, OutItem{ID: m.ID, Type: m.Type, Title: m.Title, Content: m.Content, Section: it.Section,
-			Why: it.Why, Score: math.Round(it.Score*1000) / 1000, Confidence: m.Confidence, Files: m.FileRefs,
-			CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339), Flag: m.Flag})
-	}
-	for _, c := range r.Commands {
-		o.Commands = append(o.Commands, OutCommand{Line: c.Line, Count: c.Count, LastSeen: c.LastSeen.UTC().Format(time.RFC3339), IDs: c.IDs})
-	}
-	return o
-}
-
-// Answer is the answer o holds: its memories carry the fields the JSON
-// has (a client's answer from a server).
-func (o LookupOut) Answer() *LookupAnswer {
-	r := &LookupAnswer{Kind: o.Kind, Subject: o.Subject, Omitted: o.Omitted, Text: o.Text}
-	for _, it := range o.Items {
-		at, _ := time.Parse(time.RFC3339, it.CreatedAt)
-		m := &cairn.Memory{ID: it.ID, Type: it.Type, Title: it.Title, Content: it.Content, Confidence: it.Confidence,
-			FileRefs: it.Files, CreatedAt: at, Flag: it.Flag}
-		r.Items = append(r.Items, LookupItem{Memory: m, Score: it.Score, Section: it.Section, Why: it.Why})
-	}
-	for _, c := range o.Commands {
-		at, _ := time.Parse(time.RFC3339, c.LastSeen)
-		r.Commands = append(r.Commands, Command{Line: c.Line, Count: c.Count, LastSeen: at, IDs: c.IDs})
-	}
-	return r
 }

@@ -41,7 +41,7 @@ func TestFileLookupShowsWhatNamesTheFileAndTheSessionsThatChangedIt(t *testing.T
 	other := add(t, e, &cairn.Memory{Type: "decision", Content: "Sessions expire after a day", FileRefs: []string{"internal/auth/session.go"}})
 	add(t, e, &cairn.Memory{Project: "q", Type: "decision", Content: "Other project's token.go", FileRefs: []string{"internal/auth/token.go"}})
 
-	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindFile, Subject: "./internal/auth/token.go", Now: lookupNow})
+	res, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Kind: cairn.LookupFile, Subject: "./internal/auth/token.go", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,7 +79,7 @@ func TestErrorLookupFindsTheFixOfTheSameFailureAndNotWeakMatches(t *testing.T) {
 	pit := add(t, e, &cairn.Memory{Type: "pitfall", Content: "parseConfig dereferences a nil pointer when cairn.toml is empty"})
 	add(t, e, &cairn.Memory{Type: "fix", Title: "Fix for `npm test` failure", Content: "**Problem:** TypeError: cannot read properties of undefined\n\n**Fix:** edited web/app.ts"})
 
-	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindError,
+	res, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Kind: cairn.LookupError,
 		Subject: "panic: runtime error: invalid memory address or nil pointer dereference [parseConfig]", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
@@ -95,7 +95,7 @@ func TestErrorLookupFindsTheFixOfTheSameFailureAndNotWeakMatches(t *testing.T) {
 		t.Errorf("no fixes section:\n%s", res.Text)
 	}
 
-	none, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindError, Subject: "segmentation fault in libfoo", Now: lookupNow})
+	none, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Kind: cairn.LookupError, Subject: "segmentation fault in libfoo", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +112,7 @@ func TestCommandLookupListsTheLinesThatWorkedMostOftenFirst(t *testing.T) {
 	conv := add(t, e, &cairn.Memory{Type: "convention", Content: "Run `CGO_ENABLED=0 go test ./...` before a commit; `go vet ./...` too"})
 	add(t, e, &cairn.Memory{Type: "pitfall", Content: "`go test ./...` without -count=1 reuses cached results"})
 
-	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindCommand, Subject: "go test", Now: lookupNow})
+	res, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Kind: cairn.LookupCommand, Subject: "go test", Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +137,7 @@ func TestLookupKeepsToTheBudgetAndCountsWhatItLeftOut(t *testing.T) {
 		add(t, e, &cairn.Memory{Type: "decision", Title: "decision " + string(rune('a'+i%26)) + string(rune('a'+i/26)),
 			Content: strings.Repeat("about main.go and more words ", 10) + string(rune('a'+i)), FileRefs: []string{"main.go"}})
 	}
-	res, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindFile, Subject: "main.go", Budget: 200, Limit: 30, Now: lookupNow})
+	res, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Kind: cairn.LookupFile, Subject: "main.go", Budget: 200, Limit: 30, Now: lookupNow})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,11 +161,11 @@ func TestLookupRefusesBadRequests(t *testing.T) {
 	e := lookupEngine(t)
 	// Bad inputs tried: an empty subject, an unknown kind, a limit out of
 	// range, a budget too small.
-	for _, req := range []recall.LookupRequest{
-		{Project: "p", Kind: recall.KindFile, Subject: "  "},
+	for _, req := range []cairn.LookupRequest{
+		{Project: "p", Kind: cairn.LookupFile, Subject: "  "},
 		{Project: "p", Kind: "colour", Subject: "x"},
-		{Project: "p", Kind: recall.KindError, Subject: "x", Limit: 1000},
-		{Project: "p", Kind: recall.KindCommand, Subject: "x", Budget: 10},
+		{Project: "p", Kind: cairn.LookupError, Subject: "x", Limit: 1000},
+		{Project: "p", Kind: cairn.LookupCommand, Subject: "x", Budget: 10},
 	} {
 		if _, err := recall.Lookup(t.Context(), e, req); cairn.ErrorCode(err) != cairn.EINVALID {
 			t.Errorf("%+v: got %v, want EINVALID", req, err)

@@ -35,12 +35,12 @@ const maxAttempts = 5
 // An item that does not fit is left out whole (a long one is shortened
 // first, pointing to cairn show ID); with nothing recorded and nothing
 // relevant the text is "". EINVALID without a task.
-func LoopBlock(ctx context.Context, svc loop.Service, req loop.ContextRequest) (*loop.Context, error) {
+func LoopBlock(ctx context.Context, svc loop.Service, req cairn.LoopContextRequest) (*cairn.LoopContext, error) {
 	req.Task = strings.TrimSpace(req.Task)
 	if req.Task == "" {
 		return nil, cairn.Errorf(cairn.EINVALID, "loop context: the task is required")
 	}
-	p := profiles[ProfileLoop]
+	p := profiles[cairn.ProfileLoop]
 	chars := req.Budget
 	if chars <= 0 {
 		chars = p.Budget * 4
@@ -63,20 +63,20 @@ func LoopBlock(ctx context.Context, svc loop.Service, req loop.ContextRequest) (
 	}
 	choice := t.Choice
 	if len(sections) == 0 {
-		return &loop.Context{Choice: &choice}, nil
+		return &cairn.LoopContext{Choice: &choice}, nil
 	}
 	res := contextpack.Render(contextpack.Request{
 		Project: req.Project, Sections: sections, Budget: chars / 4, MaxChars: chars,
 		Format: req.Format, Explain: req.Explain,
 	})
-	return &loop.Context{Result: res, Choice: &choice}, nil
+	return &cairn.LoopContext{Text: res.Text, IDs: placedIDs(res.Placed), Explain: res.Explain, Choice: &choice}, nil
 }
 
 // taskSections are the sections about a task's own attempts for a context
 // block that finds its relevant memories itself (`cairn context --task`):
 // the Stuck Loop Warning, Previous Attempts and Loop Status; nil when
 // nothing is recorded for the task.
-func taskSections(ctx context.Context, svc loop.Service, project, task string, tiers []string, p loop.Policy) ([]contextpack.Section, error) {
+func taskSections(ctx context.Context, svc loop.Service, project, task string, tiers []string, p cairn.LoopPolicy) ([]contextpack.Section, error) {
 	t, err := loop.LoadTask(ctx, svc, project, task, 0, tiers, p)
 	if err != nil || t.State.Attempts == 0 {
 		return nil, err
@@ -122,7 +122,7 @@ func taskPart(ctx context.Context, svc loop.Service, project, task string, t *lo
 // attemptItems are the task's failed attempts with their reports (read in
 // one query), newest first; failures is the latest report's text (for the
 // learnings' query), seen the ids shown.
-func attemptItems(ctx context.Context, svc loop.Service, project string, st loop.TaskState) ([]contextpack.Item, string, map[string]bool, error) {
+func attemptItems(ctx context.Context, svc loop.Service, project string, st cairn.TaskState) ([]contextpack.Item, string, map[string]bool, error) {
 	type attempt struct {
 		it     *cairn.Iteration
 		number int // among all the task's attempts, done ones included
@@ -189,7 +189,7 @@ func attemptItems(ctx context.Context, svc loop.Service, project string, st loop
 // reports too (searched with them, then left out): a memory that matches
 // the task's words only as weakly as the generic ones of its title, next
 // to a report that matches them all, stays below the floor.
-func learningItems(ctx context.Context, svc loop.Service, p Profile, req loop.ContextRequest, failures string, seen map[string]bool) ([]contextpack.Item, error) {
+func learningItems(ctx context.Context, svc loop.Service, p Profile, req cairn.LoopContextRequest, failures string, seen map[string]bool) ([]contextpack.Item, error) {
 	now := req.Now
 	if now.IsZero() {
 		now = svc.Now()
@@ -263,7 +263,7 @@ func errorWords(failures string) string {
 	return strings.Join(out, " ")
 }
 
-func stuckText(task string, st loop.TaskState, p loop.Policy) string {
+func stuckText(task string, st cairn.TaskState, p cairn.LoopPolicy) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Task %s has failed %d times in a row. Do not retry an approach listed under Previous Attempts.\n", task, st.ConsecutiveFailures)
 	b.WriteString("Split the task into smaller steps that can each be checked on their own (one per failing part), do the first, and name what is left in a retry-suggestion tag.\n")
@@ -275,7 +275,7 @@ func stuckText(task string, st loop.TaskState, p loop.Policy) string {
 	return b.String()
 }
 
-func statusText(task string, iteration int, st loop.TaskState, c loop.Choice) string {
+func statusText(task string, iteration int, st cairn.TaskState, c cairn.LoopChoice) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Iteration %d. Task %s: %s", iteration, task, plural(st.Attempts, "earlier attempt"))
 	if st.Attempts > 0 {
@@ -292,4 +292,16 @@ func statusText(task string, iteration int, st loop.TaskState, c loop.Choice) st
 	b.WriteString("If this attempt fails, say why in a failure-report tag (lines error:, approach:, avoid:); " +
 		"put what holds beyond this task in learning tags; a difficulty-estimate tag (easy, medium or hard) helps choose the next model.")
 	return b.String()
+}
+
+// placedIDs are the ids of the memories placed, in block order (the
+// sections about the loop itself place items without one).
+func placedIDs(placed []contextpack.Placed) []string {
+	ids := []string{}
+	for _, p := range placed {
+		if p.ID != "" {
+			ids = append(ids, p.ID)
+		}
+	}
+	return ids
 }

@@ -28,7 +28,7 @@ const parallelTitle = "New from Parallel Work"
 // withParallel returns sections with the parallel-work section after the
 // pinned one, when req asks for it (a session, and no Tiers or Tiers
 // naming cairn.ContextParallel) and other sessions wrote something.
-func withParallel(ctx context.Context, eng Service, req Request, p Profile, sel *Selection, sections []contextpack.Section) ([]contextpack.Section, error) {
+func withParallel(ctx context.Context, eng Service, req cairn.ContextRequest, p Profile, sel *Selection, sections []contextpack.Section) ([]contextpack.Section, error) {
 	if req.Session == "" || !p.shows(cairn.ContextParallel) {
 		return sections, nil
 	}

@@ -31,7 +31,7 @@ func TestParallelWorkOfAnotherSessionIsShownOnceInTheNextContext(t *testing.T) {
 	// CLI does.
 	block := func(session string, tiers []string) *recall.Block {
 		t.Helper()
-		b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Session: session, Prompt: "zebra crossing", Tiers: tiers})
+		b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Session: session, Prompt: "zebra crossing", Tiers: tiers})
 		if err != nil {
 			t.Fatal(err)
 		}

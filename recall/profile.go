@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/loop"
 )
 
 // Profile is how the pipeline makes one kind of block: where its
@@ -114,21 +113,6 @@ const (
 	pointLimit = 3
 )
 
-// The profiles' names.
-const (
-	ProfileContext       = "context"        // `cairn context`, the MCP context tool: every tier
-	ProfilePrompt        = "prompt"         // a user prompt (UserPromptSubmit)
-	ProfileSessionStart  = "session-start"  // a session's start (SessionStart)
-	ProfileSubagent      = "subagent"       // a subagent's start (SubagentStart)
-	ProfileEdit          = "edit"           // before an edit of a file (PreToolUse of Edit, Write …)
-	ProfileCommand       = "command"        // before a shell command (PreToolUse of Bash): its known failures
-	ProfileFailure       = "failure"        // after a tool call failed: the memory of the same error
-	ProfileLoop          = "loop"           // the next iteration of an agent loop
-	ProfileLookupFile    = "lookup-file"    // what is known about a file
-	ProfileLookupError   = "lookup-error"   // what fixed an error before
-	ProfileLookupCommand = "lookup-command" // how a command was run when it worked
-)
-
 // actionFacets are the types worth reading before an action: what went
 // wrong there before and how it was fixed, and what was decided.
 const actionFacets = cairn.FacetPitfall | cairn.FacetFix | cairn.FacetAttempt | cairn.FacetProblem | cairn.FacetRule | cairn.FacetConvention
@@ -158,26 +142,26 @@ var errorWeights = Weights{
 
 // profiles are every block the pipeline makes, by name.
 var profiles = map[string]Profile{
-	ProfileContext: {Name: ProfileContext, Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
-	ProfilePrompt: {Name: ProfilePrompt, Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel},
+	cairn.ProfileContext: {Name: cairn.ProfileContext, Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
+	cairn.ProfilePrompt: {Name: cairn.ProfilePrompt, Tiers: []string{cairn.ContextRelevant, cairn.ContextParallel},
 		Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
-	ProfileSessionStart: {Name: ProfileSessionStart, Tiers: []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic, cairn.ContextParallel},
+	cairn.ProfileSessionStart: {Name: cairn.ProfileSessionStart, Tiers: []string{cairn.ContextPinned, cairn.ContextStatic, cairn.ContextDynamic, cairn.ContextParallel},
 		Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
-	ProfileSubagent: {Name: ProfileSubagent, Tiers: []string{cairn.ContextRelevant}, Budget: ActionBudget,
+	cairn.ProfileSubagent: {Name: cairn.ProfileSubagent, Tiers: []string{cairn.ContextRelevant}, Budget: ActionBudget,
 		Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
-	ProfileEdit: {Name: ProfileEdit, Tiers: []string{cairn.ContextRelevant}, Types: actionFacets, Budget: ActionBudget,
+	cairn.ProfileEdit: {Name: cairn.ProfileEdit, Tiers: []string{cairn.ContextRelevant}, Types: actionFacets, Budget: ActionBudget,
 		Weights: Weights{Seed000: true}, Floor: FloorConfig, Annotate: true},
-	ProfileCommand: {Name: ProfileCommand, Lookup: KindCommandFailures, Types: cairn.FacetFix | cairn.FacetAttempt | cairn.FacetPitfall,
+	cairn.ProfileCommand: {Name: cairn.ProfileCommand, Lookup: cairn.LookupCommandFailures, Types: cairn.FacetFix | cairn.FacetAttempt | cairn.FacetPitfall,
 		Budget: ActionBudget, Weights: pointWeights, Limit: pointLimit},
-	ProfileFailure: {Name: ProfileFailure, Lookup: KindFailure, Types: cairn.FacetFix, Budget: FailureBudget,
+	cairn.ProfileFailure: {Name: cairn.ProfileFailure, Lookup: cairn.LookupFailure, Types: cairn.FacetFix, Budget: FailureBudget,
 		Weights: pointWeights, Limit: pointLimit},
-	ProfileLoop: {Name: ProfileLoop, Types: cairn.FacetLearning | cairn.FacetPractice | cairn.FacetPitfall | cairn.FacetFix |
-		cairn.FacetRule | cairn.FacetProblem | cairn.FacetOutcome, Budget: loop.DefaultBudget / 4,
+	cairn.ProfileLoop: {Name: cairn.ProfileLoop, Types: cairn.FacetLearning | cairn.FacetPractice | cairn.FacetPitfall | cairn.FacetFix |
+		cairn.FacetRule | cairn.FacetProblem | cairn.FacetOutcome, Budget: cairn.DefaultLoopBudget / 4,
 		Weights: Weights{AgeSpan: 700, AgeDays: 365, MinValue: 0.01}, Floor: 0.2, Limit: 10},
-	ProfileLookupFile: {Name: ProfileLookupFile, Lookup: KindFile, Budget: LookupBudget, Weights: lookupWeights, Limit: LookupLimit},
-	ProfileLookupError: {Name: ProfileLookupError, Lookup: KindError, Types: cairn.FacetFix | relatedFacets, Budget: LookupBudget,
+	cairn.ProfileLookupFile: {Name: cairn.ProfileLookupFile, Lookup: cairn.LookupFile, Budget: LookupBudget, Weights: lookupWeights, Limit: LookupLimit},
+	cairn.ProfileLookupError: {Name: cairn.ProfileLookupError, Lookup: cairn.LookupError, Types: cairn.FacetFix | relatedFacets, Budget: LookupBudget,
 		Weights: errorWeights, Floor: minErrorStrength, Limit: LookupLimit},
-	ProfileLookupCommand: {Name: ProfileLookupCommand, Lookup: KindCommand, Budget: LookupBudget, Weights: lookupWeights, Limit: LookupLimit},
+	cairn.ProfileLookupCommand: {Name: cairn.ProfileLookupCommand, Lookup: cairn.LookupCommand, Budget: LookupBudget, Weights: lookupWeights, Limit: LookupLimit},
 }
 
 // relatedFacets are the types an error's lookup shows after its fixes:

@@ -52,7 +52,7 @@ func TestTheEditBlockAndTheFileLookupAgreeOnWhatIsAboutTheFile(t *testing.T) {
 	}
 	slices.Sort(want)
 
-	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), recall.Request{Profile: recall.ProfileEdit, Project: "p", Files: []string{file}})
+	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), cairn.ContextRequest{Profile: cairn.ProfileEdit, Project: "p", Files: []string{file}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -67,7 +67,7 @@ func TestTheEditBlockAndTheFileLookupAgreeOnWhatIsAboutTheFile(t *testing.T) {
 		}
 	}
 	slices.Sort(edit)
-	lk, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindFile, Subject: file})
+	lk, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Kind: cairn.LookupFile, Subject: file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -84,7 +84,7 @@ func TestTheEditBlockAndTheFileLookupAgreeOnWhatIsAboutTheFile(t *testing.T) {
 	// cannot tell which of its folders is the project's.
 	want = append(want, relative)
 	slices.Sort(want)
-	abs, err := recall.Lookup(t.Context(), e, recall.LookupRequest{Project: "p", Kind: recall.KindFile, Subject: "/home/u/proj/" + file})
+	abs, err := recall.Lookup(t.Context(), e, cairn.LookupRequest{Project: "p", Kind: cairn.LookupFile, Subject: "/home/u/proj/" + file})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestTheProfilesAreWellFormed(t *testing.T) {
 			if p.Budget <= 0 || p.Limit <= 0 || len(p.Weights.ByFacet) == 0 && p.Weights.Other <= 0 {
 				t.Errorf("lookup profile %q: %+v", name, p)
 			}
-		case name != recall.ProfileLoop:
+		case name != cairn.ProfileLoop:
 			t.Errorf("profile %q is neither a context block, a lookup nor the loop", name)
 		}
 		if p.Types != 0 && len(cairn.TypesWith(p.Types)) == 0 {
@@ -123,7 +123,7 @@ func TestTheProfilesAreWellFormed(t *testing.T) {
 	if _, err := recall.ProfileOf("nonesuch"); cairn.ErrorCode(err) != cairn.EINVALID {
 		t.Errorf("an unknown profile: %v", err)
 	}
-	if _, err := recall.Build(t.Context(), newEngine(t, time.Now), cairn.DefaultSettings(), recall.Request{Profile: recall.ProfileLookupFile, Project: "p"}); err == nil {
+	if _, err := recall.Build(t.Context(), newEngine(t, time.Now), cairn.DefaultSettings(), cairn.ContextRequest{Profile: cairn.ProfileLookupFile, Project: "p"}); err == nil {
 		t.Error("a lookup's profile made a context block")
 	}
 }

@@ -36,15 +36,11 @@ import (
 	"github.com/cairn-dev/cairn/loop"
 )
 
-// Request is one block to build: the flat request of the root package
-// (cairn.ContextRequest), whose Profile names one of Profiles.
-type Request = cairn.ContextRequest
-
 // profileOf is the request's profile, narrowed by its Tiers.
-func profileOf(r *Request) (Profile, error) {
+func profileOf(r *cairn.ContextRequest) (Profile, error) {
 	name := r.Profile
 	if name == "" {
-		name = ProfileContext
+		name = cairn.ProfileContext
 	}
 	p, err := ProfileOf(name)
 	if err != nil {
@@ -89,7 +85,7 @@ func (e *InvalidError) Error() string { return e.Msg }
 // Configure applies the request's profile, mode, keyword overrides and
 // explicit limits to the configuration c (it is changed in place) and
 // returns the keywords that matched and the format to render.
-func Configure(c *cairn.Settings, req *Request) (keywords []string, format string, err error) {
+func Configure(c *cairn.Settings, req *cairn.ContextRequest) (keywords []string, format string, err error) {
 	p, err := profileOf(req)
 	if err != nil {
 		return nil, "", err
@@ -97,7 +93,7 @@ func Configure(c *cairn.Settings, req *Request) (keywords []string, format strin
 	return configure(c, req, p)
 }
 
-func configure(c *cairn.Settings, req *Request, p Profile) (keywords []string, format string, err error) {
+func configure(c *cairn.Settings, req *cairn.ContextRequest, p Profile) (keywords []string, format string, err error) {
 	mode := req.Mode
 	if mode == "" {
 		mode = c.Context.Mode
@@ -155,7 +151,7 @@ var _ Service = (*engine.Engine)(nil)
 // Build runs the pipeline for req with the configuration c, which it
 // changes in place (mode, keywords and limits applied). eng's clock is
 // the request's now.
-func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*Block, error) {
+func Build(ctx context.Context, eng Service, c *cairn.Settings, req cairn.ContextRequest) (*Block, error) {
 	p, err := profileOf(&req)
 	if err != nil {
 		return nil, err
@@ -187,7 +183,7 @@ func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*B
 	}
 	if req.Task != "" {
 		// A loop's task: its own attempts come first (seed 003).
-		ts, err := taskSections(ctx, eng, req.Project, req.Task, c.Loop.Tiers, loop.PolicyOf(c.Loop))
+		ts, err := taskSections(ctx, eng, req.Project, req.Task, c.Loop.Tiers, c.Loop.Policy())
 		if err != nil {
 			return nil, err
 		}
@@ -218,7 +214,7 @@ func Build(ctx context.Context, eng Service, c *cairn.Settings, req Request) (*B
 // searched is req as its memories are looked for: without the keyword
 // phrases its prompt matched, which tell cairn how to build the block
 // ("quick task") and are not what the prompt is about.
-func searched(req Request, keywords []string) Request {
+func searched(req cairn.ContextRequest, keywords []string) cairn.ContextRequest {
 	if len(keywords) > 0 {
 		req.Prompt = cairn.StripPhrases(req.Prompt, keywords)
 	}
@@ -235,7 +231,7 @@ var HowToRecord = contextpack.Section{Kind: "recording", Title: "Recording What 
 
 // startBlock reports whether req is for a session's start: no prompt and
 // no files, and the lasting tiers asked for.
-func startBlock(req Request, p Profile) bool {
+func startBlock(req cairn.ContextRequest, p Profile) bool {
 	if strings.TrimSpace(req.Prompt) != "" || len(req.Files) > 0 || req.Task != "" {
 		return false
 	}

@@ -35,7 +35,7 @@ func TestTheLastingTiersFollowTheConfiguration(t *testing.T) {
 	e := newEngine(t, func() time.Time { return now })
 	arch := add(t, e, &cairn.Memory{Type: "architecture", Content: "All writes go through the engine package.", Confidence: 0.95})
 	sess := add(t, e, &cairn.Memory{Type: "session", Content: "Session: added rate limiting."})
-	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), recall.Request{Project: "p"})
+	b, err := recall.Build(t.Context(), e, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestTheLastingTiersFollowTheConfiguration(t *testing.T) {
 	c := cairn.DefaultSettings()
 	c.Context.Static.MinConstraintConfidence = 0 // "none of those"
 	c.Context.Dynamic.Enabled = false
-	if b, err = recall.Build(t.Context(), e, c, recall.Request{Project: "p"}); err != nil {
+	if b, err = recall.Build(t.Context(), e, c, cairn.ContextRequest{Project: "p"}); err != nil {
 		t.Fatal(err)
 	}
 	if ids := b.IDs(); slices.Contains(ids, arch) || slices.Contains(ids, sess) {
@@ -76,7 +76,7 @@ func TestRelevantMemoryIsNeverCrowdedOutByStaticOnes(t *testing.T) {
 	}
 	want := res.Memory.ID
 	for _, format := range []string{"markdown", "json"} {
-		b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Prompt: "why does the payments webhook retry forever",
+		b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Prompt: "why does the payments webhook retry forever",
 			Format: format, Budget: 600, BudgetSet: true})
 		if err != nil {
 			t.Fatal(err)
@@ -94,7 +94,7 @@ func TestRelevantMemoryIsNeverCrowdedOutByStaticOnes(t *testing.T) {
 			t.Errorf("%s: static memories took %d tokens, over %v of 600", format, static, recall.StaticShare)
 		}
 	}
-	b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Budget: 600, BudgetSet: true})
+	b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Budget: 600, BudgetSet: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +127,7 @@ func TestMemoriesWhoseFilesChangedAreMarkedStale(t *testing.T) {
 	id := res.Memory.ID
 	build := func() *recall.Block {
 		t.Helper()
-		b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Prompt: "refresh returns nil for an unknown token", Root: root})
+		b, err := recall.Build(ctx, eng, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Prompt: "refresh returns nil for an unknown token", Root: root})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -164,7 +164,7 @@ func TestMemoriesWhoseFilesChangedAreMarkedStale(t *testing.T) {
 	if err := os.Chtimes(file, now.Add(time.Hour), now.Add(time.Hour)); err != nil {
 		t.Fatal(err)
 	}
-	b, err = recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Prompt: "refresh returns nil for an unknown token"})
+	b, err = recall.Build(ctx, eng, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Prompt: "refresh returns nil for an unknown token"})
 	if err != nil || strings.Contains(b.Text, "possibly stale") {
 		t.Errorf("without a root: %v\n%s", err, b.Text)
 	}
@@ -191,7 +191,7 @@ func TestSessionStartBlockIsSmallAndSaysHowToRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	c := cairn.DefaultSettings()
-	b, err := recall.Build(ctx, eng, c, recall.Request{Project: "p"})
+	b, err := recall.Build(ctx, eng, c, cairn.ContextRequest{Project: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +202,7 @@ func TestSessionStartBlockIsSmallAndSaysHowToRecord(t *testing.T) {
 		t.Errorf("the block lacks the recording paragraph or the pinned memory:\n%s", b.Text)
 	}
 	// With a prompt the full budget applies and the paragraph is left out.
-	b, err = recall.Build(ctx, eng, cairn.DefaultSettings(), recall.Request{Project: "p", Prompt: "how does the pitfall module report errors"})
+	b, err = recall.Build(ctx, eng, cairn.DefaultSettings(), cairn.ContextRequest{Project: "p", Prompt: "how does the pitfall module report errors"})
 	if err != nil {
 		t.Fatal(err)
 	}

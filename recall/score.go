@@ -22,7 +22,7 @@ import (
 // The words tags are matched against are found once, not once per memory.
 type seed000 struct {
 	c     cairn.ScoringSettings
-	req   Request
+	req   cairn.ContextRequest
 	mode  string          // the mode in force: memories tagged mode:<mode> match
 	words map[string]bool // terms of the prompt and the files
 }
@@ -33,7 +33,7 @@ const (
 	sameTaskWeight  = 0.15
 )
 
-func seed000Of(c *cairn.Settings, r Request) seed000 {
+func seed000Of(c *cairn.Settings, r cairn.ContextRequest) seed000 {
 	s := seed000{c: c.Scoring, req: r, mode: r.Mode, words: map[string]bool{}}
 	if s.mode == "" {
 		s.mode = c.Context.Mode

@@ -25,14 +25,14 @@ func TestHatAndTaggedMemoriesAreCandidatesWithoutAWordOfThePrompt(t *testing.T) 
 	tagged := put(t, e, &cairn.Memory{Type: "pitfall", Content: "the session cookie is set only over TLS", Tags: []string{"login"}})
 	ofHat := put(t, e, &cairn.Memory{Type: "pattern", Content: "every review names the risk it checked", Hat: "critic"})
 	other := put(t, e, &cairn.Memory{Type: "pattern", Content: "plans list their open questions first", Hat: "planner", Tags: []string{"plans"}})
-	ids := relevantIDs(selection(t, e, noLastingTiers(), recall.Request{Prompt: "make the login page load faster", Hat: "critic"}))
+	ids := relevantIDs(selection(t, e, noLastingTiers(), cairn.ContextRequest{Prompt: "make the login page load faster", Hat: "critic"}))
 	if !slices.Contains(ids, tagged.ID) || !slices.Contains(ids, ofHat.ID) {
 		t.Errorf("relevant %v, want the memory tagged login (%s) and the critic's (%s)", ids, tagged.ID, ofHat.ID)
 	}
 	if slices.Contains(ids, other.ID) {
 		t.Errorf("relevant %v holds the planner's untagged-for-this memory %s", ids, other.ID)
 	}
-	ids = relevantIDs(selection(t, e, noLastingTiers(), recall.Request{Prompt: "make the home page load faster"}))
+	ids = relevantIDs(selection(t, e, noLastingTiers(), cairn.ContextRequest{Prompt: "make the home page load faster"}))
 	if len(ids) != 0 {
 		t.Errorf("no keyword tag, no hat: relevant %v, want nothing", ids)
 	}
@@ -47,7 +47,7 @@ func TestMemoriesAtOrBelowTheConfidenceFloorAreNotInjected(t *testing.T) {
 	strong := put(t, e, &cairn.Memory{Type: "fix", Content: "rotate the payments webhook signing secret in both places at once", Confidence: 0.5})
 	weakDecision := put(t, e, &cairn.Memory{Type: "decision", Content: "webhooks are signed with HMAC-SHA256", Confidence: 0.2})
 	pinned := put(t, e, &cairn.Memory{Type: "preference", Content: "keep diffs small", Confidence: 0.1, Pinned: true})
-	req := recall.Request{Project: "p", Prompt: "why does the payments webhook retry forever when the secret rotates", Explain: true}
+	req := cairn.ContextRequest{Project: "p", Prompt: "why does the payments webhook retry forever when the secret rotates", Explain: true}
 	b, err := recall.Build(t.Context(), e, config.Default(), req)
 	if err != nil {
 		t.Fatal(err)

@@ -54,7 +54,7 @@ func ptr[T any](v T) *T { return &v }
 
 // selection is what the pipeline chose for req with c (the default
 // configuration when nil).
-func selection(t *testing.T, e *engine.Engine, c *cairn.Settings, req recall.Request) *recall.Selection {
+func selection(t *testing.T, e *engine.Engine, c *cairn.Settings, req cairn.ContextRequest) *recall.Selection {
 	t.Helper()
 	if c == nil {
 		c = cairn.DefaultSettings()
@@ -97,7 +97,7 @@ func TestTheContextBlockFillsTheTiersAndLeavesOutWhatItMust(t *testing.T) {
 	e, ids, _ := contextFixture(t)
 	c := cairn.DefaultSettings()
 	c.Context.Dynamic.Count = 2
-	sel := selection(t, e, c, recall.Request{Prompt: "fix the flaky auth test", Files: []string{"internal/auth/session_test.go"},
+	sel := selection(t, e, c, cairn.ContextRequest{Prompt: "fix the flaky auth test", Files: []string{"internal/auth/session_test.go"},
 		Hat: "critic", Session: "s-now"})
 	tier := map[string]string{}
 	for _, it := range sel.Items {
@@ -160,7 +160,7 @@ func TestTheContextBlockFillsTheTiersAndLeavesOutWhatItMust(t *testing.T) {
 func TestTheContextBlockWithoutPromptHasNoRelevantTier(t *testing.T) {
 	t.Parallel()
 	e, ids, _ := contextFixture(t)
-	sel := selection(t, e, nil, recall.Request{})
+	sel := selection(t, e, nil, cairn.ContextRequest{})
 	for _, it := range sel.Items {
 		if it.Tier == cairn.ContextRelevant {
 			t.Errorf("relevant item %s without a prompt", it.Memory.ID)
@@ -179,7 +179,7 @@ func TestTheThresholdLeavesOutWeakMatches(t *testing.T) {
 	e, _, _ := contextFixture(t)
 	c := cairn.DefaultSettings()
 	c.Scoring.Threshold = 5 // nothing reaches it
-	sel := selection(t, e, c, recall.Request{Prompt: "flaky"})
+	sel := selection(t, e, c, cairn.ContextRequest{Prompt: "flaky"})
 	for _, it := range sel.Items {
 		if it.Tier == cairn.ContextRelevant {
 			t.Errorf("relevant item %s (score %v) above an impossible threshold", it.Memory.ID, it.Score)
@@ -216,7 +216,7 @@ func TestContextFloorKeepsWeakMatchesOut(t *testing.T) {
 	}
 	flaky := put(t, e, &cairn.Memory{Type: "pitfall", Content: "session_test.go is flaky when subtests share the fake clock"})
 	c := noLastingTiers()
-	sel := selection(t, e, c, recall.Request{Prompt: "why is session_test.go flaky"})
+	sel := selection(t, e, c, cairn.ContextRequest{Prompt: "why is session_test.go flaky"})
 	if ids := relevantIDs(sel); len(ids) == 0 || ids[0] != flaky.ID {
 		t.Fatalf("a prompt about the flaky test got %v, want %s first", ids, flaky.ID)
 	}
@@ -224,7 +224,7 @@ func TestContextFloorKeepsWeakMatchesOut(t *testing.T) {
 		t.Errorf("the best item's match %v is below the floor %v", m, c.Context.Relevant.Floor)
 	}
 	// One shared word ("export") among words the project has never seen.
-	sel = selection(t, e, c, recall.Request{Prompt: "translate the onboarding wizard and export the strings to the localisation vendor"})
+	sel = selection(t, e, c, cairn.ContextRequest{Prompt: "translate the onboarding wizard and export the strings to the localisation vendor"})
 	if ids := relevantIDs(sel); len(ids) != 0 {
 		t.Errorf("a prompt that matches nothing well got %v", ids)
 	}
@@ -237,7 +237,7 @@ func TestContextFloorKeepsWeakMatchesOut(t *testing.T) {
 	}
 	// Floor 0 turns it off: the best weak match comes back.
 	c.Context.Relevant.Floor = 0
-	sel = selection(t, e, c, recall.Request{Prompt: "translate the onboarding wizard and export the strings to the localisation vendor"})
+	sel = selection(t, e, c, cairn.ContextRequest{Prompt: "translate the onboarding wizard and export the strings to the localisation vendor"})
 	if ids := relevantIDs(sel); len(ids) == 0 {
 		t.Error("with the floor off, the weak matches are injected as before")
 	}
@@ -259,7 +259,7 @@ func TestContextShowsAMemoryOncePerSession(t *testing.T) {
 	a := put(t, e, &cairn.Memory{Type: "pitfall", Content: "the payments webhook retries forever on a 500", Confidence: 0.6})
 	b := put(t, e, &cairn.Memory{Type: "fix", Content: "the payments webhook now stops retrying after five attempts"})
 	c := noLastingTiers()
-	req := recall.Request{Prompt: "payments webhook retries", Session: "s-1"}
+	req := cairn.ContextRequest{Prompt: "payments webhook retries", Session: "s-1"}
 	first := selection(t, e, c, req)
 	if ids := relevantIDs(first); len(ids) != 2 {
 		t.Fatalf("first context: %v, want both", ids)
@@ -320,7 +320,7 @@ func TestContextFindsMemoriesAboutTheFilesWithoutTheirWords(t *testing.T) {
 	about := put(t, e, &cairn.Memory{Type: "pitfall", Content: "subtests there share one fake clock; give each its own", FileRefs: []string{"internal/auth/*_test.go"}})
 	hatOnly := put(t, e, &cairn.Memory{Type: "pattern", Content: "review checklists live in the wiki", Hat: "critic"})
 	c := noLastingTiers()
-	req := recall.Request{Prompt: "make the login page load faster", Hat: "critic"}
+	req := cairn.ContextRequest{Prompt: "make the login page load faster", Hat: "critic"}
 	sel := selection(t, e, c, req)
 	if ids := relevantIDs(sel); !slices.Equal(ids, []string{hatOnly.ID}) {
 		t.Fatalf("without files: %v, want the hat's %s only", ids, hatOnly.ID)
@@ -343,14 +343,14 @@ func TestContextPromptAboutAnUnknownNameGetsNothing(t *testing.T) {
 	}
 	put(t, e, &cairn.Memory{Type: "context", Content: "Dagmar researched ceramics suppliers for weeks"})
 	c := noLastingTiers()
-	if sel := selection(t, e, c, recall.Request{Prompt: "What did Dagmar research?"}); len(relevantIDs(sel)) == 0 {
+	if sel := selection(t, e, c, cairn.ContextRequest{Prompt: "What did Dagmar research?"}); len(relevantIDs(sel)) == 0 {
 		t.Fatal("a prompt about a known name got nothing")
 	}
-	if ids := relevantIDs(selection(t, e, c, recall.Request{Prompt: "What did Leopold research?"})); len(ids) != 0 {
+	if ids := relevantIDs(selection(t, e, c, cairn.ContextRequest{Prompt: "What did Leopold research?"})); len(ids) != 0 {
 		t.Errorf("a prompt about a name the project has never seen got %v", ids)
 	}
 	// Lower case, the same word is not a name: it counts once.
-	if sel := selection(t, e, c, recall.Request{Prompt: "what did we research about ceramics"}); len(relevantIDs(sel)) == 0 {
+	if sel := selection(t, e, c, cairn.ContextRequest{Prompt: "what did we research about ceramics"}); len(relevantIDs(sel)) == 0 {
 		t.Errorf("a plain prompt: %v", relevantIDs(sel))
 	}
 }
@@ -376,7 +376,7 @@ func TestContextPromptOfAnotherProjectGetsNothing(t *testing.T) {
 	poles := put(t, e, &cairn.Memory{Project: "maps", Type: "context", Content: "tile projections use web mercator; the projection tests fail near the poles"})
 	put(t, e, &cairn.Memory{Project: "maps", Type: "context", Content: "the tile cache is keyed by zoom level and projection"})
 	c := noLastingTiers()
-	req := recall.Request{Project: "billing", Prompt: "why do the projection tests fail near the poles?"}
+	req := cairn.ContextRequest{Project: "billing", Prompt: "why do the projection tests fail near the poles?"}
 	sel := selection(t, e, c, req)
 	if ids := relevantIDs(sel); len(ids) != 0 {
 		t.Errorf("billing's block for a prompt about maps: %v, want nothing", ids)
@@ -427,7 +427,7 @@ func TestContextDoubtfulPromptNeedsAStrongerMatch(t *testing.T) {
 		}
 	}
 	c := noLastingTiers()
-	sel := selection(t, e, c, recall.Request{Project: "api", Prompt: doubtful})
+	sel := selection(t, e, c, cairn.ContextRequest{Project: "api", Prompt: doubtful})
 	if ids := relevantIDs(sel); len(ids) != 0 {
 		t.Errorf("a prompt of doubtful project: %v, want nothing", ids)
 	}
@@ -438,7 +438,7 @@ func TestContextDoubtfulPromptNeedsAStrongerMatch(t *testing.T) {
 	if !said {
 		t.Errorf("left out %+v: want the reason to say the prompt may be another project's, and by how much", sel.LeftOut)
 	}
-	if ids := relevantIDs(selection(t, e, c, recall.Request{Project: "api", Prompt: "which endpoint signs the session token with the rotating key"})); !slices.Contains(ids, signed.ID) {
+	if ids := relevantIDs(selection(t, e, c, cairn.ContextRequest{Project: "api", Prompt: "which endpoint signs the session token with the rotating key"})); !slices.Contains(ids, signed.ID) {
 		t.Errorf("a prompt plainly the project's: %v, want %s", ids, signed.ID)
 	}
 }
@@ -448,7 +448,7 @@ func TestAModeTagMatchesAContextInThatMode(t *testing.T) {
 	e := newEngine(t, func() time.Time { return day0 })
 	eco := put(t, e, &cairn.Memory{Project: "p", Type: "pattern", Content: "Parser changes: run only the parser tests", Tags: []string{"mode:eco"}})
 	score := func(mode string) float64 {
-		s := selection(t, e, nil, recall.Request{Prompt: "refactor the parser", Mode: mode})
+		s := selection(t, e, nil, cairn.ContextRequest{Prompt: "refactor the parser", Mode: mode})
 		for _, it := range s.Items {
 			if it.Memory.ID == eco.ID {
 				return it.Score

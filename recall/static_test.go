@@ -22,7 +22,7 @@ func TestTheStaticTierShowsEveryStaticMemoryThatFits(t *testing.T) {
 		ids = append(ids, add(t, e, &cairn.Memory{Type: "decision", Content: fmt.Sprintf("Decision %d: service %c owns its tables.", i, 'a'+i)}))
 		ids = append(ids, add(t, e, &cairn.Memory{Type: "preference", Content: fmt.Sprintf("Preference %d: name helper %c plainly.", i, 'a'+i)}))
 	}
-	b, err := recall.Build(t.Context(), e, config.Default(), recall.Request{Project: "p", Profile: recall.ProfileSessionStart})
+	b, err := recall.Build(t.Context(), e, config.Default(), cairn.ContextRequest{Project: "p", Profile: cairn.ProfileSessionStart})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func TestTheStaticTierShowsEveryStaticMemoryThatFits(t *testing.T) {
 	for i := range 30 {
 		add(t, e, &cairn.Memory{Type: "convention", Content: fmt.Sprintf("Convention %d: files of package %c stay small.%s", i, 'a'+i%26, long)})
 	}
-	b, err = recall.Build(t.Context(), e, config.Default(), recall.Request{Project: "p", Profile: recall.ProfileSessionStart, Explain: true})
+	b, err = recall.Build(t.Context(), e, config.Default(), cairn.ContextRequest{Project: "p", Profile: cairn.ProfileSessionStart, Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,14 +68,14 @@ func TestTheStaticTierIsOrderedByRelevanceThenConfidence(t *testing.T) {
 		}
 		return out
 	}
-	b, err := recall.Build(t.Context(), e, config.Default(), recall.Request{Project: "p"})
+	b, err := recall.Build(t.Context(), e, config.Default(), cairn.ContextRequest{Project: "p"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if got, want := order(b), []string{high, mid, low}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("without a prompt the decisions are %v, want by confidence %v", got, want)
 	}
-	b, err = recall.Build(t.Context(), e, config.Default(), recall.Request{Project: "p", Prompt: "how are invoices rendered to PDF"})
+	b, err = recall.Build(t.Context(), e, config.Default(), cairn.ContextRequest{Project: "p", Prompt: "how are invoices rendered to PDF"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +95,7 @@ func TestCriticalConstraintsKeepACapOfFive(t *testing.T) {
 		ids = append(ids, add(t, e, &cairn.Memory{Type: "constraint", Content: fmt.Sprintf("Constraint %d: table %c is append-only.", i, 'a'+i),
 			Confidence: 0.9 - float64(i)*0.05}))
 	}
-	b, err := recall.Build(t.Context(), e, config.Default(), recall.Request{Project: "p", Explain: true})
+	b, err := recall.Build(t.Context(), e, config.Default(), cairn.ContextRequest{Project: "p", Explain: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,10 +131,10 @@ func TestHookBlocksShowAgeAndRelevance(t *testing.T) {
 		profile, prompt string
 		want            []string
 	}{
-		{recall.ProfilePrompt, "why does the payments webhook retry forever", []string{"3 days ago", "% relevant"}},
-		{recall.ProfileSessionStart, "", []string{"3 days ago"}},
+		{cairn.ProfilePrompt, "why does the payments webhook retry forever", []string{"3 days ago", "% relevant"}},
+		{cairn.ProfileSessionStart, "", []string{"3 days ago"}},
 	} {
-		b, err := recall.Build(t.Context(), e, config.Default(), recall.Request{Project: "p", Profile: tc.profile, Prompt: tc.prompt})
+		b, err := recall.Build(t.Context(), e, config.Default(), cairn.ContextRequest{Project: "p", Profile: tc.profile, Prompt: tc.prompt})
 		if err != nil {
 			t.Fatal(err)
 		}

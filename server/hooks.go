@@ -197,15 +197,14 @@ func (s *Server) hookEnv(ctx context.Context, call *hookCall) *inject.Env {
 	return &inject.Env{
 		Agent: "claude", Project: call.project, Root: root, CWDRoot: call.root,
 		Home: s.cfg.Home, Task: call.task, State: state, DataDir: dataDir,
-		Config: func() (*cairn.Settings, bool, error) {
+		Config: func() (*cairn.Settings, error) {
 			if s.cfg.SyncFolder != nil && call.root != "" {
 				s.cfg.SyncFolder(ctx, call.root, call.project)
 			}
 			// The block is built here, with the project's settings.
-			c, err := s.eng.SettingsOf(ctx, call.project)
-			return c, false, err
+			return s.eng.SettingsOf(ctx, call.project)
 		},
-		Service: local.New(s.eng, call.project, s.RecordUse),
+		Service: local.New(s.eng, call.project, &local.Options{Record: s.RecordUse}),
 		Log:     func(err error) { s.logHook(call, err) },
 	}
 }

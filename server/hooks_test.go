@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/recall"
 )
 
 // postHook posts a hook payload to the server's http hook of event.
@@ -135,7 +134,7 @@ func TestServerBlocksOfASessionDoNotRepeatWhatItWasJustShown(t *testing.T) {
 	s := openServer(t, func(c *Config) { c.Uses.FlushWait, c.Uses.MaxAge = time.Hour, 2*time.Hour })
 	p := s.project(t)
 	ask := func(session string) string {
-		a, err := p.Context(t.Context(), recall.Call{Request: recall.Request{Project: "p", Profile: recall.ProfilePrompt,
+		a, err := p.Context(t.Context(), cairn.ContextCall{ContextRequest: cairn.ContextRequest{Project: "p", Profile: cairn.ProfilePrompt,
 			Prompt: "why is the auth test flaky with the fake clock?", Session: session}, Record: true})
 		if err != nil {
 			t.Fatal(err)
@@ -153,7 +152,7 @@ func TestServerBlocksOfASessionDoNotRepeatWhatItWasJustShown(t *testing.T) {
 	}
 	// A lookup before a command: the same.
 	look := func(session string) string {
-		a, err := p.Lookup(t.Context(), recall.LookupRequest{Project: "p", Profile: recall.ProfileCommand, Command: "go test ./auth -run TestFlaky",
+		a, err := p.Lookup(t.Context(), cairn.LookupRequest{Project: "p", Profile: cairn.ProfileCommand, Command: "go test ./auth -run TestFlaky",
 			Session: session, ShownTimes: 1, Record: true})
 		if err != nil {
 			t.Fatal(err)

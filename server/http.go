@@ -40,7 +40,6 @@ import (
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/mcpserver"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/webui"
 )
 
@@ -345,15 +344,8 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 	return httpapi.New(httpapi.Options{
 		Service: func(project string, now time.Time) httpapi.Service {
 			s.touch() // a request keeps a server with an idle time alive
-			return atTime(s.eng.WithProject(project), now)
+			return local.New(atTime(s.eng, now), project, &local.Options{Record: s.RecordUse, Root: s.cfg.Root})
 		},
-		Context: func(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-			if call.Root == "" {
-				call.Root = s.cfg.Root(call.Project)
-			}
-			return recall.AnswerCall(ctx, s.eng.WithProject(call.Project), call, s.RecordUse)
-		},
-		RecordUse:      s.RecordUse,
 		Root:           s.cfg.Root,
 		CheckSettings:  s.cfg.CheckSettings,
 		SettingsStored: s.cfg.SettingsStored,
@@ -367,7 +359,7 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 // newMCPServer returns the MCP server of project.
 func (s *Server) newMCPServer(project string) (*mcp.Server, error) {
 	return mcpserver.New(mcpserver.Options{
-		Service: local.New(s.eng, project, s.RecordUse),
+		Service: local.New(s.eng, project, &local.Options{Record: s.RecordUse}),
 		Project: project,
 		Root:    s.cfg.Root(project),
 		Version: s.cfg.Version,

@@ -21,7 +21,6 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/engine"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
@@ -322,7 +321,7 @@ func TestServerRecordsTheUseOfWhatContextsShowed(t *testing.T) {
 	if err := s.Open(t.Context()); err != nil {
 		t.Fatal(err)
 	}
-	a, err := s.project(t).Context(t.Context(), recall.Call{Request: recall.Request{Project: "p", Prompt: "flaky clock"}, Record: true})
+	a, err := s.project(t).Context(t.Context(), cairn.ContextCall{ContextRequest: cairn.ContextRequest{Project: "p", Prompt: "flaky clock"}, Record: true})
 	if err != nil || !strings.Contains(a.Text, s.mem.ID) {
 		t.Fatalf("context: %+v %v", a, err)
 	}

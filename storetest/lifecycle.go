@@ -183,19 +183,20 @@ func testLifecycleStates(t *testing.T, s cairn.Store) {
 // testLifecycleStatesPages reads a project two states at a time, from the
 // last state of each page: every memory comes once, in order, also those
 // created in the same millisecond (ordered by id) and one stored with no
-// creation time; other projects stay out.
+// creation time and one created before 1970; other projects stay out.
 func testLifecycleStatesPages(t *testing.T, s cairn.Store) {
 	var ms []*cairn.Memory
-	for i := int64(1); i <= 7; i++ {
+	for i := int64(1); i <= 8; i++ {
 		m := mem("p", i)
 		if i >= 3 && i <= 5 { // three memories of one millisecond
 			m.CreatedAt = at(3 * time.Second)
 		}
 		ms = append(ms, m)
 	}
-	ms[6].CreatedAt = time.Time{} // no creation time: first
-	create(t, s, append(ms, mem("q", 8))...)
-	want := []string{ms[6].ID, ms[0].ID, ms[1].ID, ms[2].ID, ms[3].ID, ms[4].ID, ms[5].ID}
+	ms[6].CreatedAt = time.Time{} // no creation time: after those before 1970
+	ms[7].CreatedAt = time.Date(1960, 1, 2, 0, 0, 0, 0, time.UTC)
+	create(t, s, append(ms, mem("q", 9))...)
+	want := []string{ms[7].ID, ms[6].ID, ms[0].ID, ms[1].ID, ms[2].ID, ms[3].ID, ms[4].ID, ms[5].ID}
 	var got []string
 	page := cairn.LifecyclePage{Limit: 2}
 	for n := 0; ; n++ {

@@ -782,10 +782,7 @@ func cut(s string, n int) string {
 	if s = redact.Text(s); len(s) <= n {
 		return s
 	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return cairn.CutBytes(s, n)
 }
 
 // shorten redacts s and cuts it to at most n runes, the last three "..."

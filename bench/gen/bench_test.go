@@ -400,13 +400,13 @@ func BenchmarkImport100k(b *testing.B) {
 // server records it after answering).
 func BenchmarkHookContext100k(b *testing.B) {
 	n := benchN(b)
-	prompt := recall.Request{Profile: recall.ProfilePrompt}
-	edit := recall.Request{Profile: recall.ProfileEdit}
-	b.Run("context", func(b *testing.B) { benchHook(b, n, recall.Request{}, nil) })
+	prompt := cairn.ContextRequest{Profile: cairn.ProfilePrompt}
+	edit := cairn.ContextRequest{Profile: cairn.ProfileEdit}
+	b.Run("context", func(b *testing.B) { benchHook(b, n, cairn.ContextRequest{}, nil) })
 	b.Run("prompt", func(b *testing.B) { benchHook(b, n, prompt, nil) })
-	b.Run("bash", func(b *testing.B) { benchPoint(b, n, recall.ProfileCommand) })
+	b.Run("bash", func(b *testing.B) { benchPoint(b, n, cairn.ProfileCommand) })
 	b.Run("edit", func(b *testing.B) { benchHook(b, n, edit, corpusFiles(b, n)) })
-	b.Run("failure", func(b *testing.B) { benchPoint(b, n, recall.ProfileFailure) })
+	b.Run("failure", func(b *testing.B) { benchPoint(b, n, cairn.ProfileFailure) })
 }
 
 // benchPoint is the hook's answer at the point of a command, in a
@@ -421,9 +421,9 @@ func benchPoint(b *testing.B, n int, profile string) {
 	_, eng := openBench(b, database(b, n), 64<<20, time.Time{})
 	pool := distinctQueries(b, 5000+benchQueries)
 	answer := func(q string) {
-		req := recall.LookupRequest{Project: benchProject, Profile: profile, Command: q, Now: now,
+		req := cairn.LookupRequest{Project: benchProject, Profile: profile, Command: q, Now: now,
 			Session: "bench-hooks", ShownTimes: 1}
-		if profile == recall.ProfileFailure {
+		if profile == cairn.ProfileFailure {
 			req.Subject, req.Command, req.ShownTimes = "Exit code 2\npanic: "+q+" failed in the worker", "", 2
 		}
 		if _, err := recall.Lookup(ctx, eng, req); err != nil {
@@ -458,7 +458,7 @@ func corpusFiles(b *testing.B, n int) []string {
 	return out
 }
 
-func benchHook(b *testing.B, n int, req recall.Request, files []string) {
+func benchHook(b *testing.B, n int, req cairn.ContextRequest, files []string) {
 	now := benchTime(b)
 	ctx := context.Background()
 	_, eng := openBench(b, database(b, n), 64<<20, time.Time{})
@@ -473,12 +473,12 @@ func benchHook(b *testing.B, n int, req recall.Request, files []string) {
 		}
 	}
 	build := func(q string) {
-		call := recall.Call{Request: req, Now: now}
+		call := cairn.ContextCall{ContextRequest: req, Now: now}
 		call.Project, call.Prompt, call.Session = benchProject, q, "bench-hooks"
 		if files != nil {
 			call.Prompt, call.Files = "", []string{q}
 		}
-		if _, err := recall.AnswerCall(ctx, eng, call, nil); err != nil {
+		if _, err := recall.AnswerCall(ctx, eng, nil, call, nil); err != nil {
 			b.Fatalf("context %q: %v", q, err)
 		}
 	}

@@ -44,7 +44,7 @@ func main() {
 			result = fmt.Sprintf("<failure-report>\nerror: test %d fails in pkg%d\napproach: approach %d\navoid: approach %d\n</failure-report>\n"+
 				"<learning files=\"pkg%d/file.go\">pkg%d needs its fixture regenerated (%d)</learning>", i, i%97, i, i, i%97, i%97, i)
 		}
-		if _, err := loop.RecordIteration(ctx, e, loop.Record{Project: *project, Task: fmt.Sprint(i % 1000), Iteration: i,
+		if _, err := loop.RecordIteration(ctx, e, cairn.LoopRecord{Project: *project, Task: fmt.Sprint(i % 1000), Iteration: i,
 			Model: "sonnet", Outcome: outcome, Result: result, Now: now}); err != nil {
 			fmt.Fprintln(os.Stderr, "loopgen:", err)
 			os.Exit(1)

@@ -25,10 +25,10 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/bench/internal/benchio"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/local"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/sqlite"
 )
 
@@ -85,7 +85,7 @@ func main() {
 		go func(c int) {
 			defer wg.Done()
 			for i := c; !stop.Load(); i += *conc {
-				call := recall.Call{Request: recall.Request{Profile: "prompt", Project: *project, Prompt: qs[i%len(qs)], Session: fmt.Sprintf("maintload-%d", c)}, Record: true}
+				call := cairn.ContextCall{ContextRequest: cairn.ContextRequest{Profile: "prompt", Project: *project, Prompt: qs[i%len(qs)], Session: fmt.Sprintf("maintload-%d", c)}, Record: true}
 				t0 := time.Now()
 				_, err := svc.Context(ctx, call)
 				t1 := time.Now()

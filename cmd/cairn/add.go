@@ -78,7 +78,7 @@ func runAdd(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var res *cairn.WriteResult
 	var replaced *cairn.Memory
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		mem.Project = g.project // resolved by now
 		if ttl.set {
 			mem.ExpiresAt = svc.Now().Add(ttlDur)

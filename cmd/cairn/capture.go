@@ -55,7 +55,7 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 	counts := map[string]int{}
 	failed := 0
 	if len(sigs) > 0 {
-		err := m.withService(ctx, g, writeDB, func(svc service) error {
+		err := m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 			out.Stored = out.Stored[:0]
 			st := newStorer(ctx, m, svc, asJSON)
 			prov := capture.Provenance{Hat: hat.v, Agent: agent.v, Task: task.v, Session: session.v}

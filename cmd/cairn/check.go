@@ -30,7 +30,7 @@ func checkTypeNames(cmd string, types ...string) error {
 
 // checkNewType refuses a type one edit away from a known type (a likely
 // typo, see engine.NearType) unless newType says it is meant as new.
-func checkNewType(ctx context.Context, svc service, g *globals, cmd string, typ optString, newType bool) error {
+func checkNewType(ctx context.Context, svc cairn.App, g *globals, cmd string, typ optString, newType bool) error {
 	if !typ.set || newType {
 		return nil
 	}

@@ -31,7 +31,7 @@ func runCleanup(ctx context.Context, m *Main, g *globals, args []string) error {
 	if *apply {
 		access = writeDB
 	}
-	err = m.withService(ctx, g, access, func(svc service) error {
+	err = m.withService(ctx, g, access, func(svc cairn.App) error {
 		var err error
 		rep, err = svc.Maintain(ctx, g.project, *apply)
 		return err

@@ -102,7 +102,7 @@ func runConfig(ctx context.Context, m *Main, g *globals, args []string) error {
 func (m *Main) storedSettings(ctx context.Context, g *globals) settingsInDB {
 	var out settingsInDB
 	out.owner = m.settingsFolder(g) != ""
-	err := m.withService(ctx, g, recordDB, func(svc service) error {
+	err := m.withService(ctx, g, recordDB, func(svc cairn.App) error {
 		ps, err := svc.ProjectSettings(ctx, g.project)
 		if err == nil {
 			out.Stored = ps

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -22,7 +23,7 @@ func runConflicts(ctx context.Context, m *Main, g *globals, args []string) error
 		return usagef("conflicts: unexpected argument %q", pos[0])
 	}
 	var cs []recall.Conflict
-	err = m.withService(ctx, g, readDB, func(svc service) error {
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		now := time.Now().UTC()
 		if g.now != "" {
 			clock, err := g.clock()

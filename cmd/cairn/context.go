@@ -13,6 +13,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/conversation"
 	"github.com/cairn-dev/cairn/recall"
 )
 
@@ -51,14 +52,14 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	c := cfg.Config
-	req := recall.Request{
+	req := cairn.ContextRequest{
 		Profile: *profile, Project: g.project, Prompt: *prompt, Hat: *hat, Agent: *agent, Task: *task, Session: *session,
 		Files: files.vals, Mode: *mode, Format: *format, Explain: *explain, Index: *index, SearchMode: *searchMode,
 		Budget: budget.v, BudgetSet: budget.set, Limit: limit.v, LimitSet: limit.set,
 		MaxChars: maxChars.v, MaxCharsSet: maxChars.set, Root: m.projectFolder(g),
 	}
 	if *index || c.Context.Index {
-		req.Conversations = recall.ConversationMonths(filepath.Dir(g.path()), g.project)
+		req.Conversations = conversation.MonthsNewestFirst(filepath.Dir(g.path()), g.project)
 	}
 	// Check the request before touching the database, so that a mistake
 	// is reported even when nothing is remembered yet.
@@ -77,19 +78,20 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	// a preview, unless --record says otherwise: looking at the block ten
 	// times must not make its memories look ten times as useful.
 	rec := !*dryRun && (*session != "" || *record)
-	call := recall.Call{Request: req, Record: rec}
+	call := cairn.ContextCall{ContextRequest: req, Record: rec}
+	var own *cairn.Settings
 	if m.settingsFolder(g) != "" {
 		// This command owns the project's folder: its files are the
 		// project's settings (a server, which they are written to,
 		// builds with the same).
-		call.Config = c
+		own = c
 	}
-	var a *recall.Answer
+	var a *cairn.ContextBlock
 	access := recordDB
 	if !rec {
 		access = readDB
 	}
-	err = m.withService(ctx, g, access, func(svc service) error {
+	err = m.withBlockService(ctx, g, access, own, func(svc cairn.App) error {
 		a, err = svc.Context(ctx, call)
 		return err
 	})

@@ -103,7 +103,7 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 		}
 	}
 	var st *storer
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		st = newStorer(ctx, m, svc, false)
 		for _, mem := range mems {
 			mem.Project = g.project

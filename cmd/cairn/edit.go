@@ -101,7 +101,7 @@ func runEdit(ctx context.Context, m *Main, g *globals, args []string) error {
 		return usagef("edit: say what to change, e.g. --content, --title, --tags (see `cairn help edit`)")
 	}
 	var mem *cairn.Memory
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		if err := checkNewType(ctx, svc, g, "edit", typ, *newType); err != nil {
 			return err
 		}
@@ -142,7 +142,7 @@ func runRm(ctx context.Context, m *Main, g *globals, args []string) error {
 	// Every id is looked up first: a mistyped one deletes nothing, and a
 	// unique prefix is resolved to the id it names. Each deletion is
 	// printed once done.
-	return m.withService(ctx, g, writeDB, func(svc service) error {
+	return m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		ids := make([]string, len(pos))
 		var missing []string
 		for i, id := range pos {

@@ -122,7 +122,7 @@ type vectorCount struct {
 
 // vectorCoverage is the project's embedding coverage, nil without an
 // endpoint.
-func vectorCoverage(ctx context.Context, svc service, project string) (*vectorCount, error) {
+func vectorCoverage(ctx context.Context, svc cairn.App, project string) (*vectorCount, error) {
 	n, model, ok, err := svc.VectorCoverage(ctx, project)
 	if err != nil || !ok {
 		return nil, err

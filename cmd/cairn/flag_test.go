@@ -48,7 +48,7 @@ func TestFlaggedMemoryIsMarkedEverywhereItIsShown(t *testing.T) {
 
 	// MCP search and get.
 	m, s := c.openSession()
-	srv, err := newMCPServer(m, local.New(s.eng, c.project, s.recordUse), c.project, true)
+	srv, err := newMCPServer(m, local.New(s.eng, c.project, &local.Options{Record: s.recordUse}), c.project, true)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/hook/inject"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/transcript"
 )
 
@@ -217,30 +216,40 @@ func (h *hookRun) env() *inject.Env {
 	if h.p.CWD != "" {
 		cwdRoot = m.rootOf(h.p.CWD)
 	}
+	svc := &hookService{h: h}
 	return &inject.Env{
 		Agent: h.agent, Project: g.project, Root: m.projectFolder(g), CWDRoot: cwdRoot,
 		Home: m.Getenv("HOME"), Hat: h.hat, Task: m.Getenv("CAIRN_TASK"),
 		State: statePath(g), DataDir: filepath.Dir(g.path()),
-		Config: func() (*cairn.Settings, bool, error) {
+		Config: func() (*cairn.Settings, error) {
 			cfg, err := m.loadConfig()
 			if err != nil {
-				return nil, false, err
+				return nil, err
 			}
-			return cfg.Config, m.settingsFolder(g) != "", nil
+			if m.settingsFolder(g) != "" {
+				// This command owns the project's folder: the block is
+				// built with its files (a server, which they are written
+				// to, builds with the same).
+				svc.own = cfg.Config
+			}
+			return cfg.Config, nil
 		},
-		Service: hookService{h},
+		Service: svc,
 		Log:     h.log,
 	}
 }
 
-// hookService answers a hook's block through the service of the database
+// hookService answers a hook's block through the surface of the database
 // (withService: a server's when one answers); a database that does not
 // exist yet answers nothing.
-type hookService struct{ h *hookRun }
+type hookService struct {
+	h   *hookRun
+	own *cairn.Settings // the settings of the project's folder, when this command owns it
+}
 
-func (s hookService) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-	var a *recall.Answer
-	err := s.h.m.withService(ctx, s.h.g, recordDB, func(svc service) error {
+func (s *hookService) Context(ctx context.Context, call cairn.ContextCall) (*cairn.ContextBlock, error) {
+	var a *cairn.ContextBlock
+	err := s.h.m.withBlockService(ctx, s.h.g, recordDB, s.own, func(svc cairn.App) error {
 		var err error
 		a, err = svc.Context(ctx, call)
 		return err
@@ -251,9 +260,9 @@ func (s hookService) Context(ctx context.Context, call recall.Call) (*recall.Ans
 	return a, err
 }
 
-func (s hookService) Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error) {
-	var a *recall.LookupAnswer
-	err := s.h.m.withService(ctx, s.h.g, recordDB, func(svc service) error {
+func (s *hookService) Lookup(ctx context.Context, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
+	var a *cairn.LookupAnswer
+	err := s.h.m.withService(ctx, s.h.g, recordDB, func(svc cairn.App) error {
 		var err error
 		a, err = svc.Lookup(ctx, req)
 		return err
@@ -327,7 +336,7 @@ func (h *hookRun) capture(ctx context.Context) error {
 		opts.Ask = cfg.Config.Capture.AskAtStop
 	}
 	var got hook.Captured
-	err := h.m.withService(ctx, h.g, writeDB, func(svc service) error {
+	err := h.m.withService(ctx, h.g, writeDB, func(svc cairn.App) error {
 		var err error
 		got, err = hook.Capture(ctx, svc, h.event, h.p, opts)
 		return err

@@ -91,7 +91,7 @@ func runImport(ctx context.Context, m *Main, g *globals, args []string) error {
 	counted := &countingReader{r: newInput(ctx, in, maxImportBytes, name)}
 	stop := importProgress(m.Stderr, isTerminal(m.Stderr), counted, size)
 	var rep *cairn.ImportReport
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		if counted.n.Load() > 0 {
 			// The socket's server stopped answering after it had read
 			// some of the input, which cannot be read again.
@@ -139,7 +139,7 @@ func runExport(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var mems []*cairn.Memory
 	var exportedAt time.Time // zero: no database
-	err = m.withService(ctx, g, readDB, func(svc service) error {
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		var err error
 		mems, _, err = svc.FindMemories(ctx, cairn.MemoryFilter{Project: g.project, IncludeGlobal: *global, Types: types.vals, Sort: cairn.SortCreatedAsc})
 		exportedAt = svc.Now()

@@ -41,7 +41,7 @@ func runIngest(ctx context.Context, m *Main, g *globals, args []string) error {
 		return ingestAll(ctx, m, g, kind, *allProjects, hat.v, agent.v, asJSON, *quiet)
 	}
 	var rep *ingest.Report
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		var err error
 		rep, err = ingest.File(ctx, svc, pos[1], ingest.Options{Kind: kind, Project: g.project, Hat: hat.v, Agent: agent.v,
 			OnWrite: m.printWrite(asJSON)})
@@ -132,9 +132,9 @@ func ingestAll(ctx context.Context, m *Main, g *globals, kind string, allProject
 		opts.OnProgress = func(done, total int) { fmt.Fprintf(m.Stderr, "\r%s transcripts", progressBar(done, total)) }
 	}
 	var rep *ingest.AllReport
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		var err error
-		rep, err = ingest.All(ctx, func(project string) ingest.Service { return inProject(svc, project) }, srcs, opts)
+		rep, err = ingest.All(ctx, func(project string) ingest.Service { return svc.Named(project) }, srcs, opts)
 		return err
 	})
 	if err != nil {

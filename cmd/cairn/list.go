@@ -48,7 +48,7 @@ func runList(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var mems []*cairn.Memory
 	total := 0
-	err = m.withService(ctx, g, readDB, func(svc service) error {
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		var err error
 		mems, total, err = svc.FindMemories(ctx, cairn.MemoryFilter{
 			Project: g.project, IncludeGlobal: *global, Types: types.vals, Tags: tags.vals,

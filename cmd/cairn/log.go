@@ -37,7 +37,7 @@ func runLog(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var acts []cairn.Activity
 	total := 0
-	err = m.withService(ctx, g, readDB, func(svc service) error {
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		id := *memory
 		if id != "" {
 			// A prefix names a stored memory; the id of a deleted memory

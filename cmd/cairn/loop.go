@@ -57,12 +57,12 @@ See docs/agent-loops.md, and cairn loop SUBCOMMAND --help.
 `
 
 // loopPolicy is the escalation policy and tiers of the configuration.
-func loopPolicy(m *Main) (loop.Policy, config.LoopConfig, error) {
+func loopPolicy(m *Main) (cairn.LoopPolicy, config.LoopConfig, error) {
 	cfg, err := m.loadConfig()
 	if err != nil {
-		return loop.Policy{}, config.LoopConfig{}, err
+		return cairn.LoopPolicy{}, config.LoopConfig{}, err
 	}
-	return loop.PolicyOf(cfg.Config.Loop), cfg.Config.Loop, nil
+	return cfg.Config.Loop.Policy(), cfg.Config.Loop, nil
 }
 
 func runLoopRecord(ctx context.Context, m *Main, g *globals, args []string) error {
@@ -125,9 +125,9 @@ func runLoopRecord(ctx context.Context, m *Main, g *globals, args []string) erro
 	if err != nil {
 		return err
 	}
-	var rec *loop.Recorded
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
-		rec, err = svc.LoopRecord(ctx, loop.Record{Run: run.v, Task: task.v, Iteration: n, Model: model.v, Outcome: outcome.v,
+	var rec *cairn.LoopRecorded
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
+		rec, err = svc.LoopRecord(ctx, cairn.LoopRecord{Run: run.v, Task: task.v, Iteration: n, Model: model.v, Outcome: outcome.v,
 			DurationMS: ms, CostUSD: usd, Result: text, Agent: agent.v, Session: session.v, SummarizeAfter: lc.SummarizeAfter})
 		return err
 	})
@@ -138,7 +138,7 @@ func runLoopRecord(ctx context.Context, m *Main, g *globals, args []string) erro
 		fmt.Fprintf(m.Stderr, "cairn: result line %d: %s\n", p.Line, p.Reason)
 	}
 	if asJSON {
-		return writeJSON(m.Stdout, loop.RecordedJSONOf(rec))
+		return writeJSON(m.Stdout, wire.RecordedJSONOf(rec))
 	}
 	fmt.Fprintf(m.Stdout, "iteration %d of task %s: %s\n", rec.Iteration.Iteration, rec.Iteration.Task, rec.Iteration.Outcome)
 	for _, w := range rec.Memories {
@@ -202,9 +202,9 @@ func runLoopContext(ctx context.Context, m *Main, g *globals, args []string) err
 	if tiers.set {
 		t = tiers.vals
 	}
-	var c *loop.Context
-	err = m.withService(ctx, g, readDB, func(svc service) error {
-		c, err = svc.LoopContext(ctx, loop.ContextRequest{Task: task.v, Title: title.v, Description: desc.v, Files: files.vals,
+	var c *cairn.LoopContext
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
+		c, err = svc.LoopContext(ctx, cairn.LoopContextRequest{Task: task.v, Title: title.v, Description: desc.v, Files: files.vals,
 			Budget: chars, Iteration: n, Tiers: t, Policy: p, Format: format.v, Explain: explain, Root: m.projectFolder(g)})
 		return err
 	})
@@ -244,8 +244,8 @@ func runLoopModel(ctx context.Context, m *Main, g *globals, args []string) error
 	if tiers.set {
 		t = tiers.vals
 	}
-	var c *loop.Choice
-	err = m.withService(ctx, g, readDB, func(svc service) error {
+	var c *cairn.LoopChoice
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		c, err = svc.LoopModel(ctx, task.v, t, p)
 		return err
 	})
@@ -256,7 +256,7 @@ func runLoopModel(ctx context.Context, m *Main, g *globals, args []string) error
 		return err
 	}
 	if asJSON {
-		return writeJSON(m.Stdout, loop.ChoiceJSONOf(c))
+		return writeJSON(m.Stdout, wire.ChoiceJSONOf(c))
 	}
 	fmt.Fprintln(m.Stdout, c.Model)
 	fmt.Fprintf(m.Stderr, "cairn: %s: %s\n", c.Model, c.Reason)
@@ -274,8 +274,8 @@ func runLoopStatus(ctx context.Context, m *Main, g *globals, args []string) erro
 	if err != nil {
 		return err
 	}
-	var states []loop.TaskState
-	err = m.withService(ctx, g, readDB, func(svc service) error {
+	var states []cairn.TaskState
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		states, err = svc.LoopStatus(ctx, p)
 		return err
 	})
@@ -283,7 +283,7 @@ func runLoopStatus(ctx context.Context, m *Main, g *globals, args []string) erro
 		return err
 	}
 	if asJSON {
-		return writeJSON(m.Stdout, loop.StatusJSONOf(states).Tasks)
+		return writeJSON(m.Stdout, wire.StatusJSONOf(states).Tasks)
 	}
 	if len(states) == 0 {
 		fmt.Fprintln(m.Stdout, "no iterations recorded")
@@ -317,7 +317,7 @@ func runLoopPrune(ctx context.Context, m *Main, g *globals, args []string) error
 	if _, err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	var opts loop.PruneOptions
+	var opts cairn.LoopPruneOptions
 	for _, f := range []struct {
 		flag *optString
 		name string
@@ -332,8 +332,8 @@ func runLoopPrune(ctx context.Context, m *Main, g *globals, args []string) error
 		}
 		*f.to = d
 	}
-	var p *loop.Pruned
-	err := m.withService(ctx, g, writeDB, func(svc service) error {
+	var p *cairn.LoopPruned
+	err := m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		var err error
 		p, err = svc.LoopPrune(ctx, opts)
 		return err
@@ -342,7 +342,7 @@ func runLoopPrune(ctx context.Context, m *Main, g *globals, args []string) error
 		return err
 	}
 	if asJSON {
-		return writeJSON(m.Stdout, loop.PrunedJSONOf(p))
+		return writeJSON(m.Stdout, wire.PrunedJSONOf(p))
 	}
 	fmt.Fprintf(m.Stdout, "archived %d failure reports, folded %d iterations into totals\n", len(p.Archived), p.Aggregated)
 	return nil

@@ -21,7 +21,6 @@ import (
 	"github.com/cairn-dev/cairn/jobs"
 	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/mcpserver"
-	"github.com/cairn-dev/cairn/recall"
 )
 
 func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
@@ -101,31 +100,31 @@ func (m *Main) mcpService(ctx context.Context, g *globals, cacheMB int64) (svc m
 		return nil, "", nil, err
 	}
 	s.uses = jobs.NewUseWriter(s.eng, &jobs.UseWriterConfig{Log: m.Stderr})
-	return m.syncingService(g, local.New(s.eng, g.project, s.recordUse)), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
+	return m.syncingService(g, local.New(s.eng, g.project, &local.Options{Record: s.recordUse})), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
 }
 
 // syncingService is svc, which writes the project's settings to the
 // database before each write and each context block when the files
 // changed (syncSettings), so that an edit of cairn.toml takes effect in a
 // long MCP session without a restart.
-func (m *Main) syncingService(g *globals, svc service) mcpserver.Service {
-	return settingsSyncer{service: svc, m: m, g: g}
+func (m *Main) syncingService(g *globals, svc cairn.App) mcpserver.Service {
+	return settingsSyncer{App: svc, m: m, g: g}
 }
 
 type settingsSyncer struct {
-	service
+	cairn.App
 	m *Main
 	g *globals
 }
 
 func (s settingsSyncer) AddMemory(ctx context.Context, mem *cairn.Memory) (*cairn.WriteResult, error) {
-	s.m.syncSettings(ctx, s.g, s.service)
-	return s.service.AddMemory(ctx, mem)
+	s.m.syncSettings(ctx, s.g, s.App)
+	return s.App.AddMemory(ctx, mem)
 }
 
-func (s settingsSyncer) Context(ctx context.Context, call recall.Call) (*recall.Answer, error) {
-	s.m.syncSettings(ctx, s.g, s.service)
-	return s.service.Context(ctx, call)
+func (s settingsSyncer) Context(ctx context.Context, call cairn.ContextCall) (*cairn.ContextBlock, error) {
+	s.m.syncSettings(ctx, s.g, s.App)
+	return s.App.Context(ctx, call)
 }
 
 // newMCPServer returns the MCP server of project over svc (bound to

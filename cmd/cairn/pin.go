@@ -19,7 +19,7 @@ func runUnpin(ctx context.Context, m *Main, g *globals, args []string) error {
 // setPinned pins or unpins one memory: a pinned memory is always injected
 // into context, and cleanup never decays nor removes it.
 func setPinned(ctx context.Context, m *Main, g *globals, name string, args []string, pin bool) error {
-	return updateOne(ctx, m, g, name, args, func(*cairn.Memory, service) cairn.MemoryUpdate {
+	return updateOne(ctx, m, g, name, args, func(*cairn.Memory, cairn.App) cairn.MemoryUpdate {
 		return cairn.MemoryUpdate{Pinned: &pin}
 	}, func(old, mem *cairn.Memory) string {
 		state := name + "ned" // pinned, unpinned
@@ -35,7 +35,7 @@ func setPinned(ctx context.Context, m *Main, g *globals, name string, args []str
 // and prints the changed memory as JSON (--json) or the line that say
 // makes of it.
 func updateOne(ctx context.Context, m *Main, g *globals, name string, args []string,
-	change func(old *cairn.Memory, svc service) cairn.MemoryUpdate, say func(old, mem *cairn.Memory) string) error {
+	change func(old *cairn.Memory, svc cairn.App) cairn.MemoryUpdate, say func(old, mem *cairn.Memory) string) error {
 	fs := newFlags(m, g, name, "[--json] ID")
 	asJSON := fs.Bool("json", false, "print the memory as JSON")
 	pos, err := parseFlags(fs, args)
@@ -46,7 +46,7 @@ func updateOne(ctx context.Context, m *Main, g *globals, name string, args []str
 		return usagef("%s: give one memory id", name)
 	}
 	var old, mem *cairn.Memory
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		var err error
 		if old, err = svc.FindMemoryByID(ctx, pos[0]); err != nil {
 			return err

@@ -46,7 +46,7 @@ func runPromote(ctx context.Context, m *Main, g *globals, args []string) error {
 		upd.Scope = &sc
 	}
 	var old, mem *cairn.Memory
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		if err := checkNewType(ctx, svc, g, "promote", typ, *newType); err != nil {
 			return err
 		}

@@ -57,31 +57,31 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err := g.resolve(m); err != nil {
 		return err
 	}
-	req := recall.LookupRequest{Project: g.project, Budget: *budget, Limit: *limit}
+	req := cairn.LookupRequest{Project: g.project, Budget: *budget, Limit: *limit}
 	switch {
 	case file.set:
-		req.Kind, req.Subject = recall.KindFile, m.projectPath(g, file.v)
+		req.Kind, req.Subject = cairn.LookupFile, m.projectPath(g, file.v)
 	case errText.set:
-		req.Kind, req.Subject = recall.KindError, errText.v
+		req.Kind, req.Subject = cairn.LookupError, errText.v
 		if errText.v == "-" {
 			if req.Subject, err = readText(ctx, m.Stdin, "standard input"); err != nil {
 				return err
 			}
 		}
 	default:
-		req.Kind, req.Subject = recall.KindCommand, command.v
+		req.Kind, req.Subject = cairn.LookupCommand, command.v
 	}
 	if strings.TrimSpace(req.Subject) == "" {
 		return usagef("recall: the %s to look up is empty", req.Kind)
 	}
-	if *limit < 1 || *limit > recall.MaxLookupLimit {
-		return usagef("recall: --limit must be from 1 to %d", recall.MaxLookupLimit)
+	if *limit < 1 || *limit > cairn.MaxLookupLimit {
+		return usagef("recall: --limit must be from 1 to %d", cairn.MaxLookupLimit)
 	}
-	if *budget < recall.MinLookupBudget {
-		return usagef("recall: --budget must be at least %d tokens", recall.MinLookupBudget)
+	if *budget < cairn.MinLookupBudget {
+		return usagef("recall: --budget must be at least %d tokens", cairn.MinLookupBudget)
 	}
-	var res *recall.LookupAnswer
-	err = m.withService(ctx, g, readDB, func(svc service) error {
+	var res *cairn.LookupAnswer
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		req.Project = g.project
 		if g.now != "" {
 			now, err := g.clock()
@@ -94,13 +94,13 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	})
 	if errIsNoDatabase(err) {
-		res, err = &recall.LookupAnswer{Kind: req.Kind, Subject: req.Subject}, nil
+		res, err = &cairn.LookupAnswer{Kind: req.Kind, Subject: req.Subject}, nil
 	}
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		return writeJSON(m.Stdout, res.Out())
+		return writeJSON(m.Stdout, wire.LookupOf(res))
 	}
 	if res.Text == "" {
 		fmt.Fprintf(m.Stderr, "cairn: nothing is known about %s\n", req.Subject)
@@ -142,7 +142,7 @@ func recallByValue(ctx context.Context, m *Main, g *globals, types []string, age
 		return usagef("recall: --limit must be from 1 to %d", cairn.MaxLimit)
 	}
 	var mems []*cairn.Memory
-	err := m.withService(ctx, g, recordDB, func(svc service) error {
+	err := m.withService(ctx, g, recordDB, func(svc cairn.App) error {
 		var err error
 		mems, err = recall.ByValue(ctx, svc, cairn.MemoryFilter{Project: g.project, IncludeGlobal: true, Types: types,
 			Agent: agent, Limit: limit}, session)

@@ -63,7 +63,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var hits []cairn.Hit
 	var how cairn.Retrieval
-	err = m.withService(ctx, g, readDB, func(svc service) error {
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		hits, how, err = svc.SearchRetrieval(ctx, cairn.Query{
 			Project: g.project, Text: text, Limit: *limit, Types: types.vals, Tags: tags.vals,
 			After: after.t, Before: before.t, ExcludeSession: *exclude, Agent: *agent, NoGlobal: *noGlobal, Mode: *mode,
@@ -177,7 +177,7 @@ func runBatch(ctx context.Context, m *Main, g *globals, path, mode string) error
 	}
 	// The whole batch runs on one service. A query the service cannot
 	// answer gets its error on its line.
-	err := m.withService(ctx, g, readDB, func(svc service) error {
+	err := m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		return answerBatch(ctx, m, g, svc.Search, in, mode)
 	})
 	if errIsNoDatabase(err) {

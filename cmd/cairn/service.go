@@ -16,8 +16,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"time"
@@ -25,58 +23,12 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/local"
-	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/mcpserver"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/server"
 )
 
-// service is what the commands that a server may answer call.
-type service interface {
-	cairn.Service
-	cairn.SearchService
-	cairn.ActivityService
-	cairn.LifecycleService
-	cairn.SupersedeService
-	cairn.TypeService
-	cairn.VectorCoverageService
-	cairn.IngestService
-	cairn.IngestBatchService
-	cairn.UseRecorder
-	cairn.SettingsService
-	// ImportStream imports what r holds, read as `cairn import` reads a
-	// file (package wire), in one transaction; the report's lines are
-	// r's.
-	ImportStream(ctx context.Context, r io.Reader, opts cairn.ImportOptions) (*cairn.ImportReport, error)
-	// Clock: --now, else the machine's (the client) or the engine's.
-	cairn.Clock
-	// Context builds a block, as recall.AnswerCall does.
-	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
-	// Lookup answers a lookup by name, as recall.Lookup does, where the
-	// memories are.
-	Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error)
-	// Iteration memory for agent loops (cairn loop).
-	loop.API
-}
-
-// inProject is svc bound to project instead of its own (an ingest of
-// every project's transcripts stores each in its own project).
-func inProject(svc service, project string) service {
-	switch s := svc.(type) {
-	case local.Project:
-		return s.Named(project)
-	case *client.Project:
-		return s.Named(project)
-	}
-	panic(fmt.Sprintf("inProject: a service of type %T", svc))
-}
-
-var (
-	_ service = local.Project{}
-	_ service = (*client.Project)(nil)
-	// `cairn mcp` serves the same service as the other commands.
-	_ mcpserver.Service = service(nil)
-)
+// `cairn mcp` serves the same surface as the other commands.
+var _ mcpserver.Service = cairn.App(nil)
 
 // serverTimeout bounds a request to the socket's server: one that does
 // not answer in time (hung, or stopped in a debugger) must not stall an
@@ -131,13 +83,21 @@ const (
 	writeDB                  // writes; creates the database when there is none
 )
 
-// withService runs fn with the service of g's database: a server's client
+// withService runs fn with the surface of g's database: a server's client
 // when one answers for it, else the engine opened for access. fn must
-// call the service before it prints anything: when the socket's server
+// call the surface before it prints anything: when the socket's server
 // turns out not to answer, fn runs again on the engine. Without a server,
 // readDB and recordDB on a database that does not exist get
 // errNoDatabase.
-func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn func(service) error) error {
+func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn func(cairn.App) error) error {
+	return m.withBlockService(ctx, g, access, nil, fn)
+}
+
+// withBlockService is withService whose context blocks, when this
+// process builds them, are built with own (nil: the project's stored
+// settings): the settings of the command that owns the project's folder.
+// A server builds with the settings written to it.
+func (m *Main) withBlockService(ctx context.Context, g *globals, access dbAccess, own *cairn.Settings, fn func(cairn.App) error) error {
 	p, named, err := m.server(g)
 	if err != nil {
 		return err
@@ -164,7 +124,7 @@ func (m *Main) withService(ctx context.Context, g *globals, access dbAccess, fn 
 	if access != readDB {
 		m.syncSettings(ctx, g, s.eng)
 	}
-	err = fn(local.New(s.eng, g.project, nil))
+	err = fn(local.New(s.eng, g.project, &local.Options{Settings: own}))
 	if err == nil && access == writeDB {
 		syncJSONL(ctx, m, g, s.eng) // no server follows the writes to keep the files
 	}

@@ -22,7 +22,7 @@ func runShow(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var mem *cairn.Memory
 	var chain []*cairn.Memory
-	err = m.withService(ctx, g, readDB, func(svc service) error {
+	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		var err error
 		if mem, err = svc.FindMemoryByID(ctx, pos[0]); err != nil {
 			return err

@@ -18,7 +18,7 @@ func runStats(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var st *cairn.Stats
 	var vec *vectorCount
-	err := m.withService(ctx, g, readDB, func(svc service) error {
+	err := m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		var err error
 		if st, err = svc.Stats(ctx, g.project); err != nil {
 			return err

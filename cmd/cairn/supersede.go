@@ -22,7 +22,7 @@ func runSupersede(ctx context.Context, m *Main, g *globals, args []string) error
 		return usagef("supersede: give the id of the old memory, then the id of the one that replaces it")
 	}
 	var old, nw, mem *cairn.Memory
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		var err error
 		if old, err = svc.FindMemoryByID(ctx, pos[0]); err != nil {
 			return err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
 )
 
@@ -56,7 +57,7 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintf(m.Stderr, "cairn: line %d: %s\n", p.Line, p.Reason)
 	}
 	var st *storer
-	err = m.withService(ctx, g, writeDB, func(svc service) error {
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		res, err := svc.AddMemory(ctx, mems.Event)
 		if err != nil {
 			return err

@@ -20,20 +20,18 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/conversation"
 	"github.com/cairn-dev/cairn/hook"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/sessionstate"
 )
 
-// Service answers the blocks; *local.Project and *client.Project are two.
-// A read of a database that does not exist yet answers (nil, nil).
+// Service answers the blocks and lookups, where the memories are: the
+// part of cairn.App a hook calls. A read of a database that does not
+// exist yet answers (nil, nil).
 type Service interface {
-	// Context builds a block, as recall.AnswerCall does; when only the
-	// recording of its use fails, the answer comes with that error.
-	Context(ctx context.Context, call recall.Call) (*recall.Answer, error)
-	// Lookup answers a lookup by name, as recall.AnswerLookup does.
-	Lookup(ctx context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error)
+	cairn.ContextBlockService
+	cairn.LookupService
 }
 
 // Env is what a hook call knows besides its payload.
@@ -63,11 +61,11 @@ type Env struct {
 	// DataDir is the folder of the conversation logs, listed at a session's
 	// start when the configuration asks for the index.
 	DataDir string
-	// Config returns the project's settings and whether the caller owns
-	// the project's folder (its files are the settings: the block is then
-	// built with them, in process or by a server they were written to);
-	// called once, only when a block is built.
-	Config func() (c *cairn.Settings, owner bool, err error)
+	// Config returns the project's settings (a prompt's keyword
+	// overrides, the memory index); called once, only when a block is
+	// built. The block itself is built with the settings of the process
+	// that answers it (Service).
+	Config func() (*cairn.Settings, error)
 	// Service answers.
 	Service Service
 	// Log is told what went wrong without failing the call (a state file
@@ -94,17 +92,17 @@ func Answers(e hook.Event) bool {
 func Answer(ctx context.Context, event hook.Event, p *hook.Payload, env *Env) ([]byte, error) {
 	switch event {
 	case hook.SessionStart:
-		return env.inject(ctx, event, p, recall.Request{Profile: recall.ProfileSessionStart})
+		return env.inject(ctx, event, p, cairn.ContextRequest{Profile: cairn.ProfileSessionStart})
 	case hook.UserPromptSubmit:
 		if strings.TrimSpace(p.Prompt) == "" {
 			return nil, nil
 		}
-		return env.inject(ctx, event, p, recall.Request{Profile: recall.ProfilePrompt, Prompt: p.Prompt, Task: strings.TrimSpace(env.Task)})
+		return env.inject(ctx, event, p, cairn.ContextRequest{Profile: cairn.ProfilePrompt, Prompt: p.Prompt, Task: strings.TrimSpace(env.Task)})
 	case hook.PreToolUse:
 		if cmd := strings.TrimSpace(p.Command()); cmd != "" {
 			// What is known about the failures of the command about to
 			// run, but what the session was shown already.
-			return env.lookup(ctx, event, p, recall.LookupRequest{Profile: recall.ProfileCommand, Command: cmd, ShownTimes: 1})
+			return env.lookup(ctx, event, p, cairn.LookupRequest{Profile: cairn.ProfileCommand, Command: cmd, ShownTimes: 1})
 		}
 		req, ok := env.actionRequest(p)
 		if !ok {
@@ -124,7 +122,7 @@ func Answer(ctx context.Context, event hook.Event, p *hook.Payload, env *Env) ([
 		if strings.TrimSpace(p.AgentType) == "" {
 			return nil, nil
 		}
-		return env.inject(ctx, event, p, recall.Request{Profile: recall.ProfileSubagent, Prompt: p.AgentType, Agent: p.AgentType})
+		return env.inject(ctx, event, p, cairn.ContextRequest{Profile: cairn.ProfileSubagent, Prompt: p.AgentType, Agent: p.AgentType})
 	}
 	return nil, nil
 }
@@ -133,30 +131,30 @@ func Answer(ctx context.Context, event hook.Event, p *hook.Payload, env *Env) ([
 // MultiEdit, Write or NotebookEdit: the edit profile for the file it is
 // about to change (its path relative to the cwd's project folder); ok is
 // false for other tools.
-func (env *Env) actionRequest(p *hook.Payload) (recall.Request, bool) {
+func (env *Env) actionRequest(p *hook.Payload) (cairn.ContextRequest, bool) {
 	f := p.FilePath()
 	if f == "" {
-		return recall.Request{}, false
+		return cairn.ContextRequest{}, false
 	}
 	if filepath.IsAbs(f) && p.CWD != "" && env.CWDRoot != "" {
 		if rel, err := filepath.Rel(env.CWDRoot, f); err == nil && !strings.HasPrefix(rel, "..") {
 			f = rel
 		}
 	}
-	return recall.Request{Profile: recall.ProfileEdit, Files: []string{filepath.ToSlash(f)}}, true
+	return cairn.ContextRequest{Profile: cairn.ProfileEdit, Files: []string{filepath.ToSlash(f)}}, true
 }
 
 // inject builds the block of req (its project, agent, hat and session are
 // the hook's) as the event's additional context, and records the use of
 // the memories in it.
-func (env *Env) inject(ctx context.Context, event hook.Event, p *hook.Payload, req recall.Request) ([]byte, error) {
-	c, owner, err := env.Config()
+func (env *Env) inject(ctx context.Context, event hook.Event, p *hook.Payload, req cairn.ContextRequest) ([]byte, error) {
+	c, err := env.Config()
 	if err != nil {
 		return nil, err
 	}
 	req.Project, req.Hat, req.Session, req.Root = env.Project, env.Hat, p.SessionID, env.Root
 	if event == hook.SessionStart && c.Context.Index && env.DataDir != "" {
-		req.Conversations = recall.ConversationMonths(env.DataDir, env.Project)
+		req.Conversations = conversation.MonthsNewestFirst(env.DataDir, env.Project)
 	}
 	if req.Agent == "" {
 		req.Agent = env.Agent
@@ -171,10 +169,7 @@ func (env *Env) inject(ctx context.Context, event hook.Event, p *hook.Payload, r
 		req.Keywords = env.takeKept()
 	}
 	// Claude Code counts the escaped text against its cap.
-	call := recall.Call{Request: req, Record: true, MaxJSONChars: hook.MaxContext}
-	if owner {
-		call.Config = c
-	}
+	call := cairn.ContextCall{ContextRequest: req, Record: true, MaxJSONChars: hook.MaxContext}
 	a, err := env.Service.Context(ctx, call)
 	if a == nil {
 		return nil, err
@@ -208,7 +203,7 @@ func (env *Env) failure(ctx context.Context, event hook.Event, p *hook.Payload) 
 		return nil, nil
 	}
 	paths := redact.Paths{Root: env.Root, Home: env.Home}
-	return env.lookup(ctx, event, p, recall.LookupRequest{Profile: recall.ProfileFailure, Subject: paths.Text(out), Command: p.Command(),
+	return env.lookup(ctx, event, p, cairn.LookupRequest{Profile: cairn.ProfileFailure, Subject: paths.Text(out), Command: p.Command(),
 		ShownTimes: 2, Exact: exact})
 }
 
@@ -216,7 +211,7 @@ func (env *Env) failure(ctx context.Context, event hook.Event, p *hook.Payload) 
 // memories, and renders its block as the event's additional context. The
 // memories the session was shown req.ShownTimes times already are left
 // out.
-func (env *Env) lookup(ctx context.Context, event hook.Event, p *hook.Payload, req recall.LookupRequest) ([]byte, error) {
+func (env *Env) lookup(ctx context.Context, event hook.Event, p *hook.Payload, req cairn.LookupRequest) ([]byte, error) {
 	req.Project, req.Session, req.Record = env.Project, p.SessionID, true
 	res, err := env.Service.Lookup(ctx, req)
 	if res == nil || res.Text == "" {
@@ -244,7 +239,7 @@ func (env *Env) keepKeywords(c *cairn.Settings, p *hook.Payload, prompt string) 
 }
 
 // takeKept returns the keyword phrases a prompt of an earlier session
-// kept, for the block to apply (recall.Request.Keywords), and forgets
+// kept, for the block to apply (cairn.ContextRequest.Keywords), and forgets
 // them; nil when none were kept.
 func (env *Env) takeKept() []string {
 	if env.State == "" {

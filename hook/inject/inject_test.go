@@ -6,33 +6,33 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/hook/inject"
-	"github.com/cairn-dev/cairn/recall"
 )
 
 // fakeService records what it is asked and answers fixed text.
 type fakeService struct {
-	calls   []recall.Call
-	lookups []recall.LookupRequest
+	calls   []cairn.ContextCall
+	lookups []cairn.LookupRequest
 	text    string
 	err     error
 }
 
-func (f *fakeService) Context(_ context.Context, call recall.Call) (*recall.Answer, error) {
+func (f *fakeService) Context(_ context.Context, call cairn.ContextCall) (*cairn.ContextBlock, error) {
 	f.calls = append(f.calls, call)
-	return &recall.Answer{Text: f.text}, f.err
+	return &cairn.ContextBlock{Text: f.text}, f.err
 }
 
-func (f *fakeService) Lookup(_ context.Context, req recall.LookupRequest) (*recall.LookupAnswer, error) {
+func (f *fakeService) Lookup(_ context.Context, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
 	f.lookups = append(f.lookups, req)
-	return &recall.LookupAnswer{Text: f.text}, f.err
+	return &cairn.LookupAnswer{Text: f.text}, f.err
 }
 
 func env(svc *fakeService, logged *[]error) *inject.Env {
 	return &inject.Env{Agent: "claude", Project: "authsvc", Root: "/src/authsvc", CWDRoot: "/src/authsvc", Home: "/home/dev", Task: "7",
-		Config:  func() (*config.Config, bool, error) { return config.Default(), true, nil },
+		Config:  func() (*config.Config, error) { return config.Default(), nil },
 		Service: svc, Log: func(err error) { *logged = append(*logged, err) }}
 }
 
@@ -47,33 +47,33 @@ func TestAnswerAsksForEachEventsBlock(t *testing.T) {
 		check   func(*fakeService) string
 	}{
 		{hook.UserPromptSubmit, hook.Payload{SessionID: "s", Prompt: "why is the auth test flaky"}, func(f *fakeService) string {
-			if len(f.calls) != 1 || f.calls[0].Profile != recall.ProfilePrompt || f.calls[0].Task != "7" || f.calls[0].Session != "s" ||
+			if len(f.calls) != 1 || f.calls[0].Profile != cairn.ProfilePrompt || f.calls[0].Task != "7" || f.calls[0].Session != "s" ||
 				f.calls[0].Project != "authsvc" || !f.calls[0].Record || f.calls[0].MaxJSONChars != hook.MaxContext {
 				return "the prompt's call"
 			}
 			return ""
 		}},
 		{hook.PreToolUse, hook.Payload{SessionID: "s", ToolName: "Bash", ToolInput: []byte(`{"command":"go test ./..."}`)}, func(f *fakeService) string {
-			if len(f.lookups) != 1 || f.lookups[0].Profile != recall.ProfileCommand || f.lookups[0].Command != "go test ./..." || f.lookups[0].ShownTimes != 1 {
+			if len(f.lookups) != 1 || f.lookups[0].Profile != cairn.ProfileCommand || f.lookups[0].Command != "go test ./..." || f.lookups[0].ShownTimes != 1 {
 				return "the command's lookup"
 			}
 			return ""
 		}},
 		{hook.PreToolUse, hook.Payload{SessionID: "s", CWD: "/src/authsvc/internal", ToolName: "Edit", ToolInput: []byte(`{"file_path":"/src/authsvc/internal/auth.go"}`)}, func(f *fakeService) string {
-			if len(f.calls) != 1 || f.calls[0].Profile != recall.ProfileEdit || len(f.calls[0].Files) != 1 || f.calls[0].Files[0] != "internal/auth.go" {
+			if len(f.calls) != 1 || f.calls[0].Profile != cairn.ProfileEdit || len(f.calls[0].Files) != 1 || f.calls[0].Files[0] != "internal/auth.go" {
 				return "the edit's call"
 			}
 			return ""
 		}},
 		{hook.PostToolUseFailure, hook.Payload{SessionID: "s", ToolName: "Bash", ToolInput: []byte(`{"command":"make"}`), Error: "Exit code 2\n/src/authsvc/x.go:3: boom in /home/dev/y"}, func(f *fakeService) string {
-			if len(f.lookups) != 1 || f.lookups[0].Profile != recall.ProfileFailure || f.lookups[0].ShownTimes != 2 ||
+			if len(f.lookups) != 1 || f.lookups[0].Profile != cairn.ProfileFailure || f.lookups[0].ShownTimes != 2 ||
 				strings.Contains(f.lookups[0].Subject, "/src/authsvc") || strings.Contains(f.lookups[0].Subject, "/home/dev") {
 				return "the failure's lookup"
 			}
 			return ""
 		}},
 		{hook.SubagentStart, hook.Payload{SessionID: "s", AgentType: "reviewer"}, func(f *fakeService) string {
-			if len(f.calls) != 1 || f.calls[0].Profile != recall.ProfileSubagent || f.calls[0].Agent != "reviewer" {
+			if len(f.calls) != 1 || f.calls[0].Profile != cairn.ProfileSubagent || f.calls[0].Agent != "reviewer" {
 				return "the subagent's call"
 			}
 			return ""

@@ -152,11 +152,12 @@ func Counts(rows Rows, translate func(err error, op string) error, op string) (m
 }
 
 // LifecycleAfter is the creation time a lifecycle page starts after, as
-// stored (MS): -1 for the first page, so that a memory stored with no
-// creation time (0) comes first.
+// stored (MS): the smallest value for the first page, so that a memory
+// created before 1970 (a negative value) or stored with no creation time
+// (0) is read too.
 func LifecycleAfter(page cairn.LifecyclePage) int64 {
 	if page.AfterCreated.IsZero() && page.AfterID == "" {
-		return -1
+		return math.MinInt64
 	}
 	return MS(page.AfterCreated)
 }

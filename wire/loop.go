@@ -1,57 +1,13 @@
-package loop
+package wire
 
 import (
-	"context"
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/capture"
-	"github.com/cairn-dev/cairn/contextpack"
 )
 
-// API is iteration memory one call per operation, bound to one project:
-// Local runs all but LoopContext on a Service (the engine), package recall
-// builds the context (local.Project puts the two together), and a
-// server's client (package client) sends each call to `cairn serve`,
-// which runs it there. The policy and tiers travel with each call, so a
-// server answers by the caller's configuration.
-type API interface {
-	LoopRecord(ctx context.Context, r Record) (*Recorded, error)
-	LoopContext(ctx context.Context, req ContextRequest) (*Context, error)
-	LoopModel(ctx context.Context, task string, tiers []string, p Policy) (*Choice, error)
-	LoopStatus(ctx context.Context, p Policy) ([]TaskState, error)
-	LoopPrune(ctx context.Context, opts PruneOptions) (*Pruned, error)
-}
-
-// Local is API over a Service for one project, but for LoopContext.
-type Local struct {
-	Svc     Service
-	Project string
-}
-
-// LoopRecord implements API.
-func (l Local) LoopRecord(ctx context.Context, r Record) (*Recorded, error) {
-	r.Project = l.Project
-	return RecordIteration(ctx, l.Svc, r)
-}
-
-// LoopModel implements API.
-func (l Local) LoopModel(ctx context.Context, task string, tiers []string, p Policy) (*Choice, error) {
-	return ChooseModel(ctx, l.Svc, l.Project, task, tiers, p)
-}
-
-// LoopStatus implements API.
-func (l Local) LoopStatus(ctx context.Context, p Policy) ([]TaskState, error) {
-	return Status(ctx, l.Svc, l.Project, p)
-}
-
-// LoopPrune implements API.
-func (l Local) LoopPrune(ctx context.Context, opts PruneOptions) (*Pruned, error) {
-	return Prune(ctx, l.Svc, l.Project, opts)
-}
-
 // The JSON of the REST API's loop routes, shared by the server (package
-// httpapi) and its client.
+// httpapi), its client and the MCP loop tools.
 
 // PolicyJSON is a Policy and tiers as a request carries them; zero values
 // mean the defaults.
@@ -63,12 +19,12 @@ type PolicyJSON struct {
 }
 
 // Policy is the policy of j.
-func (j PolicyJSON) Policy() Policy {
-	return Policy{EscalateAfter: j.EscalateAfter, StuckAfter: j.StuckAfter, ReviewAfter: j.ReviewAfter}
+func (j PolicyJSON) Policy() cairn.LoopPolicy {
+	return cairn.LoopPolicy{EscalateAfter: j.EscalateAfter, StuckAfter: j.StuckAfter, ReviewAfter: j.ReviewAfter}
 }
 
 // PolicyJSONOf is p and tiers as JSON.
-func PolicyJSONOf(p Policy, tiers []string) PolicyJSON {
+func PolicyJSONOf(p cairn.LoopPolicy, tiers []string) PolicyJSON {
 	return PolicyJSON{Tiers: tiers, EscalateAfter: p.EscalateAfter, StuckAfter: p.StuckAfter, ReviewAfter: p.ReviewAfter}
 }
 
@@ -90,14 +46,14 @@ type RecordJSON struct {
 }
 
 // Record is the record of j, at now.
-func (j RecordJSON) Record(now time.Time) Record {
-	return Record{Run: j.Run, Task: j.Task, Iteration: j.Iteration, Model: j.Model, Outcome: j.Outcome,
+func (j RecordJSON) Record(now time.Time) cairn.LoopRecord {
+	return cairn.LoopRecord{Run: j.Run, Task: j.Task, Iteration: j.Iteration, Model: j.Model, Outcome: j.Outcome,
 		DurationMS: j.DurationMS, CostUSD: j.CostUSD, Result: j.Result, Agent: j.Agent, Session: j.Session,
 		SummarizeAfter: j.SummarizeAfter, Now: now}
 }
 
 // RecordJSONOf is r as JSON.
-func RecordJSONOf(r Record) RecordJSON {
+func RecordJSONOf(r cairn.LoopRecord) RecordJSON {
 	return RecordJSON{Run: r.Run, Task: r.Task, Iteration: r.Iteration, Model: r.Model, Outcome: r.Outcome,
 		DurationMS: r.DurationMS, CostUSD: r.CostUSD, Result: r.Result, Agent: r.Agent, Session: r.Session,
 		SummarizeAfter: r.SummarizeAfter}
@@ -156,7 +112,7 @@ type RecordedJSON struct {
 }
 
 // RecordedJSONOf is r as JSON.
-func RecordedJSONOf(r *Recorded) RecordedJSON {
+func RecordedJSONOf(r *cairn.LoopRecorded) RecordedJSON {
 	out := RecordedJSON{Iteration: iterationJSON(r.Iteration), Memories: []WrittenJSON{}, MinimalReport: r.MinimalReport, Problems: []ProblemJSON{}}
 	for _, w := range r.Memories {
 		out.Memories = append(out.Memories, WrittenJSON{ID: w.Memory.ID, Status: w.Status, Type: w.Memory.Type})
@@ -172,8 +128,8 @@ func RecordedJSONOf(r *Recorded) RecordedJSON {
 }
 
 // Recorded is what j says was stored; each memory has its id and type.
-func (j RecordedJSON) Recorded() *Recorded {
-	r := &Recorded{Iteration: j.Iteration.iteration(), MinimalReport: j.MinimalReport}
+func (j RecordedJSON) Recorded() *cairn.LoopRecorded {
+	r := &cairn.LoopRecorded{Iteration: j.Iteration.iteration(), MinimalReport: j.MinimalReport}
 	for _, w := range j.Memories {
 		r.Memories = append(r.Memories, &cairn.WriteResult{Memory: &cairn.Memory{ID: w.ID, Type: w.Type}, Status: w.Status})
 	}
@@ -200,13 +156,13 @@ type ContextRequestJSON struct {
 }
 
 // Request is the request of j, at now.
-func (j ContextRequestJSON) Request(now time.Time) ContextRequest {
-	return ContextRequest{Task: j.Task, Title: j.Title, Description: j.Description, Files: j.Files, Budget: j.Budget,
+func (j ContextRequestJSON) Request(now time.Time) cairn.LoopContextRequest {
+	return cairn.LoopContextRequest{Task: j.Task, Title: j.Title, Description: j.Description, Files: j.Files, Budget: j.Budget,
 		Iteration: j.Iteration, Tiers: j.Tiers, Policy: j.Policy(), Format: j.Format, Explain: j.Explain, Now: now}
 }
 
 // ContextRequestJSONOf is req as JSON.
-func ContextRequestJSONOf(req ContextRequest) ContextRequestJSON {
+func ContextRequestJSONOf(req cairn.LoopContextRequest) ContextRequestJSON {
 	return ContextRequestJSON{Task: req.Task, Title: req.Title, Description: req.Description, Files: req.Files,
 		Budget: req.Budget, Iteration: req.Iteration, Format: req.Format, Explain: req.Explain,
 		PolicyJSON: PolicyJSONOf(req.Policy, req.Tiers)}
@@ -221,11 +177,11 @@ type ContextJSON struct {
 }
 
 // ContextJSONOf is c as JSON.
-func ContextJSONOf(c *Context) ContextJSON {
+func ContextJSONOf(c *cairn.LoopContext) ContextJSON {
 	out := ContextJSON{Text: c.Text, IDs: []string{}, Explain: c.Explain, Model: ChoiceJSONOf(c.Choice)}
-	for _, p := range c.Placed {
-		if p.ID != "" {
-			out.IDs = append(out.IDs, p.ID)
+	for _, id := range c.IDs {
+		if id != "" {
+			out.IDs = append(out.IDs, id)
 		}
 	}
 	return out
@@ -233,13 +189,8 @@ func ContextJSONOf(c *Context) ContextJSON {
 
 // Context is the context j holds (its text, the ids placed, the explain
 // report and the model choice).
-func (j ContextJSON) Context() *Context {
-	c := &Context{Choice: j.Model.Choice()}
-	c.Text, c.Explain = j.Text, j.Explain
-	for _, id := range j.IDs {
-		c.Placed = append(c.Placed, contextpack.Placed{ID: id})
-	}
-	return c
+func (j ContextJSON) Context() *cairn.LoopContext {
+	return &cairn.LoopContext{Text: j.Text, IDs: j.IDs, Explain: j.Explain, Choice: j.Model.Choice()}
 }
 
 // ChoiceJSON answers GET /loop/model.
@@ -256,7 +207,7 @@ type ChoiceJSON struct {
 }
 
 // ChoiceJSONOf is c as JSON.
-func ChoiceJSONOf(c *Choice) ChoiceJSON {
+func ChoiceJSONOf(c *cairn.LoopChoice) ChoiceJSON {
 	if c == nil {
 		return ChoiceJSON{}
 	}
@@ -266,9 +217,9 @@ func ChoiceJSONOf(c *Choice) ChoiceJSON {
 }
 
 // Choice is the choice j holds (its task state without the iterations).
-func (j ChoiceJSON) Choice() *Choice {
-	return &Choice{Model: j.Model, Tier: j.Tier, Reason: j.Reason, RecentDone: j.RecentDone, RecentCount: j.RecentCount,
-		State: TaskState{Attempts: j.Attempts, ConsecutiveFailures: j.ConsecutiveFailures, Stuck: j.Stuck, Flagged: j.Flagged}}
+func (j ChoiceJSON) Choice() *cairn.LoopChoice {
+	return &cairn.LoopChoice{Model: j.Model, Tier: j.Tier, Reason: j.Reason, RecentDone: j.RecentDone, RecentCount: j.RecentCount,
+		State: cairn.TaskState{Attempts: j.Attempts, ConsecutiveFailures: j.ConsecutiveFailures, Stuck: j.Stuck, Flagged: j.Flagged}}
 }
 
 // TaskJSON is one task of GET /loop/status.
@@ -292,7 +243,7 @@ type StatusJSON struct {
 }
 
 // StatusJSONOf is states as JSON.
-func StatusJSONOf(states []TaskState) StatusJSON {
+func StatusJSONOf(states []cairn.TaskState) StatusJSON {
 	out := StatusJSON{Tasks: []TaskJSON{}}
 	for _, st := range states {
 		at := ""
@@ -307,11 +258,11 @@ func StatusJSONOf(states []TaskState) StatusJSON {
 }
 
 // States are the task states j holds (without their iterations).
-func (j StatusJSON) States() []TaskState {
-	out := make([]TaskState, 0, len(j.Tasks))
+func (j StatusJSON) States() []cairn.TaskState {
+	out := make([]cairn.TaskState, 0, len(j.Tasks))
 	for _, t := range j.Tasks {
 		at, _ := time.Parse(time.RFC3339Nano, t.LastAt)
-		out = append(out, TaskState{Task: t.Task, Attempts: t.Attempts, Failures: t.Failures,
+		out = append(out, cairn.TaskState{Task: t.Task, Attempts: t.Attempts, Failures: t.Failures,
 			ConsecutiveFailures: t.ConsecutiveFailures, LastOutcome: t.LastOutcome, LastModel: t.LastModel,
 			LastAt: at, Difficulty: t.Difficulty, Done: t.Done, Stuck: t.Stuck, Flagged: t.Flagged})
 	}
@@ -326,13 +277,13 @@ type PruneJSON struct {
 }
 
 // Options are the prune options of j, at now.
-func (j PruneJSON) Options(now time.Time) PruneOptions {
-	return PruneOptions{ArchiveAfter: time.Duration(j.ArchiveAfterHours * float64(time.Hour)),
+func (j PruneJSON) Options(now time.Time) cairn.LoopPruneOptions {
+	return cairn.LoopPruneOptions{ArchiveAfter: time.Duration(j.ArchiveAfterHours * float64(time.Hour)),
 		AggregateAfter: time.Duration(j.AggregateAfterHours * float64(time.Hour)), Now: now}
 }
 
 // PruneJSONOf is o as JSON.
-func PruneJSONOf(o PruneOptions) PruneJSON {
+func PruneJSONOf(o cairn.LoopPruneOptions) PruneJSON {
 	return PruneJSON{ArchiveAfterHours: o.ArchiveAfter.Hours(), AggregateAfterHours: o.AggregateAfter.Hours()}
 }
 
@@ -343,13 +294,15 @@ type PrunedJSON struct {
 }
 
 // PrunedJSONOf is p as JSON.
-func PrunedJSONOf(p *Pruned) PrunedJSON {
+func PrunedJSONOf(p *cairn.LoopPruned) PrunedJSON {
 	return PrunedJSON{Archived: append([]string{}, p.Archived...), Aggregated: p.Aggregated}
 }
 
 // Pruned is what j says was done.
-func (j PrunedJSON) Pruned() *Pruned { return &Pruned{Archived: j.Archived, Aggregated: j.Aggregated} }
+func (j PrunedJSON) Pruned() *cairn.LoopPruned {
+	return &cairn.LoopPruned{Archived: j.Archived, Aggregated: j.Aggregated}
+}
 
-func problem(p ProblemJSON) capture.Problem {
-	return capture.Problem{Line: p.Line, Text: p.Text, Reason: p.Reason}
+func problem(p ProblemJSON) cairn.SignalProblem {
+	return cairn.SignalProblem{Line: p.Line, Text: p.Text, Reason: p.Reason}
 }

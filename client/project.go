@@ -18,15 +18,6 @@ import (
 
 // The contracts of the root package that a Project implements over the
 // REST API.
-var (
-	_ cairn.SearchService         = (*Project)(nil)
-	_ cairn.SupersedeService      = (*Project)(nil)
-	_ cairn.TypeService           = (*Project)(nil)
-	_ cairn.Clock                 = (*Project)(nil)
-	_ cairn.VectorCoverageService = (*Project)(nil)
-	_ cairn.ActivityService       = (*Project)(nil)
-	_ cairn.LifecycleService      = (*Project)(nil)
-)
 
 // Now is the clock of the Project: the time given to At, else this
 // machine's clock, in UTC to the millisecond (as engine.Engine's Now).

@@ -1,0 +1,94 @@
+package cairn
+
+import (
+	"context"
+	"io"
+)
+
+// ContextBlockService builds context blocks where the memories are.
+type ContextBlockService interface {
+	// Context builds the block of call with the project's settings (those
+	// stored for it, else the answering process's own), at call.Now (zero:
+	// the service's clock), and records the use of the memories it shows
+	// when call.Record. A call that the settings cannot serve (an unknown
+	// profile, mode or format, a negative budget, no block within
+	// call.MaxJSONChars) is EINVALID. A block returned with an error means
+	// that only the recording of its use failed: the block is right, its
+	// bookkeeping is not.
+	Context(ctx context.Context, call ContextCall) (*ContextBlock, error)
+}
+
+// LookupService answers lookups by name (a file, an error, a command)
+// where the memories are.
+type LookupService interface {
+	// Lookup answers req in the service's project (req.Project is set to
+	// it): EINVALID for an unknown kind or profile, an empty subject, or a
+	// limit or budget out of range. When req.Record asks, the use of what
+	// the answer shows is recorded in req.Session; an answer returned with
+	// an error means that only that recording failed.
+	Lookup(ctx context.Context, req LookupRequest) (*LookupAnswer, error)
+}
+
+// LoopService is iteration memory for agent loops (seed 003), one call
+// per operation, in the service's project. The policy and tiers travel
+// with each call, so that a server answers by its caller's settings.
+type LoopService interface {
+	// LoopRecord stores one finished iteration: its outcome and metrics,
+	// its failure report and every signal of its result. EINVALID for a
+	// bad record (nothing is stored).
+	LoopRecord(ctx context.Context, r LoopRecord) (*LoopRecorded, error)
+	// LoopContext renders the block of the next iteration on a task.
+	// EINVALID without a task.
+	LoopContext(ctx context.Context, req LoopContextRequest) (*LoopContext, error)
+	// LoopModel picks the model tier of the next attempt at task.
+	LoopModel(ctx context.Context, task string, tiers []string, p LoopPolicy) (*LoopChoice, error)
+	// LoopStatus lists the project's tasks and flags those that need a
+	// person.
+	LoopStatus(ctx context.Context, p LoopPolicy) ([]TaskState, error)
+	// LoopPrune archives the failure reports of tasks done long ago and
+	// folds old iterations into totals; running it twice does nothing
+	// more the second time.
+	LoopPrune(ctx context.Context, opts LoopPruneOptions) (*LoopPruned, error)
+}
+
+// StreamImportService imports a stream.
+type StreamImportService interface {
+	// ImportStream imports what r holds, read as `cairn import` reads a
+	// file (JSON Lines of memories, or seed 000's export document), in
+	// one transaction, as ImportService's Import does; the report's lines
+	// are r's.
+	ImportStream(ctx context.Context, r io.Reader, opts ImportOptions) (*ImportReport, error)
+}
+
+// App is the whole surface of one project that cairn's transports use:
+// the CLI's commands, the hooks, the MCP server, the REST API and the web
+// page. It has two implementations, which behave alike: package local,
+// the engine, retrieval and loop of this process, and package client,
+// the HTTP client of a server that runs package local. Each is bound to
+// one project: ids are looked up in that project and among the
+// global-scope memories only, and a lookup, a block or a loop operation
+// is the project's. Lookups and blocks are answered where the memories
+// are. Implementations are safe for concurrent use.
+type App interface {
+	Service
+	SearchService
+	ActivityService
+	LifecycleService
+	SupersedeService
+	TypeService
+	VectorCoverageService
+	IngestService
+	IngestBatchService
+	StreamImportService
+	UseRecorder
+	SettingsService
+	ContextBlockService
+	LookupService
+	LoopService
+	// Clock: the request's clock when one was given (--now, Cairn-Now),
+	// else the machine's (a client) or the engine's.
+	Clock
+	// Named is the same surface bound to project instead (an ingest of
+	// every project's transcripts stores each in its own project).
+	Named(project string) App
+}
