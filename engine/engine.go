@@ -64,8 +64,6 @@ type Options struct {
 	// Feedback turns pseudo-relevance feedback on; the zero value leaves
 	// it off (see Feedback for why).
 	Feedback Feedback
-	// Rerank is the second stage of a search (see Rerank).
-	Rerank Rerank
 	// CacheBytes, when positive, keeps up to this many bytes of postings
 	// in memory between searches, and recent searches' hits before
 	// ranking while the store reports the same data version
@@ -114,7 +112,6 @@ type Engine struct {
 	bm25     index.Params
 	redact   func(string) string
 	feedback Feedback
-	rerank   Rerank
 	cache    *postingsCache
 	events   *feed // shared by the engines derived from this one
 	embedder Embedder
@@ -138,7 +135,7 @@ func New(store cairn.Store, opts *Options) *Engine {
 		opts = &Options{}
 	}
 	e := &Engine{store: store, policies: opts.Policies, now: opts.Now, ids: &idGen{}, pending: &pendingShown{},
-		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback, rerank: opts.Rerank,
+		weights: opts.Weights, ranking: opts.Ranking, bm25: opts.BM25, redact: opts.Redact, feedback: opts.Feedback,
 		events: newFeed(store, opts.EventPoll), embedder: opts.Embedder, vecs: opts.Vectors.withDefaults(), vstate: &vectorState{},
 		settings: &settingsCache{}, compacting: &stepCompactions{}}
 	e.own = opts.Settings

@@ -40,7 +40,6 @@ func (e *Engine) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error)
 type hit struct {
 	cairn.Hit
 	cairn.HitExplain
-	fbMatch, sessHeld float64 // the second stage's (see Rerank)
 }
 
 // publicHits are hits as callers get them: with their explanation when
@@ -168,8 +167,6 @@ type retrieved struct {
 	// the scorer of the partition it came from.
 	held map[*cairn.Memory]heldTerms
 
-	sessMatches int
-
 	mu       sync.Mutex
 	analysed map[analysisKey]termCounts // index terms of kept memories, once analysed
 }
@@ -242,7 +239,6 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	common := map[string][]float64{}
 	slots := map[string][]int8{}
 	var scored []partScore
-	statsOf := map[string]*cairn.PartitionStats{}
 	var ownDF map[string]int64 // the project's document frequencies, for typicality
 	var ownDocs int64
 	defer func() {
@@ -258,7 +254,6 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		if stats.Docs == 0 {
 			continue
 		}
-		statsOf[name] = stats
 		if checkAnalyzer && stats.Analyzer != IndexVersion {
 			return nil, errStaleIndex
 		}
@@ -335,12 +330,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	if err != nil {
 		return nil, err
 	}
-	r := &retrieved{kept: kept, idfs: idfs, common: common, params: e.bm25, slots: slots, held: held, window: memo.window(q.Now), sessMatches: e.rerank.SessionMatches}
-	if e.rerank.on() && !q.NoFeedback {
-		if err := e.rerankScores(ctx, tx, memo, q, r, statsOf, termNames(terms)); err != nil {
-			return nil, err
-		}
-	}
+	r := &retrieved{kept: kept, idfs: idfs, common: common, params: e.bm25, slots: slots, held: held, window: memo.window(q.Now)}
 	if ownDF != nil && len(kept) > 0 {
 		rest, nRest, err := restDocFreqs(ctx, tx, q.Project, typicalityTerms(terms, kinds))
 		if err != nil {
@@ -381,7 +371,7 @@ func (e *Engine) finish(q cairn.Query, r *retrieved) []hit {
 		return nil
 	}
 	periods, phrases := rank.QueryPeriods(q.Text, q.Now)
-	hits := e.rankHits(q, slices.Clone(r.kept), periods, r)
+	hits := e.rankHits(q, slices.Clone(r.kept), periods)
 	r.setStrengths(hits, dateTerms(phrases))
 	for i := range hits {
 		m := *hits[i].Memory
@@ -654,7 +644,7 @@ func passes(m *cairn.Memory, q cairn.Query) bool {
 
 // rankHits combines the parts of each hit's score (see cairn.Hit), with
 // the periods the query names, and returns the best q.Limit.
-func (e *Engine) rankHits(q cairn.Query, hits []hit, periods []rank.Period, r *retrieved) []hit {
+func (e *Engine) rankHits(q cairn.Query, hits []hit, periods []rank.Period) []hit {
 	best := 0.0
 	for i := range hits {
 		h := &hits[i]
@@ -687,9 +677,6 @@ func (e *Engine) rankHits(q cairn.Query, hits []hit, periods []rank.Period, r *r
 		}
 		return a.Memory.ID < b.Memory.ID
 	})
-	if r != nil && e.rerank.on() && !q.NoFeedback {
-		e.rerankHits(r, hits)
-	}
 	if len(hits) > q.Limit {
 		hits = hits[:q.Limit]
 	}

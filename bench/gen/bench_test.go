@@ -291,16 +291,9 @@ func database(b *testing.B, n int) string {
 func BenchmarkSearch100k(b *testing.B) {
 	n := benchN(b)
 	b.Run("resident", func(b *testing.B) { benchSearchFresh(b, n, 64<<20) })
-	b.Run("resident-rerank", func(b *testing.B) {
-		rerankOn = true
-		defer func() { rerankOn = false }()
-		benchSearchFresh(b, n, 64<<20)
-	})
 	b.Run("uncached", func(b *testing.B) { benchSearchFresh(b, n, 0) })
 	b.Run("repeated", func(b *testing.B) { benchSearch(b, n, 64<<20) })
 }
-
-var rerankOn bool
 
 // BenchmarkSearch1M is BenchmarkSearch100k over 1,000,000 memories. It
 // runs only with CAIRN_BENCH_1M=1: generating and importing its corpus
@@ -326,9 +319,6 @@ func openBench(b *testing.B, path string, cacheBytes int64, now time.Time) (*sql
 	}
 	b.Cleanup(func() { st.Close() })
 	opts := &engine.Options{CacheBytes: cacheBytes}
-	if rerankOn {
-		opts.Rerank = engine.Rerank{Keep: 3, Feedback: engine.Feedback{Docs: 5, Terms: 8, Weight: 0.4}, SessionShare: 0.3, SessionMatches: 20, Relend: true}
-	}
 	if !now.IsZero() {
 		opts.Now = func() time.Time { return now }
 	}

@@ -44,8 +44,6 @@ type query struct {
 	Split        string   `json:"split"`
 }
 
-var limit int
-
 type metrics struct {
 	n                           int
 	hit1, hit5, hit10, r10, mrr float64
@@ -109,19 +107,8 @@ func main() {
 	fbw := flag.Float64("fbw", 0, "feedback weight (0: default)")
 	fbt := flag.Int("fbt", 0, "feedback terms (0: default)")
 	fbd := flag.Int("fbd", 0, "feedback documents (0: default)")
-	rrKeep := flag.Int("rr-keep", 3, "second stage: the plain ranking's first hits kept")
-	rrFbw := flag.Float64("rr-fbw", 0, "second stage: feedback weight (0: off)")
-	rrFbt := flag.Int("rr-fbt", 8, "second stage: feedback terms")
-	rrFbd := flag.Int("rr-fbd", 5, "second stage: feedback documents")
-	rrSS := flag.Float64("rr-ss", 0, "second stage: session share (0: off)")
-	rrSM := flag.Int("rr-sm", 20, "second stage: a session's best matches that hold its share")
-	rrRelend := flag.Bool("rr-relend", false, "second stage: lend again from the re-scored matches")
-	rrSFB := flag.Bool("rr-sfb", false, "second stage: a session's best matches by the re-scored match")
-	rrLoad := flag.Bool("rr-load", false, "second stage: load the re-scored best matches' neighbours")
-	flag.IntVar(&limit, "limit", 50, "hits asked for")
 	flag.Parse()
-	rr := engine.Rerank{Keep: *rrKeep, Feedback: engine.Feedback{Docs: *rrFbd, Terms: *rrFbt, Weight: *rrFbw}, SessionShare: *rrSS, SessionMatches: *rrSM, Relend: *rrRelend, SessionByFB: *rrSFB, LoadNeighbours: *rrLoad}
-	opts := &engine.Options{Ranking: engine.DefaultRanking(), Weights: rank.DefaultWeights(), Rerank: rr}
+	opts := &engine.Options{Ranking: engine.DefaultRanking(), Weights: rank.DefaultWeights()}
 	if *share >= 0 {
 		opts.Ranking.NeighbourShare = *share
 	}
@@ -240,7 +227,7 @@ func measure(dir, name string, opts *engine.Options, out string, verbose, streng
 	catName := map[int]string{}
 	for _, q := range qs {
 		now, _ := time.Parse(time.RFC3339, q.AskedAt)
-		hits, err := eng.Search(ctx, cairn.Query{Project: q.Project, Text: q.Question, Limit: limit, Now: now})
+		hits, err := eng.Search(ctx, cairn.Query{Project: q.Project, Text: q.Question, Limit: 50, Now: now})
 		if err != nil {
 			return fmt.Errorf("%s: %v", q.QID, err)
 		}
