@@ -60,6 +60,35 @@ type StreamImportService interface {
 	ImportStream(ctx context.Context, r io.Reader, opts ImportOptions) (*ImportReport, error)
 }
 
+// Subscription is a live stream of a project's events.
+type Subscription interface {
+	// Events returns the channel the events arrive on, in order, each
+	// once. It is closed when the subscription ends: its context ended,
+	// Close was called, or the source failed (Err says which).
+	Events() <-chan Event
+	// Err is why the channel was closed: nil when the context ended or
+	// Close was called. Read it once the channel is closed.
+	Err() error
+	// Seq is where to resume: every event of the project with a Seq up
+	// to this one has been received from the channel (or came before the
+	// subscription's start).
+	Seq() int64
+	// Close ends the subscription; its channel is closed soon after.
+	Close()
+}
+
+// EventService streams the writes of a project as they are made (how
+// parallel agents learn from each other as they work).
+type EventService interface {
+	// Subscribe streams the events of the service's project with a Seq
+	// greater than after, in Seq order, each once: first those already
+	// stored, then each new one as it is written; after < 0 means from
+	// now. The subscription ends when ctx ends or Close is called.
+	// EINVALID for an after beyond the newest stored event (the database
+	// was replaced).
+	Subscribe(ctx context.Context, after int64) (Subscription, error)
+}
+
 // App is the whole surface of one project that cairn's transports use:
 // the CLI's commands, the hooks, the MCP server, the REST API and the web
 // page. It has two implementations, which behave alike: package local,
@@ -67,8 +96,15 @@ type StreamImportService interface {
 // the HTTP client of a server that runs package local. Each is bound to
 // one project: ids are looked up in that project and among the
 // global-scope memories only, and a lookup, a block or a loop operation
-// is the project's. Lookups and blocks are answered where the memories
-// are. Implementations are safe for concurrent use.
+// is the project's. Lookups, blocks and loop operations run where the
+// memories are: a client sends each to the server, which answers with its
+// own local surface, so a command behaves the same either way (what a
+// client gets back carries the fields of the REST API's JSON: a lookup's
+// memories their shown fields, a loop choice its task's counts without
+// the iterations). Implementations are safe for concurrent use.
+//
+// Access tokens are not part of the surface: they are made and revoked
+// where the database is (`cairn token`), never through a server.
 type App interface {
 	Service
 	SearchService
@@ -85,6 +121,7 @@ type App interface {
 	ContextBlockService
 	LookupService
 	LoopService
+	EventService
 	// Clock: the request's clock when one was given (--now, Cairn-Now),
 	// else the machine's (a client) or the engine's.
 	Clock

@@ -26,7 +26,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -171,7 +170,7 @@ func (p *Project) doHeader(ctx context.Context, method, target string, body, out
 		req.Header.Set("Authorization", "Bearer "+p.c.token)
 	}
 	if !p.now.IsZero() {
-		req.Header.Set(httpapi.NowHeader, wire.FormatTime(p.now))
+		req.Header.Set(wire.NowHeader, wire.FormatTime(p.now))
 	}
 	resp, err := hc.Do(req)
 	if err != nil {
@@ -399,17 +398,22 @@ func (c *Client) Call(ctx context.Context, method, path string, in, out any) err
 	return (&Project{c: c}).do(ctx, method, c.base+path, in, out)
 }
 
-// Projects lists the projects that have memories, by name, as
-// cairn.OverviewService's Projects does: with a token, the token's
-// project only.
-func (c *Client) Projects(ctx context.Context) ([]cairn.ProjectSummary, error) {
-	var out httpapi.ProjectsOut
-	if err := c.Call(ctx, http.MethodGet, "/api/projects", nil, &out); err != nil {
-		return nil, err
+// Now is the clock of the Project: the time given to At, else this
+// machine's clock, in UTC to the millisecond (as engine.Engine's Now).
+func (p *Project) Now() time.Time {
+	if !p.now.IsZero() {
+		return p.now.UTC().Truncate(time.Millisecond)
 	}
-	ps := make([]cairn.ProjectSummary, 0, len(out.Projects))
-	for _, p := range out.Projects {
-		ps = append(ps, cairn.ProjectSummary{Name: p.Name, Memories: p.Memories, LastActivity: p.LastActivity.Time()})
-	}
-	return ps, nil
+	return time.Now().UTC().Truncate(time.Millisecond)
+}
+
+// Named implements cairn.App: the project name on the same server, at
+// the same clock.
+func (p *Project) Named(name string) cairn.App { return p.bound(name) }
+
+// bound is p bound to the project name.
+func (p *Project) bound(name string) *Project {
+	q := *p
+	q.name = name
+	return &q
 }

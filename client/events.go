@@ -10,13 +10,12 @@ import (
 	"sync/atomic"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
 // Subscription is a live stream of a project's events from the server
 // (GET /api/projects/{project}/events, server-sent events); see
-// Project.Subscribe. Its methods are those of engine.Subscription.
+// Project.Subscribe. It implements cairn.Subscription.
 type Subscription struct {
 	ch     chan cairn.Event
 	cancel context.CancelFunc
@@ -42,15 +41,15 @@ func (s *Subscription) Seq() int64 { return s.seq.Load() }
 // Close ends the subscription; the channel is closed soon after.
 func (s *Subscription) Close() { s.cancel() }
 
-// Subscribe streams the project's events after the seq after: -1 from
-// now, 0 every event stored, as engine.Engine's Subscribe does on a
-// database. It returns once the server has said where the stream starts
+// Subscribe implements cairn.EventService: the project's events after
+// the seq after, -1 from now, 0 every event stored, as local.Project's
+// Subscribe does on a database. It returns once the server has said where the stream starts
 // (Seq). The stream is not resumed by itself when it breaks: Subscribe
 // again after Seq. Errors: EINVALID for a seq past the newest event (the
 // server's database was replaced), EUNAVAILABLE when the server cannot
 // be reached or streams no events (the Unix socket of a server that
 // serves no HTTP).
-func (p *Project) Subscribe(ctx context.Context, after int64) (*Subscription, error) {
+func (p *Project) Subscribe(ctx context.Context, after int64) (cairn.Subscription, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	target := p.path("/events")
 	if after >= 0 {
@@ -66,7 +65,7 @@ func (p *Project) Subscribe(ctx context.Context, after int64) (*Subscription, er
 		req.Header.Set("Authorization", "Bearer "+p.c.token)
 	}
 	if !p.now.IsZero() {
-		req.Header.Set(httpapi.NowHeader, wire.FormatTime(p.now))
+		req.Header.Set(wire.NowHeader, wire.FormatTime(p.now))
 	}
 	resp, err := p.c.patient.Do(req)
 	if err != nil {

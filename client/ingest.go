@@ -5,27 +5,13 @@ import (
 	"io"
 	"net/http"
 	"net/url"
-	"strconv"
-	"sync"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
-// Transcript cursors, the use of memories, and import: what a program
+// Transcript cursors, batches and the use of memories: what a program
 // that reads on its own machine and stores on the server needs.
-
-// Named implements cairn.App: the project name on the same server, at
-// the same clock.
-func (p *Project) Named(name string) cairn.App { return p.bound(name) }
-
-// bound is p bound to the project name.
-func (p *Project) bound(name string) *Project {
-	q := *p
-	q.name = name
-	return &q
-}
 
 // FindIngestCursor returns where the last ingest of source into the
 // project stopped, as cairn.IngestService says; project must be the
@@ -74,7 +60,7 @@ func (p *Project) IngestBatch(ctx context.Context, project string, b cairn.Inges
 	items := make([]cairn.IngestItem, 0, len(b.Memories))
 	ms := b.Memories
 	for first := true; first || len(ms) > 0; first = false {
-		var in httpapi.IngestIn
+		var in wire.IngestIn
 		size := 0
 		for len(ms) > 0 && len(in.Memories) < ingestChunkMemories {
 			m := ms[0]
@@ -90,16 +76,16 @@ func (p *Project) IngestBatch(ctx context.Context, project string, b cairn.Inges
 				break
 			}
 			size += n
-			in.Memories = append(in.Memories, httpapi.MemoryInOf(m))
+			in.Memories = append(in.Memories, wire.MemoryInOf(m))
 			ms = ms[1:]
 		}
 		if len(ms) == 0 && b.Cursor != nil {
 			in.Cursor = &wire.IngestCursor{Source: b.Cursor.Source, Offset: b.Cursor.Offset, Pending: b.Cursor.Pending}
 		}
 		if in.Memories == nil {
-			in.Memories = []httpapi.MemoryIn{}
+			in.Memories = []wire.MemoryIn{}
 		}
-		var out httpapi.IngestOut
+		var out wire.IngestOut
 		if err := p.do(ctx, http.MethodPost, p.path("/ingest"), in, &out); err != nil {
 			return nil, err
 		}
@@ -132,37 +118,6 @@ func (p *Project) RecordUse(ctx context.Context, ids []string, session string) e
 		ids = ids[n:]
 	}
 	return nil
-}
-
-// ImportStream imports what r holds, as `cairn import` reads a file (JSON
-// Lines, an export document, a JSON array), streamed to the server in one
-// request: one transaction there, atomic unless opts.SkipInvalid, the
-// lines of problems those of r. opts.Project is the Project's own. The
-// request waits for the server as long as ctx lets it (an import of a
-// million memories takes a while), not the client's timeout. An error of
-// reading r is returned as it is; nothing is stored then.
-func (p *Project) ImportStream(ctx context.Context, r io.Reader, opts cairn.ImportOptions) (*cairn.ImportReport, error) {
-	if opts.Project != "" && opts.Project != p.name {
-		return nil, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, opts.Project)
-	}
-	body := &readErr{r: r}
-	var out cairn.ImportReport
-	err := p.patient().do(ctx, http.MethodPost, p.path("/import?skip_invalid="+strconv.FormatBool(opts.SkipInvalid)), body, &out)
-	if rerr := body.err(); rerr != nil {
-		return nil, rerr // the request failed for it
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-// readErr keeps the first error of reading r other than io.EOF: a
-// transport that fails for it says only that the request failed.
-type readErr struct {
-	r     io.Reader
-	mu    sync.Mutex
-	first error
 }
 
 func (b *readErr) Read(p []byte) (int, error) {

@@ -5,7 +5,6 @@ import (
 	"net/http"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -18,7 +17,7 @@ func (p *Project) Lookup(ctx context.Context, req cairn.LookupRequest) (*cairn.L
 	if !req.Now.IsZero() {
 		pp = p.At(req.Now)
 	}
-	in := httpapi.LookupIn{Kind: req.Kind, Profile: req.Profile, Subject: req.Subject, Budget: req.Budget, Limit: req.Limit,
+	in := wire.LookupIn{Kind: req.Kind, Profile: req.Profile, Subject: req.Subject, Budget: req.Budget, Limit: req.Limit,
 		Command: req.Command, Session: req.Session, ShownTimes: req.ShownTimes, Exact: req.Exact, Record: req.Record}
 	var out wire.Lookup
 	if err := pp.do(ctx, http.MethodPost, p.path("/lookup"), in, &out); err != nil {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -41,8 +40,8 @@ func (p *Project) add(ctx context.Context, m *cairn.Memory, supersedes string) (
 }
 
 func (p *Project) send(ctx context.Context, m *cairn.Memory, supersedes string, createOnly bool) (*cairn.WriteResult, *cairn.Memory, error) {
-	in := httpapi.AddIn{MemoryIn: httpapi.MemoryInOf(m), NewType: true, Supersedes: supersedes, CreateOnly: createOnly}
-	var out httpapi.WriteOut
+	in := wire.AddIn{MemoryIn: wire.MemoryInOf(m), NewType: true, Supersedes: supersedes, CreateOnly: createOnly}
+	var out wire.WriteOut
 	if err := p.do(ctx, http.MethodPost, p.path("/memories"), in, &out); err != nil {
 		return nil, nil, err
 	}
@@ -156,7 +155,7 @@ func (p *Project) findPage(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.
 	if f.Offset != 0 {
 		q.Set("offset", strconv.Itoa(f.Offset))
 	}
-	var out httpapi.ListOut
+	var out wire.ListOut
 	if err := p.do(ctx, http.MethodGet, p.path("/memories?"+q.Encode()), nil, &out); err != nil {
 		return nil, 0, err
 	}
@@ -174,7 +173,7 @@ func (p *Project) UpdateMemory(ctx context.Context, id string, upd cairn.MemoryU
 	if upd.IfContent != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "the REST API has no conditional update")
 	}
-	in := httpapi.UpdateIn{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content,
+	in := wire.UpdateIn{Type: upd.Type, Key: upd.Key, Title: upd.Title, Content: upd.Content,
 		Tags: (*wire.List)(nonNil(upd.Tags)), FileRefs: (*wire.List)(nonNil(upd.FileRefs)), Confidence: upd.Confidence,
 		Pinned: upd.Pinned, SupersededBy: upd.SupersededBy, CreatedByAgent: (*wire.Text)(upd.Agent),
 		CreatedByHat: (*wire.Text)(upd.Hat), CreatedByTaskID: (*wire.Text)(upd.TaskID),
@@ -213,42 +212,6 @@ func (p *Project) DeleteMemory(ctx context.Context, id string) error {
 	return p.do(ctx, http.MethodDelete, p.path("/memories/"+url.PathEscape(id)), nil, nil)
 }
 
-// Stats describes the project's memories; project must be the Project's
-// own (EINVALID otherwise).
-func (p *Project) Stats(ctx context.Context, project string) (*cairn.Stats, error) {
-	if project != p.name {
-		return nil, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
-	}
-	out, err := p.stats(ctx)
-	if err != nil {
-		return nil, err
-	}
-	return &cairn.Stats{Project: out.Project, Total: out.Total, ByType: out.ByType, GlobalTotal: out.GlobalTotal,
-		IndexDocs: out.IndexDocs, DeadDocs: out.IndexDeadDocs}, nil
-}
-
-func (p *Project) stats(ctx context.Context) (*httpapi.StatsOut, error) {
-	var out httpapi.StatsOut
-	if err := p.do(ctx, http.MethodGet, p.path("/stats"), nil, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
-}
-
-// VectorCoverage says how many memories of the project have a vector of
-// the server's embeddings model; ok is false when the server embeds
-// nothing. project must be the Project's own (EINVALID otherwise).
-func (p *Project) VectorCoverage(ctx context.Context, project string) (n cairn.VectorCount, model string, ok bool, err error) {
-	if project != p.name {
-		return n, "", false, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
-	}
-	out, err := p.stats(ctx)
-	if err != nil || out.Vectors == nil {
-		return n, "", false, err
-	}
-	return cairn.VectorCount{Memories: out.Vectors.Memories, Embedded: out.Vectors.Embedded}, out.Vectors.Model, true, nil
-}
-
 func setList(q url.Values, name string, vals []string) {
 	if len(vals) > 0 {
 		q.Set(name, strings.Join(vals, ","))
@@ -259,4 +222,38 @@ func setTime(q url.Values, name string, t time.Time) {
 	if !t.IsZero() {
 		q.Set(name, wire.FormatTime(t))
 	}
+}
+
+// NearType returns the known type one edit away from typ, or "", as the
+// server's types know it; project must be the Project's own (EINVALID
+// otherwise).
+func (p *Project) NearType(ctx context.Context, project, typ string) (string, error) {
+	if project != p.name {
+		return "", cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
+	}
+	var out struct {
+		Near string `json:"near"`
+	}
+	if err := p.do(ctx, http.MethodGet, p.path("/types/near?type="+url.QueryEscape(typ)), nil, &out); err != nil {
+		return "", err
+	}
+	return out.Near, nil
+}
+
+// SupersedeChain returns the supersede chain of the memory id (an id or
+// unique prefix), replaced memories first; a memory in no chain is
+// returned alone. ENOTFOUND.
+func (p *Project) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error) {
+	if strings.TrimSpace(id) == "" {
+		return nil, cairn.Errorf(cairn.EINVALID, "the id is empty")
+	}
+	var out wire.ListOut
+	if err := p.do(ctx, http.MethodGet, p.path("/memories/"+url.PathEscape(id)+"/chain"), nil, &out); err != nil {
+		return nil, err
+	}
+	ms := make([]*cairn.Memory, 0, len(out.Memories))
+	for _, m := range out.Memories {
+		ms = append(ms, m.ToMemory())
+	}
+	return ms, nil
 }

@@ -2,65 +2,18 @@ package client
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"strconv"
-	"strings"
-	"time"
+	"sync"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
-// The lifecycle and history of memories: the supersede chain, type
-// checks, the activity log and cleanup.
-
-// The contracts of the root package that a Project implements over the
-// REST API.
-
-// Now is the clock of the Project: the time given to At, else this
-// machine's clock, in UTC to the millisecond (as engine.Engine's Now).
-func (p *Project) Now() time.Time {
-	if !p.now.IsZero() {
-		return p.now.UTC().Truncate(time.Millisecond)
-	}
-	return time.Now().UTC().Truncate(time.Millisecond)
-}
-
-// NearType returns the known type one edit away from typ, or "", as the
-// server's types know it; project must be the Project's own (EINVALID
-// otherwise).
-func (p *Project) NearType(ctx context.Context, project, typ string) (string, error) {
-	if project != p.name {
-		return "", cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
-	}
-	var out struct {
-		Near string `json:"near"`
-	}
-	if err := p.do(ctx, http.MethodGet, p.path("/types/near?type="+url.QueryEscape(typ)), nil, &out); err != nil {
-		return "", err
-	}
-	return out.Near, nil
-}
-
-// SupersedeChain returns the supersede chain of the memory id (an id or
-// unique prefix), replaced memories first; a memory in no chain is
-// returned alone. ENOTFOUND.
-func (p *Project) SupersedeChain(ctx context.Context, id string) ([]*cairn.Memory, error) {
-	if strings.TrimSpace(id) == "" {
-		return nil, cairn.Errorf(cairn.EINVALID, "the id is empty")
-	}
-	var out httpapi.ListOut
-	if err := p.do(ctx, http.MethodGet, p.path("/memories/"+url.PathEscape(id)+"/chain"), nil, &out); err != nil {
-		return nil, err
-	}
-	ms := make([]*cairn.Memory, 0, len(out.Memories))
-	for _, m := range out.Memories {
-		ms = append(ms, m.ToMemory())
-	}
-	return ms, nil
-}
+// The project as a whole (httpapi's project.go): its activity log,
+// cleanup, statistics and imports.
 
 // FindActivity returns the project's activity log, newest first, and how
 // many entries match in all. The filter's project must be the Project's
@@ -121,4 +74,71 @@ func (p *Project) Maintain(ctx context.Context, project string, apply bool) (*ca
 		rep.Items = append(rep.Items, mi)
 	}
 	return rep, nil
+}
+
+// Stats describes the project's memories; project must be the Project's
+// own (EINVALID otherwise).
+func (p *Project) Stats(ctx context.Context, project string) (*cairn.Stats, error) {
+	if project != p.name {
+		return nil, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
+	}
+	out, err := p.stats(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &cairn.Stats{Project: out.Project, Total: out.Total, ByType: out.ByType, GlobalTotal: out.GlobalTotal,
+		IndexDocs: out.IndexDocs, DeadDocs: out.IndexDeadDocs}, nil
+}
+
+func (p *Project) stats(ctx context.Context) (*wire.StatsOut, error) {
+	var out wire.StatsOut
+	if err := p.do(ctx, http.MethodGet, p.path("/stats"), nil, &out); err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// VectorCoverage says how many memories of the project have a vector of
+// the server's embeddings model; ok is false when the server embeds
+// nothing. project must be the Project's own (EINVALID otherwise).
+func (p *Project) VectorCoverage(ctx context.Context, project string) (n cairn.VectorCount, model string, ok bool, err error) {
+	if project != p.name {
+		return n, "", false, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, project)
+	}
+	out, err := p.stats(ctx)
+	if err != nil || out.Vectors == nil {
+		return n, "", false, err
+	}
+	return cairn.VectorCount{Memories: out.Vectors.Memories, Embedded: out.Vectors.Embedded}, out.Vectors.Model, true, nil
+}
+
+// ImportStream imports what r holds, as `cairn import` reads a file (JSON
+// Lines, an export document, a JSON array), streamed to the server in one
+// request: one transaction there, atomic unless opts.SkipInvalid, the
+// lines of problems those of r. opts.Project is the Project's own. The
+// request waits for the server as long as ctx lets it (an import of a
+// million memories takes a while), not the client's timeout. An error of
+// reading r is returned as it is; nothing is stored then.
+func (p *Project) ImportStream(ctx context.Context, r io.Reader, opts cairn.ImportOptions) (*cairn.ImportReport, error) {
+	if opts.Project != "" && opts.Project != p.name {
+		return nil, cairn.Errorf(cairn.EINVALID, "this client serves project %q, not %q", p.name, opts.Project)
+	}
+	body := &readErr{r: r}
+	var out cairn.ImportReport
+	err := p.patient().do(ctx, http.MethodPost, p.path("/import?skip_invalid="+strconv.FormatBool(opts.SkipInvalid)), body, &out)
+	if rerr := body.err(); rerr != nil {
+		return nil, rerr // the request failed for it
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// readErr keeps the first error of reading r other than io.EOF: a
+// transport that fails for it says only that the request failed.
+type readErr struct {
+	r     io.Reader
+	mu    sync.Mutex
+	first error
 }

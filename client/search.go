@@ -7,7 +7,6 @@ import (
 	"strconv"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -69,7 +68,7 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 		}
 		hits = append(hits, hit)
 	}
-	return hits, httpapi.RetrievalOf(hdr), nil
+	return hits, wire.RetrievalOf(hdr), nil
 }
 
 // Context implements cairn.ContextBlockService: the server builds the
@@ -80,7 +79,7 @@ func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.H
 // not sent), when it needs no token. Errors the request's content causes
 // are EINVALID.
 func (p *Project) Context(ctx context.Context, call cairn.ContextCall) (*cairn.ContextBlock, error) {
-	in := httpapi.ContextIn{Profile: call.Profile, Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
+	in := wire.ContextIn{Profile: call.Profile, Prompt: call.Prompt, Files: call.Files, Hat: call.Hat, Agent: call.Agent, Task: call.Task,
 		Session: call.Session, Format: call.Format, Mode: call.Mode, SearchMode: call.SearchMode, DryRun: !call.Record, Tiers: call.Tiers,
 		Types: call.Types, Index: call.Index, Conversations: call.Conversations, Explain: call.Explain, MaxJSONChars: call.MaxJSONChars,
 		Keywords: call.Keywords}
@@ -97,10 +96,10 @@ func (p *Project) Context(ctx context.Context, call cairn.ContextCall) (*cairn.C
 	if !call.Now.IsZero() {
 		pp = p.At(call.Now)
 	}
-	var out httpapi.ContextOut
+	var out wire.ContextOut
 	var hdr http.Header
 	if err := pp.doHeader(ctx, http.MethodPost, p.path("/context"), in, &out, &hdr); err != nil {
 		return nil, err
 	}
-	return &cairn.ContextBlock{Text: out.Block, IDs: out.IDs, Tokens: out.Tokens, Explain: out.Explain, Retrieval: httpapi.RetrievalOf(hdr)}, nil
+	return &cairn.ContextBlock{Text: out.Block, IDs: out.IDs, Tokens: out.Tokens, Explain: out.Explain, Retrieval: wire.RetrievalOf(hdr)}, nil
 }

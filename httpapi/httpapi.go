@@ -149,7 +149,7 @@ type project struct {
 // refused (400), so that no client can date what it writes, or the use
 // it records, out of reach of decay and expiry. The use a context
 // records is dated by the server's clock wherever it is asked.
-const NowHeader = "Cairn-Now"
+const NowHeader = wire.NowHeader
 
 // requestNow is the time of the request's NowHeader; zero when it sends
 // none.

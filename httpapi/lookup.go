@@ -7,23 +7,8 @@ import (
 	"github.com/cairn-dev/cairn/wire"
 )
 
-// LookupIn is the body of POST /lookup: a lookup by name (a file, an
-// error, a command), answered here, where the memories are.
-type LookupIn struct {
-	Kind       string `json:"kind,omitempty"`
-	Profile    string `json:"profile,omitempty"`
-	Subject    string `json:"subject,omitempty"`
-	Budget     int    `json:"budget,omitempty"`
-	Limit      int    `json:"limit,omitempty"`
-	Command    string `json:"command,omitempty"`
-	Session    string `json:"session,omitempty"`
-	ShownTimes int    `json:"shown_times,omitempty"`
-	Exact      bool   `json:"exact,omitempty"`
-	Record     bool   `json:"record,omitempty"`
-}
-
 func (s *Server) lookup(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in LookupIn
+	var in wire.LookupIn
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}

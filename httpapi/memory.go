@@ -14,16 +14,6 @@ import (
 // Routes of memories: list, add, get, update, delete, and the lifecycle
 // actions pin, unpin, verify, promote and supersede.
 
-// ListOut is a page of memories and how many match in all.
-type ListOut struct {
-	Memories []*wire.Memory `json:"memories"`
-	Total    int            `json:"total"`
-	// Stale lists the memories of the page that are possibly stale (a
-	// file they refer to changed after they were written or verified);
-	// absent when the server does not know the project's folder.
-	Stale []string `json:"stale,omitempty"`
-}
-
 // maxListLimit bounds a page of GET /memories.
 const maxListLimit = 1000
 
@@ -70,7 +60,7 @@ func (s *Server) listMemories(w http.ResponseWriter, r *http.Request, p *project
 	if err != nil {
 		return err
 	}
-	out := ListOut{Memories: make([]*wire.Memory, 0, len(mems)), Total: total}
+	out := wire.ListOut{Memories: make([]*wire.Memory, 0, len(mems)), Total: total}
 	checker := &filestale.Checker{Root: root}
 	for _, m := range mems {
 		out.Memories = append(out.Memories, wire.FromMemory(m))
@@ -134,34 +124,12 @@ func findStale(ctx context.Context, svc Service, f cairn.MemoryFilter, root stri
 // staleBatch is how many memories findStale reads at once.
 var staleBatch = 1000
 
-// AddIn is the body of POST /memories: a memory, and new_type to store
-// a type one letter away from a known one.
-type AddIn struct {
-	MemoryIn
-	NewType bool `json:"new_type,omitempty"`
-	// Supersedes is the id of a memory the new one replaces, marked in
-	// the same write.
-	Supersedes string `json:"supersedes,omitempty"`
-	// CreateOnly stores the memory only if no memory of the project has
-	// its type and key (it needs a key): the check and the write are one
-	// transaction, and a key taken is a conflict (cairn.Service's
-	// CreateMemory).
-	CreateOnly bool `json:"create_only,omitempty"`
-}
-
-// WriteOut is what a write did and the memory as stored.
-type WriteOut struct {
-	Status     string       `json:"status"`
-	Memory     *wire.Memory `json:"memory"`
-	Supersedes []string     `json:"supersedes,omitempty"`
-}
-
 func (s *Server) addMemory(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in AddIn
+	var in wire.AddIn
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
-	m, err := in.memory(p.name)
+	m, err := in.Memory(p.name)
 	if err != nil {
 		return err
 	}
@@ -187,7 +155,7 @@ func (s *Server) addMemory(w http.ResponseWriter, r *http.Request, p *project) e
 	if res.Status == cairn.StatusCreated {
 		st = http.StatusCreated
 	}
-	out := WriteOut{Status: res.Status, Memory: wire.FromMemory(res.Memory)}
+	out := wire.WriteOut{Status: res.Status, Memory: wire.FromMemory(res.Memory)}
 	if replaced != nil {
 		out.Supersedes = []string{replaced.ID}
 	}
@@ -231,7 +199,7 @@ func (s *Server) chain(w http.ResponseWriter, r *http.Request, p *project) error
 	if err != nil {
 		return err
 	}
-	out := ListOut{Memories: make([]*wire.Memory, 0, len(chain)), Total: len(chain)}
+	out := wire.ListOut{Memories: make([]*wire.Memory, 0, len(chain)), Total: len(chain)}
 	for _, c := range chain {
 		out.Memories = append(out.Memories, wire.FromMemory(c))
 	}
@@ -270,31 +238,6 @@ func (s *Server) getMemory(w http.ResponseWriter, r *http.Request, p *project) e
 	return nil
 }
 
-// UpdateIn is the body of PATCH /memories/{id} (package client sends
-// it): only the fields given change. A time given as "" is cleared.
-type UpdateIn struct {
-	Type               *string    `json:"type,omitempty"`
-	Key                *string    `json:"key,omitempty"`
-	Title              *string    `json:"title,omitempty"`
-	Content            *string    `json:"content,omitempty"`
-	Tags               *wire.List `json:"tags,omitempty"`
-	FileRefs           *wire.List `json:"file_refs,omitempty"`
-	Confidence         *float64   `json:"confidence,omitempty"`
-	Scope              *string    `json:"scope,omitempty"`
-	Pinned             *bool      `json:"pinned,omitempty"`
-	SupersededBy       *string    `json:"superseded_by,omitempty"`
-	ExpiresAt          *wire.Time `json:"expires_at,omitempty"`
-	VerifiedAt         *wire.Time `json:"verified_at,omitempty"`
-	CreatedByAgent     *wire.Text `json:"created_by_agent,omitempty"`
-	CreatedByHat       *wire.Text `json:"created_by_hat,omitempty"`
-	CreatedByTaskID    *wire.Text `json:"created_by_task_id,omitempty"`
-	CreatedBySessionID *wire.Text `json:"created_by_session_id,omitempty"`
-	NewType            bool       `json:"new_type,omitempty"`
-	// LowerConfidence lets confidence go below the stored one; without it
-	// a lower confidence is refused.
-	LowerConfidence bool `json:"lower_confidence,omitempty"`
-}
-
 func ptrTo[T, U any](v *T, conv func(T) U) *U {
 	if v == nil {
 		return nil
@@ -304,7 +247,7 @@ func ptrTo[T, U any](v *T, conv func(T) U) *U {
 }
 
 func (s *Server) updateMemory(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in UpdateIn
+	var in wire.UpdateIn
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}

@@ -10,18 +10,6 @@ import (
 // Routes that describe projects as a whole: the list of projects, and
 // the memories created over time.
 
-// ProjectOut is one project of GET /api/projects.
-type ProjectOut struct {
-	Name         string    `json:"name"`
-	Memories     int       `json:"memories"`
-	LastActivity wire.Time `json:"last_activity"`
-}
-
-// ProjectsOut is the answer of GET /api/projects.
-type ProjectsOut struct {
-	Projects []ProjectOut `json:"projects"`
-}
-
 // projects lists the projects that have memories. A request with a
 // token sees its token's project only; one without sees them all, on a
 // server that needs no token.
@@ -45,12 +33,12 @@ func (s *Server) projects(w http.ResponseWriter, r *http.Request) {
 		s.fail(w, r, err)
 		return
 	}
-	out := ProjectsOut{Projects: make([]ProjectOut, 0, len(ps))}
+	out := wire.ProjectsOut{Projects: make([]wire.ProjectOut, 0, len(ps))}
 	for _, p := range ps {
 		if name != "" && p.Name != name {
 			continue // whatever the service lists, a token sees its own project only
 		}
-		out.Projects = append(out.Projects, ProjectOut{Name: p.Name, Memories: p.Memories, LastActivity: wire.Time(p.LastActivity)})
+		out.Projects = append(out.Projects, wire.ProjectOut{Name: p.Name, Memories: p.Memories, LastActivity: wire.Time(p.LastActivity)})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

@@ -96,33 +96,18 @@ func safeFileName(name string) string {
 	}, name)
 }
 
-// StatsOut is the answer of GET /stats: the counts, and the embedding
-// coverage when the server embeds memories.
-type StatsOut struct {
-	wire.Stats
-	Vectors *VectorsOut `json:"vectors,omitempty"`
-}
-
-// VectorsOut is how many of the project's memories have a vector of the
-// server's embeddings model.
-type VectorsOut struct {
-	Model    string `json:"model"`
-	Memories int    `json:"memories"`
-	Embedded int    `json:"embedded"`
-}
-
 func (s *Server) stats(w http.ResponseWriter, r *http.Request, p *project) error {
 	st, err := p.svc.Stats(r.Context(), p.name)
 	if err != nil {
 		return err
 	}
-	out := StatsOut{Stats: wire.FromStats(st)}
+	out := wire.StatsOut{Stats: wire.FromStats(st)}
 	n, model, ok, err := p.svc.VectorCoverage(r.Context(), p.name)
 	if err != nil {
 		return err
 	}
 	if ok {
-		out.Vectors = &VectorsOut{Model: model, Memories: n.Memories, Embedded: n.Embedded}
+		out.Vectors = &wire.VectorsOut{Model: model, Memories: n.Memories, Embedded: n.Embedded}
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil

@@ -2,7 +2,6 @@ package httpapi
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
@@ -35,7 +34,7 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	if err != nil {
 		return err
 	}
-	setRetrieval(w.Header(), how)
+	wire.SetRetrieval(w.Header(), how)
 	out := make([]wire.Hit, 0, len(hits))
 	for _, h := range hits {
 		if exact {
@@ -48,48 +47,8 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	return nil
 }
 
-// ContextIn is the body of POST /context (package client sends it). Its
-// fields are left out when empty, so that a request says only what it
-// sets.
-type ContextIn struct {
-	// Profile names the kind of block (cairn.ContextRequest.Profile): its tiers,
-	// types and budget; "" is cairn.ProfileContext.
-	Profile       string   `json:"profile,omitempty"`
-	Prompt        string   `json:"prompt,omitempty"`
-	Files         []string `json:"files,omitempty"`
-	Hat           string   `json:"hat,omitempty"`
-	Agent         string   `json:"agent,omitempty"`
-	Task          string   `json:"task,omitempty"`
-	Session       string   `json:"session,omitempty"`
-	Budget        *int     `json:"budget,omitempty"`
-	Limit         *int     `json:"limit,omitempty"`
-	MaxChars      *int     `json:"max_chars,omitempty"`
-	Format        string   `json:"format,omitempty"`
-	Mode          string   `json:"mode,omitempty"`
-	SearchMode    string   `json:"search_mode,omitempty"`
-	DryRun        bool     `json:"dry_run,omitempty"`
-	Tiers         []string `json:"tiers,omitempty"`
-	Types         []string `json:"types,omitempty"`
-	Index         bool     `json:"index,omitempty"`
-	Explain       bool     `json:"explain,omitempty"`
-	MaxJSONChars  int      `json:"max_json_chars,omitempty"`
-	Conversations []string `json:"conversations,omitempty"`
-	// Keywords are keyword phrases of the project's settings applied as
-	// if the prompt held them (cairn.ContextRequest.Keywords).
-	Keywords []string `json:"keywords,omitempty"`
-}
-
-// ContextOut is the answer of POST /context: the block and the ids of the
-// memories it shows, in block order.
-type ContextOut struct {
-	Block   string   `json:"block"`
-	IDs     []string `json:"ids"`
-	Tokens  int      `json:"tokens"`
-	Explain string   `json:"explain,omitempty"`
-}
-
 func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in ContextIn
+	var in wire.ContextIn
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {
 		return err
 	}
@@ -134,8 +93,8 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	} else if err != nil {
 		return err
 	}
-	setRetrieval(w.Header(), a.Retrieval)
-	out := ContextOut{Block: a.Text, IDs: a.IDs, Tokens: a.Tokens, Explain: a.Explain}
+	wire.SetRetrieval(w.Header(), a.Retrieval)
+	out := wire.ContextOut{Block: a.Text, IDs: a.IDs, Tokens: a.Tokens, Explain: a.Explain}
 	if out.IDs == nil {
 		out.IDs = []string{}
 	}
@@ -179,38 +138,4 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) err
 	}
 	writeJSON(w, http.StatusOK, out)
 	return nil
-}
-
-// The headers of a search's answer that say how it was ranked
-// (cairn.Retrieval): the mode asked for, the mode used, and why it fell
-// back to lexical ranking, when it did.
-const (
-	RankingAskedHeader    = "Cairn-Ranking-Asked"
-	RankingUsedHeader     = "Cairn-Ranking-Used"
-	RankingFallbackHeader = "Cairn-Ranking-Fallback"
-)
-
-func setRetrieval(h http.Header, r cairn.Retrieval) {
-	oneLine := func(v string) string { // a fallback reason may quote an endpoint's message
-		return strings.Map(func(c rune) rune {
-			if c < ' ' || c == 0x7f {
-				return ' '
-			}
-			return c
-		}, v)
-	}
-	if r.Asked != "" {
-		h.Set(RankingAskedHeader, r.Asked)
-	}
-	if r.Used != "" {
-		h.Set(RankingUsedHeader, r.Used)
-	}
-	if r.Fallback != "" {
-		h.Set(RankingFallbackHeader, oneLine(r.Fallback))
-	}
-}
-
-// RetrievalOf reads the ranking headers of a search's answer.
-func RetrievalOf(h http.Header) cairn.Retrieval {
-	return cairn.Retrieval{Asked: h.Get(RankingAskedHeader), Used: h.Get(RankingUsedHeader), Fallback: h.Get(RankingFallbackHeader)}
 }

@@ -109,6 +109,16 @@ func (p Project) Context(ctx context.Context, call cairn.ContextCall) (*cairn.Co
 	return nil, recall.AsInvalid(err)
 }
 
+// Subscribe implements cairn.EventService (engine.Engine.Subscribe, in the
+// service's project).
+func (p Project) Subscribe(ctx context.Context, after int64) (cairn.Subscription, error) {
+	s, err := p.Engine.Subscribe(ctx, p.Local.Project, after)
+	if err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
 // largeImport is how many memories written make an import fold the
 // store's log into its main file when it is done.
 const largeImport = 1000

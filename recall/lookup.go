@@ -60,7 +60,7 @@ type LookupService interface {
 	Now() time.Time
 }
 
-// profile is the profile that answers req.
+// lookupProfile is the profile that answers req.
 func lookupProfile(req cairn.LookupRequest) (Profile, error) {
 	name := req.Profile
 	if name == "" {

@@ -48,8 +48,8 @@ type Profile struct {
 	// relevance where they fit (every block; annotations never cost an
 	// item its place).
 	Annotate bool
-	// Lookup is the kind of lookup the profile answers (KindFile,
-	// KindError, KindCommand); "" for a context block or the loop's.
+	// Lookup is the kind of lookup the profile answers (cairn.LookupFile,
+	// LookupError, LookupCommand); "" for a context block or the loop's.
 	Lookup string
 }
 

@@ -22,6 +22,7 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -84,21 +85,12 @@ func runWatch(ctx context.Context, m *Main, g *globals, args []string) error {
 	return nil
 }
 
-// subscription is a stream of a project's events: engine.Subscription
-// over the database, client.Subscription from a server.
-type subscription interface {
-	Events() <-chan cairn.Event
-	Err() error
-	Seq() int64
-	Close()
-}
-
 // subscribe subscribes to g's project after the seq after: through the
 // server that --server (CAIRN_SERVER) names, else on the database, which
 // is then to be closed with closeDB. Not through the socket's server:
 // the database shows every process's writes as well, and a server a hook
 // started serves no event stream.
-func (m *Main) subscribe(ctx context.Context, g *globals, after int64) (sub subscription, closeDB func() error, err error) {
+func (m *Main) subscribe(ctx context.Context, g *globals, after int64) (sub cairn.Subscription, closeDB func() error, err error) {
 	if err := g.resolve(m); err != nil {
 		return nil, nil, err
 	}
@@ -119,7 +111,7 @@ func (m *Main) subscribe(ctx context.Context, g *globals, after int64) (sub subs
 	if err != nil {
 		return nil, nil, err
 	}
-	es, err := s.eng.Subscribe(ctx, g.project, after)
+	es, err := local.New(s.eng, g.project, nil).Subscribe(ctx, after)
 	if err != nil {
 		s.Close()
 		return nil, nil, err

@@ -85,13 +85,6 @@ func (s *Server) SetDelay(d time.Duration) {
 	s.mu.Unlock()
 }
 
-// SetDims sets the length of the vectors when a request does not ask.
-func (s *Server) SetDims(n int) {
-	s.mu.Lock()
-	s.dims = n
-	s.mu.Unlock()
-}
-
 // OnlyModel makes the server refuse (HTTP 404) any other model.
 func (s *Server) OnlyModel(m string) {
 	s.mu.Lock()
