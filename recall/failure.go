@@ -50,10 +50,7 @@ func lookupFailure(ctx context.Context, svc LookupService, p Profile, req cairn.
 	if len(lines) == 0 {
 		return res, nil
 	}
-	shown, err := shownTo(ctx, svc, req.Project, req.Session, req.ShownTimes)
-	if err != nil {
-		return nil, err
-	}
+	shown := newShownSet(svc, req)
 	tags := make([]string, len(lines))
 	for i, l := range lines {
 		tags[i] = failure.ErrorTag(l)
@@ -74,12 +71,15 @@ func lookupFailure(ctx context.Context, svc LookupService, p Profile, req cairn.
 			}
 		}
 		for _, m := range mems {
-			if !m.Live(req.Now) || found[m.ID] != nil || shown[m.ID] {
+			if !m.Live(req.Now) || found[m.ID] != nil || shown.has(ctx, m.ID) {
 				continue
 			}
 			found[m.ID] = &cairn.LookupItem{Memory: m, Score: 2 - float64(i)/float64(len(lines)) + p.Weights.recency(m, req.Now)/10,
 				Section: "fixes", Why: "the same error"}
 		}
+	}
+	if shown.err != nil {
+		return nil, shown.err
 	}
 	if len(found) == 0 && !req.Exact {
 		ep := profiles[cairn.ProfileLookupError]
@@ -88,9 +88,12 @@ func lookupFailure(ctx context.Context, svc LookupService, p Profile, req cairn.
 			return nil, err
 		}
 		for _, it := range near.Items {
-			if !shown[it.Memory.ID] {
+			if !shown.has(ctx, it.Memory.ID) {
 				found[it.Memory.ID] = &it
 			}
+		}
+		if shown.err != nil {
+			return nil, shown.err
 		}
 	}
 	res.Items = ranked(found, req.Limit)
@@ -113,10 +116,7 @@ func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, re
 	if tag == "" {
 		return res, nil
 	}
-	shown, err := shownTo(ctx, svc, req.Project, req.Session, req.ShownTimes)
-	if err != nil {
-		return nil, err
-	}
+	shown := newShownSet(svc, req)
 	cands, err := svc.ContextCandidates(ctx, cairn.CandidateRequest{Project: req.Project, Now: req.Now, Tags: []string{tag},
 		TagTypes: cairn.TypesWith(cairn.FacetFix), TagLimit: maxCommandFixes})
 	if err != nil {
@@ -127,7 +127,7 @@ func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, re
 		// Before a command runs, what helps is how to run it: a fix that
 		// was only an edit of the code fixed that code, not the command
 		// (unless the error keeps coming back).
-		if m.Live(req.Now) && !shown[m.ID] && (!onlyEdits(m.Content) || recurs(m.Content)) {
+		if m.Live(req.Now) && (!onlyEdits(m.Content) || recurs(m.Content)) && !shown.has(ctx, m.ID) {
 			found[m.ID] = &cairn.LookupItem{Memory: m, Score: p.Weights.value(m, 1, req.Now), Section: "fixes",
 				Why: "a failure of this command"}
 		}
@@ -140,13 +140,14 @@ func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, re
 	}
 	for _, h := range hits {
 		m := h.Memory
-		if found[m.ID] != nil || !m.Live(req.Now) || shown[m.ID] {
+		if found[m.ID] != nil || !m.Live(req.Now) || !containsWord(m.Title+"\n"+m.Content, res.Subject) || shown.has(ctx, m.ID) {
 			continue
 		}
-		if containsWord(m.Title+"\n"+m.Content, res.Subject) {
-			found[m.ID] = &cairn.LookupItem{Memory: m, Score: p.Weights.value(m, namedMatch, req.Now), Section: "fixes",
-				Why: "names this command"}
-		}
+		found[m.ID] = &cairn.LookupItem{Memory: m, Score: p.Weights.value(m, namedMatch, req.Now), Section: "fixes",
+			Why: "names this command"}
+	}
+	if shown.err != nil {
+		return nil, shown.err
 	}
 	res.Items = ranked(found, req.Limit)
 	res.Text = block(req.Project, "Known failures of `"+res.Subject+"`", res.Items, req.Now, req.Budget)
@@ -157,24 +158,43 @@ func lookupCommandFailures(ctx context.Context, svc LookupService, p Profile, re
 // known about its failures, beside a fix tagged with it (1).
 const namedMatch = 0.9
 
-// shownTo is the memories session was shown at least times times (their
-// use recorded with it, or queued to be: LookupService.ShownCounts); nil
-// for no session or no times.
-func shownTo(ctx context.Context, svc LookupService, project, session string, times int) (map[string]bool, error) {
-	if session == "" || times <= 0 {
-		return nil, nil
-	}
-	counts, err := svc.ShownCounts(ctx, project, session)
-	if err != nil {
-		return nil, err
-	}
-	shown := map[string]bool{}
-	for id, n := range counts {
-		if n >= times {
-			shown[id] = true
+// shownSet is what a lookup's session was shown at least ShownTimes
+// times (its use recorded with it, or queued to be:
+// LookupService.ShownCounts), read when a memory that would be answered
+// is first asked about: most commands and most errors have no memory, and
+// their lookups then read nothing of the session. Nothing is shown to no
+// session, or when ShownTimes is 0.
+type shownSet struct {
+	svc              LookupService
+	project, session string
+	times            int
+	read             bool
+	shown            map[string]bool
+	err              error // the read's; has reports nothing shown after it
+}
+
+func newShownSet(svc LookupService, req cairn.LookupRequest) *shownSet {
+	return &shownSet{svc: svc, project: req.Project, session: req.Session, times: req.ShownTimes}
+}
+
+// has reports whether the session was shown memory id at least s.times
+// times.
+func (s *shownSet) has(ctx context.Context, id string) bool {
+	if !s.read {
+		s.read = true
+		if s.session != "" && s.times > 0 {
+			var counts map[string]int
+			if counts, s.err = s.svc.ShownCounts(ctx, s.project, s.session); s.err == nil {
+				s.shown = map[string]bool{}
+				for m, n := range counts {
+					if n >= s.times {
+						s.shown[m] = true
+					}
+				}
+			}
 		}
 	}
-	return shown, nil
+	return s.shown[id]
 }
 
 // onlyEdits reports whether a fix memory's fix was edits of files only.

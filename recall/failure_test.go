@@ -170,3 +170,55 @@ func TestAfterAFailureOtherTypesAreSearchedOnlyWhenFixesLeaveRoom(t *testing.T) 
 		t.Errorf("room for five: shown %v, %d searches; want the three fixes and the pitfall, two searches", ids, svc.searches)
 	}
 }
+
+// countingShown is a lookup service that counts its reads of what a
+// session was shown.
+type countingShown struct {
+	recall.LookupService
+	reads int
+}
+
+func (c *countingShown) ShownCounts(ctx context.Context, project, session string) (map[string]int, error) {
+	c.reads++
+	return c.LookupService.ShownCounts(ctx, project, session)
+}
+
+// A lookup before a command, or after a failure, that finds no memory
+// reads nothing of the session (most commands and errors have none); one
+// that finds a memory reads what the session was shown once, and leaves
+// out what it was shown.
+func TestLookupsReadTheSessionOnlyWhenAMemoryIsFound(t *testing.T) {
+	t.Parallel()
+	e := lookupEngine(t)
+	fix := add(t, e, &cairn.Memory{Type: "fix", Tags: []string{failure.CommandTag("cargo build")}, Source: cairn.SourceAutomatic,
+		Title: "error: the SHOP_DB variable must be set", Content: "**Error:** ...\n\n**Fix:** ran it with SHOP_DB=x.db set"})
+	for _, req := range []cairn.LookupRequest{
+		{Profile: cairn.ProfileCommand, Command: "npm run lint -- --fix", ShownTimes: 1},
+		{Profile: cairn.ProfileFailure, Subject: "Exit code 2\npanic: runtime error: index out of range [3] with length 3 in the parser", ShownTimes: 2},
+	} {
+		svc := &countingShown{LookupService: e}
+		req.Project, req.Session, req.Now = "p", "s-1", lookupNow
+		res, err := recall.Lookup(t.Context(), svc, req)
+		if err != nil || res.Text != "" || svc.reads != 0 {
+			t.Errorf("%s %q%q: %v (%v), %d reads of the session, want nothing and none", req.Profile, req.Command, req.Subject, res.IDs(), err, svc.reads)
+		}
+	}
+	ask := func() (*cairn.LookupAnswer, int) {
+		svc := &countingShown{LookupService: e}
+		res, err := recall.Lookup(t.Context(), svc, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileCommand, Command: "cargo build",
+			Session: "s-1", ShownTimes: 1, Now: lookupNow})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res, svc.reads
+	}
+	if res, reads := ask(); len(res.IDs()) != 1 || res.IDs()[0] != fix || reads != 1 {
+		t.Errorf("before cargo build: %v, %d reads of the session, want the fix and one read", res.IDs(), reads)
+	}
+	if err := e.RecordUse(t.Context(), []string{fix}, "s-1"); err != nil {
+		t.Fatal(err)
+	}
+	if res, reads := ask(); res.Text != "" || reads != 1 {
+		t.Errorf("before cargo build, the fix shown: %v, %d reads of the session, want nothing and one read", res.IDs(), reads)
+	}
+}

@@ -20,7 +20,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"path/filepath"
 	"slices"
@@ -84,7 +83,7 @@ func (s *Server) hookHandler(api *httpapi.Server) http.Handler {
 }
 
 // readHookCall reads a hook request: EINVALID for a payload that is not
-// one JSON object, a timeout that is not a number of seconds, or a
+// one JSON object in UTF-8, a timeout that is not a number of seconds, or a
 // project that cannot be told; ENOTFOUND for an event not answered here.
 func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall, error) {
 	name := r.PathValue("event")
@@ -105,13 +104,12 @@ func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall
 		}
 		call.timeout = time.Duration(sec * float64(time.Second))
 	}
-	data, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxHookPayload))
+	// As the API reads a body: too large, unreadable or not UTF-8 (which
+	// the JSON decoder would turn into U+FFFD, searched and stored as
+	// such) is refused with its error.
+	data, err := httpapi.ReadBody(w, r, maxHookPayload)
 	if err != nil {
-		var mbe *http.MaxBytesError
-		if errors.As(err, &mbe) {
-			return nil, err // the API says how large a body may be
-		}
-		return nil, cairn.WrapError(cairn.EINVALID, err, "reading the hook payload")
+		return nil, err
 	}
 	p, err := hook.Parse(data)
 	if errors.Is(err, hook.ErrEmpty) {

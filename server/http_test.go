@@ -278,7 +278,7 @@ func TestMCPSessionBelongsToItsProjectAndToken(t *testing.T) {
 }
 
 // A body or a query that is not UTF-8 is refused with a 400 and the JSON
-// error, on MCP as on the REST API, instead of being stored with U+FFFD
+// error, on MCP, the REST API and the http hooks, instead of being stored with U+FFFD
 // in place of the bad bytes; a cross-origin write gets the JSON error
 // too.
 func TestHTTPRefusesInvalidUTF8AndCrossOriginWritesWithTheJSONError(t *testing.T) {
@@ -305,6 +305,14 @@ func TestHTTPRefusesInvalidUTF8AndCrossOriginWritesWithTheJSONError(t *testing.T
 	}
 	if st, body := post("/api/projects/p/memories", "{\"content\":\"caf\xe9 latte\"}"); st != 400 || errorCodeOf([]byte(body)) != cairn.EINVALID {
 		t.Errorf("REST with a Latin-1 byte: %d %s", st, body)
+	}
+	// An http hook's payload too, which Claude Code sends as the body.
+	hook := "{\"session_id\":\"s\",\"cwd\":\"/work/p\",\"hook_event_name\":\"UserPromptSubmit\",\"prompt\":\"the caf\xe9 clock\"}"
+	if st, body := post("/hooks/claude/UserPromptSubmit", hook); st != 400 || errorCodeOf([]byte(body)) != cairn.EINVALID || !strings.Contains(body, "UTF-8") {
+		t.Errorf("an http hook's payload with a Latin-1 byte: %d %s, want 400 and the JSON error saying UTF-8", st, body)
+	}
+	if st, body := post("/hooks/claude/UserPromptSubmit", strings.Replace(hook, "\xe9", "\u00e9", 1)); st != 200 {
+		t.Errorf("the same payload in UTF-8: %d %s, want 200", st, body)
 	}
 	resp, err := http.Get(s.url("/api/projects/p/search?q=caf%E9"))
 	if err != nil {
