@@ -41,6 +41,21 @@ import (
 // is lost. A run that fails part way keeps the pages it committed; the
 // next run finds what is left. EINVALID for a bad project.
 func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cairn.MaintenanceReport, error) {
+	return e.maintain(ctx, project, apply, true)
+}
+
+// MaintainCounts applies the lifecycle as Maintain(ctx, project, true)
+// does, and returns a report with its counts and no Items: a background
+// cleanup that only logs what it did need not hold an item for every
+// memory it decayed (a project of a million memories a month old decays
+// most of them, and the items took over a hundred MiB until the run
+// ended).
+func (e *Engine) MaintainCounts(ctx context.Context, project string) (*cairn.MaintenanceReport, error) {
+	return e.maintain(ctx, project, true, false)
+}
+
+// maintain is Maintain, keeping the report's items when items is true.
+func (e *Engine) maintain(ctx context.Context, project string, apply, items bool) (*cairn.MaintenanceReport, error) {
 	if !cairn.ValidProject(project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
 	}
@@ -81,7 +96,10 @@ func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cai
 				return nil, err
 			}
 		}
-		expired, deleted, decayed = append(expired, pg.expired...), append(deleted, pg.deleted...), append(decayed, pg.decayed...)
+		rep.Expired, rep.Deleted, rep.Decayed = rep.Expired+len(pg.expired), rep.Deleted+len(pg.deleted), rep.Decayed+len(pg.decayed)
+		if items {
+			expired, deleted, decayed = append(expired, pg.expired...), append(deleted, pg.deleted...), append(decayed, pg.decayed...)
+		}
 		rep.Pinned += pg.pinned
 		if pg.read < maintainBatch {
 			break
@@ -92,7 +110,6 @@ func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cai
 		}
 	}
 	rep.Items = append(append(append(rep.Items, expired...), deleted...), decayed...)
-	rep.Expired, rep.Deleted, rep.Decayed = len(expired), len(deleted), len(decayed)
 	return rep, nil
 }
 

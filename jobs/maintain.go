@@ -42,7 +42,8 @@ type MaintainerConfig struct {
 // MaintainerTestSignals tell a test what the maintainer did.
 type MaintainerTestSignals struct {
 	// Ran gets the reports of each round of Run, one per project cleaned
-	// up (none when no project was due).
+	// up (none when no project was due), with their counts and no items
+	// (Engine.MaintainCounts).
 	Ran testsignal.Signal[[]*cairn.MaintenanceReport]
 }
 
@@ -126,7 +127,7 @@ func (m *Maintainer) runOnce(ctx context.Context) (reps []*cairn.MaintenanceRepo
 		if last := ran[p.Name].RanAt; !last.IsZero() && (now.Sub(last) < m.cfg.Every || !p.LastActivity.After(last)) {
 			continue
 		}
-		rep, err := m.eng.Maintain(ctx, p.Name, true)
+		rep, err := m.eng.MaintainCounts(ctx, p.Name)
 		if err == nil {
 			err = putState(ctx, m.eng, cairn.JobState{Job: jobMaintain, Project: p.Name, RanAt: now})
 		}

@@ -104,7 +104,7 @@ func TestMaintainerRunLogsWhatItRemoved(t *testing.T) {
 	reps := cfg.TestSignals.Ran.Wait(t)
 	cancel()
 	<-done
-	if len(reps) != 1 || reps[0].Project != "web" || reps[0].Expired != 1 || exists(t, e, s.ID) {
+	if len(reps) != 1 || reps[0].Project != "web" || reps[0].Expired != 1 || len(reps[0].Items) != 0 || exists(t, e, s.ID) {
 		t.Fatalf("the round: %v", projectsOf(reps))
 	}
 	if want := "cairn: daily cleanup of project web: 1 expired, 0 deleted, 0 decayed\n"; log.String() != want {

@@ -218,6 +218,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		srv.Close()
 		return err
 	}
+	serveProfiles(m.Getenv("CAIRN_PPROF_ADDR"), logw)
 	fmt.Fprintf(logw, "cairn: serving %s (search, context and hooks of other cairn processes are answered here; stop with Ctrl-C)\n", db)
 	if a := srv.Addr(); a != "" {
 		fmt.Fprintf(logw, "cairn: MCP over streamable HTTP at http://%s/mcp for project %s (another project: ?project=NAME)\n", a, home)
