@@ -151,7 +151,8 @@ unset CAIRN_NO_SERVER
 
 # With a resident server (cairn serve): the processes hand it their reads.
 step "starting cairn serve"
-"$CAIRN" --db "$DB" --project "$PROJECT" serve --addr off >"$WORK/serve.log" 2>&1 &
+# On the corpus's clock, as the hooks are (see serve_http in lib.sh).
+"$CAIRN" --db "$DB" --project "$PROJECT" --now "$NOW" serve --addr off >"$WORK/serve.log" 2>&1 &
 SERVE_PID=$!
 for _ in $(seq 600); do [[ -S "$DB.sock" ]] && grep -q serving "$WORK/serve.log" && break; sleep 0.05; done
 [[ -S "$DB.sock" ]] || { echo "cairn serve did not start:" >&2; cat "$WORK/serve.log" >&2; exit 1; }
