@@ -341,10 +341,17 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 			}
 		}
 	}
+	// A block reads the project's folder only for this machine's user: a
+	// server other machines reach answers token holders elsewhere, whose
+	// folder this is not (httpapi leaves a block's folder unset there too).
+	blockRoot := s.cfg.Root
+	if remote {
+		blockRoot = nil
+	}
 	return httpapi.New(httpapi.Options{
 		Service: func(project string, now time.Time) httpapi.Service {
 			s.touch() // a request keeps a server with an idle time alive
-			return local.New(atTime(s.eng, now), project, &local.Options{Record: s.RecordUse, Root: s.cfg.Root})
+			return local.New(atTime(s.eng, now), project, &local.Options{Record: s.RecordUse, Root: blockRoot})
 		},
 		Root:           s.cfg.Root,
 		CheckSettings:  s.cfg.CheckSettings,

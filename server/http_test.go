@@ -15,6 +15,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -331,5 +332,56 @@ func TestHTTPRefusesInvalidUTF8AndCrossOriginWritesWithTheJSONError(t *testing.T
 	}
 	if st, body := post("/api/projects/p/memories", `{"content":"x"}`, "Sec-Fetch-Site", "cross-site"); st != 403 || errorCodeOf([]byte(body)) != cairn.EFORBIDDEN {
 		t.Errorf("a cross-origin write: %d %s, want 403 and the JSON error", st, body)
+	}
+}
+
+// A server other machines reach never reads the project's folder for a
+// context block: the folder is this machine's user's, and a token holder
+// elsewhere is not that user. On loopback without tokens it does.
+func TestContextBlocksReadTheFolderOnlyOnAServerWithoutTokens(t *testing.T) {
+	t.Parallel()
+	for _, remote := range []bool{false, true} {
+		t.Run(fmt.Sprintf("remote=%v", remote), func(t *testing.T) {
+			t.Parallel()
+			var asked atomic.Int32
+			folder := t.TempDir()
+			s := newServer(t, func(c *Config) {
+				c.Root = func(string) string { asked.Add(1); return folder }
+			})
+			tok, _, err := s.eng.CreateToken(t.Context(), "p", "a", false)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hs, _, err := s.newHTTPServer(remote, newConnGate(s.cfg.Limits))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ts := httptest.NewUnstartedServer(hs.Handler)
+			ts.Config = hs
+			ts.Start()
+			t.Cleanup(ts.Close)
+			asked.Store(0) // what the block reads, not what building the server did
+			req, err := http.NewRequestWithContext(t.Context(), "POST", ts.URL+"/api/projects/p/context",
+				strings.NewReader(`{"prompt":"why is the auth test flaky with the fake clock?"}`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Authorization", "Bearer "+tok)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b, _ := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusOK || !strings.Contains(string(b), "fake clock") {
+				t.Fatalf("context: %d %s", resp.StatusCode, b)
+			}
+			if n := asked.Load(); remote && n != 0 {
+				t.Errorf("a server other machines reach read the project's folder %d times for a block", n)
+			} else if !remote && n == 0 {
+				t.Error("a loopback server without tokens did not read the project's folder for a block")
+			}
+		})
 	}
 }
