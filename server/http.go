@@ -290,7 +290,7 @@ func (s *Server) stopHTTP() {
 func (s *Server) newHTTPServer(remote bool, gate *connGate) (*http.Server, *eventstream.Handler, error) {
 	lim := s.cfg.Limits
 	api := s.newAPI(remote, gate)
-	mh, err := s.newMCPHTTP(api.Fail)
+	mh, err := s.newMCPHTTP(api.Fail, remote)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -363,12 +363,18 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 	})
 }
 
-// newMCPServer returns the MCP server of project.
-func (s *Server) newMCPServer(project string) (*mcp.Server, error) {
+// newMCPServer returns the MCP server of project. remote: it answers
+// token holders on other machines, whose folder the project's is not, so
+// its blocks do not read it.
+func (s *Server) newMCPServer(project string, remote bool) (*mcp.Server, error) {
+	root := ""
+	if !remote {
+		root = s.cfg.Root(project)
+	}
 	return mcpserver.New(mcpserver.Options{
 		Service: local.New(s.eng, project, &local.Options{Record: s.RecordUse}),
 		Project: project,
-		Root:    s.cfg.Root(project),
+		Root:    root,
 		Version: s.cfg.Version,
 		Logger:  s.logger,
 	})

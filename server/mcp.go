@@ -62,11 +62,13 @@ type mcpSession struct {
 type mcpServerKey struct{}
 
 // newMCPHTTP returns the handler of /mcp; the server's own project is
-// served when no ?project= is given. fail answers errors as the API does.
-func (s *Server) newMCPHTTP(fail func(http.ResponseWriter, *http.Request, error)) (*mcpHTTP, error) {
+// served when no ?project= is given. fail answers errors as the API does;
+// remote as newMCPServer's.
+func (s *Server) newMCPHTTP(fail func(http.ResponseWriter, *http.Request, error), remote bool) (*mcpHTTP, error) {
 	lim := s.cfg.Limits
+	newServer := func(project string) (*mcp.Server, error) { return s.newMCPServer(project, remote) }
 	mh := &mcpHTTP{
-		servers:  &projectServers{make: s.newMCPServer, max: lim.MCPProjects, idle: lim.MCPSessionTimeout},
+		servers:  &projectServers{make: newServer, max: lim.MCPProjects, idle: lim.MCPSessionTimeout},
 		home:     s.cfg.Project,
 		touchSrv: s.touch,
 		fail:     fail,
