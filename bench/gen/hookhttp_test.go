@@ -23,12 +23,10 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"path/filepath"
 	"slices"
 	"sync"
@@ -36,7 +34,6 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/latency"
-	"github.com/cairn-dev/cairn/server"
 )
 
 func BenchmarkHTTPHook100k(b *testing.B) {
@@ -49,23 +46,8 @@ func BenchmarkHTTPHook100k(b *testing.B) {
 }
 
 func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
-	now := benchTime(b)
-	ctx := context.Background()
-	_, eng := openBench(b, database(b, n), 64<<20, now)
-	sock, err := os.MkdirTemp("", "hh") // a short path: Unix socket paths are limited
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer os.RemoveAll(sock)
-	srv, err := server.New(server.Config{Engine: eng, Project: benchProject, Path: filepath.Join(sock, "s.db"), Addr: "127.0.0.1:0"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := srv.Open(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	cwd := filepath.Join(sock, benchProject) // the project is the cwd's folder name
+	srv, dir := benchServer(b, n)
+	cwd := filepath.Join(dir, benchProject) // the project is the cwd's folder name
 	name, url := "UserPromptSubmit", "http://"+srv.Addr()+"/hooks/claude/"
 	if event == "bash" {
 		name = "PreToolUse"
@@ -129,7 +111,7 @@ func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
 		}()
 	}
 	time.Sleep(time.Second) // the warm-up's uses written
-	cpu0 := cpuTime(b)
+	cpu0 := latency.ProcessCPU()
 	b.ResetTimer()
 	for b.Loop() {
 		work <- next
@@ -139,7 +121,7 @@ func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
 	wg.Wait()
 	b.StopTimer()
 	time.Sleep(time.Second) // the measured calls' uses written (every 500 ms)
-	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
+	b.ReportMetric(float64(latency.ProcessCPU()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	slices.Sort(durs)
 	b.ReportMetric(latency.PercentileMS(durs, 50), "p50-ms")
 	b.ReportMetric(latency.PercentileMS(durs, 99), "p99-ms")

@@ -36,22 +36,7 @@ func BenchmarkRESTSearch100k(b *testing.B) {
 }
 
 func benchRESTSearch(b *testing.B, n, clients int) {
-	now := benchTime(b)
-	ctx := context.Background()
-	_, eng := openBench(b, database(b, n), 64<<20, now)
-	sock, err := os.MkdirTemp("", "rs") // a short path: Unix socket paths are limited
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer os.RemoveAll(sock)
-	srv, err := server.New(server.Config{Engine: eng, Project: benchProject, Path: filepath.Join(sock, "s.db"), Addr: "127.0.0.1:0"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if err := srv.Open(ctx); err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
+	srv, _ := benchServer(b, n)
 	api := "http://" + srv.Addr() + "/api/projects/" + benchProject + "/search?limit=10&q="
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: clients}, Timeout: 30 * time.Second}
 	get := func(q string) {
@@ -105,4 +90,26 @@ func benchRESTSearch(b *testing.B, n, clients int) {
 	slices.Sort(durs)
 	b.ReportMetric(latency.PercentileMS(durs, 50), "p50-ms")
 	b.ReportMetric(latency.PercentileMS(durs, 99), "p99-ms")
+}
+
+// benchServer opens a server over n generated memories, on the bench's
+// clock, answering HTTP on a loopback port, in a folder of its own
+// (dir); both are gone when the benchmark ends.
+func benchServer(b *testing.B, n int) (srv *server.Server, dir string) {
+	b.Helper()
+	_, eng := openBench(b, database(b, n), 64<<20, benchTime(b))
+	dir, err := os.MkdirTemp("", "bs") // a short path: Unix socket paths are limited
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { os.RemoveAll(dir) })
+	srv, err = server.New(server.Config{Engine: eng, Project: benchProject, Path: filepath.Join(dir, "s.db"), Addr: "127.0.0.1:0"})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := srv.Open(context.Background()); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close() })
+	return srv, dir
 }

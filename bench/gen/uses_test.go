@@ -9,11 +9,11 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/bench/latency"
 	"github.com/cairn-dev/cairn/engine"
 )
 
@@ -74,7 +74,7 @@ func benchUses(b *testing.B, n, batch int, sessions bool) {
 			flush()
 		}
 	}
-	cpu0, w0 := cpuTime(b), bytesWritten(b)
+	cpu0, w0 := latency.ProcessCPU(), bytesWritten(b)
 	i := 0
 	b.ResetTimer()
 	for b.Loop() {
@@ -88,7 +88,7 @@ func benchUses(b *testing.B, n, batch int, sessions bool) {
 	}
 	b.StopTimer()
 	uses := float64(10 * i)
-	b.ReportMetric(float64(cpuTime(b)-cpu0)/float64(time.Microsecond)/uses, "cpu-us/use")
+	b.ReportMetric(float64(latency.ProcessCPU()-cpu0)/float64(time.Microsecond)/uses, "cpu-us/use")
 	b.ReportMetric(float64(bytesWritten(b)-w0)/1024/uses, "write-KiB/use")
 }
 
@@ -114,16 +114,6 @@ func copyDatabase(b *testing.B, src string) string {
 		b.Fatal(err)
 	}
 	return dst
-}
-
-// cpuTime is the user and system CPU time of the process so far.
-func cpuTime(b *testing.B) time.Duration {
-	b.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // bytesWritten is what the process has passed to write system calls so
