@@ -60,6 +60,19 @@ type Retrieval struct {
 	Fallback string // why Used is not Asked; "" when it is
 }
 
+// ExplainLine says how a search was ranked, for an explanation (--explain):
+// "" when no mode was asked (lexical ranking without an embeddings
+// endpoint), else one line.
+func (r Retrieval) ExplainLine() string {
+	switch {
+	case r.Asked == "":
+		return ""
+	case r.Fallback != "":
+		return "ranking: " + r.Used + " (asked " + r.Asked + "; " + r.Fallback + ")\n"
+	}
+	return "ranking: " + r.Used + "\n"
+}
+
 // DefaultLimit is the number of hits a Query returns when Limit is 0.
 const DefaultLimit = 10
 

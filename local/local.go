@@ -81,6 +81,13 @@ func (p Project) LoopContext(ctx context.Context, req cairn.LoopContextRequest) 
 	return recall.LoopBlock(ctx, p.Engine, req)
 }
 
+// FirstModel is what LoopModel answers for a task of a project with
+// nothing recorded (loop.FirstChoice): the choice of a command that
+// finds no database to open.
+func FirstModel(tiers []string, p cairn.LoopPolicy) *cairn.LoopChoice {
+	return loop.FirstChoice(tiers, p)
+}
+
 // Lookup implements cairn.LookupService on the engine of this process, as
 // recall.AnswerLookup does.
 func (p Project) Lookup(ctx context.Context, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
@@ -107,6 +114,19 @@ func (p Project) Context(ctx context.Context, call cairn.ContextCall) (*cairn.Co
 		return nil, cairn.Errorf(cairn.EINVALID, "no block fits in max_json_chars %d", call.MaxJSONChars)
 	}
 	return nil, recall.AsInvalid(err)
+}
+
+// FindConflicts implements cairn.ConflictService at the engine's clock
+// (recall.Conflicts).
+func (p Project) FindConflicts(ctx context.Context) ([]cairn.Conflict, error) {
+	return recall.Conflicts(ctx, p.Engine, p.Local.Project, p.Engine.Now())
+}
+
+// RecallByValue implements cairn.ValueRecallService (recall.ByValue). Its
+// use is recorded at once, never queued (Options.Record): a recall shows
+// use counts, and the next one must count this one.
+func (p Project) RecallByValue(ctx context.Context, r cairn.ValueRecall) ([]*cairn.Memory, error) {
+	return recall.ByValue(ctx, p.Engine, p.Local.Project, r, p.Engine.RecordUse)
 }
 
 // Subscribe implements cairn.EventService (engine.Engine.Subscribe, in the

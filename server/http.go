@@ -289,7 +289,7 @@ func (s *Server) stopHTTP() {
 // gets Limits.Body instead.
 func (s *Server) newHTTPServer(remote bool, gate *connGate) (*http.Server, *eventstream.Handler, error) {
 	lim := s.cfg.Limits
-	api := s.newAPI(remote, gate)
+	api := s.newAPI(remote, false, gate)
 	mh, err := s.newMCPHTTP(api.Fail, remote)
 	if err != nil {
 		return nil, nil, err
@@ -331,8 +331,11 @@ func (s *Server) newHTTPServer(remote bool, gate *connGate) (*http.Server, *even
 
 // newAPI returns the REST API over the engine; remote makes a token
 // necessary on every request. A request with a valid token makes the
-// connection it came on trusted by gate (nil: none).
-func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
+// connection it came on trusted by gate (nil: none). Only the Unix
+// socket's API (owner) serves the token routes: its file is the
+// database owner's alone, while a TCP port, even on loopback, is open to
+// every user of the machine and to token holders.
+func (s *Server) newAPI(remote, owner bool, gate *connGate) *httpapi.Server {
 	var authenticated func(*http.Request, *cairn.Token)
 	if gate != nil {
 		authenticated = func(r *http.Request, _ *cairn.Token) {
@@ -357,6 +360,7 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 		CheckSettings:  s.cfg.CheckSettings,
 		SettingsStored: s.cfg.SettingsStored,
 		Tokens:         s.eng,
+		ManageTokens:   owner,
 		RequireToken:   remote,
 		Authenticated:  authenticated,
 		Logger:         s.logger,

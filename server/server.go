@@ -498,7 +498,7 @@ func (s *Server) sameFile() bool {
 // and stop.
 func (s *Server) socketHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/", bodyDeadline(s.newAPI(false, nil), s.cfg.Limits.Body))
+	mux.Handle("/api/", bodyDeadline(s.newAPI(false, true, nil), s.cfg.Limits.Body))
 	mux.HandleFunc("GET /serve/status", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})

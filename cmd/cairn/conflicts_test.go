@@ -2,7 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -33,5 +37,67 @@ func TestConflictsListsContradictionsUntilOneSupersedesTheOther(t *testing.T) {
 	}
 	if r := c.run("", "conflicts", "extra"); r.code != exitUsage {
 		t.Errorf("a stray argument: %v", r)
+	}
+}
+
+// The conflicts and seed 002's recall are the server's answers: a server
+// that serves those operations alone (no listing of memories to compute
+// them from) is enough, and what it answers is what the command prints.
+// A command that computed them itself over the server's listings would
+// fail here.
+func TestConflictsAndRecallPrintTheServersAnswer(t *testing.T) {
+	t.Parallel()
+	mem := func(id, typ, content string) string {
+		return `{"id":"` + id + `","type":"` + typ + `","title":"` + content + `","content":"` + content +
+			`","tags":[],"file_refs":[],"confidence":0.9,"use_count":3,"created_at":"2026-01-02T03:04:05Z"}`
+	}
+	var paths []string
+	var mu sync.Mutex
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		paths = append(paths, r.Method+" "+r.URL.Path)
+		mu.Unlock()
+		w.Header().Set("Content-Type", "application/json")
+		switch r.Method + " " + r.URL.Path {
+		case "GET /api/projects/proj/conflicts":
+			io.WriteString(w, `{"conflicts":[{"old":`+mem("mem-old", "convention", "Tabs")+`,"new":`+mem("mem-new", "decision", "No tabs")+`}]}`)
+		case "POST /api/projects/proj/recall":
+			var in struct {
+				Types  []string
+				Limit  int
+				Record bool
+			}
+			json.NewDecoder(r.Body).Decode(&in)
+			if len(in.Types) != 1 || in.Types[0] != "fix" || in.Limit != 7 || !in.Record {
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"error":{"code":"invalid","message":"the flags did not reach the server"}}`)
+				return
+			}
+			io.WriteString(w, `{"memories":[`+mem("mem-fix", "fix", "Only the server knows this fix")+`]}`)
+		default:
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"error":{"code":"not_found","message":"this server answers the conflicts and the recall only"}}`)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	c := newCLI(t)
+	c.env["CAIRN_SERVER"] = srv.URL
+	r := c.ok("conflicts", "--json")
+	var pairs []struct{ Old, New struct{ ID string } }
+	if err := json.Unmarshal([]byte(r.stdout), &pairs); err != nil || len(pairs) != 1 || pairs[0].Old.ID != "mem-old" || pairs[0].New.ID != "mem-new" {
+		t.Errorf("conflicts: %v (%v)", r, err)
+	}
+	if r := c.ok("conflicts"); !strings.Contains(r.stdout, "cairn supersede mem-old mem-new") {
+		t.Errorf("conflicts: %v", r)
+	}
+	if r := c.ok("recall", "--type", "fix", "--limit", "7"); !strings.Contains(r.stdout, "mem-fix") || !strings.Contains(r.stdout, "0.90 × 3 uses") {
+		t.Errorf("recall: %v", r)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	for _, p := range paths {
+		if !strings.HasSuffix(p, "/conflicts") && !strings.HasSuffix(p, "/recall") && !strings.HasSuffix(p, "/settings") {
+			t.Errorf("the command asked %s besides the operation itself", p)
+		}
 	}
 }

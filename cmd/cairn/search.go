@@ -14,7 +14,6 @@ import (
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/rank"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -92,7 +91,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			fmt.Fprintf(w, " %s (%.2f)", q.Term, q.Weight)
 		}
 		fmt.Fprintln(w)
-		io.WriteString(w, recall.RetrievalLine(how))
+		io.WriteString(w, how.ExplainLine())
 		p, r := index.DefaultParams(), engine.DefaultRanking()
 		fmt.Fprintf(w, "bm25: k1 %g, b %g, lengths against %g terms; coverage share %g; a neighbour is lent %g of a match, and one longer than the pivot, with its own match, at most %g of it\n",
 			p.K1, p.B, p.Pivot, r.Coverage, r.NeighbourShare, r.NeighbourCap)
