@@ -140,7 +140,11 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		return err
 	}
 	remote = remote || s.cfg.testRemote
-	ln, err := listenFrom(s.cfg.Addr, s.cfg.AddrTries)
+	addr := s.cfg.Addr
+	if s.cfg.AddrTries > 0 {
+		addr = preferredAddr(addr, RecordedAddr(s.cfg.Path), s.cfg.AddrTries)
+	}
+	ln, err := listenFrom(addr, s.cfg.AddrTries)
 	if err != nil {
 		if s.cfg.AddrOptional {
 			fmt.Fprintf(s.cfg.Log, "cairn: not serving HTTP: %v (give --addr HOST:PORT for another address)\n", err)
@@ -148,9 +152,9 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		}
 		return cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", s.cfg.Addr)
 	}
-	if a := ln.Addr().String(); a != s.cfg.Addr {
-		if _, port, _ := net.SplitHostPort(s.cfg.Addr); port != "0" {
-			fmt.Fprintf(s.cfg.Log, "cairn: %s is taken; answering HTTP at %s\n", s.cfg.Addr, a)
+	if a := ln.Addr().String(); a != addr {
+		if _, port, _ := net.SplitHostPort(addr); port != "0" {
+			fmt.Fprintf(s.cfg.Log, "cairn: %s is taken; answering HTTP at %s\n", addr, a)
 		}
 	}
 	// Where the hooks, the installer and the next server find it.
@@ -235,6 +239,23 @@ func ReserveAddr(path, addr string, tries int) string {
 	ln.Close()
 	recordAddr(path, chosen)
 	return chosen
+}
+
+// preferredAddr is where a server whose port may move (tries ports after
+// base's) listens first: the port its database's last server had,
+// recorded, when it is one of those, else base.
+func preferredAddr(base, recorded string, tries int) string {
+	bh, bp, err1 := net.SplitHostPort(base)
+	rh, rp, err2 := net.SplitHostPort(recorded)
+	if err1 != nil || err2 != nil || bh != rh {
+		return base
+	}
+	b, err1 := strconv.Atoi(bp)
+	r, err2 := strconv.Atoi(rp)
+	if err1 != nil || err2 != nil || r < b || r > b+tries {
+		return base
+	}
+	return recorded
 }
 
 // RecordedAddr is the HTTP address the server of the database at path

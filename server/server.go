@@ -27,7 +27,9 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -72,7 +74,9 @@ type Config struct {
 	AddrOptional bool
 	// AddrTries is how many ports after Addr's are tried, one by one,
 	// when Addr's is taken (by the server of another database, say); 0:
-	// Addr's only.
+	// Addr's only. A port that may move starts from the one the
+	// database's last server had (RecordedAddr) when it is one of those:
+	// the http hooks in Claude Code's settings name it.
 	AddrTries int
 	// AllowRemote allows an Addr that is not a loopback address; every
 	// HTTP request must then send a token. Without it such an Addr is
@@ -89,16 +93,26 @@ type Config struct {
 
 	// Version is the version the MCP server reports.
 	Version string
+	// Folder is the folder of the server's own project's files (the one
+	// it runs in), "" when it runs in none.
+	Folder string
 	// Root returns the folder of project's files when the server knows
-	// it, else "": what its memories refer to is checked against it. nil
-	// knows no folder.
+	// it, else "": what its memories refer to is checked against it. nil:
+	// Folder for Project; for another project, on a server no other
+	// machine reaches, the folder of the command that stored its
+	// settings (the machine's user's); none on one they reach (a folder
+	// another machine named).
 	Root func(project string) string
 	// CheckSettings checks the settings a client stores for a project
 	// (its cairn.toml, read by the client) as a configuration file's are
 	// checked; nil refuses to store any.
 	CheckSettings func(*cairn.Settings) error
-	// SettingsStored, when set, is told of the settings a client stored
-	// for project through the REST API.
+	// SettingsStored is told of the settings a client stored for project
+	// through the REST API. nil: the folder of the project's JSON Lines
+	// files they name (export.jsonl_dir, relative to the folder they came
+	// from) is registered for the mirror job (jobs.SetMirrorFolder), so
+	// that it keeps them whichever process writes; a server other
+	// machines reach registers no folder they name.
 	SettingsStored func(ctx context.Context, project string, ps *cairn.ProjectSettings)
 
 	// ProjectRoot returns the project folder of a folder (the git
@@ -214,10 +228,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", cfg.Project)
 	}
 	sock := SocketPath(cfg.Path)
+	remote := cfg.testRemote
 	if cfg.Addr != "" {
-		if _, err := CheckAddr(cfg.Addr, cfg.AllowRemote); err != nil {
+		r, err := CheckAddr(cfg.Addr, cfg.AllowRemote)
+		if err != nil {
 			return nil, err
 		}
+		remote = remote || r
 	}
 	if cfg.Idle < 0 {
 		return nil, cairn.Errorf(cairn.EINVALID, "the idle time %v is negative", cfg.Idle)
@@ -229,7 +246,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.Log = io.Discard
 	}
 	if cfg.Root == nil {
-		cfg.Root = func(string) string { return "" }
+		cfg.Root = projectFolders(cfg.Engine, cfg.Project, cfg.Folder, remote)
+	}
+	if cfg.SettingsStored == nil {
+		cfg.SettingsStored = mirrorFolders(cfg.Engine, remote, cfg.Log)
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.IdleCheckEvery = cmp.Or(cfg.IdleCheckEvery, min(max(cfg.Idle/4, 10*time.Millisecond), time.Minute))
@@ -245,6 +265,46 @@ func New(cfg Config) (*Server, error) {
 		sock:   sock,
 		done:   make(chan struct{}),
 	}, nil
+}
+
+// projectFolders is Config.Root's default: home's folder is the
+// server's own; another project's is the one its settings came from,
+// unless the server answers other machines.
+func projectFolders(eng *engine.Engine, home, folder string, remote bool) func(string) string {
+	return func(project string) string {
+		switch {
+		case project == home && folder != "":
+			return folder
+		case remote:
+			return "" // a folder another machine named
+		}
+		ps, err := eng.ProjectSettings(context.Background(), project)
+		if err != nil {
+			return ""
+		}
+		return ps.Folder
+	}
+}
+
+// mirrorFolders is Config.SettingsStored's default: it registers the
+// folder of the JSON Lines files the stored settings name, and says on
+// log when it cannot.
+func mirrorFolders(eng *engine.Engine, remote bool, log io.Writer) func(context.Context, string, *cairn.ProjectSettings) {
+	return func(ctx context.Context, project string, ps *cairn.ProjectSettings) {
+		if remote {
+			return
+		}
+		dir := ps.Settings.Export.JSONLDir
+		if dir != "" && !filepath.IsAbs(dir) {
+			if ps.Folder == "" {
+				return // relative to a folder not known
+			}
+			dir = filepath.Join(ps.Folder, dir)
+		}
+		if err := jobs.SetMirrorFolder(ctx, eng, project, dir); err != nil {
+			fmt.Fprintf(log, "cairn: cannot register the JSON Lines folder of project %s: %s\n", project, strings.Join(strings.Fields(cairn.ErrorMessage(err)), " "))
+		}
+	}
 }
 
 // LockPath is the lock file of the server of the database at path.

@@ -15,12 +15,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -137,10 +135,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	tries := 0
 	if !addrGiven {
-		// The port the last server of this database had: the http hooks
-		// in Claude Code's settings name it. Taken (by the server of
-		// another database), the next free one.
-		*addr, tries = preferredAddr(*addr, server.RecordedAddr(db)), serveAddrTries
+		tries = serveAddrTries // the port may move (server.Config.AddrTries)
 	}
 	registerMirror(ctx, m, g, eng)
 	// Configuration files are read once and again when they change.
@@ -153,44 +148,10 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		root = m.rootOf(wd)
 	}
 	cfg := server.Config{
-		Engine: eng, Project: home, Database: g.label(), Path: db,
+		Engine: eng, Project: home, Folder: root, Database: g.label(), Path: db,
 		Addr: *addr, AddrOptional: !addrGiven, AddrTries: tries, AllowRemote: *allowRemote, Idle: *idle,
 		Version:       buildVersion(),
 		CheckSettings: config.Validate,
-		// A project's folder that stores its settings here also says where
-		// its JSON Lines files go, so that the mirror job keeps them
-		// whichever process writes (a server reachable by other machines
-		// writes no folder they name).
-		SettingsStored: func(ctx context.Context, project string, ps *cairn.ProjectSettings) {
-			if remote {
-				return
-			}
-			dir := ps.Settings.Export.JSONLDir
-			if dir != "" && !filepath.IsAbs(dir) {
-				if ps.Folder == "" {
-					return // relative to a folder not known
-				}
-				dir = filepath.Join(ps.Folder, dir)
-			}
-			if err := jobs.SetMirrorFolder(ctx, eng, project, dir); err != nil {
-				fmt.Fprintf(logw, "cairn: cannot register the JSON Lines folder of project %s: %s\n", project, oneLine(cairn.ErrorMessage(err)))
-			}
-		},
-		Root: func(project string) string {
-			if project == home && root != "" {
-				return root // serve's own folder
-			}
-			if remote {
-				return "" // a folder another machine named
-			}
-			// The folder of the command that wrote the project's
-			// settings: this machine's user's.
-			ps, err := eng.ProjectSettings(context.Background(), project)
-			if err != nil {
-				return ""
-			}
-			return ps.Folder
-		},
 		// An http hook's project is that of its payload's folder, and
 		// the settings there are written to the database as a command
 		// hook run there writes them.
@@ -234,24 +195,6 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	case <-srv.Done():
 	}
 	return srv.Close()
-}
-
-// preferredAddr is where a server whose port may move (the default one,
-// or CAIRN_SERVE_ADDR's, taken) listens first: the port its database's
-// last server had, recorded, when it is one of those base may move to,
-// else base.
-func preferredAddr(base, recorded string) string {
-	bh, bp, err1 := net.SplitHostPort(base)
-	rh, rp, err2 := net.SplitHostPort(recorded)
-	if err1 != nil || err2 != nil || bh != rh {
-		return base
-	}
-	b, err1 := strconv.Atoi(bp)
-	r, err2 := strconv.Atoi(rp)
-	if err1 != nil || err2 != nil || r < b || r > b+serveAddrTries {
-		return base
-	}
-	return recorded
 }
 
 // flagGiven reports whether the flag name was given.
@@ -356,23 +299,7 @@ func (m *Main) ensureServer(g *globals, wait time.Duration) error {
 	if _, err := os.Stat(db); err != nil && !g.remote() {
 		return nil // nothing remembered yet
 	}
-	if server.Answers(db, serverTimeout) {
-		return nil // running
-	}
-	if held, _ := server.LockHolder(db); held {
-		return nil // starting (or hung: its lock goes when it does)
-	}
-	// No server, or only the socket file of one that died: the new one
-	// removes that once it holds the lock.
-	if err := m.StartServer(db, g.project); err != nil {
-		return err
-	}
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if server.Answers(db, 50*time.Millisecond) {
-			break
-		}
-	}
-	return nil
+	return server.Ensure(db, serverTimeout, wait, func() error { return m.StartServer(db, g.project) })
 }
 
 // registerMirror tells the database's servers where the per-type JSON
