@@ -117,6 +117,7 @@ type App interface {
 	IngestService
 	IngestBatchService
 	StreamImportService
+	CaptureService
 	UseRecorder
 	SettingsService
 	ContextBlockService

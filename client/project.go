@@ -142,3 +142,14 @@ type readErr struct {
 	mu    sync.Mutex
 	first error
 }
+
+// Capture implements cairn.CaptureService: the output goes to the
+// server, which stores its signals and reports them, in one request.
+func (p *Project) Capture(ctx context.Context, r cairn.CaptureRequest) (*cairn.CaptureReport, error) {
+	in := wire.CaptureIn{Text: r.Text, Hat: r.Hat, Agent: r.Agent, Task: r.Task, Session: r.Session, HatTransition: r.HatTransition}
+	var out wire.CaptureReport
+	if err := p.do(ctx, http.MethodPost, p.path("/capture"), in, &out); err != nil {
+		return nil, err
+	}
+	return out.Report(), nil
+}

@@ -12,6 +12,7 @@ import (
 	"io"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/loop"
@@ -127,6 +128,11 @@ func (p Project) FindConflicts(ctx context.Context) ([]cairn.Conflict, error) {
 // use counts, and the next one must count this one.
 func (p Project) RecallByValue(ctx context.Context, r cairn.ValueRecall) ([]*cairn.Memory, error) {
 	return recall.ByValue(ctx, p.Engine, p.Local.Project, r, p.Engine.RecordUse)
+}
+
+// Capture implements cairn.CaptureService (capture.Store).
+func (p Project) Capture(ctx context.Context, r cairn.CaptureRequest) (*cairn.CaptureReport, error) {
+	return capture.Store(ctx, p.Engine, p.Local.Project, r)
 }
 
 // Subscribe implements cairn.EventService (engine.Engine.Subscribe, in the

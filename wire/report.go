@@ -169,6 +169,17 @@ func FromStats(st *cairn.Stats) Stats {
 		IndexDocs: st.IndexDocs, IndexDeadDocs: st.DeadDocs}
 }
 
+// CaptureIn is the body of POST /capture: an agent's output and who wrote
+// it (cairn.CaptureRequest).
+type CaptureIn struct {
+	Text          string `json:"text"`
+	Hat           string `json:"hat"`
+	Agent         string `json:"agent"`
+	Task          string `json:"task"`
+	Session       string `json:"session"`
+	HatTransition string `json:"hat_transition,omitempty"`
+}
+
 // CaptureReport is what a capture stored, and the signals it could not
 // read or store, by line.
 type CaptureReport struct {
@@ -186,11 +197,37 @@ type Captured struct {
 	Line   int    `json:"line"`
 }
 
-// CaptureProblem is a signal that was not stored.
+// CaptureProblem is a signal that was not stored: a line that could not
+// be read as one, or (refused) one the service refused to store.
 type CaptureProblem struct {
-	Line   int    `json:"line"`
-	Reason string `json:"reason"`
-	Text   string `json:"text"`
+	Line    int    `json:"line"`
+	Reason  string `json:"reason"`
+	Text    string `json:"text"`
+	Refused bool   `json:"refused,omitempty"`
+}
+
+// CaptureReportOf is the JSON form of r.
+func CaptureReportOf(r *cairn.CaptureReport) CaptureReport {
+	out := CaptureReport{Stored: make([]Captured, 0, len(r.Stored)), Problems: make([]CaptureProblem, 0, len(r.Problems))}
+	for _, c := range r.Stored {
+		out.Stored = append(out.Stored, Captured{ID: c.ID, Status: c.Status, Kind: c.Kind, Type: c.Type, Title: c.Title, Line: c.Line})
+	}
+	for _, p := range r.Problems {
+		out.Problems = append(out.Problems, CaptureProblem{Line: p.Line, Reason: p.Reason, Text: p.Text, Refused: p.Refused})
+	}
+	return out
+}
+
+// Report is the report r describes.
+func (r CaptureReport) Report() *cairn.CaptureReport {
+	out := &cairn.CaptureReport{Stored: make([]cairn.Captured, 0, len(r.Stored)), Problems: make([]cairn.CaptureProblem, 0, len(r.Problems))}
+	for _, c := range r.Stored {
+		out.Stored = append(out.Stored, cairn.Captured{ID: c.ID, Status: c.Status, Kind: c.Kind, Type: c.Type, Title: c.Title, Line: c.Line})
+	}
+	for _, p := range r.Problems {
+		out.Problems = append(out.Problems, cairn.CaptureProblem{Line: p.Line, Reason: p.Reason, Text: p.Text, Refused: p.Refused})
+	}
+	return out
 }
 
 // IngestCursor is where the reading of a transcript into a project

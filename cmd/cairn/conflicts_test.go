@@ -40,12 +40,12 @@ func TestConflictsListsContradictionsUntilOneSupersedesTheOther(t *testing.T) {
 	}
 }
 
-// The conflicts and seed 002's recall are the server's answers: a server
-// that serves those operations alone (no listing of memories to compute
-// them from) is enough, and what it answers is what the command prints.
-// A command that computed them itself over the server's listings would
-// fail here.
-func TestConflictsAndRecallPrintTheServersAnswer(t *testing.T) {
+// The conflicts, seed 002's recall and a capture are the server's
+// answers: a server that serves those operations alone (no listing of
+// memories to compute them from, no adding of memories one by one) is
+// enough, and what it answers is what the command prints. A command
+// that computed them itself would fail here.
+func TestConflictsRecallAndCapturePrintTheServersAnswer(t *testing.T) {
 	t.Parallel()
 	mem := func(id, typ, content string) string {
 		return `{"id":"` + id + `","type":"` + typ + `","title":"` + content + `","content":"` + content +
@@ -74,6 +74,17 @@ func TestConflictsAndRecallPrintTheServersAnswer(t *testing.T) {
 				return
 			}
 			io.WriteString(w, `{"memories":[`+mem("mem-fix", "fix", "Only the server knows this fix")+`]}`)
+		case "POST /api/projects/proj/capture":
+			var in struct {
+				Text, Agent, HatTransition string `json:",omitempty"`
+			}
+			json.NewDecoder(r.Body).Decode(&in)
+			if in.Text != "Plain prose.\n" || in.Agent != "claude" {
+				w.WriteHeader(http.StatusBadRequest)
+				io.WriteString(w, `{"error":{"code":"invalid","message":"the output did not reach the server"}}`)
+				return
+			}
+			io.WriteString(w, `{"stored":[{"id":"mem-cap","status":"created","kind":"memory","type":"pitfall","title":"Read by the server","line":1}],"problems":[]}`)
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"error":{"code":"not_found","message":"this server answers the conflicts and the recall only"}}`)
@@ -93,10 +104,13 @@ func TestConflictsAndRecallPrintTheServersAnswer(t *testing.T) {
 	if r := c.ok("recall", "--type", "fix", "--limit", "7"); !strings.Contains(r.stdout, "mem-fix") || !strings.Contains(r.stdout, "0.90 × 3 uses") {
 		t.Errorf("recall: %v", r)
 	}
+	if r := c.run("Plain prose.\n", "capture", "--agent", "claude"); r.code != 0 || r.stdout != "created mem-cap pitfall: Read by the server\ncaptured 1: 1 new, 0 reinforced, 0 unchanged; 0 problems\n" {
+		t.Errorf("capture: %v", r)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range paths {
-		if !strings.HasSuffix(p, "/conflicts") && !strings.HasSuffix(p, "/recall") && !strings.HasSuffix(p, "/settings") {
+		if !strings.HasSuffix(p, "/conflicts") && !strings.HasSuffix(p, "/recall") && !strings.HasSuffix(p, "/capture") && !strings.HasSuffix(p, "/settings") {
 			t.Errorf("the command asked %s besides the operation itself", p)
 		}
 	}
