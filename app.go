@@ -118,6 +118,7 @@ type App interface {
 	IngestBatchService
 	StreamImportService
 	CaptureService
+	TaskService
 	UseRecorder
 	SettingsService
 	ContextBlockService

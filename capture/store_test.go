@@ -69,3 +69,48 @@ func TestStoreReportsWhatItStoredCouldNotReadOrWasRefused(t *testing.T) {
 		}
 	}
 }
+
+// A task event stores its own memory first, then what a completed task's
+// summary teaches and signals, reporting a refused rule (line 0) and an
+// unread line; a refused event memory is the call's error, and an event
+// that does not validate stores nothing.
+func TestRecordTaskStoresTheEventThenWhatItsSummarySays(t *testing.T) {
+	t.Parallel()
+	a := &adder{refuse: func(m *cairn.Memory) error {
+		if m.Type == "convention" || m.Type == "pattern" {
+			return cairn.Errorf(cairn.EINVALID, "no rules today")
+		}
+		return nil
+	}}
+	ev := cairn.TaskEvent{Event: cairn.TaskCompleted, Task: "T-1", Agent: "claude", Session: "s1", Files: []string{"a.go"},
+		Text: "Done. Always run the migrations before the tests.\nMEMORY:pitfall:The fixture clock is shared.\nMEMORY:nonsense"}
+	rep, err := capture.RecordTask(t.Context(), a, "shop", ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Event.Type != "task_result" || a.added[0].Key != "task:T-1:result" || a.added[0].Project != "shop" {
+		t.Errorf("event %+v (stored first: %+v), want the task_result", rep.Event, a.added[0])
+	}
+	if len(rep.Stored) != 1 || rep.Stored[0].Type != "pitfall" || rep.Stored[0].Line != 2 {
+		t.Errorf("stored after the event: %+v, want the pitfall of line 2", rep.Stored)
+	}
+	var unread, refusedRule bool
+	for _, p := range rep.Problems {
+		unread = unread || p.Line == 3 && !p.Refused
+		refusedRule = refusedRule || p.Line == 0 && p.Refused && strings.HasPrefix(p.Reason, "cannot store the learned ")
+	}
+	if !unread || !refusedRule {
+		t.Errorf("problems %+v, want line 3 unread and the learned rule refused", rep.Problems)
+	}
+
+	a.refuse = func(*cairn.Memory) error { return cairn.Errorf(cairn.EINVALID, "no") }
+	if _, err := capture.RecordTask(t.Context(), a, "shop", cairn.TaskEvent{Event: cairn.TaskFailed, Task: "T-2", Text: "timeout"}); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("a refused event memory: %v, want its error", err)
+	}
+	n := len(a.added)
+	for _, bad := range []cairn.TaskEvent{{Event: "paused", Task: "T-3", Text: "x"}, {Event: cairn.TaskCreated, Text: "no id"}, {Event: cairn.TaskFailed, Task: "T-3"}} {
+		if _, err := capture.RecordTask(t.Context(), a, "shop", bad); cairn.ErrorCode(err) != cairn.EINVALID || len(a.added) != n {
+			t.Errorf("%+v: %v, want EINVALID and nothing stored", bad, err)
+		}
+	}
+}

@@ -209,6 +209,7 @@ func (s *Server) routes() {
 	s.route("POST /context", read, s.context)
 	s.route("POST /lookup", read, s.lookup)
 	s.route("POST /capture", write, s.capture)
+	s.route("POST /tasks/events", write, s.taskEvent)
 	s.route("POST /import", write, s.importMemories)
 	s.route("GET /export", read, s.export)
 	s.route("GET /ingest/cursor", read, s.findIngestCursor)

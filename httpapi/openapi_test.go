@@ -374,6 +374,9 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("POST", p+"/capture", map[string]any{"text": "done.\nMEMORY:pitfall:The tx helper never retries on SQLITE_BUSY.\nMEMORY:nonsense\n", "agent": "codex", "session": "s3"}, 200)
 	call("POST", p+"/capture", map[string]any{"text": "The store uses SQLite in WAL mode.", "hat_transition": "explorer:planner"}, 200)
 	call("POST", p+"/capture", map[string]any{"text": "x", "hat_transition": "critic:editor"}, 400)
+	call("POST", p+"/tasks/events", map[string]any{"event": "completed", "task": "T-1", "agent": "claude", "files": []string{"a.go"},
+		"text": "Done. Always run the migrations before the tests.\nMEMORY:pitfall:The fixture clock is shared.\nMEMORY:nonsense"}, 200)
+	call("POST", p+"/tasks/events", map[string]any{"event": "created", "text": "no task id"}, 400)
 	call("POST", p+"/import", `{"type":"convention","content":"Errors are one sentence."}`+"\n"+`{"type":"note","content":"Imported twice."}`+"\n", 200)
 	call("POST", p+"/import", `{"type":"note","confidence":"high","content":"x"}`+"\n", 400)
 	call("POST", p+"/import?skip_invalid=true", `{"type":"note","confidence":"high","content":"x"}`+"\n", 200)

@@ -114,3 +114,17 @@ func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) err
 	writeJSON(w, http.StatusOK, wire.CaptureReportOf(rep))
 	return nil
 }
+
+func (s *Server) taskEvent(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in wire.TaskEventIn
+	if err := readJSON(w, r, MaxCaptureBytes, &in); err != nil {
+		return err
+	}
+	rep, err := p.svc.RecordTaskEvent(r.Context(), cairn.TaskEvent{Event: in.Event, Task: in.Task, Title: in.Title, Text: in.Text,
+		Files: in.Files, Agent: in.Agent, Session: in.Session, Hat: in.Hat})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wire.TaskReportOf(rep))
+	return nil
+}

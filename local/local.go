@@ -135,6 +135,11 @@ func (p Project) Capture(ctx context.Context, r cairn.CaptureRequest) (*cairn.Ca
 	return capture.Store(ctx, p.Engine, p.Local.Project, r)
 }
 
+// RecordTaskEvent implements cairn.TaskService (capture.RecordTask).
+func (p Project) RecordTaskEvent(ctx context.Context, ev cairn.TaskEvent) (*cairn.TaskReport, error) {
+	return capture.RecordTask(ctx, p.Engine, p.Local.Project, ev)
+}
+
 // Subscribe implements cairn.EventService (engine.Engine.Subscribe, in the
 // service's project).
 func (p Project) Subscribe(ctx context.Context, after int64) (cairn.Subscription, error) {

@@ -180,6 +180,39 @@ type CaptureIn struct {
 	HatTransition string `json:"hat_transition,omitempty"`
 }
 
+// TaskEventIn is the body of POST /tasks/events: an event of a task
+// (cairn.TaskEvent).
+type TaskEventIn struct {
+	Event   string   `json:"event"`
+	Task    string   `json:"task,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Text    string   `json:"text,omitempty"`
+	Files   []string `json:"files,omitempty"`
+	Agent   string   `json:"agent,omitempty"`
+	Session string   `json:"session,omitempty"`
+	Hat     string   `json:"hat,omitempty"`
+}
+
+// TaskReport is the answer of POST /tasks/events: the event's memory,
+// what its summary taught and signalled, and the lines it could not use.
+type TaskReport struct {
+	Event    Captured         `json:"event"`
+	Stored   []Captured       `json:"stored"`
+	Problems []CaptureProblem `json:"problems"`
+}
+
+// TaskReportOf is the JSON form of r.
+func TaskReportOf(r *cairn.TaskReport) TaskReport {
+	c := CaptureReportOf(&cairn.CaptureReport{Stored: append([]cairn.Captured{r.Event}, r.Stored...), Problems: r.Problems})
+	return TaskReport{Event: c.Stored[0], Stored: c.Stored[1:], Problems: c.Problems}
+}
+
+// Report is the report r describes.
+func (r TaskReport) Report() *cairn.TaskReport {
+	c := CaptureReport{Stored: append([]Captured{r.Event}, r.Stored...), Problems: r.Problems}.Report()
+	return &cairn.TaskReport{Event: c.Stored[0], Stored: c.Stored[1:], Problems: c.Problems}
+}
+
 // CaptureReport is what a capture stored, and the signals it could not
 // read or store, by line.
 type CaptureReport struct {

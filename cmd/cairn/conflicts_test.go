@@ -40,11 +40,11 @@ func TestConflictsListsContradictionsUntilOneSupersedesTheOther(t *testing.T) {
 	}
 }
 
-// The conflicts, seed 002's recall and a capture are the server's
-// answers: a server that serves those operations alone (no listing of
-// memories to compute them from, no adding of memories one by one) is
-// enough, and what it answers is what the command prints. A command
-// that computed them itself would fail here.
+// The conflicts, seed 002's recall, a capture and a task event are the
+// server's answers: a server that serves those operations alone (no
+// listing of memories to compute them from, no adding of memories one by
+// one) is enough, and what it answers is what the command prints. A
+// command that computed them itself would fail here.
 func TestConflictsRecallAndCapturePrintTheServersAnswer(t *testing.T) {
 	t.Parallel()
 	mem := func(id, typ, content string) string {
@@ -85,6 +85,9 @@ func TestConflictsRecallAndCapturePrintTheServersAnswer(t *testing.T) {
 				return
 			}
 			io.WriteString(w, `{"stored":[{"id":"mem-cap","status":"created","kind":"memory","type":"pitfall","title":"Read by the server","line":1}],"problems":[]}`)
+		case "POST /api/projects/proj/tasks/events":
+			io.WriteString(w, `{"event":{"id":"mem-ev","status":"created","kind":"event","type":"task_result","title":"Done","line":0},`+
+				`"stored":[{"id":"mem-sig","status":"created","kind":"memory","type":"pitfall","title":"Read by the server","line":1}],"problems":[]}`)
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"error":{"code":"not_found","message":"this server answers the conflicts and the recall only"}}`)
@@ -107,10 +110,13 @@ func TestConflictsRecallAndCapturePrintTheServersAnswer(t *testing.T) {
 	if r := c.run("Plain prose.\n", "capture", "--agent", "claude"); r.code != 0 || r.stdout != "created mem-cap pitfall: Read by the server\ncaptured 1: 1 new, 0 reinforced, 0 unchanged; 0 problems\n" {
 		t.Errorf("capture: %v", r)
 	}
+	if r := c.run("", "task", "completed", "--task", "T-1", "Plain prose."); r.code != 0 || r.stdout != "mem-ev created task_result\nmem-sig created pitfall\n" {
+		t.Errorf("task: %v", r)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range paths {
-		if !strings.HasSuffix(p, "/conflicts") && !strings.HasSuffix(p, "/recall") && !strings.HasSuffix(p, "/capture") && !strings.HasSuffix(p, "/settings") {
+		if !strings.HasSuffix(p, "/conflicts") && !strings.HasSuffix(p, "/recall") && !strings.HasSuffix(p, "/capture") && !strings.HasSuffix(p, "/tasks/events") && !strings.HasSuffix(p, "/settings") {
 			t.Errorf("the command asked %s besides the operation itself", p)
 		}
 	}
