@@ -183,6 +183,9 @@ type SearchService interface {
 	// Searching records nothing: the caller of a context records the use
 	// of what it shows (UseRecorder).
 	SearchRetrieval(ctx context.Context, q Query) ([]Hit, Retrieval, error)
+	// ExplainQuery says how a search weighs text's terms and scores its
+	// matches. It reads nothing stored.
+	ExplainQuery(ctx context.Context, text string) (*QueryExplanation, error)
 }
 
 // SupersedeService links memories that replace others.

@@ -195,6 +195,7 @@ func (s *Server) routes() {
 	s.route("PUT /settings", write, s.putSettings)
 	s.route("DELETE /settings", write, s.deleteSettings)
 	s.route("GET /search", read, s.search)
+	s.route("GET /search/terms", read, s.searchTerms)
 	// Seed 000's paths, beside the ones above: search and cleanup under
 	// /memories, and a memory by its id alone (its id decides the
 	// project).

@@ -356,6 +356,7 @@ func TestEveryRouteAnswersAsItsOpenAPIDocumentSays(t *testing.T) {
 	call("GET", p+"/search?q=sqlite+storage&explain=1&after=2020-01-01&before=2030-01-01&limit=3", nil, 200)
 	call("GET", p+"/search?q=sqlite&type=decision", nil, 200)
 	call("GET", p+"/search", nil, 400)
+	call("GET", p+"/search/terms?q=AuthService.Refresh+tokens", nil, 200)
 	call("GET", p+"/memories/search?q=sqlite+storage&after_date=2020-01-01&before_date=2030-01-01&limit=3", nil, 200)
 	call("GET", p+"/memories/search?q=sqlite&before=2030-01-01&before_date=2030-01-01", nil, 400)
 	call("GET", "/api/memories/"+first, nil, 200)

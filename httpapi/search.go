@@ -46,6 +46,19 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 	return nil
 }
 
+func (s *Server) searchTerms(w http.ResponseWriter, r *http.Request, p *project) error {
+	text := (&query{r: r}).str("q")
+	if len(text) > cairn.MaxQueryBytes {
+		return cairn.Errorf(cairn.EINVALID, "q is %d bytes; give the words to look for, at most %d bytes", len(text), cairn.MaxQueryBytes)
+	}
+	x, err := p.svc.ExplainQuery(r.Context(), text)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wire.QueryExplanationOf(x))
+	return nil
+}
+
 func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) error {
 	var in wire.ContextIn
 	if err := readJSON(w, r, MaxJSONBytes, &in); err != nil {

@@ -89,6 +89,12 @@ func FirstModel(tiers []string, p cairn.LoopPolicy) *cairn.LoopChoice {
 	return loop.FirstChoice(tiers, p)
 }
 
+// ExplainQuery is what ExplainQuery answers in a process with no
+// database to open: an engine's defaults.
+func ExplainQuery(text string) *cairn.QueryExplanation {
+	return engine.DefaultQueryExplanation(text)
+}
+
 // Lookup implements cairn.LookupService on the engine of this process, as
 // recall.AnswerLookup does.
 func (p Project) Lookup(ctx context.Context, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {

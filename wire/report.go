@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/rank"
 )
 
 // The JSON forms of what commands report besides memories: search hits,
@@ -51,7 +50,7 @@ func FromHit(h cairn.Hit, explain bool) Hit {
 		out.Explain = &HitExplain{BM25: round4(x.Lexical), Coverage: round4(x.Coverage), Match: round4(x.Match),
 			Strength: round4(h.Strength), Lent: round4(x.Lent), LentBy: x.LentBy, DateFactor: round4(x.DateFactor),
 			Typicality:     round4(x.Typicality),
-			SalienceFactor: round4(rank.Factor(h.Salience, rank.DefaultWeights())),
+			SalienceFactor: round4(x.SalienceFactor),
 			LexicalRank:    x.LexicalRank, VectorRank: x.VectorRank, Similarity: round4(x.Similarity), Fused: round4(x.Fused)}
 	}
 	return out
@@ -66,7 +65,7 @@ func FromHitExact(h cairn.Hit) Hit {
 	out.Memory.Confidence = h.Memory.Confidence
 	if x := h.Explain; x != nil {
 		out.Explain = &HitExplain{BM25: x.Lexical, Coverage: x.Coverage, Match: x.Match, Strength: h.Strength,
-			Lent: x.Lent, LentBy: x.LentBy, DateFactor: x.DateFactor, Typicality: x.Typicality, SalienceFactor: rank.Factor(h.Salience, rank.DefaultWeights()),
+			Lent: x.Lent, LentBy: x.LentBy, DateFactor: x.DateFactor, Typicality: x.Typicality, SalienceFactor: x.SalienceFactor,
 			LexicalRank: x.LexicalRank, VectorRank: x.VectorRank, Similarity: x.Similarity, Fused: x.Fused}
 	}
 	return out
@@ -82,9 +81,51 @@ func (w Hit) ToHit() cairn.Hit {
 	if e := w.Explain; e != nil {
 		h.Strength = e.Strength
 		h.Explain = &cairn.HitExplain{Lexical: e.BM25, Coverage: e.Coverage, Match: e.Match, Lent: e.Lent, LentBy: e.LentBy,
-			DateFactor: e.DateFactor, Typicality: e.Typicality, LexicalRank: e.LexicalRank, VectorRank: e.VectorRank, Similarity: e.Similarity, Fused: e.Fused}
+			DateFactor: e.DateFactor, Typicality: e.Typicality, LexicalRank: e.LexicalRank, VectorRank: e.VectorRank, Similarity: e.Similarity, Fused: e.Fused,
+			SalienceFactor: e.SalienceFactor}
 	}
 	return h
+}
+
+// QueryExplanation is the answer of GET /search/terms: how the server
+// weighs a query's terms and scores its matches (cairn.QueryExplanation).
+type QueryExplanation struct {
+	Terms []QueryTerm `json:"terms"`
+	BM25  struct {
+		K1    float64 `json:"k1"`
+		B     float64 `json:"b"`
+		Pivot float64 `json:"pivot"`
+	} `json:"bm25"`
+	Coverage       float64 `json:"coverage"`
+	NeighbourShare float64 `json:"neighbour_share"`
+	NeighbourCap   float64 `json:"neighbour_cap"`
+}
+
+// QueryTerm is one term of a QueryExplanation.
+type QueryTerm struct {
+	Term   string  `json:"term"`
+	Weight float64 `json:"weight"`
+}
+
+// QueryExplanationOf is the JSON form of x.
+func QueryExplanationOf(x *cairn.QueryExplanation) QueryExplanation {
+	out := QueryExplanation{Terms: make([]QueryTerm, 0, len(x.Terms)), Coverage: x.Coverage,
+		NeighbourShare: x.NeighbourShare, NeighbourCap: x.NeighbourCap}
+	out.BM25.K1, out.BM25.B, out.BM25.Pivot = x.K1, x.B, x.Pivot
+	for _, t := range x.Terms {
+		out.Terms = append(out.Terms, QueryTerm{Term: t.Term, Weight: t.Weight})
+	}
+	return out
+}
+
+// Explanation is the explanation w describes.
+func (w QueryExplanation) Explanation() *cairn.QueryExplanation {
+	x := &cairn.QueryExplanation{K1: w.BM25.K1, B: w.BM25.B, Pivot: w.BM25.Pivot, Coverage: w.Coverage,
+		NeighbourShare: w.NeighbourShare, NeighbourCap: w.NeighbourCap}
+	for _, t := range w.Terms {
+		x.Terms = append(x.Terms, cairn.QueryTerm{Term: t.Term, Weight: t.Weight})
+	}
+	return x
 }
 
 // CleanupItem is one memory a cleanup expires, deletes or decays.

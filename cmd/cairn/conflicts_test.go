@@ -40,8 +40,8 @@ func TestConflictsListsContradictionsUntilOneSupersedesTheOther(t *testing.T) {
 	}
 }
 
-// The conflicts, seed 002's recall, a capture and a task event are the
-// server's answers: a server that serves those operations alone (no
+// The conflicts, seed 002's recall, a capture, a task event and the
+// explanation of a search are the server's answers: a server that serves those operations alone (no
 // listing of memories to compute them from, no adding of memories one by
 // one) is enough, and what it answers is what the command prints. A
 // command that computed them itself would fail here.
@@ -88,6 +88,11 @@ func TestConflictsRecallAndCapturePrintTheServersAnswer(t *testing.T) {
 		case "POST /api/projects/proj/tasks/events":
 			io.WriteString(w, `{"event":{"id":"mem-ev","status":"created","kind":"event","type":"task_result","title":"Done","line":0},`+
 				`"stored":[{"id":"mem-sig","status":"created","kind":"memory","type":"pitfall","title":"Read by the server","line":1}],"problems":[]}`)
+		case "GET /api/projects/proj/search":
+			io.WriteString(w, `[{"score":0.9,"relevance":1,"salience":1.2,`+
+				`"explain":{"bm25":2,"coverage":1,"match":2,"strength":1,"date_factor":1,"salience_factor":1.234},`+mem("mem-hit", "fix", "Zebra fix")[1:]+`]`)
+		case "GET /api/projects/proj/search/terms":
+			io.WriteString(w, `{"terms":[{"term":"zebra","weight":0.5}],"bm25":{"k1":9,"b":0.5,"pivot":7},"coverage":0.3,"neighbour_share":0.2,"neighbour_cap":0.6}`)
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			io.WriteString(w, `{"error":{"code":"not_found","message":"this server answers the conflicts and the recall only"}}`)
@@ -113,10 +118,15 @@ func TestConflictsRecallAndCapturePrintTheServersAnswer(t *testing.T) {
 	if r := c.run("", "task", "completed", "--task", "T-1", "Plain prose."); r.code != 0 || r.stdout != "mem-ev created task_result\nmem-sig created pitfall\n" {
 		t.Errorf("task: %v", r)
 	}
+	if r := c.ok("search", "--explain", "zebra"); !strings.Contains(r.stdout, "query terms (weight): zebra (0.50)\n") ||
+		!strings.Contains(r.stdout, "bm25: k1 9, b 0.5, lengths against 7 terms; coverage share 0.3; a neighbour is lent 0.2") ||
+		!strings.Contains(r.stdout, "salience factor 1.234") {
+		t.Errorf("search --explain: %v", r)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	for _, p := range paths {
-		if !strings.HasSuffix(p, "/conflicts") && !strings.HasSuffix(p, "/recall") && !strings.HasSuffix(p, "/capture") && !strings.HasSuffix(p, "/tasks/events") && !strings.HasSuffix(p, "/settings") {
+		if !strings.HasSuffix(p, "/conflicts") && !strings.HasSuffix(p, "/recall") && !strings.HasSuffix(p, "/capture") && !strings.HasSuffix(p, "/tasks/events") && !strings.HasSuffix(p, "/search") && !strings.HasSuffix(p, "/search/terms") && !strings.HasSuffix(p, "/settings") {
 			t.Errorf("the command asked %s besides the operation itself", p)
 		}
 	}
