@@ -61,8 +61,10 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	// Check the request before touching the database, so that a mistake
 	// is reported even when nothing is remembered yet.
-	if err := c.Clone().ApplyMode(req.Mode); err != nil {
-		return usagef("context: --mode: %s", cairn.ErrorMessage(err))
+	if req.Mode != "" {
+		if err := c.Clone().ApplyMode(req.Mode); err != nil {
+			return usagef("context: --mode: %s", cairn.ErrorMessage(err))
+		}
 	}
 	if err := req.Validate(c); err != nil {
 		return usagef("context: %s", cairn.ErrorMessage(err))
