@@ -83,11 +83,25 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 			return usagef("serve: --addr %q is not host:port (e.g. 127.0.0.1:7421)", *addr)
 		}
 	}
-	s, err := m.open(ctx, g, false)
+	// The server answers every project: its engine is bound to none, and
+	// applies each project's stored settings; a project without any gets
+	// the user's file's (cairn.toml of serve's own folder is its
+	// project's, written to the database below). The embeddings endpoint
+	// is the server's, read where it starts.
+	userOnly := *m
+	userOnly.Getwd = func() (string, error) { return "", errors.New("not a project's folder") }
+	own, err := userOnly.loadConfig()
+	if err != nil {
+		return err
+	}
+	s, err := m.openWith(ctx, g, false, func(e *engineSetup) {
+		e.settings, e.endpoint, e.cacheBytes = own.Config, e.settings, *cacheMB<<20
+	})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	eng := s.all
 	// Every line the server writes says when (a background server's go
 	// to cairn.log).
 	var logw io.Writer = m.Stderr
@@ -104,22 +118,6 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		logw = f
 	}
 	logw = server.TimedLog(logw, nil)
-	// The server answers every project: its engine is bound to none, and
-	// applies each project's stored settings; a project without any gets
-	// the user's file's (cairn.toml of serve's own folder is its
-	// project's, written to the database below).
-	userOnly := *m
-	userOnly.Getwd = func() (string, error) { return "", errors.New("not a project's folder") }
-	own, err := userOnly.loadConfig()
-	if err != nil {
-		return err
-	}
-	// The embeddings endpoint is the server's, read where it starts.
-	clock, _ := g.clock() // checked by open
-	eng, err := newEngine(m, g, s.store, engineSetup{settings: own.Config, endpoint: s.settings, clock: clock, cacheBytes: *cacheMB << 20})
-	if err != nil {
-		return err
-	}
 	m.syncSettings(ctx, g, eng)
 	if remote {
 		// Every request will need a token: refuse to start without one.
