@@ -207,6 +207,7 @@ type Server struct {
 	status     Status
 
 	stopOnce sync.Once
+	remote   bool          // other machines reach its Addr: it needs a token to answer
 	done     chan struct{} // closed when the server stops by itself or Close is called
 	mu       sync.Mutex
 	serveErr error // why the socket stopped serving, when it failed
@@ -259,6 +260,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	return &Server{
+		remote: remote && !cfg.testRemote,
 		cfg:    cfg,
 		eng:    cfg.Engine,
 		logger: slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: withoutTime})),
@@ -310,6 +312,11 @@ func mirrorFolders(eng *engine.Engine, remote bool, log io.Writer) func(context.
 // LockPath is the lock file of the server of the database at path.
 func LockPath(path string) string { return path + ".serve.lock" }
 
+// ErrNoToken is Open's error for a server other machines reach (an
+// AllowRemote Addr that is not loopback) when no token exists: every
+// request to it would be refused. EINVALID.
+var ErrNoToken = cairn.Errorf(cairn.EINVALID, "the server is reachable from other machines and every request to it needs a token, but none exists; create one first with `cairn token create --project NAME`")
+
 // errAlreadyServing says that another server answers for the database:
 // ECONFLICT, with how to find it.
 func errAlreadyServing(db string) error {
@@ -320,7 +327,8 @@ func errAlreadyServing(db string) error {
 // and starts answering on the socket (and over HTTP when Config.Addr is
 // set) and running the jobs; it returns once clients can find the socket,
 // or the reason they cannot: ECONFLICT when another server runs for the
-// database, EUNAVAILABLE when an address cannot be listened on. Open is
+// database, EUNAVAILABLE when an address cannot be listened on, ErrNoToken
+// when other machines would reach it and no token exists. Open is
 // called once; Close undoes what it did, whether it succeeded or not.
 func (s *Server) Open(ctx context.Context) error {
 	s.mu.Lock()
@@ -330,6 +338,16 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	s.opened = true
 	s.mu.Unlock()
+	if s.remote {
+		// Every request will need a token: none would be answered.
+		toks, err := s.eng.FindTokens(ctx)
+		if err != nil {
+			return err
+		}
+		if len(toks) == 0 {
+			return ErrNoToken
+		}
+	}
 	if c, err := net.DialTimeout("unix", s.sock, 200*time.Millisecond); err == nil {
 		c.Close()
 		return errAlreadyServing(s.label())

@@ -690,3 +690,22 @@ func TestAProjectsFolderIsTheServersOwnOrWhereItsSettingsCameFrom(t *testing.T) 
 		}
 	}
 }
+
+// A server other machines reach does not start while no token exists:
+// no request to it could be answered. Once one does, it starts.
+func TestARemoteServerNeedsATokenToStart(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, func(c *Config) { c.Addr, c.AllowRemote = "0.0.0.0:0", true })
+	if err := s.Open(t.Context()); !errors.Is(err, ErrNoToken) {
+		t.Errorf("Open without a token: %v, want ErrNoToken", err)
+	}
+	s.Close()
+	s = newServer(t, func(c *Config) { c.Addr, c.AllowRemote = "0.0.0.0:0", true })
+	if _, _, err := s.eng.CreateToken(t.Context(), "p", "ci", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Open(t.Context()); err != nil {
+		t.Errorf("Open with a token: %v", err)
+	}
+	s.Close()
+}

@@ -119,14 +119,6 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	logw = server.TimedLog(logw, nil)
 	m.syncSettings(ctx, g, eng)
-	if remote {
-		// Every request will need a token: refuse to start without one.
-		if toks, err := eng.FindTokens(ctx); err != nil {
-			return err
-		} else if len(toks) == 0 {
-			return usagef("serve: --addr %s is reachable from other machines, and every request to it needs a token, but none exists; create one first with `cairn token create --project NAME`", *addr)
-		}
-	}
 	db, err := filepath.Abs(g.path())
 	if err != nil {
 		return err
@@ -175,6 +167,9 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	if err := srv.Open(ctx); err != nil {
 		srv.Close()
+		if errors.Is(err, server.ErrNoToken) {
+			return usagef("serve: --addr %s is reachable from other machines, and every request to it needs a token, but none exists; create one first with `cairn token create --project NAME`", *addr)
+		}
 		return err
 	}
 	serveProfiles(m.Getenv("CAIRN_PPROF_ADDR"), logw)
