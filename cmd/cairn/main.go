@@ -23,7 +23,6 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
-	"github.com/cairn-dev/cairn/jobs"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -482,18 +481,6 @@ type session struct {
 	g        *globals
 	// settings are the engine's own (the command's files).
 	settings *cairn.Settings
-	// uses, in cairn mcp, gathers the use records of context requests
-	// and writes them in batches.
-	uses *jobs.UseWriter
-}
-
-// recordUse records a context's use of memories: at once, or in batches
-// written after the answer has gone out.
-func (s *session) recordUse(ctx context.Context, ids []string, sessionID string) error {
-	if s.uses != nil {
-		return s.uses.Record(ctx, ids, sessionID)
-	}
-	return s.eng.RecordUse(ctx, ids, sessionID)
 }
 
 func (s *session) Close() error {
