@@ -22,6 +22,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/wire"
@@ -75,7 +76,7 @@ type Main struct {
 	served bool
 
 	// configs, in `cairn serve`, keeps the configuration files read.
-	configs *configCache
+	configs *config.Cache
 
 	// toldNoDatabase: the command said that its database does not exist
 	// (noDatabase).

@@ -17,8 +17,8 @@ import (
 // the packages behind the surface. This reads the command's own source
 // (its test files aside) and fails on what would decide them here again
 // (a call of one of their methods, a use of one of their names), and on
-// a goroutine outside the few that only wait on the command's own
-// input, output, signals and time limits.
+// a goroutine or a lock outside the few that only wait on the command's
+// own input, output, signals and time limits or guard its memo.
 func TestTheCommandHoldsNoApplicationRule(t *testing.T) {
 	t.Parallel()
 	// By package (pkg.Name) or, for a method, by its name alone.
@@ -50,6 +50,9 @@ func TestTheCommandHoldsNoApplicationRule(t *testing.T) {
 	// deadline, a progress bar, a read that Ctrl-C cancels, the signals,
 	// the browser it opened.
 	goroutines := []string{"loadConfig", "bounded", "importProgress", "readOrCancel", "catchSignals", "openInBrowser"}
+	// A lock is wiring when it guards what the command memoises of its
+	// own working directory.
+	locked := []string{"rootMemo"}
 	imports := []string{"github.com/cairn-dev/cairn/jobs"}
 
 	files, err := filepath.Glob("*.go")
@@ -77,6 +80,20 @@ func TestTheCommandHoldsNoApplicationRule(t *testing.T) {
 			}
 		}
 		for _, d := range f.Decls {
+			if gd, ok := d.(*ast.GenDecl); ok {
+				for _, sp := range gd.Specs {
+					ts, ok := sp.(*ast.TypeSpec)
+					if !ok || slices.Contains(locked, ts.Name.Name) {
+						continue
+					}
+					ast.Inspect(ts.Type, func(n ast.Node) bool {
+						if sel, ok := n.(*ast.SelectorExpr); ok && exprName(sel.X) == "sync" && strings.HasSuffix(sel.Sel.Name, "Mutex") {
+							t.Errorf("%s: %s holds a lock: a server's state belongs in its package", fset.Position(sel.Pos()), ts.Name.Name)
+						}
+						return true
+					})
+				}
+			}
 			fn, ok := d.(*ast.FuncDecl)
 			if !ok || fn.Body == nil {
 				continue

@@ -132,7 +132,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		fmt.Fprintf(m.Stderr, "cairn: cannot register the JSON Lines folder of project %s: %s\n", g.project, oneLine(cairn.ErrorMessage(err)))
 	}
 	// Configuration files are read once and again when they change.
-	m.configs = &configCache{}
+	m.configs = &config.Cache{}
 	// The folder serve runs in holds its own project's files, whatever
 	// its name: the web page marks the memories whose files changed
 	// there.
