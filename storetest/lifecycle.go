@@ -618,7 +618,8 @@ func testRecordUse(t *testing.T, e *engine.Engine) {
 
 // Uses recorded in one batch (as a server's use queue writes them) leave
 // the same use counts, last uses, confidences and activity log, in the
-// same order, as the same uses recorded one by one: with a memory in
+// same order, as the same uses recorded one by one (and so do the same
+// uses queued, in two writes, then folded): with a memory in
 // several uses of the batch, at times out of order, in sessions that
 // were shown it before or earlier in the batch, at and near the maximum
 // confidence, and ids that are not stored. Each way has its own copy of
@@ -634,6 +635,7 @@ func testRecordUsesBatch(t *testing.T, e *engine.Engine) {
 		{"one-by-one", e, false},
 		{"batch", e, true},
 		{"batch-cached", engine.New(e.Store(), &engine.Options{CacheBytes: 1 << 20, Now: func() time.Time { return now }}), true},
+		{"queued", e, true},
 	}
 	ids := map[string][]string{}
 	for _, w := range ways {
@@ -681,6 +683,19 @@ func testRecordUsesBatch(t *testing.T, e *engine.Engine) {
 				}
 			}
 			uses = append(uses, eu)
+		}
+		if w.project == "queued" {
+			// Queued in two writes, the second's sessions shown by the
+			// first, then folded.
+			for _, part := range [][]engine.Use{uses[:4], uses[4:]} {
+				if _, err := w.eng.QueueUses(t.Context(), part); err != nil {
+					t.Fatalf("%s: QueueUses: %v", w.project, err)
+				}
+			}
+			if _, err := w.eng.FoldUses(t.Context()); err != nil {
+				t.Fatalf("%s: FoldUses: %v", w.project, err)
+			}
+			continue
 		}
 		if w.batch {
 			if err := w.eng.RecordUses(t.Context(), uses); err != nil {
