@@ -30,14 +30,21 @@ const sqlSelectPacked = `SELECT confidence, concat_ws(char(0), rowid, docnum, cr
 const (
 	sqlSelectMemory = `SELECT ` + memoryColumns + ` FROM memories`
 
-	sqlInsertMemory = `INSERT INTO memories (` + memoryColumns + `)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+	sqlInsertMemory = `INSERT INTO memories (rowid, ` + memoryColumns + `)
+	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
-	sqlUpdateMemory = `UPDATE memories SET project=?, scope=?, type=?, key=?, title=?, content=?,
+	memorySet = `project=?, scope=?, type=?, key=?, title=?, content=?,
 	content_hash=?, tags=?, file_refs=?, confidence=?, source=?, created_by_agent=?, created_by_hat=?,
 	created_by_task_id=?, created_by_session_id=?, created_at=?, updated_at=?, last_used_at=?,
-	verified_at=?, expires_at=?, use_count=?, pinned=?, superseded_by=?, partition=?, docnum=?, flag=?
-	WHERE id=?`
+	verified_at=?, expires_at=?, use_count=?, pinned=?, superseded_by=?, partition=?, docnum=?, flag=?`
+	sqlUpdateMemory   = `UPDATE memories SET ` + memorySet + ` WHERE id=?`
+	sqlUpdateMemoryAt = `UPDATE memories SET ` + memorySet + ` WHERE id=? AND rowid=?`
+	sqlMoveMemory     = `UPDATE memories SET rowid=?, ` + memorySet + ` WHERE id=?`
+
+	// Rowids by document (docRowID, newRowID).
+	sqlPartitionNum    = `SELECT num FROM memory_partitions WHERE name=?`
+	sqlNewPartitionNum = `INSERT INTO memory_partitions(name) VALUES (?)`
+	sqlBelowRowIDs     = `SELECT min(ifnull(min(rowid), 0), 0) - 1 FROM memories`
 
 	sqlDeleteMemory = `DELETE FROM memories WHERE id=?`
 

@@ -52,6 +52,14 @@ type Store struct {
 	mu       sync.Mutex
 	prepStmt map[prepKey]*sql.Stmt
 
+	// partNums: the partitions' numbers reads have found
+	// (Tx.partitionNum); a number never changes once committed.
+	numMu    sync.RWMutex
+	partNums map[string]int64
+	// rowsByDoc: the schema places rows by document (migration 20,
+	// docRowID); false only for a test's older schema (Options.upTo).
+	rowsByDoc bool
+
 	dvMu   sync.Mutex
 	dvConn *sql.Conn // kept for DataVersion
 	dvStmt *sql.Stmt // PRAGMA data_version on dvConn
@@ -102,6 +110,10 @@ const (
 	readerCacheKiB = 1024
 	bulkCacheKiB   = 65536
 )
+
+// rowsByDocVersion is the migration that places memory rows by
+// document (docRowID).
+const rowsByDocVersion = 20
 
 // readerIdle is how many reader connections a store keeps open between
 // reads.
@@ -180,6 +192,7 @@ func Open(ctx context.Context, path string, opts *Options) (*Store, error) {
 	}
 	s.readOnly = opts.ReadOnly
 	s.upTo = opts.upTo
+	s.rowsByDoc = opts.upTo <= 0 || opts.upTo >= rowsByDocVersion
 	if !opts.ReadOnly {
 		if err := s.migrate(ctx); err != nil {
 			s.Close()
