@@ -198,7 +198,8 @@ func TestRowsElsewhereAreFound(t *testing.T) {
 
 // Migration 20 moves every row to the rowid of its document, numbering
 // the partitions, and leaves a row whose document number is out of range
-// where it was; every memory reads as before it.
+// where it was; every memory reads as before it, and the indexes on
+// memories (dropped while it runs) are those there were.
 func TestMigration20PlacesRowsByDocument(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -232,6 +233,21 @@ func TestMigration20PlacesRowsByDocument(t *testing.T) {
 		return rowid
 	}
 	wantFar := farRow(old)
+	indexes := func(s *Store) []string {
+		rows, err := s.writer.QueryContext(ctx, `SELECT name || ': ' || ifnull(sql, '') FROM sqlite_schema WHERE type='index' AND tbl_name='memories' ORDER BY name`)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer rows.Close()
+		var out []string
+		for rows.Next() {
+			var x string
+			rows.Scan(&x)
+			out = append(out, x)
+		}
+		return out
+	}
+	wantIndexes := indexes(old)
 	want := map[string]map[int64]*cairn.Memory{}
 	for _, p := range parts {
 		want[p] = byDoc(t, old, p, docs[p]...)
@@ -265,6 +281,9 @@ func TestMigration20PlacesRowsByDocument(t *testing.T) {
 	}
 	if total != 900 || placed != 899 {
 		t.Errorf("after the migration %d of %d rows at their document's rowid, want 899 of 900", placed, total)
+	}
+	if got := indexes(s); !slices.Equal(got, wantIndexes) || len(got) < 10 {
+		t.Errorf("indexes on memories after the migration:\n%q\nbefore:\n%q", got, wantIndexes)
 	}
 	if got := farRow(s); got != wantFar {
 		t.Errorf("the row out of range moved from rowid %d to %d", wantFar, got)

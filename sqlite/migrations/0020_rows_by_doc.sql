@@ -5,7 +5,8 @@
 -- the table. A partition's number is given once and never changes; a row
 -- whose document number is outside 0 to 2^40-1, or whose partition's
 -- number is 2^23 or more, keeps a rowid of its own
--- (cairn's reads find it through idx_memories_doc).
+-- (cairn's reads find it through idx_memories_doc). cairn runs this
+-- migration with the indexes on memories dropped, and remakes them after.
 CREATE TABLE memory_partitions (
     num  INTEGER PRIMARY KEY,
     name TEXT NOT NULL UNIQUE
