@@ -294,3 +294,58 @@ func TestMigration20PlacesRowsByDocument(t *testing.T) {
 		}
 	}
 }
+
+// A row written without its rowid (as package transfer copies a
+// database) gets the one after the largest, which may be the place of a
+// document to come: that document's memory is stored elsewhere, and a
+// memory moved to such a place stays where it was; both are found.
+func TestRowsWrittenWithoutRowIDsDoNotBlockWrites(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := rand.New(rand.NewPCG(10, 11))
+	var ms []*cairn.Memory
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		for d := range int64(3) {
+			m := docMemory(r, "p", d, false)
+			ms = append(ms, m)
+			if err := tx.CreateMemory(ctx, m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	p := partNum(t, s, "p")
+	raw := func(m *cairn.Memory) {
+		t.Helper()
+		if _, err := s.writer.ExecContext(t.Context(), sqlInsertMemory, append([]any{nil, m.ID}, memoryArgs(m)...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	x, y := docMemory(r, "q", 50, false), docMemory(r, "q", 51, false)
+	raw(x)
+	raw(y)
+	if got := rowidOf(t, s, y.ID); got != p<<40|4 {
+		t.Fatalf("a row written without its rowid is at %d, want %d (the test's premise)", got, p<<40|4)
+	}
+	next := docMemory(r, "p", 3, false)
+	ms[1].DocNum = 4
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		if err := tx.CreateMemory(ctx, next); err != nil {
+			return err
+		}
+		return tx.UpdateMemory(ctx, ms[1])
+	})
+	if got := rowidOf(t, s, next.ID); got >= 0 {
+		t.Errorf("document 3, whose place another row holds, at rowid %d, want a negative one", got)
+	}
+	if got := byDoc(t, s, "p", 0, 1, 2, 3, 4); len(got) != 4 || got[3].ID != next.ID || got[4].ID != ms[1].ID || got[1] != nil {
+		t.Errorf("FindMemoriesByDoc(p) = %v, want documents 0, 2, 3 and 4", got)
+	}
+	if got := byDoc(t, s, "q", 50, 51); len(got) != 2 || got[50].ID != x.ID || got[51].ID != y.ID {
+		t.Errorf("FindMemoriesByDoc(q) = %v, want %s and %s", got, x.ID, y.ID)
+	}
+}

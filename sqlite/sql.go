@@ -45,6 +45,7 @@ const (
 	sqlPartitionNum    = `SELECT num FROM memory_partitions WHERE name=?`
 	sqlNewPartitionNum = `INSERT INTO memory_partitions(name) VALUES (?)`
 	sqlBelowRowIDs     = `SELECT min(ifnull(min(rowid), 0), 0) - 1 FROM memories`
+	sqlRowIDTaken      = `SELECT count(*) FROM memories WHERE rowid=?`
 
 	sqlDeleteMemory = `DELETE FROM memories WHERE id=?`
 

@@ -408,14 +408,21 @@ func (t *Tx) newRowID(ctx context.Context, partition string, doc int64) (rowid i
 	if rowid, ok := docRowID(num, doc); ok {
 		return rowid, true, nil
 	}
+	rowid, err = t.belowRowIDs(ctx)
+	return rowid, false, err
+}
+
+// belowRowIDs returns a rowid below the table's smallest and below 0.
+func (t *Tx) belowRowIDs(ctx context.Context) (int64, error) {
 	s, err := t.stmt(ctx, sqlBelowRowIDs)
 	if err != nil {
-		return 0, false, err
+		return 0, err
 	}
+	var rowid int64
 	if err := s.QueryRowContext(ctx).Scan(&rowid); err != nil {
-		return 0, false, translate(err, "find a free rowid")
+		return 0, translate(err, "find a free rowid")
 	}
-	return rowid, false, nil
+	return rowid, nil
 }
 
 // manyPacked appends to out the memories that q, a query on
@@ -828,29 +835,60 @@ func (t *Tx) FindProjects(ctx context.Context) ([]cairn.ProjectSummary, error) {
 }
 
 // CreateMemory implements cairn.Tx.
-// The row's rowid is its place in the search index (docRowID).
+// The row's rowid is its place in the search index (docRowID), unless a
+// row written otherwise holds that rowid (rowidTaken).
 func (t *Tx) CreateMemory(ctx context.Context, m *cairn.Memory) error {
 	var rowid any // SQLite's choice, in a schema older than 20 (tests)
+	placed := false
 	if t.store.rowsByDoc {
 		var err error
-		if rowid, _, err = t.newRowID(ctx, m.Partition, m.DocNum); err != nil {
+		if rowid, placed, err = t.newRowID(ctx, m.Partition, m.DocNum); err != nil {
 			return err
 		}
 	}
 	args := append([]any{rowid, m.ID}, memoryArgs(m)...)
 	_, err := t.exec(ctx, "store memory "+m.ID, sqlInsertMemory, args...)
+	if placed && cairn.ErrorCode(err) == cairn.ECONFLICT {
+		if taken, terr := t.rowidTaken(ctx, rowid.(int64)); terr != nil || !taken {
+			return err
+		}
+		var below int64
+		if below, err = t.belowRowIDs(ctx); err != nil {
+			return err
+		}
+		args[0] = below
+		_, err = t.exec(ctx, "store memory "+m.ID, sqlInsertMemory, args...)
+	}
 	return err
+}
+
+// rowidTaken reports whether a row of memories has rowid: one that a
+// write other than cairn's own placed (a copy of a database by package
+// transfer writes rows without their rowids, and SQLite gives the next
+// after the largest).
+func (t *Tx) rowidTaken(ctx context.Context, rowid int64) (bool, error) {
+	s, err := t.stmt(ctx, sqlRowIDTaken)
+	if err != nil {
+		return false, err
+	}
+	var n int
+	if err := s.QueryRowContext(ctx, rowid).Scan(&n); err != nil {
+		return false, translate(err, "read a rowid")
+	}
+	return n > 0, nil
 }
 
 // UpdateMemory implements cairn.Tx.
 // A memory whose place in the search index changed moves to the rowid
-// of its new place (docRowID), one outside it keeps its rowid.
+// of its new place (docRowID); one outside it, or whose new place
+// another row holds (rowidTaken), keeps its rowid.
 func (t *Tx) UpdateMemory(ctx context.Context, m *cairn.Memory) error {
 	args := append(memoryArgs(m), m.ID)
-	q := sqlUpdateMemory
-	if rowid, placed, err := t.newRowID(ctx, m.Partition, m.DocNum); err != nil {
+	rowid, placed, err := t.newRowID(ctx, m.Partition, m.DocNum)
+	if err != nil {
 		return err
-	} else if placed {
+	}
+	if placed {
 		// Where it is already, most updates: found by its rowid.
 		r, err := t.exec(ctx, "update memory "+m.ID, sqlUpdateMemoryAt, append(args, rowid)...)
 		if err != nil {
@@ -859,9 +897,24 @@ func (t *Tx) UpdateMemory(ctx context.Context, m *cairn.Memory) error {
 		if n, _ := r.RowsAffected(); n == 1 {
 			return nil
 		}
-		q, args = sqlMoveMemory, append([]any{rowid}, args...)
+		r, err = t.exec(ctx, "update memory "+m.ID, sqlMoveMemory, append([]any{rowid}, args...)...)
+		if cairn.ErrorCode(err) == cairn.ECONFLICT {
+			if taken, terr := t.rowidTaken(ctx, rowid); terr != nil || !taken {
+				return err
+			}
+			r, err = nil, nil // held by another row: stay where it is
+		}
+		if err != nil {
+			return err
+		}
+		if r != nil {
+			if n, _ := r.RowsAffected(); n == 0 {
+				return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s", m.ID)
+			}
+			return nil
+		}
 	}
-	r, err := t.exec(ctx, "update memory "+m.ID, q, args...)
+	r, err := t.exec(ctx, "update memory "+m.ID, sqlUpdateMemory, args...)
 	if err != nil {
 		return err
 	}
