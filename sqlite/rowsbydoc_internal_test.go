@@ -349,3 +349,69 @@ func TestRowsWrittenWithoutRowIDsDoNotBlockWrites(t *testing.T) {
 		t.Errorf("FindMemoriesByDoc(q) = %v, want %s and %s", got, x.ID, y.ID)
 	}
 }
+
+// PlaceRows moves rows written without their rowids (a copy by package
+// transfer) to their places, whatever rowids they were given, including
+// places other such rows held; a row out of range goes below 0; every
+// memory reads as before, the indexes stay, and a second run changes
+// nothing.
+func TestPlaceRowsPlacesRowsWrittenWithoutRowIDs(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	s, err := Open(ctx, filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	r := rand.New(rand.NewPCG(12, 13))
+	docs := map[string][]int64{}
+	// Some through a Tx (placed), then the rest as a copy writes them,
+	// given the rowids after the largest (places of later documents).
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		for d := range int64(5) {
+			docs["p"] = append(docs["p"], d)
+			if err := tx.CreateMemory(ctx, docMemory(r, "p", d, false)); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	for i := range 400 {
+		part := []string{"p", "q", "", "new"}[r.IntN(4)]
+		d := int64(5 + i)
+		if i == 7 {
+			d = -1 // out of range
+		}
+		docs[part] = append(docs[part], d)
+		m := docMemory(r, part, d, false)
+		if _, err := s.writer.ExecContext(ctx, sqlInsertMemory, append([]any{nil, m.ID}, memoryArgs(m)...)...); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := map[string]map[int64]*cairn.Memory{}
+	for p, ds := range docs {
+		want[p] = byDoc(t, s, p, ds...)
+	}
+	var before int
+	s.writer.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type='index' AND tbl_name='memories'`).Scan(&before)
+	for run := range 2 {
+		if err := s.PlaceRows(ctx); err != nil {
+			t.Fatalf("run %d: %v", run, err)
+		}
+		var placed, total, below, indexes int
+		err := s.writer.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE m.rowid = p.num * 1099511627776 + m.docnum),
+			count(*) FILTER (WHERE m.rowid < 0), count(*) FROM memories m JOIN memory_partitions p ON p.name = m.partition`).Scan(&placed, &below, &total)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.writer.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type='index' AND tbl_name='memories'`).Scan(&indexes)
+		if total != 405 || placed != 404 || below != 1 || indexes != before {
+			t.Errorf("run %d: %d of %d rows placed, %d below 0, %d indexes; want 404 of 405, 1, %d", run, placed, total, below, indexes, before)
+		}
+		for p, ds := range docs {
+			if got := byDoc(t, s, p, ds...); !reflect.DeepEqual(got, want[p]) {
+				t.Errorf("run %d: partition %q reads %d memories that differ from the %d before", run, p, len(got), len(want[p]))
+			}
+		}
+	}
+}

@@ -47,6 +47,17 @@ const (
 	sqlBelowRowIDs     = `SELECT min(ifnull(min(rowid), 0), 0) - 1 FROM memories`
 	sqlRowIDTaken      = `SELECT count(*) FROM memories WHERE rowid=?`
 
+	// Store.PlaceRows: the rows not at their place, and the smallest and
+	// largest rowids (or 0); then every such row moved below the smallest
+	// (keeping their order), then from there to its place.
+	sqlNumberPartitions = `INSERT OR IGNORE INTO memory_partitions(name) SELECT DISTINCT partition FROM memories ORDER BY partition`
+	rowPlaced           = `EXISTS (SELECT 1 FROM memory_partitions AS p WHERE p.name = memories.partition AND memories.rowid = p.num * 1099511627776 + memories.docnum)`
+	sqlUnplacedRows     = `SELECT count(*) FILTER (WHERE NOT ` + rowPlaced + `), min(ifnull(min(rowid), 0), 0), max(ifnull(max(rowid), 0), 0) FROM memories`
+	sqlUnplaceRows      = `UPDATE memories SET rowid = rowid + ? WHERE NOT ` + rowPlaced
+	sqlPlaceRows        = `UPDATE memories SET rowid = p.num * 1099511627776 + memories.docnum FROM memory_partitions AS p
+	WHERE memories.rowid < ? AND p.name = memories.partition AND p.num < 8388608
+	AND memories.docnum >= 0 AND memories.docnum < 1099511627776`
+
 	sqlDeleteMemory = `DELETE FROM memories WHERE id=?`
 
 	sqlByID     = sqlSelectMemory + ` WHERE id=?`
