@@ -103,8 +103,9 @@ type EventService interface {
 // memories their shown fields, a loop choice its task's counts without
 // the iterations). Implementations are safe for concurrent use.
 //
-// Access tokens are not part of the surface: they are made and revoked
-// where the database is (`cairn token`), never through a server.
+// Access tokens are administered through the surface too (TokenService),
+// but a server answers that part only on its Unix socket, to the
+// database's owner: never to a client that reaches it over the network.
 type App interface {
 	Service
 	SearchService
@@ -116,12 +117,18 @@ type App interface {
 	IngestService
 	IngestBatchService
 	StreamImportService
+	CaptureService
+	TaskService
 	UseRecorder
 	SettingsService
 	ContextBlockService
 	LookupService
 	LoopService
 	EventService
+	ConflictService
+	ValueRecallService
+	OverviewService
+	TokenService
 	// Clock: the request's clock when one was given (--now, Cairn-Now),
 	// else the machine's (a client) or the engine's.
 	Clock

@@ -1,6 +1,10 @@
 package cairn
 
-import "time"
+import (
+	"cmp"
+	"slices"
+	"time"
+)
 
 // Context tiers: where the memories of a block come from.
 const (
@@ -162,6 +166,43 @@ const (
 	ProfileLookupError   = "lookup-error"   // what fixed an error before
 	ProfileLookupCommand = "lookup-command" // how a command was run when it worked
 )
+
+// BlockProfiles are the profiles that make a context block
+// (ContextRequest.Profile); the others answer a lookup or a loop.
+var BlockProfiles = []string{ProfileContext, ProfilePrompt, ProfileSessionStart, ProfileSubagent, ProfileEdit}
+
+// ContextFormats are the formats a context block is rendered in
+// (ContextRequest.Format).
+var ContextFormats = []string{"markdown", "xml", "json"}
+
+// Validate checks r against the settings s it is to be built with, before
+// anything is read: a block profile ("" is ProfileContext), a mode of s
+// ("" is s's), a format (ContextFormats; "" is s's), and no negative
+// budget, limit or character cap. EINVALID says what is wrong, in words
+// a person can act on; a request that passes is not refused for these
+// reasons where the block is built with s.
+func (r *ContextRequest) Validate(s *Settings) error {
+	switch {
+	case r.Profile == "" || slices.Contains(BlockProfiles, r.Profile):
+	case slices.Contains([]string{ProfileCommand, ProfileFailure, ProfileLoop, ProfileLookupFile, ProfileLookupError, ProfileLookupCommand}, r.Profile):
+		return Errorf(EINVALID, "the %s profile answers a lookup or a loop, not a context block", r.Profile)
+	default:
+		return Errorf(EINVALID, "unknown block profile %q", r.Profile)
+	}
+	if r.Mode != "" {
+		if err := s.Clone().ApplyMode(r.Mode); err != nil {
+			return err
+		}
+	}
+	if f := cmp.Or(r.Format, s.Context.Format); !slices.Contains(ContextFormats, f) {
+		return Errorf(EINVALID, "the format must be markdown, xml or json, not %q", f)
+	}
+	if r.BudgetSet && r.Budget < 0 || r.LimitSet && r.Limit < 0 || r.MaxCharsSet && r.MaxChars < 0 ||
+		s.Context.Budget < 0 || s.Context.Relevant.Limit < 0 || s.Context.MaxChars < 0 {
+		return Errorf(EINVALID, "the budget, the limit and the character cap cannot be negative")
+	}
+	return nil
+}
 
 // ContextCall is one context block asked of a ContextBlockService: the
 // request and what to do besides building it. It is what a transport

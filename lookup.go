@@ -23,6 +23,11 @@ const (
 const (
 	MaxLookupLimit  = 100
 	MinLookupBudget = 50
+	// DefaultLookupBudget is the budget of a lookup's answer, and
+	// DefaultLookupLimit the most memories it shows, by name (`cairn
+	// recall --file/--error/--command`) when the request gives none.
+	DefaultLookupBudget = 800
+	DefaultLookupLimit  = 10
 )
 
 // LookupRequest is one lookup, answered where the memories are

@@ -60,6 +60,44 @@ type Retrieval struct {
 	Fallback string // why Used is not Asked; "" when it is
 }
 
+// ExplainLine says how a search was ranked, for an explanation (--explain):
+// "" when no mode was asked (lexical ranking without an embeddings
+// endpoint), else one line.
+func (r Retrieval) ExplainLine() string {
+	switch {
+	case r.Asked == "":
+		return ""
+	case r.Fallback != "":
+		return "ranking: " + r.Used + " (asked " + r.Asked + "; " + r.Fallback + ")\n"
+	}
+	return "ranking: " + r.Used + "\n"
+}
+
+// QueryExplanation is how a search weighs a query's terms and scores its
+// matches, for a person reading why hits rank where they do (`cairn
+// search --explain`), by the engine that ranks them.
+type QueryExplanation struct {
+	Terms []QueryTerm // the terms scored, in first-seen order
+	// K1 and B are BM25's parameters; Pivot is the length, in terms,
+	// that a memory's length is measured against.
+	K1, B, Pivot float64
+	// Coverage is the share of a match that depends on how much of the
+	// query's weight the memory holds.
+	Coverage float64
+	// NeighbourShare is the share of a strong match lent to a neighbour
+	// in its session or task; NeighbourCap bounds what a neighbour longer
+	// than Pivot reaches with its own match, as a share of its lender's
+	// (0: no bound).
+	NeighbourShare, NeighbourCap float64
+}
+
+// QueryTerm is one term a search scores and its weight (every word of a
+// query weighs 1 in all, shared by the terms it gives).
+type QueryTerm struct {
+	Term   string
+	Weight float64
+}
+
 // DefaultLimit is the number of hits a Query returns when Limit is 0.
 const DefaultLimit = 10
 
@@ -128,6 +166,9 @@ type HitExplain struct {
 	VectorRank  int
 	Similarity  float64
 	Fused       float64
+	// SalienceFactor is what Salience multiplies Relevance by in Score,
+	// by the weights of the engine that ranked the hit (rank.Factor).
+	SalienceFactor float64
 }
 
 // PromptBelongs is the probability that a prompt of typicality t

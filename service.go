@@ -183,6 +183,9 @@ type SearchService interface {
 	// Searching records nothing: the caller of a context records the use
 	// of what it shows (UseRecorder).
 	SearchRetrieval(ctx context.Context, q Query) ([]Hit, Retrieval, error)
+	// ExplainQuery says how a search weighs text's terms and scores its
+	// matches. It reads nothing stored.
+	ExplainQuery(ctx context.Context, text string) (*QueryExplanation, error)
 }
 
 // SupersedeService links memories that replace others.
@@ -271,21 +274,6 @@ type IngestService interface {
 	// (same key, or same content). EINVALID for an empty source or
 	// project, or a negative offset.
 	PutIngestCursor(ctx context.Context, project string, c IngestCursor) error
-}
-
-// OverviewService describes projects as a whole, for a person looking at
-// them (the web page's projects list and charts).
-type OverviewService interface {
-	// Projects lists the projects that have memories, by name in byte
-	// order, with how many memories each holds and its last activity.
-	// Bound to a project (engine.Engine.WithProject), it lists that
-	// project only, if it has memories.
-	Projects(ctx context.Context) ([]ProjectSummary, error)
-	// CountCreated counts the memories of project created from `from`
-	// on, by type and by period of length step (see
-	// MemoryTx.CountCreated). EINVALID for an invalid project or a step
-	// that is not positive.
-	CountCreated(ctx context.Context, project string, from time.Time, step time.Duration) ([]CreatedCount, error)
 }
 
 // IngestBatch is what one read of a transcript taught: its memories in the

@@ -3,9 +3,12 @@ package capture
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"unicode/utf8"
+
+	"github.com/cairn-dev/cairn"
 )
 
 // KindHatTransition is a memory extracted at a hat transition (seed 000):
@@ -33,7 +36,7 @@ var hatRules = sync.OnceValue(func() map[string][]hatRule {
 })
 
 // HatTransitions are the transitions HatTransition extracts at.
-func HatTransitions() []string { return []string{"explorer:planner", "planner:creator"} }
+func HatTransitions() []string { return slices.Clone(cairn.HatTransitions) }
 
 // maxHatMemories bounds what one transition yields.
 const maxHatMemories = 10

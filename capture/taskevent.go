@@ -10,16 +10,17 @@ import (
 
 // The events of a task (seed 001's task events, `cairn task`).
 const (
-	TaskCreated   = "created"
-	TaskCompleted = "completed"
-	TaskFailed    = "failed"
+	TaskCreated   = cairn.TaskCreated
+	TaskCompleted = cairn.TaskCompleted
+	TaskFailed    = cairn.TaskFailed
 )
 
 // MaxTaskInputRunes bounds a task_input memory: a task description is
 // kept as its first characters, with "…" saying it was cut.
 const MaxTaskInputRunes = 500
 
-// TaskEvent is an event of a task, and what it says.
+// TaskEvent is an event of a task, and what it says: cairn.TaskEvent,
+// which converts to it, with what each event stores.
 type TaskEvent struct {
 	Event string // TaskCreated, TaskCompleted or TaskFailed
 	// Task is the task's id; a completed or failed event that learns as
@@ -37,7 +38,8 @@ type TaskEvent struct {
 // Learns reports whether ev learns as seed 002 does: a completed or
 // failed event of a named agent with a title.
 func (ev TaskEvent) Learns() bool {
-	return ev.Agent != "" && strings.TrimSpace(ev.Title) != "" && ev.Event != TaskCreated
+	c := cairn.TaskEvent(ev)
+	return c.Learns()
 }
 
 // TaskMemories are what a task event stores, in this order.

@@ -142,3 +142,26 @@ type readErr struct {
 	mu    sync.Mutex
 	first error
 }
+
+// Capture implements cairn.CaptureService: the output goes to the
+// server, which stores its signals and reports them, in one request.
+func (p *Project) Capture(ctx context.Context, r cairn.CaptureRequest) (*cairn.CaptureReport, error) {
+	in := wire.CaptureIn{Text: r.Text, Hat: r.Hat, Agent: r.Agent, Task: r.Task, Session: r.Session, HatTransition: r.HatTransition}
+	var out wire.CaptureReport
+	if err := p.do(ctx, http.MethodPost, p.path("/capture"), in, &out); err != nil {
+		return nil, err
+	}
+	return out.Report(), nil
+}
+
+// RecordTaskEvent implements cairn.TaskService: the server stores what
+// the event says, in one request.
+func (p *Project) RecordTaskEvent(ctx context.Context, ev cairn.TaskEvent) (*cairn.TaskReport, error) {
+	in := wire.TaskEventIn{Event: ev.Event, Task: ev.Task, Title: ev.Title, Text: ev.Text, Files: ev.Files,
+		Agent: ev.Agent, Session: ev.Session, Hat: ev.Hat}
+	var out wire.TaskReport
+	if err := p.do(ctx, http.MethodPost, p.path("/tasks/events"), in, &out); err != nil {
+		return nil, err
+	}
+	return out.Report(), nil
+}

@@ -20,6 +20,16 @@ func (p *Project) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error
 	return hits, err
 }
 
+// ExplainQuery implements cairn.SearchService: how the server weighs
+// text's terms and scores its matches.
+func (p *Project) ExplainQuery(ctx context.Context, text string) (*cairn.QueryExplanation, error) {
+	var out wire.QueryExplanation
+	if err := p.do(ctx, http.MethodGet, p.path("/search/terms?q="+url.QueryEscape(text)), nil, &out); err != nil {
+		return nil, err
+	}
+	return out.Explanation(), nil
+}
+
 // SearchRetrieval is Search, and how the server ranked the hits (the
 // mode used, and why it fell back to lexical ranking).
 func (p *Project) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error) {

@@ -49,7 +49,7 @@ func (e *Engine) ContextCandidates(ctx context.Context, req cairn.CandidateReque
 		if err != nil {
 			return nil, err
 		}
-		out.Hits, out.Retrieval = publicHits(hits, q.Explain), r
+		out.Hits, out.Retrieval = e.publicHits(hits, q.Explain), r
 	}
 	if len(req.Files) > 0 {
 		if out.Files, err = e.fileRefCandidates(ctx, req.Project, req.Files, req.FileTypes, req.FileLimit); err != nil {

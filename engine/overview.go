@@ -58,19 +58,40 @@ func (e *Engine) Projects(ctx context.Context) ([]cairn.ProjectSummary, error) {
 	return nil, nil
 }
 
-// CountCreated implements cairn.OverviewService.
-func (e *Engine) CountCreated(ctx context.Context, project string, from time.Time, step time.Duration) ([]cairn.CreatedCount, error) {
-	if !cairn.ValidProject(project) {
-		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", project)
+// week is the period CreatedByWeek counts by.
+const week = 7 * 24 * time.Hour
+
+// CreatedByWeek implements cairn.OverviewService for the engine's
+// project (WithProject): EINVALID when it is bound to none.
+func (e *Engine) CreatedByWeek(ctx context.Context, weeks int) ([]cairn.CreatedPeriod, error) {
+	if weeks < 1 || weeks > cairn.MaxCreatedWeeks {
+		return nil, cairn.Errorf(cairn.EINVALID, "weeks must be from 1 to %d, not %d", cairn.MaxCreatedWeeks, weeks)
 	}
-	if step <= 0 {
-		return nil, cairn.Errorf(cairn.EINVALID, "the period of a count must be positive, not %v", step)
+	if !cairn.ValidProject(e.project) {
+		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", e.project)
 	}
-	var out []cairn.CreatedCount
+	now := e.Now().UTC()
+	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC)
+	monday := day.AddDate(0, 0, -((int(day.Weekday()) + 6) % 7))
+	from := monday.AddDate(0, 0, -7*(weeks-1))
+	var counts []cairn.CreatedCount
 	err := e.store.View(ctx, func(tx cairn.Tx) error {
 		var err error
-		out, err = tx.CountCreated(ctx, project, from, step)
+		counts, err = tx.CountCreated(ctx, e.project, from, week)
 		return err
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	out := make([]cairn.CreatedPeriod, weeks)
+	for i := range out {
+		start := from.AddDate(0, 0, 7*i)
+		out[i] = cairn.CreatedPeriod{Start: start, End: start.AddDate(0, 0, 7), ByType: map[string]int{}}
+	}
+	for _, c := range counts {
+		if c.Period >= 0 && c.Period < weeks {
+			out[c.Period].ByType[c.Type] += c.Count
+		}
+	}
+	return out, nil
 }

@@ -10,7 +10,8 @@ import (
 
 // An engine bound to a project lists that project alone, and an unbound
 // one every project with memories. Tried: a bound project without
-// memories, an invalid project and a period that is not positive.
+// memories; and its weekly counts, which need a project and 1 to
+// MaxCreatedWeeks weeks.
 func TestProjectsOfABoundEngineAreItsOwn(t *testing.T) {
 	t.Parallel()
 	now := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
@@ -40,13 +41,18 @@ func TestProjectsOfABoundEngineAreItsOwn(t *testing.T) {
 	if got := names(e.WithProject("c")); len(got) != 0 {
 		t.Errorf("Projects bound to c, without memories = %v, want none", got)
 	}
-	if cs, err := e.CountCreated(t.Context(), "a", now.Add(-time.Hour), time.Hour); err != nil || len(cs) != 1 || cs[0].Period != 1 || cs[0].Count != 1 {
-		t.Errorf("CountCreated(a) = %+v, %v; want one in period 1", cs, err)
+	// 2026-05-01 is a Friday: its week started on Monday 2026-04-27.
+	ps, err := e.WithProject("a").CreatedByWeek(t.Context(), 2)
+	if err != nil || len(ps) != 2 || ps[1].ByType["note"] != 1 || len(ps[0].ByType) != 0 ||
+		!ps[1].Start.Equal(time.Date(2026, 4, 27, 0, 0, 0, 0, time.UTC)) || !ps[0].End.Equal(ps[1].Start) {
+		t.Errorf("CreatedByWeek(a, 2) = %+v, %v; want one note in the week of 2026-04-27, none the week before", ps, err)
 	}
-	if _, err := e.CountCreated(t.Context(), "", now, time.Hour); cairn.ErrorCode(err) != cairn.EINVALID {
-		t.Errorf("CountCreated of no project: %v, want EINVALID", err)
+	if _, err := e.CreatedByWeek(t.Context(), 1); cairn.ErrorCode(err) != cairn.EINVALID {
+		t.Errorf("CreatedByWeek of no project: %v, want EINVALID", err)
 	}
-	if _, err := e.CountCreated(t.Context(), "a", now, -time.Hour); cairn.ErrorCode(err) != cairn.EINVALID {
-		t.Errorf("CountCreated with a negative period: %v, want EINVALID", err)
+	for _, n := range []int{0, cairn.MaxCreatedWeeks + 1} {
+		if _, err := e.WithProject("a").CreatedByWeek(t.Context(), n); cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("CreatedByWeek of %d weeks: %v, want EINVALID", n, err)
+		}
 	}
 }

@@ -1,9 +1,12 @@
 package engine
 
 import (
+	"context"
+	"math"
+
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
 	"github.com/cairn-dev/cairn/lexical"
-	"math"
 )
 
 // fillerWeight is the weight of a filler word of a prompt
@@ -31,6 +34,27 @@ const compoundWhole = 0.5
 func QueryWeights(text string) []index.Query {
 	qs, _ := queryWeights(text)
 	return qs
+}
+
+// ExplainQuery implements cairn.SearchService: the weights of QueryWeights
+// and the engine's BM25 and ranking parameters.
+func (e *Engine) ExplainQuery(_ context.Context, text string) (*cairn.QueryExplanation, error) {
+	return explainQuery(text, e.bm25, e.ranking), nil
+}
+
+// DefaultQueryExplanation is ExplainQuery of an engine with the default
+// options.
+func DefaultQueryExplanation(text string) *cairn.QueryExplanation {
+	return explainQuery(text, index.DefaultParams(), DefaultRanking())
+}
+
+func explainQuery(text string, p index.Params, r Ranking) *cairn.QueryExplanation {
+	x := &cairn.QueryExplanation{K1: p.K1, B: p.B, Pivot: p.Pivot, Coverage: r.Coverage,
+		NeighbourShare: r.NeighbourShare, NeighbourCap: r.NeighbourCap}
+	for _, q := range QueryWeights(text) {
+		x.Terms = append(x.Terms, cairn.QueryTerm{Term: q.Term, Weight: q.Weight})
+	}
+	return x
 }
 
 // wordKinds names the terms of a query's words that are of a kind:

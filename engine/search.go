@@ -43,8 +43,8 @@ type hit struct {
 }
 
 // publicHits are hits as callers get them: with their explanation when
-// explain.
-func publicHits(hits []hit, explain bool) []cairn.Hit {
+// explain, its salience factor by the engine's weights.
+func (e *Engine) publicHits(hits []hit, explain bool) []cairn.Hit {
 	if len(hits) == 0 {
 		return nil
 	}
@@ -53,6 +53,7 @@ func publicHits(hits []hit, explain bool) []cairn.Hit {
 		out[i] = hits[i].Hit
 		if explain {
 			x := hits[i].HitExplain
+			x.SalienceFactor = rank.Factor(hits[i].Salience, e.weights)
 			out[i].Explain = &x
 		}
 	}

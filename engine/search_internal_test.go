@@ -107,7 +107,7 @@ func TestSearchEqualsExhaustiveSearch(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				want := publicHits(exhaustive, false)
+				want := e.publicHits(exhaustive, false)
 				if !reflect.DeepEqual(got, want) {
 					t.Fatalf("query %d %+v:\nbounded    %s\nexhaustive %s", i, q, describeHits(got), describeHits(want))
 				}

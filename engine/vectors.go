@@ -284,7 +284,7 @@ func (e *Engine) SearchByVector(ctx context.Context, q cairn.Query, v []float32)
 	if err != nil {
 		return nil, err
 	}
-	return publicHits(belowReplacements(e.fuse(q, nil, vhits)), q.Explain), nil
+	return e.publicHits(belowReplacements(e.fuse(q, nil, vhits)), q.Explain), nil
 }
 
 // SearchRetrieval is Search, and says how the search was ranked. In the
@@ -295,7 +295,7 @@ func (e *Engine) SearchByVector(ctx context.Context, q cairn.Query, v []float32)
 // EINVALID.
 func (e *Engine) SearchRetrieval(ctx context.Context, q cairn.Query) ([]cairn.Hit, cairn.Retrieval, error) {
 	hits, r, err := e.searchMode(ctx, q, e.vecs.QueryTimeout)
-	return publicHits(belowReplacements(hits), q.Explain), r, err
+	return e.publicHits(belowReplacements(hits), q.Explain), r, err
 }
 
 func (e *Engine) searchMode(ctx context.Context, q cairn.Query, timeout time.Duration) ([]hit, cairn.Retrieval, error) {

@@ -15,7 +15,21 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/ingest"
+	"github.com/cairn-dev/cairn/transcript"
 )
+
+// PassedGate reports whether the tool call of a PostToolUse payload ran
+// a test, build or lint command that passed: it ends what it fixed, so
+// the session is worth capturing then (a failed one is captured once the
+// command passes).
+func (p *Payload) PassedGate() bool {
+	cmd := p.Command()
+	if cmd == "" || !transcript.IsGate(cmd) {
+		return false
+	}
+	out, failed := p.ToolResult()
+	return !transcript.Failed(failed, out)
+}
 
 // CaptureOptions say whose session a capture is of.
 type CaptureOptions struct {

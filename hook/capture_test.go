@@ -1,6 +1,7 @@
 package hook_test
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,5 +75,27 @@ func TestCaptureReadsTheTranscriptOnceAndTheLastMessage(t *testing.T) {
 	other := hook.CaptureOptions{Project: "shop", Agent: "cursor", Home: home}
 	if hook.HasCapture(hook.SessionEnd, &hook.Payload{TranscriptPath: "~/s.jsonl"}, other) {
 		t.Error("HasCapture: true for another agent's transcript")
+	}
+}
+
+// A PostToolUse payload passes a gate when its Bash command is a test,
+// build or lint command whose result is not a failure: an error flag, or
+// a failure in its output, is not; nor is another command or tool.
+func TestPassedGateIsATestBuildOrLintCommandThatPassed(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		tool, input, response string
+		want                  bool
+	}{
+		{"Bash", `{"command":"go test ./..."}`, `{"stdout":"ok  \tx\t0.1s","stderr":""}`, true},
+		{"Bash", `{"command":"go test ./..."}`, `{"stdout":"--- FAIL: TestX\nFAIL","stderr":""}`, false},
+		{"Bash", `{"command":"npm run lint"}`, `{"stdout":"","stderr":"","is_error":true}`, false},
+		{"Bash", `{"command":"ls -la"}`, `{"stdout":"a b","stderr":""}`, false},
+		{"Edit", `{"file_path":"a.go"}`, `"done"`, false},
+	} {
+		p := &hook.Payload{ToolName: c.tool, ToolInput: json.RawMessage(c.input), ToolResponse: json.RawMessage(c.response)}
+		if got := p.PassedGate(); got != c.want {
+			t.Errorf("%s %s → %s: PassedGate = %v, want %v", c.tool, c.input, c.response, got, c.want)
+		}
 	}
 }

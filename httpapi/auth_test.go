@@ -4,8 +4,11 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/httpapi"
+	"github.com/cairn-dev/cairn/local"
 )
 
 // TestRemoteServerRefusesRequestsWithoutAValidToken tries no token, a
@@ -166,5 +169,64 @@ func TestALookupOfAReadOnlyTokenIsNotRecorded(t *testing.T) {
 		if r.status != 200 || len(out.Items) != 1 || out.Items[0].ID != id || uses() != c.uses {
 			t.Errorf("lookup: %v, items %+v, use count %d; want %s and %d", r.status, out.Items, uses(), id, c.uses)
 		}
+	}
+}
+
+// Seed 002's recall asked to record its use records it with a token that
+// may write, and answers a read-only token's the same without recording.
+func TestARecallOfAReadOnlyTokenIsNotRecorded(t *testing.T) {
+	t.Parallel()
+	a := newAPI(t, true)
+	rw := a.token("p", false)
+	id := a.add("p", map[string]any{"content": "Tokens are compared in constant time.", "type": "decision"}, rw)
+	for _, c := range []struct {
+		tok  string
+		uses int
+	}{{a.token("p", true), 0}, {rw, 1}} {
+		var out struct {
+			Memories []struct {
+				ID       string `json:"id"`
+				UseCount int    `json:"use_count"`
+			}
+		}
+		r := a.do("POST", "/api/projects/p/recall", map[string]any{"session": "s1", "record": true}, c.tok)
+		r.decode(t, &out)
+		m, err := a.eng.WithProject("p").FindMemoryByID(t.Context(), id)
+		if r.status != 200 || len(out.Memories) != 1 || out.Memories[0].ID != id || err != nil || m.UseCount != c.uses {
+			t.Errorf("recall: %v, memories %+v; use count then %d (%v), want %d", r, out.Memories, m.UseCount, err, c.uses)
+		}
+	}
+}
+
+// The token routes answer only where Options.ManageTokens says (a
+// server's Unix socket): elsewhere, a holder of a token that may write
+// cannot mint another, list them or revoke one, and a request without a
+// token on a loopback port cannot either.
+func TestTokenRoutesAreRefusedWhereTheOwnerIsNotKnown(t *testing.T) {
+	t.Parallel()
+	remote := newAPI(t, true)
+	rw := remote.token("p", false)
+	loopback := startAPI(t, remote.eng, httpapi.Options{
+		Service: func(p string, at time.Time) httpapi.Service { return local.New(remote.eng, p, nil) },
+		Tokens:  remote.eng,
+	})
+	for _, c := range []struct {
+		name string
+		a    *testAPI
+		tok  string
+	}{{"a token holder", remote, rw}, {"a loopback port", loopback, ""}} {
+		for _, r := range []response{
+			c.a.do("POST", "/api/tokens", map[string]any{"project": "p"}, c.tok),
+			c.a.do("GET", "/api/tokens", nil, c.tok),
+			c.a.do("DELETE", "/api/tokens/tok-000000000000", nil, c.tok),
+		} {
+			want(t, c.name, r, 403, cairn.EFORBIDDEN)
+			if !strings.Contains(string(r.body), "Unix socket") {
+				t.Errorf("%s: %s does not say where tokens are made", c.name, r.body)
+			}
+		}
+	}
+	if toks, err := remote.eng.FindTokens(t.Context()); err != nil || len(toks) != 1 {
+		t.Errorf("tokens after the refusals: %v, %v; want the one made", toks, err)
 	}
 }

@@ -43,11 +43,9 @@ import (
 
 // Service is what the API calls, bound to one project: cairn's surface
 // as the process that holds the memories implements it (local.Project),
-// with what only that process answers: the overview of projects for the
-// web page, and imports read as the server reads a body.
+// with imports read as the server reads a body.
 type Service interface {
 	cairn.App
-	cairn.OverviewService
 	cairn.ImportService
 }
 
@@ -79,6 +77,11 @@ type Options struct {
 	SettingsStored func(ctx context.Context, project string, ps *cairn.ProjectSettings)
 	// Tokens checks the tokens requests send; nil refuses every token.
 	Tokens Authenticator
+	// ManageTokens serves the token routes (/api/tokens), through
+	// Service("", zero time): set it only on a listener that the
+	// database's owner alone can reach (a server's Unix socket). Without
+	// it they answer 403, so that no token holder mints tokens.
+	ManageTokens bool
 	// RequireToken makes a token necessary on every project route (a
 	// server reachable from other machines).
 	RequireToken bool
@@ -192,6 +195,7 @@ func (s *Server) routes() {
 	s.route("PUT /settings", write, s.putSettings)
 	s.route("DELETE /settings", write, s.deleteSettings)
 	s.route("GET /search", read, s.search)
+	s.route("GET /search/terms", read, s.searchTerms)
 	// Seed 000's paths, beside the ones above: search and cleanup under
 	// /memories, and a memory by its id alone (its id decides the
 	// project).
@@ -206,6 +210,7 @@ func (s *Server) routes() {
 	s.route("POST /context", read, s.context)
 	s.route("POST /lookup", read, s.lookup)
 	s.route("POST /capture", write, s.capture)
+	s.route("POST /tasks/events", write, s.taskEvent)
 	s.route("POST /import", write, s.importMemories)
 	s.route("GET /export", read, s.export)
 	s.route("GET /ingest/cursor", read, s.findIngestCursor)
@@ -217,6 +222,13 @@ func (s *Server) routes() {
 	s.mux.HandleFunc("GET /api/projects", s.projects)
 	s.route("GET /stats", read, s.stats)
 	s.route("GET /stats/created", read, s.created)
+	s.route("GET /conflicts", read, s.conflicts)
+	// Seed 002's recall records the use of what it shows: a read-only
+	// token's is a preview, not recorded.
+	s.route("POST /recall", read, s.recallByValue)
+	s.tokenRoute("GET /api/tokens", s.listTokens)
+	s.tokenRoute("POST /api/tokens", s.createToken)
+	s.tokenRoute("DELETE /api/tokens/{id}", s.revokeToken)
 	s.route("GET /activity", read, s.activity)
 	s.route("POST /cleanup", write, s.cleanup)
 	s.route("POST /loop/iterations", write, s.loopRecord)

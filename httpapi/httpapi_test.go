@@ -58,8 +58,10 @@ func newAPIOn(t *testing.T, st cairn.Store, requireToken bool) *testAPI {
 			}
 			return root
 		},
-		Tokens:        eng,
-		RequireToken:  requireToken,
+		Tokens:       eng,
+		RequireToken: requireToken,
+		// As a server's Unix socket, which needs no token, serves them.
+		ManageTokens:  !requireToken,
 		CheckSettings: config.Validate,
 	})
 	a.root = root

@@ -4,7 +4,6 @@ import (
 	"net/http"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -44,6 +43,19 @@ func (s *Server) search(w http.ResponseWriter, r *http.Request, p *project) erro
 		}
 	}
 	writeJSON(w, http.StatusOK, out)
+	return nil
+}
+
+func (s *Server) searchTerms(w http.ResponseWriter, r *http.Request, p *project) error {
+	text := (&query{r: r}).str("q")
+	if len(text) > cairn.MaxQueryBytes {
+		return cairn.Errorf(cairn.EINVALID, "q is %d bytes; give the words to look for, at most %d bytes", len(text), cairn.MaxQueryBytes)
+	}
+	x, err := p.svc.ExplainQuery(r.Context(), text)
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wire.QueryExplanationOf(x))
 	return nil
 }
 
@@ -102,40 +114,30 @@ func (s *Server) context(w http.ResponseWriter, r *http.Request, p *project) err
 	return nil
 }
 
-// captureIn is the body of POST /capture: an agent's output and who wrote
-// it.
-type captureIn struct {
-	Text    string `json:"text"`
-	Hat     string `json:"hat"`
-	Agent   string `json:"agent"`
-	Task    string `json:"task"`
-	Session string `json:"session"`
-}
-
 func (s *Server) capture(w http.ResponseWriter, r *http.Request, p *project) error {
-	var in captureIn
+	var in wire.CaptureIn
 	if err := readJSON(w, r, MaxCaptureBytes, &in); err != nil {
 		return err
 	}
-	sigs, probs := capture.Parse(in.Text)
-	out := wire.CaptureReport{Stored: []wire.Captured{}, Problems: []wire.CaptureProblem{}}
-	for _, pr := range probs {
-		out.Problems = append(out.Problems, wire.CaptureProblem{Line: pr.Line, Reason: pr.Reason, Text: pr.Text})
+	rep, err := p.svc.Capture(r.Context(), cairn.CaptureRequest{Text: in.Text, Hat: in.Hat, Agent: in.Agent, Task: in.Task,
+		Session: in.Session, HatTransition: in.HatTransition})
+	if err != nil {
+		return err
 	}
-	prov := capture.Provenance{Hat: in.Hat, Agent: in.Agent, Task: in.Task, Session: in.Session}
-	for _, sig := range sigs {
-		res, err := p.svc.AddMemory(r.Context(), sig.MemoryFrom(p.name, prov))
-		switch code := cairn.ErrorCode(err); {
-		case err == nil:
-			m := res.Memory
-			out.Stored = append(out.Stored, wire.Captured{ID: m.ID, Status: res.Status, Kind: sig.Kind, Type: m.Type, Title: m.Title, Line: sig.Line})
-		case code == cairn.EINVALID:
-			// One bad signal does not stop the others, as in the CLI.
-			out.Problems = append(out.Problems, wire.CaptureProblem{Line: sig.Line, Reason: "cannot store the " + sig.Kind + ": " + cairn.ErrorMessage(err), Text: sig.Title})
-		default:
-			return err
-		}
+	writeJSON(w, http.StatusOK, wire.CaptureReportOf(rep))
+	return nil
+}
+
+func (s *Server) taskEvent(w http.ResponseWriter, r *http.Request, p *project) error {
+	var in wire.TaskEventIn
+	if err := readJSON(w, r, MaxCaptureBytes, &in); err != nil {
+		return err
 	}
-	writeJSON(w, http.StatusOK, out)
+	rep, err := p.svc.RecordTaskEvent(r.Context(), cairn.TaskEvent{Event: in.Event, Task: in.Task, Title: in.Title, Text: in.Text,
+		Files: in.Files, Agent: in.Agent, Session: in.Session, Hat: in.Hat})
+	if err != nil {
+		return err
+	}
+	writeJSON(w, http.StatusOK, wire.TaskReportOf(rep))
 	return nil
 }

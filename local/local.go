@@ -12,6 +12,7 @@ import (
 	"io"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/loop"
@@ -81,6 +82,19 @@ func (p Project) LoopContext(ctx context.Context, req cairn.LoopContextRequest) 
 	return recall.LoopBlock(ctx, p.Engine, req)
 }
 
+// FirstModel is what LoopModel answers for a task of a project with
+// nothing recorded (loop.FirstChoice): the choice of a command that
+// finds no database to open.
+func FirstModel(tiers []string, p cairn.LoopPolicy) *cairn.LoopChoice {
+	return loop.FirstChoice(tiers, p)
+}
+
+// ExplainQuery is what ExplainQuery answers in a process with no
+// database to open: an engine's defaults.
+func ExplainQuery(text string) *cairn.QueryExplanation {
+	return engine.DefaultQueryExplanation(text)
+}
+
 // Lookup implements cairn.LookupService on the engine of this process, as
 // recall.AnswerLookup does.
 func (p Project) Lookup(ctx context.Context, req cairn.LookupRequest) (*cairn.LookupAnswer, error) {
@@ -107,6 +121,29 @@ func (p Project) Context(ctx context.Context, call cairn.ContextCall) (*cairn.Co
 		return nil, cairn.Errorf(cairn.EINVALID, "no block fits in max_json_chars %d", call.MaxJSONChars)
 	}
 	return nil, recall.AsInvalid(err)
+}
+
+// FindConflicts implements cairn.ConflictService at the engine's clock
+// (recall.Conflicts).
+func (p Project) FindConflicts(ctx context.Context) ([]cairn.Conflict, error) {
+	return recall.Conflicts(ctx, p.Engine, p.Local.Project, p.Engine.Now())
+}
+
+// RecallByValue implements cairn.ValueRecallService (recall.ByValue). Its
+// use is recorded at once, never queued (Options.Record): a recall shows
+// use counts, and the next one must count this one.
+func (p Project) RecallByValue(ctx context.Context, r cairn.ValueRecall) ([]*cairn.Memory, error) {
+	return recall.ByValue(ctx, p.Engine, p.Local.Project, r, p.Engine.RecordUse)
+}
+
+// Capture implements cairn.CaptureService (capture.Store).
+func (p Project) Capture(ctx context.Context, r cairn.CaptureRequest) (*cairn.CaptureReport, error) {
+	return capture.Store(ctx, p.Engine, p.Local.Project, r)
+}
+
+// RecordTaskEvent implements cairn.TaskService (capture.RecordTask).
+func (p Project) RecordTaskEvent(ctx context.Context, ev cairn.TaskEvent) (*cairn.TaskReport, error) {
+	return capture.RecordTask(ctx, p.Engine, p.Local.Project, ev)
 }
 
 // Subscribe implements cairn.EventService (engine.Engine.Subscribe, in the

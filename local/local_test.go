@@ -1,10 +1,12 @@
 package local_test
 
 import (
+	"context"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/engine"
@@ -135,5 +137,54 @@ func TestNamedBindsAnotherProject(t *testing.T) {
 		if n != c.want {
 			t.Errorf("project %s holds %d memories, want %d", c.name, n, c.want)
 		}
+	}
+}
+
+// Conflicts are listed at the engine's clock: a pair one side of which
+// has expired by then is resolved. Seed 002's recall records its use at
+// once, not through Options.Record's queue, and only when asked.
+func TestConflictsAndRecallRunOnTheEnginesClockAndRecorder(t *testing.T) {
+	t.Parallel()
+	st, err := sqlite.Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	eng := engine.New(st, &engine.Options{Now: func() time.Time { return now }})
+	queued := 0
+	app := local.New(eng, "p", &local.Options{Record: func(context.Context, []string, string) error {
+		queued++
+		return nil
+	}})
+	old, err := app.AddMemory(t.Context(), &cairn.Memory{Project: "p", Type: "convention", Content: "Always use tabs for indentation in Go files",
+		ExpiresAt: now.Add(24 * time.Hour)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(t, app, "p", "Never use tabs for indentation in Go files")
+	if cs, err := app.FindConflicts(t.Context()); err != nil || len(cs) != 1 || cs[0].Old.ID != old.Memory.ID {
+		t.Fatalf("conflicts now: %+v, %v; want the pair", cs, err)
+	}
+	later := local.New(eng.WithClock(func() time.Time { return now.Add(48 * time.Hour) }), "p", nil)
+	if cs, err := later.FindConflicts(t.Context()); err != nil || len(cs) != 0 {
+		t.Errorf("conflicts once the older one expired: %+v, %v; want none", cs, err)
+	}
+
+	uses := func(id string) int {
+		m, err := eng.FindMemoryByID(t.Context(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m.UseCount
+	}
+	ms, err := app.RecallByValue(t.Context(), cairn.ValueRecall{Types: []string{"decision"}, Session: "s1"})
+	if err != nil || len(ms) != 1 || uses(ms[0].ID) != 0 {
+		t.Fatalf("recall without Record: %v, %v; want one memory, its use not recorded", ms, err)
+	}
+	id := ms[0].ID
+	if ms, err := app.RecallByValue(t.Context(), cairn.ValueRecall{Types: []string{"decision"}, Session: "s1", Record: true}); err != nil ||
+		len(ms) != 1 || ms[0].UseCount != 0 || uses(id) != 1 || queued != 0 {
+		t.Errorf("recall with Record: %v, %v; use count then %d, %d queued; want 0 shown, 1 stored at once", ms, err, uses(id), queued)
 	}
 }

@@ -95,7 +95,7 @@ func Explain(b *Block) string {
 		fmt.Fprintf(&w, "keywords: %s\n", strings.Join(b.Keywords, ", "))
 	}
 	fmt.Fprintf(&w, "search terms: %s\n", strings.Join(sel.Terms, " "))
-	w.WriteString(RetrievalLine(sel.Retrieval))
+	w.WriteString(sel.Retrieval.ExplainLine())
 	fmt.Fprintf(&w, "budget: %d tokens, used %d; relevant limit %d, threshold %.2f, sessions %d\n",
 		c.Context.Budget, res.Tokens, c.Context.Relevant.Limit, c.Scoring.Threshold, c.Context.Dynamic.Count)
 	if res.Explain != "" {
@@ -123,16 +123,4 @@ func AsInvalid(err error) error {
 		return cairn.Errorf(cairn.EINVALID, "%s", ie.Msg)
 	}
 	return err
-}
-
-// RetrievalLine says how a search was ranked, for --explain: "" when no
-// mode was asked (lexical ranking without an embeddings endpoint).
-func RetrievalLine(r cairn.Retrieval) string {
-	switch {
-	case r.Asked == "":
-		return ""
-	case r.Fallback != "":
-		return fmt.Sprintf("ranking: %s (asked %s; %s)\n", r.Used, r.Asked, r.Fallback)
-	}
-	return fmt.Sprintf("ranking: %s\n", r.Used)
 }

@@ -8,12 +8,6 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-// Conflict is two live memories in conflict (cairn.ConflictTagPrefix),
-// the older first.
-type Conflict struct {
-	Old, New *cairn.Memory
-}
-
 // maxConflictScan bounds the memories tagged as in conflict one listing
 // reads.
 const maxConflictScan = 1000
@@ -27,7 +21,7 @@ type Reader interface {
 // of live memories that the engine linked because they contradict each
 // other (or share a key across types). A pair one side of which was
 // superseded, expired or deleted is resolved and not listed.
-func Conflicts(ctx context.Context, r Reader, project string, now time.Time) ([]Conflict, error) {
+func Conflicts(ctx context.Context, r Reader, project string, now time.Time) ([]cairn.Conflict, error) {
 	mems, _, err := r.FindMemories(ctx, cairn.MemoryFilter{Project: project, Tags: []string{cairn.TagConflict},
 		SkipTotal: true, Limit: maxConflictScan})
 	if err != nil {
@@ -38,7 +32,7 @@ func Conflicts(ctx context.Context, r Reader, project string, now time.Time) ([]
 		byID[m.ID] = m
 	}
 	seen := map[[2]string]bool{}
-	var out []Conflict
+	var out []cairn.Conflict
 	for _, m := range mems {
 		for _, id := range m.ConflictsWith() {
 			o := byID[id]
@@ -54,7 +48,7 @@ func Conflicts(ctx context.Context, r Reader, project string, now time.Time) ([]
 				continue
 			}
 			seen[k] = true
-			out = append(out, Conflict{Old: a, New: b})
+			out = append(out, cairn.Conflict{Old: a, New: b})
 		}
 	}
 	sort.Slice(out, func(i, j int) bool {

@@ -104,10 +104,6 @@ const (
 	ActionBudget = 300
 	// FailureBudget is the most tokens of the answer after a failure.
 	FailureBudget = 400
-	// LookupBudget is the default budget of a lookup's answer, and
-	// LookupLimit the most memories it shows by default.
-	LookupBudget = 800
-	LookupLimit  = 10
 	// pointLimit is the most memories an answer at the point of a
 	// command shows (after a failure, before a command).
 	pointLimit = 3
@@ -158,10 +154,10 @@ var profiles = map[string]Profile{
 	cairn.ProfileLoop: {Name: cairn.ProfileLoop, Types: cairn.FacetLearning | cairn.FacetPractice | cairn.FacetPitfall | cairn.FacetFix |
 		cairn.FacetRule | cairn.FacetProblem | cairn.FacetOutcome, Budget: cairn.DefaultLoopBudget / 4,
 		Weights: Weights{AgeSpan: 700, AgeDays: 365, MinValue: 0.01}, Floor: 0.2, Limit: 10},
-	cairn.ProfileLookupFile: {Name: cairn.ProfileLookupFile, Lookup: cairn.LookupFile, Budget: LookupBudget, Weights: lookupWeights, Limit: LookupLimit},
-	cairn.ProfileLookupError: {Name: cairn.ProfileLookupError, Lookup: cairn.LookupError, Types: cairn.FacetFix | relatedFacets, Budget: LookupBudget,
-		Weights: errorWeights, Floor: minErrorStrength, Limit: LookupLimit},
-	cairn.ProfileLookupCommand: {Name: cairn.ProfileLookupCommand, Lookup: cairn.LookupCommand, Budget: LookupBudget, Weights: lookupWeights, Limit: LookupLimit},
+	cairn.ProfileLookupFile: {Name: cairn.ProfileLookupFile, Lookup: cairn.LookupFile, Budget: cairn.DefaultLookupBudget, Weights: lookupWeights, Limit: cairn.DefaultLookupLimit},
+	cairn.ProfileLookupError: {Name: cairn.ProfileLookupError, Lookup: cairn.LookupError, Types: cairn.FacetFix | relatedFacets, Budget: cairn.DefaultLookupBudget,
+		Weights: errorWeights, Floor: minErrorStrength, Limit: cairn.DefaultLookupLimit},
+	cairn.ProfileLookupCommand: {Name: cairn.ProfileLookupCommand, Lookup: cairn.LookupCommand, Budget: cairn.DefaultLookupBudget, Weights: lookupWeights, Limit: cairn.DefaultLookupLimit},
 }
 
 // relatedFacets are the types an error's lookup shows after its fixes:

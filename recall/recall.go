@@ -82,17 +82,9 @@ type InvalidError struct{ Msg string }
 
 func (e *InvalidError) Error() string { return e.Msg }
 
-// Configure applies the request's profile, mode, keyword overrides and
+// configure applies the request's profile, mode, keyword overrides and
 // explicit limits to the configuration c (it is changed in place) and
 // returns the keywords that matched and the format to render.
-func Configure(c *cairn.Settings, req *cairn.ContextRequest) (keywords []string, format string, err error) {
-	p, err := profileOf(req)
-	if err != nil {
-		return nil, "", err
-	}
-	return configure(c, req, p)
-}
-
 func configure(c *cairn.Settings, req *cairn.ContextRequest, p Profile) (keywords []string, format string, err error) {
 	mode := req.Mode
 	if mode == "" {

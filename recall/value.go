@@ -6,22 +6,24 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-// ValueRecaller is what ByValue needs: a listing, and the recording of use.
+// ValueRecaller is what ByValue reads: the listing of memories.
 type ValueRecaller interface {
 	FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error)
-	RecordUse(ctx context.Context, ids []string, session string) error
 }
 
-// ByValue is seed 002's recall: the live memories of f (its project,
-// types, agent …) ranked by confidence × (use count + 1), at most
-// f.Limit (0 means 20), and their use recorded, so that what is recalled
-// often ranks higher the next time. The memories are returned as they
-// were before the use was recorded.
-func ByValue(ctx context.Context, s ValueRecaller, f cairn.MemoryFilter, session string) ([]*cairn.Memory, error) {
-	if f.Limit == 0 {
-		f.Limit = 20
+// ByValue is seed 002's recall in project, as
+// cairn.ValueRecallService's RecallByValue says: the live memories r
+// selects ranked by confidence × (use count + 1), their use recorded
+// with record when r.Record. EINVALID for a limit out of range.
+func ByValue(ctx context.Context, s ValueRecaller, project string, r cairn.ValueRecall, record Recorder) ([]*cairn.Memory, error) {
+	if r.Limit == 0 {
+		r.Limit = cairn.DefaultValueRecallLimit
 	}
-	f.Sort, f.SkipTotal = cairn.SortValueDesc, true
+	if r.Limit < 1 || r.Limit > cairn.MaxLimit {
+		return nil, cairn.Errorf(cairn.EINVALID, "the limit must be from 1 to %d", cairn.MaxLimit)
+	}
+	f := cairn.MemoryFilter{Project: project, IncludeGlobal: true, Types: r.Types, Agent: r.Agent, Limit: r.Limit,
+		Sort: cairn.SortValueDesc, SkipTotal: true}
 	mems, _, err := s.FindMemories(ctx, f)
 	if err != nil {
 		return nil, err
@@ -32,12 +34,12 @@ func ByValue(ctx context.Context, s ValueRecaller, f cairn.MemoryFilter, session
 			live = append(live, m)
 		}
 	}
-	if len(live) == 0 {
+	if len(live) == 0 || !r.Record {
 		return live, nil
 	}
 	ids := make([]string, len(live))
 	for i, m := range live {
 		ids[i] = m.ID
 	}
-	return live, s.RecordUse(ctx, ids, session)
+	return live, record(ctx, ids, r.Session)
 }

@@ -75,6 +75,29 @@ func Answers(path string, timeout time.Duration) bool {
 	return OwnSocket(sock) && client.Answers(sock, timeout)
 }
 
+// Ensure starts a server for the database at path with start when none
+// answers (within timeout) and none is starting (its lock is held), and
+// then waits up to wait for the new one to answer; it returns start's
+// error. The socket file of a server that died is no reason not to
+// start: the new one removes it once it holds the lock.
+func Ensure(path string, timeout, wait time.Duration, start func() error) error {
+	if Answers(path, timeout) {
+		return nil // running
+	}
+	if held, _ := LockHolder(path); held {
+		return nil // starting (or hung: its lock goes when it does)
+	}
+	if err := start(); err != nil {
+		return err
+	}
+	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if Answers(path, 50*time.Millisecond) {
+			break
+		}
+	}
+	return nil
+}
+
 // ask sends a request about the server to its socket and returns its
 // status.
 func ask(ctx context.Context, sock, method, route string) (*Status, error) {

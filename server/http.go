@@ -140,7 +140,11 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		return err
 	}
 	remote = remote || s.cfg.testRemote
-	ln, err := listenFrom(s.cfg.Addr, s.cfg.AddrTries)
+	addr := s.cfg.Addr
+	if s.cfg.AddrTries > 0 {
+		addr = preferredAddr(addr, RecordedAddr(s.cfg.Path), s.cfg.AddrTries)
+	}
+	ln, err := listenFrom(addr, s.cfg.AddrTries)
 	if err != nil {
 		if s.cfg.AddrOptional {
 			fmt.Fprintf(s.cfg.Log, "cairn: not serving HTTP: %v (give --addr HOST:PORT for another address)\n", err)
@@ -148,9 +152,9 @@ func (s *Server) startHTTP(ctx context.Context) error {
 		}
 		return cairn.WrapError(cairn.EUNAVAILABLE, err, "cannot listen on %s", s.cfg.Addr)
 	}
-	if a := ln.Addr().String(); a != s.cfg.Addr {
-		if _, port, _ := net.SplitHostPort(s.cfg.Addr); port != "0" {
-			fmt.Fprintf(s.cfg.Log, "cairn: %s is taken; answering HTTP at %s\n", s.cfg.Addr, a)
+	if a := ln.Addr().String(); a != addr {
+		if _, port, _ := net.SplitHostPort(addr); port != "0" {
+			fmt.Fprintf(s.cfg.Log, "cairn: %s is taken; answering HTTP at %s\n", addr, a)
 		}
 	}
 	// Where the hooks, the installer and the next server find it.
@@ -237,6 +241,23 @@ func ReserveAddr(path, addr string, tries int) string {
 	return chosen
 }
 
+// preferredAddr is where a server whose port may move (tries ports after
+// base's) listens first: the port its database's last server had,
+// recorded, when it is one of those, else base.
+func preferredAddr(base, recorded string, tries int) string {
+	bh, bp, err1 := net.SplitHostPort(base)
+	rh, rp, err2 := net.SplitHostPort(recorded)
+	if err1 != nil || err2 != nil || bh != rh {
+		return base
+	}
+	b, err1 := strconv.Atoi(bp)
+	r, err2 := strconv.Atoi(rp)
+	if err1 != nil || err2 != nil || r < b || r > b+tries {
+		return base
+	}
+	return recorded
+}
+
 // RecordedAddr is the HTTP address the server of the database at path
 // last listened on, "" when none was recorded or the record is not a
 // loopback host:port.
@@ -289,7 +310,7 @@ func (s *Server) stopHTTP() {
 // gets Limits.Body instead.
 func (s *Server) newHTTPServer(remote bool, gate *connGate) (*http.Server, *eventstream.Handler, error) {
 	lim := s.cfg.Limits
-	api := s.newAPI(remote, gate)
+	api := s.newAPI(remote, false, gate)
 	mh, err := s.newMCPHTTP(api.Fail, remote)
 	if err != nil {
 		return nil, nil, err
@@ -331,8 +352,11 @@ func (s *Server) newHTTPServer(remote bool, gate *connGate) (*http.Server, *even
 
 // newAPI returns the REST API over the engine; remote makes a token
 // necessary on every request. A request with a valid token makes the
-// connection it came on trusted by gate (nil: none).
-func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
+// connection it came on trusted by gate (nil: none). Only the Unix
+// socket's API (owner) serves the token routes: its file is the
+// database owner's alone, while a TCP port, even on loopback, is open to
+// every user of the machine and to token holders.
+func (s *Server) newAPI(remote, owner bool, gate *connGate) *httpapi.Server {
 	var authenticated func(*http.Request, *cairn.Token)
 	if gate != nil {
 		authenticated = func(r *http.Request, _ *cairn.Token) {
@@ -357,6 +381,7 @@ func (s *Server) newAPI(remote bool, gate *connGate) *httpapi.Server {
 		CheckSettings:  s.cfg.CheckSettings,
 		SettingsStored: s.cfg.SettingsStored,
 		Tokens:         s.eng,
+		ManageTokens:   owner,
 		RequireToken:   remote,
 		Authenticated:  authenticated,
 		Logger:         s.logger,

@@ -385,3 +385,22 @@ func TestContextBlocksReadTheFolderOnlyOnAServerWithoutTokens(t *testing.T) {
 		})
 	}
 }
+
+// A server whose port may move first asks for the port its database's
+// last server had, when that is one the configured port may move to.
+func TestServePrefersTheRecordedPortNearTheConfiguredOne(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ base, recorded, want string }{
+		{"127.0.0.1:7421", "", "127.0.0.1:7421"},
+		{"127.0.0.1:7421", "127.0.0.1:7423", "127.0.0.1:7423"},
+		{"127.0.0.1:7421", "127.0.0.1:7421", "127.0.0.1:7421"},
+		{"127.0.0.1:7421", "127.0.0.1:7420", "127.0.0.1:7421"}, // below: another configuration's
+		{"127.0.0.1:7421", "127.0.0.1:9000", "127.0.0.1:7421"}, // far: another configuration's
+		{"127.0.0.1:7421", "localhost:7422", "127.0.0.1:7421"}, // another host
+		{"127.0.0.1:8000", "127.0.0.1:8001", "127.0.0.1:8001"},
+	} {
+		if got := preferredAddr(tc.base, tc.recorded, 100); got != tc.want {
+			t.Errorf("preferredAddr(%q, %q, 100) = %q, want %q", tc.base, tc.recorded, got, tc.want)
+		}
+	}
+}

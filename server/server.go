@@ -27,7 +27,9 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
@@ -72,7 +74,9 @@ type Config struct {
 	AddrOptional bool
 	// AddrTries is how many ports after Addr's are tried, one by one,
 	// when Addr's is taken (by the server of another database, say); 0:
-	// Addr's only.
+	// Addr's only. A port that may move starts from the one the
+	// database's last server had (RecordedAddr) when it is one of those:
+	// the http hooks in Claude Code's settings name it.
 	AddrTries int
 	// AllowRemote allows an Addr that is not a loopback address; every
 	// HTTP request must then send a token. Without it such an Addr is
@@ -89,16 +93,26 @@ type Config struct {
 
 	// Version is the version the MCP server reports.
 	Version string
+	// Folder is the folder of the server's own project's files (the one
+	// it runs in), "" when it runs in none.
+	Folder string
 	// Root returns the folder of project's files when the server knows
-	// it, else "": what its memories refer to is checked against it. nil
-	// knows no folder.
+	// it, else "": what its memories refer to is checked against it. nil:
+	// Folder for Project; for another project, on a server no other
+	// machine reaches, the folder of the command that stored its
+	// settings (the machine's user's); none on one they reach (a folder
+	// another machine named).
 	Root func(project string) string
 	// CheckSettings checks the settings a client stores for a project
 	// (its cairn.toml, read by the client) as a configuration file's are
 	// checked; nil refuses to store any.
 	CheckSettings func(*cairn.Settings) error
-	// SettingsStored, when set, is told of the settings a client stored
-	// for project through the REST API.
+	// SettingsStored is told of the settings a client stored for project
+	// through the REST API. nil: the folder of the project's JSON Lines
+	// files they name (export.jsonl_dir, relative to the folder they came
+	// from) is registered for the mirror job (jobs.SetMirrorFolder), so
+	// that it keeps them whichever process writes; a server other
+	// machines reach registers no folder they name.
 	SettingsStored func(ctx context.Context, project string, ps *cairn.ProjectSettings)
 
 	// ProjectRoot returns the project folder of a folder (the git
@@ -193,6 +207,7 @@ type Server struct {
 	status     Status
 
 	stopOnce sync.Once
+	remote   bool          // other machines reach its Addr: it needs a token to answer
 	done     chan struct{} // closed when the server stops by itself or Close is called
 	mu       sync.Mutex
 	serveErr error // why the socket stopped serving, when it failed
@@ -214,10 +229,13 @@ func New(cfg Config) (*Server, error) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", cfg.Project)
 	}
 	sock := SocketPath(cfg.Path)
+	remote := cfg.testRemote
 	if cfg.Addr != "" {
-		if _, err := CheckAddr(cfg.Addr, cfg.AllowRemote); err != nil {
+		r, err := CheckAddr(cfg.Addr, cfg.AllowRemote)
+		if err != nil {
 			return nil, err
 		}
+		remote = remote || r
 	}
 	if cfg.Idle < 0 {
 		return nil, cairn.Errorf(cairn.EINVALID, "the idle time %v is negative", cfg.Idle)
@@ -229,7 +247,10 @@ func New(cfg Config) (*Server, error) {
 		cfg.Log = io.Discard
 	}
 	if cfg.Root == nil {
-		cfg.Root = func(string) string { return "" }
+		cfg.Root = projectFolders(cfg.Engine, cfg.Project, cfg.Folder, remote)
+	}
+	if cfg.SettingsStored == nil {
+		cfg.SettingsStored = mirrorFolders(cfg.Engine, remote, cfg.Log)
 	}
 	cfg.Limits = cfg.Limits.withDefaults()
 	cfg.IdleCheckEvery = cmp.Or(cfg.IdleCheckEvery, min(max(cfg.Idle/4, 10*time.Millisecond), time.Minute))
@@ -239,6 +260,7 @@ func New(cfg Config) (*Server, error) {
 		}
 	}
 	return &Server{
+		remote: remote && !cfg.testRemote,
 		cfg:    cfg,
 		eng:    cfg.Engine,
 		logger: slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: withoutTime})),
@@ -247,8 +269,53 @@ func New(cfg Config) (*Server, error) {
 	}, nil
 }
 
+// projectFolders is Config.Root's default: home's folder is the
+// server's own; another project's is the one its settings came from,
+// unless the server answers other machines.
+func projectFolders(eng *engine.Engine, home, folder string, remote bool) func(string) string {
+	return func(project string) string {
+		switch {
+		case project == home && folder != "":
+			return folder
+		case remote:
+			return "" // a folder another machine named
+		}
+		ps, err := eng.ProjectSettings(context.Background(), project)
+		if err != nil {
+			return ""
+		}
+		return ps.Folder
+	}
+}
+
+// mirrorFolders is Config.SettingsStored's default: it registers the
+// folder of the JSON Lines files the stored settings name, and says on
+// log when it cannot.
+func mirrorFolders(eng *engine.Engine, remote bool, log io.Writer) func(context.Context, string, *cairn.ProjectSettings) {
+	return func(ctx context.Context, project string, ps *cairn.ProjectSettings) {
+		if remote {
+			return
+		}
+		dir := ps.Settings.Export.JSONLDir
+		if dir != "" && !filepath.IsAbs(dir) {
+			if ps.Folder == "" {
+				return // relative to a folder not known
+			}
+			dir = filepath.Join(ps.Folder, dir)
+		}
+		if err := jobs.SetMirrorFolder(ctx, eng, project, dir); err != nil {
+			fmt.Fprintf(log, "cairn: cannot register the JSON Lines folder of project %s: %s\n", project, strings.Join(strings.Fields(cairn.ErrorMessage(err)), " "))
+		}
+	}
+}
+
 // LockPath is the lock file of the server of the database at path.
 func LockPath(path string) string { return path + ".serve.lock" }
+
+// ErrNoToken is Open's error for a server other machines reach (an
+// AllowRemote Addr that is not loopback) when no token exists: every
+// request to it would be refused. EINVALID.
+var ErrNoToken = cairn.Errorf(cairn.EINVALID, "the server is reachable from other machines and every request to it needs a token, but none exists; create one first with `cairn token create --project NAME`")
 
 // errAlreadyServing says that another server answers for the database:
 // ECONFLICT, with how to find it.
@@ -260,7 +327,8 @@ func errAlreadyServing(db string) error {
 // and starts answering on the socket (and over HTTP when Config.Addr is
 // set) and running the jobs; it returns once clients can find the socket,
 // or the reason they cannot: ECONFLICT when another server runs for the
-// database, EUNAVAILABLE when an address cannot be listened on. Open is
+// database, EUNAVAILABLE when an address cannot be listened on, ErrNoToken
+// when other machines would reach it and no token exists. Open is
 // called once; Close undoes what it did, whether it succeeded or not.
 func (s *Server) Open(ctx context.Context) error {
 	s.mu.Lock()
@@ -270,6 +338,16 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	s.opened = true
 	s.mu.Unlock()
+	if s.remote {
+		// Every request will need a token: none would be answered.
+		toks, err := s.eng.FindTokens(ctx)
+		if err != nil {
+			return err
+		}
+		if len(toks) == 0 {
+			return ErrNoToken
+		}
+	}
 	if c, err := net.DialTimeout("unix", s.sock, 200*time.Millisecond); err == nil {
 		c.Close()
 		return errAlreadyServing(s.label())
@@ -498,7 +576,7 @@ func (s *Server) sameFile() bool {
 // and stop.
 func (s *Server) socketHandler() http.Handler {
 	mux := http.NewServeMux()
-	mux.Handle("/api/", bodyDeadline(s.newAPI(false, nil), s.cfg.Limits.Body))
+	mux.Handle("/api/", bodyDeadline(s.newAPI(false, true, nil), s.cfg.Limits.Body))
 	mux.HandleFunc("GET /serve/status", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})

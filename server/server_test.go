@@ -9,6 +9,8 @@ package server
 // HTTP address that is taken, not host:port or not loopback.
 
 import (
+	"context"
+	"errors"
 	"net"
 	"net/http"
 	"os"
@@ -624,4 +626,86 @@ func TestServerAnswersHTTPWhenItsSocketCannotBeMade(t *testing.T) {
 			t.Errorf("Close removed what was at the socket's path: %v", err)
 		}
 	}
+}
+
+// Ensure starts a server only when none answers and none is starting,
+// and waits for the one it started to answer; a failure to start is its
+// error.
+func TestEnsureStartsAServerOnlyWhenNoneRunsOrStarts(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, nil)
+	starts := 0
+	start := func() error {
+		starts++
+		go func() {
+			time.Sleep(50 * time.Millisecond) // a process takes a while to answer
+			if err := s.Open(context.Background()); err != nil {
+				t.Errorf("Open: %v", err)
+			}
+		}()
+		return nil
+	}
+	if err := Ensure(s.db, time.Second, 5*time.Second, start); err != nil || starts != 1 {
+		t.Fatalf("no server: Ensure = %v after %d starts, want 1", err, starts)
+	}
+	t.Cleanup(func() { s.Close() })
+	if !Answers(s.db, time.Second) {
+		t.Fatal("Ensure returned before the server it started answered")
+	}
+	if err := Ensure(s.db, time.Second, time.Second, start); err != nil || starts != 1 {
+		t.Errorf("a server answers: Ensure = %v after %d starts, want none more", err, starts)
+	}
+
+	other := filepath.Join(shortDir(t), "o.db")
+	unlock, err := lock(other, other) // a server starting, not answering yet
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Ensure(other, 100*time.Millisecond, 0, start); err != nil || starts != 1 {
+		t.Errorf("a server starting: Ensure = %v after %d starts, want none more", err, starts)
+	}
+	unlock()
+	failed := errors.New("cannot start")
+	if err := Ensure(other, 100*time.Millisecond, 0, func() error { return failed }); err != failed {
+		t.Errorf("a start that fails: Ensure = %v, want its error", err)
+	}
+}
+
+// Without Config.Root, the server's own project's folder is Folder, and
+// another project's the folder its settings were stored from, unless
+// the server answers other machines (a folder one of them named).
+func TestAProjectsFolderIsTheServersOwnOrWhereItsSettingsCameFrom(t *testing.T) {
+	t.Parallel()
+	for _, remote := range []bool{false, true} {
+		s := newServer(t, func(c *Config) { c.Folder, c.testRemote = "/home/u/p", remote })
+		if err := s.eng.SetProjectSettings(t.Context(), "q", &cairn.ProjectSettings{Settings: cairn.DefaultSettings(), Folder: "/home/u/q"}); err != nil {
+			t.Fatal(err)
+		}
+		want := "/home/u/q"
+		if remote {
+			want = ""
+		}
+		if p, q, r := s.cfg.Root("p"), s.cfg.Root("q"), s.cfg.Root("r"); p != "/home/u/p" || q != want || r != "" {
+			t.Errorf("remote %v: folders p %q, q %q, r %q; want /home/u/p, %q and none", remote, p, q, r, want)
+		}
+	}
+}
+
+// A server other machines reach does not start while no token exists:
+// no request to it could be answered. Once one does, it starts.
+func TestARemoteServerNeedsATokenToStart(t *testing.T) {
+	t.Parallel()
+	s := newServer(t, func(c *Config) { c.Addr, c.AllowRemote = "0.0.0.0:0", true })
+	if err := s.Open(t.Context()); !errors.Is(err, ErrNoToken) {
+		t.Errorf("Open without a token: %v, want ErrNoToken", err)
+	}
+	s.Close()
+	s = newServer(t, func(c *Config) { c.Addr, c.AllowRemote = "0.0.0.0:0", true })
+	if _, _, err := s.eng.CreateToken(t.Context(), "p", "ci", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Open(t.Context()); err != nil {
+		t.Errorf("Open with a token: %v", err)
+	}
+	s.Close()
 }

@@ -4,7 +4,6 @@ import (
 	"math"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/rank"
 )
 
 // The JSON forms of what commands report besides memories: search hits,
@@ -51,7 +50,7 @@ func FromHit(h cairn.Hit, explain bool) Hit {
 		out.Explain = &HitExplain{BM25: round4(x.Lexical), Coverage: round4(x.Coverage), Match: round4(x.Match),
 			Strength: round4(h.Strength), Lent: round4(x.Lent), LentBy: x.LentBy, DateFactor: round4(x.DateFactor),
 			Typicality:     round4(x.Typicality),
-			SalienceFactor: round4(rank.Factor(h.Salience, rank.DefaultWeights())),
+			SalienceFactor: round4(x.SalienceFactor),
 			LexicalRank:    x.LexicalRank, VectorRank: x.VectorRank, Similarity: round4(x.Similarity), Fused: round4(x.Fused)}
 	}
 	return out
@@ -66,7 +65,7 @@ func FromHitExact(h cairn.Hit) Hit {
 	out.Memory.Confidence = h.Memory.Confidence
 	if x := h.Explain; x != nil {
 		out.Explain = &HitExplain{BM25: x.Lexical, Coverage: x.Coverage, Match: x.Match, Strength: h.Strength,
-			Lent: x.Lent, LentBy: x.LentBy, DateFactor: x.DateFactor, Typicality: x.Typicality, SalienceFactor: rank.Factor(h.Salience, rank.DefaultWeights()),
+			Lent: x.Lent, LentBy: x.LentBy, DateFactor: x.DateFactor, Typicality: x.Typicality, SalienceFactor: x.SalienceFactor,
 			LexicalRank: x.LexicalRank, VectorRank: x.VectorRank, Similarity: x.Similarity, Fused: x.Fused}
 	}
 	return out
@@ -82,9 +81,51 @@ func (w Hit) ToHit() cairn.Hit {
 	if e := w.Explain; e != nil {
 		h.Strength = e.Strength
 		h.Explain = &cairn.HitExplain{Lexical: e.BM25, Coverage: e.Coverage, Match: e.Match, Lent: e.Lent, LentBy: e.LentBy,
-			DateFactor: e.DateFactor, Typicality: e.Typicality, LexicalRank: e.LexicalRank, VectorRank: e.VectorRank, Similarity: e.Similarity, Fused: e.Fused}
+			DateFactor: e.DateFactor, Typicality: e.Typicality, LexicalRank: e.LexicalRank, VectorRank: e.VectorRank, Similarity: e.Similarity, Fused: e.Fused,
+			SalienceFactor: e.SalienceFactor}
 	}
 	return h
+}
+
+// QueryExplanation is the answer of GET /search/terms: how the server
+// weighs a query's terms and scores its matches (cairn.QueryExplanation).
+type QueryExplanation struct {
+	Terms []QueryTerm `json:"terms"`
+	BM25  struct {
+		K1    float64 `json:"k1"`
+		B     float64 `json:"b"`
+		Pivot float64 `json:"pivot"`
+	} `json:"bm25"`
+	Coverage       float64 `json:"coverage"`
+	NeighbourShare float64 `json:"neighbour_share"`
+	NeighbourCap   float64 `json:"neighbour_cap"`
+}
+
+// QueryTerm is one term of a QueryExplanation.
+type QueryTerm struct {
+	Term   string  `json:"term"`
+	Weight float64 `json:"weight"`
+}
+
+// QueryExplanationOf is the JSON form of x.
+func QueryExplanationOf(x *cairn.QueryExplanation) QueryExplanation {
+	out := QueryExplanation{Terms: make([]QueryTerm, 0, len(x.Terms)), Coverage: x.Coverage,
+		NeighbourShare: x.NeighbourShare, NeighbourCap: x.NeighbourCap}
+	out.BM25.K1, out.BM25.B, out.BM25.Pivot = x.K1, x.B, x.Pivot
+	for _, t := range x.Terms {
+		out.Terms = append(out.Terms, QueryTerm{Term: t.Term, Weight: t.Weight})
+	}
+	return out
+}
+
+// Explanation is the explanation w describes.
+func (w QueryExplanation) Explanation() *cairn.QueryExplanation {
+	x := &cairn.QueryExplanation{K1: w.BM25.K1, B: w.BM25.B, Pivot: w.BM25.Pivot, Coverage: w.Coverage,
+		NeighbourShare: w.NeighbourShare, NeighbourCap: w.NeighbourCap}
+	for _, t := range w.Terms {
+		x.Terms = append(x.Terms, cairn.QueryTerm{Term: t.Term, Weight: t.Weight})
+	}
+	return x
 }
 
 // CleanupItem is one memory a cleanup expires, deletes or decays.
@@ -169,6 +210,50 @@ func FromStats(st *cairn.Stats) Stats {
 		IndexDocs: st.IndexDocs, IndexDeadDocs: st.DeadDocs}
 }
 
+// CaptureIn is the body of POST /capture: an agent's output and who wrote
+// it (cairn.CaptureRequest).
+type CaptureIn struct {
+	Text          string `json:"text"`
+	Hat           string `json:"hat"`
+	Agent         string `json:"agent"`
+	Task          string `json:"task"`
+	Session       string `json:"session"`
+	HatTransition string `json:"hat_transition,omitempty"`
+}
+
+// TaskEventIn is the body of POST /tasks/events: an event of a task
+// (cairn.TaskEvent).
+type TaskEventIn struct {
+	Event   string   `json:"event"`
+	Task    string   `json:"task,omitempty"`
+	Title   string   `json:"title,omitempty"`
+	Text    string   `json:"text,omitempty"`
+	Files   []string `json:"files,omitempty"`
+	Agent   string   `json:"agent,omitempty"`
+	Session string   `json:"session,omitempty"`
+	Hat     string   `json:"hat,omitempty"`
+}
+
+// TaskReport is the answer of POST /tasks/events: the event's memory,
+// what its summary taught and signalled, and the lines it could not use.
+type TaskReport struct {
+	Event    Captured         `json:"event"`
+	Stored   []Captured       `json:"stored"`
+	Problems []CaptureProblem `json:"problems"`
+}
+
+// TaskReportOf is the JSON form of r.
+func TaskReportOf(r *cairn.TaskReport) TaskReport {
+	c := CaptureReportOf(&cairn.CaptureReport{Stored: append([]cairn.Captured{r.Event}, r.Stored...), Problems: r.Problems})
+	return TaskReport{Event: c.Stored[0], Stored: c.Stored[1:], Problems: c.Problems}
+}
+
+// Report is the report r describes.
+func (r TaskReport) Report() *cairn.TaskReport {
+	c := CaptureReport{Stored: append([]Captured{r.Event}, r.Stored...), Problems: r.Problems}.Report()
+	return &cairn.TaskReport{Event: c.Stored[0], Stored: c.Stored[1:], Problems: c.Problems}
+}
+
 // CaptureReport is what a capture stored, and the signals it could not
 // read or store, by line.
 type CaptureReport struct {
@@ -186,11 +271,37 @@ type Captured struct {
 	Line   int    `json:"line"`
 }
 
-// CaptureProblem is a signal that was not stored.
+// CaptureProblem is a signal that was not stored: a line that could not
+// be read as one, or (refused) one the service refused to store.
 type CaptureProblem struct {
-	Line   int    `json:"line"`
-	Reason string `json:"reason"`
-	Text   string `json:"text"`
+	Line    int    `json:"line"`
+	Reason  string `json:"reason"`
+	Text    string `json:"text"`
+	Refused bool   `json:"refused,omitempty"`
+}
+
+// CaptureReportOf is the JSON form of r.
+func CaptureReportOf(r *cairn.CaptureReport) CaptureReport {
+	out := CaptureReport{Stored: make([]Captured, 0, len(r.Stored)), Problems: make([]CaptureProblem, 0, len(r.Problems))}
+	for _, c := range r.Stored {
+		out.Stored = append(out.Stored, Captured{ID: c.ID, Status: c.Status, Kind: c.Kind, Type: c.Type, Title: c.Title, Line: c.Line})
+	}
+	for _, p := range r.Problems {
+		out.Problems = append(out.Problems, CaptureProblem{Line: p.Line, Reason: p.Reason, Text: p.Text, Refused: p.Refused})
+	}
+	return out
+}
+
+// Report is the report r describes.
+func (r CaptureReport) Report() *cairn.CaptureReport {
+	out := &cairn.CaptureReport{Stored: make([]cairn.Captured, 0, len(r.Stored)), Problems: make([]cairn.CaptureProblem, 0, len(r.Problems))}
+	for _, c := range r.Stored {
+		out.Stored = append(out.Stored, cairn.Captured{ID: c.ID, Status: c.Status, Kind: c.Kind, Type: c.Type, Title: c.Title, Line: c.Line})
+	}
+	for _, p := range r.Problems {
+		out.Problems = append(out.Problems, cairn.CaptureProblem{Line: p.Line, Reason: p.Reason, Text: p.Text, Refused: p.Refused})
+	}
+	return out
 }
 
 // IngestCursor is where the reading of a transcript into a project

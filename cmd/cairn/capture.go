@@ -3,15 +3,14 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/wire"
 )
 
-// runCapture stores the memories an agent's output signals. The formats
-// are documented in package capture.
+// runCapture stores the memories an agent's output signals, where the
+// memories are (cairn.CaptureService). The formats are documented in
+// package capture.
 func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "capture", "[flags] [FILE|-]")
 	var hat, agent, task, session optString
@@ -34,49 +33,44 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 	if err != nil {
 		return err
 	}
-	sigs, probs := capture.Parse(text)
-	if transition.set {
-		hs, err := capture.HatTransition(transition.v, text)
-		if err != nil {
-			return usagef("capture: --hat-transition: %v", err)
-		}
-		sigs = append(sigs, hs...)
-		if !hat.set {
-			hat.v, _, _ = strings.Cut(strings.ToLower(transition.v), ":") // the hat that wrote the output
+	req := cairn.CaptureRequest{Text: text, Hat: hat.v, Agent: agent.v, Task: task.v, Session: session.v, HatTransition: transition.v}
+	if transition.set && transition.v == "" {
+		req.HatTransition = " " // given, but empty: unknown
+	}
+	if err := req.Validate(); err != nil {
+		return usagef("capture: --hat-transition: %s", cairn.ErrorMessage(err))
+	}
+	var rep *cairn.CaptureReport
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
+		rep, err = svc.Capture(ctx, req)
+		return err
+	})
+	if err != nil {
+		return err
+	}
+	// What could not be read, then what was stored and what was refused,
+	// in the order of the output.
+	var read, refused []cairn.CaptureProblem
+	for _, p := range rep.Problems {
+		if p.Refused {
+			refused = append(refused, p)
+		} else {
+			read = append(read, p)
+			fmt.Fprintf(m.Stderr, "cairn: line %d: %s\n", p.Line, p.Reason)
 		}
 	}
-
-	out := wire.CaptureReport{Stored: []wire.Captured{}, Problems: []wire.CaptureProblem{}}
-	for _, p := range probs {
-		out.Problems = append(out.Problems, wire.CaptureProblem{Line: p.Line, Reason: p.Reason, Text: p.Text})
+	counts := map[string]int{}
+	for _, c := range rep.Stored {
+		counts[c.Status]++
+		if !asJSON {
+			fmt.Fprintf(m.Stdout, "%s %s %s: %s\n", c.Status, c.ID, c.Type, c.Title)
+		}
+	}
+	for _, p := range refused {
 		fmt.Fprintf(m.Stderr, "cairn: line %d: %s\n", p.Line, p.Reason)
 	}
-
-	counts := map[string]int{}
-	failed := 0
-	if len(sigs) > 0 {
-		err := m.withService(ctx, g, writeDB, func(svc cairn.App) error {
-			out.Stored = out.Stored[:0]
-			st := newStorer(ctx, m, svc, asJSON)
-			prov := capture.Provenance{Hat: hat.v, Agent: agent.v, Task: task.v, Session: session.v}
-			for _, sig := range sigs {
-				res, err := st.store(sig.MemoryFrom(g.project, prov), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
-				if err != nil {
-					return err
-				}
-				if res != nil {
-					out.Stored = append(out.Stored, wire.Captured{ID: res.Memory.ID, Status: res.Status, Kind: sig.Kind,
-						Type: res.Memory.Type, Title: res.Memory.Title, Line: sig.Line})
-				}
-			}
-			counts, failed = st.counts, st.failed
-			return nil
-		})
-		if err != nil {
-			return err
-		}
-	}
 	if asJSON {
+		out := wire.CaptureReportOf(&cairn.CaptureReport{Stored: rep.Stored, Problems: read})
 		if err := writeJSON(m.Stdout, out); err != nil {
 			return err
 		}
@@ -86,15 +80,15 @@ func runCapture(ctx context.Context, m *Main, g *globals, args []string) error {
 			updated = fmt.Sprintf(", %d updated", n)
 		}
 		plural := "s"
-		if len(probs) == 1 {
+		if len(read) == 1 {
 			plural = ""
 		}
 		fmt.Fprintf(m.Stdout, "captured %d: %d new%s, %d reinforced, %d unchanged; %d problem%s\n",
-			len(out.Stored), counts[cairn.StatusCreated], updated, counts[cairn.StatusReinforced],
-			counts[cairn.StatusUnchanged], len(probs), plural)
+			len(rep.Stored), counts[cairn.StatusCreated], updated, counts[cairn.StatusReinforced],
+			counts[cairn.StatusUnchanged], len(read), plural)
 	}
-	if failed > 0 {
-		fmt.Fprintf(m.Stderr, "cairn: %d of %d signals could not be stored\n", failed, len(sigs))
+	if len(refused) > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: %d of %d signals could not be stored\n", len(refused), len(refused)+len(rep.Stored))
 		return exitError(exitFailure)
 	}
 	return nil

@@ -3,10 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -22,32 +20,16 @@ func runConflicts(ctx context.Context, m *Main, g *globals, args []string) error
 	if len(pos) > 0 {
 		return usagef("conflicts: unexpected argument %q", pos[0])
 	}
-	var cs []recall.Conflict
+	var cs []cairn.Conflict
 	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
-		now := time.Now().UTC()
-		if g.now != "" {
-			clock, err := g.clock()
-			if err != nil {
-				return err
-			}
-			now = clock()
-		}
-		cs, err = recall.Conflicts(ctx, svc, g.project, now)
+		cs, err = svc.FindConflicts(ctx)
 		return err
 	})
 	if err != nil && !errIsNoDatabase(err) {
 		return err
 	}
 	if *asJSON {
-		type pair struct {
-			Old *wire.Memory `json:"old"`
-			New *wire.Memory `json:"new"`
-		}
-		out := make([]pair, 0, len(cs))
-		for _, c := range cs {
-			out = append(out, pair{wire.FromMemory(c.Old), wire.FromMemory(c.New)})
-		}
-		return writeJSON(m.Stdout, out)
+		return writeJSON(m.Stdout, wire.ConflictsOf(cs))
 	}
 	if len(cs) == 0 {
 		fmt.Fprintln(m.Stderr, "cairn: no conflicts")

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,7 +13,6 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/conversation"
-	"github.com/cairn-dev/cairn/recall"
 )
 
 func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
@@ -63,15 +61,13 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	// Check the request before touching the database, so that a mistake
 	// is reported even when nothing is remembered yet.
-	if _, _, err := recall.Configure(c.Clone(), &req); err != nil {
-		var ie *recall.InvalidError
-		if errors.As(err, &ie) {
-			return usagef("context: %s", ie.Msg)
+	if req.Mode != "" {
+		if err := c.Clone().ApplyMode(req.Mode); err != nil {
+			return usagef("context: --mode: %s", cairn.ErrorMessage(err))
 		}
-		if cairn.ErrorCode(err) == cairn.EINVALID {
-			return usagef("context: --mode: %s", cairn.ErrorMessage(err)) // an unknown mode
-		}
-		return err
+	}
+	if err := req.Validate(c); err != nil {
+		return usagef("context: %s", cairn.ErrorMessage(err))
 	}
 	// A block printed for a session is shown to an agent: its use counts
 	// (use count, last use, a little confidence). Without a session it is

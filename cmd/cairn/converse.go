@@ -57,59 +57,45 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 		return err
 	}
 	log := &conversation.Log{Dir: filepath.Dir(g.path()), Project: g.project}
-	if err := log.AdoptLegacy(); err != nil {
-		return fmt.Errorf("moving the project's months of the earlier single conversation log: %w", err)
-	}
 	msg := conversation.Message{Role: role.v, Content: redactSecrets(text), SenderName: sender.v, Timestamp: now()}
 	var chatID *string
 	if chat.set {
 		chatID = &chat.v
 	}
-	month, err := log.AddMessage(msg, chatID)
+	turn, err := log.Add(msg, chatID)
 	if err != nil {
 		return err
 	}
-	file := filepath.ToSlash(filepath.Join("conversations", conversation.FolderName(g.project), month+".jsonl"))
-	batch, err := log.PendingBatch(month)
-	if err != nil {
-		return err
-	}
-	for _, p := range batch.Problems {
+	file := turn.File
+	for _, p := range turn.Batch.Problems {
 		fmt.Fprintf(m.Stderr, "cairn: %s %s; skipped\n", file, p)
 	}
-	pending := len(batch.Messages)
-	if pending < every {
+	pending := len(turn.Batch.Messages)
+	if !turn.Due(every) {
 		fmt.Fprintf(m.Stdout, "appended to %s; %d pending (extracting at %d)\n", file, pending, every)
 		return nil
 	}
 
-	mems := conversation.Signals(batch.Messages)
-	modelFailed := false
+	var model conversation.Model
 	if cfg, ok := extract.ConfigFromEnv(m.Getenv); ok {
 		budget := &extract.FileBudget{Path: filepath.Join(filepath.Dir(g.path()), "model-budget.json")}
 		client := extract.New(cfg, budget, nil, now)
-		got, _, err := client.Extract(ctx, conversation.Render(batch.Messages))
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			// Store nothing from the model and leave the batch pending:
-			// the next call retries it (dedup folds the capture memories
-			// stored again).
-			modelFailed = true
-			fmt.Fprintf(m.Stderr, "cairn: model extraction failed: %s; the messages stay pending and are retried next time\n", oneLine(cairn.ErrorMessage(err)))
-		} else {
-			mems = append(mems, got...)
+		model = func(ctx context.Context, text string) ([]*cairn.Memory, error) {
+			got, _, err := client.Extract(ctx, text)
+			return got, err
 		}
+	}
+	mems, modelErr, err := turn.Memories(ctx, g.project, chat.v, model)
+	if err != nil {
+		return err
+	}
+	if modelErr != nil {
+		fmt.Fprintf(m.Stderr, "cairn: model extraction failed: %s; the messages stay pending and are retried next time\n", oneLine(cairn.ErrorMessage(modelErr)))
 	}
 	var st *storer
 	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
 		st = newStorer(ctx, m, svc, false)
 		for _, mem := range mems {
-			mem.Project = g.project
-			if mem.SessionID == "" {
-				mem.SessionID = chat.v
-			}
 			if _, err := st.store(mem, "", fmt.Sprintf("%s %q", mem.Type, mem.Title)); err != nil {
 				return err
 			}
@@ -126,11 +112,11 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 		fmt.Fprintf(m.Stderr, "cairn: %d of %d memories could not be stored; the messages stay pending\n", failed, len(mems))
 		return exitError(exitFailure)
 	}
-	if modelFailed {
+	if modelErr != nil {
 		fmt.Fprintf(m.Stdout, "stored %s from %s without the model; %d pending\n", memories(len(mems)), file, pending)
 		return nil
 	}
-	if err := log.MarkExtracted(month, batch.To); err != nil {
+	if err := turn.Done(); err != nil {
 		return err
 	}
 	fmt.Fprintf(m.Stdout, "extracted %d messages of %s: %s (%d new, %d reinforced, %d updated, %d unchanged); 0 pending\n",

@@ -21,7 +21,6 @@ import (
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/hook/inject"
-	"github.com/cairn-dev/cairn/transcript"
 )
 
 // maxHookPayload bounds what a hook reads from standard input. A
@@ -194,12 +193,8 @@ func (h *hookRun) run(ctx context.Context) error {
 	case hook.PostToolUse:
 		// --capture-tools: a test, build or lint command that passed
 		// ends what it fixed.
-		cmd := p.Command()
-		if cmd == "" || !transcript.IsGate(cmd) {
+		if !p.PassedGate() {
 			return nil
-		}
-		if out, failed := p.ToolResult(); transcript.Failed(failed, out) {
-			return nil // the fix, if any, is stored when the command passes
 		}
 		return bounded(ctx, captureBudget, h.capture)
 	}

@@ -220,25 +220,6 @@ func TestHTTPHookRefusesWhatItDoesNotAnswer(t *testing.T) {
 	}
 }
 
-// A server whose port may move first asks for the port its database's
-// last server had, when that is one the configured port may move to.
-func TestServePrefersTheRecordedPortNearTheConfiguredOne(t *testing.T) {
-	t.Parallel()
-	for _, tc := range []struct{ base, recorded, want string }{
-		{"127.0.0.1:7421", "", "127.0.0.1:7421"},
-		{"127.0.0.1:7421", "127.0.0.1:7423", "127.0.0.1:7423"},
-		{"127.0.0.1:7421", "127.0.0.1:7421", "127.0.0.1:7421"},
-		{"127.0.0.1:7421", "127.0.0.1:7420", "127.0.0.1:7421"}, // below: another configuration's
-		{"127.0.0.1:7421", "127.0.0.1:9000", "127.0.0.1:7421"}, // far: another configuration's
-		{"127.0.0.1:7421", "localhost:7422", "127.0.0.1:7421"}, // another host
-		{"127.0.0.1:8000", "127.0.0.1:8001", "127.0.0.1:8001"},
-	} {
-		if got := preferredAddr(tc.base, tc.recorded); got != tc.want {
-			t.Errorf("preferredAddr(%q, %q) = %q, want %q", tc.base, tc.recorded, got, tc.want)
-		}
-	}
-}
-
 // An http hook answered by a server started in another folder owns its
 // payload's folder as a command hook run there does: the project's
 // cairn.toml is written to the database, and a learning then added

@@ -10,7 +10,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/loop"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -250,7 +250,7 @@ func runLoopModel(ctx context.Context, m *Main, g *globals, args []string) error
 		return err
 	})
 	if errIsNoDatabase(err) {
-		c, err = loop.FirstChoice(t, p), nil // nothing recorded yet
+		c, err = local.FirstModel(t, p), nil // nothing recorded yet
 	}
 	if err != nil {
 		return err

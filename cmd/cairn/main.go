@@ -475,8 +475,11 @@ func (g *globals) clock() (func() time.Time, error) {
 // session is an open store and engine; close it when done.
 type session struct {
 	store cairn.Store
-	eng   *engine.Engine
-	g     *globals
+	// eng is the engine bound to the command's project (every id a
+	// command is given is looked up there); all is the same engine bound
+	// to none.
+	eng, all *engine.Engine
+	g        *globals
 	// settings are the engine's own (the command's files).
 	settings *cairn.Settings
 	// uses, in cairn mcp, gathers the use records of context requests
@@ -521,9 +524,17 @@ func (m *Main) noDatabase(g *globals) error {
 	return errNoDatabase
 }
 
-// open opens the store. A read-only open of a database that does not exist
-// returns errNoDatabase, so readers show "nothing" without creating files.
+// open opens the store and its engine. A read-only open of a database
+// that does not exist returns errNoDatabase, so readers show "nothing"
+// without creating files.
 func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, error) {
+	return m.openWith(ctx, g, readOnly, nil)
+}
+
+// openWith is open whose engine is built (once, by newEngine) with the
+// command's settings and clock as tune changes them when it is not nil:
+// a long-lived process's search cache, serve's own settings.
+func (m *Main) openWith(ctx context.Context, g *globals, readOnly bool, tune func(*engineSetup)) (*session, error) {
 	m.catchSignals()
 	if err := g.resolve(m); err != nil {
 		return nil, err
@@ -547,13 +558,17 @@ func (m *Main) open(ctx context.Context, g *globals, readOnly bool) (*session, e
 	if err != nil {
 		return nil, err
 	}
-	eng, err := newEngine(m, g, st, engineSetup{settings: cfg.Config, clock: clock})
+	setup := engineSetup{settings: cfg.Config, clock: clock}
+	if tune != nil {
+		tune(&setup)
+	}
+	eng, err := newEngine(m, g, st, setup)
 	if err != nil {
 		st.Close()
 		return nil, err
 	}
 	// Every id a command is given is looked up in its project only.
-	return &session{store: st, eng: eng.WithProject(g.project), settings: cfg.Config, g: g}, nil
+	return &session{store: st, all: eng, eng: eng.WithProject(g.project), settings: cfg.Config, g: g}, nil
 }
 
 // nowClock returns the command's clock: --now's time when set, else the

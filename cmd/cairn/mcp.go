@@ -85,22 +85,14 @@ func (m *Main) mcpService(ctx context.Context, g *globals, cacheMB int64) (svc m
 			return m.syncingService(g, p), fmt.Sprintf("database %s, answered by %s", g.label(), by), func() {}, nil
 		}
 	}
-	s, err := m.open(ctx, g, false)
-	if err != nil {
-		return nil, "", nil, err
-	}
 	// A long-lived engine: a search cache, and use records written in
 	// batches by one goroutine, as in serve.
-	clock, err := g.clock()
-	if err == nil {
-		s.eng, err = newEngine(m, g, s.store, engineSetup{settings: s.settings, clock: clock, cacheBytes: cacheMB << 20})
-	}
+	s, err := m.openWith(ctx, g, false, func(e *engineSetup) { e.cacheBytes = cacheMB << 20 })
 	if err != nil {
-		s.Close()
 		return nil, "", nil, err
 	}
-	s.uses = jobs.NewUseWriter(s.eng, &jobs.UseWriterConfig{Log: m.Stderr})
-	return m.syncingService(g, local.New(s.eng, g.project, &local.Options{Record: s.recordUse})), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
+	s.uses = jobs.NewUseWriter(s.all, &jobs.UseWriterConfig{Log: m.Stderr})
+	return m.syncingService(g, local.New(s.all, g.project, &local.Options{Record: s.recordUse})), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
 }
 
 // syncingService is svc, which writes the project's settings to the

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -19,8 +18,8 @@ func runRecall(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs.Var(&file, "file", "what is known about the file at `PATH`: decisions, pitfalls and fixes that name it, and the sessions that changed it")
 	fs.Var(&errText, "error", "what fixed this error `TEXT` before (- reads it from standard input)")
 	fs.Var(&command, "command", "how the command `TOOL` (e.g. \"go test\") was run when it worked")
-	budget := fs.Int("budget", recall.LookupBudget, "answer in at most `TOKENS` tokens")
-	limit := fs.Int("limit", recall.LookupLimit, "at most `N` memories")
+	budget := fs.Int("budget", cairn.DefaultLookupBudget, "answer in at most `TOKENS` tokens")
+	limit := fs.Int("limit", cairn.DefaultLookupLimit, "at most `N` memories")
 	asJSON := fs.Bool("json", false, "print the answer as JSON")
 	var types listFlag
 	fs.Var(&types, "type", "without a lookup: only these `types` (seed 002's categories: pattern, error_solution, …)")
@@ -133,7 +132,7 @@ func (m *Main) projectPath(g *globals, p string) string {
 }
 
 // recallByValue is seed 002's recall: the memories that are trusted and
-// used most, their use recorded (recall.ByValue).
+// used most, their use recorded (cairn.ValueRecallService).
 func recallByValue(ctx context.Context, m *Main, g *globals, types []string, agent, session string, limit int, asJSON bool) error {
 	if err := checkTypeNames("recall", types...); err != nil {
 		return err
@@ -144,8 +143,7 @@ func recallByValue(ctx context.Context, m *Main, g *globals, types []string, age
 	var mems []*cairn.Memory
 	err := m.withService(ctx, g, recordDB, func(svc cairn.App) error {
 		var err error
-		mems, err = recall.ByValue(ctx, svc, cairn.MemoryFilter{Project: g.project, IncludeGlobal: true, Types: types,
-			Agent: agent, Limit: limit}, session)
+		mems, err = svc.RecallByValue(ctx, cairn.ValueRecall{Types: types, Agent: agent, Limit: limit, Session: session, Record: true})
 		return err
 	})
 	if errIsNoDatabase(err) {
@@ -155,11 +153,7 @@ func recallByValue(ctx context.Context, m *Main, g *globals, types []string, age
 		return err
 	}
 	if asJSON {
-		out := make([]*wire.Memory, 0, len(mems))
-		for _, mem := range mems {
-			out = append(out, wire.FromMemory(mem))
-		}
-		return writeJSON(m.Stdout, out)
+		return writeJSON(m.Stdout, wire.MemoriesOf(mems))
 	}
 	for _, mem := range mems {
 		fmt.Fprintf(termSafe(m.Stdout), "%-20s  %-14s %.2f × %d uses  %s\n", mem.ID, mem.Type, mem.Confidence, mem.UseCount, clip(mem.Title, 80))

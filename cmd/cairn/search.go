@@ -11,10 +11,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/engine"
-	"github.com/cairn-dev/cairn/index"
-	"github.com/cairn-dev/cairn/rank"
-	"github.com/cairn-dev/cairn/recall"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/wire"
 )
 
@@ -63,12 +60,16 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	var hits []cairn.Hit
 	var how cairn.Retrieval
+	var terms *cairn.QueryExplanation
 	err = m.withService(ctx, g, readDB, func(svc cairn.App) error {
 		hits, how, err = svc.SearchRetrieval(ctx, cairn.Query{
 			Project: g.project, Text: text, Limit: *limit, Types: types.vals, Tags: tags.vals,
 			After: after.t, Before: before.t, ExcludeSession: *exclude, Agent: *agent, NoGlobal: *noGlobal, Mode: *mode,
 			Explain: *explain,
 		})
+		if err == nil && *explain && !*asJSON {
+			terms, err = svc.ExplainQuery(ctx, text)
+		}
 		return err
 	})
 	if err != nil && !errIsNoDatabase(err) {
@@ -87,15 +88,17 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 	bw := bufio.NewWriter(m.Stdout)
 	w := termSafe(bw)
 	if *explain {
+		if terms == nil {
+			terms = local.ExplainQuery(text) // nothing remembered yet
+		}
 		fmt.Fprintf(w, "query terms (weight):")
-		for _, q := range engine.QueryWeights(text) {
+		for _, q := range terms.Terms {
 			fmt.Fprintf(w, " %s (%.2f)", q.Term, q.Weight)
 		}
 		fmt.Fprintln(w)
-		io.WriteString(w, recall.RetrievalLine(how))
-		p, r := index.DefaultParams(), engine.DefaultRanking()
+		io.WriteString(w, how.ExplainLine())
 		fmt.Fprintf(w, "bm25: k1 %g, b %g, lengths against %g terms; coverage share %g; a neighbour is lent %g of a match, and one longer than the pivot, with its own match, at most %g of it\n",
-			p.K1, p.B, p.Pivot, r.Coverage, r.NeighbourShare, r.NeighbourCap)
+			terms.K1, terms.B, terms.Pivot, terms.Coverage, terms.NeighbourShare, terms.NeighbourCap)
 	}
 	for i, h := range hits {
 		fmt.Fprintf(w, "%2d. %s  %-12s %.3f  %s%s\n", i+1, h.Memory.ID, h.Memory.Type, h.Score, clip(h.Memory.Title, 80), marks(h.Memory))
@@ -108,7 +111,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 			}
 			fmt.Fprintf(w, "    bm25 %.3f × coverage %.2f → match %.3f (strength %.2f)", x.Lexical, x.Coverage, x.Match, h.Strength)
 			if x.Lent > 0 {
-				fmt.Fprintf(w, "; lent %.3f by %s (same session or task%s)", x.Lent, x.LentBy, lentCapped(h, hits))
+				fmt.Fprintf(w, "; lent %.3f by %s (same session or task%s)", x.Lent, x.LentBy, lentCapped(h, hits, terms))
 			}
 			if x.DateFactor != 1 {
 				fmt.Fprintf(w, "; × date %.2f (created in a period the query names)", x.DateFactor)
@@ -117,7 +120,7 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 				fmt.Fprintf(w, "; prompt's typicality of the project %.2f (below 0: another project's), strength × %.2f, the chance the prompt is the project's", x.Typicality, cairn.PromptBelongs(x.Typicality))
 			}
 			fmt.Fprintf(w, "\n    relevance %.3f of the best × salience factor %.3f (salience %.3f: type, confidence %.2f, recency, %d uses) = %.3f\n",
-				h.Relevance, rank.Factor(h.Salience, rank.DefaultWeights()), h.Salience, h.Memory.Confidence, h.Memory.UseCount, h.Score)
+				h.Relevance, x.SalienceFactor, h.Salience, h.Memory.Confidence, h.Memory.UseCount, h.Score)
 		}
 	}
 	if len(hits) == 0 {
@@ -128,12 +131,12 @@ func runSearch(ctx context.Context, m *Main, g *globals, args []string) error {
 
 // lentCapped says when what h was lent stopped at the share of its
 // lender's match that lending lifts a long memory to at most.
-func lentCapped(h cairn.Hit, hits []cairn.Hit) string {
-	c := engine.DefaultRanking().NeighbourCap
+func lentCapped(h cairn.Hit, hits []cairn.Hit, terms *cairn.QueryExplanation) string {
+	c := terms.NeighbourCap
 	x := h.Explain
 	for _, l := range hits {
 		if l.Explain != nil && l.Memory.ID == x.LentBy && c > 0 && math.Abs(x.Match+x.Lent-c*l.Explain.Match) <= 1e-9*l.Explain.Match {
-			return fmt.Sprintf("; longer than %g terms: with its own match, at most %g of the lender's", index.DefaultParams().Pivot, c)
+			return fmt.Sprintf("; longer than %g terms: with its own match, at most %g of the lender's", terms.Pivot, c)
 		}
 	}
 	return ""

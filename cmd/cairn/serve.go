@@ -15,12 +15,10 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"net"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -85,11 +83,25 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 			return usagef("serve: --addr %q is not host:port (e.g. 127.0.0.1:7421)", *addr)
 		}
 	}
-	s, err := m.open(ctx, g, false)
+	// The server answers every project: its engine is bound to none, and
+	// applies each project's stored settings; a project without any gets
+	// the user's file's (cairn.toml of serve's own folder is its
+	// project's, written to the database below). The embeddings endpoint
+	// is the server's, read where it starts.
+	userOnly := *m
+	userOnly.Getwd = func() (string, error) { return "", errors.New("not a project's folder") }
+	own, err := userOnly.loadConfig()
+	if err != nil {
+		return err
+	}
+	s, err := m.openWith(ctx, g, false, func(e *engineSetup) {
+		e.settings, e.endpoint, e.cacheBytes = own.Config, e.settings, *cacheMB<<20
+	})
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	eng := s.all
 	// Every line the server writes says when (a background server's go
 	// to cairn.log).
 	var logw io.Writer = m.Stderr
@@ -106,41 +118,14 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		logw = f
 	}
 	logw = server.TimedLog(logw, nil)
-	// The server answers every project: its engine is bound to none, and
-	// applies each project's stored settings; a project without any gets
-	// the user's file's (cairn.toml of serve's own folder is its
-	// project's, written to the database below).
-	userOnly := *m
-	userOnly.Getwd = func() (string, error) { return "", errors.New("not a project's folder") }
-	own, err := userOnly.loadConfig()
-	if err != nil {
-		return err
-	}
-	// The embeddings endpoint is the server's, read where it starts.
-	clock, _ := g.clock() // checked by open
-	eng, err := newEngine(m, g, s.store, engineSetup{settings: own.Config, endpoint: s.settings, clock: clock, cacheBytes: *cacheMB << 20})
-	if err != nil {
-		return err
-	}
 	m.syncSettings(ctx, g, eng)
-	if remote {
-		// Every request will need a token: refuse to start without one.
-		if toks, err := eng.FindTokens(ctx); err != nil {
-			return err
-		} else if len(toks) == 0 {
-			return usagef("serve: --addr %s is reachable from other machines, and every request to it needs a token, but none exists; create one first with `cairn token create --project NAME`", *addr)
-		}
-	}
 	db, err := filepath.Abs(g.path())
 	if err != nil {
 		return err
 	}
 	tries := 0
 	if !addrGiven {
-		// The port the last server of this database had: the http hooks
-		// in Claude Code's settings name it. Taken (by the server of
-		// another database), the next free one.
-		*addr, tries = preferredAddr(*addr, server.RecordedAddr(db)), serveAddrTries
+		tries = serveAddrTries // the port may move (server.Config.AddrTries)
 	}
 	registerMirror(ctx, m, g, eng)
 	// Configuration files are read once and again when they change.
@@ -153,44 +138,10 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		root = m.rootOf(wd)
 	}
 	cfg := server.Config{
-		Engine: eng, Project: home, Database: g.label(), Path: db,
+		Engine: eng, Project: home, Folder: root, Database: g.label(), Path: db,
 		Addr: *addr, AddrOptional: !addrGiven, AddrTries: tries, AllowRemote: *allowRemote, Idle: *idle,
 		Version:       buildVersion(),
 		CheckSettings: config.Validate,
-		// A project's folder that stores its settings here also says where
-		// its JSON Lines files go, so that the mirror job keeps them
-		// whichever process writes (a server reachable by other machines
-		// writes no folder they name).
-		SettingsStored: func(ctx context.Context, project string, ps *cairn.ProjectSettings) {
-			if remote {
-				return
-			}
-			dir := ps.Settings.Export.JSONLDir
-			if dir != "" && !filepath.IsAbs(dir) {
-				if ps.Folder == "" {
-					return // relative to a folder not known
-				}
-				dir = filepath.Join(ps.Folder, dir)
-			}
-			if err := jobs.SetMirrorFolder(ctx, eng, project, dir); err != nil {
-				fmt.Fprintf(logw, "cairn: cannot register the JSON Lines folder of project %s: %s\n", project, oneLine(cairn.ErrorMessage(err)))
-			}
-		},
-		Root: func(project string) string {
-			if project == home && root != "" {
-				return root // serve's own folder
-			}
-			if remote {
-				return "" // a folder another machine named
-			}
-			// The folder of the command that wrote the project's
-			// settings: this machine's user's.
-			ps, err := eng.ProjectSettings(context.Background(), project)
-			if err != nil {
-				return ""
-			}
-			return ps.Folder
-		},
 		// An http hook's project is that of its payload's folder, and
 		// the settings there are written to the database as a command
 		// hook run there writes them.
@@ -216,6 +167,9 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	if err := srv.Open(ctx); err != nil {
 		srv.Close()
+		if errors.Is(err, server.ErrNoToken) {
+			return usagef("serve: --addr %s is reachable from other machines, and every request to it needs a token, but none exists; create one first with `cairn token create --project NAME`", *addr)
+		}
 		return err
 	}
 	serveProfiles(m.Getenv("CAIRN_PPROF_ADDR"), logw)
@@ -234,24 +188,6 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	case <-srv.Done():
 	}
 	return srv.Close()
-}
-
-// preferredAddr is where a server whose port may move (the default one,
-// or CAIRN_SERVE_ADDR's, taken) listens first: the port its database's
-// last server had, recorded, when it is one of those base may move to,
-// else base.
-func preferredAddr(base, recorded string) string {
-	bh, bp, err1 := net.SplitHostPort(base)
-	rh, rp, err2 := net.SplitHostPort(recorded)
-	if err1 != nil || err2 != nil || bh != rh {
-		return base
-	}
-	b, err1 := strconv.Atoi(bp)
-	r, err2 := strconv.Atoi(rp)
-	if err1 != nil || err2 != nil || r < b || r > b+serveAddrTries {
-		return base
-	}
-	return recorded
 }
 
 // flagGiven reports whether the flag name was given.
@@ -356,23 +292,7 @@ func (m *Main) ensureServer(g *globals, wait time.Duration) error {
 	if _, err := os.Stat(db); err != nil && !g.remote() {
 		return nil // nothing remembered yet
 	}
-	if server.Answers(db, serverTimeout) {
-		return nil // running
-	}
-	if held, _ := server.LockHolder(db); held {
-		return nil // starting (or hung: its lock goes when it does)
-	}
-	// No server, or only the socket file of one that died: the new one
-	// removes that once it holds the lock.
-	if err := m.StartServer(db, g.project); err != nil {
-		return err
-	}
-	for deadline := time.Now().Add(wait); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if server.Answers(db, 50*time.Millisecond) {
-			break
-		}
-	}
-	return nil
+	return server.Ensure(db, serverTimeout, wait, func() error { return m.StartServer(db, g.project) })
 }
 
 // registerMirror tells the database's servers where the per-type JSON

@@ -6,12 +6,12 @@ import (
 	"strings"
 
 	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/capture"
 )
 
 // runTask stores a task event as memories (seed 001; with --agent and
-// --title, seed 002's learning): what each event stores is
-// capture.TaskEvent's rule; this command reads the flags and prints.
+// --title, seed 002's learning), where the memories are
+// (cairn.TaskService): what each event stores is package capture's rule;
+// this command reads the flags and prints.
 func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 	fs := newFlags(m, g, "task", "created|completed|failed --task ID [flags] TEXT|-")
 	var task, title, agent, session, hat optString
@@ -30,10 +30,10 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 		return usagef("task: give the event: created, completed or failed")
 	}
 	event, pos := pos[0], pos[1:]
-	if event != capture.TaskCreated && event != capture.TaskCompleted && event != capture.TaskFailed {
+	if event != cairn.TaskCreated && event != cairn.TaskCompleted && event != cairn.TaskFailed {
 		return usagef("task: unknown event %q: want created, completed or failed", event)
 	}
-	ev := capture.TaskEvent{Event: event, Task: task.v, Title: title.v, Files: files.vals, Agent: agent.v, Session: session.v, Hat: hat.v}
+	ev := cairn.TaskEvent{Event: event, Task: task.v, Title: title.v, Files: files.vals, Agent: agent.v, Session: session.v, Hat: hat.v}
 	if strings.TrimSpace(task.v) == "" && !ev.Learns() {
 		return usagef("task %s: --task ID is required (or, for completed and failed, --agent and --title)", event)
 	}
@@ -45,50 +45,46 @@ func runTask(ctx context.Context, m *Main, g *globals, args []string) error {
 		return err
 	}
 	ev.Text = strings.TrimSpace(text)
-	if ev.Text == "" && !(event == capture.TaskCompleted && len(files.vals) > 0) {
-		return usagef("task %s: the text is empty", event)
+	if err := ev.Validate(); err != nil {
+		return usagef("task %s: %s", event, cairn.ErrorMessage(err)) // the text is empty
 	}
 
 	if err := g.resolve(m); err != nil {
 		return err
 	}
-	mems := ev.Memories(g.project)
-	for _, p := range mems.Problems {
-		fmt.Fprintf(m.Stderr, "cairn: line %d: %s\n", p.Line, p.Reason)
-	}
-	var st *storer
-	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
-		res, err := svc.AddMemory(ctx, mems.Event)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(m.Stdout, "%s %s %s\n", res.Memory.ID, res.Status, res.Memory.Type)
-		st = newStorer(ctx, m, svc, true)
-		for _, lm := range mems.Learned {
-			r, err := st.store(lm, "", "learned "+lm.Type)
-			if err != nil {
-				return err
-			}
-			if r != nil {
-				fmt.Fprintf(m.Stdout, "%s %s %s\n", r.Memory.ID, r.Status, r.Memory.Type)
-			}
-		}
-		for _, sig := range mems.Signals {
-			r, err := st.store(sig.MemoryFrom(g.project, ev.Provenance()), fmt.Sprintf("line %d: ", sig.Line), sig.Kind)
-			if err != nil {
-				return err
-			}
-			if r != nil {
-				fmt.Fprintf(m.Stdout, "%s %s %s\n", r.Memory.ID, r.Status, r.Memory.Type)
-			}
-		}
-		return nil
+	var rep *cairn.TaskReport
+	err = m.withService(ctx, g, writeDB, func(svc cairn.App) (err error) {
+		rep, err = svc.RecordTaskEvent(ctx, ev)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	if st.failed > 0 {
-		fmt.Fprintf(m.Stderr, "cairn: %d of %d signals could not be stored\n", st.failed, len(mems.Signals))
+	var refused []cairn.CaptureProblem
+	for _, p := range rep.Problems {
+		if p.Refused {
+			refused = append(refused, p)
+		} else {
+			fmt.Fprintf(m.Stderr, "cairn: line %d: %s\n", p.Line, p.Reason)
+		}
+	}
+	signals := 0
+	for _, c := range append([]cairn.Captured{rep.Event}, rep.Stored...) {
+		fmt.Fprintf(m.Stdout, "%s %s %s\n", c.ID, c.Status, c.Type)
+		if c.Line > 0 {
+			signals++
+		}
+	}
+	for _, p := range refused {
+		where := ""
+		if p.Line > 0 {
+			where = fmt.Sprintf("line %d: ", p.Line)
+			signals++
+		}
+		fmt.Fprintf(m.Stderr, "cairn: %s%s\n", where, p.Reason)
+	}
+	if len(refused) > 0 {
+		fmt.Fprintf(m.Stderr, "cairn: %d of %d signals could not be stored\n", len(refused), signals)
 		return exitError(exitFailure)
 	}
 	return nil

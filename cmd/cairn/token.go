@@ -4,10 +4,11 @@ package main
 // token opens one project, read-only or not; its secret is printed once,
 // at creation, and only its SHA-256 hash is stored.
 //
-// It opens the database itself, never through a server (service.go):
-// tokens administer who may reach a server, so minting one must take
-// access to the database file, not to a server that a token (or
-// loopback) opens.
+// It runs on the surface as every command does (service.go), but a
+// server answers tokens only on its Unix socket, which only the
+// database's owner can open: a server reached over HTTP refuses them
+// (403), so that no token holder mints tokens; minting one takes the
+// database file, or its owner's socket.
 
 import (
 	"context"
@@ -32,20 +33,17 @@ func runToken(ctx context.Context, m *Main, g *globals, args []string) error {
 	}
 	switch verb, rest := pos[0], pos[1:]; {
 	case verb == "create" && len(rest) == 0:
-		s, err := m.open(ctx, g, false)
-		if err != nil {
+		var secret string
+		var tok *cairn.Token
+		err := m.withService(ctx, g, writeDB, func(svc cairn.App) (err error) {
+			secret, tok, err = svc.CreateToken(ctx, g.project, *name, *readOnly)
 			return err
-		}
-		defer s.Close()
-		secret, tok, err := s.eng.CreateToken(ctx, g.project, *name, *readOnly)
+		})
 		if err != nil {
 			return err
 		}
 		if *asJSON {
-			return writeJSON(m.Stdout, struct {
-				tokenJSON
-				Token string `json:"token"`
-			}{toTokenJSON(tok), secret})
+			return writeJSON(m.Stdout, wire.NewToken{Token: wire.TokenOf(tok), Secret: secret})
 		}
 		access := "read and write"
 		if tok.ReadOnly {
@@ -56,21 +54,17 @@ func runToken(ctx context.Context, m *Main, g *globals, args []string) error {
 		return nil
 	case verb == "list" && len(rest) == 0:
 		var toks []*cairn.Token
-		s, err := m.open(ctx, g, true)
-		switch {
-		case err == errNoDatabase:
-		case err != nil:
+		err := m.withService(ctx, g, readDB, func(svc cairn.App) (err error) {
+			toks, err = svc.FindTokens(ctx)
 			return err
-		default:
-			defer s.Close()
-			if toks, err = s.eng.FindTokens(ctx); err != nil {
-				return err
-			}
+		})
+		if err != nil && !errIsNoDatabase(err) {
+			return err
 		}
 		if *asJSON {
-			out := make([]tokenJSON, 0, len(toks))
+			out := make([]wire.Token, 0, len(toks))
 			for _, t := range toks {
-				out = append(out, toTokenJSON(t))
+				out = append(out, wire.TokenOf(t))
 			}
 			return writeJSON(m.Stdout, out)
 		}
@@ -89,12 +83,8 @@ func runToken(ctx context.Context, m *Main, g *globals, args []string) error {
 		}
 		return tw.Flush()
 	case verb == "revoke" && len(rest) == 1:
-		s, err := m.open(ctx, g, false)
+		err := m.withService(ctx, g, writeDB, func(svc cairn.App) error { return svc.RevokeToken(ctx, rest[0]) })
 		if err != nil {
-			return err
-		}
-		defer s.Close()
-		if err := s.eng.RevokeToken(ctx, rest[0]); err != nil {
 			return err
 		}
 		fmt.Fprintf(m.Stdout, "revoked %s\n", rest[0])
@@ -105,18 +95,4 @@ func runToken(ctx context.Context, m *Main, g *globals, args []string) error {
 		return usagef("token %s: unexpected argument %q", verb, rest[0])
 	}
 	return usagef("token: unknown action %q (create, list or revoke ID)", pos[0])
-}
-
-// tokenJSON is a token as `token list --json` prints it: never its secret
-// nor its hash.
-type tokenJSON struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name,omitempty"`
-	Project   string    `json:"project"`
-	ReadOnly  bool      `json:"read_only"`
-	CreatedAt wire.Time `json:"created_at"`
-}
-
-func toTokenJSON(t *cairn.Token) tokenJSON {
-	return tokenJSON{ID: t.ID, Name: t.Name, Project: t.Project, ReadOnly: t.ReadOnly, CreatedAt: wire.Time(t.CreatedAt)}
 }

@@ -92,3 +92,44 @@ func TestServeAnswersTheRESTAPI(t *testing.T) {
 		t.Errorf("a request naming another host: %d, want 403", resp.StatusCode)
 	}
 }
+
+// A token is made, listed and revoked through the server's Unix socket,
+// which only the database's owner can open, and refused through its HTTP
+// port, even on loopback, with a message that says where to make one:
+// nothing is made there.
+func TestTokensGoThroughTheSocketAndAreRefusedOverHTTP(t *testing.T) {
+	t.Parallel()
+	dir := serveDir(t)
+	db := filepath.Join(dir, "c.db")
+	h := startHTTPServeIn(t, dir, "p", "--addr", "127.0.0.1:0")
+	base := strings.TrimSuffix(h.url, "/mcp")
+	for _, args := range [][]string{{"token", "create", "--name", "ci"}, {"token", "list"}, {"token", "revoke", "tok-000000000000"}} {
+		r := runBin(t.Context(), dir, "", append([]string{"--db", db, "--project", "p", "--server", base}, args...)...)
+		if r.code != exitFailure || !strings.Contains(r.stderr, "Unix socket") || r.stdout != "" {
+			t.Errorf("%v over HTTP: %v, want a failure saying where tokens are made", args, r)
+		}
+	}
+	c := newCLI(t)
+	c.db, c.project, c.wd = db, "p", dir
+	if r := c.ok("token", "list", "--json"); !r.served || strings.TrimSpace(r.stdout) != "[]" {
+		t.Fatalf("token list on the socket: %v, want none made over HTTP", r)
+	}
+	r := c.ok("token", "create", "--read-only", "--json")
+	var tok struct {
+		ID, Token, Project string
+		ReadOnly           bool `json:"read_only"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &tok); err != nil || !r.served || tok.Project != "p" || !tok.ReadOnly || !strings.HasPrefix(tok.Token, "cairn_") {
+		t.Fatalf("token create on the socket: %v (%v)", r, err)
+	}
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", base+"/api/projects/p/stats", nil)
+	req.Header.Set("Authorization", "Bearer "+tok.Token)
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("the token made on the socket over HTTP: %v, %v", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+	if r := c.ok("token", "revoke", tok.ID); !r.served || r.stdout != "revoked "+tok.ID+"\n" {
+		t.Errorf("token revoke on the socket: %v", r)
+	}
+}

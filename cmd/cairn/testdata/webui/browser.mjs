@@ -87,7 +87,7 @@ try {
   await page.fill('#q', 'hostile click bold');
   await page.waitForSelector('#list li[data-id="' + hostileID + '"]');
   await page.click('#list li[data-id="' + hostileID + '"] button');
-  await page.waitForSelector('#memory-content');
+  await page.waitForSelector('#detail[data-id="' + hostileID + '"] #memory-content'); // not the memory shown before
   check(await page.textContent('#memory-content') === hostile, 'the hostile content is shown as the text it is');
   check(await page.textContent('#detail h2') === '</div><b>hostile title</b>', 'the hostile title is shown as text');
   const injected = await page.evaluate(() => ({
