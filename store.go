@@ -114,6 +114,26 @@ type TxCapabilities interface {
 	// use (SQLite: each row once, in storage order).
 	TouchEach(ctx context.Context, ids []string, at []time.Time, boost, max float64) (map[string]string, error)
 
+	// SupportsUseQueue reports whether QueueUses and FoldUses may be
+	// called.
+	SupportsUseQueue() bool
+	// QueueUses stores a use of each memory in ids, the i-th at at[i],
+	// in a queue, leaving the memories as they are: FoldUses applies
+	// them later. A queued use is as lasting as any other write of the
+	// transaction, and is applied by whichever process folds next. It
+	// returns the project of each memory queued, by id; ids not stored
+	// are left out. A backend offers it when a use written to the queue
+	// costs much less than one applied to its memory (SQLite: a row
+	// appended, against the memory's row and the entries of its use and
+	// confidence indexes rewritten, each at its own page).
+	QueueUses(ctx context.Context, ids []string, at []time.Time) (map[string]string, error)
+	// FoldUses applies every queued use, in the order they were queued,
+	// as TouchEach would with the same boost and max, except that a
+	// memory's last use never goes back (a later use applied meanwhile
+	// is kept), and empties the queue. The uses of memories no longer
+	// stored are dropped. It returns how many uses it applied.
+	FoldUses(ctx context.Context, boost, max float64) (int, error)
+
 	// SupportsIterations reports whether the store keeps agent-loop
 	// iterations.
 	SupportsIterations() bool

@@ -40,16 +40,53 @@ type Use struct {
 // (a long-lived process batches the uses of many contexts this way: one
 // commit instead of one per context).
 func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
+	_, err := e.recordUses(ctx, uses, false)
+	return err
+}
+
+// QueueUses records several uses as RecordUses does, except that on a
+// store that keeps a use queue (cairn.Tx.SupportsUseQueue) their use
+// counts, last uses and confidence boosts are queued and applied by the
+// next FoldUses: the activity entries are written, and what each session
+// was shown counts, at once. It returns how many uses it queued (0 on a
+// store without a queue, where they are applied at once).
+func (e *Engine) QueueUses(ctx context.Context, uses []Use) (int, error) {
+	return e.recordUses(ctx, uses, true)
+}
+
+// FoldUses applies the queued uses (cairn.Tx.FoldUses) in one
+// transaction and returns how many there were; 0 on a store without a
+// use queue.
+func (e *Engine) FoldUses(ctx context.Context) (int, error) {
+	n := 0
+	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+		var err error
+		n, err = foldUses(ctx, tx)
+		return err
+	})
+	return n, err
+}
+
+// foldUses applies the queued uses in tx, when the store keeps a queue.
+func foldUses(ctx context.Context, tx cairn.Tx) (int, error) {
+	if !tx.SupportsUseQueue() {
+		return 0, nil
+	}
+	return tx.FoldUses(ctx, cairn.UsageBoost, cairn.MaxConfidence)
+}
+
+// recordUses is RecordUses (queue false) and QueueUses.
+func (e *Engine) recordUses(ctx context.Context, uses []Use, queue bool) (int, error) {
 	for i := range uses {
 		u := &uses[i]
 		u.IDs = uniqueIDs(u.IDs)
 		for _, id := range u.IDs {
 			if id == "" || !utf8.ValidString(id) || len(id) > cairn.MaxNameBytes {
-				return cairn.Errorf(cairn.EINVALID, "memory id %q is not valid", id)
+				return 0, cairn.Errorf(cairn.EINVALID, "memory id %q is not valid", id)
 			}
 		}
 		if err := checkLine("session", u.Session, cairn.MaxNameBytes); err != nil {
-			return err
+			return 0, err
 		}
 		if e.redact != nil {
 			u.Session = e.redact(u.Session)
@@ -59,7 +96,9 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 		}
 		u.At = u.At.UTC().Truncate(time.Millisecond)
 	}
-	return e.store.Update(ctx, func(tx cairn.Tx) error {
+	queued := 0
+	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+		queued = 0
 		// Which ids count as a use: in a session, those it was not shown
 		// yet, before this batch or by an earlier use of it.
 		fresh := make([][]string, len(uses))
@@ -99,10 +138,11 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 				earlier[id] = true
 			}
 		}
-		projects, err := touchUses(ctx, tx, uses, fresh)
+		projects, n, err := touchUses(ctx, tx, uses, fresh, queue)
 		if err != nil {
 			return err
 		}
+		queued = n
 		var seen []string
 		for _, id := range again {
 			if _, ok := projects[id]; !ok && !slices.Contains(seen, id) {
@@ -131,13 +171,20 @@ func (e *Engine) RecordUses(ctx context.Context, uses []Use) error {
 		}
 		return tx.AppendActivity(ctx, acts)
 	})
+	if err != nil {
+		return 0, err
+	}
+	return queued, nil
 }
 
 // touchUses records the use of fresh[i] at uses[i].At, for every i, and
-// returns the project of each memory touched, by id: in one call when the
-// store records many uses at once, each at its own time (TouchEach).
-func touchUses(ctx context.Context, tx cairn.Tx, uses []Use, fresh [][]string) (map[string]string, error) {
-	if tx.SupportsTouchEach() {
+// returns the project of each memory touched, by id, and how many uses
+// it queued: with queue true on a store that keeps a use queue, in the
+// queue (QueueUses); else in one call when the store records many uses
+// at once, each at its own time (TouchEach).
+func touchUses(ctx context.Context, tx cairn.Tx, uses []Use, fresh [][]string, queue bool) (map[string]string, int, error) {
+	queue = queue && tx.SupportsUseQueue()
+	if queue || tx.SupportsTouchEach() {
 		var ids []string
 		var at []time.Time
 		for i, f := range fresh {
@@ -146,7 +193,21 @@ func touchUses(ctx context.Context, tx cairn.Tx, uses []Use, fresh [][]string) (
 				at = append(at, uses[i].At)
 			}
 		}
-		return tx.TouchEach(ctx, ids, at, cairn.UsageBoost, cairn.MaxConfidence)
+		if !queue {
+			ps, err := tx.TouchEach(ctx, ids, at, cairn.UsageBoost, cairn.MaxConfidence)
+			return ps, 0, err
+		}
+		ps, err := tx.QueueUses(ctx, ids, at)
+		if err != nil {
+			return nil, 0, err
+		}
+		n := 0
+		for _, id := range ids {
+			if _, ok := ps[id]; ok {
+				n++
+			}
+		}
+		return ps, n, nil
 	}
 	projects := map[string]string{}
 	for i, f := range fresh {
@@ -155,11 +216,11 @@ func touchUses(ctx context.Context, tx cairn.Tx, uses []Use, fresh [][]string) (
 		}
 		ps, err := tx.TouchMemories(ctx, f, uses[i].At, cairn.UsageBoost, cairn.MaxConfidence)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		maps.Copy(projects, ps)
 	}
-	return projects, nil
+	return projects, 0, nil
 }
 
 func uniqueIDs(ids []string) []string {

@@ -39,7 +39,10 @@ import (
 // and write as usual. A memory is judged on the state its page reads, so
 // a use, an edit or a pin that commits before its page counts, and none
 // is lost. A run that fails part way keeps the pages it committed; the
-// next run finds what is left. EINVALID for a bad project.
+// next run finds what is left. With apply true each page first applies
+// the uses queued by a long-lived process (FoldUses), so that those count
+// as well; a report (apply false) judges on the uses applied so far.
+// EINVALID for a bad project.
 func (e *Engine) Maintain(ctx context.Context, project string, apply bool) (*cairn.MaintenanceReport, error) {
 	return e.maintain(ctx, project, apply, true)
 }
@@ -73,6 +76,13 @@ func (e *Engine) maintain(ctx context.Context, project string, apply, items bool
 		var pg maintenancePage
 		step := func(tx cairn.Tx) error {
 			pg = maintenancePage{}
+			if apply {
+				// The uses a long-lived process queued count before the
+				// page is judged, as those it applied do.
+				if _, err := foldUses(ctx, tx); err != nil {
+					return err
+				}
+			}
 			states, err := tx.FindLifecycleStates(ctx, project, page)
 			if err != nil {
 				return err

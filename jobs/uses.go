@@ -23,6 +23,22 @@ import (
 // in the last MaxAge, because a context that would make the oldest
 // unwritten use older than that, or the unwritten uses more than
 // MaxUnwritten, waits for the write in progress before it is answered.
+//
+// On a store that keeps a use queue (SQLite), a write adds the uses'
+// activity entries and appends the uses to the queue
+// (engine.Engine.QueueUses); their use counts, last uses and confidence
+// boosts are applied to the memories every FoldWait (or every FoldMax
+// queued uses), and when the writer closes (engine.Engine.FoldUses).
+// Applied one by one, each use rewrote a memory's row and about eight
+// pages of the indexes on use count, last use and confidence; folded, a
+// memory's row and entries are rewritten once for all its uses since,
+// and those of many memories share their pages. A written use is as
+// lasting as before: a process killed before it folds leaves its queue
+// to the next fold (the next writer folds when it starts, a cleanup
+// before it judges a page). Until it is folded, a use shows in the
+// activity log and counts as shown in its session, but not yet in its
+// memory's use count, last use and confidence, nor in the listings
+// ordered by them: FoldWait later at most, while the process runs.
 
 // Defaults of UseWriterConfig.
 const (
@@ -30,6 +46,8 @@ const (
 	DefaultUseMaxAge       = time.Second
 	DefaultUseBatchMax     = 256
 	DefaultUseMaxUnwritten = 1024
+	DefaultUseFoldWait     = 5 * time.Second
+	DefaultUseFoldMax      = 65536
 )
 
 // UseWriterConfig tunes a UseWriter; zero values take the defaults.
@@ -38,6 +56,8 @@ type UseWriterConfig struct {
 	MaxAge       time.Duration // how old the oldest unwritten use may get before new ones wait
 	BatchMax     int           // uses that make a write due at once
 	MaxUnwritten int           // unwritten uses that make new ones wait
+	FoldWait     time.Duration // how long a written use may wait in the queue before it is applied to its memory
+	FoldMax      int           // queued uses that make a fold due at once
 	// Log receives a line for each write that failed; nil: none.
 	Log io.Writer
 	// Now is the clock of the ages above; nil: time.Now.
@@ -50,6 +70,9 @@ type UseWriterConfig struct {
 type UseWriterTestSignals struct {
 	// Wrote gets the number of uses of each write, failed or not.
 	Wrote testsignal.Signal[int]
+	// Folded gets the number of queued uses each fold applied, -1 for a
+	// fold that failed.
+	Folded testsignal.Signal[int]
 	// Held gets the number of unwritten uses each time a Record starts
 	// waiting for the write in progress.
 	Held testsignal.Signal[int]
@@ -58,6 +81,7 @@ type UseWriterTestSignals struct {
 // Init turns every signal on.
 func (ts *UseWriterTestSignals) Init() {
 	ts.Wrote.Init()
+	ts.Folded.Init()
 	ts.Held.Init()
 }
 
@@ -76,6 +100,11 @@ type UseWriter struct {
 	closed     bool
 	wake       chan struct{} // the writer has something to do
 	done       chan struct{} // the writer has stopped
+
+	// Of the writer goroutine only: the uses it queued since its last
+	// fold, and when the first of them was written.
+	queued   int
+	queuedAt time.Time
 }
 
 // NewUseWriter starts the writer of eng's uses (cfg nil: defaults). Close
@@ -89,6 +118,8 @@ func NewUseWriter(eng *engine.Engine, cfg *UseWriterConfig) *UseWriter {
 	c.MaxAge = cmp.Or(c.MaxAge, DefaultUseMaxAge)
 	c.BatchMax = cmp.Or(c.BatchMax, DefaultUseBatchMax)
 	c.MaxUnwritten = cmp.Or(c.MaxUnwritten, DefaultUseMaxUnwritten)
+	c.FoldWait = cmp.Or(c.FoldWait, DefaultUseFoldWait)
+	c.FoldMax = cmp.Or(c.FoldMax, DefaultUseFoldMax)
 	if c.Log == nil {
 		c.Log = io.Discard
 	}
@@ -160,8 +191,8 @@ func (w *UseWriter) Record(ctx context.Context, ids []string, session string) er
 	return err
 }
 
-// Close writes what is pending and stops the writer; later records are
-// written at once.
+// Close writes what is pending, applies what is queued, and stops the
+// writer; later records are written (and applied) at once.
 func (w *UseWriter) Close() {
 	w.mu.Lock()
 	w.closed = true
@@ -173,12 +204,30 @@ func (w *UseWriter) Close() {
 
 func (w *UseWriter) run() {
 	defer close(w.done)
-	for range w.wake {
+	// What a process killed before its fold left queued.
+	w.fold()
+	fold := time.NewTimer(time.Hour)
+	fold.Stop()
+	defer fold.Stop()
+	for {
+		var foldDue <-chan time.Time
+		if w.queued > 0 {
+			fold.Reset(w.cfg.FoldWait - w.cfg.Now().Sub(w.queuedAt))
+			foldDue = fold.C
+		}
+		select {
+		case <-w.wake:
+		case <-foldDue:
+			w.fold()
+			continue
+		}
+		fold.Stop()
 		w.mu.Lock()
 		if len(w.pending) == 0 {
 			closed := w.closed
 			w.mu.Unlock()
 			if closed {
+				w.fold()
 				return
 			}
 			continue
@@ -194,7 +243,26 @@ func (w *UseWriter) run() {
 			timer.Stop()
 		}
 		w.runOnce(at)
+		if w.queued >= w.cfg.FoldMax || w.queued > 0 && w.cfg.Now().Sub(w.queuedAt) >= w.cfg.FoldWait {
+			w.fold()
+		}
 	}
+}
+
+// fold applies the queued uses; after a failure it tries again FoldWait
+// later.
+func (w *UseWriter) fold() {
+	n, err := w.eng.FoldUses(context.Background())
+	if err != nil {
+		fmt.Fprintf(w.cfg.Log, "cairn: applying the queued uses of memories: %s\n", cairn.ErrorMessage(err))
+		if w.queued > 0 {
+			w.queuedAt = w.cfg.Now()
+		}
+		w.cfg.TestSignals.Folded.Signal(-1)
+		return
+	}
+	w.queued, w.queuedAt = 0, time.Time{}
+	w.cfg.TestSignals.Folded.Signal(n)
 }
 
 // runOnce writes what is pending as one batch, the first of it queued at
@@ -207,8 +275,13 @@ func (w *UseWriter) runOnce(at time.Time) {
 	// A copy: RecordUses normalizes what it is given (ids, a session
 	// with a secret redacted), and the batch must name the sessions as
 	// they were noted and queued.
-	if err := w.eng.RecordUses(context.Background(), slices.Clone(batch)); err != nil {
+	if n, err := w.eng.QueueUses(context.Background(), slices.Clone(batch)); err != nil {
 		fmt.Fprintf(w.cfg.Log, "cairn: recording the use of memories: %s\n", cairn.ErrorMessage(err))
+	} else if n > 0 {
+		if w.queued == 0 {
+			w.queuedAt = w.cfg.Now()
+		}
+		w.queued += n
 	}
 	// Written (or lost): the log has them now, or never will.
 	w.eng.UnnoteShown(batch)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/engine"
 )
 
 // gatedStore holds every write until the test opens its gate: a database
@@ -36,9 +37,10 @@ func useCount(t *testing.T, e interface {
 	return m.UseCount
 }
 
-// The uses of several contexts are written in one transaction, and Close
-// writes what is still pending; a use recorded after Close is written at
-// once.
+// The uses of several contexts are written in one transaction, to the
+// activity log and the use queue: the use counts change at the fold,
+// FoldWait later. Close writes what is still pending and folds it; a
+// use recorded after Close is written and applied at once.
 func TestUseWriterWritesUsesInBatchesAndWhatIsLeftOnClose(t *testing.T) {
 	t.Parallel()
 	ctx := t.Context()
@@ -47,9 +49,13 @@ func TestUseWriterWritesUsesInBatchesAndWhatIsLeftOnClose(t *testing.T) {
 	for i := range 3 {
 		ids = append(ids, add(t, e, &cairn.Memory{Project: "p", Content: fmt.Sprintf("memory number %d", i)}).ID)
 	}
-	cfg := &UseWriterConfig{FlushWait: 20 * time.Millisecond}
+	cfg := &UseWriterConfig{FlushWait: 20 * time.Millisecond, FoldWait: 300 * time.Millisecond}
 	cfg.TestSignals.Init()
 	w := NewUseWriter(e, cfg)
+	if n := cfg.TestSignals.Folded.Wait(t); n != 0 {
+		t.Fatalf("the fold at start applied %d uses, want 0", n)
+	}
+	start := time.Now()
 	for i, id := range ids {
 		if err := w.Record(ctx, []string{id, ids[0]}, fmt.Sprintf("s%d", i)); err != nil {
 			t.Fatal(err)
@@ -58,11 +64,26 @@ func TestUseWriterWritesUsesInBatchesAndWhatIsLeftOnClose(t *testing.T) {
 	if n := cfg.TestSignals.Wrote.Wait(t); n != 3 {
 		t.Fatalf("first write: %d uses, want the 3 contexts' in one", n)
 	}
+	if !cfg.TestSignals.Folded.Empty() {
+		t.Fatal("folded at once, before FoldWait")
+	}
+	if got := []int{useCount(t, e, ids[0]), useCount(t, e, ids[1]), useCount(t, e, ids[2])}; fmt.Sprint(got) != "[0 0 0]" {
+		t.Errorf("use counts %v before the fold, want [0 0 0]", got)
+	}
+	if as, _, err := e.FindActivity(ctx, cairn.ActivityFilter{Project: "p", Actions: []string{cairn.ActionUsed}}); err != nil || len(as) != 5 {
+		t.Errorf("before the fold: %d used entries (%v), want 5 (written with the uses)", len(as), err)
+	}
+	if n := cfg.TestSignals.Folded.Wait(t); n != 5 {
+		t.Fatalf("the fold applied %d uses, want 5 (one per session and memory)", n)
+	}
+	if waited := time.Since(start); waited < cfg.FoldWait {
+		t.Errorf("folded %v after the uses, before FoldWait (%v)", waited, cfg.FoldWait)
+	}
 	if got := []int{useCount(t, e, ids[0]), useCount(t, e, ids[1]), useCount(t, e, ids[2])}; fmt.Sprint(got) != "[3 1 1]" {
 		t.Errorf("use counts %v, want [3 1 1] (the first shown in three sessions)", got)
 	}
-	// Pending at Close: written before Close returns.
-	slow := NewUseWriter(e, &UseWriterConfig{FlushWait: time.Hour})
+	// Pending at Close: written and applied before Close returns.
+	slow := NewUseWriter(e, &UseWriterConfig{FlushWait: time.Hour, FoldWait: time.Hour})
 	if err := slow.Record(ctx, []string{ids[1]}, "s9"); err != nil {
 		t.Fatal(err)
 	}
@@ -74,6 +95,64 @@ func TestUseWriterWritesUsesInBatchesAndWhatIsLeftOnClose(t *testing.T) {
 		t.Errorf("a record after Close: %v, use count %d, want it written at once", err, useCount(t, e, ids[2]))
 	}
 	w.Close()
+}
+
+// FoldMax queued uses make a fold due at once, however long FoldWait.
+func TestUseWriterFoldsAtFoldMax(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	_, e, _ := openDB(t)
+	id := add(t, e, &cairn.Memory{Project: "p", Content: "The cache key must name the tenant."}).ID
+	cfg := &UseWriterConfig{FlushWait: time.Millisecond, FoldWait: time.Hour, FoldMax: 3}
+	cfg.TestSignals.Init()
+	w := NewUseWriter(e, cfg)
+	defer w.Close()
+	cfg.TestSignals.Folded.Wait(t) // at start
+	for i := range 3 {
+		if err := w.Record(ctx, []string{id}, ""); err != nil {
+			t.Fatal(err)
+		}
+		cfg.TestSignals.Wrote.Wait(t)
+		if i < 2 && !cfg.TestSignals.Folded.Empty() {
+			t.Fatalf("folded after %d uses, before FoldMax", i+1)
+		}
+	}
+	folded := cfg.TestSignals.Folded.Wait(t)
+	if folded != 3 || useCount(t, e, id) != 3 {
+		t.Errorf("folded %d uses, use count %d; want 3, 3", folded, useCount(t, e, id))
+	}
+}
+
+// What a process killed between a write and its fold left in the queue
+// is lasting: the next writer, in another process, applies it when it
+// starts.
+func TestUseWriterFoldsWhatAKilledProcessQueued(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path, killed, c := openDB(t)
+	m := add(t, killed, &cairn.Memory{Project: "p", Content: "Migrations run before the server answers."})
+	// The killed process's last write: queued, never folded.
+	if n, err := killed.QueueUses(ctx, []engine.Use{{IDs: []string{m.ID}, Session: "s1"}, {IDs: []string{m.ID}, Session: "s2"}}); err != nil || n != 2 {
+		t.Fatalf("QueueUses = %d, %v; want 2", n, err)
+	}
+	next := openEngine(t, path, c)
+	if n := useCount(t, next, m.ID); n != 0 {
+		t.Fatalf("use count %d before any fold, want 0", n)
+	}
+	cfg := &UseWriterConfig{FoldWait: time.Hour}
+	cfg.TestSignals.Init()
+	w := NewUseWriter(next, cfg)
+	defer w.Close()
+	if n := cfg.TestSignals.Folded.Wait(t); n != 2 {
+		t.Fatalf("the next writer's fold at start applied %d uses, want 2", n)
+	}
+	g, err := next.FindMemoryByID(ctx, m.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g.UseCount != 2 || !g.LastUsedAt.Equal(c.Now().UTC().Truncate(time.Millisecond)) || g.Confidence <= m.Confidence {
+		t.Errorf("after the fold: %d uses, last %v, confidence %v; want 2, %v, above %v", g.UseCount, g.LastUsedAt, g.Confidence, c.Now(), m.Confidence)
+	}
 }
 
 // While no use can be written (the database's write lock is held), the

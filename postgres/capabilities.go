@@ -42,6 +42,20 @@ func (t *Tx) TouchEach(context.Context, []string, []time.Time, float64, float64)
 	return nil, unsupported("TouchEach")
 }
 
+// SupportsUseQueue implements cairn.Tx: a use is applied to its memory
+// at once, one statement per context (TouchMemories).
+func (t *Tx) SupportsUseQueue() bool { return false }
+
+// QueueUses implements cairn.Tx: unsupported.
+func (t *Tx) QueueUses(context.Context, []string, []time.Time) (map[string]string, error) {
+	return nil, unsupported("QueueUses")
+}
+
+// FoldUses implements cairn.Tx: unsupported.
+func (t *Tx) FoldUses(context.Context, float64, float64) (int, error) {
+	return 0, unsupported("FoldUses")
+}
+
 // SupportsIterations implements cairn.Tx: the store keeps iterations.
 func (t *Tx) SupportsIterations() bool { return true }
 

@@ -22,6 +22,9 @@ func (t *Tx) SupportsBulk() bool { return true }
 // SupportsTouchEach implements cairn.Tx: see TouchEach.
 func (t *Tx) SupportsTouchEach() bool { return true }
 
+// SupportsUseQueue implements cairn.Tx: see QueueUses.
+func (t *Tx) SupportsUseQueue() bool { return true }
+
 // SupportsIterations implements cairn.Tx: the store keeps iterations.
 func (t *Tx) SupportsIterations() bool { return true }
 

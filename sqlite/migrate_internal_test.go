@@ -101,3 +101,47 @@ func TestJobStateMigrationMovesTheLifecyclesLastRuns(t *testing.T) {
 		t.Errorf("ingest offsets after the migration: transcript %d (want 1234), lifecycle %d (want 0: moved)", transcript, gone)
 	}
 }
+
+// A database of schema 18, with memories used before the upgrade, gains
+// the use queue: a use queued after the upgrade adds to the counts the
+// memory had, and a fold applies it.
+func TestUseQueueMigrationKeepsTheUsesBefore(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path := filepath.Join(t.TempDir(), "c.db")
+	old, err := Open(ctx, path, &Options{upTo: 18})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	if _, err := old.writer.ExecContext(ctx, `INSERT INTO memories(id, project, type, title, content, content_hash, confidence,
+		created_at, updated_at, last_used_at, use_count, partition, docnum) VALUES ('m-1', 'p', 'learning', 't', 'c', 'h', 0.5, ?, ?, ?, 4, 'p', 1)`,
+		before.UnixMilli(), before.UnixMilli(), before.UnixMilli()); err != nil {
+		t.Fatal(err)
+	}
+	old.Close()
+	s, err := Open(ctx, path, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	used := before.Add(time.Hour)
+	var folded int
+	err = s.Update(ctx, func(tx cairn.Tx) error {
+		if _, err := tx.QueueUses(ctx, []string{"m-1", "m-1"}, []time.Time{used, used}); err != nil {
+			return err
+		}
+		folded, err = tx.FoldUses(ctx, cairn.UsageBoost, cairn.MaxConfidence)
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m *cairn.Memory
+	if err := s.View(ctx, func(tx cairn.Tx) error { m, err = tx.FindMemoryByID(ctx, "m-1"); return err }); err != nil {
+		t.Fatal(err)
+	}
+	if folded != 2 || m.UseCount != 6 || !m.LastUsedAt.Equal(used) || m.Confidence < 0.5399 || m.Confidence > 0.5401 {
+		t.Errorf("folded %d; %d uses, last %v, confidence %v; want 2; 6, %v, 0.54", folded, m.UseCount, m.LastUsedAt, m.Confidence, used)
+	}
+}

@@ -116,6 +116,21 @@ const (
 	sqlTouchMemory        = `UPDATE memories SET use_count = use_count + ?, last_used_at = ? WHERE rowid=?`
 	sqlTouchMemoryBoosted = `UPDATE memories SET use_count = use_count + ?, last_used_at = ?, confidence = ? WHERE rowid=?`
 
+	// The use queue (migration 0019): a use appended (QueueUses), then
+	// applied (FoldUses): each queued memory's uses counted, with the time
+	// of its last queued use (the bare column beside max(seq)), and its
+	// row updated by rowid, in rowid order, as TouchEach does; a last use
+	// never goes back.
+	sqlQueueProjects = `SELECT id, project FROM memories WHERE id IN (SELECT value FROM json_each(?))`
+	sqlQueueUses     = `INSERT INTO use_queue(memory_id, at)
+	SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?) ORDER BY key`
+	sqlQueuedUses = `SELECT m.rowid, m.confidence, q.n, q.at
+	FROM (SELECT memory_id, count(*) AS n, at, max(seq) FROM use_queue GROUP BY memory_id) AS q
+	JOIN memories AS m ON m.id = q.memory_id ORDER BY m.rowid`
+	sqlFoldMemory        = `UPDATE memories SET use_count = use_count + ?, last_used_at = max(last_used_at, ?) WHERE rowid=?`
+	sqlFoldMemoryBoosted = `UPDATE memories SET use_count = use_count + ?, last_used_at = max(last_used_at, ?), confidence = ? WHERE rowid=?`
+	sqlEmptyUseQueue     = `DELETE FROM use_queue`
+
 	sqlDecayMemory = `UPDATE memories SET confidence=?, decayed_at=? WHERE id=?`
 
 	sqlInsertActivity = `INSERT INTO activity(at, project, memory_id, action, session_id, detail)

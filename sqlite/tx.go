@@ -1227,6 +1227,111 @@ func (t *Tx) TouchEach(ctx context.Context, ids []string, at []time.Time, boost,
 	return out, nil
 }
 
+// QueueUses implements cairn.Tx: the projects of the memories are read
+// in one statement, and the uses appended to the use queue in another.
+func (t *Tx) QueueUses(ctx context.Context, ids []string, at []time.Time) (map[string]string, error) {
+	if !t.write {
+		return nil, cairn.Errorf(cairn.EINVALID, "queue uses needs a write transaction")
+	}
+	if len(at) != len(ids) {
+		return nil, cairn.Errorf(cairn.EINTERNAL, "queue uses: %d times for %d ids", len(at), len(ids))
+	}
+	out := make(map[string]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	uniq := slices.Sorted(slices.Values(ids))
+	list, err := json.Marshal(slices.Compact(uniq))
+	if err != nil {
+		return nil, cairn.WrapError(cairn.EINTERNAL, err, "queue uses")
+	}
+	rows, err := t.query(ctx, "queue uses", sqlQueueProjects, string(list))
+	if err != nil {
+		return nil, err
+	}
+	for rows.Next() {
+		var id, project string
+		if err := rows.Scan(&id, &project); err != nil {
+			rows.Close()
+			return nil, translate(err, "queue uses")
+		}
+		out[id] = project
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, translate(err, "queue uses")
+	}
+	queue := make([][2]any, 0, len(ids))
+	for i, id := range ids {
+		if _, ok := out[id]; ok {
+			queue = append(queue, [2]any{id, storesql.MS(at[i])})
+		}
+	}
+	if len(queue) == 0 {
+		return out, nil
+	}
+	if list, err = json.Marshal(queue); err != nil {
+		return nil, cairn.WrapError(cairn.EINTERNAL, err, "queue uses")
+	}
+	if _, err := t.exec(ctx, "queue uses", sqlQueueUses, string(list)); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// FoldUses implements cairn.Tx: the queue is read grouped by memory, each
+// memory's row updated once, in rowid order (as TouchEach writes a
+// batch), and the queue emptied.
+func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
+	if !t.write {
+		return 0, cairn.Errorf(cairn.EINVALID, "fold uses needs a write transaction")
+	}
+	type fold struct {
+		rowid, uses, last int64
+		conf              float64
+	}
+	rows, err := t.query(ctx, "read queued uses", sqlQueuedUses)
+	if err != nil {
+		return 0, err
+	}
+	var folds []fold
+	for rows.Next() {
+		var f fold
+		if err := rows.Scan(&f.rowid, &f.conf, &f.uses, &f.last); err != nil {
+			rows.Close()
+			return 0, translate(err, "read queued uses")
+		}
+		folds = append(folds, f)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, translate(err, "read queued uses")
+	}
+	n := 0
+	for _, f := range folds {
+		// The boosts one by one, as TouchEach computes them.
+		conf := f.conf
+		for range f.uses {
+			if conf < max {
+				conf = math.Min(max, conf+boost)
+			}
+		}
+		if conf == f.conf {
+			_, err = t.exec(ctx, "apply queued uses", sqlFoldMemory, f.uses, f.last, f.rowid)
+		} else {
+			_, err = t.exec(ctx, "apply queued uses", sqlFoldMemoryBoosted, f.uses, f.last, conf, f.rowid)
+		}
+		if err != nil {
+			return 0, err
+		}
+		n += int(f.uses)
+	}
+	if _, err := t.exec(ctx, "empty the use queue", sqlEmptyUseQueue); err != nil {
+		return 0, err
+	}
+	return n, nil
+}
+
 // DecayMemories implements cairn.Tx.
 func (t *Tx) DecayMemories(ctx context.Context, ds []cairn.Decay) error {
 	for _, d := range ds {

@@ -22,6 +22,7 @@ var capabilityStoreTests = []struct {
 	{"CheckpointKeepsEveryCommittedWrite", testCheckpoint},
 	{"BulkTransactionCommitsAndRollsBackAsAnyOther", testBulk},
 	{"TouchEachCountsEveryUseAtItsOwnTime", testTouchEach},
+	{"QueuedUsesChangeNothingUntilFoldedThenCountAsTouchEach", testUseQueue},
 	{"UnsupportedCapabilitiesAreRefusedAsInternal", testUnsupportedCapabilities},
 }
 
@@ -189,6 +190,103 @@ func testTouchEach(t *testing.T, s cairn.Store) {
 	wantCode(t, inner, cairn.EINVALID, "TouchEach in View")
 }
 
+// A queued use leaves its memory as it was; a fold applies every queued
+// use as TouchEach would (a memory's last use is the time of its last
+// queued use, unless a later one was applied meanwhile), drops those of
+// memories deleted since, and empties the queue: a second fold applies
+// nothing. The queue outlives the transaction that wrote it: it is read
+// by a fold in a later one.
+func testUseQueue(t *testing.T, s cairn.Store) {
+	if !txSupports(t, s, cairn.Tx.SupportsUseQueue) {
+		t.Skip("the store applies every use at once")
+	}
+	a, b, capped, other, gone, later := mem("p", 1), mem("p", 2), mem("p", 3), mem("q", 4), mem("p", 5), mem("p", 6)
+	capped.Confidence = 0.97
+	create(t, s, a, b, capped, other, gone, later)
+	t1, t2, t3, t4 := at(time.Hour), at(2*time.Hour), at(3*time.Hour), at(4*time.Hour)
+	var got map[string]string
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		var err error
+		// a three times (the last at t2, after one at t3), b once, the
+		// capped one once, a missing id, a memory of another project, one
+		// deleted before the fold and one used later meanwhile.
+		got, err = tx.QueueUses(ctx,
+			[]string{a.ID, b.ID, a.ID, "m-missing", capped.ID, other.ID, a.ID, gone.ID, later.ID},
+			[]time.Time{t1, t1, t3, t2, t2, t3, t2, t1, t1})
+		return err
+	})
+	want := map[string]string{a.ID: "p", b.ID: "p", capped.ID: "p", other.ID: "q", gone.ID: "p", later.ID: "p"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("QueueUses = %v, want %v (the missing id left out)", got, want)
+	}
+	for _, m := range []*cairn.Memory{a, b, capped, other, later} {
+		checkSame(t, m, find(t, s, m.ID)) // nothing applied yet
+	}
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		if _, err := tx.TouchMemories(ctx, []string{later.ID}, t4, cairn.UsageBoost, cairn.MaxConfidence); err != nil {
+			return err
+		}
+		return tx.DeleteMemory(ctx, gone.ID)
+	})
+	fold := func() int {
+		t.Helper()
+		var n int
+		update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+			var err error
+			n, err = tx.FoldUses(ctx, cairn.UsageBoost, cairn.MaxConfidence)
+			return err
+		})
+		return n
+	}
+	if n := fold(); n != 7 {
+		t.Errorf("FoldUses = %d, want 7 (the deleted memory's use dropped)", n)
+	}
+	for _, c := range []struct {
+		m    *cairn.Memory
+		uses int
+		last time.Time
+		conf float64
+	}{{a, 3, t2, 0.56}, {b, 1, t1, 0.52}, {capped, 1, t2, 0.97}, {other, 1, t3, 0.52}, {later, 2, t4, 0.54}} {
+		g := find(t, s, c.m.ID)
+		if g.UseCount != c.uses || !g.LastUsedAt.Equal(c.last) || !approx(g.Confidence, c.conf) {
+			t.Errorf("%s after the fold: %d uses, last %v, confidence %v; want %d, %v, %v", c.m.ID, g.UseCount, g.LastUsedAt, g.Confidence, c.uses, c.last, c.conf)
+		}
+		w := *c.m
+		w.UseCount, w.LastUsedAt, w.Confidence = g.UseCount, g.LastUsedAt, g.Confidence
+		checkSame(t, &w, g) // nothing else changed, updated_at neither
+	}
+	if n := fold(); n != 0 {
+		t.Errorf("a second FoldUses = %d, want 0: the queue is empty", n)
+	}
+	if g := find(t, s, a.ID); g.UseCount != 3 {
+		t.Errorf("after a second fold: %d uses, want 3", g.UseCount)
+	}
+	// A queue rolled back with its transaction is never applied.
+	err := s.Update(t.Context(), func(tx cairn.Tx) error {
+		if _, err := tx.QueueUses(t.Context(), []string{b.ID}, []time.Time{t4}); err != nil {
+			return err
+		}
+		return fmt.Errorf("rolled back")
+	})
+	if err == nil {
+		t.Fatal("a failed write returned nil")
+	}
+	if n := fold(); n != 0 {
+		t.Errorf("FoldUses after a rolled-back queue = %d, want 0", n)
+	}
+	var inner error
+	s.View(t.Context(), func(tx cairn.Tx) error {
+		_, inner = tx.QueueUses(t.Context(), []string{a.ID}, []time.Time{t4})
+		return inner
+	})
+	wantCode(t, inner, cairn.EINVALID, "QueueUses in View")
+	s.View(t.Context(), func(tx cairn.Tx) error {
+		_, inner = tx.FoldUses(t.Context(), cairn.UsageBoost, cairn.MaxConfidence)
+		return inner
+	})
+	wantCode(t, inner, cairn.EINVALID, "FoldUses in View")
+}
+
 func testUnsupportedCapabilities(t *testing.T, s cairn.Store) {
 	ctx := t.Context()
 	checked := 0
@@ -214,6 +312,12 @@ func testUnsupportedCapabilities(t *testing.T, s cairn.Store) {
 		if !tx.SupportsTouchEach() {
 			_, err := tx.TouchEach(ctx, []string{"m-0001"}, []time.Time{at(0)}, cairn.UsageBoost, cairn.MaxConfidence)
 			refused("TouchEach", err)
+		}
+		if !tx.SupportsUseQueue() {
+			_, err := tx.QueueUses(ctx, []string{"m-0001"}, []time.Time{at(0)})
+			refused("QueueUses", err)
+			_, err = tx.FoldUses(ctx, cairn.UsageBoost, cairn.MaxConfidence)
+			refused("FoldUses", err)
 		}
 		if !tx.SupportsIterations() && tx.Iterations() != nil {
 			t.Errorf("Iterations of a store without them = %T, want nil", tx.Iterations())

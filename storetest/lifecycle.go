@@ -40,6 +40,7 @@ var lifecycleEngineTests = []struct {
 }{
 	{"RecordUseBoostsConfidenceUpToTheCapAndLogs", testRecordUse},
 	{"RecordUsesInABatchRecordsWhatOneByOneWould", testRecordUsesBatch},
+	{"QueuedUsesOrderListingsAndCountInCleanupOnceFolded", testQueuedUsesListingsAndCleanup},
 	{"DecayLosesTwoHundredthsPerUnusedWeekOnce", testDecayWeeks},
 	{"DecayStopsAtTheFloor", testDecayFloor},
 	{"ExpiredMemoriesGoByTheirTypesTTL", testTTLExpiry},
@@ -618,7 +619,8 @@ func testRecordUse(t *testing.T, e *engine.Engine) {
 
 // Uses recorded in one batch (as a server's use queue writes them) leave
 // the same use counts, last uses, confidences and activity log, in the
-// same order, as the same uses recorded one by one: with a memory in
+// same order, as the same uses recorded one by one (and so do the same
+// uses queued, in two writes, then folded): with a memory in
 // several uses of the batch, at times out of order, in sessions that
 // were shown it before or earlier in the batch, at and near the maximum
 // confidence, and ids that are not stored. Each way has its own copy of
@@ -634,6 +636,7 @@ func testRecordUsesBatch(t *testing.T, e *engine.Engine) {
 		{"one-by-one", e, false},
 		{"batch", e, true},
 		{"batch-cached", engine.New(e.Store(), &engine.Options{CacheBytes: 1 << 20, Now: func() time.Time { return now }}), true},
+		{"queued", e, true},
 	}
 	ids := map[string][]string{}
 	for _, w := range ways {
@@ -682,6 +685,19 @@ func testRecordUsesBatch(t *testing.T, e *engine.Engine) {
 			}
 			uses = append(uses, eu)
 		}
+		if w.project == "queued" {
+			// Queued in two writes, the second's sessions shown by the
+			// first, then folded.
+			for _, part := range [][]engine.Use{uses[:4], uses[4:]} {
+				if _, err := w.eng.QueueUses(t.Context(), part); err != nil {
+					t.Fatalf("%s: QueueUses: %v", w.project, err)
+				}
+			}
+			if _, err := w.eng.FoldUses(t.Context()); err != nil {
+				t.Fatalf("%s: FoldUses: %v", w.project, err)
+			}
+			continue
+		}
 		if w.batch {
 			if err := w.eng.RecordUses(t.Context(), uses); err != nil {
 				t.Fatalf("%s: RecordUses: %v", w.project, err)
@@ -722,6 +738,68 @@ func testRecordUsesBatch(t *testing.T, e *engine.Engine) {
 		if got := state(w.project); !slices.Equal(got, want) {
 			t.Errorf("%s:\n%s\nwant (one by one):\n%s", w.project, strings.Join(got, "\n"), strings.Join(want, "\n"))
 		}
+	}
+}
+
+// Queued uses (engine.QueueUses) log their activity at once, and reach
+// the listings ordered by use count, last use and value when they are
+// folded (at once on a store without a use queue). A cleanup that
+// applies its decisions folds first: a low-value memory whose only use
+// is queued is not removed as never used.
+func testQueuedUsesListingsAndCleanup(t *testing.T, e *engine.Engine) {
+	ctx := t.Context()
+	a := add(t, e, &cairn.Memory{Project: "p", Content: "the first memory of the listing", Confidence: 0.5}).Memory
+	b := add(t, e, &cairn.Memory{Project: "p", Content: "the second memory of the listing", Confidence: 0.5}).Memory
+	low := add(t, e, &cairn.Memory{Project: "p", Content: "a low remark used only lately", Confidence: 0.12, Source: cairn.SourceAutomatic}).Memory
+	list := func(sort string) []string {
+		t.Helper()
+		ms, _, err := e.FindMemories(ctx, cairn.MemoryFilter{Project: "p", Sort: sort})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ids []string
+		for _, m := range ms {
+			ids = append(ids, m.ID)
+		}
+		return ids
+	}
+	byCreation := list(cairn.SortCreatedDesc) // low, b, a
+	use := after(e, time.Hour)
+	queued, err := use.QueueUses(ctx, []engine.Use{{IDs: []string{a.ID}, Session: "s1"}, {IDs: []string{a.ID}, Session: "s2"}, {IDs: []string{b.ID}, Session: "s2"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if as := activityOf(t, e, "p", a.ID); len(as) != 3 || as[0].Action != cairn.ActionUsed {
+		t.Errorf("activity of a queued memory: %+v, want two used entries after its creation", as)
+	}
+	if queued > 0 {
+		if got := list(cairn.SortUsedDesc); !slices.Equal(got, byCreation) {
+			t.Errorf("by use count before the fold: %v, want %v (no use applied yet)", got, byCreation)
+		}
+		if n, err := e.FoldUses(ctx); err != nil || n != 3 {
+			t.Fatalf("FoldUses = %d, %v; want 3", n, err)
+		}
+	} else if n, err := e.FoldUses(ctx); err != nil || n != 0 {
+		t.Fatalf("FoldUses of a store without a queue = %d, %v; want 0", n, err)
+	}
+	want := []string{a.ID, b.ID, low.ID}
+	for _, sort := range []string{cairn.SortUsedDesc, cairn.SortValueDesc} {
+		if got := list(sort); !slices.Equal(got, want) {
+			t.Errorf("by %s after the fold: %v, want %v", sort, got, want)
+		}
+	}
+	if got := list(cairn.SortLastUsedDesc); got[2] != low.ID {
+		t.Errorf("by last use after the fold: %v, want %s last (never used)", got, low.ID)
+	}
+	// A use of the low memory, queued on day 31: cleanup counts it.
+	if _, err := after(e, 31*24*time.Hour).QueueUses(ctx, []engine.Use{{IDs: []string{low.ID}, Session: "s3"}}); err != nil {
+		t.Fatal(err)
+	}
+	if rep := maintain(t, after(e, 31*24*time.Hour+time.Minute), "p", true); itemOf(rep, low.ID) != nil && itemOf(rep, low.ID).Action == cairn.ActionDeleted {
+		t.Errorf("cleanup removed %s as never used, though its use was queued: %v", low.ID, itemKeys(rep))
+	}
+	if g := get(t, e, low.ID); g.UseCount != 1 {
+		t.Errorf("after the cleanup: %s used %d times, want 1", low.ID, g.UseCount)
 	}
 }
 

@@ -18,8 +18,9 @@ package main
 // sending a call every 50 ms) is measured by bench/hook-http.sh with the
 // cairn binary, beside the whole-process command hook and the start-up
 // floor. cpu-ms/op is the process's CPU time (server, its use writer and
-// the clients) per call, the uses of the calls written: on a loaded
-// machine, the figure to compare two versions by.
+// the clients) per call, the uses of the calls written and applied to
+// their memories: on a loaded machine, the figure to compare two
+// versions by.
 
 import (
 	"bytes"
@@ -34,6 +35,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/latency"
+	"github.com/cairn-dev/cairn/jobs"
 )
 
 func BenchmarkHTTPHook100k(b *testing.B) {
@@ -110,7 +112,11 @@ func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
 			mu.Unlock()
 		}()
 	}
-	time.Sleep(time.Second) // the warm-up's uses written
+	// The warm-up's uses written and applied to their memories (the use
+	// writer's FoldWait), so that the measured CPU holds the measured
+	// calls' and none of the warm-up's.
+	settle := jobs.DefaultUseFoldWait + time.Second
+	time.Sleep(settle)
 	cpu0 := latency.ProcessCPU()
 	b.ResetTimer()
 	for b.Loop() {
@@ -120,7 +126,7 @@ func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
 	close(work)
 	wg.Wait()
 	b.StopTimer()
-	time.Sleep(time.Second) // the measured calls' uses written (every 500 ms)
+	srv.Close() // the measured calls' uses written and applied
 	b.ReportMetric(float64(latency.ProcessCPU()-cpu0)/float64(time.Millisecond)/float64(b.N), "cpu-ms/op")
 	slices.Sort(durs)
 	b.ReportMetric(latency.PercentileMS(durs, 50), "p50-ms")

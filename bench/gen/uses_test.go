@@ -27,18 +27,28 @@ import (
 // it wrote to the database and its log per use (write-KiB/use: a page is
 // 4 KiB, 4 KiB and 24 bytes in the log). The session variants record
 // each context in a session of 20 contexts, as hooks do, so that the
-// engine also reads what the session was shown.
+// engine also reads what the session was shown. The queued variants
+// write as `cairn serve` does under 10 sessions, each sending a prompt
+// every 50 ms (200 contexts a second): batches of 100 contexts (its
+// 500 ms FlushWait) to the use queue (engine.QueueUses), folded into
+// the memories every 10 batches (its 5 s FoldWait; the folds' CPU is
+// counted). batch=100 writes the same batches straight to the memories,
+// as it did before the queue.
 //
 //	CAIRN_BENCH_KEEP=/tmp/bk go test -run '^$' -bench RecordUses100k -benchtime 2000x ./bench/gen
 func BenchmarkRecordUses100k(b *testing.B) {
 	n := benchN(b)
-	for _, batch := range []int{1, 10, 50, 200} {
-		b.Run("batch="+strconv.Itoa(batch), func(b *testing.B) { benchUses(b, n, batch, false) })
+	for _, batch := range []int{1, 10, 50, 100, 200} {
+		b.Run("batch="+strconv.Itoa(batch), func(b *testing.B) { benchUses(b, n, batch, 0, false) })
 	}
-	b.Run("batch=50/session", func(b *testing.B) { benchUses(b, n, 50, true) })
+	b.Run("batch=50/session", func(b *testing.B) { benchUses(b, n, 50, 0, true) })
+	b.Run("batch=100/queued", func(b *testing.B) { benchUses(b, n, 100, 10, false) })
+	b.Run("batch=100/queued/session", func(b *testing.B) { benchUses(b, n, 100, 10, true) })
 }
 
-func benchUses(b *testing.B, n, batch int, sessions bool) {
+// benchUses writes batches of batch contexts; with foldEvery > 0 to the
+// use queue, folded every foldEvery batches and at the end.
+func benchUses(b *testing.B, n, batch, foldEvery int, sessions bool) {
 	ctx := context.Background()
 	now := benchTime(b)
 	st, eng := openBench(b, copyDatabase(b, database(b, n)), 64<<20, now)
@@ -61,11 +71,26 @@ func benchUses(b *testing.B, n, batch int, sessions bool) {
 		return u
 	}
 	var pending []engine.Use
+	batches := 0
+	fold := func() {
+		if _, err := eng.FoldUses(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
 	flush := func() {
-		if err := eng.RecordUses(ctx, pending); err != nil {
+		var err error
+		if foldEvery > 0 {
+			_, err = eng.QueueUses(ctx, pending)
+		} else {
+			err = eng.RecordUses(ctx, pending)
+		}
+		if err != nil {
 			b.Fatal(err)
 		}
 		pending = pending[:0]
+		if batches++; foldEvery > 0 && batches%foldEvery == 0 {
+			fold()
+		}
 	}
 	// Warm up: SQLite's cache and the operating system's, the engine's
 	// statements.
@@ -85,6 +110,9 @@ func benchUses(b *testing.B, n, batch int, sessions bool) {
 	}
 	if len(pending) > 0 {
 		flush()
+	}
+	if foldEvery > 0 {
+		fold()
 	}
 	b.StopTimer()
 	uses := float64(10 * i)

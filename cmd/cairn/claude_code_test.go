@@ -159,9 +159,10 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 
 	// The session was summarised, and the memories shown were counted as
 	// used. The first hook started cairn serve, which records use in
-	// batches a second apart: wait for it.
+	// batches a second apart and applies them to the use counts every 5
+	// s: wait for it.
 	var byType map[string]map[string]any
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
 		var mems []map[string]any
 		if err := json.Unmarshal([]byte(a.run(cairnBin, "list", "--json")), &mems); err != nil {
 			t.Fatal(err)

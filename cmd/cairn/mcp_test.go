@@ -354,8 +354,9 @@ func TestMCPIsAnsweredByTheServerOfItsDatabase(t *testing.T) {
 		if out, err := show.Output(); err != nil || !strings.Contains(string(out), content) {
 			t.Fatalf("%s: the server's database lacks the memory: %v %s", tc.name, err, out)
 		}
-		// The server records the block's use (in its own batches).
-		deadline := time.Now().Add(10 * time.Second)
+		// The server records the block's use (in its own batches), and
+		// applies it to the use count within its FoldWait (5 s).
+		deadline := time.Now().Add(20 * time.Second)
 		for {
 			if n, _ := c.show(w.ID)["use_count"].(float64); n == 1 {
 				break

@@ -201,8 +201,9 @@ func TestServeRecordsTheUseOfWhatContextShowed(t *testing.T) {
 	if !strings.Contains(r.stdout, ids[0]) {
 		t.Fatalf("context via the server lacks %s: %v", ids[0], r)
 	}
-	// The server records use after answering: wait for it.
-	deadline := time.Now().Add(5 * time.Second)
+	// The server records use after answering, and applies it to the
+	// memory's use count within its use writer's FoldWait: wait for it.
+	deadline := time.Now().Add(20 * time.Second)
 	for c.show(ids[0])["use_count"].(float64) != 1 {
 		if time.Now().After(deadline) {
 			t.Fatalf("use was never recorded: %v", c.show(ids[0]))

@@ -2,7 +2,8 @@ package main
 
 // `cairn serve status` and `stop`, and a server killed outright. Bad
 // situations tried: a server SIGKILLed, leaving its socket file behind
-// (the next hook must start a new server all the same); status and stop
+// (the next hook must start a new server all the same) and the uses it
+// wrote but had not applied (the next server applies them); status and stop
 // when no server runs; an unknown serve argument.
 
 import (
@@ -89,8 +90,50 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 		t.Fatalf("a second server: %v", r)
 	}
 
+	// uses is what the log and the memory say of its uses: the sessions
+	// with a "used" entry, and its use count.
+	var memories []struct{ ID string }
+	if r := cairn("", "list", "--json"); r.code != 0 || json.Unmarshal([]byte(r.stdout), &memories) != nil || len(memories) != 1 {
+		t.Fatalf("list: %v", r)
+	}
+	uses := func() (map[string]bool, int) {
+		t.Helper()
+		var entries []struct {
+			Session string `json:"session_id"`
+		}
+		r := cairn("", "log", "--json", "--limit", "0", "--action", "used", "--memory", memories[0].ID)
+		if r.code != 0 || json.Unmarshal([]byte(r.stdout), &entries) != nil {
+			t.Fatalf("log: %v", r)
+		}
+		sessions := map[string]bool{}
+		for _, e := range entries {
+			sessions[e.Session] = true
+		}
+		var m struct {
+			UseCount int `json:"use_count"`
+		}
+		if r := cairn("", "show", "--json", memories[0].ID); r.code != 0 || json.Unmarshal([]byte(r.stdout), &m) != nil {
+			t.Fatalf("show: %v", r)
+		}
+		return sessions, m.UseCount
+	}
+	// The server writes the two prompts' uses (the log's entries, and
+	// the uses to its use queue) within a second, and applies the queue
+	// to the use count seconds later.
+	for deadline := time.Now().Add(15 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if logged, _ := uses(); len(logged) == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the server did not write the uses of its two prompts")
+		}
+	}
+
 	// Killed outright, it leaves its socket file; the next prompt is
 	// answered locally and starts a new server.
+	if logged, count := uses(); count == len(logged) {
+		t.Log("the server applied its queued uses before it was killed: the next server has none to apply")
+	}
 	if err := syscall.Kill(first.PID, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -126,6 +169,11 @@ func TestBinaryHookStartsAServerAgainAfterOneWasKilledAndServeStopStopsIt(t *tes
 	}
 	if r := cairn("", "serve", "stop"); r.code != 0 || !strings.Contains(r.stderr, "no cairn serve is running") {
 		t.Errorf("stop without a server: %v", r)
+	}
+	// Every use the log holds is counted once, those the killed server
+	// wrote to its queue included: the next server applied them.
+	if logged, count := uses(); len(logged) != 3 || count != len(logged) {
+		t.Errorf("after the kill and the stop: used in sessions %v, use count %d; want 3 sessions, each counted once", logged, count)
 	}
 }
 

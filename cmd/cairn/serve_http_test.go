@@ -143,9 +143,9 @@ func TestServeAnswersMCPOverHTTP(t *testing.T) {
 	cs := h.connect(t, "")
 	id := exerciseMCP(t, cs)
 
-	// The context's use is recorded by serve's batching writer, shortly
-	// after the answer.
-	deadline := time.Now().Add(10 * time.Second)
+	// The context's use is recorded by serve's batching writer, and
+	// applied to the use count within its FoldWait (5 s).
+	deadline := time.Now().Add(20 * time.Second)
 	for {
 		r := runBin(t.Context(), h.dir, "", "--db", h.db, "--project", "shop", "show", "--json", id)
 		var m struct {
