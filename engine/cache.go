@@ -13,11 +13,10 @@ import (
 // postingsCache keeps recently read postings in memory, ready for scoring
 // (index.Prepare), for a long-lived process (`cairn serve`), so that a
 // search reads little or nothing from the store. An entry is valid while
-// its partition's statistics are the ones it was read under: every change
-// to a partition's postings changes its statistics (a new document raises
-// NextDoc, a removal changes Docs and DeadDocs, a compaction resets
-// DeadDocs), so a stale entry is never used, even when other processes
-// write to the store.
+// its partition's postings stamp (postingsStampOf) is the one it was read
+// under: every change to a partition's postings changes it, so a stale
+// entry is never used, even when other processes write to the store,
+// while a removal, which leaves the postings as they are, does not.
 type postingsCache struct {
 	mu      sync.Mutex
 	max     int64
@@ -133,7 +132,7 @@ type statsStamp struct{ docs, totalLen, nextDoc, deadDocs int64 }
 
 type cacheEntry struct {
 	key   cacheKey
-	stamp statsStamp
+	stamp postingsStamp
 	p     *index.Postings // empty Data: the term has no postings
 }
 
@@ -141,11 +140,30 @@ func stampOf(ps *cairn.PartitionStats) statsStamp {
 	return statsStamp{ps.Docs, ps.TotalLen, ps.NextDoc, ps.DeadDocs}
 }
 
+// postingsStamp is what a partition's postings are made of: the documents
+// numbered so far (NextDoc: a new document's postings are appended), how
+// many of them the postings hold (Docs + DeadDocs: a removal moves one
+// from Docs to DeadDocs and leaves the postings as they are, a compaction
+// takes documents out of both), and the rules they were made by
+// (Analyzer: a rebuild). The postings of documents dead when a
+// compaction in steps began may go before its last step changes the
+// stamp; searches leave those documents out all along (compactInSteps).
+// A long-lived engine keeps postings and type masks across the removals
+// of a cleanup, which change the statistics at every page it commits.
+type postingsStamp struct {
+	nextDoc, indexed int64
+	analyzer         int
+}
+
+func postingsStampOf(ps *cairn.PartitionStats) postingsStamp {
+	return postingsStamp{ps.NextDoc, ps.Docs + ps.DeadDocs, ps.Analyzer}
+}
+
 func newPostingsCache(maxBytes int64) *postingsCache {
 	return &postingsCache{max: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}}
 }
 
-func (c *postingsCache) get(k cacheKey, st statsStamp) (*index.Postings, bool) {
+func (c *postingsCache) get(k cacheKey, st postingsStamp) (*index.Postings, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	el, ok := c.entries[k]
@@ -166,7 +184,7 @@ func entrySize(k cacheKey, p *index.Postings) int64 {
 	return int64(p.Size() + len(k.term) + len(k.part) + 96)
 }
 
-func (c *postingsCache) put(k cacheKey, st statsStamp, p *index.Postings) {
+func (c *postingsCache) put(k cacheKey, st postingsStamp, p *index.Postings) {
 	n := entrySize(k, p)
 	if n > c.max/8 {
 		return // one term must not evict everything else
@@ -212,7 +230,7 @@ func (e *Engine) postings(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionS
 // the cache holds, so that a document's score is summed in the same order
 // in every search; terms without postings are left out.
 func (e *Engine) preparedPostings(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionStats, terms []string) ([]*index.Postings, error) {
-	st := stampOf(ps)
+	st := postingsStampOf(ps)
 	byTerm := make(map[string]*index.Postings, len(terms))
 	var missing []string
 	for _, t := range terms {
@@ -262,7 +280,7 @@ func (e *Engine) docFreqs(ctx context.Context, tx cairn.Tx, ps *cairn.PartitionS
 	if e.cache == nil {
 		return tx.DocFreqs(ctx, ps.Name, terms)
 	}
-	st := stampOf(ps)
+	st := postingsStampOf(ps)
 	out := map[string]int64{}
 	var missing []string
 	for _, t := range terms {
@@ -305,7 +323,7 @@ func (e *Engine) Warm(ctx context.Context, project string) (int, error) {
 			if err != nil {
 				return err
 			}
-			st := stampOf(ps)
+			st := postingsStampOf(ps)
 			for after := ""; ; {
 				tps, err := tx.ScanPostings(ctx, part, after, 1000)
 				if err != nil {

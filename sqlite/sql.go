@@ -30,14 +30,33 @@ const sqlSelectPacked = `SELECT confidence, concat_ws(char(0), rowid, docnum, cr
 const (
 	sqlSelectMemory = `SELECT ` + memoryColumns + ` FROM memories`
 
-	sqlInsertMemory = `INSERT INTO memories (` + memoryColumns + `)
-	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
+	sqlInsertMemory = `INSERT INTO memories (rowid, ` + memoryColumns + `)
+	VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)`
 
-	sqlUpdateMemory = `UPDATE memories SET project=?, scope=?, type=?, key=?, title=?, content=?,
+	memorySet = `project=?, scope=?, type=?, key=?, title=?, content=?,
 	content_hash=?, tags=?, file_refs=?, confidence=?, source=?, created_by_agent=?, created_by_hat=?,
 	created_by_task_id=?, created_by_session_id=?, created_at=?, updated_at=?, last_used_at=?,
-	verified_at=?, expires_at=?, use_count=?, pinned=?, superseded_by=?, partition=?, docnum=?, flag=?
-	WHERE id=?`
+	verified_at=?, expires_at=?, use_count=?, pinned=?, superseded_by=?, partition=?, docnum=?, flag=?`
+	sqlUpdateMemory   = `UPDATE memories SET ` + memorySet + ` WHERE id=?`
+	sqlUpdateMemoryAt = `UPDATE memories SET ` + memorySet + ` WHERE id=? AND rowid=?`
+	sqlMoveMemory     = `UPDATE memories SET rowid=?, ` + memorySet + ` WHERE id=?`
+
+	// Rowids by document (docRowID, newRowID).
+	sqlPartitionNum    = `SELECT num FROM memory_partitions WHERE name=?`
+	sqlNewPartitionNum = `INSERT INTO memory_partitions(name) VALUES (?)`
+	sqlBelowRowIDs     = `SELECT min(ifnull(min(rowid), 0), 0) - 1 FROM memories`
+	sqlRowIDTaken      = `SELECT count(*) FROM memories WHERE rowid=?`
+
+	// Store.PlaceRows: the rows not at their place, and the smallest and
+	// largest rowids (or 0); then every such row moved below the smallest
+	// (keeping their order), then from there to its place.
+	sqlNumberPartitions = `INSERT OR IGNORE INTO memory_partitions(name) SELECT DISTINCT partition FROM memories ORDER BY partition`
+	rowPlaced           = `EXISTS (SELECT 1 FROM memory_partitions AS p WHERE p.name = memories.partition AND memories.rowid = p.num * 1099511627776 + memories.docnum)`
+	sqlUnplacedRows     = `SELECT count(*) FILTER (WHERE NOT ` + rowPlaced + `), min(ifnull(min(rowid), 0), 0), max(ifnull(max(rowid), 0), 0) FROM memories`
+	sqlUnplaceRows      = `UPDATE memories SET rowid = rowid + ? WHERE NOT ` + rowPlaced
+	sqlPlaceRows        = `UPDATE memories SET rowid = p.num * 1099511627776 + memories.docnum FROM memory_partitions AS p
+	WHERE memories.rowid < ? AND p.name = memories.partition AND p.num < 8388608
+	AND memories.docnum >= 0 AND memories.docnum < 1099511627776`
 
 	sqlDeleteMemory = `DELETE FROM memories WHERE id=?`
 

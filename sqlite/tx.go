@@ -29,6 +29,9 @@ type Tx struct {
 	write bool
 	bulk  bool // see Bulk
 	stmts map[string]*sql.Stmt
+	// partNums: the partitions' numbers a write has read or given
+	// (partitionNum).
+	partNums map[string]int64
 }
 
 // Bulk prepares this write transaction for a large write (an import):
@@ -221,28 +224,90 @@ func (t *Tx) FindMemoriesByHash(ctx context.Context, project, hash string) ([]*c
 	return ms, err
 }
 
-// FindMemoriesByDoc implements cairn.Tx. The IN list is padded to one of
-// a few sizes (repeating the last number), so that its statement is
-// prepared once and reused. The rows are read as two columns
-// (sqlSelectPacked); the strings of a memory share one allocation.
+// FindMemoriesByDoc implements cairn.Tx. A memory's rowid is its
+// partition's number and its document number (docRowID), so the rows
+// are read by rowid; a number whose row is not there is looked up in
+// idx_memories_doc (byDocIndex), so that a row whose rowid is another
+// (a document number out of docRowID's range, a table whose rows were
+// renumbered by a VACUUM) is still found. Each statement's list of
+// numbers is padded to one of a few sizes (repeating the last number),
+// so that it is prepared once and reused. The rows are read as two
+// columns (sqlSelectPacked); the strings of a memory share one
+// allocation.
 func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int64) ([]*cairn.Memory, error) {
-	var out []*cairn.Memory
+	if len(docs) == 0 {
+		return nil, nil
+	}
+	num, ok, err := t.partitionNum(ctx, partition, false)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		return t.byDocIndex(ctx, nil, partition, docs)
+	}
+	base, _ := docRowID(num, 0)
+	var (
+		out            []*cairn.Memory
+		args           []any
+		missing, batch []int64
+	)
+	for len(docs) > 0 {
+		n := min(len(docs), docBatchSizes[len(docBatchSizes)-1])
+		batch = batch[:0]
+		for _, d := range docs[:n] {
+			if _, ok := docRowID(num, d); ok {
+				batch = append(batch, d)
+			} else {
+				missing = append(missing, d)
+			}
+		}
+		docs = docs[n:]
+		if len(batch) == 0 {
+			continue
+		}
+		size := batchSize(len(batch))
+		args = args[:0]
+		for i := 0; i < size; i++ {
+			args = append(args, base+batch[min(i, len(batch)-1)])
+		}
+		args = append(args, partition)
+		start := len(out)
+		out, err = t.manyPacked(ctx, out, partition, base, sqlSelectPacked+` NOT INDEXED WHERE rowid IN (`+placeholders(size)+`) AND partition=?`, args...)
+		if err != nil {
+			return nil, err
+		}
+		if len(out)-start < len(batch) {
+			found := make(map[int64]bool, len(out)-start)
+			for _, m := range out[start:] {
+				found[m.DocNum] = true
+			}
+			for _, d := range batch {
+				if !found[d] {
+					found[d] = true // once, if asked twice
+					missing = append(missing, d)
+				}
+			}
+		}
+	}
+	if len(missing) > 0 {
+		return t.byDocIndex(ctx, out, partition, missing)
+	}
+	return out, nil
+}
+
+// byDocIndex appends to out the memories of partition with the given
+// document numbers, read through idx_memories_doc.
+func (t *Tx) byDocIndex(ctx context.Context, out []*cairn.Memory, partition string, docs []int64) ([]*cairn.Memory, error) {
 	var args []any
 	for len(docs) > 0 {
 		n := min(len(docs), docBatchSizes[len(docBatchSizes)-1])
-		size := docBatchSizes[0]
-		for _, sz := range docBatchSizes {
-			if sz >= n {
-				size = sz
-				break
-			}
-		}
+		size := batchSize(n)
 		args = append(args[:0], partition)
 		for i := 0; i < size; i++ {
 			args = append(args, docs[min(i, n-1)])
 		}
 		var err error
-		out, err = t.manyPacked(ctx, out, partition, sqlSelectPacked+` WHERE partition=? AND docnum IN (`+placeholders(size)+`)`, args...)
+		out, err = t.manyPacked(ctx, out, partition, -1, sqlSelectPacked+` WHERE partition=? AND docnum IN (`+placeholders(size)+`)`, args...)
 		if err != nil {
 			return nil, err
 		}
@@ -251,11 +316,121 @@ func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int
 	return out, nil
 }
 
+// batchSize is the smallest of docBatchSizes that holds n numbers.
+func batchSize(n int) int {
+	for _, sz := range docBatchSizes {
+		if sz >= n {
+			return sz
+		}
+	}
+	return docBatchSizes[len(docBatchSizes)-1]
+}
+
+// Rowids by document: a memory of the partition numbered num (in
+// memory_partitions, from 1) with document number doc is at rowid
+// num<<docRowBits | doc, when num < 1<<(63-docRowBits) and doc is in
+// [0, 1<<docRowBits). Another memory has a negative rowid (newRowID).
+const docRowBits = 40
+
+// docRowID returns the rowid of document doc of the partition numbered
+// num, and whether the pair has one.
+func docRowID(num, doc int64) (int64, bool) {
+	if num < 1 || num >= 1<<(63-docRowBits) || doc < 0 || doc >= 1<<docRowBits {
+		return 0, false
+	}
+	return num<<docRowBits | doc, true
+}
+
+// partitionNum returns the number of partition in memory_partitions,
+// and whether it has one; with create, a write transaction gives it the
+// next number when it has none. A read keeps the numbers it reads in
+// the store (they never change once committed); a write reads them in
+// its own transaction.
+func (t *Tx) partitionNum(ctx context.Context, partition string, create bool) (int64, bool, error) {
+	if !t.store.rowsByDoc {
+		return 0, false, nil
+	}
+	if !t.write {
+		t.store.numMu.RLock()
+		num, ok := t.store.partNums[partition]
+		t.store.numMu.RUnlock()
+		if ok {
+			return num, true, nil
+		}
+	} else if num, ok := t.partNums[partition]; ok {
+		return num, true, nil
+	}
+	s, err := t.stmt(ctx, sqlPartitionNum)
+	if err != nil {
+		return 0, false, err
+	}
+	var num int64
+	switch err := s.QueryRowContext(ctx, partition).Scan(&num); {
+	case err == sql.ErrNoRows:
+		if !create || !t.write {
+			return 0, false, nil
+		}
+		r, err := t.exec(ctx, "number a partition", sqlNewPartitionNum, partition)
+		if err != nil {
+			return 0, false, err
+		}
+		if num, err = r.LastInsertId(); err != nil {
+			return 0, false, translate(err, "number a partition")
+		}
+	case err != nil:
+		return 0, false, translate(err, "read a partition's number")
+	case !t.write:
+		t.store.numMu.Lock()
+		if t.store.partNums == nil {
+			t.store.partNums = map[string]int64{}
+		}
+		t.store.partNums[partition] = num
+		t.store.numMu.Unlock()
+	}
+	if t.write {
+		if t.partNums == nil {
+			t.partNums = map[string]int64{}
+		}
+		t.partNums[partition] = num
+	}
+	return num, true, nil
+}
+
+// newRowID returns the rowid of a memory of partition with document
+// number doc: docRowID's when the pair has one, else one below the
+// table's smallest rowid and below 0 (no docRowID is negative). placed
+// reports which.
+func (t *Tx) newRowID(ctx context.Context, partition string, doc int64) (rowid int64, placed bool, err error) {
+	num, ok, err := t.partitionNum(ctx, partition, true)
+	if err != nil || !ok {
+		return 0, false, err // !ok: a schema older than 20, UpdateMemory only
+	}
+	if rowid, ok := docRowID(num, doc); ok {
+		return rowid, true, nil
+	}
+	rowid, err = t.belowRowIDs(ctx)
+	return rowid, false, err
+}
+
+// belowRowIDs returns a rowid below the table's smallest and below 0.
+func (t *Tx) belowRowIDs(ctx context.Context) (int64, error) {
+	s, err := t.stmt(ctx, sqlBelowRowIDs)
+	if err != nil {
+		return 0, err
+	}
+	var rowid int64
+	if err := s.QueryRowContext(ctx).Scan(&rowid); err != nil {
+		return 0, translate(err, "find a free rowid")
+	}
+	return rowid, nil
+}
+
 // manyPacked appends to out the memories that q, a query on
 // sqlSelectPacked that selects rows of partition only, selects, in its
 // order. A row unpackMemory cannot read is read again by its rowid
-// through scanMemory, after the query.
-func (t *Tx) manyPacked(ctx context.Context, out []*cairn.Memory, partition, q string, args ...any) ([]*cairn.Memory, error) {
+// through scanMemory, after the query. With base >= 0, a row is kept
+// only if its rowid is base plus its document number.
+func (t *Tx) manyPacked(ctx context.Context, out []*cairn.Memory, partition string, base int64, q string, args ...any) ([]*cairn.Memory, error) {
 	rows, err := t.query(ctx, "find memories", q, args...)
 	if err != nil {
 		return nil, err
@@ -280,6 +455,8 @@ func (t *Tx) manyPacked(ctx context.Context, out []*cairn.Memory, partition, q s
 		}
 		if m == nil {
 			again = append(again, reread{len(out), rowid})
+		} else if base >= 0 && rowid != base+m.DocNum {
+			continue
 		}
 		out = append(out, m)
 	}
@@ -287,10 +464,17 @@ func (t *Tx) manyPacked(ctx context.Context, out []*cairn.Memory, partition, q s
 		return nil, translate(err, "read memories")
 	}
 	rows.Close()
+	dropped := false
 	for _, r := range again {
 		if out[r.i], err = t.one(ctx, "at row "+strconv.FormatInt(r.rowid, 10), sqlByRowID, r.rowid); err != nil {
 			return nil, err
 		}
+		if base >= 0 && r.rowid != base+out[r.i].DocNum {
+			out[r.i], dropped = nil, true
+		}
+	}
+	if dropped {
+		out = slices.DeleteFunc(out, func(m *cairn.Memory) bool { return m == nil })
 	}
 	return out, nil
 }
@@ -651,15 +835,85 @@ func (t *Tx) FindProjects(ctx context.Context) ([]cairn.ProjectSummary, error) {
 }
 
 // CreateMemory implements cairn.Tx.
+// The row's rowid is its place in the search index (docRowID), unless a
+// row written otherwise holds that rowid (rowidTaken).
 func (t *Tx) CreateMemory(ctx context.Context, m *cairn.Memory) error {
-	args := append([]any{m.ID}, memoryArgs(m)...)
+	var rowid any // SQLite's choice, in a schema older than 20 (tests)
+	placed := false
+	if t.store.rowsByDoc {
+		var err error
+		if rowid, placed, err = t.newRowID(ctx, m.Partition, m.DocNum); err != nil {
+			return err
+		}
+	}
+	args := append([]any{rowid, m.ID}, memoryArgs(m)...)
 	_, err := t.exec(ctx, "store memory "+m.ID, sqlInsertMemory, args...)
+	if placed && cairn.ErrorCode(err) == cairn.ECONFLICT {
+		if taken, terr := t.rowidTaken(ctx, rowid.(int64)); terr != nil || !taken {
+			return err
+		}
+		var below int64
+		if below, err = t.belowRowIDs(ctx); err != nil {
+			return err
+		}
+		args[0] = below
+		_, err = t.exec(ctx, "store memory "+m.ID, sqlInsertMemory, args...)
+	}
 	return err
 }
 
+// rowidTaken reports whether a row of memories has rowid: one that a
+// write other than cairn's own placed (a copy of a database by package
+// transfer writes rows without their rowids, and SQLite gives the next
+// after the largest).
+func (t *Tx) rowidTaken(ctx context.Context, rowid int64) (bool, error) {
+	s, err := t.stmt(ctx, sqlRowIDTaken)
+	if err != nil {
+		return false, err
+	}
+	var n int
+	if err := s.QueryRowContext(ctx, rowid).Scan(&n); err != nil {
+		return false, translate(err, "read a rowid")
+	}
+	return n > 0, nil
+}
+
 // UpdateMemory implements cairn.Tx.
+// A memory whose place in the search index changed moves to the rowid
+// of its new place (docRowID); one outside it, or whose new place
+// another row holds (rowidTaken), keeps its rowid.
 func (t *Tx) UpdateMemory(ctx context.Context, m *cairn.Memory) error {
 	args := append(memoryArgs(m), m.ID)
+	rowid, placed, err := t.newRowID(ctx, m.Partition, m.DocNum)
+	if err != nil {
+		return err
+	}
+	if placed {
+		// Where it is already, most updates: found by its rowid.
+		r, err := t.exec(ctx, "update memory "+m.ID, sqlUpdateMemoryAt, append(args, rowid)...)
+		if err != nil {
+			return err
+		}
+		if n, _ := r.RowsAffected(); n == 1 {
+			return nil
+		}
+		r, err = t.exec(ctx, "update memory "+m.ID, sqlMoveMemory, append([]any{rowid}, args...)...)
+		if cairn.ErrorCode(err) == cairn.ECONFLICT {
+			if taken, terr := t.rowidTaken(ctx, rowid); terr != nil || !taken {
+				return err
+			}
+			r, err = nil, nil // held by another row: stay where it is
+		}
+		if err != nil {
+			return err
+		}
+		if r != nil {
+			if n, _ := r.RowsAffected(); n == 0 {
+				return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s", m.ID)
+			}
+			return nil
+		}
+	}
 	r, err := t.exec(ctx, "update memory "+m.ID, sqlUpdateMemory, args...)
 	if err != nil {
 		return err

@@ -55,6 +55,7 @@ func Run(t *testing.T, open Opener) {
 		{"FindMemoryByKeyIsScopedToProjectAndType", testFindByKey},
 		{"FindMemoriesByHashIsScopedAndOldestFirst", testFindByHash},
 		{"FindMemoriesByDocIsScopedAndSkipsMissing", testFindByDoc},
+		{"FindMemoriesByDocFollowsUpdatesAndDeletes", testFindByDocFollowsMoves},
 		{"FindMemoryIDsByPrefixIsOrderedLimitedAndScoped", testFindIDsByPrefix},
 		{"FindMemoriesFilters", testFindMemoriesFilters},
 		{"FindMemoriesSortOrders", testFindMemoriesSorts},
@@ -492,6 +493,67 @@ func testFindByHash(t *testing.T, s cairn.Store) {
 		if err != nil || len(ms) != 0 {
 			t.Errorf("unknown hash: %d memories, %v", len(ms), err)
 		}
+		return nil
+	})
+}
+
+// A memory is found by the document number and partition it has now:
+// an update that gives it another number, or moves it to another
+// partition, leaves nothing at the old place; an update that keeps them,
+// a deletion and a memory created at a freed number are seen too, in the
+// transaction that made them and after it.
+func testFindByDocFollowsMoves(t *testing.T, s cairn.Store) {
+	a, b, c := mem("p", 1), mem("p", 2), mem("p", 3)
+	create(t, s, a, b, c)
+	docs := func(ctx context.Context, tx cairn.Tx, part string, want map[int64]string) {
+		t.Helper()
+		got, err := tx.FindMemoriesByDoc(ctx, part, []int64{0, 1, 2, 3, 4, 5, 6, 7})
+		if err != nil {
+			t.Fatal(err)
+		}
+		have := map[int64]string{}
+		for _, m := range got {
+			if m.Partition != part {
+				t.Errorf("FindMemoriesByDoc(%q) returned %s of partition %q", part, m.ID, m.Partition)
+			}
+			have[m.DocNum] = m.ID + "/" + m.Title
+		}
+		if !reflect.DeepEqual(have, want) {
+			t.Errorf("FindMemoriesByDoc(%q) = %v, want %v", part, have, want)
+		}
+	}
+	check := func(ctx context.Context, tx cairn.Tx) {
+		t.Helper()
+		docs(ctx, tx, "p", map[int64]string{2: "m-0002/kept", 5: "m-0001/moved", 7: "m-0009/new"})
+		docs(ctx, tx, "", map[int64]string{4: "m-0003/global"})
+	}
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		a.DocNum, a.Title = 5, "moved"
+		b.Title = "kept"
+		c.Scope, c.Partition, c.DocNum, c.Title = cairn.ScopeGlobal, "", 4, "global"
+		for _, m := range []*cairn.Memory{a, b, c} {
+			if err := tx.UpdateMemory(ctx, m); err != nil {
+				return err
+			}
+		}
+		d := mem("p", 9)
+		d.DocNum, d.Title = 7, "new"
+		if err := tx.CreateMemory(ctx, d); err != nil {
+			return err
+		}
+		e := mem("p", 10)
+		e.DocNum = 6
+		if err := tx.CreateMemory(ctx, e); err != nil {
+			return err
+		}
+		if err := tx.DeleteMemory(ctx, e.ID); err != nil {
+			return err
+		}
+		check(ctx, tx)
+		return nil
+	})
+	view(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		check(ctx, tx)
 		return nil
 	})
 }

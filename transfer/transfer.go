@@ -512,8 +512,19 @@ func (d *liteTarget) write(ctx context.Context, t table, rows [][]any) error {
 	return wrap(tx.Commit(), "write "+t.name)
 }
 
+// finish places the memories' rows, copied without their rowids, where
+// SQLite's reads by document look for them (sqlite.Store.PlaceRows).
 func (d *liteTarget) finish(ctx context.Context) error {
-	_, err := d.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+	st, err := sqlite.Open(ctx, d.path, nil)
+	if err != nil {
+		return err
+	}
+	err = st.PlaceRows(ctx)
+	st.Close()
+	if err != nil {
+		return wrap(err, "place the memories' rows")
+	}
+	_, err = d.db.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	return wrap(err, "checkpoint")
 }
 

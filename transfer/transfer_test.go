@@ -2,6 +2,7 @@ package transfer_test
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -169,6 +170,18 @@ func TestRoundTripKeepsSearchAndEvents(t *testing.T) {
 	}
 	if _, err := transfer.Copy(ctx, pgURL, back, nil); err != nil {
 		t.Fatalf("copy back to SQLite: %v", err)
+	}
+	// The copy's rows are where SQLite's reads by document look first.
+	raw, err := sql.Open("sqlite", strings.TrimPrefix(back, "sqlite:"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var placed, total int
+	err = raw.QueryRowContext(ctx, `SELECT count(*) FILTER (WHERE m.rowid = p.num * 1099511627776 + m.docnum), count(*)
+		FROM memories m JOIN memory_partitions p ON p.name = m.partition`).Scan(&placed, &total)
+	raw.Close()
+	if err != nil || total < 2500 || placed != total {
+		t.Errorf("after the copy back, %d of %d rows at their document's rowid (%v), want all", placed, total, err)
 	}
 	if d := corpus.Diff(corpus.Queries(), want, results(t, openLoc(back))); d != "" {
 		t.Errorf("SQLite, then after a round trip:\n%s", d)
