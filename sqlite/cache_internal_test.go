@@ -56,6 +56,56 @@ func TestConnectionsHaveTheirOwnPageCacheSize(t *testing.T) {
 	}
 }
 
+// maxServerCacheKiB bounds the page caches a long-lived process keeps
+// between requests: the writer's and its idle readers'.
+const maxServerCacheKiB = 6 << 10
+
+// The page caches a server keeps between requests, the writer's and those
+// of the readers the pool keeps idle, stay within maxServerCacheKiB: each
+// is about twice its nominal size in the driver's allocator, outside the
+// Go runtime's memory limit, and at 1 MiB a reader they took a server at
+// 1,000,000 memories past its 150 MB budget.
+func TestIdleConnectionsPageCachesStayWithinTheServersBound(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	// Hold readerIdle+2 readers at once, then let them go: the pool keeps
+	// readerIdle of them.
+	var conns []*sql.Conn
+	total := cacheKiB(t, s.writer)
+	for range readerIdle + 2 {
+		c, err := s.reader.Conn(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if got := s.reader.Stats().Idle; got != readerIdle {
+		t.Fatalf("%d idle readers, want %d", got, readerIdle)
+	}
+	conns = conns[:0]
+	for range readerIdle {
+		c, err := s.reader.Conn(t.Context())
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns = append(conns, c)
+		total += cacheKiB(t, c)
+	}
+	for _, c := range conns {
+		c.Close()
+	}
+	if total > maxServerCacheKiB {
+		t.Errorf("the writer and %d idle readers keep %d KiB of page cache, want at most %d", readerIdle, total, maxServerCacheKiB)
+	}
+}
+
 // A bulk write (Tx.Bulk) has the larger cache until it ends, whether it
 // commits or fails; then the writer's cache is back to its usual size.
 func TestBulkEnlargesTheWritersCacheUntilTheTransactionEnds(t *testing.T) {
