@@ -137,7 +137,7 @@ func (m *Mirror) runOnce(ctx context.Context) (wrote []string, failed []error, e
 			continue
 		}
 		if from >= 0 {
-			changed, err := m.changed(ctx, project, from)
+			changed, err := jsonlmirror.Changed(ctx, m.eng, project, from)
 			if err != nil {
 				failed = append(failed, err)
 				continue
@@ -158,30 +158,4 @@ func (m *Mirror) runOnce(ctx context.Context) (wrote []string, failed []error, e
 		wrote = append(wrote, project)
 	}
 	return wrote, failed, nil
-}
-
-// changed reports whether project has an event after seq that is not the
-// use of a memory.
-func (m *Mirror) changed(ctx context.Context, project string, seq int64) (bool, error) {
-	const page = 512
-	for {
-		var evs []cairn.Event
-		err := m.eng.Store().View(ctx, func(tx cairn.Tx) error {
-			var err error
-			evs, err = tx.FindEvents(ctx, cairn.EventFilter{Project: project, After: seq, Limit: page})
-			return err
-		})
-		if err != nil {
-			return false, err
-		}
-		for _, ev := range evs {
-			if ev.Action != cairn.ActionUsed {
-				return true, nil
-			}
-		}
-		if len(evs) < page {
-			return false, nil
-		}
-		seq = evs[len(evs)-1].Seq
-	}
 }

@@ -3,8 +3,10 @@
 // (package wire), oldest first — for agents that browse files rather than
 // call a tool. Each file is written to a temporary name and renamed, so a
 // reader never sees half a file; the file of a type that no longer has
-// memories is removed. When to write them is the caller's: a command
-// after its write, or a server's job (package jobs) after each change.
+// memories is removed. Where they go is Folder's rule; they are rewritten
+// when the project Changed: by a server's job (package jobs) as it runs,
+// and by the surface of a command that no server follows (package local)
+// once its work is done.
 package jsonlmirror
 
 import (
@@ -106,4 +108,49 @@ func WriteDirWith(dir string, mems []*cairn.Memory, owned []string, write func(i
 		}
 	}
 	return counts, errors.Join(errs...)
+}
+
+// Folder is the folder of a project's files as export.jsonl_dir
+// (setting) names it: "" when none is set; an absolute path as it is; a
+// relative one in the project's folder (projectFolder), else, when that
+// is not known ("" ), in wd. register reports whether the folder is the
+// project's own, to be registered for the mirror of the database's
+// servers (jobs.SetMirrorFolder), none included: when the project's
+// folder is known, or the setting is absolute. A folder found from wd
+// is only written by the command that runs there.
+func Folder(setting, projectFolder, wd string) (dir string, register bool) {
+	switch {
+	case setting == "" || filepath.IsAbs(setting):
+		return setting, projectFolder != "" || setting != ""
+	case projectFolder != "":
+		return filepath.Join(projectFolder, setting), true
+	}
+	return filepath.Join(wd, setting), false
+}
+
+// Changed reports whether project has an event after seq that is not
+// the use of a memory: its files are then to be rewritten (a use count
+// is not worth a rewrite).
+func Changed(ctx context.Context, eng *engine.Engine, project string, seq int64) (bool, error) {
+	const page = 512
+	for {
+		var evs []cairn.Event
+		err := eng.Store().View(ctx, func(tx cairn.Tx) error {
+			var err error
+			evs, err = tx.FindEvents(ctx, cairn.EventFilter{Project: project, After: seq, Limit: page})
+			return err
+		})
+		if err != nil {
+			return false, err
+		}
+		for _, ev := range evs {
+			if ev.Action != cairn.ActionUsed {
+				return true, nil
+			}
+		}
+		if len(evs) < page {
+			return false, nil
+		}
+		seq = evs[len(evs)-1].Seq
+	}
 }

@@ -9,12 +9,16 @@ package local
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
+	"strings"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/capture"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/hook"
+	"github.com/cairn-dev/cairn/jobs"
+	"github.com/cairn-dev/cairn/jsonlmirror"
 	"github.com/cairn-dev/cairn/loop"
 	"github.com/cairn-dev/cairn/recall"
 	"github.com/cairn-dev/cairn/wire"
@@ -29,7 +33,8 @@ import (
 type Project struct {
 	*engine.Engine
 	loop.Local
-	opts Options
+	opts   Options
+	mirror *mirror
 }
 
 // Options configure a Project; the zero value (or nil) is the defaults.
@@ -47,6 +52,32 @@ type Options struct {
 	// stale. nil, or "", checks nothing. It is asked only when a block
 	// needs it (a server reads it from the database).
 	Root func(project string) string
+	// Mirror, when not nil, is where the surface of a command that no
+	// server follows keeps the project's JSON Lines files (a server's
+	// job keeps them as it runs: package jobs); see Finish.
+	Mirror *Mirror
+}
+
+// Mirror is where a surface keeps its project's per-type JSON Lines
+// files (package jsonlmirror), as jsonlmirror.Folder gives them.
+type Mirror struct {
+	// Dir is the files' folder; "": the project has none.
+	Dir string
+	// Register says that Dir is the project's own: it is registered for
+	// the mirror of the database's servers (jobs.SetMirrorFolder), so
+	// that they keep it whichever process writes next ("" included: the
+	// project has no files any more).
+	Register bool
+	// Log gets a line for each failure to register or write the files;
+	// nil discards them.
+	Log io.Writer
+}
+
+// mirror is the state of Options.Mirror: where the project's events
+// stood when the surface was made.
+type mirror struct {
+	Mirror
+	from int64 // -1: not known, the files are written anyway
 }
 
 var _ cairn.App = Project{}
@@ -58,8 +89,68 @@ func New(eng *engine.Engine, project string, opts *Options) Project {
 		o = *opts
 	}
 	eng = eng.WithProject(project)
-	return Project{Engine: eng, Local: loop.Local{Svc: eng, Project: project}, opts: o}
+	p := Project{Engine: eng, Local: loop.Local{Svc: eng, Project: project}, opts: o}
+	if m := o.Mirror; m != nil && (m.Dir != "" || m.Register) {
+		p.mirror = &mirror{Mirror: *m, from: -1}
+		if p.mirror.Log == nil {
+			p.mirror.Log = io.Discard
+		}
+		if seq, err := eng.LastEventSeq(context.Background()); err == nil {
+			p.mirror.from = seq
+		}
+	}
+	return p
 }
+
+// Finish keeps the project's JSON Lines files (Options.Mirror) once the
+// surface's work is done: when the project changed since New
+// (jsonlmirror.Changed: a write of this surface, or of another process
+// meanwhile), it registers Mirror.Dir when Mirror.Register and rewrites
+// the files when Mirror.Dir is set. A failure is said on Mirror.Log and
+// changes nothing else. Without Options.Mirror it does nothing; the
+// surface stays usable after it.
+func (p Project) Finish(ctx context.Context) {
+	m := p.mirror
+	if m == nil {
+		return
+	}
+	project := p.Local.Project
+	if m.from >= 0 {
+		changed, err := jsonlmirror.Changed(ctx, p.Engine, project, m.from)
+		if err != nil {
+			fmt.Fprintf(m.Log, "cairn: cannot tell whether the JSON Lines files of project %s are behind: %s\n", project, oneLine(err))
+			return
+		}
+		if !changed {
+			return
+		}
+	}
+	if err := RegisterMirror(ctx, p.Engine, project, &m.Mirror); err != nil {
+		fmt.Fprintf(m.Log, "cairn: cannot register the JSON Lines folder of project %s: %s\n", project, oneLine(err))
+	}
+	if m.Dir == "" {
+		return
+	}
+	if _, err := (&jsonlmirror.Mirror{Eng: p.Engine, Project: project, Dir: m.Dir}).Sync(ctx); err != nil {
+		fmt.Fprintf(m.Log, "cairn: cannot keep the JSON Lines files in %s: %s\n", m.Dir, oneLine(err))
+	}
+	if seq, err := p.Engine.LastEventSeq(ctx); err == nil {
+		m.from = seq
+	}
+}
+
+// RegisterMirror registers m.Dir as the folder of project's JSON Lines
+// files for the mirror of the database's servers (jobs.SetMirrorFolder)
+// when m.Register; a server does it for its own project when it starts.
+func RegisterMirror(ctx context.Context, eng *engine.Engine, project string, m *Mirror) error {
+	if m == nil || !m.Register {
+		return nil
+	}
+	return jobs.SetMirrorFolder(ctx, eng, project, m.Dir)
+}
+
+// oneLine is err's message on one line.
+func oneLine(err error) string { return strings.Join(strings.Fields(cairn.ErrorMessage(err)), " ") }
 
 // Named is the same surface bound to project instead, recording uses as
 // this one does (Options.Settings, this project's, do not apply).

@@ -27,7 +27,6 @@ import (
 	"net/http"
 	"net/netip"
 	"os"
-	"path/filepath"
 	"runtime/debug"
 	"strings"
 	"sync"
@@ -39,6 +38,7 @@ import (
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/internal/testsignal"
 	"github.com/cairn-dev/cairn/jobs"
+	"github.com/cairn-dev/cairn/jsonlmirror"
 )
 
 // Config says what a Server serves and how. Zero values take defaults
@@ -296,12 +296,10 @@ func mirrorFolders(eng *engine.Engine, remote bool, log io.Writer) func(context.
 		if remote {
 			return
 		}
-		dir := ps.Settings.Export.JSONLDir
-		if dir != "" && !filepath.IsAbs(dir) {
-			if ps.Folder == "" {
-				return // relative to a folder not known
-			}
-			dir = filepath.Join(ps.Folder, dir)
+		// No folder set clears the registration, wherever the project is.
+		dir, register := jsonlmirror.Folder(ps.Settings.Export.JSONLDir, ps.Folder, "")
+		if !register && dir != "" {
+			return // relative to a folder not known
 		}
 		if err := jobs.SetMirrorFolder(ctx, eng, project, dir); err != nil {
 			fmt.Fprintf(log, "cairn: cannot register the JSON Lines folder of project %s: %s\n", project, strings.Join(strings.Fields(cairn.ErrorMessage(err)), " "))

@@ -669,17 +669,13 @@ func (c *cli) remember(t *testing.T, content string) string {
 	m := &Main{Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
 		Getenv: func(k string) string { return c.env[k] }, Getwd: func() (string, error) { return c.wd, nil }}
 	g := &globals{db: c.db, project: c.project}
-	svc, _, done, err := m.mcpService(t.Context(), g, 1)
+	stdio, _, done, err := m.mcpStdio(t.Context(), g, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer done()
-	srv, err := newMCPServer(m, svc, c.project, true)
-	if err != nil {
-		t.Fatal(err)
-	}
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := srv.Connect(t.Context(), st, nil); err != nil {
+	if _, err := stdio.Server().Connect(t.Context(), st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs := mcpClient(t, ct)

@@ -6,8 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
-	"syscall"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -115,7 +113,7 @@ func runContext(ctx context.Context, m *Main, g *globals, args []string) error {
 func (m *Main) loadConfig() (*config.Loaded, error) {
 	projectDir, userDir := m.configFolders()
 	if m.configs != nil {
-		return m.configs.load(projectDir, userDir)
+		return m.configs.Load(projectDir, userDir)
 	}
 	if m.configFallback == nil {
 		return config.Effective(projectDir, userDir)
@@ -179,76 +177,4 @@ func projectRoot(dir string) string {
 		}
 		d = parent
 	}
-}
-
-// configCache keeps the configurations a resident server has read, by
-// folder pair, with the state of their files: a request reads them again
-// only when a file appeared, disappeared or changed.
-type configCache struct {
-	mu      sync.Mutex
-	entries map[[2]string]configEntry
-}
-
-type configEntry struct {
-	stamps [2]fileStamp
-	loaded *config.Loaded
-}
-
-// fileStamp is what tells a changed file: its size, time and inode.
-type fileStamp struct {
-	exists bool
-	size   int64
-	mtime  time.Time
-	ino    uint64
-}
-
-func stampOf(path string) fileStamp {
-	fi, err := os.Stat(path)
-	if err != nil {
-		return fileStamp{}
-	}
-	st := fileStamp{exists: true, size: fi.Size(), mtime: fi.ModTime()}
-	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
-		st.ino = sys.Ino
-	}
-	return st
-}
-
-// maxCachedConfigs bounds the cache; beyond it, a new pair is read every
-// time.
-const maxCachedConfigs = 256
-
-// load returns the configuration of the two folders, from the cache when
-// their files are unchanged. The result is the caller's to change: its
-// Config is a copy.
-func (c *configCache) load(projectDir, userDir string) (*config.Loaded, error) {
-	key := [2]string{projectDir, userDir}
-	var stamps [2]fileStamp
-	if userDir != "" {
-		stamps[0] = stampOf(config.UserFile(userDir))
-	}
-	if projectDir != "" {
-		stamps[1] = stampOf(config.ProjectFile(projectDir))
-	}
-	c.mu.Lock()
-	e, ok := c.entries[key]
-	c.mu.Unlock()
-	if !ok || e.stamps != stamps {
-		l, err := config.Effective(projectDir, userDir)
-		if err != nil {
-			return nil, err
-		}
-		e = configEntry{stamps: stamps, loaded: l}
-		c.mu.Lock()
-		if c.entries == nil {
-			c.entries = map[[2]string]configEntry{}
-		}
-		if len(c.entries) < maxCachedConfigs || ok {
-			c.entries[key] = e
-		}
-		c.mu.Unlock()
-	}
-	l := *e.loaded
-	l.Config = e.loaded.Config.Clone()
-	return &l, nil
 }

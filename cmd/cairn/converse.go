@@ -85,42 +85,35 @@ func runConverse(ctx context.Context, m *Main, g *globals, args []string) error 
 			return got, err
 		}
 	}
-	mems, modelErr, err := turn.Memories(ctx, g.project, chat.v, model)
-	if err != nil {
-		return err
-	}
-	if modelErr != nil {
-		fmt.Fprintf(m.Stderr, "cairn: model extraction failed: %s; the messages stay pending and are retried next time\n", oneLine(cairn.ErrorMessage(modelErr)))
-	}
-	var st *storer
+	var x *conversation.Extraction
 	err = m.withService(ctx, g, writeDB, func(svc cairn.App) error {
-		st = newStorer(ctx, m, svc, false)
-		for _, mem := range mems {
-			if _, err := st.store(mem, "", fmt.Sprintf("%s %q", mem.Type, mem.Title)); err != nil {
-				return err
-			}
-		}
-		return nil
+		var err error
+		x, err = turn.Extract(ctx, svc, g.project, chat.v, model)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	counts, failed := st.counts, st.failed
-	if failed > 0 {
-		// Leave the messages pending: the next run tries again, and dedup
-		// folds what was stored this time.
-		fmt.Fprintf(m.Stderr, "cairn: %d of %d memories could not be stored; the messages stay pending\n", failed, len(mems))
-		return exitError(exitFailure)
+	if x.ModelErr != nil {
+		fmt.Fprintf(m.Stderr, "cairn: model extraction failed: %s; the messages stay pending and are retried next time\n", oneLine(cairn.ErrorMessage(x.ModelErr)))
 	}
-	if modelErr != nil {
-		fmt.Fprintf(m.Stdout, "stored %s from %s without the model; %d pending\n", memories(len(mems)), file, pending)
+	for _, s := range x.Stored {
+		if s.Err != nil {
+			fmt.Fprintf(m.Stderr, "cairn: cannot store the %s %q: %s\n", s.Memory.Type, s.Memory.Title, oneLine(cairn.ErrorMessage(s.Err)))
+			continue
+		}
+		fmt.Fprintf(m.Stdout, "%s %s %s: %s\n", s.Result.Status, s.Result.Memory.ID, s.Result.Memory.Type, s.Result.Memory.Title)
+	}
+	switch {
+	case x.Failed > 0:
+		fmt.Fprintf(m.Stderr, "cairn: %d of %d memories could not be stored; the messages stay pending\n", x.Failed, len(x.Stored))
+		return exitError(exitFailure)
+	case x.Pending:
+		fmt.Fprintf(m.Stdout, "stored %s from %s without the model; %d pending\n", memories(len(x.Stored)), file, pending)
 		return nil
 	}
-	if err := turn.Done(); err != nil {
-		return err
-	}
 	fmt.Fprintf(m.Stdout, "extracted %d messages of %s: %s (%d new, %d reinforced, %d updated, %d unchanged); 0 pending\n",
-		pending, file, memories(len(mems)), counts[cairn.StatusCreated], counts[cairn.StatusReinforced],
-		counts[cairn.StatusUpdated], counts[cairn.StatusUnchanged])
+		pending, file, memories(len(x.Stored)), x.Counts[cairn.StatusCreated], x.Counts[cairn.StatusReinforced],
+		x.Counts[cairn.StatusUpdated], x.Counts[cairn.StatusUnchanged])
 	return nil
 }

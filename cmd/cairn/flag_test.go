@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/cairn-dev/cairn/local"
+	"github.com/cairn-dev/cairn/mcpserver"
 )
 
 func TestFlaggedMemoryIsMarkedEverywhereItIsShown(t *testing.T) {
@@ -48,7 +49,9 @@ func TestFlaggedMemoryIsMarkedEverywhereItIsShown(t *testing.T) {
 
 	// MCP search and get.
 	m, s := c.openSession()
-	srv, err := newMCPServer(m, local.New(s.eng, c.project, &local.Options{Record: s.recordUse}), c.project, true)
+	opts := m.mcpOptions(c.project, true)
+	opts.Service = local.New(s.eng, c.project, nil)
+	srv, err := mcpserver.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -22,8 +22,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/engine"
-	"github.com/cairn-dev/cairn/jobs"
 	"github.com/cairn-dev/cairn/redact"
 	"github.com/cairn-dev/cairn/wire"
 )
@@ -76,7 +76,7 @@ type Main struct {
 	served bool
 
 	// configs, in `cairn serve`, keeps the configuration files read.
-	configs *configCache
+	configs *config.Cache
 
 	// toldNoDatabase: the command said that its database does not exist
 	// (noDatabase).
@@ -482,18 +482,6 @@ type session struct {
 	g        *globals
 	// settings are the engine's own (the command's files).
 	settings *cairn.Settings
-	// uses, in cairn mcp, gathers the use records of context requests
-	// and writes them in batches.
-	uses *jobs.UseWriter
-}
-
-// recordUse records a context's use of memories: at once, or in batches
-// written after the answer has gone out.
-func (s *session) recordUse(ctx context.Context, ids []string, sessionID string) error {
-	if s.uses != nil {
-		return s.uses.Record(ctx, ids, sessionID)
-	}
-	return s.eng.RecordUse(ctx, ids, sessionID)
 }
 
 func (s *session) Close() error {

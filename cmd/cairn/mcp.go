@@ -7,20 +7,14 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"runtime/debug"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/client"
-	"github.com/cairn-dev/cairn/jobs"
-	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/mcpserver"
+	"github.com/cairn-dev/cairn/server"
 )
 
 func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
@@ -33,42 +27,30 @@ func runMCP(ctx context.Context, m *Main, g *globals, args []string) error {
 	if len(pos) > 0 {
 		return usagef("mcp: unexpected argument %q (the project comes from --project or the working directory)", pos[0])
 	}
-	svc, label, done, err := m.mcpService(ctx, g, *cacheMB)
+	stdio, label, done, err := m.mcpStdio(ctx, g, *cacheMB)
 	if err != nil {
 		return err
 	}
 	defer done()
-	srv, err := newMCPServer(m, svc, g.project, true)
-	if err != nil {
-		return err
-	}
 	fmt.Fprintf(m.Stderr, "cairn: MCP server for project %s (%s) on standard input and output\n", g.project, label)
-	out := &lockedWriter{w: writeCloser(m.Stdout)}
-	t := &mcp.IOTransport{Reader: newMCPLines(readCloser(m.Stdin), out, m.Stderr), Writer: out, MaxLineLength: maxMCPLine + 1}
-	err = srv.Run(ctx, t)
-	if ctx.Err() != nil || errors.Is(err, io.EOF) || errors.Is(err, mcp.ErrConnectionClosed) {
-		return nil // stopped, or the client went away
-	}
-	var se *json.SyntaxError
-	if errors.As(err, &se) {
-		return cairn.WrapError(cairn.EINVALID, err, "the MCP client sent a line that is not JSON; the session ended")
-	}
-	return err
+	return stdio.Run(ctx)
 }
 
-// mcpService is the service `cairn mcp` serves: the client of the server
-// that answers for the database of g (the rule of every command, see
-// withService), else the engine over the database, opened with a search
-// cache of cacheMB MiB and recording uses in batches as a server does.
-// A server is asked once, when the session starts: the socket's server
-// that does not answer then leaves the database to this process, and one
-// that stops answering later makes the tools answer "unavailable". label
-// names what answers, for the start-up line; done releases it.
-func (m *Main) mcpService(ctx context.Context, g *globals, cacheMB int64) (svc mcpserver.Service, label string, done func(), err error) {
+// mcpStdio is the MCP server `cairn mcp` runs on its standard streams
+// (server.NewStdio): over the client of the server that answers for the
+// database of g (the rule of every command, see withService), else over
+// the database, opened with a search cache of cacheMB MiB. A server is
+// asked once, when the session starts: the socket's server that does not
+// answer then leaves the database to this process, and one that stops
+// answering later makes the tools answer "unavailable". label names what
+// answers, for the start-up line; done closes the database, once the
+// server has stopped.
+func (m *Main) mcpStdio(ctx context.Context, g *globals, cacheMB int64) (stdio *server.Stdio, label string, done func(), err error) {
 	p, named, err := m.server(g)
 	if err != nil {
 		return nil, "", nil, err
 	}
+	cfg := server.StdioConfig{MCP: m.mcpOptions(g.project, true), In: m.Stdin, Out: m.Stdout, Log: m.Stderr}
 	if p != nil {
 		// A request that every server answers, whatever its version: the
 		// socket's server may be gone, or serve another file now.
@@ -82,17 +64,23 @@ func (m *Main) mcpService(ctx context.Context, g *globals, cacheMB int64) (svc m
 			if named {
 				by = "the server " + g.server
 			}
-			return m.syncingService(g, p), fmt.Sprintf("database %s, answered by %s", g.label(), by), func() {}, nil
+			cfg.MCP.Service = m.syncingService(g, p)
+			stdio, err := server.NewStdio(cfg)
+			return stdio, fmt.Sprintf("database %s, answered by %s", g.label(), by), func() {}, err
 		}
 	}
-	// A long-lived engine: a search cache, and use records written in
-	// batches by one goroutine, as in serve.
 	s, err := m.openWith(ctx, g, false, func(e *engineSetup) { e.cacheBytes = cacheMB << 20 })
 	if err != nil {
 		return nil, "", nil, err
 	}
-	s.uses = jobs.NewUseWriter(s.all, &jobs.UseWriterConfig{Log: m.Stderr})
-	return m.syncingService(g, local.New(s.all, g.project, &local.Options{Record: s.recordUse})), "database " + g.label(), func() { s.uses.Close(); s.Close() }, nil
+	cfg.Engine = s.all
+	cfg.Wrap = func(app cairn.App) mcpserver.Service { return m.syncingService(g, app) }
+	stdio, err = server.NewStdio(cfg)
+	if err != nil {
+		s.Close()
+		return nil, "", nil, err
+	}
+	return stdio, "database " + g.label(), func() { stdio.Close(); s.Close() }, nil
 }
 
 // syncingService is svc, which writes the project's settings to the
@@ -119,48 +107,27 @@ func (s settingsSyncer) Context(ctx context.Context, call cairn.ContextCall) (*c
 	return s.App.Context(ctx, call)
 }
 
-// newMCPServer returns the MCP server of project over svc (bound to
-// project); its context blocks and loop policy follow the project's
+// mcpOptions are the options of the MCP server of project (its service
+// left to set); its context blocks and loop policy follow the project's
 // stored settings. ownDir says whether the working directory is the
 // project's: its memories are then checked against the files there.
-func newMCPServer(m *Main, svc mcpserver.Service, project string, ownDir bool) (*mcp.Server, error) {
+func (m *Main) mcpOptions(project string, ownDir bool) mcpserver.Options {
 	root := ""
 	if ownDir {
 		if wd, err := m.Getwd(); err == nil && wd != "" {
 			root = projectRoot(wd)
 		}
 	}
-	return mcpserver.New(mcpserver.Options{
-		Service: svc,
+	return mcpserver.Options{
 		Project: project,
 		Root:    root,
 		Version: buildVersion(),
 		Logger:  slog.New(slog.NewTextHandler(m.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn})),
-	})
+	}
 }
 
 // buildVersion is what `cairn version` prints after the name.
 func buildVersion() string {
 	bi, _ := debug.ReadBuildInfo()
 	return versionOf(bi)
-}
-
-// readCloser and writeCloser let the transport use the command's streams;
-// closing them closes the underlying file only when there is one.
-func readCloser(r io.Reader) io.ReadCloser {
-	if rc, ok := r.(io.ReadCloser); ok {
-		return rc
-	}
-	return io.NopCloser(r)
-}
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
-
-func writeCloser(w io.Writer) io.WriteCloser {
-	if wc, ok := w.(io.WriteCloser); ok {
-		return wc
-	}
-	return nopWriteCloser{w}
 }

@@ -1,55 +1,27 @@
 package main
 
 import (
-	"context"
-	"fmt"
-	"path/filepath"
-
-	"github.com/cairn-dev/cairn"
-	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/jsonlmirror"
+	"github.com/cairn-dev/cairn/local"
 )
 
-// syncJSONL rewrites the per-type JSON Lines files once, after a write a
-// command made on the database itself (no server ran to follow it), when
-// the configuration names a folder; and registers the folder for the
-// mirror of the servers that will follow (registerMirror).
-func syncJSONL(ctx context.Context, m *Main, g *globals, eng *engine.Engine) {
-	registerMirror(ctx, m, g, eng)
-	dir := jsonlDir(m, g)
-	if dir == "" {
-		return
+// mirrorOf is where the per-type JSON Lines files of g's project go, as
+// the configuration's export.jsonl_dir names them (jsonlmirror.Folder,
+// from the project's folder else the working directory), for the local
+// surface that keeps them (local.Options.Mirror); nil when no folder is
+// named and none is the project's.
+func mirrorOf(m *Main, g *globals) *local.Mirror {
+	setting := ""
+	if l, err := m.loadConfig(); err == nil {
+		setting = l.Config.Export.JSONLDir
 	}
-	mir := &jsonlmirror.Mirror{Eng: eng, Project: g.project, Dir: dir}
-	if _, err := mir.Sync(ctx); err != nil {
-		fmt.Fprintf(m.Stderr, "cairn: cannot keep the JSON Lines files in %s: %s\n", dir, oneLine(cairn.ErrorMessage(err)))
-	}
-}
-
-// jsonlSetting is export.jsonl_dir as configured ("" when it is not).
-func jsonlSetting(m *Main) string {
-	l, err := m.loadConfig()
+	wd, err := m.Getwd()
 	if err != nil {
-		return ""
+		wd = ""
 	}
-	return l.Config.Export.JSONLDir
-}
-
-// jsonlDir is the folder of the per-type JSON Lines files (export.jsonl_dir,
-// relative to the project's folder), or "" when none is configured.
-func jsonlDir(m *Main, g *globals) string {
-	dir := jsonlSetting(m)
-	if dir == "" {
-		return ""
+	dir, register := jsonlmirror.Folder(setting, m.projectFolder(g), wd)
+	if dir == "" && !register {
+		return nil
 	}
-	if !filepath.IsAbs(dir) {
-		root := m.projectFolder(g)
-		if root == "" {
-			if wd, err := m.Getwd(); err == nil {
-				root = wd
-			}
-		}
-		dir = filepath.Join(root, dir)
-	}
-	return dir
+	return &local.Mirror{Dir: dir, Register: register, Log: m.Stderr}
 }

@@ -25,8 +25,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
-	"github.com/cairn-dev/cairn/engine"
-	"github.com/cairn-dev/cairn/jobs"
+	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/server"
 )
 
@@ -127,9 +126,13 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	if !addrGiven {
 		tries = serveAddrTries // the port may move (server.Config.AddrTries)
 	}
-	registerMirror(ctx, m, g, eng)
+	// The serve of a project's folder registers where its JSON Lines
+	// files go (local.RegisterMirror), so that its mirror job keeps them.
+	if err := local.RegisterMirror(ctx, eng, g.project, mirrorOf(m, g)); err != nil {
+		fmt.Fprintf(m.Stderr, "cairn: cannot register the JSON Lines folder of project %s: %s\n", g.project, oneLine(cairn.ErrorMessage(err)))
+	}
 	// Configuration files are read once and again when they change.
-	m.configs = &configCache{}
+	m.configs = &config.Cache{}
 	// The folder serve runs in holds its own project's files, whatever
 	// its name: the web page marks the memories whose files changed
 	// there.
@@ -293,21 +296,4 @@ func (m *Main) ensureServer(g *globals, wait time.Duration) error {
 		return nil // nothing remembered yet
 	}
 	return server.Ensure(db, serverTimeout, wait, func() error { return m.StartServer(db, g.project) })
-}
-
-// registerMirror tells the database's servers where the per-type JSON
-// Lines files of g's project go (export.jsonl_dir), so that their mirror
-// job keeps them (package jobs). A command that runs in the project's
-// folder says so, including that there is none; one that runs elsewhere
-// (a server a hook started next to the database) only when the folder is
-// absolute: a relative one is the project folder's, which it does not
-// know. A failure is said and changes nothing else.
-func registerMirror(ctx context.Context, m *Main, g *globals, eng *engine.Engine) {
-	dir := jsonlDir(m, g)
-	if m.projectFolder(g) == "" && !filepath.IsAbs(jsonlSetting(m)) {
-		return
-	}
-	if err := jobs.SetMirrorFolder(ctx, eng, g.project, dir); err != nil {
-		fmt.Fprintf(m.Stderr, "cairn: cannot register the JSON Lines folder of project %s: %s\n", g.project, oneLine(cairn.ErrorMessage(err)))
-	}
 }

@@ -124,10 +124,13 @@ func (m *Main) withBlockService(ctx context.Context, g *globals, access dbAccess
 	if access != readDB {
 		m.syncSettings(ctx, g, s.eng)
 	}
-	err = fn(local.New(s.eng, g.project, &local.Options{Settings: own}))
-	if err == nil && access == writeDB {
-		syncJSONL(ctx, m, g, s.eng) // no server follows the writes to keep the files
+	opts := &local.Options{Settings: own}
+	if access != readDB {
+		opts.Mirror = mirrorOf(m, g) // no server follows its writes to keep the files
 	}
+	app := local.New(s.eng, g.project, opts)
+	err = fn(app)
+	app.Finish(ctx)
 	return err
 }
 

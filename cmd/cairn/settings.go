@@ -65,11 +65,11 @@ func settingsRecordOf(g *globals) string { return g.path() + ".settings.json" }
 // database file made anew needs them again).
 func settingsFingerprint(g *globals, folder, userDir string) string {
 	stamp := func(path string) string {
-		st := stampOf(path)
-		if !st.exists {
+		st := config.StampOf(path)
+		if !st.Exists {
 			return "-"
 		}
-		return fmt.Sprintf("%d.%d.%d", st.size, st.mtime.UnixNano(), st.ino)
+		return fmt.Sprintf("%d.%d.%d", st.Size, st.MTime.UnixNano(), st.Ino)
 	}
 	user := "-"
 	if userDir != "" {
@@ -77,7 +77,7 @@ func settingsFingerprint(g *globals, folder, userDir string) string {
 	}
 	db := g.server
 	if db == "" && !g.remote() {
-		db = fmt.Sprint(stampOf(g.db).ino)
+		db = fmt.Sprint(config.StampOf(g.db).Ino)
 	}
 	return strings.Join([]string{"v1", folder, stamp(config.ProjectFile(folder)), user, db}, "|")
 }
