@@ -131,7 +131,11 @@ type TxCapabilities interface {
 	// as TouchEach would with the same boost and max, except that a
 	// memory's last use never goes back (a later use applied meanwhile
 	// is kept), and empties the queue. The uses of memories no longer
-	// stored are dropped. It returns how many uses it applied.
+	// stored are dropped. It returns how many uses it applied. Callers
+	// fold in a transaction that writes nothing else: a backend may take
+	// the locks of every project whose memories it changes (PostgreSQL,
+	// in one order), which a later lock in the same transaction could
+	// meet in another writer's opposite order.
 	FoldUses(ctx context.Context, boost, max float64) (int, error)
 
 	// SupportsIterations reports whether the store keeps agent-loop

@@ -21,19 +21,7 @@ const MaxTaskInputRunes = 500
 
 // TaskEvent is an event of a task, and what it says: cairn.TaskEvent,
 // which converts to it, with what each event stores.
-type TaskEvent struct {
-	Event string // TaskCreated, TaskCompleted or TaskFailed
-	// Task is the task's id; a completed or failed event that learns as
-	// seed 002 does (Learns) may go without.
-	Task  string
-	Title string // a short title; "" lets the memory take its first sentence
-	// Text is the description (created), the summary (completed) or the
-	// error (failed).
-	Text  string
-	Files []string // the files the task modified or involved
-	// The provenance of what is stored.
-	Agent, Session, Hat string
-}
+type TaskEvent cairn.TaskEvent
 
 // Learns reports whether ev learns as seed 002 does: a completed or
 // failed event of a named agent with a title.

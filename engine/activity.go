@@ -60,19 +60,14 @@ func (e *Engine) QueueUses(ctx context.Context, uses []Use) (int, error) {
 func (e *Engine) FoldUses(ctx context.Context) (int, error) {
 	n := 0
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+		if !tx.SupportsUseQueue() {
+			return nil
+		}
 		var err error
-		n, err = foldUses(ctx, tx)
+		n, err = tx.FoldUses(ctx, cairn.UsageBoost, cairn.MaxConfidence)
 		return err
 	})
 	return n, err
-}
-
-// foldUses applies the queued uses in tx, when the store keeps a queue.
-func foldUses(ctx context.Context, tx cairn.Tx) (int, error) {
-	if !tx.SupportsUseQueue() {
-		return 0, nil
-	}
-	return tx.FoldUses(ctx, cairn.UsageBoost, cairn.MaxConfidence)
 }
 
 // recordUses is RecordUses (queue false) and QueueUses.

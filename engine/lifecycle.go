@@ -76,13 +76,6 @@ func (e *Engine) maintain(ctx context.Context, project string, apply, items bool
 		var pg maintenancePage
 		step := func(tx cairn.Tx) error {
 			pg = maintenancePage{}
-			if apply {
-				// The uses a long-lived process queued count before the
-				// page is judged, as those it applied do.
-				if _, err := foldUses(ctx, tx); err != nil {
-					return err
-				}
-			}
 			states, err := tx.FindLifecycleStates(ctx, project, page)
 			if err != nil {
 				return err
@@ -94,7 +87,12 @@ func (e *Engine) maintain(ctx context.Context, project string, apply, items bool
 			return e.applyMaintenance(ctx, tx, project, &pg, now)
 		}
 		if apply {
-			err = e.store.Update(ctx, step)
+			// The uses a long-lived process queued count before the page
+			// is judged, as those it applied do: applied just before, in
+			// a transaction of their own (see cairn.Tx.FoldUses).
+			if _, err = e.FoldUses(ctx); err == nil {
+				err = e.store.Update(ctx, step)
+			}
 		} else {
 			err = e.store.View(ctx, step)
 		}

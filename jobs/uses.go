@@ -24,8 +24,8 @@ import (
 // unwritten use older than that, or the unwritten uses more than
 // MaxUnwritten, waits for the write in progress before it is answered.
 //
-// On a store that keeps a use queue (SQLite), a write adds the uses'
-// activity entries and appends the uses to the queue
+// On a store that keeps a use queue (SQLite, PostgreSQL), a write adds
+// the uses' activity entries and appends the uses to the queue
 // (engine.Engine.QueueUses); their use counts, last uses and confidence
 // boosts are applied to the memories every FoldWait (or every FoldMax
 // queued uses), and when the writer closes (engine.Engine.FoldUses).

@@ -10,8 +10,9 @@ import (
 // The PostgreSQL backend reports its data version (through LISTEN and
 // NOTIFY), keeps vectors and iterations; it has no log to checkpoint (the
 // server manages its own), no transaction needs preparing for an import
-// (bulk creation streams by itself, see stream.go), and a batch of uses is
-// written through TouchMemories.
+// (bulk creation streams by itself, see stream.go), a batch of uses is
+// written through TouchMemories, and a long-lived process's uses are
+// queued (QueueUses, FoldUses in uses.go).
 
 // SupportsDataVersion implements cairn.Store: see DataVersion.
 func (s *Store) SupportsDataVersion() bool { return true }
@@ -42,19 +43,8 @@ func (t *Tx) TouchEach(context.Context, []string, []time.Time, float64, float64)
 	return nil, unsupported("TouchEach")
 }
 
-// SupportsUseQueue implements cairn.Tx: a use is applied to its memory
-// at once, one statement per context (TouchMemories).
-func (t *Tx) SupportsUseQueue() bool { return false }
-
-// QueueUses implements cairn.Tx: unsupported.
-func (t *Tx) QueueUses(context.Context, []string, []time.Time) (map[string]string, error) {
-	return nil, unsupported("QueueUses")
-}
-
-// FoldUses implements cairn.Tx: unsupported.
-func (t *Tx) FoldUses(context.Context, float64, float64) (int, error) {
-	return 0, unsupported("FoldUses")
-}
+// SupportsUseQueue implements cairn.Tx: see QueueUses.
+func (t *Tx) SupportsUseQueue() bool { return true }
 
 // SupportsIterations implements cairn.Tx: the store keeps iterations.
 func (t *Tx) SupportsIterations() bool { return true }
