@@ -1,6 +1,7 @@
 package cairn
 
 import (
+	"math"
 	"strings"
 	"time"
 	"unicode"
@@ -35,6 +36,18 @@ const (
 	UsageBoost    = 0.02
 	DecayPerWeek  = 0.02
 )
+
+// Boosted is a confidence conf after uses uses, each adding boost up to
+// max as one use does: a confidence already at or above max is left as
+// it is. Stores apply many uses at once with it.
+func Boosted(conf float64, uses int64, boost, max float64) float64 {
+	for range uses {
+		if conf < max {
+			conf = math.Min(max, conf+boost)
+		}
+	}
+	return conf
+}
 
 // Limits on what a memory may hold. Writes beyond them fail with EINVALID.
 const (

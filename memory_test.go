@@ -3,6 +3,7 @@ package cairn_test
 import (
 	"errors"
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -209,6 +210,24 @@ func TestCutBytesKeepsWholeCharacters(t *testing.T) {
 	} {
 		if got := cairn.CutBytes(c.s, c.n); got != c.want {
 			t.Errorf("CutBytes(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+	}
+}
+
+func TestBoostedAppliesEachUseUpToTheMax(t *testing.T) {
+	for _, c := range []struct {
+		conf float64
+		uses int64
+		want float64
+	}{
+		{0.5, 0, 0.5},
+		{0.5, 3, 0.56},
+		{0.9, 5, 0.95},  // stops at the max
+		{1.0, 2, 1.0},   // set above the max by hand: left as it is
+		{0.94, 1, 0.95}, // one step capped
+	} {
+		if got := cairn.Boosted(c.conf, c.uses, cairn.UsageBoost, cairn.MaxConfidence); math.Abs(got-c.want) > 1e-9 {
+			t.Errorf("Boosted(%v, %d) = %v, want %v", c.conf, c.uses, got, c.want)
 		}
 	}
 }

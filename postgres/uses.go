@@ -3,7 +3,6 @@ package postgres
 import (
 	"context"
 	"maps"
-	"math"
 	"slices"
 	"time"
 
@@ -163,12 +162,7 @@ func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
 			return 0, translate(err, "read used memories")
 		}
 		f := byID[id]
-		// The boosts one by one, as TouchMemories applies them.
-		for range f.uses {
-			if conf < max {
-				conf = math.Min(max, conf+boost)
-			}
-		}
+		conf = cairn.Boosted(conf, f.uses, boost, max)
 		uids, uses, last, confs = append(uids, id), append(uses, f.uses), append(last, f.last), append(confs, conf)
 		n += int(f.uses)
 	}

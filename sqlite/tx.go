@@ -1208,13 +1208,7 @@ func (t *Tx) TouchEach(ctx context.Context, ids []string, at []time.Time, boost,
 	}
 	slices.SortFunc(found, func(a, b *touch) int { return cmp.Compare(a.rowid, b.rowid) })
 	for _, tc := range found {
-		// The boosts one by one, as the SQL of one use would compute them.
-		conf := tc.conf
-		for range tc.uses {
-			if conf < max {
-				conf = math.Min(max, conf+boost)
-			}
-		}
+		conf := cairn.Boosted(tc.conf, tc.uses, boost, max)
 		if conf == tc.conf {
 			_, err = t.exec(ctx, "record use", sqlTouchMemory, tc.uses, storesql.MS(tc.last), tc.rowid)
 		} else {
@@ -1309,13 +1303,7 @@ func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
 	}
 	n := 0
 	for _, f := range folds {
-		// The boosts one by one, as TouchEach computes them.
-		conf := f.conf
-		for range f.uses {
-			if conf < max {
-				conf = math.Min(max, conf+boost)
-			}
-		}
+		conf := cairn.Boosted(f.conf, f.uses, boost, max)
 		if conf == f.conf {
 			_, err = t.exec(ctx, "apply queued uses", sqlFoldMemory, f.uses, f.last, f.rowid)
 		} else {
