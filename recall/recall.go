@@ -84,7 +84,8 @@ func (e *InvalidError) Error() string { return e.Msg }
 
 // configure applies the request's profile, mode, keyword overrides and
 // explicit limits to the configuration c (it is changed in place) and
-// returns the keywords that matched and the format to render.
+// returns the keywords that matched and the format to render. Build has
+// checked the request (cairn.ContextRequest.Validate) first.
 func configure(c *cairn.Settings, req *cairn.ContextRequest, p Profile) (keywords []string, format string, err error) {
 	mode := req.Mode
 	if mode == "" {
@@ -116,14 +117,6 @@ func configure(c *cairn.Settings, req *cairn.ContextRequest, p Profile) (keyword
 	if format == "" {
 		format = c.Context.Format
 	}
-	switch format {
-	case contextpack.FormatMarkdown, contextpack.FormatXML, contextpack.FormatJSON:
-	default:
-		return nil, "", &InvalidError{fmt.Sprintf("the format must be markdown, xml or json, not %q", format)}
-	}
-	if c.Context.Budget < 0 || c.Context.Relevant.Limit < 0 || c.Context.MaxChars < 0 {
-		return nil, "", &InvalidError{"the budget, the limit and the character cap cannot be negative"}
-	}
 	return keywords, format, nil
 }
 
@@ -147,6 +140,11 @@ func Build(ctx context.Context, eng Service, c *cairn.Settings, req cairn.Contex
 	p, err := profileOf(&req)
 	if err != nil {
 		return nil, err
+	}
+	// The format, the mode and the limits: the checks a command runs
+	// before it opens the database.
+	if err := req.Validate(c); err != nil {
+		return nil, &InvalidError{cairn.ErrorMessage(err)}
 	}
 	keywords, format, err := configure(c, &req, p)
 	if err != nil {

@@ -6,33 +6,57 @@ import (
 	"github.com/cairn-dev/cairn"
 )
 
-// The root's check of a context request (ContextRequest.Validate, run by
-// a command before it opens the database) refuses what configure, which
-// builds the block, refuses, and passes what it passes: every profile,
-// an unknown one, each format and a negative budget, limit or cap.
-func TestValidateAgreesWithConfigure(t *testing.T) {
+// The root's check of a context request (ContextRequest.Validate) is the
+// one a block is built after, and a command runs before it opens the
+// database: it refuses an unknown format or mode and a negative budget,
+// limit or cap, as EINVALID, and passes the rest; of the profiles, it
+// passes those this package builds blocks for (profileOf) and refuses the
+// others: every profile, an unknown one.
+func TestValidateAgreesWithTheProfilesAndRefusesBadRequests(t *testing.T) {
 	t.Parallel()
-	reqs := []cairn.ContextRequest{{Profile: "nonesuch"}, {Format: "html"}, {Mode: "turbo"}, {Mode: "eco"},
-		{Budget: -1, BudgetSet: true}, {Limit: -1, LimitSet: true}, {MaxChars: -1, MaxCharsSet: true}, {Budget: 0, BudgetSet: true}}
+	for _, c := range []struct {
+		req cairn.ContextRequest
+		ok  bool
+	}{
+		{cairn.ContextRequest{Format: "html"}, false},
+		{cairn.ContextRequest{Mode: "turbo"}, false},
+		{cairn.ContextRequest{Budget: -1, BudgetSet: true}, false},
+		{cairn.ContextRequest{Limit: -1, LimitSet: true}, false},
+		{cairn.ContextRequest{MaxChars: -1, MaxCharsSet: true}, false},
+		{cairn.ContextRequest{Mode: "eco"}, true},
+		{cairn.ContextRequest{Budget: 0, BudgetSet: true}, true},
+	} {
+		err := c.req.Validate(cairn.DefaultSettings())
+		if (err == nil) != c.ok || err != nil && cairn.ErrorCode(err) != cairn.EINVALID {
+			t.Errorf("%+v: Validate %v, want ok %v (EINVALID otherwise)", c.req, err, c.ok)
+		}
+	}
+	for _, f := range cairn.ContextFormats {
+		if err := (&cairn.ContextRequest{Format: f}).Validate(cairn.DefaultSettings()); err != nil {
+			t.Errorf("format %s: %v", f, err)
+		}
+	}
+	reqs := []cairn.ContextRequest{{Profile: "nonesuch"}}
 	for name := range Profiles() {
 		reqs = append(reqs, cairn.ContextRequest{Profile: name})
 	}
-	for _, f := range cairn.ContextFormats {
-		reqs = append(reqs, cairn.ContextRequest{Format: f})
-	}
 	for _, req := range reqs {
 		verr := req.Validate(cairn.DefaultSettings())
-		var cerr error
-		if p, err := profileOf(&req); err != nil {
-			cerr = err
-		} else {
-			_, _, cerr = configure(cairn.DefaultSettings(), &req, p)
+		_, perr := profileOf(&req)
+		if (verr == nil) != (perr == nil) {
+			t.Errorf("profile %q: Validate %v, profileOf %v", req.Profile, verr, perr)
 		}
-		if (verr == nil) != (cerr == nil) {
-			t.Errorf("%+v: Validate %v, Configure %v", req, verr, cerr)
-		}
-		if verr != nil && cairn.ErrorCode(verr) != cairn.EINVALID {
-			t.Errorf("%+v: Validate %v, want EINVALID", req, verr)
-		}
+	}
+}
+
+// A block is refused for what Validate refuses, as EINVALID once a
+// transport speaks (AsInvalid), with Validate's words.
+func TestBuildRefusesWhatValidateRefuses(t *testing.T) {
+	t.Parallel()
+	req := cairn.ContextRequest{Format: "html"}
+	_, err := Build(t.Context(), nil, cairn.DefaultSettings(), req)
+	want := req.Validate(cairn.DefaultSettings())
+	if err == nil || cairn.ErrorCode(AsInvalid(err)) != cairn.EINVALID || cairn.ErrorMessage(AsInvalid(err)) != cairn.ErrorMessage(want) {
+		t.Fatalf("Build: %v, want %v", err, want)
 	}
 }
