@@ -68,6 +68,11 @@ type Store struct {
 	dvLast int64     // PRAGMA data_version then
 	// commits counts this store's own commits (DataVersion).
 	commits atomic.Int64
+
+	// runs counts the runs of writes under way (WriteRun); the writer's
+	// page cache is writerRunCacheKiB while there is one.
+	runMu sync.Mutex
+	runs  int
 }
 
 type prepKey struct {
@@ -113,10 +118,19 @@ func (s *Store) prepared(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, 
 // server at 1,000,000 memories held about 18 MiB more after its load
 // than with 128 KiB each, for the same CPU per request
 // (docs/performance.md).
+//
+// The writer's share counts towards the process's one page cache as the
+// readers' do, and a server's readers fill it with the pages of their
+// searches: its 4 MiB took 9 MiB of a server's resident size at 1,000,000
+// memories (docs/performance.md). It keeps writerCacheKiB, and
+// writerRunCacheKiB during a run of writes (WriteRun: the daily cleanup,
+// whose pages read the same rows and index entries one transaction
+// after another, measured 9% more CPU with 1 MiB than with 4).
 const (
-	writerCacheKiB = 4096
-	readerCacheKiB = 128
-	bulkCacheKiB   = 65536
+	writerCacheKiB    = 1024
+	writerRunCacheKiB = 4096
+	readerCacheKiB    = 128
+	bulkCacheKiB      = 65536
 )
 
 // rowsByDocVersion is the migration that places memory rows by
