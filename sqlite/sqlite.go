@@ -110,7 +110,8 @@ func (s *Store) prepared(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, 
 // is about twice its nominal size. A long-lived server (one writer, up to
 // a few readers per concurrent request) keeps it small: pages it does not
 // hold come from the operating system's file cache. Only a bulk write
-// (Tx.Bulk: an import) raises the writer's share, until it commits.
+// (Tx.Bulk: an import) and a run of writes (WriteRun: the cleanup)
+// raise the writer's share, until they end.
 //
 // A reader's cache holds the b-trees' upper pages between the reads of a
 // request; the rows a search reads lie on pages spread over the whole
@@ -121,7 +122,7 @@ func (s *Store) prepared(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, 
 //
 // The writer's share counts towards the process's one page cache as the
 // readers' do, and a server's readers fill it with the pages of their
-// searches: its 4 MiB took 9 MiB of a server's resident size at 1,000,000
+// searches: its 4 MiB took 6-9 MiB of a server's resident size at 1,000,000
 // memories (docs/performance.md). It keeps writerCacheKiB, and
 // writerRunCacheKiB during a run of writes (WriteRun: the daily cleanup,
 // whose pages read the same rows and index entries one transaction
