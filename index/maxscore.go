@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"math"
 	"slices"
+	"sync"
 )
 
 // boundable reports whether Top may bound scores: every term's postings
@@ -57,26 +58,30 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	if m == 0 {
 		return nil, false
 	}
-	norm := s.norms()
+	sc := s.scratch()
+	norm := s.normsInto(&sc.norm)
 	k1 := s.Params.K1
 	dense := s.denseLen()
 	wide := s.Stats.NextDoc > maxDense
 	// ts are the terms by bound, least first; byAdd[i] is the place of
 	// the i-th term added.
-	ubs := make([]float64, m)
+	ubs := grow(sc.ubs, m)
+	clear(ubs)
 	for i, t := range s.terms {
 		idf := s.idf(t)
 		for _, e := range t.p.peaks {
 			ubs[i] = max(ubs[i], part(idf, float64(e.tf), k1, norm[e.dl]))
 		}
 	}
-	byAdd := make([]int, m)
+	byAdd := grow(sc.byAdd, m)
 	for i := range byAdd {
 		byAdd[i] = i
 	}
 	slices.SortStableFunc(byAdd, func(a, b int) int { return cmp.Compare(ubs[a], ubs[b]) })
-	bm := &bm25{k1: k1, norm: norm, wide: wide}
-	ts := make([]bterm, m)
+	sc.recycle()
+	sc.bm = bm25{k1: k1, norm: norm, wide: wide, tables: sc}
+	bm := &sc.bm
+	ts := grow(sc.ts, m)
 	for j, i := range byAdd {
 		t := s.terms[i]
 		ts[j] = bterm{idf: s.idf(t), cw: t.cw, ub: ubs[i], add: i, at: -1, bm: bm}
@@ -85,13 +90,16 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	for j := range ts {
 		byAdd[ts[j].add] = j
 	}
+	sc.ubs, sc.byAdd, sc.ts = ubs, byAdd, ts
 	// A document that holds terms adding se to its BM25 sum and ce to its
 	// coverage, and perhaps the terms ts[:j] besides, scores at most
 	// (se + pub[j]) × (base + share × min(1, (ce + pcw[j]) × perWeight));
 	// pub and perWeight carry the margin.
 	slack := 1 + 1e-6*float64(m+8)
-	pub := make([]float64, m+1)
-	pcw := make([]float64, m+1)
+	pub := grow(sc.pub, m+1)
+	pcw := grow(sc.pcw, m+1)
+	pub[0], pcw[0] = 0, 0
+	sc.pub, sc.pcw = pub, pcw
 	for j := range ts {
 		pub[j+1] = pub[j] + ts[j].ub
 		pcw[j+1] = pcw[j] + ts[j].cw
@@ -111,7 +119,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 		return (se*slack + pub[j]) * (base + share*c)
 	}
 
-	h := topHeap{k: k}
+	h := topHeap{k: k, s: make(minHeap, 0, s.boundMatches(k))}
 	// theta is the score the k-th best reaches at least: that of the k-th
 	// best so far once the heap is full, and before, that of the k-th best
 	// document an earlier Top scored.
@@ -204,7 +212,7 @@ func (t *bterm) fill() float64 {
 	if tf >= byte(len(t.parts)) {
 		return round(part(t.idf, float64(tf), k1, norm[dl]), wide)
 	}
-	p := new([256]float64)
+	p := t.bm.tables.table()
 	for l, n := range norm {
 		p[l] = round(part(t.idf, float64(tf), k1, n), wide)
 	}
@@ -217,6 +225,8 @@ type bm25 struct {
 	k1   float64
 	norm *[256]float64
 	wide bool // sums in float64 (see maxDense)
+	// tables hands out the part tables of the terms (bterm.parts).
+	tables *scratch
 }
 
 // round rounds a part of a BM25 sum as exhaustive scoring does: to
@@ -269,4 +279,87 @@ func (s *Scorer) withLen(sc Scored, dl byte) Scored {
 		sc.Len = dl
 	}
 	return sc
+}
+
+// scratch is the working memory of a bounded search: the terms' state
+// and bounds, and the part tables they fill. It is kept by the scorer
+// across TopMore calls and pooled between scorers (Scorer.Release), so
+// that a search of a long-lived process allocates little of it: the
+// part tables were the largest share of the bytes a search allocated.
+type scratch struct {
+	ts            []bterm
+	ubs, pub, pcw []float64
+	byAdd         []int
+	norm          [256]float64
+	bm            bm25
+	// made are the part tables handed out since the last recycle, spare
+	// those free to hand out again.
+	made, spare []*[256]float64
+	known       []float64 // the array of a released scorer's known
+}
+
+// scratchPool holds the scratch of released scorers.
+var scratchPool sync.Pool
+
+// scratch returns the scorer's scratch, taking one from the pool first.
+func (s *Scorer) scratch() *scratch {
+	if s.scr == nil {
+		if sc, ok := scratchPool.Get().(*scratch); ok {
+			s.scr = sc
+		} else {
+			s.scr = &scratch{}
+		}
+		if s.known == nil {
+			s.known, s.scr.known = s.scr.known, nil
+		}
+	}
+	return s.scr
+}
+
+// table returns a part table to fill in full.
+func (sc *scratch) table() *[256]float64 {
+	var p *[256]float64
+	if n := len(sc.spare); n > 0 {
+		p, sc.spare = sc.spare[n-1], sc.spare[:n-1]
+	} else {
+		p = new([256]float64)
+	}
+	sc.made = append(sc.made, p)
+	return p
+}
+
+// recycle makes every part table handed out free again.
+func (sc *scratch) recycle() {
+	sc.spare = append(sc.spare, sc.made...)
+	clear(sc.made)
+	sc.made = sc.made[:0]
+}
+
+// release pools sc, with nothing left pointing to a search's postings.
+func (sc *scratch) release() {
+	sc.recycle()
+	clear(sc.ts[:cap(sc.ts)])
+	sc.bm = bm25{}
+	scratchPool.Put(sc)
+}
+
+// grow returns v resized to n, reusing its array when large enough. The
+// elements are not cleared.
+func grow[T any](v []T, n int) []T {
+	if cap(v) >= n {
+		return v[:n]
+	}
+	return make([]T, n)
+}
+
+// boundMatches is a capacity for the k best of a bounded search: k, or
+// fewer when the terms' postings hold fewer documents.
+func (s *Scorer) boundMatches(k int) int {
+	var n int64
+	for _, t := range s.terms {
+		if n += t.p.DF; n >= int64(k) {
+			return k
+		}
+	}
+	return int(n)
 }

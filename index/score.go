@@ -2,7 +2,6 @@ package index
 
 import (
 	"cmp"
-	"container/heap"
 	"math"
 	"math/bits"
 	"slices"
@@ -124,6 +123,7 @@ type Scorer struct {
 	// in full, for the terms added so far: a later Top for more documents
 	// knows from them a score its k-th best reaches at least.
 	known []float64
+	scr   *scratch // a bounded Top's working memory
 }
 
 // scoredTerm is a term added to a scorer: its postings, score weight w
@@ -158,6 +158,11 @@ var accPool sync.Pool
 // Release returns the scorer's buffers for reuse. The scorer must not be
 // used afterwards.
 func (s *Scorer) Release() {
+	if s.scr != nil {
+		s.scr.known, s.known = s.known[:0], nil
+		s.scr.release()
+		s.scr = nil
+	}
 	if a := s.ex; a != nil {
 		a.release(a.acc)
 		a.release(a.cov)
@@ -230,7 +235,10 @@ func (s *Scorer) add(p *Postings, w, cw float64) {
 }
 
 // norms returns the BM25 length norm of every quantised length.
-func (s *Scorer) norms() *[256]float64 {
+func (s *Scorer) norms() *[256]float64 { return s.normsInto(new([256]float64)) }
+
+// normsInto is norms, written into norm.
+func (s *Scorer) normsInto(norm *[256]float64) *[256]float64 {
 	avgdl := float64(s.Stats.TotalLen) / float64(s.Stats.Docs)
 	if s.Params.Pivot > 0 {
 		avgdl = s.Params.Pivot
@@ -239,11 +247,10 @@ func (s *Scorer) norms() *[256]float64 {
 		avgdl = 1
 	}
 	k1, b := s.Params.K1, s.Params.B
-	var norm [256]float64
 	for i := range norm {
 		norm[i] = k1 * (1 - b + b*lenTable[i]/avgdl)
 	}
-	return &norm
+	return norm
 }
 
 // coverPart is what a term of coverage weight cw adds to the coverage of
@@ -464,19 +471,23 @@ func (h *topHeap) full() bool { return len(h.s) == h.k }
 
 func (h *topHeap) offer(x Scored) {
 	if len(h.s) < h.k {
-		heap.Push(&h.s, x)
+		h.s = append(h.s, x)
+		h.s.up(len(h.s) - 1)
 	} else if less(h.s[0], x) {
 		h.s[0] = x
-		heap.Fix(&h.s, 0)
+		h.s.down(0, len(h.s))
 	}
 }
 
-// sorted empties the heap into a list, best first.
+// sorted empties the heap into a list, best first, in the heap's own
+// array.
 func (h *topHeap) sorted() []Scored {
-	out := make([]Scored, len(h.s))
-	for i := len(h.s) - 1; i >= 0; i-- {
-		out[i] = heap.Pop(&h.s).(Scored)
+	out := h.s
+	for n := len(out) - 1; n > 0; n-- {
+		out[0], out[n] = out[n], out[0]
+		out.down(0, n)
 	}
+	h.s = nil
 	return out
 }
 
@@ -488,15 +499,37 @@ func less(a, b Scored) bool {
 	return a.Doc < b.Doc
 }
 
+// minHeap is a heap of documents, the least (see less) at the root.
+// Its own sift functions, rather than container/heap's, put and take
+// documents without boxing each in an interface.
 type minHeap []Scored
 
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return less(h[i], h[j]) }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(Scored)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
+// up moves h[j] toward the root to its place.
+func (h minHeap) up(j int) {
+	for j > 0 {
+		i := (j - 1) / 2 // parent
+		if !less(h[j], h[i]) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		j = i
+	}
+}
+
+// down moves h[i] away from the root to its place among h[:n].
+func (h minHeap) down(i, n int) {
+	for {
+		j := 2*i + 1
+		if j >= n || j < 0 {
+			break
+		}
+		if r := j + 1; r < n && less(h[r], h[j]) {
+			j = r
+		}
+		if !less(h[j], h[i]) {
+			break
+		}
+		h[i], h[j] = h[j], h[i]
+		i = j
+	}
 }
