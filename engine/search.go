@@ -310,15 +310,21 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	k := max(minCandidates, q.Limit*candidatesPerHit)
 	var kept []hit
 	var held map[*cairn.Memory]heldTerms
+	tops := make([][]index.Scored, len(scored))
 	for {
-		var cands []candidate
 		exhausted := true
-		for _, ps := range scored {
+		n := 0
+		for i, ps := range scored {
 			top, more := ps.scorer.TopMore(k)
 			if more {
 				exhausted = false
 			}
-			for _, s := range top {
+			tops[i] = top
+			n += len(top)
+		}
+		cands := make([]candidate, 0, n)
+		for i, ps := range scored {
+			for _, s := range tops[i] {
 				cands = append(cands, candidate{part: ps.name, sc: s})
 			}
 		}
@@ -595,15 +601,12 @@ func (r *retrieved) termsOf(m *cairn.Memory, part textPart) termCounts {
 // the query's filters, recording in held the terms each holds.
 func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, cands []candidate, held map[*cairn.Memory]heldTerms) ([]hit, error) {
 	byPart := map[string][]int64{}
-	scores := map[string]map[int64]index.Scored{}
+	scores := make(map[partDoc]index.Scored, len(cands))
 	for _, c := range cands {
 		byPart[c.part] = append(byPart[c.part], c.sc.Doc)
-		if scores[c.part] == nil {
-			scores[c.part] = map[int64]index.Scored{}
-		}
-		scores[c.part][c.sc.Doc] = c.sc
+		scores[partDoc{c.part, c.sc.Doc}] = c.sc
 	}
-	var out []hit
+	out := make([]hit, 0, len(cands))
 	for part, docs := range byPart {
 		ms, err := memo.find(ctx, tx, part, docs)
 		if err != nil {
@@ -616,12 +619,18 @@ func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, 
 			if !passes(m, q) {
 				continue
 			}
-			sc := scores[part][m.DocNum]
+			sc := scores[partDoc{part, m.DocNum}]
 			out = append(out, hit{Hit: cairn.Hit{Memory: m}, HitExplain: cairn.HitExplain{Lexical: sc.BM25, Coverage: sc.Coverage, Match: sc.Score}})
 			held[m] = heldTerms{part: part, bits: sc.Held, dl: sc.Len}
 		}
 	}
 	return out, nil
+}
+
+// partDoc is a document of a partition.
+type partDoc struct {
+	part string
+	doc  int64
 }
 
 func passes(m *cairn.Memory, q cairn.Query) bool {
@@ -825,12 +834,15 @@ type docMemo map[string]map[int64]*cairn.Memory
 func (dm docMemo) find(ctx context.Context, tx cairn.Tx, part string, docs []int64) ([]*cairn.Memory, error) {
 	got := dm[part]
 	if got == nil {
-		got = map[int64]*cairn.Memory{}
+		got = make(map[int64]*cairn.Memory, len(docs))
 		dm[part] = got
 	}
 	var missing []int64
-	for _, d := range docs {
+	for i, d := range docs {
 		if _, ok := got[d]; !ok {
+			if missing == nil {
+				missing = make([]int64, 0, len(docs)-i)
+			}
 			missing = append(missing, d)
 		}
 	}
