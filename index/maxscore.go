@@ -335,10 +335,23 @@ func (sc *scratch) recycle() {
 	sc.made = sc.made[:0]
 }
 
+// keptTerms is how many terms' state, keptTables how many part tables
+// and keptKnown how many known scores a pooled scratch keeps at most: a
+// query of many more terms, or for many more documents, does not leave
+// that much memory in the pool.
+const keptTerms, keptTables, keptKnown = 64, 128, 4096
+
 // release pools sc, with nothing left pointing to a search's postings.
 func (sc *scratch) release() {
 	sc.recycle()
 	clear(sc.ts[:cap(sc.ts)])
+	if cap(sc.ts) > keptTerms {
+		sc.ts, sc.ubs, sc.pub, sc.pcw, sc.byAdd = nil, nil, nil, nil, nil
+	}
+	if len(sc.spare) > keptTables {
+		clear(sc.spare[keptTables:])
+		sc.spare = sc.spare[:keptTables]
+	}
 	sc.bm = bm25{}
 	scratchPool.Put(sc)
 }

@@ -159,7 +159,10 @@ var accPool sync.Pool
 // used afterwards.
 func (s *Scorer) Release() {
 	if s.scr != nil {
-		s.scr.known, s.known = s.known[:0], nil
+		if cap(s.known) <= keptKnown {
+			s.scr.known = s.known[:0]
+		}
+		s.known = nil
 		s.scr.release()
 		s.scr = nil
 	}
