@@ -139,8 +139,9 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
 	var out []*cairn.Memory
+	fm := cairn.NewFileMatcher(files)
 	match := func(m *cairn.Memory) bool {
-		return m.Project == project && m.FileMatch(files) > 0 && (len(types) == 0 || slices.Contains(types, m.Type))
+		return m.Project == project && (len(types) == 0 || slices.Contains(types, m.Type)) && fm.Match(m) > 0
 	}
 	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		if indexed {
