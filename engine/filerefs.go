@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"math/bits"
 	"path"
 	"slices"
 	"strings"
@@ -201,7 +200,9 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 // indexed last) first, at most most. ok is false when the
 // partition's index was made by other rules.
 func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, types []string, most int) (_ []int64, ok bool, _ error) {
-	stats, err := tx.Partition(ctx, part)
+	// As a search reads them: a long-lived engine keeps the dead set
+	// decoded while the statistics stay the same (searchDead).
+	stats, whole, err := e.searchStats(ctx, tx, part)
 	if err != nil {
 		return nil, false, err
 	}
@@ -211,9 +212,9 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 	if stats.Analyzer != IndexVersion {
 		return nil, false, nil
 	}
-	skip, err := e.deadSet(stats)
+	stats, skip, err := e.searchDead(ctx, tx, stats, whole)
 	if err != nil {
-		return nil, false, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", part)
+		return nil, false, err
 	}
 	if len(types) > 0 {
 		if skip, err = e.skipOtherTypes(ctx, tx, stats, skip, types); err != nil {
@@ -224,25 +225,7 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 	if err != nil {
 		return nil, false, err
 	}
-	var set index.DeadSet
-	for _, p := range tps {
-		p.MarkDocs(&set)
-	}
-	var docs []int64
-	for w := len(set) - 1; w >= 0 && len(docs) < most; w-- {
-		word := set[w]
-		if w < len(skip) {
-			word &^= skip[w]
-		}
-		for word != 0 && len(docs) < most {
-			b := 63 - bits.LeadingZeros64(word)
-			word &^= 1 << b
-			if doc := int64(w)*64 + int64(b); doc < stats.NextDoc {
-				docs = append(docs, doc)
-			}
-		}
-	}
-	return docs, true, nil
+	return index.NewestDocs(tps, skip, stats.NextDoc, most), true, nil
 }
 
 // maxRefDocs bounds the memories a context reads to find those about a

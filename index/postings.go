@@ -3,6 +3,7 @@ package index
 import (
 	"encoding/binary"
 	"math"
+	"math/bits"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -210,4 +211,101 @@ func (p *Postings) MarkDocs(set *DeadSet) {
 	for c.reset(p); c.doc != endDoc; c.next() {
 		set.Add(c.doc)
 	}
+}
+
+// NewestDocs returns the documents that any of ps holds, below end and
+// not in skip, the highest first, at most n: what marking every document
+// of ps in a set (MarkDocs) and reading the set from end down gives. It
+// reads each postings list from its last block back and stops once it
+// has n, so that the newest documents of a term that very many hold cost
+// what those of a rare one do.
+func NewestDocs(ps []*Postings, skip DeadSet, end int64, n int) []int64 {
+	if n <= 0 {
+		return nil
+	}
+	for _, p := range ps {
+		if !p.regular {
+			return newestMarked(ps, skip, end, n)
+		}
+	}
+	// One cursor a list, each walking its entries backwards; the highest
+	// document of all is taken next, once, however many lists hold it.
+	cs := make([]cursor, 0, len(ps))
+	for _, p := range ps {
+		if len(p.blocks) == 0 {
+			continue
+		}
+		cs = append(cs, cursor{data: p.Data, blocks: p.blocks})
+		c := &cs[len(cs)-1]
+		c.loadBack(len(p.blocks) - 1)
+		// A skip past the blocks that begin at end or after it.
+		for c.doc >= end && c.blocks[c.blk].prev >= end && c.blk > 0 {
+			c.loadBack(c.blk - 1)
+		}
+	}
+	var out []int64
+	for len(out) < n {
+		doc := int64(-1)
+		for i := range cs {
+			doc = max(doc, cs[i].doc)
+		}
+		if doc < 0 {
+			break
+		}
+		for i := range cs {
+			if cs[i].doc == doc {
+				cs[i].back()
+			}
+		}
+		if doc < end && !skip.Has(doc) {
+			out = append(out, doc)
+		}
+	}
+	return out
+}
+
+// loadBack decodes block b and moves to its last entry.
+func (c *cursor) loadBack(b int) {
+	c.blk = b - 1
+	c.load()
+	c.k = c.n - 1
+	c.doc = c.docs[c.k]
+}
+
+// back moves to the entry before the current one; the document is -1
+// before the first. Only for regular postings, whose documents increase.
+func (c *cursor) back() {
+	switch {
+	case c.k > 0:
+		c.k--
+		c.doc = c.docs[c.k]
+	case c.blk > 0:
+		c.loadBack(c.blk - 1)
+	default:
+		c.doc = -1
+	}
+}
+
+// newestMarked is NewestDocs through a set of every document of ps, for
+// postings whose documents may come in any order.
+func newestMarked(ps []*Postings, skip DeadSet, end int64, n int) []int64 {
+	var set DeadSet
+	for _, p := range ps {
+		p.MarkDocs(&set)
+	}
+	var out []int64
+	for w := len(set) - 1; w >= 0 && len(out) < n; w-- {
+		word := set[w]
+		if w < len(skip) {
+			word &^= skip[w]
+		}
+		for word != 0 && len(out) < n {
+			b := 63 - bits.LeadingZeros64(word)
+			word &^= 1 << b
+			if doc := int64(w)*64 + int64(b); doc < end {
+				out = append(out, doc)
+			}
+		}
+	}
+	return out
 }
