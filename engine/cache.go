@@ -60,10 +60,12 @@ const maxDeadSets = 64
 // not change it. A long-lived engine keeps the decoding while the stored
 // set is the same: a partition with many removed documents stores
 // hundreds of kilobytes (a million memories after a cleanup: 180 KB),
-// whose decoding would otherwise cost every search a millisecond.
+// whose decoding would otherwise cost every search a millisecond. It
+// keeps an empty set too, so that searchDead finds it by the statistics
+// and the partition is not read whole again.
 func (e *Engine) deadSet(ps *cairn.PartitionStats) (index.DeadSet, error) {
 	c := e.cache
-	if c == nil || len(ps.Dead) == 0 {
+	if c == nil {
 		return index.DecodeDead(ps.Dead)
 	}
 	c.mu.Lock()
