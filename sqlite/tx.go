@@ -32,6 +32,10 @@ type Tx struct {
 	// partNums: the partitions' numbers a write has read or given
 	// (partitionNum).
 	partNums map[string]int64
+	// rowsMayChange: the write ran a statement that may change memory
+	// rows: any but those that queue uses and append activity entries
+	// (Store.RowsVersion).
+	rowsMayChange bool
 }
 
 // Bulk prepares this write transaction for a large write (an import):
@@ -96,6 +100,9 @@ func (t *Tx) exec(ctx context.Context, op, q string, args ...any) (sql.Result, e
 	if !t.write {
 		return nil, cairn.Errorf(cairn.EINVALID, "%s needs a write transaction", op)
 	}
+	if q != sqlQueueUses {
+		t.rowsMayChange = true
+	}
 	s, err := t.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -105,12 +112,21 @@ func (t *Tx) exec(ctx context.Context, op, q string, args ...any) (sql.Result, e
 }
 
 func (t *Tx) query(ctx context.Context, op, q string, args ...any) (*sql.Rows, error) {
+	if t.write && !isSelect(q) {
+		t.rowsMayChange = true // a write that returns rows
+	}
 	s, err := t.stmt(ctx, q)
 	if err != nil {
 		return nil, err
 	}
 	rows, err := s.QueryContext(ctx, args...)
 	return rows, translate(err, op)
+}
+
+// isSelect reports whether the statement q is a SELECT.
+func isSelect(q string) bool {
+	q = strings.TrimLeft(q, " \t\n")
+	return len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")
 }
 
 func nullKey(k string) any {

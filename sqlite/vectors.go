@@ -57,7 +57,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, vs []cairn.HashVec
 			return translate(err, "store vectors")
 		}
 	}
-	return s.commit(tx)
+	return s.commit(tx, false) // vectors are not memory rows
 }
 
 // FindVectors implements cairn.VectorStore.
