@@ -33,8 +33,8 @@ type Tx struct {
 	// (partitionNum).
 	partNums map[string]int64
 	// rowsMayChange: the write ran a statement that may change memory
-	// rows: any but those that queue uses and append activity entries
-	// (Store.RowsVersion).
+	// rows: any but reads and those that queue uses and append activity
+	// entries (leavesRows, Store.RowsVersion).
 	rowsMayChange bool
 }
 
@@ -71,6 +71,9 @@ func (t *Tx) close() {
 }
 
 func (t *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if t.write && !t.rowsMayChange && !leavesRows(q) {
+		t.rowsMayChange = true
+	}
 	if s, ok := t.stmts[q]; ok {
 		return s, nil
 	}
@@ -100,9 +103,6 @@ func (t *Tx) exec(ctx context.Context, op, q string, args ...any) (sql.Result, e
 	if !t.write {
 		return nil, cairn.Errorf(cairn.EINVALID, "%s needs a write transaction", op)
 	}
-	if q != sqlQueueUses {
-		t.rowsMayChange = true
-	}
 	s, err := t.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -112,9 +112,6 @@ func (t *Tx) exec(ctx context.Context, op, q string, args ...any) (sql.Result, e
 }
 
 func (t *Tx) query(ctx context.Context, op, q string, args ...any) (*sql.Rows, error) {
-	if t.write && !isSelect(q) {
-		t.rowsMayChange = true // a write that returns rows
-	}
 	s, err := t.stmt(ctx, q)
 	if err != nil {
 		return nil, err
@@ -123,8 +120,15 @@ func (t *Tx) query(ctx context.Context, op, q string, args ...any) (*sql.Rows, e
 	return rows, translate(err, op)
 }
 
-// isSelect reports whether the statement q is a SELECT.
-func isSelect(q string) bool {
+// leavesRows reports whether the statement q leaves memory rows as they
+// are: a SELECT, or a write of queued uses or activity entries
+// (Store.RowsVersion). Every statement of a transaction is prepared
+// through Tx.stmt, which asks.
+func leavesRows(q string) bool {
+	switch q {
+	case sqlQueueUses, sqlInsertActivity, sqlInsertActivityBatch:
+		return true
+	}
 	q = strings.TrimLeft(q, " \t\n")
 	return len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")
 }
