@@ -15,7 +15,7 @@ import (
 // reads the memories tagged with any of its words, the newest 200 written,
 // to keep the 20 created last: the tags of common words bring the same
 // rows to many prompts (over the benchmark's prompts, about three in four
-// of those rows were read by one of the 100 blocks before), and a row read
+// of those rows had been read within the last 4,000 rows), and a row read
 // from SQLite is a b-tree descent and most often a page read from the
 // operating system's cache. A search's candidates are read from the store:
 // few of them were read by a recent search.
@@ -66,12 +66,12 @@ func (c *rowCache) get(k rowKey, maxBytes int64) (*cairn.Memory, bool) {
 // put keeps m under k in the newer half, which becomes the older when it
 // holds half of maxBytes.
 func (c *rowCache) put(k rowKey, m *cairn.Memory, maxBytes int64) {
-	if old, ok := c.rows[k]; ok {
-		c.size -= rowSize(old)
-	}
 	if c.rows == nil || c.size >= maxBytes/2 {
 		c.old, c.oldSize = c.rows, c.size
 		c.rows, c.size = make(map[rowKey]*cairn.Memory, 256), 0
+	}
+	if old, ok := c.rows[k]; ok {
+		c.size -= rowSize(old)
 	}
 	c.rows[k] = m
 	c.size += rowSize(m)
