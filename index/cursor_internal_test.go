@@ -2,6 +2,7 @@ package index
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/cairn-dev/cairn"
@@ -9,19 +10,50 @@ import (
 
 // TestCursorWalksAndSeeksLikeADecode moves a cursor over random postings
 // (several blocks, chunks appended with restarts, gaps of every varint
-// width) by random steps and seeks, and checks every entry it lands on
-// against a plain Decode: the first entry at or after each target, with
-// its term frequency and length, and endDoc past the last.
+// width, chunks of one-byte gaps only or nearly, whose full blocks take 3
+// bytes an entry) by random steps and seeks, and checks every entry it
+// lands on against a plain Decode: the first entry at or after each
+// target, with its term frequency and length, and endDoc past the last.
+// Some postings end in a block of fewer entries that takes as many bytes
+// as a full block of one-byte gaps, and some hold a frequency of 0. The
+// term's peaks and whether its postings are regular must be those of the
+// entries.
 func TestCursorWalksAndSeeksLikeADecode(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
-	for round := range 40 {
+	for round := range 80 {
 		var data []byte
 		doc := int64(r.IntN(1000))
 		for chunk := 0; chunk < 1+r.IntN(4); chunk++ {
 			var e encoder
-			for n := r.IntN(700); n > 0; n-- {
+			mode := r.IntN(3) // 0: every width; 1: one byte; 2: a longer gap in 300
+			for n := r.IntN([]int{700, 2000, 2000}[mode]); n > 0; n-- {
 				gaps := []int64{1, 1 + r.Int64N(100), 1 + r.Int64N(20000), 1 + r.Int64N(1<<30)}
-				doc += gaps[r.IntN(len(gaps))]
+				gap := gaps[r.IntN(len(gaps))]
+				if mode > 0 {
+					gap = 1 + r.Int64N(127)
+					if mode == 2 && r.IntN(300) == 0 {
+						gap = 128 + r.Int64N(20000)
+					}
+				}
+				doc += gap
+				tf := byte(1 + r.IntN(255))
+				if mode > 0 && r.IntN(3000) == 0 {
+					tf = 0 // postings the scorer must not bound
+				}
+				e.add(doc, tf, byte(r.IntN(256)))
+			}
+			data = append(data, e.buf...)
+		}
+		if round%8 == 7 {
+			// A last block of 127 entries in 3 × blockSize bytes: 124 of
+			// 3 bytes and 3 of 4, after full blocks of one-byte gaps.
+			var e encoder
+			for n := range 3*blockSize + blockSize - 1 {
+				gap := int64(1 + r.IntN(127))
+				if n >= 3*blockSize+blockSize-4 {
+					gap = 128 + r.Int64N(16000)
+				}
+				doc += gap
 				e.add(doc, byte(1+r.IntN(255)), byte(r.IntN(256)))
 			}
 			data = append(data, e.buf...)
@@ -41,6 +73,27 @@ func TestCursorWalksAndSeeksLikeADecode(t *testing.T) {
 		p, err := Prepare(cairn.TermPostings{Term: "t", DF: int64(len(ref)), Data: data})
 		if err != nil {
 			t.Fatal(err)
+		}
+		// The peaks: the shortest length at each frequency, less those a
+		// higher frequency has as short a length as.
+		regular, shortest := true, map[byte]byte{}
+		for _, e := range ref {
+			if e.tf == 0 {
+				regular = false
+			}
+			if l, ok := shortest[e.tf]; !ok || e.dl < l {
+				shortest[e.tf] = e.dl
+			}
+		}
+		var peaks []peak
+		for tf, least := 255, 256; tf >= 0; tf-- {
+			if l, ok := shortest[byte(tf)]; ok && int(l) < least {
+				peaks = append(peaks, peak{byte(tf), l})
+				least = int(l)
+			}
+		}
+		if p.regular != regular || !slices.Equal(p.peaks, peaks) {
+			t.Fatalf("round %d: Prepare made regular %v, peaks %v; want %v, %v", round, p.regular, p.peaks, regular, peaks)
 		}
 		var c cursor
 		c.reset(p)
@@ -76,4 +129,52 @@ func TestCursorWalksAndSeeksLikeADecode(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkCursor walks, and looks up one document in three of, postings
+// of 200,000 entries as a common word's at 1,000,000 documents have them
+// (gaps of 1 to 9 documents, a restart every 10,000 entries as separate
+// writes append them): the decoding a search's scorer spends most of its
+// time in.
+func BenchmarkCursor(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 2))
+	var data []byte
+	var docs []int64
+	doc := int64(0)
+	for len(docs) < 200000 {
+		var e encoder
+		for range 10000 {
+			doc += 1 + r.Int64N(9)
+			e.add(doc, byte(1+r.IntN(3)), byte(r.IntN(120)))
+			docs = append(docs, doc)
+		}
+		data = append(data, e.buf...)
+	}
+	p, err := Prepare(cairn.TermPostings{Term: "t", DF: int64(len(docs)), Data: data})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("walk", func(b *testing.B) {
+		var c cursor
+		for b.Loop() {
+			n := 0
+			for c.reset(p); c.doc != endDoc; c.next() {
+				n += int(c.tf())
+			}
+			if n == 0 {
+				b.Fatal("no entries")
+			}
+		}
+	})
+	b.Run("lookup", func(b *testing.B) {
+		var c cursor
+		for b.Loop() {
+			c.reset(p)
+			for i := 0; i < len(docs); i += 3 {
+				if c.seek(docs[i]); c.doc != docs[i] {
+					b.Fatalf("seek(%d) at %d", docs[i], c.doc)
+				}
+			}
+		}
+	})
 }

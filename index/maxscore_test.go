@@ -180,3 +180,132 @@ func heldRef(t *testing.T, added []cairn.TermPostings) (map[int64]uint64, map[in
 	}
 	return held, lens
 }
+
+// TestBoundedTopOnStretchedPostings compares Top with scoring every
+// posting on random partitions (seeded) unlike randomPartition's: each
+// term's postings have stretches where it is frequent in short documents
+// between stretches where it is held once by long ones, and some terms
+// are held by nine documents in ten, in runs of consecutive documents
+// (blocks of one-byte gaps, and documents at the edges of blocks that
+// rank). Queries of 1 to 8 such terms, with random weights, coverage on
+// and off, feedback terms, dead documents, documents written after the
+// statistics, float32 and float64 sums, k from 1 to past the matches,
+// each Top after a smaller one (as a search grows k). Documents, scores
+// and coverage must be equal to the bit.
+func TestBoundedTopOnStretchedPostings(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(3, 5))
+	compared := 0
+	for round := 0; round < 80; round++ {
+		n := 300 + r.IntN(8000)
+		lens := make([]int, n)
+		for d := range lens {
+			if r.IntN(3) == 0 {
+				lens[d] = 1 + r.IntN(20)
+			} else {
+				lens[d] = 65 + r.IntN(2000)
+			}
+		}
+		after := 0
+		if r.IntN(4) == 0 {
+			after = r.IntN(n / 4)
+		}
+		deadShare := []float64{0, 0.05, 0.5}[r.IntN(3)]
+		var dead index.DeadSet
+		stats := &cairn.PartitionStats{Name: "p", NextDoc: int64(n - after)}
+		for d := 0; d < n-after; d++ {
+			if r.Float64() < deadShare {
+				dead.Add(int64(d))
+				continue
+			}
+			stats.Docs++
+			stats.TotalLen += int64(lens[d])
+		}
+		stats.DeadDocs = int64(dead.Len())
+		if stats.Docs == 0 {
+			continue
+		}
+		if r.IntN(4) == 0 {
+			stats.NextDoc = 1<<22 + 1 // the float64 sums of large partitions
+		}
+		terms := make([]cairn.TermPostings, 3+r.IntN(8))
+		for i := range terms {
+			var data []byte
+			var df int64
+			hot, dense := false, r.IntN(3) == 0
+			for d, stretch := 0, 0; d < n; d++ {
+				if stretch == 0 {
+					stretch, hot = 1+r.IntN(1500), r.IntN(4) == 0
+				}
+				stretch--
+				short := lens[d] <= 20
+				var tf int
+				switch {
+				case dense && r.IntN(10) > 0:
+					tf = 1
+					if hot {
+						tf += r.IntN(6)
+					}
+				case dense:
+					continue
+				case hot && short && r.IntN(3) > 0:
+					tf = 1 + r.IntN(6)
+				case hot && r.IntN(8) == 0, !hot && !short && r.IntN(3) == 0:
+					tf = 1
+				default:
+					continue
+				}
+				data = index.AppendPosting(data, int64(d), tf, index.QuantLen(lens[d]))
+				df++
+			}
+			terms[i] = cairn.TermPostings{Term: fmt.Sprintf("t%d", i), DF: df, Data: data}
+		}
+		for range 12 {
+			nq := 1 + r.IntN(min(8, len(terms)))
+			coord, share := 0.0, []float64{0, 0.5, 1}[r.IntN(3)]
+			scorers := [2]*index.Scorer{}
+			for i := range scorers {
+				scorers[i] = &index.Scorer{Params: index.DefaultParams(), Stats: stats, Dead: dead, CoordShare: share, Exhaustive: i == 1}
+			}
+			for _, q := range r.Perm(len(terms))[:nq] {
+				w := []float64{1, 0.5, 2, 0}[r.IntN(4)]
+				expansion := r.IntN(5) == 0
+				if !expansion {
+					coord += w
+				}
+				for _, s := range scorers {
+					var err error
+					if expansion {
+						err = s.AddExpansion(terms[q], w)
+					} else {
+						err = s.Add(terms[q], w)
+					}
+					if err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+			if r.IntN(4) > 0 {
+				for _, s := range scorers {
+					s.Coord = coord
+				}
+			}
+			bounded, exhaustive := scorers[0], scorers[1]
+			matches := exhaustive.Matches()
+			for _, k := range []int{1, 2, 5, 10, 20, 40, 100, matches + 1} {
+				compared++
+				got, more := bounded.TopMore(k)
+				want := exhaustive.Top(k)
+				if !slices.Equal(got, want) {
+					t.Fatalf("round %d, k %d, coord %v share %v: bounded Top\n%v\nwant\n%v", round, k, bounded.Coord, share, got, want)
+				}
+				if matches > k && !more {
+					t.Fatalf("round %d, k %d: TopMore says no more, but %d documents match", round, k, matches)
+				}
+			}
+			bounded.Release()
+			exhaustive.Release()
+		}
+	}
+	t.Logf("%d comparisons", compared)
+}

@@ -44,13 +44,38 @@ type peak struct{ tf, dl byte }
 func Prepare(tp cairn.TermPostings) (*Postings, error) {
 	p := &Postings{TermPostings: tp, regular: true}
 	data := tp.Data
+	// An entry takes 3 bytes at least: at most this many blocks.
+	p.blocks = make([]block, 0, len(data)/(3*blockSize)+1)
 	var doc int64 = -1
 	var cur block
 	n := 0
-	var shortest [256]int16 // by term frequency; 0: none, else length+1
+	var shortest [256]uint16 // by term frequency; none: 256
+	for i := range shortest {
+		shortest[i] = 256
+	}
 	for i := 0; i < len(data); {
 		start := i
 		prev := doc
+		if n%blockSize == 0 && shortBlock(data[i:]) && doc >= 0 && doc <= math.MaxInt64-blockSize*0x7f {
+			// A block of one-byte gaps (see loadShort).
+			if n > 0 {
+				p.blocks = append(p.blocks, cur)
+			}
+			cur = block{off: start, prev: prev}
+			d := (*[3 * blockSize]byte)(data[i:])
+			for e := range blockSize {
+				doc += int64(d[3*e])
+				tf := d[3*e+1]
+				if tf == 0 {
+					p.regular = false
+				}
+				shortest[tf] = min(shortest[tf], uint16(d[3*e+2]))
+			}
+			cur.last = doc
+			n += blockSize
+			i += 3 * blockSize
+			continue
+		}
 		v, w := uint64(data[i]), 1 // most entries start with a one-byte delta
 		if v == 0 || v >= 0x80 {
 			if v, w = binary.Uvarint(data[i:]); w <= 0 {
@@ -79,9 +104,7 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 		if doc <= prev || tf == 0 {
 			p.regular = false
 		}
-		if l := int16(dl) + 1; shortest[tf] == 0 || l < shortest[tf] {
-			shortest[tf] = l
-		}
+		shortest[tf] = min(shortest[tf], uint16(dl))
 		if n%blockSize == 0 {
 			if n > 0 {
 				p.blocks = append(p.blocks, cur)
@@ -94,14 +117,30 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 	if n > 0 {
 		p.blocks = append(p.blocks, cur)
 	}
-	least := int16(math.MaxInt16)
+	least := uint16(256)
 	for tf := 255; tf >= 0; tf-- {
-		if l := shortest[tf]; l != 0 && l < least {
-			p.peaks = append(p.peaks, peak{byte(tf), byte(l - 1)})
+		if l := shortest[tf]; l < least {
+			p.peaks = append(p.peaks, peak{byte(tf), byte(l)})
 			least = l
 		}
 	}
 	return p, nil
+}
+
+// shortBlock reports whether data starts with blockSize entries of 3
+// bytes: each a gap of one byte (1 to 0x7f), a term frequency and a
+// length.
+func shortBlock(data []byte) bool {
+	if len(data) < 3*blockSize {
+		return false
+	}
+	d := (*[3 * blockSize]byte)(data)
+	for e := range blockSize {
+		if v := d[3*e]; v == 0 || v >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // Size is about how many bytes p holds in memory.
@@ -141,7 +180,12 @@ func (c *cursor) load() {
 	c.blk = b
 	end := len(c.data)
 	if b+1 < len(c.blocks) {
+		// Every block but the last holds blockSize entries.
 		end = c.blocks[b+1].off
+		if off := c.blocks[b].off; end-off == 3*blockSize {
+			c.loadShort(c.data[off:end])
+			return
+		}
 	}
 	// The postings were checked by Prepare, so this decodes without
 	// checks of its own.
@@ -165,6 +209,21 @@ func (c *cursor) load() {
 		i += 2
 	}
 	c.k, c.n, c.doc = 0, n, c.docs[0]
+}
+
+// loadShort is load for a block of blockSize entries that take 3 bytes: a
+// gap of one byte, the term frequency and the length, as most entries of
+// a common term's postings do. An entry takes 3 bytes at least (a restart
+// takes 4), so a block of blockSize entries in 3 × blockSize bytes has no
+// restart and no longer gap, and decodes without a branch.
+func (c *cursor) loadShort(data []byte) {
+	d := (*[3 * blockSize]byte)(data)
+	doc := c.blocks[c.blk].prev
+	for n := range blockSize {
+		doc += int64(d[3*n])
+		c.docs[n], c.tfs[n], c.dls[n] = doc, d[3*n+1], d[3*n+2]
+	}
+	c.k, c.n, c.doc = 0, blockSize, c.docs[0]
 }
 
 // tf and dl are the current entry's term frequency and quantised
@@ -194,6 +253,19 @@ func (c *cursor) seek(target int64) {
 		c.load()
 	}
 	k := c.k
+	if n := c.n; k+8 < n && c.docs[k+8] < target {
+		// Far into the block, as when the walked term is rarer: halve
+		// the distance.
+		lo, hi := k+9, n
+		for lo < hi {
+			if mid := int(uint(lo+hi) >> 1); c.docs[mid&(blockSize-1)] < target {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		k = lo
+	}
 	for k < c.n && c.docs[k] < target {
 		k++
 	}
