@@ -81,7 +81,7 @@ type Store struct {
 }
 
 // writerState is what the writer is doing, for RowsVersion: how many
-// Update calls are under way, and whether one holds the database's write
+// uses of its connection are under way (Update, PutVectors, Checkpoint), and whether one holds the database's write
 // lock (from its BEGIN IMMEDIATE until just before it ends), in which
 // case no other connection can commit, and the writer's data_version when
 // it took the lock.
@@ -451,6 +451,7 @@ func (s *Store) writerVersion(ctx context.Context) (v int64, ok bool) {
 // Checkpoint copies the write-ahead log into the database and truncates
 // it. Opening a database with a large log is slow; bulk writers call this.
 func (s *Store) Checkpoint(ctx context.Context) error {
+	defer s.writing()()
 	_, err := s.writer.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	return translate(err, "checkpoint")
 }
@@ -662,14 +663,7 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	if s.readOnly {
 		return cairn.Errorf(cairn.EINVALID, "the database %s was opened read-only", s.path)
 	}
-	s.wlMu.Lock()
-	s.wl.updates++
-	s.wlMu.Unlock()
-	defer func() {
-		s.wlMu.Lock()
-		s.wl.updates--
-		s.wlMu.Unlock()
-	}()
+	defer s.writing()()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return translate(err, "begin write")
@@ -694,6 +688,20 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	}
 	s.unheld() // before the commit lets other connections write
 	return s.commit(tx, t.rowsMayChange)
+}
+
+// writing records that a use of the writer's connection begins, for
+// RowsVersion, which does not wait for it; the function it returns
+// records its end.
+func (s *Store) writing() func() {
+	s.wlMu.Lock()
+	s.wl.updates++
+	s.wlMu.Unlock()
+	return func() {
+		s.wlMu.Lock()
+		s.wl.updates--
+		s.wlMu.Unlock()
+	}
 }
 
 // unheld records that the writer is about to let go of the write lock

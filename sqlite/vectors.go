@@ -42,6 +42,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, vs []cairn.HashVec
 			return cairn.Errorf(cairn.EINVALID, "a vector needs a hash and at least one number")
 		}
 	}
+	defer s.writing()()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return translate(err, "begin write")
