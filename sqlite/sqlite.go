@@ -78,13 +78,18 @@ type Store struct {
 	wl             writerState
 	rvMu           sync.Mutex
 	rv             rowsVersionState
+
+	// runs counts the runs of writes under way (WriteRun); the writer's
+	// page cache is writerRunCacheKiB while there is one.
+	runMu sync.Mutex
+	runs  int
 }
 
 // writerState is what the writer is doing, for RowsVersion: how many
-// uses of its connection are under way (Update, PutVectors, Checkpoint), and whether one holds the database's write
-// lock (from its BEGIN IMMEDIATE until just before it ends), in which
-// case no other connection can commit, and the writer's data_version when
-// it took the lock.
+// uses of its connection are under way (Update, PutVectors, Checkpoint),
+// and whether one holds the database's write lock (from its BEGIN
+// IMMEDIATE until just before it ends), in which case no other connection
+// can commit, and the writer's data_version when it took the lock.
 type writerState struct {
 	updates int
 	held    bool
@@ -135,7 +140,8 @@ func (s *Store) prepared(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, 
 // is about twice its nominal size. A long-lived server (one writer, up to
 // a few readers per concurrent request) keeps it small: pages it does not
 // hold come from the operating system's file cache. Only a bulk write
-// (Tx.Bulk: an import) raises the writer's share, until it commits.
+// (Tx.Bulk: an import) and a run of writes (WriteRun: the cleanup)
+// raise the writer's share, until they end.
 //
 // A reader's cache holds the b-trees' upper pages between the reads of a
 // request; the rows a search reads lie on pages spread over the whole
@@ -143,10 +149,19 @@ func (s *Store) prepared(ctx context.Context, db *sql.DB, q string) (*sql.Stmt, 
 // server at 1,000,000 memories held about 18 MiB more after its load
 // than with 128 KiB each, for the same CPU per request
 // (docs/performance.md).
+//
+// The writer's share counts towards the process's one page cache as the
+// readers' do, and a server's readers fill it with the pages of their
+// searches: its 4 MiB took 6-9 MiB of a server's resident size at 1,000,000
+// memories (docs/performance.md). It keeps writerCacheKiB, and
+// writerRunCacheKiB during a run of writes (WriteRun: the daily cleanup,
+// whose pages read the same rows and index entries one transaction
+// after another, measured 9% more CPU with 1 MiB than with 4).
 const (
-	writerCacheKiB = 4096
-	readerCacheKiB = 128
-	bulkCacheKiB   = 65536
+	writerCacheKiB    = 1024
+	writerRunCacheKiB = 4096
+	readerCacheKiB    = 128
+	bulkCacheKiB      = 65536
 )
 
 // rowsByDocVersion is the migration that places memory rows by

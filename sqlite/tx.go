@@ -60,7 +60,9 @@ func (t *Tx) Bulk(ctx context.Context) error {
 // free again. A failure leaves a larger cache, not a wrong answer.
 func (t *Tx) endBulk(ctx context.Context) {
 	if t.bulk {
-		t.store.writer.ExecContext(context.WithoutCancel(ctx), "PRAGMA "+cacheSize(writerCacheKiB))
+		t.store.runMu.Lock()
+		defer t.store.runMu.Unlock()
+		t.store.writer.ExecContext(context.WithoutCancel(ctx), "PRAGMA "+cacheSize(t.store.writerKiB()))
 	}
 }
 
