@@ -64,6 +64,14 @@ type StoreCapabilities interface {
 	// log). Writers of much data call it when they are done.
 	Checkpoint(ctx context.Context) error
 
+	// WriteRun readies the store for a run of write transactions one
+	// after another (the pages of a cleanup): until end is called, the
+	// backend may keep more of what they read in memory, which a
+	// long-lived process otherwise leaves to its reads. Every backend
+	// answers it (it may do nothing); runs may overlap, and each end must
+	// be called once.
+	WriteRun(ctx context.Context) (end func())
+
 	// SupportsVectors reports whether the store keeps embeddings.
 	SupportsVectors() bool
 	// Vectors returns the store's VectorStore role; nil when it keeps

@@ -13,7 +13,8 @@
 #   bench_corpus N        WORK/corpus.jsonl, N memories of PROJECT written
 #                         up to NOW, and WORK/queries.txt, QUERIES queries
 #                         (bench/gen, built by bench_build)
-#   bench_db              imports the corpus into DB (WORK/bench.db) and
+#   bench_db              imports the corpus into DB (WORK/bench.db), or
+#                         copies REUSE_DB there when set, and
 #                         measures the start-up floor into FLOOR (timeit)
 #   serve_http DB PROJECT PORT
 #                         starts `cairn serve` on 127.0.0.1:PORT, waits until
@@ -62,7 +63,11 @@ bench_corpus() { # N
 }
 bench_db() {
 	DB=$WORK/bench.db
-	"$WORK/cairn" --db "$DB" --project "$PROJECT" import "$WORK/corpus.jsonl" >/dev/null
+	if [[ -n ${REUSE_DB:-} ]]; then
+		cp "$REUSE_DB" "$DB"
+	else
+		"$WORK/cairn" --db "$DB" --project "$PROJECT" import "$WORK/corpus.jsonl" >/dev/null
+	fi
 	step "start-up floor: cairn version, 100 runs"
 	FLOOR=$("$WORK/timeit" -runs 100 -warmup 5 -- "$WORK/cairn" version)
 }

@@ -17,6 +17,11 @@
 # from the searches it keeps: a repeated query's figure, printed on its
 # own line, never the search's.
 #
+# REUSE_DB=PATH copies that database (an import of this corpus of N
+# memories: bench/run.sh's with KEEP=1, or bench/gen's search-N.db with
+# CAIRN_BENCH_KEEP) instead of generating and importing the corpus: for
+# 1,000,000 memories, whose import takes minutes.
+#
 # Budgets: at least 5,000 requests/s with p99 ≤ 20 ms at 100,000
 # memories (2,000 requests/s, p99 ≤ 20 ms at 1,000,000); `cairn serve`
 # resident size ≤ 60 MB idle, ≤ 150 MB after the load.
@@ -46,8 +51,13 @@ bench_work rest
 step "building"
 bench_build gen timeit load
 
-step "generating and importing $N memories"
-bench_corpus "$N"
+if [[ -n ${REUSE_DB:-} ]]; then
+	step "copying $REUSE_DB"
+	"$WORK/gen" -queries "$QUERIES" -seed 2 -project "$PROJECT" >"$WORK/queries.txt"
+else
+	step "generating and importing $N memories"
+	bench_corpus "$N"
+fi
 # Distinct queries, none of the QUERIES in turn: the figure's, then the
 # mixed requests'.
 "$WORK/gen" -queries "$DISTINCT" -seed 3 -project "$PROJECT" |

@@ -142,6 +142,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	match := func(m *cairn.Memory) bool {
 		return m.Project == project && m.FileMatch(files) > 0 && (len(types) == 0 || slices.Contains(types, m.Type))
 	}
+	rows := e.rowsAt(ctx)
 	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		if indexed {
 			for _, part := range []string{project, ""} {
@@ -158,7 +159,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 				// match.
 				for len(docs) > 0 && len(out) < limit {
 					n := min(len(docs), limit)
-					ms, err := tx.FindMemoriesByDoc(ctx, part, docs[:n])
+					ms, err := rows.byDoc(ctx, tx, part, docs[:n])
 					if err != nil {
 						return err
 					}
@@ -192,7 +193,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out[:min(len(out), limit)], nil
+	return handOn(out[:min(len(out), limit)]), nil
 }
 
 // refDocs returns the documents of a partition indexed under any of terms
@@ -244,6 +245,15 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 	return docs, true, nil
 }
 
+// handOn returns copies of ms, rows that may be kept (rowView.byDoc),
+// for the caller to change.
+func handOn(ms []*cairn.Memory) []*cairn.Memory {
+	for i, m := range ms {
+		ms[i] = copyRow(m)
+	}
+	return ms
+}
+
 // maxRefDocs bounds the memories a context reads to find those about a
 // file (their references are checked once they are read), and fileScan
 // those it reads when the index cannot say (a file given as a glob, or
@@ -293,6 +303,7 @@ func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types 
 		return slices.ContainsFunc(tags, m.HasTag)
 	}
 	var out []*cairn.Memory
+	rows := e.rowsAt(ctx)
 	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		for _, part := range []string{project, ""} {
 			docs, ok, err := e.refDocs(ctx, tx, part, terms, types, maxTagDocs)
@@ -311,7 +322,7 @@ func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types 
 				}
 				return nil
 			}
-			ms, err := tx.FindMemoriesByDoc(ctx, part, docs)
+			ms, err := rows.byDoc(ctx, tx, part, docs)
 			if err != nil {
 				return err
 			}
@@ -333,5 +344,5 @@ func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types 
 		return strings.Compare(b.ID, a.ID)
 	})
 	out = slices.CompactFunc(out, func(a, b *cairn.Memory) bool { return a.ID == b.ID })
-	return out[:min(len(out), limit)], nil
+	return handOn(out[:min(len(out), limit)]), nil
 }

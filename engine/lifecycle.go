@@ -72,6 +72,11 @@ func (e *Engine) maintain(ctx context.Context, project string, apply, items bool
 	// oldest first: the pages come oldest first.
 	var expired, deleted, decayed []cairn.MaintenanceItem
 	page := cairn.LifecyclePage{Limit: maintainBatch}
+	if apply {
+		// The pages read the same rows and index entries one
+		// transaction after another.
+		defer e.store.WriteRun(ctx)()
+	}
 	for {
 		var pg maintenancePage
 		step := func(tx cairn.Tx) error {

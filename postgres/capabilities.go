@@ -23,6 +23,9 @@ func (s *Store) SupportsCheckpoint() bool { return false }
 // Checkpoint implements cairn.Store: unsupported.
 func (s *Store) Checkpoint(context.Context) error { return unsupported("Checkpoint") }
 
+// WriteRun implements cairn.Store: there is nothing to prepare.
+func (s *Store) WriteRun(context.Context) (end func()) { return func() {} }
+
 // SupportsVectors implements cairn.Store: the store keeps vectors.
 func (s *Store) SupportsVectors() bool { return true }
 

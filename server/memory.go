@@ -57,3 +57,34 @@ func limitMemory(userSet bool, resident func() int64, set func(int64) int64) (st
 		set(prior)
 	}
 }
+
+// idleFreeAfter is how long a server that answered requests goes without
+// one before it returns the free part of its heap to the operating system
+// (freeWhenIdle).
+const idleFreeAfter = 2 * time.Second
+
+// freeWhenIdle calls free once whenever requests, a count of the requests
+// answered, has changed and then stays the same from one tick to the
+// next, until ctx ends. Under load the runtime keeps its heap near the
+// soft limit (memoryLimit): what the requests in flight held is garbage
+// or free pages it keeps for the next ones. At 1,000,000 memories that
+// was 40 MiB of the resident size; returned once the requests stop
+// (debug.FreeOSMemory, a collection and the return of the free pages),
+// the server's size between bursts is what it keeps, at the cost of one
+// collection after each burst.
+func freeWhenIdle(ctx context.Context, tick <-chan time.Time, requests func() int64, free func()) {
+	last, freed := requests(), true
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick:
+		}
+		if n := requests(); n != last {
+			last, freed = n, false
+		} else if !freed {
+			free()
+			freed = true
+		}
+	}
+}

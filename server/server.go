@@ -192,6 +192,7 @@ type Server struct {
 
 	file        os.FileInfo  // the database file opened
 	lastRequest atomic.Int64 // Unix nanoseconds of the clock cfg.Now
+	requests    atomic.Int64 // the requests answered (touch)
 	uses        *jobs.UseWriter
 
 	unlock     func()
@@ -364,15 +365,38 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	// Load before listening: clients find the socket only once the server
 	// answers at full speed.
+	loaded := false
 	if n, err := s.eng.Warm(ctx, s.cfg.Project); err == nil && n > 0 {
 		fmt.Fprintf(s.cfg.Log, "cairn: loaded the postings of %d frequent terms of project %s\n", n, s.cfg.Project)
+		loaded = true
 	}
 	if n, err := s.eng.WarmVectors(ctx, s.cfg.Project); err == nil && n > 0 {
 		fmt.Fprintf(s.cfg.Log, "cairn: loaded %d vectors of project %s\n", n, s.cfg.Project)
-		debug.FreeOSMemory() // the stored vectors, read once to fill the index
+		loaded = true
+	}
+	if loaded {
+		// What was read to fill the caches and is not kept (the postings
+		// of the terms too rare to keep, each scanned page's copy, the
+		// stored vectors) goes back to the operating system before the
+		// first request: at 1,000,000 memories, 14 MiB of the idle
+		// server's resident size (docs/performance.md).
+		debug.FreeOSMemory()
 	}
 	if s.cfg.SetMemoryLimit != nil {
-		s.stopMemory = limitMemory(os.Getenv("GOMEMLIMIT") != "", s.eng.ResidentBytes, s.cfg.SetMemoryLimit)
+		stopLimit := limitMemory(os.Getenv("GOMEMLIMIT") != "", s.eng.ResidentBytes, s.cfg.SetMemoryLimit)
+		ctx, cancel := context.WithCancel(context.Background())
+		tick := time.NewTicker(idleFreeAfter)
+		done := make(chan struct{})
+		go func() {
+			defer close(done)
+			freeWhenIdle(ctx, tick.C, s.requests.Load, debug.FreeOSMemory)
+		}()
+		s.stopMemory = func() {
+			cancel()
+			<-done
+			tick.Stop()
+			stopLimit()
+		}
 	}
 	// Use records are written in batches by one goroutine.
 	s.uses = jobs.NewUseWriter(s.eng, &s.cfg.Uses)
@@ -535,7 +559,10 @@ func withoutTime(groups []string, a slog.Attr) slog.Attr {
 func (s *Server) label() string { return cmp.Or(s.cfg.Database, s.cfg.Path) }
 
 // touch records a request: it keeps a server with an idle time alive.
-func (s *Server) touch() { s.lastRequest.Store(s.cfg.Now().UnixNano()) }
+func (s *Server) touch() {
+	s.lastRequest.Store(s.cfg.Now().UnixNano())
+	s.requests.Add(1)
+}
 
 // exitWhenIdle stops the server once it has answered no request for
 // Config.Idle; a request in progress is waited for by Close.

@@ -58,7 +58,7 @@ func TestConnectionsHaveTheirOwnPageCacheSize(t *testing.T) {
 
 // maxServerCacheKiB bounds the page caches a long-lived process keeps
 // between requests: the writer's and its idle readers'.
-const maxServerCacheKiB = 6 << 10
+const maxServerCacheKiB = 2 << 10
 
 // The page caches a server keeps between requests, the writer's and those
 // of the readers the pool keeps idle, stay within maxServerCacheKiB: each
@@ -147,5 +147,47 @@ func TestBulkEnlargesTheWritersCacheUntilTheTransactionEnds(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A run of writes (WriteRun, the daily cleanup's pages) has the writer's
+// larger cache from its start until its last end, across transactions
+// and around a bulk write's; then the writer's cache is back to the size
+// a server keeps.
+func TestWriteRunEnlargesTheWritersCacheUntilItEnds(t *testing.T) {
+	t.Parallel()
+	s, err := Open(t.Context(), filepath.Join(t.TempDir(), "c.db"), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	want := func(what string, kib int) {
+		t.Helper()
+		if got := cacheKiB(t, s.writer); got != kib {
+			t.Errorf("%s: writer's cache_size %d KiB, want %d", what, got, kib)
+		}
+	}
+	end := s.WriteRun(t.Context())
+	want("in a run", writerRunCacheKiB)
+	err = s.Update(t.Context(), func(tx cairn.Tx) error {
+		if got := cacheKiB(t, tx.(*Tx).tx); got != writerRunCacheKiB {
+			t.Errorf("a transaction of the run: cache_size %d KiB, want %d", got, writerRunCacheKiB)
+		}
+		return tx.(*Tx).Bulk(t.Context())
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want("after a bulk transaction in a run", writerRunCacheKiB)
+	inner := s.WriteRun(t.Context())
+	inner()
+	inner() // a second call does nothing
+	want("after an overlapping run ended", writerRunCacheKiB)
+	end()
+	want("after the run", writerCacheKiB)
+	end()
+	want("after a second end", writerCacheKiB)
+	if writerCacheKiB >= writerRunCacheKiB {
+		t.Errorf("a run's cache (%d KiB) is not larger than the usual one (%d KiB)", writerRunCacheKiB, writerCacheKiB)
 	}
 }

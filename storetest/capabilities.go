@@ -21,6 +21,7 @@ var capabilityStoreTests = []struct {
 	{"DataVersionChangesWithEveryWriteAndNeverDecreases", testDataVersion},
 	{"CheckpointKeepsEveryCommittedWrite", testCheckpoint},
 	{"BulkTransactionCommitsAndRollsBackAsAnyOther", testBulk},
+	{"WritesOfARunOfWritesCommitAsAnyOther", testWriteRun},
 	{"TouchEachCountsEveryUseAtItsOwnTime", testTouchEach},
 	{"QueuedUsesChangeNothingUntilFoldedThenCountAsTouchEach", testUseQueue},
 	{"UnsupportedCapabilitiesAreRefusedAsInternal", testUnsupportedCapabilities},
@@ -95,6 +96,24 @@ func testCheckpoint(t *testing.T, s cairn.Store) {
 		t.Fatalf("second Checkpoint: %v", err)
 	}
 	checkSame(t, mem("p", 51), find(t, s, "m-0051"))
+}
+
+// WriteRun is answered by every backend: the transactions of a run, and
+// of overlapping runs, read and write as any others, and the store works
+// as before once they ended.
+func testWriteRun(t *testing.T, s cairn.Store) {
+	ctx := t.Context()
+	end := s.WriteRun(ctx)
+	create(t, s, mem("p", 1))
+	inner := s.WriteRun(ctx)
+	create(t, s, mem("p", 2))
+	inner()
+	create(t, s, mem("p", 3))
+	end()
+	create(t, s, mem("p", 4))
+	if _, n := findAll(t, s, cairn.MemoryFilter{Project: "p"}); n != 4 {
+		t.Fatalf("after writes in and after runs of writes: %d memories, want 4", n)
+	}
 }
 
 func testBulk(t *testing.T, s cairn.Store) {
