@@ -160,8 +160,9 @@ type cursor struct {
 	k, n   int   // the current entry in the buffer, and how many it holds
 	doc    int64 // the current entry's document; endDoc after the last
 	docs   [blockSize]int64
-	tfs    [blockSize]byte
-	dls    [blockSize]byte
+	// tds holds each entry's term frequency (low byte) and quantised
+	// length (high byte), as they lie side by side in the postings.
+	tds [blockSize]uint16
 }
 
 // reset places c before the first entry of p.
@@ -206,7 +207,7 @@ func (c *cursor) load() {
 				doc += int64(d)
 			}
 		}
-		c.docs[n], c.tfs[n], c.dls[n] = doc, data[i], data[i+1]
+		c.docs[n], c.tds[n] = doc, uint16(data[i])|uint16(data[i+1])<<8
 		i += 2
 	}
 	c.k, c.n, c.doc = 0, n, c.docs[0]
@@ -220,17 +221,30 @@ func (c *cursor) load() {
 func (c *cursor) loadShort(data []byte) {
 	d := (*[3 * blockSize]byte)(data)
 	doc := c.blocks[c.blk].prev
-	for n := range blockSize {
-		doc += int64(d[3*n])
-		c.docs[n], c.tfs[n], c.dls[n] = doc, d[3*n+1], d[3*n+2]
+	// Four entries a turn, through fixed-size views checked once a turn,
+	// an entry's frequency and length copied as one uint16: about half
+	// the instructions an entry of decoding one at a time.
+	for n := 0; n < blockSize; n += 4 {
+		e := (*[12]byte)(d[3*n : 3*n+12])
+		docs := (*[4]int64)(c.docs[n : n+4])
+		tds := (*[4]uint16)(c.tds[n : n+4])
+		d0 := doc + int64(e[0])
+		d1 := d0 + int64(e[3])
+		d2 := d1 + int64(e[6])
+		doc = d2 + int64(e[9])
+		docs[0], docs[1], docs[2], docs[3] = d0, d1, d2, doc
+		tds[0] = binary.LittleEndian.Uint16(e[1:3])
+		tds[1] = binary.LittleEndian.Uint16(e[4:6])
+		tds[2] = binary.LittleEndian.Uint16(e[7:9])
+		tds[3] = binary.LittleEndian.Uint16(e[10:12])
 	}
 	c.k, c.n, c.doc = 0, blockSize, c.docs[0]
 }
 
 // tf and dl are the current entry's term frequency and quantised
 // document length.
-func (c *cursor) tf() byte { return c.tfs[c.k&(blockSize-1)] }
-func (c *cursor) dl() byte { return c.dls[c.k&(blockSize-1)] }
+func (c *cursor) tf() byte { return byte(c.tds[c.k&(blockSize-1)]) }
+func (c *cursor) dl() byte { return byte(c.tds[c.k&(blockSize-1)] >> 8) }
 
 // next moves to the following entry.
 func (c *cursor) next() {
