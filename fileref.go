@@ -180,3 +180,40 @@ func (m *Memory) FileMatch(files []string) float64 {
 	}
 	return best
 }
+
+// FileMatcher is Memory.FileMatch for one list of files, remembering how
+// well each reference it was asked about names them: the memories a block
+// weighs share many references (a folder, a glob), and matching one
+// cleans it and the files and may match a glob element by element. Not
+// safe for concurrent use.
+type FileMatcher struct {
+	files []string
+	refs  map[string]float64 // a reference's best FileRefMatch of the files
+}
+
+// NewFileMatcher returns a FileMatcher for files, which the caller leaves
+// unchanged while it uses the matcher.
+func NewFileMatcher(files []string) *FileMatcher { return &FileMatcher{files: files} }
+
+// Match is m.FileMatch of the matcher's files.
+func (fm *FileMatcher) Match(m *Memory) float64 {
+	best := 0.0
+	for _, r := range m.FileRefs {
+		v, ok := fm.refs[r]
+		if !ok {
+			for _, f := range fm.files {
+				if v = max(v, FileRefMatch(r, f)); v == FileSame {
+					break
+				}
+			}
+			if fm.refs == nil {
+				fm.refs = map[string]float64{}
+			}
+			fm.refs[r] = v
+		}
+		if best = max(best, v); best == FileSame {
+			return best
+		}
+	}
+	return best
+}

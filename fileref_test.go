@@ -80,6 +80,34 @@ func TestMemoryFileMatchIsTheBestOfItsReferences(t *testing.T) {
 	}
 }
 
+// A FileMatcher answers what FileMatch answers, for memories that share
+// references and for each of them asked again.
+func TestFileMatcherAnswersWhatFileMatchAnswers(t *testing.T) {
+	t.Parallel()
+	refs := []string{"docs", "token.go", "internal/auth/token.go", "src/*", "**/*_test.go", "src/a.go", "./src//a.go",
+		"/home/u/proj/src/a.go", "lib/*.go", "", "src", "a/**/b/*.go", "src/a*", "other/a.go"}
+	fileSets := [][]string{
+		{"src/a.go"}, {"README.md", "internal/auth/token.go"}, {"docs/a.md"}, {"/home/u/proj/src/a.go"},
+		{"src/*.go"}, {"a/x/y/b/c.go", "src/b_test.go"}, {"main.go"}, {},
+	}
+	var mems []*cairn.Memory
+	for i := range refs {
+		for j := i; j <= min(i+2, len(refs)); j++ {
+			mems = append(mems, &cairn.Memory{FileRefs: refs[i:j]})
+		}
+	}
+	for _, files := range fileSets {
+		fm := cairn.NewFileMatcher(files)
+		for round := range 2 {
+			for _, m := range mems {
+				if got, want := fm.Match(m), m.FileMatch(files); got != want {
+					t.Errorf("files %q, round %d: Match of references %q = %v, FileMatch = %v", files, round, m.FileRefs, got, want)
+				}
+			}
+		}
+	}
+}
+
 func TestCleanFileRef(t *testing.T) {
 	t.Parallel()
 	for in, want := range map[string]string{

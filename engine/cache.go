@@ -41,6 +41,9 @@ type postingsCache struct {
 
 	// deads are the partitions' dead sets, decoded (deadSet).
 	deads map[string]deadEntry
+
+	// rows are memory rows read by document (rowcache.go).
+	rows rowCache
 }
 
 // deadEntry is a partition's dead set as stored and decoded, and the
@@ -60,10 +63,12 @@ const maxDeadSets = 64
 // not change it. A long-lived engine keeps the decoding while the stored
 // set is the same: a partition with many removed documents stores
 // hundreds of kilobytes (a million memories after a cleanup: 180 KB),
-// whose decoding would otherwise cost every search a millisecond.
+// whose decoding would otherwise cost every search a millisecond. It
+// keeps an empty set too, so that searchDead finds it by the statistics
+// and the partition is not read whole again.
 func (e *Engine) deadSet(ps *cairn.PartitionStats) (index.DeadSet, error) {
 	c := e.cache
-	if c == nil || len(ps.Dead) == 0 {
+	if c == nil {
 		return index.DecodeDead(ps.Dead)
 	}
 	c.mu.Lock()
@@ -354,8 +359,8 @@ func (e *Engine) Warm(ctx context.Context, project string) (int, error) {
 }
 
 // ResidentBytes is about how many bytes the engine keeps in memory from
-// one request to the next: its caches (the postings and the kept
-// searches, each within its bound, Options.CacheBytes; the decoded dead
+// one request to the next: its caches (the postings, the kept searches
+// and the kept rows, each within its bound, Options.CacheBytes; the decoded dead
 // sets of the partitions searched) and its vector indexes. A long-lived process sizes its memory limit from it.
 func (e *Engine) ResidentBytes() int64 {
 	var n int64
@@ -369,6 +374,7 @@ func (e *Engine) ResidentBytes() int64 {
 		c.retrievals.mu.Lock()
 		n += c.retrievals.size
 		c.retrievals.mu.Unlock()
+		n += c.rowBytes()
 	}
 	e.vstate.mu.Lock()
 	for _, pv := range e.vstate.indexes {

@@ -54,6 +54,15 @@ func TestDeadSetIsKeptUntilItChanges(t *testing.T) {
 		}
 		return d
 	}
+	// Before any removal the empty set is kept as well, by the
+	// statistics a search reads (searchDead), so that a search does not
+	// read the partition whole.
+	if _, err := e.Search(ctx, cairn.Query{Project: "p", Text: "flaky retry", Limit: 5}); err != nil {
+		t.Fatal(err)
+	}
+	if kept, ok := e.cache.deads["p"]; !ok || kept.stamp != stampOf(stats()) || kept.set.Len() != 0 {
+		t.Errorf("after a search of a partition without removals the engine keeps %+v (ok %v), want its empty set by its statistics", kept, ok)
+	}
 	for _, id := range ids[:3] {
 		if err := e.DeleteMemory(ctx, id); err != nil {
 			t.Fatal(err)

@@ -2,7 +2,6 @@ package engine
 
 import (
 	"context"
-	"math/bits"
 	"path"
 	"slices"
 	"strings"
@@ -139,9 +138,11 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 	slices.Sort(terms)
 	terms = slices.Compact(terms)
 	var out []*cairn.Memory
+	fm := cairn.NewFileMatcher(files)
 	match := func(m *cairn.Memory) bool {
-		return m.Project == project && m.FileMatch(files) > 0 && (len(types) == 0 || slices.Contains(types, m.Type))
+		return m.Project == project && (len(types) == 0 || slices.Contains(types, m.Type)) && fm.Match(m) > 0
 	}
+	rows := e.rowsAt(ctx)
 	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		if indexed {
 			for _, part := range []string{project, ""} {
@@ -158,7 +159,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 				// match.
 				for len(docs) > 0 && len(out) < limit {
 					n := min(len(docs), limit)
-					ms, err := tx.FindMemoriesByDoc(ctx, part, docs[:n])
+					ms, err := rows.byDoc(ctx, tx, part, docs[:n])
 					if err != nil {
 						return err
 					}
@@ -192,7 +193,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return out[:min(len(out), limit)], nil
+	return handOn(out[:min(len(out), limit)]), nil
 }
 
 // refDocs returns the documents of a partition indexed under any of terms
@@ -200,7 +201,9 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 // indexed last) first, at most most. ok is false when the
 // partition's index was made by other rules.
 func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, types []string, most int) (_ []int64, ok bool, _ error) {
-	stats, err := tx.Partition(ctx, part)
+	// As a search reads them: a long-lived engine keeps the dead set
+	// decoded while the statistics stay the same (searchDead).
+	stats, whole, err := e.searchStats(ctx, tx, part)
 	if err != nil {
 		return nil, false, err
 	}
@@ -210,9 +213,9 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 	if stats.Analyzer != IndexVersion {
 		return nil, false, nil
 	}
-	skip, err := e.deadSet(stats)
+	stats, skip, err := e.searchDead(ctx, tx, stats, whole)
 	if err != nil {
-		return nil, false, cairn.WrapError(cairn.EINTERNAL, err, "read the index of %q", part)
+		return nil, false, err
 	}
 	if len(types) > 0 {
 		if skip, err = e.skipOtherTypes(ctx, tx, stats, skip, types); err != nil {
@@ -223,25 +226,16 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 	if err != nil {
 		return nil, false, err
 	}
-	var set index.DeadSet
-	for _, p := range tps {
-		p.MarkDocs(&set)
+	return index.NewestDocs(tps, skip, stats.NextDoc, most), true, nil
+}
+
+// handOn returns copies of ms, rows that may be kept (rowView.byDoc),
+// for the caller to change.
+func handOn(ms []*cairn.Memory) []*cairn.Memory {
+	for i, m := range ms {
+		ms[i] = copyRow(m)
 	}
-	var docs []int64
-	for w := len(set) - 1; w >= 0 && len(docs) < most; w-- {
-		word := set[w]
-		if w < len(skip) {
-			word &^= skip[w]
-		}
-		for word != 0 && len(docs) < most {
-			b := 63 - bits.LeadingZeros64(word)
-			word &^= 1 << b
-			if doc := int64(w)*64 + int64(b); doc < stats.NextDoc {
-				docs = append(docs, doc)
-			}
-		}
-	}
-	return docs, true, nil
+	return ms
 }
 
 // maxRefDocs bounds the memories a context reads to find those about a
@@ -293,6 +287,7 @@ func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types 
 		return slices.ContainsFunc(tags, m.HasTag)
 	}
 	var out []*cairn.Memory
+	rows := e.rowsAt(ctx)
 	err = e.store.View(ctx, func(tx cairn.Tx) error {
 		for _, part := range []string{project, ""} {
 			docs, ok, err := e.refDocs(ctx, tx, part, terms, types, maxTagDocs)
@@ -311,7 +306,7 @@ func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types 
 				}
 				return nil
 			}
-			ms, err := tx.FindMemoriesByDoc(ctx, part, docs)
+			ms, err := rows.byDoc(ctx, tx, part, docs)
 			if err != nil {
 				return err
 			}
@@ -333,5 +328,5 @@ func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types 
 		return strings.Compare(b.ID, a.ID)
 	})
 	out = slices.CompactFunc(out, func(a, b *cairn.Memory) bool { return a.ID == b.ID })
-	return out[:min(len(out), limit)], nil
+	return handOn(out[:min(len(out), limit)]), nil
 }

@@ -197,9 +197,10 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 // is at, rounded as exhaustive scoring rounds it.
 func (t *bterm) contribution() float64 {
 	k := t.cur.k & (blockSize - 1)
-	if tf := t.cur.tfs[k]; tf < byte(len(t.parts)) {
+	td := t.cur.tds[k]
+	if tf := byte(td); tf < byte(len(t.parts)) {
 		if p := t.parts[tf]; p != nil {
-			return p[t.cur.dls[k]]
+			return p[byte(td>>8)]
 		}
 	}
 	return t.fill()

@@ -25,6 +25,9 @@ type seed000 struct {
 	req   cairn.ContextRequest
 	mode  string          // the mode in force: memories tagged mode:<mode> match
 	words map[string]bool // terms of the prompt and the files
+	// files matches memories against the request's files (nil without
+	// files): each reference once, however many memories share it.
+	files *cairn.FileMatcher
 }
 
 // The weights the configuration does not hold.
@@ -40,6 +43,9 @@ func seed000Of(c *cairn.Settings, r cairn.ContextRequest) seed000 {
 	}
 	for _, t := range lexical.QueryTerms(r.Prompt + " " + strings.Join(r.Files, " ")) {
 		s.words[t] = true
+	}
+	if len(r.Files) > 0 {
+		s.files = cairn.NewFileMatcher(r.Files)
 	}
 	return s
 }
@@ -63,7 +69,7 @@ func (s seed000) item(m *cairn.Memory, tier string, relevance float64, now time.
 			addR("related hat", w.RelatedHat)
 		}
 	}
-	if len(req.Files) > 0 && m.FileMatch(req.Files) > 0 {
+	if s.files != nil && s.files.Match(m) > 0 {
 		addR("file overlap", w.PathOverlap)
 	}
 	if s.tagsMatch(m.Tags) {
@@ -102,7 +108,7 @@ const (
 func (s seed000) structuredMatch(m *cairn.Memory) float64 {
 	req := s.req
 	v := 0.0
-	if len(req.Files) > 0 && m.FileMatch(req.Files) > 0 {
+	if s.files != nil && s.files.Match(m) > 0 {
 		v += fileMatch
 	}
 	if s.tagsMatch(m.Tags) {

@@ -69,10 +69,40 @@ type Store struct {
 	// commits counts this store's own commits (DataVersion).
 	commits atomic.Int64
 
+	// RowsVersion: rowCommits counts this store's own commits that may
+	// have changed memory rows, rowsCommitting those under way; wl is
+	// the state of the writer; rv what RowsVersion has seen.
+	rowCommits     atomic.Int64
+	rowsCommitting atomic.Int64
+	wlMu           sync.Mutex
+	wl             writerState
+	rvMu           sync.Mutex
+	rv             rowsVersionState
+
 	// runs counts the runs of writes under way (WriteRun); the writer's
 	// page cache is writerRunCacheKiB while there is one.
 	runMu sync.Mutex
 	runs  int
+}
+
+// writerState is what the writer is doing, for RowsVersion: how many
+// uses of its connection are under way (Update, PutVectors, Checkpoint),
+// and whether one holds the database's write lock (from its BEGIN
+// IMMEDIATE until just before it ends), in which case no other connection
+// can commit, and the writer's data_version when it took the lock.
+type writerState struct {
+	updates int
+	held    bool
+	heldDV  int64
+}
+
+// rowsVersionState is what RowsVersion has seen.
+type rowsVersionState struct {
+	started       bool
+	gen           int64 // the version returned
+	dv, rows      int64 // PRAGMA data_version and rowCommits
+	writerDV      int64 // PRAGMA data_version on the writer, when writerDVKnown
+	writerDVKnown bool
 }
 
 type prepKey struct {
@@ -326,10 +356,18 @@ func (s *Store) DataVersion(ctx context.Context) (int64, error) {
 		// be held for the pragma.
 		return own, nil
 	}
+	v, err := s.pragmaDataVersion(ctx)
+	return v + own, err
+}
+
+// pragmaDataVersion is PRAGMA data_version on the connection kept for it,
+// read again once dataVersionReuse old: it changes when any other
+// connection (this store's writer included) commits.
+func (s *Store) pragmaDataVersion(ctx context.Context) (int64, error) {
 	s.dvMu.Lock()
 	defer s.dvMu.Unlock()
 	if s.dvConn != nil && time.Since(s.dvRead) < dataVersionReuse {
-		return s.dvLast + own, nil
+		return s.dvLast, nil
 	}
 	if s.dvConn == nil {
 		c, err := s.reader.Conn(ctx)
@@ -348,12 +386,87 @@ func (s *Store) DataVersion(ctx context.Context) (int64, error) {
 		return 0, translate(err, "read the data version")
 	}
 	s.dvRead, s.dvLast = time.Now(), v
-	return v + own, nil
+	return v, nil
+}
+
+// RowsVersion returns a number that changes whenever a commit may have
+// changed a memory's row: every commit of another store or process, and
+// this store's own commits but those that only queued uses and appended
+// activity entries (Tx.QueueUses, Tx.AppendActivity: what a server writes
+// after each context it answers). ok is false while that cannot be told
+// yet (one of its own commits under way): nothing read then may be kept
+// under the number. A long-lived engine keeps the rows it reads while it
+// stays the same (see engine's row cache); like DataVersion, it tells of
+// other processes' commits within dataVersionReuse, and of this store's
+// at once. The number never decreases.
+func (s *Store) RowsVersion(ctx context.Context) (v int64, ok bool, err error) {
+	if s.reader == s.writer {
+		// :memory: is this store's alone.
+		return s.rowCommits.Load(), s.rowsCommitting.Load() == 0, nil
+	}
+	dv, err := s.pragmaDataVersion(ctx)
+	if err != nil {
+		return 0, false, err
+	}
+	// After the pragma: an own commit it tells of is counted by now, or
+	// still under way.
+	rows := s.rowCommits.Load()
+	ok = s.rowsCommitting.Load() == 0
+	s.rvMu.Lock()
+	defer s.rvMu.Unlock()
+	st := &s.rv
+	switch {
+	case !st.started:
+		// The writer's data_version is not known yet: the first commit
+		// seen changes the number.
+		st.started, st.gen, st.dv, st.rows = true, 1, dv, rows
+	case rows != st.rows:
+		st.gen++
+		st.dv, st.rows = dv, rows
+	case dv != st.dv:
+		// Some connection committed: this store's writer, which changed
+		// no rows (or its count would have changed), or another. The
+		// writer's own data_version changes only with others' commits:
+		// read when it took the lock, if it holds the lock now (no other
+		// commit since), else now, if no write is under way; else the
+		// answer waits for a later call.
+		w, wok := s.writerVersion(ctx)
+		if !wok {
+			return st.gen, false, nil
+		}
+		if !st.writerDVKnown || w != st.writerDV {
+			st.gen++
+		}
+		st.writerDV, st.writerDVKnown, st.dv = w, true, dv
+	}
+	return st.gen, ok, nil
+}
+
+// writerVersion is PRAGMA data_version on the writer's connection, which
+// only other connections' commits change: as it was when the write under
+// way took the lock, if one holds it (no other connection has committed
+// since), else read now if no write is under way; ok is false when a
+// write is under way without the lock (before it or after its commit).
+func (s *Store) writerVersion(ctx context.Context) (v int64, ok bool) {
+	s.wlMu.Lock()
+	wl := s.wl
+	s.wlMu.Unlock()
+	switch {
+	case wl.held:
+		return wl.heldDV, true
+	case wl.updates > 0:
+		return 0, false
+	}
+	if err := s.writer.QueryRowContext(ctx, "PRAGMA data_version").Scan(&v); err != nil {
+		return 0, false
+	}
+	return v, true
 }
 
 // Checkpoint copies the write-ahead log into the database and truncates
 // it. Opening a database with a large log is slow; bulk writers call this.
 func (s *Store) Checkpoint(ctx context.Context) error {
+	defer s.writing()()
 	_, err := s.writer.ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
 	return translate(err, "checkpoint")
 }
@@ -545,7 +658,7 @@ func (s *Store) PlaceRows(ctx context.Context) error {
 	if err != nil {
 		return translate(err, "place the rows")
 	}
-	return s.commit(tx)
+	return s.commit(tx, true)
 }
 
 // View implements cairn.Store.
@@ -565,6 +678,7 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	if s.readOnly {
 		return cairn.Errorf(cairn.EINVALID, "the database %s was opened read-only", s.path)
 	}
+	defer s.writing()()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return translate(err, "begin write")
@@ -574,19 +688,59 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 	defer t.endBulk(ctx)
 	// Rolls back when fn fails or panics; a no-op after Commit.
 	defer tx.Rollback()
+	defer s.unheld() // before the rollback lets other connections write
 	defer t.close()
+	// BEGIN IMMEDIATE took the write lock: no other connection commits
+	// until this one ends (RowsVersion).
+	var dv int64
+	if tx.QueryRowContext(ctx, "PRAGMA data_version").Scan(&dv) == nil {
+		s.wlMu.Lock()
+		s.wl.held, s.wl.heldDV = true, dv
+		s.wlMu.Unlock()
+	}
 	if err := fn(t); err != nil {
 		return err
 	}
-	return s.commit(tx)
+	s.unheld() // before the commit lets other connections write
+	return s.commit(tx, t.rowsMayChange)
 }
 
-// commit commits tx, a write, and counts it (DataVersion).
-func (s *Store) commit(tx *sql.Tx) error {
+// writing records that a use of the writer's connection begins, for
+// RowsVersion, which does not wait for it; the function it returns
+// records its end.
+func (s *Store) writing() func() {
+	s.wlMu.Lock()
+	s.wl.updates++
+	s.wlMu.Unlock()
+	return func() {
+		s.wlMu.Lock()
+		s.wl.updates--
+		s.wlMu.Unlock()
+	}
+}
+
+// unheld records that the writer is about to let go of the write lock
+// (RowsVersion).
+func (s *Store) unheld() {
+	s.wlMu.Lock()
+	s.wl.held = false
+	s.wlMu.Unlock()
+}
+
+// commit commits tx, a write, and counts it (DataVersion); rows says it
+// may have changed memory rows (RowsVersion).
+func (s *Store) commit(tx *sql.Tx, rows bool) error {
+	if rows {
+		s.rowsCommitting.Add(1)
+		defer s.rowsCommitting.Add(-1) // after rowCommits counts it
+	}
 	if err := tx.Commit(); err != nil {
 		return translate(err, "commit")
 	}
 	s.commits.Add(1)
+	if rows {
+		s.rowCommits.Add(1)
+	}
 	return nil
 }
 

@@ -466,6 +466,106 @@ func TestDataVersionSeesOwnWritesAtOnceAndOthersWithinAMillisecond(t *testing.T)
 	}
 }
 
+// TestRowsVersion: the rows version stays the same over the store's own
+// writes of queued uses and activity entries, and changes with its
+// writes of memories (a fold of the queued uses, an add), with another
+// store's writes (within a millisecond), and with another store's write
+// between two of its own queued uses; it is read while a write holds the
+// writer, and never goes back.
+func TestRowsVersion(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "c.db")
+	a, b := open(t, path, nil), open(t, path, nil)
+	defer a.Close()
+	defer b.Close()
+	ea, eb := engine.New(a, nil), engine.New(b, nil)
+	ctx := t.Context()
+	last := int64(0)
+	version := func() int64 {
+		t.Helper()
+		time.Sleep(2 * time.Millisecond) // others' commits are seen within a millisecond
+		v, ok, err := a.RowsVersion(ctx)
+		if err != nil || !ok {
+			t.Fatalf("rows version: %d, %v, %v", v, ok, err)
+		}
+		if v < last {
+			t.Fatalf("rows version went back from %d to %d", last, v)
+		}
+		last = v
+		return v
+	}
+	var ids []string
+	for i := range 3 {
+		res, err := ea.AddMemory(ctx, &cairn.Memory{Project: "p", Content: fmt.Sprintf("memory %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Memory.ID)
+	}
+	queue := func(session string) {
+		t.Helper()
+		if _, err := ea.QueueUses(ctx, []engine.Use{{IDs: ids[:2], Session: session}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	version()
+	queue("s0") // the first commit seen after the first reading changes it
+	v := version()
+	queue("s1")
+	queue("s2")
+	if got := version(); got != v {
+		t.Fatalf("own queued uses: rows version %d, then %d; want it unchanged", v, got)
+	}
+	if _, err := ea.FoldUses(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got == v {
+		t.Fatal("a fold of the queued uses left the rows version as it was")
+	}
+	v = version()
+	if _, err := ea.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "one more"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got == v {
+		t.Fatal("an add left the rows version as it was")
+	}
+	v = version()
+	if _, err := eb.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "written through b"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got == v {
+		t.Fatal("another store's add left the rows version as it was")
+	}
+	v = version()
+	queue("s3")
+	if err := eb.RecordUse(ctx, ids[2:], "s4"); err != nil {
+		t.Fatal(err)
+	}
+	queue("s5")
+	if got := version(); got == v {
+		t.Fatal("another store's write between two of the own queued uses left the rows version as it was")
+	}
+	// While a write holds the writer, the version is read all the same.
+	v = version()
+	held := make(chan struct{})
+	done := make(chan error)
+	go func() {
+		done <- a.Update(ctx, func(cairn.Tx) error {
+			close(held)
+			time.Sleep(20 * time.Millisecond)
+			return nil
+		})
+	}()
+	<-held
+	got, ok, err := a.RowsVersion(ctx)
+	if err != nil || !ok || got != v {
+		t.Fatalf("while a write holds the writer: rows version %d, %v, %v; want %d", got, ok, err, v)
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
 // An in-memory store's data version follows its writes, and reading it
 // does not hold the one connection writes need.
 func TestDataVersionOfAnInMemoryStore(t *testing.T) {

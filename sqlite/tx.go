@@ -32,6 +32,10 @@ type Tx struct {
 	// partNums: the partitions' numbers a write has read or given
 	// (partitionNum).
 	partNums map[string]int64
+	// rowsMayChange: the write ran a statement that may change memory
+	// rows: any but reads and those that queue uses and append activity
+	// entries (leavesRows, Store.RowsVersion).
+	rowsMayChange bool
 }
 
 // Bulk prepares this write transaction for a large write (an import):
@@ -69,6 +73,9 @@ func (t *Tx) close() {
 }
 
 func (t *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
+	if t.write && !t.rowsMayChange && !leavesRows(q) {
+		t.rowsMayChange = true
+	}
 	if s, ok := t.stmts[q]; ok {
 		return s, nil
 	}
@@ -113,6 +120,19 @@ func (t *Tx) query(ctx context.Context, op, q string, args ...any) (*sql.Rows, e
 	}
 	rows, err := s.QueryContext(ctx, args...)
 	return rows, translate(err, op)
+}
+
+// leavesRows reports whether the statement q leaves memory rows as they
+// are: a SELECT, or a write of queued uses or activity entries
+// (Store.RowsVersion). Every statement of a transaction is prepared
+// through Tx.stmt, which asks.
+func leavesRows(q string) bool {
+	switch q {
+	case sqlQueueUses, sqlInsertActivity, sqlInsertActivityBatch:
+		return true
+	}
+	q = strings.TrimLeft(q, " \t\n")
+	return len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")
 }
 
 func nullKey(k string) any {

@@ -42,6 +42,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, vs []cairn.HashVec
 			return cairn.Errorf(cairn.EINVALID, "a vector needs a hash and at least one number")
 		}
 	}
+	defer s.writing()()
 	tx, err := s.writer.BeginTx(ctx, nil)
 	if err != nil {
 		return translate(err, "begin write")
@@ -57,7 +58,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, vs []cairn.HashVec
 			return translate(err, "store vectors")
 		}
 	}
-	return s.commit(tx)
+	return s.commit(tx, false) // vectors are not memory rows
 }
 
 // FindVectors implements cairn.VectorStore.

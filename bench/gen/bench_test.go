@@ -50,6 +50,8 @@
 //     the engine keeps do not answer it. No budget of its own: it is most
 //     of the server's share of the whole-process hook budgets that
 //     bench/run.sh measures.
+//   - BenchmarkHookContext1M/prompt, /bash, /edit, /failure: the same
+//     over 1,000,000 memories (CAIRN_BENCH_1M=1).
 //   - BenchmarkRecordUses100k: the writing of the use of the memories
 //     contexts showed, as `cairn serve` batches it (10 random memories a
 //     context, batches of 1 to 200 contexts), on a copy of the corpus's
@@ -403,6 +405,24 @@ func BenchmarkHookContext100k(b *testing.B) {
 	prompt := cairn.ContextRequest{Profile: cairn.ProfilePrompt}
 	edit := cairn.ContextRequest{Profile: cairn.ProfileEdit}
 	b.Run("context", func(b *testing.B) { benchHook(b, n, cairn.ContextRequest{}, nil) })
+	b.Run("prompt", func(b *testing.B) { benchHook(b, n, prompt, nil) })
+	b.Run("bash", func(b *testing.B) { benchPoint(b, n, cairn.ProfileCommand) })
+	b.Run("edit", func(b *testing.B) { benchHook(b, n, edit, corpusFiles(b, n)) })
+	b.Run("failure", func(b *testing.B) { benchPoint(b, n, cairn.ProfileFailure) })
+}
+
+// BenchmarkHookContext1M is BenchmarkHookContext100k over 1,000,000
+// memories (the database of BenchmarkSearch1M). It runs only with
+// CAIRN_BENCH_1M=1, as BenchmarkSearch1M does:
+//
+//	CAIRN_BENCH_1M=1 CAIRN_BENCH_KEEP=DIR go test -run '^$' -bench HookContext1M -benchtime 1000x -timeout 30m ./bench/gen
+func BenchmarkHookContext1M(b *testing.B) {
+	if os.Getenv("CAIRN_BENCH_1M") != "1" {
+		b.Skip("set CAIRN_BENCH_1M=1 to run it (about 90 s to set up)")
+	}
+	const n = 1000000
+	prompt := cairn.ContextRequest{Profile: cairn.ProfilePrompt}
+	edit := cairn.ContextRequest{Profile: cairn.ProfileEdit}
 	b.Run("prompt", func(b *testing.B) { benchHook(b, n, prompt, nil) })
 	b.Run("bash", func(b *testing.B) { benchPoint(b, n, cairn.ProfileCommand) })
 	b.Run("edit", func(b *testing.B) { benchHook(b, n, edit, corpusFiles(b, n)) })
