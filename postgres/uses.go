@@ -22,9 +22,8 @@ func (t *Tx) QueueUses(ctx context.Context, ids []string, at []time.Time) (map[s
 	if len(at) != len(ids) {
 		return nil, cairn.Errorf(cairn.EINTERNAL, "queue uses: %d times for %d ids", len(at), len(ids))
 	}
-	out := make(map[string]string, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return map[string]string{}, nil
 	}
 	if err := t.flushMemories(ctx); err != nil {
 		return nil, err
@@ -34,17 +33,10 @@ func (t *Tx) QueueUses(ctx context.Context, ids []string, at []time.Time) (map[s
 	if err != nil {
 		return nil, translate(err, "queue uses")
 	}
-	for rows.Next() {
-		var id, project string
-		if err := rows.Scan(&id, &project); err != nil {
-			rows.Close()
-			return nil, translate(err, "queue uses")
-		}
-		out[id] = project
-	}
+	out, err := storesql.Pairs[string](rows, translate, "queue uses")
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, translate(err, "queue uses")
+	if err != nil {
+		return nil, err
 	}
 	qids := make([]string, 0, len(ids))
 	qat := make([]int64, 0, len(ids))

@@ -1252,9 +1252,8 @@ func (t *Tx) QueueUses(ctx context.Context, ids []string, at []time.Time) (map[s
 	if len(at) != len(ids) {
 		return nil, cairn.Errorf(cairn.EINTERNAL, "queue uses: %d times for %d ids", len(at), len(ids))
 	}
-	out := make(map[string]string, len(ids))
 	if len(ids) == 0 {
-		return out, nil
+		return map[string]string{}, nil
 	}
 	uniq := slices.Sorted(slices.Values(ids))
 	list, err := json.Marshal(slices.Compact(uniq))
@@ -1265,17 +1264,10 @@ func (t *Tx) QueueUses(ctx context.Context, ids []string, at []time.Time) (map[s
 	if err != nil {
 		return nil, err
 	}
-	for rows.Next() {
-		var id, project string
-		if err := rows.Scan(&id, &project); err != nil {
-			rows.Close()
-			return nil, translate(err, "queue uses")
-		}
-		out[id] = project
-	}
+	out, err := storesql.Pairs[string](rows, translate, "queue uses")
 	rows.Close()
-	if err := rows.Err(); err != nil {
-		return nil, translate(err, "queue uses")
+	if err != nil {
+		return nil, err
 	}
 	queue := make([][2]any, 0, len(ids))
 	for i, id := range ids {

@@ -139,14 +139,22 @@ AND (d.created_at > iterations.created_at OR (d.created_at = iterations.created_
 // Counts reads rows of (name, count) into a map; op names the read in
 // translate's errors. An empty result is an empty map, never nil.
 func Counts(rows Rows, translate func(err error, op string) error, op string) (map[string]int64, error) {
-	out := map[string]int64{}
+	return Pairs[int64](rows, translate, op)
+}
+
+// Pairs reads rows of (key, value) into a map, a later row's value for
+// a key replacing an earlier one's; op names the read in translate's
+// errors. An empty result is an empty map, never nil. The caller closes
+// rows.
+func Pairs[V any](rows Rows, translate func(err error, op string) error, op string) (map[string]V, error) {
+	out := map[string]V{}
 	for rows.Next() {
-		var name string
-		var n int64
-		if err := rows.Scan(&name, &n); err != nil {
+		var k string
+		var v V
+		if err := rows.Scan(&k, &v); err != nil {
 			return nil, translate(err, op)
 		}
-		out[name] = n
+		out[k] = v
 	}
 	return out, translate(rows.Err(), op)
 }
