@@ -31,24 +31,14 @@ func Store(ctx context.Context, svc Adder, project string, r cairn.CaptureReques
 			hat, _, _ = strings.Cut(strings.ToLower(strings.TrimSpace(r.HatTransition)), ":") // the hat that wrote the output
 		}
 	}
-	rep := &cairn.CaptureReport{Stored: []cairn.Captured{}, Problems: make([]cairn.CaptureProblem, 0, len(probs))}
-	for _, p := range probs {
-		rep.Problems = append(rep.Problems, cairn.CaptureProblem{Line: p.Line, Reason: p.Reason, Text: p.Text})
-	}
+	rep := newReport(probs)
 	prov := Provenance{Hat: hat, Agent: r.Agent, Task: r.Task, Session: r.Session}
 	for _, sig := range sigs {
-		res, err := svc.AddMemory(ctx, sig.MemoryFrom(project, prov))
-		switch {
-		case err == nil:
-			rep.Stored = append(rep.Stored, captured(res, sig.Kind, sig.Line))
-		case cairn.ErrorCode(err) == cairn.EINVALID:
-			// One bad signal does not stop the others.
-			rep.Problems = append(rep.Problems, refused(sig.Kind, sig.Title, sig.Line, err))
-		default:
+		if err := rep.add(ctx, svc, sig.MemoryFrom(project, prov), sig.Kind, sig.Kind, sig.Line); err != nil {
 			return nil, err
 		}
 	}
-	return rep, nil
+	return rep.CaptureReport, nil
 }
 
 // RecordTask is cairn.TaskService's RecordTaskEvent over svc, in project:
@@ -64,33 +54,47 @@ func RecordTask(ctx context.Context, svc Adder, project string, ev cairn.TaskEve
 	if err != nil {
 		return nil, err
 	}
-	rep := &cairn.TaskReport{Event: captured(res, "event", 0), Stored: []cairn.Captured{}, Problems: make([]cairn.CaptureProblem, 0, len(mems.Problems))}
-	for _, p := range mems.Problems {
-		rep.Problems = append(rep.Problems, cairn.CaptureProblem{Line: p.Line, Reason: p.Reason, Text: p.Text})
-	}
-	add := func(m *cairn.Memory, kind, what string, line int) error {
-		res, err := svc.AddMemory(ctx, m)
-		switch {
-		case err == nil:
-			rep.Stored = append(rep.Stored, captured(res, kind, line))
-		case cairn.ErrorCode(err) == cairn.EINVALID:
-			rep.Problems = append(rep.Problems, refused(what, m.Title, line, err))
-		default:
-			return err
-		}
-		return nil
-	}
+	rep := newReport(mems.Problems)
 	for _, lm := range mems.Learned {
-		if err := add(lm, "learned", "learned "+lm.Type, 0); err != nil {
+		if err := rep.add(ctx, svc, lm, "learned", "learned "+lm.Type, 0); err != nil {
 			return nil, err
 		}
 	}
 	for _, sig := range mems.Signals {
-		if err := add(sig.MemoryFrom(project, te.Provenance()), sig.Kind, sig.Kind, sig.Line); err != nil {
+		if err := rep.add(ctx, svc, sig.MemoryFrom(project, te.Provenance()), sig.Kind, sig.Kind, sig.Line); err != nil {
 			return nil, err
 		}
 	}
-	return rep, nil
+	return &cairn.TaskReport{Event: captured(res, "event", 0), Stored: rep.Stored, Problems: rep.Problems}, nil
+}
+
+// report is a capture's report as it is made.
+type report struct{ *cairn.CaptureReport }
+
+// newReport is a report of nothing stored yet, with the lines probs
+// could not read.
+func newReport(probs []Problem) report {
+	rep := &cairn.CaptureReport{Stored: []cairn.Captured{}, Problems: make([]cairn.CaptureProblem, 0, len(probs))}
+	for _, p := range probs {
+		rep.Problems = append(rep.Problems, cairn.CaptureProblem{Line: p.Line, Reason: p.Reason, Text: p.Text})
+	}
+	return report{rep}
+}
+
+// add stores m with svc and reports it as kind from line; a memory
+// refused as invalid is reported as a Refused problem (the what) and
+// does not stop the others. Any other failure is returned.
+func (rep report) add(ctx context.Context, svc Adder, m *cairn.Memory, kind, what string, line int) error {
+	res, err := svc.AddMemory(ctx, m)
+	switch {
+	case err == nil:
+		rep.Stored = append(rep.Stored, captured(res, kind, line))
+	case cairn.ErrorCode(err) == cairn.EINVALID:
+		rep.Problems = append(rep.Problems, refused(what, m.Title, line, err))
+	default:
+		return err
+	}
+	return nil
 }
 
 // captured is what became of a memory stored from line of the output.
