@@ -920,21 +920,19 @@ func (t *Tx) UpdateMemory(ctx context.Context, m *cairn.Memory) error {
 			return nil
 		}
 		r, err = t.exec(ctx, "update memory "+m.ID, sqlMoveMemory, append([]any{rowid}, args...)...)
-		if cairn.ErrorCode(err) == cairn.ECONFLICT {
-			if taken, terr := t.rowidTaken(ctx, rowid); terr != nil || !taken {
-				return err
-			}
-			r, err = nil, nil // held by another row: stay where it is
-		}
-		if err != nil {
-			return err
-		}
-		if r != nil {
+		if err == nil {
 			if n, _ := r.RowsAffected(); n == 0 {
 				return cairn.Errorf(cairn.ENOTFOUND, "no memory with id %s", m.ID)
 			}
 			return nil
 		}
+		if cairn.ErrorCode(err) != cairn.ECONFLICT {
+			return err
+		}
+		if taken, terr := t.rowidTaken(ctx, rowid); terr != nil || !taken {
+			return err
+		}
+		// Its place is held by another row: it stays where it is.
 	}
 	r, err := t.exec(ctx, "update memory "+m.ID, sqlUpdateMemory, args...)
 	if err != nil {
