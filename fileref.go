@@ -171,14 +171,22 @@ func globMatch(g, f string) bool {
 func (m *Memory) FileMatch(files []string) float64 {
 	best := 0.0
 	for _, r := range m.FileRefs {
-		for _, f := range files {
-			best = max(best, FileRefMatch(r, f))
-			if best == FileSame {
-				return best
-			}
+		if best = max(best, refMatch(r, files)); best == FileSame {
+			return best
 		}
 	}
 	return best
+}
+
+// refMatch is the best FileRefMatch of reference r and files.
+func refMatch(r string, files []string) float64 {
+	v := 0.0
+	for _, f := range files {
+		if v = max(v, FileRefMatch(r, f)); v == FileSame {
+			break
+		}
+	}
+	return v
 }
 
 // FileMatcher is Memory.FileMatch for one list of files, remembering how
@@ -201,11 +209,7 @@ func (fm *FileMatcher) Match(m *Memory) float64 {
 	for _, r := range m.FileRefs {
 		v, ok := fm.refs[r]
 		if !ok {
-			for _, f := range fm.files {
-				if v = max(v, FileRefMatch(r, f)); v == FileSame {
-					break
-				}
-			}
+			v = refMatch(r, fm.files)
 			if fm.refs == nil {
 				fm.refs = map[string]float64{}
 			}

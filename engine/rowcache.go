@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"slices"
 	"sync"
@@ -189,7 +190,7 @@ func (rv *rowView) byDoc(ctx context.Context, tx cairn.Tx, part string, docs []i
 		}
 		out = append(out, got...)
 	}
-	slices.SortFunc(out, func(a, b *cairn.Memory) int { return int(min(max(a.DocNum-b.DocNum, -1), 1)) })
+	slices.SortFunc(out, func(a, b *cairn.Memory) int { return cmp.Compare(a.DocNum, b.DocNum) })
 	return slices.CompactFunc(out, func(a, b *cairn.Memory) bool { return a.DocNum == b.DocNum }), nil
 }
 

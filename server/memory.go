@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"runtime/debug"
 	"sync"
 	"time"
 )
@@ -86,5 +87,22 @@ func freeWhenIdle(ctx context.Context, tick <-chan time.Time, requests func() in
 			free()
 			freed = true
 		}
+	}
+}
+
+// freeEachIdle runs freeWhenIdle with debug.FreeOSMemory, ticking every
+// idleFreeAfter, until the returned stop is called.
+func freeEachIdle(requests func() int64) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	tick := time.NewTicker(idleFreeAfter)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		freeWhenIdle(ctx, tick.C, requests, debug.FreeOSMemory)
+	}()
+	return func() {
+		cancel()
+		<-done
+		tick.Stop()
 	}
 }

@@ -384,17 +384,9 @@ func (s *Server) Open(ctx context.Context) error {
 	}
 	if s.cfg.SetMemoryLimit != nil {
 		stopLimit := limitMemory(os.Getenv("GOMEMLIMIT") != "", s.eng.ResidentBytes, s.cfg.SetMemoryLimit)
-		ctx, cancel := context.WithCancel(context.Background())
-		tick := time.NewTicker(idleFreeAfter)
-		done := make(chan struct{})
-		go func() {
-			defer close(done)
-			freeWhenIdle(ctx, tick.C, s.requests.Load, debug.FreeOSMemory)
-		}()
+		stopFree := freeEachIdle(s.requests.Load)
 		s.stopMemory = func() {
-			cancel()
-			<-done
-			tick.Stop()
+			stopFree()
 			stopLimit()
 		}
 	}

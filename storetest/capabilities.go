@@ -187,20 +187,7 @@ func testTouchEach(t *testing.T, s cairn.Store) {
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Errorf("TouchEach = %v, want %v (the missing id left out)", got, want)
 	}
-	for _, c := range []struct {
-		m    *cairn.Memory
-		uses int
-		last time.Time
-		conf float64
-	}{{a, 3, t3, 0.56}, {b, 1, t1, 0.52}, {capped, 1, t2, 0.97}, {other, 1, t3, 0.52}} {
-		g := find(t, s, c.m.ID)
-		if g.UseCount != c.uses || !g.LastUsedAt.Equal(c.last) || !approx(g.Confidence, c.conf) {
-			t.Errorf("%s: %d uses, last %v, confidence %v; want %d, %v, %v", c.m.ID, g.UseCount, g.LastUsedAt, g.Confidence, c.uses, c.last, c.conf)
-		}
-		w := *c.m
-		w.UseCount, w.LastUsedAt, w.Confidence = g.UseCount, g.LastUsedAt, g.Confidence
-		checkSame(t, &w, g) // nothing else changed, updated_at neither
-	}
+	checkUsed(t, s, "", []used{{a, 3, t3, 0.56}, {b, 1, t1, 0.52}, {capped, 1, t2, 0.97}, {other, 1, t3, 0.52}})
 	var inner error
 	s.View(t.Context(), func(tx cairn.Tx) error {
 		_, inner = tx.TouchEach(t.Context(), []string{a.ID}, []time.Time{t3}, cairn.UsageBoost, cairn.MaxConfidence)
@@ -260,20 +247,7 @@ func testUseQueue(t *testing.T, s cairn.Store) {
 	if n := fold(); n != 7 {
 		t.Errorf("FoldUses = %d, want 7 (the deleted memory's use dropped)", n)
 	}
-	for _, c := range []struct {
-		m    *cairn.Memory
-		uses int
-		last time.Time
-		conf float64
-	}{{a, 3, t2, 0.56}, {b, 1, t1, 0.52}, {capped, 1, t2, 0.97}, {other, 1, t3, 0.52}, {later, 2, t4, 0.54}} {
-		g := find(t, s, c.m.ID)
-		if g.UseCount != c.uses || !g.LastUsedAt.Equal(c.last) || !approx(g.Confidence, c.conf) {
-			t.Errorf("%s after the fold: %d uses, last %v, confidence %v; want %d, %v, %v", c.m.ID, g.UseCount, g.LastUsedAt, g.Confidence, c.uses, c.last, c.conf)
-		}
-		w := *c.m
-		w.UseCount, w.LastUsedAt, w.Confidence = g.UseCount, g.LastUsedAt, g.Confidence
-		checkSame(t, &w, g) // nothing else changed, updated_at neither
-	}
+	checkUsed(t, s, " after the fold", []used{{a, 3, t2, 0.56}, {b, 1, t1, 0.52}, {capped, 1, t2, 0.97}, {other, 1, t3, 0.52}, {later, 2, t4, 0.54}})
 	if n := fold(); n != 0 {
 		t.Errorf("a second FoldUses = %d, want 0: the queue is empty", n)
 	}
@@ -345,5 +319,28 @@ func testUnsupportedCapabilities(t *testing.T, s cairn.Store) {
 	})
 	if checked == 0 {
 		t.Skip("the store has every optional capability")
+	}
+}
+
+// used is what a memory's uses should have made of it.
+type used struct {
+	m    *cairn.Memory
+	uses int
+	last time.Time
+	conf float64
+}
+
+// checkUsed checks each memory's use count, last use and confidence, and
+// that nothing else of it changed, updated_at neither; when says when.
+func checkUsed(t *testing.T, s cairn.Store, when string, cs []used) {
+	t.Helper()
+	for _, c := range cs {
+		g := find(t, s, c.m.ID)
+		if g.UseCount != c.uses || !g.LastUsedAt.Equal(c.last) || !approx(g.Confidence, c.conf) {
+			t.Errorf("%s%s: %d uses, last %v, confidence %v; want %d, %v, %v", c.m.ID, when, g.UseCount, g.LastUsedAt, g.Confidence, c.uses, c.last, c.conf)
+		}
+		w := *c.m
+		w.UseCount, w.LastUsedAt, w.Confidence = g.UseCount, g.LastUsedAt, g.Confidence
+		checkSame(t, &w, g)
 	}
 }
