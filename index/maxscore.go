@@ -153,7 +153,11 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				continue
 			}
 			if live {
-				t.at, t.score, t.dl = doc, t.contribution(), t.cur.dl()
+				v, ok := t.kept()
+				if !ok {
+					v = t.fill()
+				}
+				t.at, t.score, t.dl = doc, v, t.cur.dl()
 				t.cov = s.coverPart(t.cw, int(t.cur.tf()), t.dl, dense)
 				se += t.score
 				ce += t.cov
@@ -171,7 +175,11 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				t.cur.seek(doc)
 			}
 			if t.cur.doc == doc {
-				t.at, t.score, t.dl = doc, t.contribution(), t.cur.dl()
+				v, ok := t.kept()
+				if !ok {
+					v = t.fill()
+				}
+				t.at, t.score, t.dl = doc, v, t.cur.dl()
 				t.cov = s.coverPart(t.cw, int(t.cur.tf()), t.dl, dense)
 				se += t.score
 				ce += t.cov
@@ -193,20 +201,24 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	return h.sorted(), seen > k || ne > 0
 }
 
-// contribution is what t adds to the BM25 sum of the document its cursor
-// is at, rounded as exhaustive scoring rounds it.
-func (t *bterm) contribution() float64 {
-	k := t.cur.k & (blockSize - 1)
-	td := t.cur.tds[k]
+// kept is what t adds to the BM25 sum of the document its cursor is at,
+// rounded as exhaustive scoring rounds it, when t.parts holds it; else
+// fill makes it. kept makes no call, so that the compiler inlines it into
+// the scorer's loop: a call there costs the spills of every value the
+// loop holds in registers.
+func (t *bterm) kept() (float64, bool) {
+	td := t.cur.tds[t.cur.k&(blockSize-1)]
 	if tf := byte(td); tf < byte(len(t.parts)) {
 		if p := t.parts[tf]; p != nil {
-			return p[byte(td>>8)]
+			return p[byte(td>>8)], true
 		}
 	}
-	return t.fill()
+	return 0, false
 }
 
-// fill is contribution when the part is not in t.parts yet.
+// fill is what t adds to the BM25 sum of the document its cursor is at,
+// when kept does not hold it: it makes the part table of the term
+// frequency, or computes the part for a frequency without one.
 func (t *bterm) fill() float64 {
 	tf, dl := t.cur.tf(), t.cur.dl()
 	k1, norm, wide := t.bm.k1, t.bm.norm, t.bm.wide
