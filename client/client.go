@@ -345,10 +345,10 @@ func (c *closeBoth) Close() error {
 	return err
 }
 
-// dialUnix connects to a Unix socket, each send and receive bounded by
-// timeout (the file's deadline). The connection is made blocking, then
-// made non-blocking, so that the file's reads and writes wait in the
-// runtime's poller.
+// dialUnix connects to a Unix socket, the connection and the exchange on
+// it bounded by timeout from now (the file's deadline, which a request's
+// own replaces). The connection is made blocking, then made non-blocking,
+// so that the file's reads and writes wait in the runtime's poller.
 func dialUnix(path string, timeout time.Duration) (*os.File, error) {
 	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
