@@ -95,6 +95,7 @@ type Candidates struct {
 	Tagged    []*Memory        // the memories with Tags
 	OfHat     []*Memory        // the memories of Hat
 	// Shown holds, by id, when each memory was last shown in Session.
+	// A long-lived service may lend the map it keeps: read it only.
 	Shown map[string]time.Time
 }
 

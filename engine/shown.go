@@ -21,8 +21,11 @@ import (
 // to the entry lastID: later reads fetch only the entries committed since
 // (activity ids grow in commit order), however long the session is.
 type sessionShown struct {
-	mu     sync.Mutex
-	ids    map[string]time.Time
+	mu  sync.Mutex
+	ids map[string]time.Time
+	// lent: ids was handed out by sessionShownIn, whose callers read it
+	// after s.mu is released; the next change copies it first.
+	lent   bool
 	lastID int64
 	// projects are the session's entries by the project they name
 	// (Activity.Project), for what NewFromOtherSessions and ShownCounts
@@ -104,6 +107,9 @@ func (s *sessionShown) add(ctx context.Context, tx cairn.Tx, session string) err
 	}
 	for _, a := range acts {
 		if a.At.After(s.ids[a.MemoryID]) {
+			if s.lent {
+				s.ids, s.lent = maps.Clone(s.ids), false
+			}
 			s.ids[a.MemoryID] = a.At
 		}
 		s.note(a)
@@ -133,14 +139,17 @@ func (c *postingsCache) shownOf(session string) *sessionShown {
 // sessionShownIn returns the memories already put into session: those of
 // the log, from the cache when there is one (reading only the entries
 // committed since the last read), and those of the uses noted and not
-// written yet (NoteShown).
+// written yet (NoteShown). The map may be the one the cache keeps, which
+// is copied before it next changes: callers only read it. A session's
+// map grows with every memory it was shown (hundreds in a long session),
+// and a copy on every call cost more than the reads of it.
 func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string]time.Time, error) {
 	// The noted uses are read first: one taken back after this read was
 	// written before it, and the log's read below finds it.
 	pending := e.pendingOf(session)
 	var shown map[string]time.Time
 	cached, err := e.cachedShown(ctx, session, func(_ cairn.Tx, s *sessionShown) error {
-		shown = maps.Clone(s.ids)
+		shown, s.lent = s.ids, true
 		return nil
 	})
 	if err == nil && !cached {
@@ -153,8 +162,12 @@ func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string
 	if err != nil {
 		return nil, err
 	}
+	own := !cached // shownIn's map is this call's
 	for id, pu := range pending {
 		if pu.at.After(shown[id]) {
+			if !own {
+				shown, own = maps.Clone(shown), true
+			}
 			shown[id] = pu.at
 		}
 	}

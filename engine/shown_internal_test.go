@@ -111,3 +111,66 @@ func sum(n map[string]int) int {
 	}
 	return s
 }
+
+// What a long-lived engine returns of a session's shown memories is the
+// map it keeps, lent: a later use of the session, read from the log or
+// noted and not yet written, must not change a map returned before.
+func TestShownMapReturnedStaysAsItWas(t *testing.T) {
+	t.Parallel()
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	e := New(storeOpener(t)(), &Options{Now: clock, CacheBytes: 1 << 20})
+	ctx := t.Context()
+	var ids []string
+	for i := range 3 {
+		m, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "note", Content: fmt.Sprintf("a fact worth keeping, number %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.Memory.ID)
+	}
+	if err := e.RecordUse(ctx, ids[:1], "s"); err != nil {
+		t.Fatal(err)
+	}
+	first, err := e.sessionShownIn(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := maps.Clone(first)
+	now = now.Add(time.Minute)
+	if err := e.RecordUse(ctx, ids[1:2], "s"); err != nil { // read from the log next
+		t.Fatal(err)
+	}
+	e.NoteShown(Use{IDs: ids[2:], Session: "s", At: now}) // noted, not written
+	second, err := e.sessionShownIn(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(first, before) {
+		t.Errorf("the map returned first changed to %v, was %v", first, before)
+	}
+	if len(second) != 3 {
+		t.Errorf("shown after three uses: %v, want all three memories", second)
+	}
+	// Only a noted use changes: the kept map, lent again, stays.
+	if err := e.RecordUse(ctx, ids[2:], "s"); err != nil {
+		t.Fatal(err)
+	}
+	lent, err := e.sessionShownIn(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before = maps.Clone(lent)
+	now = now.Add(time.Minute)
+	e.NoteShown(Use{IDs: ids[:1], Session: "s", At: now})
+	last, err := e.sessionShownIn(ctx, "s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !maps.Equal(lent, before) {
+		t.Errorf("the map returned before the noted use changed to %v, was %v", lent, before)
+	}
+	if !last[ids[0]].Equal(now) {
+		t.Errorf("shown with a noted use: %v, want %s at %s", last, ids[0], now)
+	}
+}

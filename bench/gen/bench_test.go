@@ -50,6 +50,9 @@
 //     the engine keeps do not answer it. No budget of its own: it is most
 //     of the server's share of the whole-process hook budgets that
 //     bench/run.sh measures.
+//   - BenchmarkHookContext100k/prompt-shown: /prompt in a session that
+//     was shown 500 memories an hour before (on a copy of the database),
+//     as a long session's blocks are built.
 //   - BenchmarkHookContext1M/prompt, /bash, /edit, /failure: the same
 //     over 1,000,000 memories (CAIRN_BENCH_1M=1).
 //   - BenchmarkRecordUses100k: the writing of the use of the memories
@@ -390,7 +393,8 @@ func BenchmarkImport100k(b *testing.B) {
 // Code as `cairn serve` builds it (resident postings cache), over queries
 // never asked before: /context is `cairn context --prompt` (every tier,
 // the configuration's defaults), /prompt is `user-prompt-submit` (the
-// relevant and parallel-work tiers, the default budget), /bash is
+// relevant and parallel-work tiers, the default budget; /prompt-shown
+// the same in a session already shown 500 memories), /bash is
 // `pre-tool-use` for a Bash command (the known failures of the command:
 // the fixes tagged with it and the memories that name it, 300 tokens),
 // /failure `post-tool-use-failure` (the memory of the same error), /edit
@@ -406,6 +410,9 @@ func BenchmarkHookContext100k(b *testing.B) {
 	edit := cairn.ContextRequest{Profile: cairn.ProfileEdit}
 	b.Run("context", func(b *testing.B) { benchHook(b, n, cairn.ContextRequest{}, nil) })
 	b.Run("prompt", func(b *testing.B) { benchHook(b, n, prompt, nil) })
+	b.Run("prompt-shown", func(b *testing.B) {
+		benchHookIn(b, shownDatabase(b, n, "bench-shown", 500), "bench-shown", prompt, nil)
+	})
 	b.Run("bash", func(b *testing.B) { benchPoint(b, n, cairn.ProfileCommand) })
 	b.Run("edit", func(b *testing.B) { benchHook(b, n, edit, corpusFiles(b, n)) })
 	b.Run("failure", func(b *testing.B) { benchPoint(b, n, cairn.ProfileFailure) })
@@ -479,9 +486,55 @@ func corpusFiles(b *testing.B, n int) []string {
 }
 
 func benchHook(b *testing.B, n int, req cairn.ContextRequest, files []string) {
+	benchHookIn(b, database(b, n), "bench-hooks", req, files)
+}
+
+// shownDatabase returns a copy of the imported corpus of n memories in
+// which session was shown shown memories an hour before the benchmark's
+// now (the newest ones, in one use): the database of a session that has
+// run a while. The copy is removed when the benchmark ends.
+func shownDatabase(b *testing.B, n int, session string, shown int) string {
+	b.Helper()
+	src, dir := database(b, n), b.TempDir()
+	path := filepath.Join(dir, "shown.db")
+	for _, suffix := range []string{"", "-wal"} {
+		data, err := os.ReadFile(src + suffix)
+		if suffix != "" && os.IsNotExist(err) {
+			continue
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(path+suffix, data, 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	at := benchTime(b).Add(-time.Hour)
+	st, eng := openBench(b, path, 0, at)
+	ms, _, err := eng.FindMemories(ctx, cairn.MemoryFilter{Project: benchProject, Sort: cairn.SortCreatedDesc, Limit: shown, SkipTotal: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	if err := eng.RecordUse(ctx, ids, session); err != nil {
+		b.Fatal(err)
+	}
+	if err := st.Close(); err != nil {
+		b.Fatal(err)
+	}
+	return path
+}
+
+// benchHookIn is benchHook over the database at path, each block of
+// session.
+func benchHookIn(b *testing.B, path, session string, req cairn.ContextRequest, files []string) {
 	now := benchTime(b)
 	ctx := context.Background()
-	_, eng := openBench(b, database(b, n), 64<<20, time.Time{})
+	_, eng := openBench(b, path, 64<<20, time.Time{})
 	// A hook's command is seldom asked twice: every measured call is a
 	// query not asked before (up to 5,000 iterations), so that the
 	// searches kept by the engine do not answer it.
@@ -494,7 +547,7 @@ func benchHook(b *testing.B, n int, req cairn.ContextRequest, files []string) {
 	}
 	build := func(q string) {
 		call := cairn.ContextCall{ContextRequest: req, Now: now}
-		call.Project, call.Prompt, call.Session = benchProject, q, "bench-hooks"
+		call.Project, call.Prompt, call.Session = benchProject, q, session
 		if files != nil {
 			call.Prompt, call.Files = "", []string{q}
 		}
