@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
+	"unsafe"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -26,11 +28,20 @@ type Postings struct {
 	regular bool
 }
 
-// block is one entry of a skip table.
+// block is one entry of a skip table. The document before a block, from
+// which its first entry's gap counts, is the last of the block before it
+// (before), so that a block takes 16 bytes rather than 24.
 type block struct {
 	off  int   // byte offset of the block's first entry
-	prev int64 // the document before the block; -1 for the first block
 	last int64 // the block's last document
+}
+
+// before is the document before block b of blocks: -1 for the first.
+func before(blocks []block, b int) int64 {
+	if b == 0 {
+		return -1
+	}
+	return blocks[b-1].last
 }
 
 // peak is a term frequency of the term and the shortest length of a
@@ -62,7 +73,7 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 			if n > 0 {
 				p.blocks = append(p.blocks, cur)
 			}
-			cur = block{off: start, prev: prev}
+			cur = block{off: start}
 			d := (*[3 * blockSize]byte)(data[i:])
 			for e := range blockSize {
 				doc += int64(d[3*e])
@@ -110,7 +121,7 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 			if n > 0 {
 				p.blocks = append(p.blocks, cur)
 			}
-			cur = block{off: start, prev: prev}
+			cur = block{off: start}
 		}
 		cur.last = doc
 		n++
@@ -118,7 +129,19 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 	if n > 0 {
 		p.blocks = append(p.blocks, cur)
 	}
-	least := uint16(256)
+	if cap(p.blocks)-len(p.blocks) > len(p.blocks)/16 {
+		// The table was sized for entries of 3 bytes; a cache keeps what
+		// the postings hold, so they keep little beyond its length.
+		p.blocks = slices.Clone(p.blocks)
+	}
+	npeaks, least := 0, uint16(256)
+	for tf := 255; tf >= 0; tf-- {
+		if l := shortest[tf]; l < least {
+			npeaks++
+			least = l
+		}
+	}
+	p.peaks, least = make([]peak, 0, npeaks), 256
 	for tf := 255; tf >= 0; tf-- {
 		if l := shortest[tf]; l < least {
 			p.peaks = append(p.peaks, peak{byte(tf), byte(l)})
@@ -144,8 +167,13 @@ func shortBlock(data []byte) bool {
 	return true
 }
 
-// Size is about how many bytes p holds in memory.
-func (p *Postings) Size() int { return len(p.Data) + len(p.blocks)*24 + len(p.peaks)*2 }
+// Size is how many bytes p holds in memory: its struct and what its
+// slices were allocated with (the data as read, which its reader may have
+// allocated beyond its length, the skip table and the peaks). The term's
+// text is not counted: its holder (a cache's key) shares it.
+func (p *Postings) Size() int {
+	return int(unsafe.Sizeof(*p)) + cap(p.Data) + cap(p.blocks)*int(unsafe.Sizeof(block{})) + cap(p.peaks)*int(unsafe.Sizeof(peak{}))
+}
 
 // endDoc is a cursor's document once it has passed the last entry.
 const endDoc = math.MaxInt64
@@ -191,7 +219,7 @@ func (c *cursor) load() {
 	}
 	// The postings were checked by Prepare, so this decodes without
 	// checks of its own.
-	data, doc, n := c.data[:end], c.blocks[b].prev, 0
+	data, doc, n := c.data[:end], before(c.blocks, b), 0
 	for i := c.blocks[b].off; i < len(data); n++ {
 		if v := data[i]; v != 0 && v < 0x80 {
 			doc += int64(v)
@@ -220,7 +248,7 @@ func (c *cursor) load() {
 // restart and no longer gap, and decodes without a branch.
 func (c *cursor) loadShort(data []byte) {
 	d := (*[3 * blockSize]byte)(data)
-	doc := c.blocks[c.blk].prev
+	doc := before(c.blocks, c.blk)
 	// Four entries a turn, through fixed-size views checked once a turn,
 	// an entry's frequency and length copied as one uint16: about half
 	// the instructions an entry of decoding one at a time.
@@ -325,7 +353,7 @@ func NewestDocs(ps []*Postings, skip DeadSet, end int64, n int) []int64 {
 		c := &cs[len(cs)-1]
 		c.loadBack(len(p.blocks) - 1)
 		// A skip past the blocks that begin at end or after it.
-		for c.doc >= end && c.blocks[c.blk].prev >= end && c.blk > 0 {
+		for c.doc >= end && c.blk > 0 && before(c.blocks, c.blk) >= end {
 			c.loadBack(c.blk - 1)
 		}
 	}
