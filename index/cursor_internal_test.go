@@ -202,7 +202,7 @@ func TestPrepareKeepsLittleBeyondItsTables(t *testing.T) {
 	if cap(p.peaks) != len(p.peaks) {
 		t.Errorf("%d peaks keep a capacity of %d", len(p.peaks), cap(p.peaks))
 	}
-	if min := cap(p.Data) + cap(p.blocks)*16 + cap(p.peaks)*2; p.Size() < min {
+	if min := cap(p.Data) + cap(p.blocks)*24 + cap(p.peaks)*2; p.Size() < min {
 		t.Errorf("Size %d, under the %d bytes its slices were allocated with", p.Size(), min)
 	}
 }

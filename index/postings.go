@@ -28,20 +28,11 @@ type Postings struct {
 	regular bool
 }
 
-// block is one entry of a skip table. The document before a block, from
-// which its first entry's gap counts, is the last of the block before it
-// (before), so that a block takes 16 bytes rather than 24.
+// block is one entry of a skip table.
 type block struct {
 	off  int   // byte offset of the block's first entry
+	prev int64 // the document before the block; -1 for the first block
 	last int64 // the block's last document
-}
-
-// before is the document before block b of blocks: -1 for the first.
-func before(blocks []block, b int) int64 {
-	if b == 0 {
-		return -1
-	}
-	return blocks[b-1].last
 }
 
 // peak is a term frequency of the term and the shortest length of a
@@ -73,7 +64,7 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 			if n > 0 {
 				p.blocks = append(p.blocks, cur)
 			}
-			cur = block{off: start}
+			cur = block{off: start, prev: prev}
 			d := (*[3 * blockSize]byte)(data[i:])
 			for e := range blockSize {
 				doc += int64(d[3*e])
@@ -121,7 +112,7 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 			if n > 0 {
 				p.blocks = append(p.blocks, cur)
 			}
-			cur = block{off: start}
+			cur = block{off: start, prev: prev}
 		}
 		cur.last = doc
 		n++
@@ -219,7 +210,7 @@ func (c *cursor) load() {
 	}
 	// The postings were checked by Prepare, so this decodes without
 	// checks of its own.
-	data, doc, n := c.data[:end], before(c.blocks, b), 0
+	data, doc, n := c.data[:end], c.blocks[b].prev, 0
 	for i := c.blocks[b].off; i < len(data); n++ {
 		if v := data[i]; v != 0 && v < 0x80 {
 			doc += int64(v)
@@ -248,7 +239,7 @@ func (c *cursor) load() {
 // restart and no longer gap, and decodes without a branch.
 func (c *cursor) loadShort(data []byte) {
 	d := (*[3 * blockSize]byte)(data)
-	doc := before(c.blocks, c.blk)
+	doc := c.blocks[c.blk].prev
 	// Four entries a turn, through fixed-size views checked once a turn,
 	// an entry's frequency and length copied as one uint16: about half
 	// the instructions an entry of decoding one at a time.
@@ -353,7 +344,7 @@ func NewestDocs(ps []*Postings, skip DeadSet, end int64, n int) []int64 {
 		c := &cs[len(cs)-1]
 		c.loadBack(len(p.blocks) - 1)
 		// A skip past the blocks that begin at end or after it.
-		for c.doc >= end && c.blk > 0 && before(c.blocks, c.blk) >= end {
+		for c.doc >= end && c.blocks[c.blk].prev >= end && c.blk > 0 {
 			c.loadBack(c.blk - 1)
 		}
 	}
