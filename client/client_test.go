@@ -1,6 +1,7 @@
 package client_test
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"net/http"
@@ -427,5 +428,54 @@ func TestAnswersCutShortOrOfUnknownLength(t *testing.T) {
 		if err != nil || len(got) != 1 || got[0].Memory.ID != "m1" || got[0].Memory.Content != "c" {
 			t.Errorf("%s answer: %+v, %v; want the one hit m1", q, got, err)
 		}
+	}
+}
+
+// A server that takes a connection on its Unix socket and never answers
+// holds a request no longer than the client's timeout, or its context's
+// deadline when that is sooner: the wait for the answer is bounded.
+func TestASilentServerOnTheSocketIsGivenUpOn(t *testing.T) {
+	t.Parallel()
+	sock := filepath.Join(t.TempDir(), "silent.sock")
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() {
+		var held []net.Conn // read nothing, answer nothing
+		defer func() {
+			for _, c := range held {
+				c.Close()
+			}
+		}()
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			held = append(held, c)
+		}
+	}()
+	c, err := client.New("unix:"+sock, &client.Options{Timeout: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	if _, err := c.Project("alpha").Search(t.Context(), cairn.Query{Text: "x"}); !client.IsUnavailable(err) {
+		t.Errorf("a silent server: %v, want EUNAVAILABLE", err)
+	}
+	if d := time.Since(start); d < 200*time.Millisecond || d > 5*time.Second {
+		t.Errorf("a silent server held the request %v, want about the 200ms timeout", d)
+	}
+	c, _ = client.New("unix:"+sock, nil) // the default timeout: 30 s
+	ctx, cancel := context.WithTimeout(t.Context(), 100*time.Millisecond)
+	defer cancel()
+	start = time.Now()
+	if _, err := c.Project("alpha").Search(ctx, cairn.Query{Text: "x"}); err == nil {
+		t.Error("a silent server answered a request whose context ended")
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Errorf("a silent server held a request with a 100ms deadline %v", d)
 	}
 }
