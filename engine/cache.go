@@ -5,6 +5,7 @@ import (
 	"container/list"
 	"context"
 	"sync"
+	"unsafe"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
@@ -184,9 +185,19 @@ func (c *postingsCache) get(k cacheKey, st postingsStamp) (*index.Postings, bool
 	return e.p, true
 }
 
-// entrySize is about how many bytes an entry holds.
+// entryOverhead is what an entry holds besides its postings and its
+// key's text: its cacheEntry, its element of the list and its slot in the
+// map (a key of two string headers and a pointer, in a table kept at most
+// seven eighths full).
+const entryOverhead = int(unsafe.Sizeof(cacheEntry{})) + int(unsafe.Sizeof(list.Element{})) +
+	(int(unsafe.Sizeof(cacheKey{}))+8)*8/7
+
+// entrySize is how many bytes an entry holds: its postings (index.Postings.Size,
+// what they were allocated with), its key's text and entryOverhead. The
+// cache's bound and Engine.ResidentBytes count entries by it alone, so that
+// what an entry comes to hold is counted here.
 func entrySize(k cacheKey, p *index.Postings) int64 {
-	return int64(p.Size() + len(k.term) + len(k.part) + 96)
+	return int64(p.Size() + len(k.term) + len(k.part) + entryOverhead)
 }
 
 func (c *postingsCache) put(k cacheKey, st postingsStamp, p *index.Postings) {

@@ -178,3 +178,31 @@ func BenchmarkCursor(b *testing.B) {
 		}
 	})
 }
+
+// TestPrepareKeepsLittleBeyondItsTables prepares postings whose entries
+// take more than the 3 bytes the skip table is first sized for (gaps of
+// two bytes): the table and the peaks must keep little capacity beyond
+// their length, and Size must count what the slices were allocated with,
+// so that a cache bounded by Size holds what it counts.
+func TestPrepareKeepsLittleBeyondItsTables(t *testing.T) {
+	var e encoder
+	for n := range 20 * blockSize {
+		e.add(int64(1000*(n+1)), byte(1+n%7), byte(n%200))
+	}
+	p, err := Prepare(cairn.TermPostings{Term: "t", DF: 20 * blockSize, Data: e.buf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(p.blocks) != 20 {
+		t.Fatalf("%d blocks, want 20", len(p.blocks))
+	}
+	if c, l := cap(p.blocks), len(p.blocks); c-l > l/16+2 {
+		t.Errorf("skip table of %d blocks keeps a capacity of %d", l, c)
+	}
+	if cap(p.peaks) != len(p.peaks) {
+		t.Errorf("%d peaks keep a capacity of %d", len(p.peaks), cap(p.peaks))
+	}
+	if min := cap(p.Data) + cap(p.blocks)*24 + cap(p.peaks)*2; p.Size() < min {
+		t.Errorf("Size %d, under the %d bytes its slices were allocated with", p.Size(), min)
+	}
+}

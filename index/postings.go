@@ -4,6 +4,8 @@ import (
 	"encoding/binary"
 	"math"
 	"math/bits"
+	"slices"
+	"unsafe"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -118,7 +120,19 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 	if n > 0 {
 		p.blocks = append(p.blocks, cur)
 	}
-	least := uint16(256)
+	if cap(p.blocks)-len(p.blocks) > len(p.blocks)/16 {
+		// The table was sized for entries of 3 bytes; a cache keeps what
+		// the postings hold, so they keep little beyond its length.
+		p.blocks = slices.Clone(p.blocks)
+	}
+	npeaks, least := 0, uint16(256)
+	for tf := 255; tf >= 0; tf-- {
+		if l := shortest[tf]; l < least {
+			npeaks++
+			least = l
+		}
+	}
+	p.peaks, least = make([]peak, 0, npeaks), 256
 	for tf := 255; tf >= 0; tf-- {
 		if l := shortest[tf]; l < least {
 			p.peaks = append(p.peaks, peak{byte(tf), byte(l)})
@@ -144,8 +158,13 @@ func shortBlock(data []byte) bool {
 	return true
 }
 
-// Size is about how many bytes p holds in memory.
-func (p *Postings) Size() int { return len(p.Data) + len(p.blocks)*24 + len(p.peaks)*2 }
+// Size is how many bytes p holds in memory: its struct and what its
+// slices were allocated with (the data as read, which its reader may have
+// allocated beyond its length, the skip table and the peaks). The term's
+// text is not counted: its holder (a cache's key) shares it.
+func (p *Postings) Size() int {
+	return int(unsafe.Sizeof(*p)) + cap(p.Data) + cap(p.blocks)*int(unsafe.Sizeof(block{})) + cap(p.peaks)*int(unsafe.Sizeof(peak{}))
+}
 
 // endDoc is a cursor's document once it has passed the last entry.
 const endDoc = math.MaxInt64
