@@ -6,6 +6,7 @@ package main
 
 import (
 	"context"
+	"github.com/cairn-dev/cairn/client"
 	"io"
 	"os"
 	"path/filepath"
@@ -62,8 +63,11 @@ func newServeCLI(t *testing.T) *cli {
 func serveInProcess(t *testing.T, parent context.Context, c *cli, wd string, configure func(*Main)) (stop func()) {
 	t.Helper()
 	return runServeUntil(t, parent, c, wd, "off", configure, func() bool {
-		fi, err := os.Stat(server.SocketPath(c.db))
-		return err == nil && fi.Mode()&os.ModeSocket != 0
+		// The socket's file exists from its bind, before the server
+		// listens: a connection made then is refused.
+		sock := server.SocketPath(c.db)
+		fi, err := os.Stat(sock)
+		return err == nil && fi.Mode()&os.ModeSocket != 0 && client.Answers(sock, time.Second)
 	})
 }
 
