@@ -545,21 +545,39 @@ func TestRowsVersion(t *testing.T) {
 	if got := version(); got == v {
 		t.Fatal("another store's write between two of the own queued uses left the rows version as it was")
 	}
-	// While a write holds the writer, the version is read all the same.
+	// While a write holds the writer, the version is read all the same:
+	// the write lets the writer go only once the reading has returned, so
+	// a reading that waited for the writer would not return.
 	v = version()
-	held := make(chan struct{})
+	held, release := make(chan struct{}), make(chan struct{})
 	done := make(chan error)
 	go func() {
 		done <- a.Update(ctx, func(cairn.Tx) error {
 			close(held)
-			time.Sleep(20 * time.Millisecond)
+			<-release
 			return nil
 		})
 	}()
 	<-held
-	got, ok, err := a.RowsVersion(ctx)
-	if err != nil || !ok || got != v {
-		t.Fatalf("while a write holds the writer: rows version %d, %v, %v; want %d", got, ok, err, v)
+	type reading struct {
+		v   int64
+		ok  bool
+		err error
+	}
+	read := make(chan reading, 1)
+	go func() {
+		got, ok, err := a.RowsVersion(ctx)
+		read <- reading{got, ok, err}
+	}()
+	select {
+	case r := <-read:
+		close(release)
+		if r.err != nil || !r.ok || r.v != v {
+			t.Fatalf("while a write holds the writer: rows version %d, %v, %v; want %d", r.v, r.ok, r.err, v)
+		}
+	case <-time.After(10 * time.Second):
+		close(release)
+		t.Fatal("the rows version waited for the write that holds the writer")
 	}
 	if err := <-done; err != nil {
 		t.Fatal(err)
