@@ -56,6 +56,19 @@ func open(t *testing.T, path string, opts *sqlite.Options) *sqlite.Store {
 	return s
 }
 
+// storesOnOneFile opens two Stores on one new database file, standing
+// for two processes; both are closed when the test ends.
+func storesOnOneFile(t *testing.T) (a, b *sqlite.Store) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "c.db")
+	a, b = open(t, path, nil), open(t, path, nil)
+	t.Cleanup(func() {
+		a.Close()
+		b.Close()
+	})
+	return a, b
+}
+
 type migrationRow struct {
 	version   int
 	name      string
@@ -341,11 +354,7 @@ func TestConcurrentWritersLoseNothing(t *testing.T) {
 
 func TestWritersThroughTwoStoresOnOneFileLoseNothing(t *testing.T) {
 	t.Parallel()
-	// Two Stores on one file stand for two processes.
-	path := filepath.Join(t.TempDir(), "c.db")
-	a, b := open(t, path, nil), open(t, path, nil)
-	defer a.Close()
-	defer b.Close()
+	a, b := storesOnOneFile(t)
 	ea, eb := engine.New(a, nil), engine.New(b, nil)
 	addConcurrently(t, []*engine.Engine{ea, eb}, 6, 30)
 	checkAll(t, ea, 6*30)
@@ -423,10 +432,7 @@ func TestVectorConformance(t *testing.T) {
 // millisecond has passed; a read changes nothing.
 func TestDataVersionSeesOwnWritesAtOnceAndOthersWithinAMillisecond(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "c.db")
-	a, b := open(t, path, nil), open(t, path, nil)
-	defer a.Close()
-	defer b.Close()
+	a, b := storesOnOneFile(t)
 	ea, eb := engine.New(a, nil), engine.New(b, nil)
 	ctx := t.Context()
 	version := func() int64 {
@@ -474,10 +480,7 @@ func TestDataVersionSeesOwnWritesAtOnceAndOthersWithinAMillisecond(t *testing.T)
 // writer, and never goes back.
 func TestRowsVersion(t *testing.T) {
 	t.Parallel()
-	path := filepath.Join(t.TempDir(), "c.db")
-	a, b := open(t, path, nil), open(t, path, nil)
-	defer a.Close()
-	defer b.Close()
+	a, b := storesOnOneFile(t)
 	ea, eb := engine.New(a, nil), engine.New(b, nil)
 	ctx := t.Context()
 	last := int64(0)
