@@ -6,7 +6,6 @@ package main
 
 import (
 	"context"
-	"github.com/cairn-dev/cairn/client"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/server"
 )
 
