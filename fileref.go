@@ -167,16 +167,10 @@ func globMatch(g, f string) bool {
 }
 
 // FileMatch is how well m is about any of files: the best FileRefMatch of
-// its references and the files, 0 when none names one.
-func (m *Memory) FileMatch(files []string) float64 {
-	best := 0.0
-	for _, r := range m.FileRefs {
-		if best = max(best, refMatch(r, files)); best == FileSame {
-			return best
-		}
-	}
-	return best
-}
+// its references and the files, 0 when none names one. To match many
+// memories against the same files, a FileMatcher matches each reference
+// once.
+func (m *Memory) FileMatch(files []string) float64 { return NewFileMatcher(files).Match(m) }
 
 // refMatch is the best FileRefMatch of reference r and files.
 func refMatch(r string, files []string) float64 {

@@ -80,7 +80,8 @@ func TestMemoryFileMatchIsTheBestOfItsReferences(t *testing.T) {
 	}
 }
 
-// A FileMatcher answers what FileMatch answers, for memories that share
+// A FileMatcher kept across memories answers what FileMatch (a matcher
+// of its own for each memory) answers, for memories that share
 // references and for each of them asked again.
 func TestFileMatcherAnswersWhatFileMatchAnswers(t *testing.T) {
 	t.Parallel()

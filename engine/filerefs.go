@@ -193,7 +193,7 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 		}
 		return strings.Compare(a.ID, b.ID)
 	})
-	return handOn(out[:min(len(out), limit)]), nil
+	return rows.handOn(out[:min(len(out), limit)]), nil
 }
 
 // refDocs returns the documents of a partition indexed under any of terms
@@ -229,9 +229,13 @@ func (e *Engine) refDocs(ctx context.Context, tx cairn.Tx, part string, terms, t
 	return index.NewestDocs(tps, skip, stats.NextDoc, most), true, nil
 }
 
-// handOn returns copies of ms, rows that may be kept (rowView.byDoc),
-// for the caller to change.
-func handOn(ms []*cairn.Memory) []*cairn.Memory {
+// handOn returns ms, rows the view read (rowView.byDoc), for the caller
+// to change: copies of them when the engine keeps rows, else the rows
+// themselves.
+func (rv *rowView) handOn(ms []*cairn.Memory) []*cairn.Memory {
+	if rv.e == nil {
+		return ms // nothing is kept
+	}
 	for i, m := range ms {
 		ms[i] = copyRow(m)
 	}
@@ -328,5 +332,5 @@ func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types 
 		return strings.Compare(b.ID, a.ID)
 	})
 	out = slices.CompactFunc(out, func(a, b *cairn.Memory) bool { return a.ID == b.ID })
-	return handOn(out[:min(len(out), limit)]), nil
+	return rows.handOn(out[:min(len(out), limit)]), nil
 }

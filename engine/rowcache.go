@@ -36,22 +36,17 @@ import (
 // when the newer fills). They start over whenever the version changes.
 const rowShare = 16
 
-type rowKey struct {
-	part string
-	doc  int64
-}
-
 type rowCache struct {
 	mu      sync.Mutex
 	version int64
 	// rows are those read or used since old was rows; size is about how
 	// many bytes each holds.
-	rows, old     map[rowKey]*cairn.Memory
+	rows, old     map[partDoc]*cairn.Memory
 	size, oldSize int64
 }
 
 // get returns the row kept under k, moving it to the newer half.
-func (c *rowCache) get(k rowKey, maxBytes int64) (*cairn.Memory, bool) {
+func (c *rowCache) get(k partDoc, maxBytes int64) (*cairn.Memory, bool) {
 	if m, ok := c.rows[k]; ok {
 		return m, true
 	}
@@ -66,10 +61,10 @@ func (c *rowCache) get(k rowKey, maxBytes int64) (*cairn.Memory, bool) {
 
 // put keeps m under k in the newer half, which becomes the older when it
 // holds half of maxBytes.
-func (c *rowCache) put(k rowKey, m *cairn.Memory, maxBytes int64) {
+func (c *rowCache) put(k partDoc, m *cairn.Memory, maxBytes int64) {
 	if c.rows == nil || c.size >= maxBytes/2 {
 		c.old, c.oldSize = c.rows, c.size
-		c.rows, c.size = make(map[rowKey]*cairn.Memory, 256), 0
+		c.rows, c.size = make(map[partDoc]*cairn.Memory, 256), 0
 	}
 	if old, ok := c.rows[k]; ok {
 		c.size -= rowSize(old)
@@ -176,7 +171,7 @@ func (rv *rowView) byDoc(ctx context.Context, tx cairn.Tx, part string, docs []i
 		return rv.fetch(ctx, tx, part, docs)
 	}
 	for _, d := range docs {
-		if m, ok := c.get(rowKey{part, d}, rv.maxBytes); ok {
+		if m, ok := c.get(partDoc{part, d}, rv.maxBytes); ok {
 			out = append(out, m)
 		} else {
 			missing = append(missing, d)
@@ -208,7 +203,7 @@ func (rv *rowView) fetch(ctx context.Context, tx cairn.Tx, part string, docs []i
 		return ms, nil // the database changed since: these may be stale already
 	}
 	for _, m := range ms {
-		c.put(rowKey{part, m.DocNum}, m, rv.maxBytes)
+		c.put(partDoc{part, m.DocNum}, m, rv.maxBytes)
 	}
 	return ms, nil
 }

@@ -206,17 +206,17 @@ func TestKeptRowsStayWithinTheirBound(t *testing.T) {
 		return &cairn.Memory{ID: fmt.Sprintf("mem-%04d", i), Project: "p", Content: "some content of a row", DocNum: int64(i)}
 	}
 	bound := 40 * rowSize(row(0))
-	c.put(rowKey{"p", 0}, row(0), bound)
+	c.put(partDoc{"p", 0}, row(0), bound)
 	for i := 1; i < 500; i++ {
-		c.put(rowKey{"p", int64(i)}, row(i), bound)
-		if _, ok := c.get(rowKey{"p", 0}, bound); !ok {
+		c.put(partDoc{"p", int64(i)}, row(i), bound)
+		if _, ok := c.get(partDoc{"p", 0}, bound); !ok {
 			t.Fatalf("after %d rows: the row used after each was let go", i)
 		}
 		if n := c.size + c.oldSize; n > bound+rowSize(row(i)) {
 			t.Fatalf("after %d rows: %d bytes kept, bound %d", i, n, bound)
 		}
 	}
-	if _, ok := c.get(rowKey{"p", 1}, bound); ok {
+	if _, ok := c.get(partDoc{"p", 1}, bound); ok {
 		t.Fatal("the second row, never used again, is still kept")
 	}
 }

@@ -125,20 +125,16 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 		// the postings hold, so they keep little beyond its length.
 		p.blocks = slices.Clone(p.blocks)
 	}
-	npeaks, least := 0, uint16(256)
+	// The peaks, made on the stack and kept at their length.
+	var buf [256]peak
+	peaks, least := buf[:0], uint16(256)
 	for tf := 255; tf >= 0; tf-- {
 		if l := shortest[tf]; l < least {
-			npeaks++
+			peaks = append(peaks, peak{byte(tf), byte(l)})
 			least = l
 		}
 	}
-	p.peaks, least = make([]peak, 0, npeaks), 256
-	for tf := 255; tf >= 0; tf-- {
-		if l := shortest[tf]; l < least {
-			p.peaks = append(p.peaks, peak{byte(tf), byte(l)})
-			least = l
-		}
-	}
+	p.peaks = append(make([]peak, 0, len(peaks)), peaks...)
 	return p, nil
 }
 

@@ -237,8 +237,9 @@ func lookupFile(ctx context.Context, svc LookupService, p Profile, req cairn.Loo
 	if err != nil {
 		return nil, err
 	}
+	fm := cairn.NewFileMatcher([]string{file})
 	for _, m := range cands.Files {
-		add(m, m.FileMatch([]string{file}), "file reference")
+		add(m, fm.Match(m), "file reference")
 	}
 	hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: file, Limit: 50, Now: req.Now})
 	if err != nil {
