@@ -82,7 +82,8 @@ func TestMemoryFileMatchIsTheBestOfItsReferences(t *testing.T) {
 
 // A FileMatcher kept across memories answers what FileMatch (a matcher
 // of its own for each memory) answers, for memories that share
-// references and for each of them asked again.
+// references and for each of them asked again, and both answer the best
+// FileRefMatch of the memory's references and the files.
 func TestFileMatcherAnswersWhatFileMatchAnswers(t *testing.T) {
 	t.Parallel()
 	refs := []string{"docs", "token.go", "internal/auth/token.go", "src/*", "**/*_test.go", "src/a.go", "./src//a.go",
@@ -103,6 +104,15 @@ func TestFileMatcherAnswersWhatFileMatchAnswers(t *testing.T) {
 			for _, m := range mems {
 				if got, want := fm.Match(m), m.FileMatch(files); got != want {
 					t.Errorf("files %q, round %d: Match of references %q = %v, FileMatch = %v", files, round, m.FileRefs, got, want)
+				}
+				best := 0.0
+				for _, r := range m.FileRefs {
+					for _, f := range files {
+						best = max(best, cairn.FileRefMatch(r, f))
+					}
+				}
+				if got := fm.Match(m); got != best {
+					t.Errorf("files %q, round %d: Match of references %q = %v, their best FileRefMatch %v", files, round, m.FileRefs, got, best)
 				}
 			}
 		}
