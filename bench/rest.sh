@@ -77,7 +77,7 @@ step "REST search, queries not asked before: $CLIENTS clients for $DURATION"
 FRESH=$("$WORK/load" -url "$URL" -queries "$WORK/distinct.txt" -once -c "$CLIENTS" -d "$DURATION")
 FRESH_RSS=$(rss)
 step "$MIXED mixed requests, queries not asked before"
-MIX=$("$WORK/load" -url "$URL" -queries "$WORK/mixed.txt" -once -mix -n "$MIXED" -warmup 0s -c "$CLIENTS" -d 10m)
+MIX=$("$WORK/load" -url "$URL" -queries "$WORK/mixed.txt" -once -mix -n "$MIXED" -warmup 0s ${SLOW:+-slow "$SLOW"} -c "$CLIENTS" -d 10m)
 MIX_RSS=$(rss)
 step "REST search, $QUERIES queries in turn (repeated): $CLIENTS clients for $DURATION"
 REPEATED=$("$WORK/load" -url "$URL" -queries "$WORK/queries.txt" -c "$CLIENTS" -d "$DURATION")
