@@ -36,7 +36,10 @@ import (
 // FoldStep uses at a time, a transaction each, and writes the uses
 // recorded meanwhile between two steps: at a million memories a fold of
 // 5 s of uses takes seconds, and contexts would otherwise be held back
-// behind it (MaxAge). A written use is as
+// behind it (MaxAge). Each step costs a commit of its own (at a million
+// memories a fold of 7,600 uses took 0.9 s of CPU whole, 1.1 s in two
+// steps, 1.4 s in eight), so a step is large, and a fold of fewer uses is
+// one transaction. A written use is as
 // lasting as before: a process killed before it folds leaves its queue
 // to the next fold (the next writer folds when it starts, a cleanup
 // before it judges a page). Until it is folded, a use shows in the
@@ -52,7 +55,7 @@ const (
 	DefaultUseMaxUnwritten = 1024
 	DefaultUseFoldWait     = 5 * time.Second
 	DefaultUseFoldMax      = 65536
-	DefaultUseFoldStep     = 1024
+	DefaultUseFoldStep     = 4096
 )
 
 // UseWriterConfig tunes a UseWriter; zero values take the defaults.
