@@ -19,8 +19,10 @@ import (
 // the keeping engine writes, queues uses (which leave the rows as they
 // are and keep them) and folds them (which change them), and the other
 // store writes right after the keeping engine queued uses: every answer
-// must equal the fresh one. Queuing uses leaves the rows version as it
-// was; the other store's edit between two queuings changes it.
+// must equal the fresh one, and so must the lasting tiers of a context,
+// kept the same way. Queuing uses leaves the rows version as it was, and
+// the rows and tiers kept; the other store's edit between two queuings
+// changes it.
 func TestKeptRowsEqualFreshRows(t *testing.T) {
 	t.Parallel()
 	open := storeOpener(t)
@@ -78,8 +80,23 @@ func TestKeptRowsEqualFreshRows(t *testing.T) {
 		}
 		return v
 	}
+	tiersReq := cairn.CandidateRequest{Project: "p", Pinned: true, StaticTypes: []string{"decision"}, StaticPerType: 5,
+		CriticalTypes: []string{"pitfall"}, CriticalConfidence: 0.5, DynamicTypes: []string{"note"}, DynamicCount: 3}
 	same := func(step string) {
 		t.Helper()
+		want, err := fresh.tierCandidates(t.Context(), tiersReq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the second answer is the one kept
+			got, err := kept.tierCandidates(t.Context(), tiersReq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: the tiers kept differ:\n got %v\nwant %v", step, got, want)
+			}
+		}
 		for _, a := range asks {
 			want, err := fresh.tagCandidates(t.Context(), "p", a.tags, a.types, a.limit)
 			if err != nil {
@@ -152,6 +169,10 @@ func TestKeptRowsEqualFreshRows(t *testing.T) {
 			time.Sleep(2 * time.Millisecond)
 			if version() != v {
 				t.Fatalf("step %d: queuing uses changed the rows version", i)
+			}
+			// And so do the tiers.
+			if _, hit := kept.cache.tiers(tierKey(tiersReq), v); !hit {
+				t.Fatalf("step %d: queuing uses dropped the tiers kept", i)
 			}
 		case 1:
 			add(fresh, 1000+i) // another process writes
