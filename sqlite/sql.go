@@ -10,11 +10,11 @@ import (
 // All SQL of the SQLite backend, apart from the migrations.
 //
 // A LIMIT takes its bound value as `?+0`, never as a bare parameter:
-// SQLite (since 3.47) reads a bare parameter's value when it plans a
-// LIMIT, and marks the statement to be prepared again whenever that
-// parameter is bound, which is every time it runs. Prepared again, the
-// query of a session's new memories from other sessions took 40-200 µs
-// instead of 10. The planner saw no LIMIT's value before 3.47 either.
+// SQLite reads a bare parameter's value when it plans a LIMIT, and marks
+// the statement to be prepared again whenever that parameter is bound,
+// which is every time it runs. Prepared again, the query of a session's
+// new memories from other sessions took 40-200 µs instead of 10. The
+// planner does not read the value of `?+0`.
 
 const memoryColumns = `id, project, scope, type, key, title, content, content_hash, tags, file_refs,
 	confidence, source, created_by_agent, created_by_hat, created_by_task_id, created_by_session_id,
