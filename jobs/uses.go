@@ -15,9 +15,9 @@ import (
 )
 
 // How a long-running process (cairn serve, cairn mcp) writes the use of
-// the memories its contexts showed. Each write is a commit, which costs
-// the same however few uses it holds (the log's pages, checkpoints), so
-// uses are gathered and written in one transaction every FlushWait (or
+// the memories its contexts showed. Each write is a commit, with a cost
+// of its own besides its uses' (the log's pages, checkpoints), so uses
+// are gathered and written in one transaction every FlushWait (or
 // every BatchMax contexts). A write of uses leaves the rows version as it
 // is (sqlite.Store.RowsVersion): the engine's kept rows, tiers and
 // searches stay; a fold changes it. A process killed outright (SIGKILL, a crash) loses what it
