@@ -377,6 +377,12 @@ func restDocFreqs(ctx context.Context, tx cairn.Tx, project string, terms []stri
 	return rest, n, err
 }
 
+// rankingHits is working memory of finish: the hits it ranks, of which it
+// returns the best. Slices beyond maxPooledHits are not kept.
+var rankingHits = sync.Pool{New: func() any { return new([]hit) }}
+
+const maxPooledHits = 4096
+
 // finish ranks the hits r retrieved for q at q.Now. r is not changed:
 // the hits returned are copies, with copies of their memories.
 func (e *Engine) finish(q cairn.Query, r *retrieved) []hit {
@@ -384,7 +390,15 @@ func (e *Engine) finish(q cairn.Query, r *retrieved) []hit {
 		return nil
 	}
 	periods, phrases := rank.QueryPeriods(q.Text, q.Now)
-	hits := e.rankHits(q, slices.Clone(r.kept), periods)
+	// Every hit kept is ranked, in working memory; only the best q.Limit
+	// are copied out.
+	work := rankingHits.Get().(*[]hit)
+	*work = append((*work)[:0], r.kept...)
+	hits := slices.Clone(e.rankHits(q, *work, periods))
+	clear(*work) // the pool holds no memories
+	if cap(*work) <= maxPooledHits {
+		rankingHits.Put(work)
+	}
 	r.setStrengths(hits, dateTerms(phrases))
 	for i := range hits {
 		m := *hits[i].Memory
