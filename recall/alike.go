@@ -3,6 +3,7 @@ package recall
 import (
 	"slices"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 )
@@ -68,20 +69,39 @@ func (s *alikeSet) add(m *cairn.Memory) string {
 }
 
 // distinctWords is the sorted set of the hashes (FNV-1a) of text's
-// words: runs of letters and digits, lowercased.
+// words: runs of letters and digits, lowercased. A rune is hashed by the
+// bytes of its value, low first, and not by its UTF-8 encoding; ASCII,
+// most of any memory's text, takes a path of its own that hashes the
+// same.
 func distinctWords(text string) []uint64 {
 	const offset, prime = 14695981039346656037, 1099511628211
-	var out []uint64
+	// About one word in every eight bytes of English text or code: most
+	// texts need no second allocation.
+	out := make([]uint64, 0, len(text)/8+1)
 	h, in := uint64(offset), false
-	for _, r := range text {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			r = unicode.ToLower(r)
-			for r > 0 {
-				h = (h ^ uint64(r&0xff)) * prime
-				r >>= 8
+	for i := 0; i < len(text); {
+		if c := text[i]; c < utf8.RuneSelf {
+			i++
+			if c >= 'A' && c <= 'Z' {
+				c += 'a' - 'A'
 			}
-			in = true
-			continue
+			if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' {
+				h = (h ^ uint64(c)) * prime
+				in = true
+				continue
+			}
+		} else {
+			r, size := utf8.DecodeRuneInString(text[i:])
+			i += size
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				r = unicode.ToLower(r)
+				for r > 0 {
+					h = (h ^ uint64(r&0xff)) * prime
+					r >>= 8
+				}
+				in = true
+				continue
+			}
 		}
 		if in {
 			out = append(out, h)
