@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"slices"
@@ -376,6 +377,12 @@ func restDocFreqs(ctx context.Context, tx cairn.Tx, project string, terms []stri
 	return rest, n, err
 }
 
+// rankingHits is working memory of finish: the hits it ranks, of which it
+// returns the best. Slices beyond maxPooledHits are not kept.
+var rankingHits = sync.Pool{New: func() any { return new([]hit) }}
+
+const maxPooledHits = 4096
+
 // finish ranks the hits r retrieved for q at q.Now. r is not changed:
 // the hits returned are copies, with copies of their memories.
 func (e *Engine) finish(q cairn.Query, r *retrieved) []hit {
@@ -383,7 +390,15 @@ func (e *Engine) finish(q cairn.Query, r *retrieved) []hit {
 		return nil
 	}
 	periods, phrases := rank.QueryPeriods(q.Text, q.Now)
-	hits := e.rankHits(q, slices.Clone(r.kept), periods)
+	// Every hit kept is ranked, in working memory; only the best q.Limit
+	// are copied out.
+	work := rankingHits.Get().(*[]hit)
+	*work = append((*work)[:0], r.kept...)
+	hits := slices.Clone(e.rankHits(q, *work, periods))
+	clear(*work) // the pool holds no memories
+	if cap(*work) <= maxPooledHits {
+		rankingHits.Put(work)
+	}
 	r.setStrengths(hits, dateTerms(phrases))
 	for i := range hits {
 		m := *hits[i].Memory
@@ -601,10 +616,37 @@ func (r *retrieved) termsOf(m *cairn.Memory, part textPart) termCounts {
 // the query's filters, recording in held the terms each holds.
 func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, cands []candidate, held map[*cairn.Memory]heldTerms) ([]hit, error) {
 	byPart := map[string][]int64{}
-	scores := make(map[partDoc]index.Scored, len(cands))
 	for _, c := range cands {
 		byPart[c.part] = append(byPart[c.part], c.sc.Doc)
-		scores[partDoc{c.part, c.sc.Doc}] = c.sc
+	}
+	// The candidates in the order of their partition and document, the
+	// later first where one is there twice, to find a memory's score: a
+	// tenth of the bytes of a map of them, which a search made each time.
+	byDoc := make([]int32, len(cands))
+	for i := range byDoc {
+		byDoc[i] = int32(i)
+	}
+	slices.SortFunc(byDoc, func(a, b int32) int {
+		x, y := &cands[a], &cands[b]
+		if c := strings.Compare(x.part, y.part); c != 0 {
+			return c
+		}
+		if c := cmp.Compare(x.sc.Doc, y.sc.Doc); c != 0 {
+			return c
+		}
+		return cmp.Compare(b, a)
+	})
+	score := func(part string, doc int64) index.Scored {
+		i, ok := slices.BinarySearchFunc(byDoc, partDoc{part, doc}, func(c int32, t partDoc) int {
+			if c := strings.Compare(cands[c].part, t.part); c != 0 {
+				return c
+			}
+			return cmp.Compare(cands[c].sc.Doc, t.doc)
+		})
+		if !ok {
+			return index.Scored{}
+		}
+		return cands[byDoc[i]].sc
 	}
 	out := make([]hit, 0, len(cands))
 	for part, docs := range byPart {
@@ -619,7 +661,7 @@ func (e *Engine) loadCandidates(ctx context.Context, tx cairn.Tx, memo docMemo, 
 			if !passes(m, q) {
 				continue
 			}
-			sc := scores[partDoc{part, m.DocNum}]
+			sc := score(part, m.DocNum)
 			out = append(out, hit{Hit: cairn.Hit{Memory: m}, HitExplain: cairn.HitExplain{Lexical: sc.BM25, Coverage: sc.Coverage, Match: sc.Score}})
 			held[m] = heldTerms{part: part, bits: sc.Held, dl: sc.Len}
 		}

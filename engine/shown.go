@@ -194,7 +194,8 @@ func (e *Engine) cachedShown(ctx context.Context, session string, f func(tx cair
 }
 
 // shownInTx is sessionShownIn within tx (a write transaction recording
-// uses): from the cache when there is one.
+// uses): from the cache when there is one. The map may be the one the
+// cache keeps, lent as sessionShownIn lends it: callers only read it.
 func (e *Engine) shownInTx(ctx context.Context, tx cairn.Tx, session string) (map[string]time.Time, error) {
 	if e.cache == nil {
 		return shownIn(ctx, tx, session)
@@ -205,7 +206,8 @@ func (e *Engine) shownInTx(ctx context.Context, tx cairn.Tx, session string) (ma
 	if err := s.add(ctx, tx, session); err != nil {
 		return nil, err
 	}
-	return maps.Clone(s.ids), nil
+	s.lent = true
+	return s.ids, nil
 }
 
 // shownIn returns the memories used (shown in a context) in session, with

@@ -174,3 +174,46 @@ func TestShownMapReturnedStaysAsItWas(t *testing.T) {
 		t.Errorf("shown with a noted use: %v, want %s at %s", last, ids[0], now)
 	}
 }
+
+// The map a write transaction reads (shownInTx) is lent as well: a use
+// recorded after it is read into a copy, not into the map handed out.
+func TestShownMapOfAWriteStaysAsItWas(t *testing.T) {
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	e := New(storeOpener(t)(), &Options{Now: func() time.Time { return now }, CacheBytes: 1 << 20})
+	ctx := t.Context()
+	var ids []string
+	for i := range 2 {
+		m, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "note", Content: fmt.Sprintf("a fact worth keeping, number %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.Memory.ID)
+	}
+	shownInWrite := func() map[string]time.Time {
+		var shown map[string]time.Time
+		if err := e.store.Update(ctx, func(tx cairn.Tx) error {
+			var err error
+			shown, err = e.shownInTx(ctx, tx, "s")
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return shown
+	}
+	if err := e.RecordUse(ctx, ids[:1], "s"); err != nil {
+		t.Fatal(err)
+	}
+	first := shownInWrite()
+	before := maps.Clone(first)
+	now = now.Add(time.Minute)
+	if err := e.RecordUse(ctx, ids[1:], "s"); err != nil {
+		t.Fatal(err)
+	}
+	second := shownInWrite()
+	if !maps.Equal(first, before) {
+		t.Errorf("the map returned first changed to %v, was %v", first, before)
+	}
+	if len(second) != 2 || !second[ids[1]].Equal(now) {
+		t.Errorf("shown after two uses: %v, want both, %s at %s", second, ids[1], now)
+	}
+}

@@ -2,6 +2,7 @@ package httpapi
 
 import (
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -11,18 +12,28 @@ import (
 )
 
 // query reads a request's query parameters; the first mistake is kept in
-// err, so that a handler reads them all and checks once.
+// err, so that a handler reads them all and checks once. The parameters
+// are parsed once, at the first read: a search reads a dozen of them.
 type query struct {
-	r   *http.Request
-	err error
+	r      *http.Request
+	err    error
+	values url.Values
 }
 
-func (q *query) str(name string) string { return strings.TrimSpace(q.r.URL.Query().Get(name)) }
+// params is the request's query parameters, parsed on the first call.
+func (q *query) params() url.Values {
+	if q.values == nil {
+		q.values = q.r.URL.Query()
+	}
+	return q.values
+}
+
+func (q *query) str(name string) string { return strings.TrimSpace(q.params().Get(name)) }
 
 // list is a comma-separated parameter, also given more than once.
 func (q *query) list(name string) []string {
 	var out []string
-	for _, v := range q.r.URL.Query()[name] {
+	for _, v := range q.params()[name] {
 		for _, x := range strings.Split(v, ",") {
 			if x = strings.TrimSpace(x); x != "" {
 				out = append(out, x)

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
@@ -313,4 +314,158 @@ func TestBoundedTopOnStretchedPostings(t *testing.T) {
 		}
 	}
 	t.Logf("%d comparisons", compared)
+}
+
+// TestSplitTopEqualsExhaustiveScoring compares Top with scoring every
+// posting when every bounded search hands the last part of its walk to
+// another walk as soon as it may (index.SplitWalks), on random partitions
+// (seeded): those of randomPartition (dead documents, documents written
+// after the statistics, float32 and float64 sums) and partitions of many
+// ties, where most documents have one length and hold each word once, so
+// that most of the k best tie with documents of the other part. The
+// other part is started three ways: on a goroutine of its own; at once,
+// walked to its end before the first part goes on (which then starts
+// from the other's k-th best); and too late to walk (the first part's
+// goroutine walks it after its own, and the started one does nothing).
+// k grows from 1 to past the matches, as a search grows it. Documents,
+// scores, coverage, Held bits and lengths must be equal, and TopMore must
+// report more matches whenever there are more than k, and only when there
+// are k.
+func TestSplitTopEqualsExhaustiveScoring(t *testing.T) {
+	t.Parallel()
+	r := rand.New(rand.NewPCG(13, 17))
+	starts := []struct {
+		name  string
+		start func(half func())
+	}{
+		{"goroutine", func(half func()) { go half() }},
+		{"first", func(half func()) { half() }},
+		{"late", func(half func()) {
+			go func() {
+				time.Sleep(time.Millisecond)
+				half()
+			}()
+		}},
+	}
+	splits, compared := 0, 0
+	for round := 0; round < 36; round++ {
+		n := 200 + r.IntN(4000)
+		v := 20 + r.IntN(400)
+		var (
+			stats *cairn.PartitionStats
+			tps   map[string]cairn.TermPostings
+			dead  index.DeadSet
+		)
+		if round%3 == 2 {
+			stats, tps, dead = tiedPartition(r, n, v)
+		} else {
+			after := 0
+			if r.IntN(4) == 0 {
+				after = r.IntN(n / 4)
+			}
+			stats, tps, dead = randomPartition(r, n, v, after, []float64{0, 0.05, 0.5}[r.IntN(3)])
+		}
+		if r.IntN(6) == 0 {
+			stats.NextDoc = 1<<22 + 1
+		}
+		for range 6 {
+			nw := 1 + r.IntN(6)
+			var qs []index.Query
+			var qw float64
+			for range nw {
+				w := []float64{1, 0.5, 1.7, 0}[r.IntN(4)]
+				qs = append(qs, index.Query{Term: fmt.Sprintf("w%d", r.IntN(min(v, 30))), Weight: w})
+				qw += w
+			}
+			coord := 0.0
+			if r.IntN(3) > 0 {
+				coord = qw
+			}
+			share := []float64{0, 0.5, 1}[r.IntN(3)]
+			scorer := func(exhaustive bool) *index.Scorer {
+				s := &index.Scorer{Params: index.DefaultParams(), Stats: stats, Dead: dead, Coord: coord, CoordShare: share, Exhaustive: exhaustive}
+				for _, q := range qs {
+					if err := s.Add(tps[q.Term], q.Weight); err != nil {
+						t.Fatal(err)
+					}
+				}
+				return s
+			}
+			exhaustive := scorer(true)
+			matches := exhaustive.Matches()
+			ks := []int{1, 5, 20, 80, matches, matches + 1}
+			for _, st := range starts {
+				split := scorer(false)
+				index.SplitWalks(split, 1, func(half func()) {
+					splits++
+					st.start(half)
+				})
+				for _, k := range ks {
+					if k <= 0 {
+						continue
+					}
+					compared++
+					got, more := split.TopMore(k)
+					want := exhaustive.Top(k)
+					if !slices.Equal(got, want) {
+						t.Fatalf("round %d, %s, query %v, k %d, coord %v share %v: split Top\n%v\nwant\n%v", round, st.name, qs, k, coord, share, got, want)
+					}
+					if matches > k && !more {
+						t.Fatalf("round %d, %s, query %v, k %d: split TopMore says no more, but %d documents match", round, st.name, qs, k, matches)
+					}
+					if more && matches < k {
+						t.Fatalf("round %d, %s, query %v, k %d: split TopMore says more, but %d documents match", round, st.name, qs, k, matches)
+					}
+				}
+				split.Release()
+			}
+			exhaustive.Release()
+		}
+	}
+	if splits == 0 {
+		t.Fatal("no search was split")
+	}
+	t.Logf("%d comparisons, %d split walks", compared, splits)
+}
+
+// tiedPartition is a partition of n documents over a vocabulary of v
+// words in which most scores tie: nine documents in ten are 8 terms long
+// and hold each of their words once, the rest are longer; a word is held
+// by one document in 2 to 30, and one in 20 is dead.
+func tiedPartition(r *rand.Rand, n, v int) (*cairn.PartitionStats, map[string]cairn.TermPostings, index.DeadSet) {
+	share := make([]int, v)
+	for i := range share {
+		share[i] = 2 + r.IntN(29)
+	}
+	b := index.NewBuilder()
+	stats := &cairn.PartitionStats{Name: "p", NextDoc: int64(n)}
+	var dead index.DeadSet
+	for doc := range n {
+		l := 8
+		if r.IntN(10) == 0 {
+			l = 9 + r.IntN(200)
+		}
+		var terms []string
+		for w := range v {
+			if r.IntN(share[w]) == 0 && len(terms) < l {
+				terms = append(terms, fmt.Sprintf("w%d", w))
+			}
+		}
+		for len(terms) < l {
+			terms = append(terms, fmt.Sprintf("filler%d", len(terms)))
+		}
+		b.Add(int64(doc), l, terms)
+		if r.IntN(20) == 0 {
+			dead.Add(int64(doc))
+			continue
+		}
+		stats.Docs++
+		stats.TotalLen += int64(l)
+	}
+	stats.DeadDocs = int64(dead.Len())
+	tps := map[string]cairn.TermPostings{}
+	for _, tp := range b.Postings() {
+		tps[tp.Term] = tp
+	}
+	return stats, tps, dead
 }

@@ -289,7 +289,7 @@ func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int
 			continue
 		}
 		size := batchSize(len(batch))
-		args = args[:0]
+		args = slices.Grow(args[:0], size+1) // the documents and the partition
 		for i := 0; i < size; i++ {
 			args = append(args, base+batch[min(i, len(batch)-1)])
 		}
