@@ -145,6 +145,12 @@ type TxCapabilities interface {
 	// in one order), which a later lock in the same transaction could
 	// meet in another writer's opposite order.
 	FoldUses(ctx context.Context, boost, max float64) (int, error)
+	// FoldOldestUses is FoldUses of the limit (≥ 1) uses queued first
+	// only: the later ones stay queued, for the next fold. more reports
+	// whether some may be left (it may be true of a queue that held
+	// exactly limit). A fold of a long queue made in steps leaves the
+	// writer's lock to other writes between them.
+	FoldOldestUses(ctx context.Context, boost, max float64, limit int) (n int, more bool, err error)
 
 	// SupportsIterations reports whether the store keeps agent-loop
 	// iterations.

@@ -70,6 +70,25 @@ func (e *Engine) FoldUses(ctx context.Context) (int, error) {
 	return n, err
 }
 
+// FoldOldestUses applies the limit (≥ 1) uses queued first
+// (cairn.Tx.FoldOldestUses) in one transaction, and returns how many it
+// applied and whether more may be queued; 0 and false on a store without
+// a use queue. Folding a long queue this way, a transaction of a bounded
+// size at a time, leaves the store's writer free for other writes
+// between them.
+func (e *Engine) FoldOldestUses(ctx context.Context, limit int) (int, bool, error) {
+	n, more := 0, false
+	err := e.store.Update(ctx, func(tx cairn.Tx) error {
+		if !tx.SupportsUseQueue() {
+			return nil
+		}
+		var err error
+		n, more, err = tx.FoldOldestUses(ctx, cairn.UsageBoost, cairn.MaxConfidence, limit)
+		return err
+	})
+	return n, more, err
+}
+
 // recordUses is RecordUses (queue false) and QueueUses.
 func (e *Engine) recordUses(ctx context.Context, uses []Use, queue bool) (int, error) {
 	for i := range uses {

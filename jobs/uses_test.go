@@ -155,6 +155,54 @@ func TestUseWriterFoldsWhatAKilledProcessQueued(t *testing.T) {
 	}
 }
 
+// A long queue is folded FoldStep uses at a time, each step a
+// transaction of its own, and a use recorded during the fold is written
+// between two steps rather than after the whole fold (which at a million
+// memories takes seconds, long enough for new contexts to be held back,
+// MaxAge): the fold goes on until the queue is empty, that use included.
+func TestUseWriterWritesNewUsesBetweenTheStepsOfAFold(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	path, killed, c := openDB(t)
+	id := add(t, killed, &cairn.Memory{Project: "p", Content: "The importer skips rows without a tenant."}).ID
+	var queued []engine.Use
+	for i := range 3 {
+		queued = append(queued, engine.Use{IDs: []string{id}, Session: fmt.Sprintf("s%d", i)})
+	}
+	if n, err := killed.QueueUses(ctx, queued); err != nil || n != 3 {
+		t.Fatalf("QueueUses = %d, %v; want 3", n, err)
+	}
+	plain := openEngine(t, path, c)
+	gated := &gatedStore{Store: plain.Store(), gate: make(chan struct{})}
+	cfg := &UseWriterConfig{FlushWait: time.Hour, MaxAge: time.Hour, FoldWait: time.Hour, FoldStep: 1}
+	cfg.TestSignals.Init()
+	w := NewUseWriter(plainEngine(gated, c), cfg)
+	// The fold at start waits at its first step; a context is answered
+	// meanwhile.
+	if err := w.Record(ctx, []string{id}, "s9"); err != nil {
+		t.Fatal(err)
+	}
+	gated.gate <- struct{}{} // the first step
+	gated.gate <- struct{}{} // then the new use, not the second step
+	if n := cfg.TestSignals.Wrote.Wait(t); n != 1 {
+		t.Fatalf("wrote %d uses between the steps, want 1", n)
+	}
+	if !cfg.TestSignals.Folded.Empty() {
+		t.Fatal("the fold ended before the use recorded during it was written")
+	}
+	if got := useCount(t, plain, id); got != 1 {
+		t.Errorf("use count %d after one step, want 1", got)
+	}
+	close(gated.gate)
+	if n := cfg.TestSignals.Folded.Wait(t); n != 4 {
+		t.Errorf("the fold applied %d uses, want 4 (the 3 queued before it and the one written during it)", n)
+	}
+	if got := useCount(t, plain, id); got != 4 {
+		t.Errorf("use count %d after the fold, want 4", got)
+	}
+	w.Close()
+}
+
 // While no use can be written (the database's write lock is held), the
 // writer lets at most MaxUnwritten uses wait: the next context is held
 // until a write ends, so a process killed meanwhile loses no more than

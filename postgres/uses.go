@@ -66,15 +66,35 @@ func (t *Tx) QueueUses(ctx context.Context, ids []string, at []time.Time) (map[s
 // after the read is left for the next fold. Each memory's row is then
 // read and written once, its boosts applied one by one.
 func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
+	n, _, err := t.foldUses(ctx, boost, max, 0)
+	return n, err
+}
+
+// FoldOldestUses implements cairn.Tx: FoldUses over the queue's oldest
+// limit rows (by seq, the order they were queued in).
+func (t *Tx) FoldOldestUses(ctx context.Context, boost, max float64, limit int) (int, bool, error) {
+	if limit < 1 {
+		return 0, false, cairn.Errorf(cairn.EINVALID, "fold uses: a limit of %d", limit)
+	}
+	return t.foldUses(ctx, boost, max, limit)
+}
+
+// foldUses is FoldUses (limit 0) and FoldOldestUses.
+func (t *Tx) foldUses(ctx context.Context, boost, max float64, limit int) (int, bool, error) {
 	if err := t.needWrite("fold uses"); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	if err := t.flushMemories(ctx); err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	rows, err := t.tx.Query(ctx, `SELECT seq, memory_id FROM use_queue`)
+	// LIMIT NULL: every row.
+	var lim *int
+	if limit > 0 {
+		lim = &limit
+	}
+	rows, err := t.tx.Query(ctx, `SELECT seq, memory_id FROM use_queue ORDER BY seq LIMIT $1`, lim)
 	if err != nil {
-		return 0, translate(err, "read queued uses")
+		return 0, false, translate(err, "read queued uses")
 	}
 	var seqs []int64
 	var ids []string
@@ -83,27 +103,28 @@ func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
 		var id string
 		if err := rows.Scan(&seq, &id); err != nil {
 			rows.Close()
-			return 0, translate(err, "read queued uses")
+			return 0, false, translate(err, "read queued uses")
 		}
 		seqs = append(seqs, seq)
 		ids = append(ids, id)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, translate(err, "read queued uses")
+		return 0, false, translate(err, "read queued uses")
 	}
+	more := limit > 0 && len(seqs) == limit
 	if len(seqs) == 0 {
-		return 0, nil
+		return 0, more, nil
 	}
 	slices.Sort(ids)
 	if err := t.lockMemories(ctx, slices.Compact(ids)...); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	rows, err = t.tx.Query(ctx, `DELETE FROM use_queue WHERE seq IN
 	(SELECT seq FROM use_queue WHERE seq = ANY($1) ORDER BY seq FOR UPDATE)
 	RETURNING seq, memory_id, at`, seqs)
 	if err != nil {
-		return 0, translate(err, "take queued uses")
+		return 0, false, translate(err, "take queued uses")
 	}
 	type fold struct {
 		seq, uses, last int64
@@ -115,7 +136,7 @@ func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
 		var id string
 		if err := rows.Scan(&seq, &id, &at); err != nil {
 			rows.Close()
-			return 0, translate(err, "take queued uses")
+			return 0, false, translate(err, "take queued uses")
 		}
 		f := byID[id]
 		if f == nil {
@@ -129,16 +150,16 @@ func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, translate(err, "take queued uses")
+		return 0, false, translate(err, "take queued uses")
 	}
 	t.wrote = true
 	if len(byID) == 0 {
-		return 0, nil
+		return 0, more, nil
 	}
 	uniq := slices.Sorted(maps.Keys(byID))
 	rows, err = t.tx.Query(ctx, `SELECT id, confidence FROM memories WHERE id = ANY($1)`, uniq)
 	if err != nil {
-		return 0, translate(err, "read used memories")
+		return 0, false, translate(err, "read used memories")
 	}
 	var (
 		uids       []string
@@ -151,7 +172,7 @@ func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
 		var conf float64
 		if err := rows.Scan(&id, &conf); err != nil {
 			rows.Close()
-			return 0, translate(err, "read used memories")
+			return 0, false, translate(err, "read used memories")
 		}
 		f := byID[id]
 		conf = cairn.Boosted(conf, f.uses, boost, max)
@@ -160,16 +181,16 @@ func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, translate(err, "read used memories")
+		return 0, false, translate(err, "read used memories")
 	}
 	if len(uids) == 0 {
-		return 0, nil
+		return 0, more, nil
 	}
 	if _, err := t.exec(ctx, "apply queued uses", `UPDATE memories AS m SET use_count = m.use_count + u.n,
 	last_used_at = greatest(m.last_used_at, u.at), confidence = u.conf
 	FROM unnest($1::text[], $2::bigint[], $3::bigint[], $4::float8[]) AS u(id, n, at, conf) WHERE m.id = u.id`,
 		uids, uses, last, confs); err != nil {
-		return 0, err
+		return 0, false, err
 	}
-	return n, nil
+	return n, more, nil
 }

@@ -125,11 +125,12 @@ const (
 	sqlQueueUses     = `INSERT INTO use_queue(memory_id, at)
 	SELECT json_extract(value, '$[0]'), json_extract(value, '$[1]') FROM json_each(?) ORDER BY key`
 	sqlQueuedUses = `SELECT m.rowid, m.confidence, q.n, q.at
-	FROM (SELECT memory_id, count(*) AS n, at, max(seq) FROM use_queue GROUP BY memory_id) AS q
+	FROM (SELECT memory_id, count(*) AS n, at, max(seq) FROM use_queue WHERE seq <= ? GROUP BY memory_id) AS q
 	JOIN memories AS m ON m.id = q.memory_id ORDER BY m.rowid`
+	sqlUseQueueCut       = `SELECT seq FROM use_queue ORDER BY seq LIMIT 1 OFFSET ?`
 	sqlFoldMemory        = `UPDATE memories SET use_count = use_count + ?, last_used_at = max(last_used_at, ?) WHERE rowid=?`
 	sqlFoldMemoryBoosted = `UPDATE memories SET use_count = use_count + ?, last_used_at = max(last_used_at, ?), confidence = ? WHERE rowid=?`
-	sqlEmptyUseQueue     = `DELETE FROM use_queue`
+	sqlEmptyUseQueue     = `DELETE FROM use_queue WHERE seq <= ?`
 
 	sqlDecayMemory = `UPDATE memories SET confidence=?, decayed_at=? WHERE id=?`
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"maps"
 	"math"
 	"slices"
@@ -1289,29 +1290,58 @@ func (t *Tx) QueueUses(ctx context.Context, ids []string, at []time.Time) (map[s
 // memory's row updated once, in rowid order (as TouchEach writes a
 // batch), and the queue emptied.
 func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
+	n, _, err := t.foldUses(ctx, boost, max, 0)
+	return n, err
+}
+
+// FoldOldestUses implements cairn.Tx: FoldUses over the queue's entries
+// up to the limit-th (by its rowid, the order they were queued in).
+func (t *Tx) FoldOldestUses(ctx context.Context, boost, max float64, limit int) (int, bool, error) {
+	if limit < 1 {
+		return 0, false, cairn.Errorf(cairn.EINVALID, "fold uses: a limit of %d", limit)
+	}
+	return t.foldUses(ctx, boost, max, limit)
+}
+
+// foldUses is FoldUses (limit 0) and FoldOldestUses.
+func (t *Tx) foldUses(ctx context.Context, boost, max float64, limit int) (int, bool, error) {
 	if !t.write {
-		return 0, cairn.Errorf(cairn.EINVALID, "fold uses needs a write transaction")
+		return 0, false, cairn.Errorf(cairn.EINVALID, "fold uses needs a write transaction")
 	}
 	type fold struct {
 		rowid, uses, last int64
 		conf              float64
 	}
-	rows, err := t.query(ctx, "read queued uses", sqlQueuedUses)
+	// The entries folded: those up to cut, the limit-th (every one when
+	// there are no more).
+	cut, more := int64(math.MaxInt64), false
+	if limit > 0 {
+		err := t.tx.QueryRowContext(ctx, sqlUseQueueCut, limit-1).Scan(&cut)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+			cut = math.MaxInt64
+		case err != nil:
+			return 0, false, translate(err, "read queued uses")
+		default:
+			more = true
+		}
+	}
+	rows, err := t.query(ctx, "read queued uses", sqlQueuedUses, cut)
 	if err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	var folds []fold
 	for rows.Next() {
 		var f fold
 		if err := rows.Scan(&f.rowid, &f.conf, &f.uses, &f.last); err != nil {
 			rows.Close()
-			return 0, translate(err, "read queued uses")
+			return 0, false, translate(err, "read queued uses")
 		}
 		folds = append(folds, f)
 	}
 	rows.Close()
 	if err := rows.Err(); err != nil {
-		return 0, translate(err, "read queued uses")
+		return 0, false, translate(err, "read queued uses")
 	}
 	n := 0
 	for _, f := range folds {
@@ -1322,14 +1352,14 @@ func (t *Tx) FoldUses(ctx context.Context, boost, max float64) (int, error) {
 			_, err = t.exec(ctx, "apply queued uses", sqlFoldMemoryBoosted, f.uses, f.last, conf, f.rowid)
 		}
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		n += int(f.uses)
 	}
-	if _, err := t.exec(ctx, "empty the use queue", sqlEmptyUseQueue); err != nil {
-		return 0, err
+	if _, err := t.exec(ctx, "empty the use queue", sqlEmptyUseQueue, cut); err != nil {
+		return 0, false, err
 	}
-	return n, nil
+	return n, more, nil
 }
 
 // DecayMemories implements cairn.Tx.

@@ -24,6 +24,7 @@ var capabilityStoreTests = []struct {
 	{"WritesOfARunOfWritesCommitAsAnyOther", testWriteRun},
 	{"TouchEachCountsEveryUseAtItsOwnTime", testTouchEach},
 	{"QueuedUsesChangeNothingUntilFoldedThenCountAsTouchEach", testUseQueue},
+	{"QueuedUsesFoldedOldestFirstInStepsCountAsOneFold", testUseQueueSteps},
 	{"UnsupportedCapabilitiesAreRefusedAsInternal", testUnsupportedCapabilities},
 }
 
@@ -278,6 +279,55 @@ func testUseQueue(t *testing.T, s cairn.Store) {
 		return inner
 	})
 	wantCode(t, inner, cairn.EINVALID, "FoldUses in View")
+}
+
+// testUseQueueSteps: FoldOldestUses applies the uses queued first, at most
+// its limit, leaves the later ones queued and says so; the steps of a
+// queue together apply what one FoldUses would (a memory's uses split
+// between two steps count once each, and its last use is its latest).
+func testUseQueueSteps(t *testing.T, s cairn.Store) {
+	if !txSupports(t, s, cairn.Tx.SupportsUseQueue) {
+		t.Skip("the store applies every use at once")
+	}
+	a, b, c := mem("p", 1), mem("p", 2), mem("p", 3)
+	create(t, s, a, b, c)
+	t1, t2, t3 := at(time.Hour), at(2*time.Hour), at(3*time.Hour)
+	update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+		_, err := tx.QueueUses(ctx, []string{a.ID, b.ID, a.ID, c.ID, a.ID}, []time.Time{t1, t1, t3, t2, t2})
+		return err
+	})
+	step := func(limit int) (int, bool) {
+		t.Helper()
+		var n int
+		var more bool
+		update(t, s, func(ctx context.Context, tx cairn.Tx) error {
+			var err error
+			n, more, err = tx.FoldOldestUses(ctx, cairn.UsageBoost, cairn.MaxConfidence, limit)
+			return err
+		})
+		return n, more
+	}
+	if n, more := step(3); n != 3 || !more {
+		t.Errorf("FoldOldestUses(3) = %d, %v; want 3, true", n, more)
+	}
+	// The first three: a twice (its last at t3), b once; c not yet.
+	checkUsed(t, s, " after the first step", []used{{a, 2, t3, 0.54}, {b, 1, t1, 0.52}, {c, 0, time.Time{}, 0.5}})
+	if n, more := step(3); n != 2 || more {
+		t.Errorf("FoldOldestUses(3) of the last two = %d, %v; want 2, false", n, more)
+	}
+	// a's use at t2, queued after its use at t3, comes after that use was
+	// applied: a last use never goes back, so it stays t3 (one FoldUses
+	// of the whole queue would leave the last queued, t2).
+	checkUsed(t, s, " after the second step", []used{{a, 3, t3, 0.56}, {b, 1, t1, 0.52}, {c, 1, t2, 0.52}})
+	if n, more := step(3); n != 0 || more {
+		t.Errorf("FoldOldestUses of an empty queue = %d, %v; want 0, false", n, more)
+	}
+	var inner error
+	s.Update(t.Context(), func(tx cairn.Tx) error {
+		_, _, inner = tx.FoldOldestUses(t.Context(), cairn.UsageBoost, cairn.MaxConfidence, 0)
+		return nil
+	})
+	wantCode(t, inner, cairn.EINVALID, "FoldOldestUses with a limit of 0")
 }
 
 func testUnsupportedCapabilities(t *testing.T, s cairn.Store) {

@@ -50,6 +50,7 @@ func main() {
 	once := flag.Bool("once", false, "send each query at most once; stop when all are sent")
 	mix := flag.Bool("mix", false, "take turns among search, context and the two hook lookups")
 	most := flag.Int64("n", 0, "stop after this many measured requests (0: no limit)")
+	slow := flag.Duration("slow", 0, "print each measured request that took longer than this to standard error (0: none)")
 	flag.Parse()
 	qs, err := benchio.ReadLines(*queries)
 	if err != nil || len(qs) == 0 || *conc < 1 || *dur <= 0 {
@@ -86,6 +87,7 @@ func main() {
 	if *warm > 0 {
 		run(client, reqs, &next, *once, 0, *token, *conc, *warm)
 	}
+	slowest = *slow
 	r := run(client, reqs, &next, *once, *most, *token, *conc, *dur)
 	slices.Sort(r.lat)
 	pct := func(p float64) float64 { return benchio.MS(benchio.Percentile(r.lat, p*100)) }
@@ -102,6 +104,10 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// slowest is -slow: the measured requests that take longer are printed
+// to standard error, with when they were sent (from the run's start).
+var slowest time.Duration
 
 // request is one request load sends.
 type request struct {
@@ -170,7 +176,12 @@ func run(client *http.Client, reqs []request, next *atomic.Int64, once bool, mos
 					mu.Unlock()
 					continue
 				}
-				lat = append(lat, time.Since(t0))
+				took := time.Since(t0)
+				if slowest > 0 && took > slowest {
+					fmt.Fprintf(os.Stderr, "load: slow: %.1f ms, sent %.3f s into the run: %s %s %s\n",
+						benchio.MS(took), t0.Sub(start).Seconds(), rq.method, u, rq.body)
+				}
+				lat = append(lat, took)
 			}
 			mu.Lock()
 			res.lat = append(res.lat, lat...)

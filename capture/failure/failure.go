@@ -62,36 +62,91 @@ var (
 	// genericRE are the lines that say only that something failed, not
 	// what: headers and summaries of runners and build tools.
 	genericRE = sync.OnceValue(func() *regexp.Regexp {
-		return regexp.MustCompile(`(?i)^(` + strings.Join([]string{
-			`exit (code|status) -?\d+`,
-			`.*\bexit status \d+$`,
-			`(fail|ok)\s+\S+\s+(\[[^\]]*\]|[\d.]+s|\(cached\))`,
-			`fail\s*$`, `fail\s+\S+\s*$`, `failed\s*$`, `errors?:?\s*$`, `error!?\s*$`,
-			`-{2,} fail:`, `=== (run|cont|pause)`,
-			`.*could not compile .* due to \d+ previous errors?`,
-			`error: aborting due to`, `for more information about (this|an) error`,
-			`some errors have detailed explanations`,
-			`error: (could not compile|test failed, to rerun)`,
-			`make(\[\d+\])?: \*\*\*`, `.*\berror \d+\s*$`,
-			`npm err! (code|errno|a complete log|this is probably|failed at|exit status|lifecycle|syscall|path|command failed|signal)`,
-			`.*\belifecycle\b`, `.*command failed with exit code`, `error command failed`,
-			`traceback \(most recent call last\)`, `file ".*", line \d+`, `during handling of the above exception`,
-			`the above exception was the direct cause`,
-			`\d+ (failed|errors?|failures?|problems?)\b`, `found \d+ errors?`, `\d+ errors? generated`,
-			`tests?:\s+\d+ failed`, `test suites:\s+\d+ failed`, `test result: failed`,
-			`[=_-]{3,}.*(failed|errors?|failures|short test summary)`,
-			`(build|tests?|compilation|lint(ing)?) failed\.?\s*$`,
-			`.*sibling tool call errored`, `\[request interrupted`, `<tool_use_error>`,
-			`(warning|note|help|hint|info):`, `\s*\d+\s*\|`, `\s*\|`, `\s*-->`, `\s*\^[~^\s]*$`,
-			`=\s*(note|help)\b`, `--\s`, `\*{3}\s`,
-			`error: script .* failed`, `error: process completed with exit code`,
-			`error: recipe for target`, `.*too many errors`, `error: the following`,
-			`the command .* exited with`, `.*returned non-zero exit status \d+\.?$`,
-		}, "|") + `)`)
+		return regexp.MustCompile(`(?i)^(` + strings.Join(genericLines, "|") + `)`)
 	})
 	quotedRE = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("[`'\"‘“][^`'\"’”<>]{1,}[`'\"’”]") })
 	wordRE   = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[A-Za-z]{2,}`) })
 )
+
+// genericStartRE and genericAnywhereRE are genericRE in two: its
+// alternatives at the line's start, and those it finds anywhere in the
+// line (".*" first), without their ".*". On a line without a newline
+// (where "." matches every character) one of the two matches exactly when
+// genericRE does; each costs a fraction of it, the first failing at the
+// line's first characters.
+var (
+	genericStartRE = sync.OnceValue(func() *regexp.Regexp {
+		var alts []string
+		for _, a := range genericLines {
+			if !strings.HasPrefix(a, ".*") {
+				alts = append(alts, a)
+			}
+		}
+		return regexp.MustCompile(`(?i)^(` + strings.Join(alts, "|") + `)`)
+	})
+	genericAnywhereRE = sync.OnceValue(func() *regexp.Regexp {
+		var alts []string
+		for _, a := range genericLines {
+			if rest, ok := strings.CutPrefix(a, ".*"); ok {
+				alts = append(alts, rest)
+			}
+		}
+		return regexp.MustCompile(`(?i)(` + strings.Join(alts, "|") + `)`)
+	})
+)
+
+// generic reports whether line says only that something failed
+// (genericRE).
+func generic(line string) bool {
+	if strings.IndexByte(line, '\n') >= 0 {
+		return genericRE().MatchString(line)
+	}
+	return genericStartRE().MatchString(line) || mayEndGeneric(line) && genericAnywhereRE().MatchString(line)
+}
+
+// mayEndGeneric reports whether line may match genericAnywhereRE: each of
+// its alternatives holds "error", "exit status", "elifecycle" or "command
+// failed with exit code", in any case. A line that is not ASCII may hold
+// them in letters that only fold to ASCII ones ("ſ" is an "s" to (?i)),
+// so it may.
+func mayEndGeneric(line string) bool {
+	for i := range len(line) {
+		if line[i] >= utf8.RuneSelf {
+			return true
+		}
+	}
+	l := strings.ToLower(line)
+	return strings.Contains(l, "error") || strings.Contains(l, "exit status") || strings.Contains(l, "elifecycle") ||
+		strings.Contains(l, "command failed with exit code")
+}
+
+// genericLines are the alternatives of genericRE.
+var genericLines = []string{
+	`exit (code|status) -?\d+`,
+	`.*\bexit status \d+$`,
+	`(fail|ok)\s+\S+\s+(\[[^\]]*\]|[\d.]+s|\(cached\))`,
+	`fail\s*$`, `fail\s+\S+\s*$`, `failed\s*$`, `errors?:?\s*$`, `error!?\s*$`,
+	`-{2,} fail:`, `=== (run|cont|pause)`,
+	`.*could not compile .* due to \d+ previous errors?`,
+	`error: aborting due to`, `for more information about (this|an) error`,
+	`some errors have detailed explanations`,
+	`error: (could not compile|test failed, to rerun)`,
+	`make(\[\d+\])?: \*\*\*`, `.*\berror \d+\s*$`,
+	`npm err! (code|errno|a complete log|this is probably|failed at|exit status|lifecycle|syscall|path|command failed|signal)`,
+	`.*\belifecycle\b`, `.*command failed with exit code`, `error command failed`,
+	`traceback \(most recent call last\)`, `file ".*", line \d+`, `during handling of the above exception`,
+	`the above exception was the direct cause`,
+	`\d+ (failed|errors?|failures?|problems?)\b`, `found \d+ errors?`, `\d+ errors? generated`,
+	`tests?:\s+\d+ failed`, `test suites:\s+\d+ failed`, `test result: failed`,
+	`[=_-]{3,}.*(failed|errors?|failures|short test summary)`,
+	`(build|tests?|compilation|lint(ing)?) failed\.?\s*$`,
+	`.*sibling tool call errored`, `\[request interrupted`, `<tool_use_error>`,
+	`(warning|note|help|hint|info):`, `\s*\d+\s*\|`, `\s*\|`, `\s*-->`, `\s*\^[~^\s]*$`,
+	`=\s*(note|help)\b`, `--\s`, `\*{3}\s`,
+	`error: script .* failed`, `error: process completed with exit code`,
+	`error: recipe for target`, `.*too many errors`, `error: the following`,
+	`the command .* exited with`, `.*returned non-zero exit status \d+\.?$`,
+}
 
 // ErrorLines returns the lines of a failed command's output that name its
 // error, in the order they appear, without repeats (by Normalize), at most
@@ -136,17 +191,22 @@ func ErrorLine(raw string) (string, bool) {
 	if len(raw) > 4*MaxLineBytes*4 {
 		return "", false // minified code or data, not a message
 	}
-	line := strings.TrimSpace(strings.TrimRight(ansiRE().ReplaceAllString(raw, ""), "\r"))
+	line := strings.TrimSpace(strings.TrimRight(stripANSI(raw), "\r"))
 	if line == "" {
 		return "", false
 	}
-	if m := pytestSummaryRE().FindStringSubmatch(line); m != nil {
-		line = m[1]
+	if strings.HasPrefix(line, "FAILED") || strings.HasPrefix(line, "ERROR") {
+		if m := pytestSummaryRE().FindStringSubmatch(line); m != nil {
+			line = m[1]
+		}
 	}
-	if genericRE().MatchString(line) {
+	if generic(line) {
 		return "", false
 	}
-	diag := diagnosticRE().FindStringSubmatch(line)
+	var diag []string
+	if hasDigit(line) {
+		diag = diagnosticRE().FindStringSubmatch(line)
+	}
 	switch {
 	case diag != nil:
 		msg := strings.ToLower(diag[1])
@@ -206,20 +266,63 @@ var (
 // uuids and hexadecimal ids (of 6 or more digits, or 0x…) as <id>, numbers
 // (and line:col) as <n>, lower case, white space collapsed. Two errors
 // are the same failure when their normalised forms are equal.
+//
+// Each pattern runs only on a line holding what every match of it holds
+// (an escape, "://", a dash, a separator, a digit): most error lines
+// have no URL, id or path, and the patterns cost more than the rest of
+// the answer after a failure but its search.
 func Normalize(line string) string {
-	s := ansiRE().ReplaceAllString(line, "")
-	s = urlRE().ReplaceAllString(s, "<url>")
-	s = uuidRE().ReplaceAllString(s, "<id>")
-	s = pathRE().ReplaceAllString(s, "<p>")
-	s = hexRE().ReplaceAllStringFunc(s, func(h string) string {
-		if len(h) >= 6 || strings.HasPrefix(strings.ToLower(h), "0x") {
-			return "<id>"
-		}
-		return h
-	})
-	s = numRE().ReplaceAllString(s, "<n>")
+	s := stripANSI(line)
+	if strings.Contains(s, "://") {
+		s = urlRE().ReplaceAllString(s, "<url>")
+	}
+	if strings.IndexByte(s, '-') >= 0 {
+		s = uuidRE().ReplaceAllString(s, "<id>")
+	}
+	// A path holds a separator; a file name with a line number, a colon
+	// and a digit.
+	if strings.ContainsAny(s, `/\`) || colonDigit(s) {
+		s = pathRE().ReplaceAllString(s, "<p>")
+	}
+	if hasDigit(s) {
+		s = hexRE().ReplaceAllStringFunc(s, func(h string) string {
+			if len(h) >= 6 || strings.HasPrefix(strings.ToLower(h), "0x") {
+				return "<id>"
+			}
+			return h
+		})
+		s = numRE().ReplaceAllString(s, "<n>")
+	}
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
+
+// stripANSI is s without its ANSI escapes (ansiRE, every match of which
+// starts with ESC).
+func stripANSI(s string) string {
+	if strings.IndexByte(s, 0x1b) < 0 {
+		return s
+	}
+	return ansiRE().ReplaceAllString(s, "")
+}
+
+// colonDigit reports whether s holds a colon followed by an ASCII digit.
+func colonDigit(s string) bool {
+	for i := strings.IndexByte(s, ':'); i >= 0 && i+1 < len(s); {
+		if c := s[i+1]; c >= '0' && c <= '9' {
+			return true
+		}
+		j := strings.IndexByte(s[i+1:], ':')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// hasDigit reports whether s holds an ASCII digit, which every match of
+// hexRE, numRE and diagnosticRE holds (\d is ASCII only).
+func hasDigit(s string) bool { return strings.ContainsAny(s, "0123456789") }
 
 // Signature is a short, stable name of an error line: 12 hexadecimal
 // digits of a hash of its normalised form. Lines with the same Normalize
