@@ -20,7 +20,9 @@
 # REUSE_DB=PATH copies that database (an import of this corpus of N
 # memories: bench/run.sh's with KEEP=1, or bench/gen's search-N.db with
 # CAIRN_BENCH_KEEP) instead of generating and importing the corpus: for
-# 1,000,000 memories, whose import takes minutes.
+# 1,000,000 memories, whose import takes minutes. SLOW=DURATION (such as
+# 200ms) prints each mixed request slower than that, its kind and when it
+# was sent, to standard error.
 #
 # Budgets: at least 5,000 requests/s with p99 ≤ 20 ms at 100,000
 # memories (2,000 requests/s, p99 ≤ 20 ms at 1,000,000); `cairn serve`
