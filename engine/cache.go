@@ -26,7 +26,7 @@ type postingsCache struct {
 	entries map[cacheKey]*list.Element
 
 	// tierSets are the static and dynamic tiers' query results, by
-	// request shape, with the data version they were read at.
+	// request shape, with the rows version they were read at.
 	tierSets map[string]tierSet
 
 	// shown are, by session, the memories already put into that session,

@@ -19,7 +19,7 @@ const (
 // ContextCandidates implements cairn.ContextService: the lasting tiers
 // (pinned, global-scope, static, critical and dynamic memories, kept
 // between calls in a long-lived process while the store reports the same
-// data version), what the session was already shown, a search for the
+// rows version), what the session was already shown, a search for the
 // prompt (an embeddings endpoint gets VectorSettings.PromptTimeout) and
 // the memories about the files being worked on.
 func (e *Engine) ContextCandidates(ctx context.Context, req cairn.CandidateRequest) (*cairn.Candidates, error) {
@@ -75,24 +75,26 @@ func (e *Engine) ContextCandidates(ctx context.Context, req cairn.CandidateReque
 }
 
 // tierCandidates runs the lasting tiers' queries. In a long-lived process
-// (a cache is configured) and on a store that reports its data version,
-// the results are kept until the database changes.
+// (a cache is configured) and on a store that reports its rows or data
+// version, the results are kept until the memory rows may have changed
+// (rowsVersion): the uses written after each context, which only queue
+// uses and append activity entries, keep them.
 func (e *Engine) tierCandidates(ctx context.Context, req cairn.CandidateRequest) ([]cairn.TierCandidates, error) {
 	if !req.Pinned && len(req.StaticTypes) == 0 && len(req.CriticalTypes) == 0 && (req.DynamicCount <= 0 || len(req.DynamicTypes) == 0) {
 		return nil, nil
 	}
 	var key string
 	var version int64
-	if e.cache != nil && e.store.SupportsDataVersion() {
-		key = fmt.Sprint(req.Project, req.Pinned, req.StaticTypes, req.StaticPerType, req.CriticalTypes, req.CriticalConfidence, req.CriticalPerType, req.DynamicTypes, req.DynamicCount)
-		v, err := e.store.DataVersion(ctx)
-		if err == nil {
+	if e.cache != nil {
+		// The tiers read memory rows alone: the rows version, which the
+		// writes of uses and activity entries leave as it is (a fold of
+		// the use queue changes it).
+		if v, ok := e.rowsVersion(ctx); ok {
+			key = tierKey(req)
 			version = v
 			if gs, ok := e.cache.tiers(key, v); ok {
 				return gs, nil
 			}
-		} else {
-			key = ""
 		}
 	}
 	var groups []cairn.TierCandidates
@@ -145,7 +147,13 @@ func (e *Engine) tierCandidates(ctx context.Context, req cairn.CandidateRequest)
 	return groups, err
 }
 
-// The lasting tiers' results are kept by request shape with the data
+// tierKey is the shape of req's lasting tiers, what their results are
+// kept under.
+func tierKey(req cairn.CandidateRequest) string {
+	return fmt.Sprint(req.Project, req.Pinned, req.StaticTypes, req.StaticPerType, req.CriticalTypes, req.CriticalConfidence, req.CriticalPerType, req.DynamicTypes, req.DynamicCount)
+}
+
+// The lasting tiers' results are kept by request shape with the rows
 // version they were read at (tierCandidates).
 
 type tierSet struct {

@@ -66,7 +66,7 @@ type Options struct {
 	Feedback Feedback
 	// CacheBytes, when positive, keeps up to this many bytes of postings
 	// in memory between searches, and recent searches' hits before
-	// ranking while the store reports the same data version
+	// ranking while the store reports the same rows (or data) version
 	// (searchcache.go): for long-lived processes.
 	CacheBytes int64
 	// Redact is applied to every text field before it is stored, on

@@ -19,8 +19,10 @@ import (
 // the keeping engine writes, queues uses (which leave the rows as they
 // are and keep them) and folds them (which change them), and the other
 // store writes right after the keeping engine queued uses: every answer
-// must equal the fresh one. Queuing uses leaves the rows version as it
-// was; the other store's edit between two queuings changes it.
+// must equal the fresh one, and so must the lasting tiers of a context,
+// kept the same way. Queuing uses leaves the rows version as it was, and
+// the rows and tiers kept; the other store's edit between two queuings
+// changes it.
 func TestKeptRowsEqualFreshRows(t *testing.T) {
 	t.Parallel()
 	open := storeOpener(t)
@@ -78,8 +80,23 @@ func TestKeptRowsEqualFreshRows(t *testing.T) {
 		}
 		return v
 	}
+	tiersReq := cairn.CandidateRequest{Project: "p", Pinned: true, StaticTypes: []string{"decision"}, StaticPerType: 5,
+		CriticalTypes: []string{"pitfall"}, CriticalConfidence: 0.5, DynamicTypes: []string{"note"}, DynamicCount: 3}
 	same := func(step string) {
 		t.Helper()
+		want, err := fresh.tierCandidates(t.Context(), tiersReq)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 2 { // the second answer is the one kept
+			got, err := kept.tierCandidates(t.Context(), tiersReq)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s: the tiers kept differ:\n got %v\nwant %v", step, got, want)
+			}
+		}
 		for _, a := range asks {
 			want, err := fresh.tagCandidates(t.Context(), "p", a.tags, a.types, a.limit)
 			if err != nil {
@@ -153,6 +170,10 @@ func TestKeptRowsEqualFreshRows(t *testing.T) {
 			if version() != v {
 				t.Fatalf("step %d: queuing uses changed the rows version", i)
 			}
+			// And so do the tiers.
+			if _, hit := kept.cache.tiers(tierKey(tiersReq), v); !hit {
+				t.Fatalf("step %d: queuing uses dropped the tiers kept", i)
+			}
 		case 1:
 			add(fresh, 1000+i) // another process writes
 			// Seen within a millisecond (sqlite.Store.DataVersion).
@@ -218,5 +239,121 @@ func TestKeptRowsStayWithinTheirBound(t *testing.T) {
 	}
 	if _, ok := c.get(partDoc{"p", 1}, bound); ok {
 		t.Fatal("the second row, never used again, is still kept")
+	}
+}
+
+// TestKeptTiersAndSearchesAfterConcurrentWrites asks a keeping engine for
+// a context's tiers and for searches while, at the same time, it writes
+// memories, queues uses and folds them, and another store edits: once
+// the writes stop, what it answers must equal a fresh engine's answer,
+// so that nothing read during a write was kept under a version that
+// stayed current after it.
+func TestKeptTiersAndSearchesAfterConcurrentWrites(t *testing.T) {
+	t.Parallel()
+	open := storeOpener(t)
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	kept := New(open(), &Options{Now: clock, CacheBytes: 1 << 20})
+	other := New(open(), &Options{Now: clock})
+	fresh := New(open(), &Options{Now: clock})
+	types := []string{"note", "decision", "pitfall"}
+	var ids []string
+	for i := range 200 {
+		res, err := fresh.AddMemory(t.Context(), &cairn.Memory{Project: "p", Type: types[i%3], Content: fmt.Sprintf("memory %d about w%d and w%d", i, i%17, i%5)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Memory.ID)
+	}
+	req := cairn.CandidateRequest{Project: "p", Pinned: true, StaticTypes: []string{"decision"}, StaticPerType: 5,
+		CriticalTypes: []string{"pitfall"}, CriticalConfidence: 0.5, DynamicTypes: []string{"note"}, DynamicCount: 3}
+	queries := []cairn.Query{{Project: "p", Text: "w3 w4", Limit: 5, Now: now}, {Project: "p", Text: "memory w1", Limit: 10, Now: now}}
+	stop := make(chan struct{})
+	done := make(chan error, 2)
+	go func() { // the reader: a server's blocks
+		for {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			if _, err := kept.tierCandidates(t.Context(), req); err != nil {
+				done <- err
+				return
+			}
+			for _, q := range queries {
+				if _, err := kept.Search(t.Context(), q); err != nil {
+					done <- err
+					return
+				}
+			}
+		}
+	}()
+	go func() { // another process
+		for i := 0; ; i++ {
+			select {
+			case <-stop:
+				done <- nil
+				return
+			default:
+			}
+			content := fmt.Sprintf("edited %d about w%d and w%d", i, i%17, i%4)
+			if _, err := other.UpdateMemory(t.Context(), ids[(i*7)%len(ids)], cairn.MemoryUpdate{Content: &content}); err != nil {
+				done <- err
+				return
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}()
+	for i := range 120 { // the server's own writes
+		switch i % 4 {
+		case 0, 1:
+			if _, err := kept.QueueUses(t.Context(), []Use{{IDs: []string{ids[(i*13)%len(ids)], ids[(i*29)%len(ids)]}, Session: fmt.Sprintf("s%d", i%3), At: now}}); err != nil {
+				t.Fatal(err)
+			}
+		case 2:
+			if _, err := kept.FoldUses(t.Context()); err != nil {
+				t.Fatal(err)
+			}
+		case 3:
+			p := i%8 == 3
+			if _, err := kept.UpdateMemory(t.Context(), ids[(i*11)%len(ids)], cairn.MemoryUpdate{Pinned: &p}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	close(stop)
+	for range 2 {
+		if err := <-done; err != nil {
+			t.Fatal(err)
+		}
+	}
+	time.Sleep(2 * time.Millisecond) // the other store's last commit seen (sqlite.Store.DataVersion)
+	want, err := fresh.tierCandidates(t.Context(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 2 {
+		got, err := kept.tierCandidates(t.Context(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("the tiers kept differ:\n got %v\nwant %v", got, want)
+		}
+		for _, q := range queries {
+			want, err := fresh.Search(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := kept.Search(t.Context(), q)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("search %q: the kept answer differs:\n got %s\nwant %s", q.Text, hitIDs(got), hitIDs(want))
+			}
+		}
 	}
 }

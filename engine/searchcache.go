@@ -15,18 +15,23 @@ import (
 // answers exactly as a search that reads the store would, because an
 // entry is used only
 //
-//   - while the database is unchanged (its data version, which every
-//     commit of any process changes), and
+//   - while the memory rows and the index are unchanged (the rows
+//     version, Engine.rowsVersion: every commit of another process
+//     changes it, and every commit of this one but those that only queue
+//     uses and append activity entries, what the server writes after
+//     each context it answers; a search reads neither), and
 //   - for clock readings at which every memory the search read passes or
 //     fails its filters as it did (expiryWindow): expiry is the one filter
 //     that depends on the clock.
 //
 // Ranking (salience, recency, the periods a query names) is computed for
-// every search. Stores that do not report a data version are not cached.
+// every search. Stores that report neither a rows nor a data version are
+// not cached.
 
 // retrievalCap bounds the searches kept, and retrievalShare the bytes of
 // memories they hold, as a share of the postings cache's size; the cache
-// starts over when either is reached, and whenever the database changes.
+// starts over when either is reached, and whenever the rows version
+// changes.
 const (
 	retrievalCap   = 512
 	retrievalShare = 4
@@ -89,17 +94,14 @@ func retrievalKey(q cairn.Query, exhaustive bool) string {
 }
 
 // cachedRetrieval returns the kept retrieval of q when it is still valid,
-// else nil with the key and data version to keep a new one under (key ""
+// else nil with the key and rows version to keep a new one under (key ""
 // when nothing may be kept).
 func (e *Engine) cachedRetrieval(ctx context.Context, q cairn.Query, exhaustive bool) (key string, version int64, r *retrieved) {
 	if e.cache == nil {
 		return "", 0, nil
 	}
-	if !e.store.SupportsDataVersion() {
-		return "", 0, nil
-	}
-	v, err := e.store.DataVersion(ctx)
-	if err != nil {
+	v, ok := e.rowsVersion(ctx)
+	if !ok {
 		return "", 0, nil
 	}
 	key = retrievalKey(q, exhaustive)
@@ -116,7 +118,7 @@ func (e *Engine) cachedRetrieval(ctx context.Context, q cairn.Query, exhaustive 
 	return key, v, nil
 }
 
-// keepRetrieval keeps r, read at data version, under key.
+// keepRetrieval keeps r, read at the rows version version, under key.
 func (e *Engine) keepRetrieval(key string, version int64, r *retrieved) {
 	if key == "" || r == nil {
 		return

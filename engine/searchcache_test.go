@@ -17,8 +17,9 @@ import (
 // would. Searches repeat at clock readings that cross memories' expiry
 // times (memories with an explicit expiry, and session memories with a
 // 30-day TTL), and between them the other store writes (adds, edits,
-// deletes), the cached engine writes, and uses are recorded: every
-// answer must equal the fresh one, scores included.
+// deletes), the cached engine writes, and uses are recorded, or queued
+// and folded: every answer must equal the fresh one, scores included.
+// Queued uses keep the searches kept.
 func TestCachedSearchEqualsFreshSearch(t *testing.T) {
 	t.Parallel()
 	open := storeOpener(t)
@@ -103,10 +104,39 @@ func TestCachedSearchEqualsFreshSearch(t *testing.T) {
 			}
 			time.Sleep(2 * time.Millisecond)
 		case 5:
-			if err := cached.RecordUse(t.Context(), []string{ids[r.IntN(len(ids))]}, "s1"); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+			if i%12 == 5 {
+				if err := cached.RecordUse(t.Context(), []string{ids[r.IntN(len(ids))]}, "s1"); err != nil && cairn.ErrorCode(err) != cairn.ENOTFOUND {
+					t.Fatal(err)
+				}
+				now = now.Add(-time.Duration(r.IntN(48)) * time.Hour) // a request's clock may go back
+				break
+			}
+			// Queued uses leave the searches kept as they are (what the
+			// server writes after each context); their fold changes
+			// them.
+			kept := func() int {
+				rc := &cached.cache.retrievals
+				rc.mu.Lock()
+				defer rc.mu.Unlock()
+				return len(rc.entries)
+			}
+			n := kept()
+			if _, err := cached.QueueUses(t.Context(), []Use{{IDs: []string{ids[r.IntN(len(ids))], ids[r.IntN(len(ids))]}, Session: "s2", At: now}}); err != nil {
 				t.Fatal(err)
 			}
-			now = now.Add(-time.Duration(r.IntN(48)) * time.Hour) // a request's clock may go back
+			time.Sleep(2 * time.Millisecond)
+			q := queries[0]
+			q.Now = now
+			if _, err := cached.Search(t.Context(), q); err != nil {
+				t.Fatal(err)
+			}
+			if kept() < n {
+				t.Fatalf("step %d: queuing uses dropped the searches kept (%d, then %d)", i, n, kept())
+			}
+			same(fmt.Sprintf("step %d, uses queued", i))
+			if _, err := cached.FoldUses(t.Context()); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
 }

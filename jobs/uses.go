@@ -15,10 +15,12 @@ import (
 )
 
 // How a long-running process (cairn serve, cairn mcp) writes the use of
-// the memories its contexts showed. Each write changes the database, which
-// drops the cached tiers of every context, so uses are gathered and
-// written in one transaction every FlushWait (or every BatchMax
-// contexts). A process killed outright (SIGKILL, a crash) loses what it
+// the memories its contexts showed. Each write is a commit, with a cost
+// of its own besides its uses' (the log's pages, checkpoints), so uses
+// are gathered and written in one transaction every FlushWait (or
+// every BatchMax contexts). A write of uses leaves the rows version as it
+// is (sqlite.Store.RowsVersion): the engine's kept rows, tiers and
+// searches stay; a fold changes it. A process killed outright (SIGKILL, a crash) loses what it
 // had not written yet: never more than the uses of the contexts answered
 // in the last MaxAge, because a context that would make the oldest
 // unwritten use older than that, or the unwritten uses more than

@@ -53,7 +53,7 @@ func (t *Tx) FindIterations(ctx context.Context, f cairn.IterationFilter) ([]*ca
 	}
 	q.WriteString(` ORDER BY created_at DESC, iteration DESC, task DESC`)
 	if f.Limit > 0 {
-		q.WriteString(` LIMIT ?`)
+		q.WriteString(` LIMIT ?+0`)
 		args = append(args, f.Limit)
 	}
 	rows, err := t.query(ctx, "find iterations", q.String(), args...)

@@ -8,6 +8,13 @@ import (
 )
 
 // All SQL of the SQLite backend, apart from the migrations.
+//
+// A LIMIT takes its bound value as `?+0`, never as a bare parameter:
+// SQLite reads a bare parameter's value when it plans a LIMIT, and marks
+// the statement to be prepared again whenever that parameter is bound,
+// which is every time it runs. Prepared again, the query of a session's
+// new memories from other sessions took 40-200 µs instead of 10. The
+// planner does not read the value of `?+0`.
 
 const memoryColumns = `id, project, scope, type, key, title, content, content_hash, tags, file_refs,
 	confidence, source, created_by_agent, created_by_hat, created_by_task_id, created_by_session_id,
@@ -62,7 +69,7 @@ const (
 
 	sqlByID     = sqlSelectMemory + ` WHERE id=?`
 	sqlByRowID  = sqlSelectMemory + ` WHERE rowid=?`
-	sqlIDPrefix = `SELECT id FROM memories WHERE id >= ?1 AND id < ?2 AND (?3 = '' OR project = ?3 OR scope = 'global') ORDER BY id LIMIT ?4`
+	sqlIDPrefix = `SELECT id FROM memories WHERE id >= ?1 AND id < ?2 AND (?3 = '' OR project = ?3 OR scope = 'global') ORDER BY id LIMIT ?4+0`
 	sqlByKey    = sqlSelectMemory + ` WHERE project=? AND type=? AND key=?`
 	sqlByHash   = sqlSelectMemory + ` INDEXED BY idx_memories_project_hash WHERE project=? AND content_hash=?`
 
@@ -91,7 +98,7 @@ const (
 	sqlDocFreqSums   = `SELECT term, SUM(df) FROM index_terms WHERE partition IN (SELECT value FROM json_each(?)) AND term IN (SELECT value FROM json_each(?)) GROUP BY term`
 	sqlDocFreqOne    = `SELECT df FROM index_terms WHERE partition=? AND term=?`
 	sqlPostingsOne   = `SELECT term, df, postings FROM index_terms WHERE partition=? AND term=?`
-	sqlScanPostings  = `SELECT term, df, postings FROM index_terms WHERE partition=? AND term>? ORDER BY term LIMIT ?`
+	sqlScanPostings  = `SELECT term, df, postings FROM index_terms WHERE partition=? AND term>? ORDER BY term LIMIT ?+0`
 	sqlUserVersion   = `PRAGMA user_version`
 	sqlMigrationsTbl = `CREATE TABLE IF NOT EXISTS schema_migrations (
 	version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at INTEGER NOT NULL)`
@@ -106,7 +113,7 @@ const (
 
 	sqlLifecycleStates = `SELECT id, type, title, confidence, created_at, last_used_at, expires_at,
 	decayed_at, use_count, pinned, source FROM memories WHERE project=? AND (created_at, id) > (?, ?)
-	ORDER BY created_at, id LIMIT ?`
+	ORDER BY created_at, id LIMIT ?+0`
 
 	// Uses (TouchEach): the row by its id, then its update by rowid, with
 	// the confidence computed by the caller; sqlTouchMemory leaves it
@@ -183,7 +190,7 @@ func sqlCountActivity(where string) string { return `SELECT count(*) FROM activi
 func sqlFindActivity(where string, limit bool) string {
 	q := sqlActivityColumns + ` WHERE ` + where + ` ORDER BY at DESC, id DESC`
 	if limit {
-		q += ` LIMIT ?`
+		q += ` LIMIT ?+0`
 	}
 	return q
 }
@@ -203,8 +210,8 @@ const (
 	sqlEventColumns = `SELECT a.id, a.at, a.project, a.memory_id, a.action, a.session_id, a.detail,
 	coalesce(m.type, ''), coalesce(m.title, '')
 	FROM activity a LEFT JOIN memories m ON m.id = a.memory_id`
-	sqlFindEvents        = sqlEventColumns + ` WHERE a.id > ? ORDER BY a.id LIMIT ?`
-	sqlFindProjectEvents = sqlEventColumns + ` WHERE a.project = ? AND a.id > ? ORDER BY a.project, a.id LIMIT ?`
+	sqlFindEvents        = sqlEventColumns + ` WHERE a.id > ? ORDER BY a.id LIMIT ?+0`
+	sqlFindProjectEvents = sqlEventColumns + ` WHERE a.project = ? AND a.id > ? ORDER BY a.project, a.id LIMIT ?+0`
 	sqlLastEventSeq      = `SELECT coalesce(max(id), 0) FROM activity`
 )
 

@@ -603,7 +603,7 @@ func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.M
 	}
 	q := sqlSelectMemory + indexHint(f) + ` WHERE ` + where + ` ORDER BY ` + orderSQL(f.Sort)
 	if f.Limit > 0 {
-		q += ` LIMIT ? OFFSET ?`
+		q += ` LIMIT ?+0 OFFSET ?`
 		args = append(args, f.Limit, f.Offset)
 	} else if f.Offset > 0 {
 		q += ` LIMIT -1 OFFSET ?`
@@ -645,9 +645,9 @@ func (t *Tx) findWithGlobal(ctx context.Context, f cairn.MemoryFilter) ([]*cairn
 		}
 	}
 	order, end := orderSQL(f.Sort), f.Limit+f.Offset
-	q := `SELECT * FROM (SELECT * FROM (` + sqlSelectMemory + indexHint(own) + ` WHERE ` + ownWhere + ` ORDER BY ` + order + ` LIMIT ?)` +
-		` UNION ALL SELECT * FROM (` + sqlSelectMemory + indexHint(others) + ` WHERE ` + othersWhere + ` ORDER BY ` + order + ` LIMIT ?))` +
-		` ORDER BY ` + order + ` LIMIT ? OFFSET ?`
+	q := `SELECT * FROM (SELECT * FROM (` + sqlSelectMemory + indexHint(own) + ` WHERE ` + ownWhere + ` ORDER BY ` + order + ` LIMIT ?+0)` +
+		` UNION ALL SELECT * FROM (` + sqlSelectMemory + indexHint(others) + ` WHERE ` + othersWhere + ` ORDER BY ` + order + ` LIMIT ?+0))` +
+		` ORDER BY ` + order + ` LIMIT ?+0 OFFSET ?`
 	args := append(append(append(ownArgs, end), othersArgs...), end, f.Limit, f.Offset)
 	out, err := t.many(ctx, q, args...)
 	return out, total, err

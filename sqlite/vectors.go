@@ -20,7 +20,7 @@ const (
 	sqlUnembedded  = `SELECT m.content_hash, min(m.content) FROM memories m
 	WHERE (?1 = '' OR m.project = ?1 OR m.scope = 'global') AND m.content_hash > ?2
 	AND NOT EXISTS (SELECT 1 FROM vectors v WHERE v.model = ?3 AND v.hash = m.content_hash)
-	GROUP BY m.content_hash ORDER BY m.content_hash LIMIT ?4`
+	GROUP BY m.content_hash ORDER BY m.content_hash LIMIT ?4+0`
 	sqlMemoryVectors = `SELECT m.id, m.project, m.scope = 'global', m.content_hash, v.data FROM memories m
 	JOIN vectors v ON v.model = ?2 AND v.hash = m.content_hash
 	WHERE m.project = ?1 OR m.scope = 'global'`
