@@ -17,9 +17,7 @@ import (
 // Some postings end in a block of fewer entries that takes as many bytes
 // as a full block of one-byte gaps, and some hold a frequency of 0. The
 // term's peaks and whether its postings are regular must be those of the
-// entries. A third of the cursors are limited to the documents before one
-// (cursor.limit), as the first half of a split search's walk is: they
-// must end before it.
+// entries.
 func TestCursorWalksAndSeeksLikeADecode(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for round := range 80 {
@@ -99,15 +97,6 @@ func TestCursorWalksAndSeeksLikeADecode(t *testing.T) {
 		}
 		var c cursor
 		c.reset(p)
-		if round%3 == 1 && len(ref) > 0 {
-			// A cursor that walks the documents before lim only: at,
-			// just before or just after an entry.
-			lim := max(1, ref[r.IntN(len(ref))].doc+int64(r.IntN(3))-1)
-			c.limit(lim)
-			for len(ref) > 0 && ref[len(ref)-1].doc >= lim {
-				ref = ref[:len(ref)-1]
-			}
-		}
 		at := 0 // the reference entry the cursor must be at
 		for step := 0; ; step++ {
 			if at == len(ref) {

@@ -3,10 +3,8 @@ package index
 import (
 	"cmp"
 	"math"
-	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 )
 
 // boundable reports whether Top may bound scores: every term's postings
@@ -55,10 +53,6 @@ type bterm struct {
 // were added and in the precision exhaustive scoring uses, so that both
 // give the same scores to the bit; every bound is inflated by a margin
 // far above the rounding of those sums.
-//
-// A walk with much left to walk once its k-th best has risen hands the
-// last part of its documents to a walk on another goroutine, when a core
-// is free (see trySplit), and takes the k best of both.
 func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	m := len(s.terms)
 	if m == 0 {
@@ -67,6 +61,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	sc := s.scratch()
 	norm := s.normsInto(&sc.norm)
 	k1 := s.Params.K1
+	dense := s.denseLen()
 	wide := s.Stats.NextDoc > maxDense
 	// ts are the terms by bound, least first; byAdd[i] is the place of
 	// the i-th term added.
@@ -85,10 +80,11 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	slices.SortStableFunc(byAdd, func(a, b int) int { return cmp.Compare(ubs[a], ubs[b]) })
 	sc.recycle()
 	sc.bm = bm25{k1: k1, norm: norm, wide: wide, tables: sc}
+	bm := &sc.bm
 	ts := grow(sc.ts, m)
 	for j, i := range byAdd {
 		t := s.terms[i]
-		ts[j] = bterm{idf: s.idf(t), cw: t.cw, ub: ubs[i], add: i, at: -1, bm: &sc.bm}
+		ts[j] = bterm{idf: s.idf(t), cw: t.cw, ub: ubs[i], add: i, at: -1, bm: bm}
 		ts[j].cur.reset(t.p)
 	}
 	for j := range ts {
@@ -99,7 +95,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	// coverage, and perhaps the terms ts[:j] besides, scores at most
 	// (se + pub[j]) × (base + share × min(1, (ce + pcw[j]) × perWeight));
 	// pub and perWeight carry the margin.
-	b := bounds{byAdd: byAdd, slack: 1 + 1e-6*float64(m+8), base: 1, wide: wide, dense: s.denseLen()}
+	slack := 1 + 1e-6*float64(m+8)
 	pub := grow(sc.pub, m+1)
 	pcw := grow(sc.pcw, m+1)
 	pub[0], pcw[0] = 0, 0
@@ -108,14 +104,22 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 		pub[j+1] = pub[j] + ts[j].ub
 		pcw[j+1] = pcw[j] + ts[j].cw
 	}
+	base, share, perWeight := 1.0, 0.0, 0.0
 	if s.Coord > 0 {
-		b.base, b.share, b.perWeight = 1-s.CoordShare, s.CoordShare, b.slack/s.Coord
+		base, share, perWeight = 1-s.CoordShare, s.CoordShare, slack/s.Coord
 	}
 	for j := range pub {
-		pub[j] *= b.slack
+		pub[j] *= slack
 	}
-	b.pub, b.pcw = pub, pcw
+	reach := func(j int, se, ce float64) float64 {
+		c := (ce + pcw[j]) * perWeight
+		if c > 1 {
+			c = 1
+		}
+		return (se*slack + pub[j]) * (base + share*c)
+	}
 
+	h := topHeap{k: k, s: make(minHeap, 0, s.boundMatches(k))}
 	// theta is the score the k-th best reaches at least: that of the k-th
 	// best so far once the heap is full, and before, that of the k-th best
 	// document an earlier Top scored.
@@ -125,54 +129,11 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 		theta = s.known[len(s.known)-k]
 	}
 	s.known = s.known[:0]
-	w := half{ts: ts, theta: theta, h: topHeap{k: k, s: make(minHeap, 0, s.boundMatches(k))}, known: s.known}
-	walking.Add(1)
-	if sp := s.splitter(); sp.walk > 0 {
-		w.split = &splitWalk{splitter: sp, b: &b, from: s.Stats.NextDoc / splitFrom}
-	}
-	s.walk(&b, &w)
-	walking.Add(-1)
-	if w.split != nil && w.split.other != nil {
-		return s.join(&w)
-	}
-	s.known = w.known
-	return w.h.sorted(), w.seen > k || w.ne > 0
-}
-
-// bounds are what a bounded search's walk bounds scores with (see
-// topBounded), and how it sums them.
-type bounds struct {
-	byAdd                         []int
-	pub, pcw                      []float64
-	slack, base, share, perWeight float64
-	wide                          bool
-	dense                         byte
-}
-
-// walk offers w.h every document w's cursors hold from where they are to
-// their end that can enter the k best, walking the postings of the
-// essential terms; w.theta is a score the k-th best reaches at least.
-// It appends the score of every document it scores in full to w.known,
-// and sets w.seen and w.ne. When w.split is set, it may hand the last
-// part of its documents to a walk on another goroutine (see trySplit).
-func (s *Scorer) walk(b *bounds, w *half) {
-	ts, theta := w.ts, w.theta
-	m := len(ts)
-	seen, ne := 0, 0
-	byAdd, pub, pcw := b.byAdd, b.pub, b.pcw
-	slack, base, share, perWeight := b.slack, b.base, b.share, b.perWeight
-	wide, dense := b.wide, b.dense
-	reach := func(j int, se, ce float64) float64 {
-		c := (ce + pcw[j]) * perWeight
-		if c > 1 {
-			c = 1
-		}
-		return (se*slack + pub[j]) * (base + share*c)
-	}
-	// terms ts[:ne] are not essential
+	ne := 0 // terms ts[:ne] are not essential
 	for ne < m && reach(ne+1, 0, 0) < theta {
 		ne++
 	}
+	seen := 0 // documents that match, whether ranked or not
 	dead, next := s.Dead, s.Stats.NextDoc
 	for {
 		doc := ts[ne].cur.doc
@@ -228,207 +189,16 @@ func (s *Scorer) walk(b *bounds, w *half) {
 			continue // cannot enter the k best
 		}
 		sc := s.exact(doc, ts, byAdd, wide)
-		w.known = append(w.known, sc.Score)
-		w.h.offer(sc)
-		th := theta
-		if w.h.full() && w.h.s[0].Score > th {
-			th = w.h.s[0].Score
-		}
-		if w.shared != nil {
-			th = w.shared.raise(th)
-		}
-		if th > theta {
-			theta = th
+		s.known = append(s.known, sc.Score)
+		h.offer(sc)
+		if h.full() && h.s[0].Score > theta {
+			theta = h.s[0].Score
 			for ne < m && reach(ne+1, 0, 0) < theta {
 				ne++
 			}
-			if w.split != nil && w.split.other == nil && doc >= w.split.from {
-				s.trySplit(w, ne, theta)
-			}
 		}
 	}
-	w.seen, w.ne = seen, ne
-}
-
-// half is a walk over a search's documents, or some of them (see walk):
-// its terms from where their cursors are, the bound it starts from, and
-// what it finds.
-type half struct {
-	ts    []bterm
-	theta float64
-	// h are the k best documents found, known the scores of those scored
-	// in full, seen how many documents matched and ne how many terms were
-	// not essential at the end.
-	h        topHeap
-	known    []float64
-	seen, ne int
-	shared   *sharedTheta // when not nil, shared with another walk
-	split    *splitWalk   // when not nil, the walk may split (see trySplit)
-}
-
-// sharedTheta is the highest k-th best score of the walks of one search:
-// each walk's own k best are of its documents only, so the k best of all
-// score at least as high.
-type sharedTheta struct{ bits atomic.Uint64 }
-
-// raise makes the shared score v when it is lower, and returns the
-// shared score.
-func (t *sharedTheta) raise(v float64) float64 {
-	for {
-		old := t.bits.Load()
-		if o := math.Float64frombits(old); o >= v {
-			return o
-		}
-		if t.bits.CompareAndSwap(old, math.Float64bits(v)) {
-			return v
-		}
-	}
-}
-
-// splitter says when a bounded search splits its walk in two and how the
-// other part starts.
-type splitter struct {
-	walk  int64 // the walk left, in postings entries, from which it splits
-	start func(other func())
-	idle  func() bool // whether a core is free for the other part now
-}
-
-// split is how a scorer splits its walk unless it has its own (tests):
-// when 60,000 entries of the essential terms' postings or more are left
-// to walk, some 3 ms at 1,000,000 documents (a search there walks 33,000
-// entries on average, its heaviest 100,000 to 250,000; at 100,000
-// documents none is left that many); the other part on a goroutine of
-// its own.
-var split = splitter{
-	walk:  60000,
-	start: func(other func()) { go other() },
-	idle:  func() bool { return int(walking.Load()) < runtime.GOMAXPROCS(0) },
-}
-
-// splitFrom is the share of the documents (1/splitFrom) a walk passes
-// before it considers splitting: by then the k-th best has mostly risen,
-// so that what is left to walk is known, and the other part starts from
-// a bound near the final one.
-const splitFrom = 16
-
-// walking is how many bounded searches of the process are walking: a
-// walk splits only while fewer than the cores the process may use are,
-// so that the other part runs on a core that is otherwise idle, and
-// searches that keep every core busy pay nothing for it.
-var walking atomic.Int32
-
-// splitWalk is the state of a walk that may split, and once split, of
-// the other part.
-type splitWalk struct {
-	*splitter
-	b    *bounds
-	from int64 // the document from which the walk considers splitting
-	// other walks the last part of the documents, in the scratch sc,
-	// once the walk has split; claimed is set by the goroutine that walks
-	// it, and done when it has.
-	other   *half
-	sc      *scratch
-	claimed atomic.Bool
-	done    sync.WaitGroup
-	shared  sharedTheta
-}
-
-// trySplit hands the documents of the last half of what w has left to
-// walk to another walk, started on another goroutine, when that is long
-// enough (w.split.walk) and a core is free; ne and theta are w's own. The
-// walk left is what the essential terms' postings hold past their
-// cursors; the halves part at the middle of the longest. Once what is
-// left is too short, w does not consider splitting again: it only
-// shortens as the walk goes on.
-func (s *Scorer) trySplit(w *half, ne int, theta float64) {
-	sp := w.split
-	ts := w.ts
-	var left int64
-	long, longLeft := -1, 0
-	for j := ne; j < len(ts); j++ {
-		c := &ts[j].cur
-		if c.doc == endDoc {
-			continue
-		}
-		n := (len(c.blocks)-c.blk-1)*blockSize + c.n - c.k
-		left += int64(n)
-		if n > longLeft {
-			long, longLeft = j, n
-		}
-	}
-	if left < sp.walk {
-		w.split = nil
-		return
-	}
-	if !sp.idle() {
-		return // perhaps later
-	}
-	c := &ts[long].cur
-	mb := (c.blk + len(c.blocks) + 1) / 2
-	if mb <= c.blk || mb >= len(c.blocks) {
-		return
-	}
-	mid := c.blocks[mb].prev + 1
-	// The other walk's terms, cursors and part tables, in a scratch of
-	// their own.
-	sc := newScratch()
-	sc.bm = *ts[0].bm
-	sc.bm.tables = sc
-	ts2 := grow(sc.ts, len(ts))
-	sc.ts = ts2
-	for j := range ts {
-		t := &ts[j]
-		ts2[j] = bterm{idf: t.idf, cw: t.cw, ub: t.ub, add: t.add, at: -1, bm: &sc.bm}
-		ts2[j].cur.reset(s.terms[t.add].p)
-		ts2[j].cur.seek(mid)
-		t.cur.limit(mid)
-	}
-	sp.sc = sc
-	sp.shared.raise(theta)
-	w.shared = &sp.shared
-	sp.other = &half{ts: ts2, theta: theta, h: topHeap{k: w.h.k, s: make(minHeap, 0, w.h.k)}, known: sc.known[:0], shared: &sp.shared}
-	sp.done.Add(1)
-	walking.Add(1)
-	sp.start(func() {
-		defer sp.done.Done()
-		s.walkOther(sp)
-	})
-}
-
-// walkOther walks the other part of a split walk, unless another
-// goroutine has claimed it.
-func (s *Scorer) walkOther(sp *splitWalk) {
-	if sp.claimed.CompareAndSwap(false, true) {
-		s.walk(sp.b, sp.other)
-		walking.Add(-1)
-	}
-}
-
-// join is the rest of topBounded for a walk w that split: it walks the
-// other part itself when no goroutine has started to, waits for it, and
-// takes the k best of both.
-func (s *Scorer) join(w *half) ([]Scored, bool) {
-	sp := w.split
-	s.walkOther(sp)
-	sp.done.Wait()
-	o := sp.other
-	for _, x := range o.h.s {
-		w.h.offer(x)
-	}
-	s.known = append(w.known, o.known...)
-	if cap(o.known) <= keptKnown {
-		sp.sc.known = o.known[:0]
-	}
-	sp.sc.release()
-	return w.h.sorted(), w.seen+o.seen > w.h.k || w.ne > 0 || o.ne > 0
-}
-
-// splitter is how s splits a walk.
-func (s *Scorer) splitter() *splitter {
-	if s.split != nil {
-		return s.split
-	}
-	return &split
+	return h.sorted(), seen > k || ne > 0
 }
 
 // kept is what t adds to the BM25 sum of the document its cursor is at,
@@ -547,20 +317,16 @@ var scratchPool sync.Pool
 // scratch returns the scorer's scratch, taking one from the pool first.
 func (s *Scorer) scratch() *scratch {
 	if s.scr == nil {
-		s.scr = newScratch()
+		if sc, ok := scratchPool.Get().(*scratch); ok {
+			s.scr = sc
+		} else {
+			s.scr = &scratch{}
+		}
 		if s.known == nil {
 			s.known, s.scr.known = s.scr.known, nil
 		}
 	}
 	return s.scr
-}
-
-// newScratch takes a scratch from the pool, or makes one.
-func newScratch() *scratch {
-	if sc, ok := scratchPool.Get().(*scratch); ok {
-		return sc
-	}
-	return &scratch{}
 }
 
 // table returns a part table to fill in full.

@@ -174,11 +174,7 @@ type cursor struct {
 	blk    int   // the block decoded into the buffer
 	k, n   int   // the current entry in the buffer, and how many it holds
 	doc    int64 // the current entry's document; endDoc after the last
-	// lim, when positive, ends the postings before its document: the
-	// cursor takes the first entry at or after it for the end (see
-	// limit).
-	lim  int64
-	docs [blockSize]int64
+	docs   [blockSize]int64
 	// tds holds each entry's term frequency (low byte) and quantised
 	// length (high byte), as they lie side by side in the postings.
 	tds [blockSize]uint16
@@ -186,31 +182,8 @@ type cursor struct {
 
 // reset places c before the first entry of p.
 func (c *cursor) reset(p *Postings) {
-	c.data, c.blocks, c.blk, c.lim = p.Data, p.blocks, -1, 0
+	c.data, c.blocks, c.blk = p.Data, p.blocks, -1
 	c.load()
-}
-
-// limit ends c's postings before document lim (positive): the entries
-// from it on are past the end. It is for a cursor that walks one part
-// of the documents while another walks the rest.
-func (c *cursor) limit(lim int64) {
-	c.lim = lim
-	if c.doc != endDoc {
-		c.clip()
-	}
-}
-
-// clip drops the entries of the decoded block at or after lim, and moves
-// to the end when the current entry is one of them.
-func (c *cursor) clip() {
-	n := c.n
-	for n > 0 && c.docs[n-1] >= c.lim {
-		n--
-	}
-	c.n = n
-	if c.k >= n {
-		c.blk, c.k, c.n, c.doc = len(c.blocks), 0, 0, endDoc
-	}
 }
 
 // load decodes the block after the current one and moves to its first
@@ -253,9 +226,6 @@ func (c *cursor) load() {
 		i += 2
 	}
 	c.k, c.n, c.doc = 0, n, c.docs[0]
-	if c.lim > 0 && doc >= c.lim {
-		c.clip()
-	}
 }
 
 // loadShort is load for a block of blockSize entries that take 3 bytes: a
@@ -284,9 +254,6 @@ func (c *cursor) loadShort(data []byte) {
 		tds[3] = binary.LittleEndian.Uint16(e[10:12])
 	}
 	c.k, c.n, c.doc = 0, blockSize, c.docs[0]
-	if c.lim > 0 && doc >= c.lim {
-		c.clip()
-	}
 }
 
 // tf and dl are the current entry's term frequency and quantised

@@ -123,8 +123,7 @@ type Scorer struct {
 	// in full, for the terms added so far: a later Top for more documents
 	// knows from them a score its k-th best reaches at least.
 	known []float64
-	scr   *scratch  // a bounded Top's working memory
-	split *splitter // when not nil, how a bounded Top splits its walk
+	scr   *scratch // a bounded Top's working memory
 }
 
 // scoredTerm is a term added to a scorer: its postings, score weight w
