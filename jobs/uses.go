@@ -15,39 +15,40 @@ import (
 )
 
 // How a long-running process (cairn serve, cairn mcp) writes the use of
-// the memories its contexts showed. Each write is a commit, with a cost
-// of its own besides its uses' (the log's pages, checkpoints), so uses
-// are gathered and written in one transaction every FlushWait (or
-// every BatchMax contexts). A write of uses leaves the rows version as it
-// is (sqlite.Store.RowsVersion): the engine's kept rows, tiers and
-// searches stay; a fold changes it. A process killed outright (SIGKILL, a crash) loses what it
-// had not written yet: never more than the uses of the contexts answered
-// in the last MaxAge, because a context that would make the oldest
-// unwritten use older than that, or the unwritten uses more than
-// MaxUnwritten, waits for the write in progress before it is answered.
+// the memories its contexts showed. Each write is a commit, with a cost of
+// its own besides its uses' (the log's pages, checkpoints), so uses are
+// gathered and written in one transaction every FlushWait (or every
+// BatchMax contexts). A write of uses leaves the rows version as it is
+// (sqlite.Store.RowsVersion): the engine's kept rows, tiers and searches
+// stay; a fold changes it. A process killed outright (SIGKILL, a crash)
+// loses what it had not written yet: never more than the uses of the
+// contexts answered in the last MaxAge, because a context that would make
+// the oldest unwritten use older than that, or the unwritten uses more
+// than MaxUnwritten, waits for the write in progress before it is
+// answered.
 //
-// On a store that keeps a use queue (SQLite, PostgreSQL), a write adds
-// the uses' activity entries and appends the uses to the queue
+// On a store that keeps a use queue (SQLite, PostgreSQL), a write adds the
+// uses' activity entries and appends the uses to the queue
 // (engine.Engine.QueueUses); their use counts, last uses and confidence
 // boosts are applied to the memories every FoldWait (or every FoldMax
 // queued uses), and when the writer closes (engine.Engine.FoldOldestUses).
 // Applied one by one, each use rewrote a memory's row and about eight
 // pages of the indexes on use count, last use and confidence; folded, a
-// memory's row and entries are rewritten once for all its uses since,
-// and those of many memories share their pages. A fold applies the queue
+// memory's row and entries are rewritten once for all its uses since, and
+// those of many memories share their pages. A fold applies the queue
 // FoldStep uses at a time, a transaction each, and writes the uses
 // recorded meanwhile between two steps: at a million memories a fold of
 // 5 s of uses takes seconds, and contexts would otherwise be held back
 // behind it (MaxAge). Each step costs a commit of its own (at a million
 // memories a fold of 7,600 uses took 0.9 s of CPU whole, 1.1 s in two
 // steps, 1.4 s in eight), so a step is large, and a fold of fewer uses is
-// one transaction. A written use is as
-// lasting as before: a process killed before it folds leaves its queue
-// to the next fold (the next writer folds when it starts, a cleanup
-// before it judges a page). Until it is folded, a use shows in the
-// activity log and counts as shown in its session, but not yet in its
-// memory's use count, last use and confidence, nor in the listings
-// ordered by them: FoldWait later at most, while the process runs.
+// one transaction. A written use is as lasting as before: a process killed
+// before it folds leaves its queue to the next fold (the next writer folds
+// when it starts, a cleanup before it judges a page). Until it is folded,
+// a use shows in the activity log and counts as shown in its session, but
+// not yet in its memory's use count, last use and confidence, nor in the
+// listings ordered by them: FoldWait later at most, while the process
+// runs.
 
 // Defaults of UseWriterConfig.
 const (
