@@ -58,14 +58,9 @@ func (e *Engine) QueueUses(ctx context.Context, uses []Use) (int, error) {
 // transaction and returns how many there were; 0 on a store without a
 // use queue.
 func (e *Engine) FoldUses(ctx context.Context) (int, error) {
-	n := 0
-	err := e.store.Update(ctx, func(tx cairn.Tx) error {
-		if !tx.SupportsUseQueue() {
-			return nil
-		}
-		var err error
-		n, err = tx.FoldUses(ctx, cairn.UsageBoost, cairn.MaxConfidence)
-		return err
+	n, _, err := e.foldQueue(ctx, func(tx cairn.Tx) (int, bool, error) {
+		n, err := tx.FoldUses(ctx, cairn.UsageBoost, cairn.MaxConfidence)
+		return n, false, err
 	})
 	return n, err
 }
@@ -77,13 +72,21 @@ func (e *Engine) FoldUses(ctx context.Context) (int, error) {
 // size at a time, leaves the store's writer free for other writes
 // between them.
 func (e *Engine) FoldOldestUses(ctx context.Context, limit int) (int, bool, error) {
+	return e.foldQueue(ctx, func(tx cairn.Tx) (int, bool, error) {
+		return tx.FoldOldestUses(ctx, cairn.UsageBoost, cairn.MaxConfidence, limit)
+	})
+}
+
+// foldQueue runs fold in a write transaction on a store that keeps a use
+// queue; 0 and false on one that does not.
+func (e *Engine) foldQueue(ctx context.Context, fold func(cairn.Tx) (int, bool, error)) (int, bool, error) {
 	n, more := 0, false
 	err := e.store.Update(ctx, func(tx cairn.Tx) error {
 		if !tx.SupportsUseQueue() {
 			return nil
 		}
 		var err error
-		n, more, err = tx.FoldOldestUses(ctx, cairn.UsageBoost, cairn.MaxConfidence, limit)
+		n, more, err = fold(tx)
 		return err
 	})
 	return n, more, err
