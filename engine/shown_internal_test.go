@@ -121,14 +121,7 @@ func TestShownMapReturnedStaysAsItWas(t *testing.T) {
 	clock := func() time.Time { return now }
 	e := New(storeOpener(t)(), &Options{Now: clock, CacheBytes: 1 << 20})
 	ctx := t.Context()
-	var ids []string
-	for i := range 3 {
-		m, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "note", Content: fmt.Sprintf("a fact worth keeping, number %d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, m.Memory.ID)
-	}
+	ids := addFacts(t, e, 3)
 	if err := e.RecordUse(ctx, ids[:1], "s"); err != nil {
 		t.Fatal(err)
 	}
@@ -181,14 +174,7 @@ func TestShownMapOfAWriteStaysAsItWas(t *testing.T) {
 	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
 	e := New(storeOpener(t)(), &Options{Now: func() time.Time { return now }, CacheBytes: 1 << 20})
 	ctx := t.Context()
-	var ids []string
-	for i := range 2 {
-		m, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Type: "note", Content: fmt.Sprintf("a fact worth keeping, number %d", i)})
-		if err != nil {
-			t.Fatal(err)
-		}
-		ids = append(ids, m.Memory.ID)
-	}
+	ids := addFacts(t, e, 2)
 	shownInWrite := func() map[string]time.Time {
 		var shown map[string]time.Time
 		if err := e.store.Update(ctx, func(tx cairn.Tx) error {
@@ -216,4 +202,18 @@ func TestShownMapOfAWriteStaysAsItWas(t *testing.T) {
 	if len(second) != 2 || !second[ids[1]].Equal(now) {
 		t.Errorf("shown after two uses: %v, want both, %s at %s", second, ids[1], now)
 	}
+}
+
+// addFacts adds n notes of project p to e and returns their ids.
+func addFacts(t *testing.T, e *Engine, n int) []string {
+	t.Helper()
+	var ids []string
+	for i := range n {
+		m, err := e.AddMemory(t.Context(), &cairn.Memory{Project: "p", Type: "note", Content: fmt.Sprintf("a fact worth keeping, number %d", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, m.Memory.ID)
+	}
+	return ids
 }
