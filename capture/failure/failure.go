@@ -377,7 +377,7 @@ func FailedTests(output string, max int) []string {
 		max = 3
 	}
 	var out []string
-	for _, m := range failedTestRE().FindAllStringSubmatch(ansiRE().ReplaceAllString(output, ""), -1) {
+	for _, m := range failedTestRE().FindAllStringSubmatch(stripANSI(output), -1) {
 		for _, g := range m[1:] {
 			if g != "" && !slices.Contains(out, g) && len(out) < max {
 				out = append(out, cut(g, 120))
