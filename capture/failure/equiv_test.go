@@ -2,6 +2,7 @@ package failure
 
 import (
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -82,7 +83,7 @@ var errorPieces = []string{
 func TestTheLinesPatternsRunOnlyWhereTheyCanMatch(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 11))
-	lines := slicesOf(errorPieces)
+	lines := slices.Clone(errorPieces)
 	for range 5000 {
 		var b strings.Builder
 		for i := range 1 + r.IntN(7) {
@@ -107,4 +108,22 @@ func TestTheLinesPatternsRunOnlyWhereTheyCanMatch(t *testing.T) {
 	}
 }
 
-func slicesOf(s []string) []string { return append([]string(nil), s...) }
+// Each alternative genericRE finds anywhere in a line holds one of
+// genericAnywhereWords as it is, so that mayEndGeneric lets through every
+// line it can match; an alternative added without its word fails here.
+func TestGenericAnywhereAlternativesHoldTheirWords(t *testing.T) {
+	n := 0
+	for _, a := range genericLines {
+		rest, ok := strings.CutPrefix(a, ".*")
+		if !ok {
+			continue
+		}
+		n++
+		if !slices.ContainsFunc(genericAnywhereWords, func(w string) bool { return strings.Contains(rest, w) }) {
+			t.Errorf("%q holds none of %q", a, genericAnywhereWords)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no alternative found anywhere in a line: the check reads nothing")
+	}
+}

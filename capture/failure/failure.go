@@ -104,11 +104,14 @@ func generic(line string) bool {
 	return genericStartRE().MatchString(line) || mayEndGeneric(line) && genericAnywhereRE().MatchString(line)
 }
 
-// mayEndGeneric reports whether line may match genericAnywhereRE: each of
-// its alternatives holds "error", "exit status", "elifecycle" or "command
-// failed with exit code", in any case. A line that is not ASCII may hold
-// them in letters that only fold to ASCII ones ("ſ" is an "s" to (?i)),
-// so it may.
+// genericAnywhereWords are words one of which each alternative of
+// genericAnywhereRE holds as it is (a test checks it).
+var genericAnywhereWords = []string{"error", "exit status", "elifecycle", "command failed with exit code"}
+
+// mayEndGeneric reports whether line may match genericAnywhereRE: whether
+// it holds one of genericAnywhereWords, in any case. A line that is not
+// ASCII may hold them in letters that only fold to ASCII ones ("ſ" is an
+// "s" to (?i)), so it may.
 func mayEndGeneric(line string) bool {
 	for i := range len(line) {
 		if line[i] >= utf8.RuneSelf {
@@ -116,8 +119,12 @@ func mayEndGeneric(line string) bool {
 		}
 	}
 	l := strings.ToLower(line)
-	return strings.Contains(l, "error") || strings.Contains(l, "exit status") || strings.Contains(l, "elifecycle") ||
-		strings.Contains(l, "command failed with exit code")
+	for _, w := range genericAnywhereWords {
+		if strings.Contains(l, w) {
+			return true
+		}
+	}
+	return false
 }
 
 // genericLines are the alternatives of genericRE.
