@@ -9,6 +9,7 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	golang.org/x/sys v0.48.0
 	golang.org/x/text v0.41.0
+	modernc.org/memory v1.12.1
 	modernc.org/sqlite v1.60.1
 )
 
@@ -29,5 +30,4 @@ require (
 	golang.org/x/time v0.15.0 // indirect
 	modernc.org/libc v1.77.1 // indirect
 	modernc.org/mathutil v1.7.1 // indirect
-	modernc.org/memory v1.12.1 // indirect
 )

@@ -106,3 +106,53 @@ func freeEachIdle(requests func() int64) (stop func()) {
 		tick.Stop()
 	}
 }
+
+// trimEvery is how often a server that answers requests hands back what
+// its store's allocator keeps free (Config.TrimMemory).
+const trimEvery = time.Second
+
+// trimTicks says at each tick whether to trim: at every tick that finds
+// requests answered since the one before, and at the first that finds
+// none, so that what the last requests freed goes back too; an idle
+// server does not trim again until requests come.
+type trimTicks struct {
+	last    int64
+	pending bool
+}
+
+// due reports whether to trim at a tick where requests, the count of the
+// requests answered, reads n.
+func (t *trimTicks) due(n int64) bool {
+	busy := n != t.last
+	due := busy || t.pending
+	t.last, t.pending = n, busy
+	return due
+}
+
+// trimWhileBusy calls trim every trimEvery while requests, the count of
+// the requests answered, changes, and once after it stops, until the
+// returned stop is called.
+func trimWhileBusy(requests func() int64, trim func()) (stop func()) {
+	ctx, cancel := context.WithCancel(context.Background())
+	tick := time.NewTicker(trimEvery)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := trimTicks{last: requests()}
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			if t.due(requests()) {
+				trim()
+			}
+		}
+	}()
+	return func() {
+		cancel()
+		<-done
+		tick.Stop()
+	}
+}

@@ -68,3 +68,29 @@ func TestServerReturnsFreeMemoryOnceWhenRequestsStop(t *testing.T) {
 		t.Fatal("freeWhenIdle did not return when its context ended")
 	}
 }
+
+// The store's allocator is trimmed at every tick that finds new requests
+// and at the first that finds none, and not again while none come.
+func TestTrimTicksWhileRequestsCome(t *testing.T) {
+	t.Parallel()
+	ticks := trimTicks{last: 5}
+	for i, c := range []struct {
+		requests int64
+		due      bool
+	}{
+		{5, false}, // idle from the start: nothing freed to trim
+		{5, false},
+		{9, true},  // requests
+		{12, true}, // more
+		{12, true}, // none since: what the last ones freed
+		{12, false},
+		{12, false},
+		{13, true},
+		{13, true},
+		{13, false},
+	} {
+		if got := ticks.due(c.requests); got != c.due {
+			t.Errorf("tick %d (count %d): due %v, want %v", i, c.requests, got, c.due)
+		}
+	}
+}

@@ -133,6 +133,12 @@ type Config struct {
 	// server keeps the process's soft memory limit near what the engine
 	// holds (memory.go), unless GOMEMLIMIT is set.
 	SetMemoryLimit func(int64) int64
+	// TrimMemory, when set, returns to the operating system the memory
+	// the store's allocator keeps free for reuse (sqlite.TrimMemory): the
+	// server calls it every second while it answers requests, and once
+	// after. SQLite's memory lies outside the Go runtime's limit, and its
+	// reads leave freed regions committed (docs/performance.md).
+	TrimMemory func()
 	// Now is the clock of the idle time and the uptime; nil: time.Now.
 	Now func() time.Time
 	// Log receives the server's messages, a line each, without their time
@@ -388,6 +394,17 @@ func (s *Server) Open(ctx context.Context) error {
 		s.stopMemory = func() {
 			stopFree()
 			stopLimit()
+		}
+	}
+	if s.cfg.TrimMemory != nil {
+		stopTrim := trimWhileBusy(s.requests.Load, s.cfg.TrimMemory)
+		if stop := s.stopMemory; stop != nil {
+			s.stopMemory = func() {
+				stopTrim()
+				stop()
+			}
+		} else {
+			s.stopMemory = stopTrim
 		}
 	}
 	// Use records are written in batches by one goroutine.

@@ -27,6 +27,7 @@ import (
 	"github.com/cairn-dev/cairn/config"
 	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/server"
+	"github.com/cairn-dev/cairn/sqlite"
 )
 
 // defaultHTTPAddr is where `cairn serve` answers HTTP unless told
@@ -159,6 +160,7 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		Home:           m.Getenv("HOME"),
 		LogPath:        logPath,
 		SetMemoryLimit: m.SetMemoryLimit,
+		TrimMemory:     func() { sqlite.TrimMemory() },
 		Log:            logw,
 	}
 	if !g.remote() {
