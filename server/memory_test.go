@@ -94,3 +94,23 @@ func TestTrimTicksWhileRequestsCome(t *testing.T) {
 		}
 	}
 }
+
+// The room above the caches is memoryRoom while the limit stays within
+// memoryCap, and shrinks to no less than memoryMinRoom as they fill.
+func TestMemoryLimitRoomShrinksAsTheCachesFill(t *testing.T) {
+	t.Parallel()
+	const mib = 1 << 20
+	for _, c := range []struct{ resident, want int64 }{
+		{0, memoryRoom},
+		{20 * mib, 20*mib + memoryRoom},
+		{memoryCap - memoryRoom, memoryCap},
+		{memoryCap - memoryRoom + 10*mib, memoryCap},
+		{memoryCap - memoryMinRoom, memoryCap},
+		{memoryCap, memoryCap + memoryMinRoom},
+		{200 * mib, 200*mib + memoryMinRoom},
+	} {
+		if got := memoryLimit(c.resident); got != c.want {
+			t.Errorf("memoryLimit(%d MiB) = %d MiB, want %d MiB", c.resident/mib, got/mib, c.want/mib)
+		}
+	}
+}
