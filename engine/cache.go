@@ -40,6 +40,10 @@ type postingsCache struct {
 	// (typemask.go).
 	masks map[maskKey]typeMask
 
+	// expiries are the documents that searches skip as expired
+	// (expirymask.go).
+	expiries map[expiryKey]expiryMask
+
 	// deads are the partitions' dead sets, decoded (deadSet).
 	deads map[string]deadEntry
 
@@ -380,6 +384,9 @@ func (e *Engine) ResidentBytes() int64 {
 		n += c.size
 		for _, d := range c.deads {
 			n += int64(len(d.raw) + 8*len(d.set))
+		}
+		for _, m := range c.expiries {
+			n += int64(8 * (len(m.expired) + len(m.skip)))
 		}
 		c.mu.Unlock()
 		c.retrievals.mu.Lock()
