@@ -120,9 +120,15 @@ func sameSet(a, b index.DeadSet) bool {
 // expired (skipExpired); those expired since are found by their rows,
 // read into memo as the candidates' loading would, and the scorer asked
 // for more until k others are found or none is left. The answer is the
-// same whatever the mask skips.
+// same whatever the mask skips. Without a mask, it asks for half as many
+// more at first: a fifth of a large database's memories may have
+// expired, and a second walk costs more than a longer first one.
 func (e *Engine) liveTop(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, ps partScore, k int) ([]index.Scored, bool, error) {
-	for n := k; ; {
+	n := k
+	if !ps.masked {
+		n += k / 2
+	}
+	for {
 		top, more := ps.scorer.TopMore(n)
 		docs := make([]int64, len(top))
 		for i, s := range top {
@@ -141,10 +147,10 @@ func (e *Engine) liveTop(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn
 				expired[m.DocNum] = true
 			}
 		}
-		if expired == nil {
-			return top, more, nil
+		live := top
+		if expired != nil {
+			live = slices.DeleteFunc(top, func(s index.Scored) bool { return expired[s.Doc] })
 		}
-		live := slices.DeleteFunc(top, func(s index.Scored) bool { return expired[s.Doc] })
 		if len(live) > k {
 			return live[:k], true, nil
 		}

@@ -133,6 +133,9 @@ func (e *Engine) rebuildStale(ctx context.Context, q cairn.Query) error {
 type partScore struct {
 	name   string
 	scorer *index.Scorer
+	// masked: the scorer skips the documents expired before the
+	// search's day (skipExpired).
+	masked bool
 }
 
 type candidate struct {
@@ -307,7 +310,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		for _, p := range tps {
 			s.AddPostings(p, scoreWeight(terms, p.Term, p.DF, stats.Docs))
 		}
-		scored = append(scored, partScore{name: name, scorer: s})
+		scored = append(scored, partScore{name: name, scorer: s, masked: !day.IsZero()})
 	}
 	if len(scored) == 0 {
 		return &retrieved{window: openWindow()}, nil
