@@ -805,6 +805,15 @@ func testExpiryMask(t *testing.T, e *engine.Engine) {
 	then = append(then, live[1:]...)
 	check("at an earlier clock", past, then)
 	check("today again", q, after)
+
+	// A search kept from today read no expired row, and does not answer
+	// at a clock at which a memory it skipped was live.
+	gone := add(t, e, &cairn.Memory{Project: "p2", Content: "platypus egg", ExpiresAt: now.Add(-2 * day)}).Memory
+	stays := addNew(t, e, "p2", "platypus pouch")
+	q2 := cairn.Query{Project: "p2", Text: "platypus", Limit: cairn.MaxLimit, Now: now}
+	check("a search that read no expired row", q2, []string{stays.ID})
+	q2.Now = now.Add(-3 * day)
+	check("the same search before the expiry", q2, []string{gone.ID, stays.ID})
 }
 
 // expiryDayStart is the start of t's UTC day.
