@@ -43,6 +43,12 @@ type postingsCache struct {
 	// expiries are the documents that searches skip as expired
 	// (expirymask.go).
 	expiries map[expiryKey]expiryMask
+	// expiryReads are the masks being read on other goroutines, which
+	// expiryWG counts; a partition numbering up to expiryInline
+	// documents is read by the search itself (expiryReadInline).
+	expiryReads  map[expiryKey]bool
+	expiryWG     sync.WaitGroup
+	expiryInline int64
 
 	// deads are the partitions' dead sets, decoded (deadSet).
 	deads map[string]deadEntry
@@ -170,7 +176,7 @@ func postingsStampOf(ps *cairn.PartitionStats) postingsStamp {
 }
 
 func newPostingsCache(maxBytes int64) *postingsCache {
-	return &postingsCache{max: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}}
+	return &postingsCache{max: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}, expiryInline: expiryReadInline}
 }
 
 func (c *postingsCache) get(k cacheKey, st postingsStamp) (*index.Postings, bool) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -126,7 +127,16 @@ func TestLiveTopIsTheBestLive(t *testing.T) {
 // expiryReads records the ExpiredDocs calls of the stores it wraps.
 type expiryReads struct {
 	cairn.Store
+	mu   sync.Mutex
 	from []int64
+}
+
+func (s *expiryReads) reads() []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := s.from
+	s.from = nil
+	return out
 }
 
 func (s *expiryReads) View(ctx context.Context, fn func(cairn.Tx) error) error {
@@ -139,7 +149,9 @@ type expiryTx struct {
 }
 
 func (tx expiryTx) ExpiredDocs(ctx context.Context, partition string, from int64, before time.Time) ([]int64, error) {
+	tx.s.mu.Lock()
 	tx.s.from = append(tx.s.from, from)
+	tx.s.mu.Unlock()
 	return tx.Tx.ExpiredDocs(ctx, partition, from, before)
 }
 
@@ -173,12 +185,12 @@ func TestExpiryMaskReadsOnlyNewDocuments(t *testing.T) {
 	}
 	search := func(when time.Time, want []int64) {
 		t.Helper()
-		st.from = nil
+		st.reads()
 		if _, err := e.Search(ctx, cairn.Query{Project: "p", Text: "wombat burrow", Limit: 5, Now: when}); err != nil {
 			t.Fatal(err)
 		}
-		if !slices.Equal(st.from, want) {
-			t.Errorf("search at %s read the expired documents from %v, want from %v", when, st.from, want)
+		if got := st.reads(); !slices.Equal(got, want) {
+			t.Errorf("search at %s read the expired documents from %v, want from %v", when, got, want)
 		}
 	}
 	search(now, []int64{0})
@@ -196,3 +208,69 @@ func TestExpiryMaskReadsOnlyNewDocuments(t *testing.T) {
 }
 
 func ptrTo[T any](v T) *T { return &v }
+
+// A large partition's mask is read on another goroutine: until it is
+// there, searches skip by the partition's mask of an earlier day, which
+// holds only memories expired before it, or by none.
+func TestExpiryMaskOfALargePartitionIsReadAside(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	now := time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC)
+	st := &expiryReads{Store: openStore(t)}
+	e := New(st, &Options{CacheBytes: 8 << 20, Now: func() time.Time { return now }})
+	e.cache.expiryInline = 0
+	for i := range 20 {
+		var exp time.Time
+		if i%2 == 0 {
+			exp = now.Add(-time.Duration(1+i) * 24 * time.Hour)
+		}
+		if _, err := e.AddMemory(ctx, &cairn.Memory{Project: "p", Content: fmt.Sprintf("the wombat burrow number %d", i), ExpiresAt: exp}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	skipped := func(when time.Time) (int, time.Time) {
+		t.Helper()
+		var n int
+		var day time.Time
+		if err := st.View(ctx, func(tx cairn.Tx) error {
+			ps, err := tx.Partition(ctx, "p")
+			if err != nil {
+				return err
+			}
+			skip, d, err := e.skipExpired(ctx, tx, ps, nil, when)
+			n, day = skip.Len(), d
+			return err
+		}); err != nil {
+			t.Fatal(err)
+		}
+		return n, day
+	}
+	if n, day := skipped(now); n != 0 || !day.IsZero() {
+		t.Errorf("before its mask is read a search skips %d documents before %s, want none", n, day)
+	}
+	e.cache.expiryWG.Wait()
+	if got := st.reads(); !slices.Equal(got, []int64{0}) {
+		t.Errorf("the mask was read from %v, want once from document 0", got)
+	}
+	today := expiryDay(now)
+	if n, day := skipped(now); n != 10 || !day.Equal(today) {
+		t.Errorf("once read, a search skips %d documents before %s, want 10 before %s", n, day, today)
+	}
+	// Three days on, the mask of today serves until that day's is read.
+	later := now.Add(3 * 24 * time.Hour)
+	if n, day := skipped(later); n != 10 || !day.Equal(today) {
+		t.Errorf("three days on, a search skips %d documents before %s, want today's 10 before %s", n, day, today)
+	}
+	e.cache.expiryWG.Wait()
+	if n, day := skipped(later); n != 10 || !day.Equal(expiryDay(later)) {
+		t.Errorf("three days on, once read, a search skips %d documents before %s, want 10 before %s", n, day, expiryDay(later))
+	}
+	// A day before today has no mask of an earlier day to use.
+	if n, day := skipped(now.Add(-24 * time.Hour)); n != 0 || !day.IsZero() {
+		t.Errorf("a day before, a search skips %d documents before %s, want none", n, day)
+	}
+	e.cache.expiryWG.Wait()
+	if n, day := skipped(now.Add(-24 * time.Hour)); n != 9 || !day.Equal(today.Add(-24*time.Hour)) {
+		t.Errorf("a day before, once read, a search skips %d documents before %s, want 9", n, day)
+	}
+}
