@@ -382,7 +382,7 @@ func (e *Engine) Warm(ctx context.Context, project string) (int, error) {
 // ResidentBytes is about how many bytes the engine keeps in memory from
 // one request to the next: its caches (the postings, the kept searches
 // and the kept rows, each within its bound, Options.CacheBytes; the decoded dead
-// sets of the partitions searched) and its vector indexes. A long-lived process sizes its memory limit from it.
+// sets of the partitions searched and their expiry masks) and its vector indexes. A long-lived process sizes its memory limit from it.
 func (e *Engine) ResidentBytes() int64 {
 	var n int64
 	if c := e.cache; c != nil {
