@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -212,42 +213,32 @@ func (e *Engine) liveTop(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn
 	}
 	for {
 		top, more := ps.scorer.TopMore(n)
-		// The rows are read best first, as many as live ones are still
-		// missing, so that the rows of those beyond the k best live ones
-		// are not read.
-		live := make([]index.Scored, 0, k)
-		i := 0
-		for i < len(top) && len(live) < k {
-			j := min(len(top), i+k-len(live))
-			docs := make([]int64, j-i)
-			for d, s := range top[i:j] {
-				docs[d] = s.Doc
-			}
-			ms, err := memo.find(ctx, tx, ps.name, docs)
-			if err != nil {
-				return nil, false, err
-			}
-			var expired map[int64]bool
-			for _, m := range ms {
-				if !m.ExpiresAt.IsZero() && !q.Now.Before(m.ExpiresAt) {
-					if expired == nil {
-						expired = map[int64]bool{}
-					}
-					expired[m.DocNum] = true
-				}
-			}
-			for _, s := range top[i:j] {
-				if !expired[s.Doc] {
-					live = append(live, s)
-				}
-			}
-			i = j
+		docs := make([]int64, len(top))
+		for i, s := range top {
+			docs[i] = s.Doc
 		}
-		if len(live) == k {
-			return live, more || i < len(top), nil
+		ms, err := memo.find(ctx, tx, ps.name, docs)
+		if err != nil {
+			return nil, false, err
 		}
-		if !more {
-			return live, false, nil
+		var expired map[int64]bool
+		for _, m := range ms {
+			if !m.ExpiresAt.IsZero() && !q.Now.Before(m.ExpiresAt) {
+				if expired == nil {
+					expired = map[int64]bool{}
+				}
+				expired[m.DocNum] = true
+			}
+		}
+		live := top
+		if expired != nil {
+			live = slices.DeleteFunc(top, func(s index.Scored) bool { return expired[s.Doc] })
+		}
+		if len(live) > k {
+			return live[:k], true, nil
+		}
+		if len(live) == k || !more {
+			return live, more, nil
 		}
 		// Ask for more by the share of expired ones, with a margin of
 		// twice those missing, so that one more walk mostly suffices.
