@@ -2,7 +2,7 @@ package engine
 
 import (
 	"context"
-	"sort"
+	"slices"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/index"
@@ -46,11 +46,15 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 		order[i] = i
 		best = max(best, hits[i].Match)
 	}
-	sort.SliceStable(order, func(a, b int) bool { return hits[order[a]].Match > hits[order[b]].Match })
-	byID := map[string]int{}
-	for i, h := range hits {
-		byID[h.Memory.ID] = i
-	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		switch {
+		case hits[a].Match > hits[b].Match:
+			return -1
+		case hits[b].Match > hits[a].Match:
+			return 1
+		}
+		return 0
+	})
 	type source struct {
 		m   *cairn.Memory
 		lex float64
@@ -74,8 +78,13 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 			wanted[part] = append(wanted[part], h.Memory.DocNum+d)
 		}
 	}
+	if len(sources) == 0 {
+		return hits, nil // no match lends: nothing more to read or index
+	}
+	byID := make(map[string]int, len(hits))
 	own := make(map[string]float64, len(hits)) // each hit's own match
-	for _, h := range hits {
+	for i, h := range hits {
+		byID[h.Memory.ID] = i
 		own[h.Memory.ID] = h.Match
 	}
 	for part, docs := range wanted {

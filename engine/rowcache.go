@@ -64,7 +64,10 @@ func (c *rowCache) get(k partDoc, maxBytes int64) (*cairn.Memory, bool) {
 func (c *rowCache) put(k partDoc, m *cairn.Memory, maxBytes int64) {
 	if c.rows == nil || c.size >= maxBytes/2 {
 		c.old, c.oldSize = c.rows, c.size
-		c.rows, c.size = make(map[partDoc]*cairn.Memory, 256), 0
+		// Made for as many rows as the half before came to hold: a map
+		// grown to them a doubling at a time was 3% of the bytes of the
+		// Edit hook's block at 1,000,000 memories.
+		c.rows, c.size = make(map[partDoc]*cairn.Memory, max(256, len(c.old))), 0
 	}
 	if old, ok := c.rows[k]; ok {
 		c.size -= rowSize(old)
