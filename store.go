@@ -254,6 +254,11 @@ type MemoryTx interface {
 	// given document numbers, in no particular order; numbers without a
 	// memory are skipped.
 	FindMemoriesByDoc(ctx context.Context, partition string, docs []int64) ([]*Memory, error)
+	// ExpiredDocs returns the document numbers, from from on, of the
+	// memories of the index partition whose expiry is set and before
+	// before, in no particular order: the documents a search at any later
+	// clock reading may skip (see engine's expiry masks).
+	ExpiredDocs(ctx context.Context, partition string, from int64, before time.Time) ([]int64, error)
 	// FindMemories returns the memories matching f, in f.Sort order, at most
 	// f.Limit of them (0: no limit), and how many match in all.
 	FindMemories(ctx context.Context, f MemoryFilter) ([]*Memory, int, error)

@@ -40,6 +40,16 @@ type postingsCache struct {
 	// (typemask.go).
 	masks map[maskKey]typeMask
 
+	// expiries are the documents that searches skip as expired
+	// (expirymask.go).
+	expiries map[expiryKey]expiryMask
+	// expiryReads are the masks being read on other goroutines, which
+	// expiryWG counts; a partition numbering up to expiryInline
+	// documents is read by the search itself (expiryReadInline).
+	expiryReads  map[expiryKey]bool
+	expiryWG     sync.WaitGroup
+	expiryInline int64
+
 	// deads are the partitions' dead sets, decoded (deadSet).
 	deads map[string]deadEntry
 
@@ -166,7 +176,7 @@ func postingsStampOf(ps *cairn.PartitionStats) postingsStamp {
 }
 
 func newPostingsCache(maxBytes int64) *postingsCache {
-	return &postingsCache{max: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}}
+	return &postingsCache{max: maxBytes, lru: list.New(), entries: map[cacheKey]*list.Element{}, expiryInline: expiryReadInline}
 }
 
 func (c *postingsCache) get(k cacheKey, st postingsStamp) (*index.Postings, bool) {
@@ -372,7 +382,7 @@ func (e *Engine) Warm(ctx context.Context, project string) (int, error) {
 // ResidentBytes is about how many bytes the engine keeps in memory from
 // one request to the next: its caches (the postings, the kept searches
 // and the kept rows, each within its bound, Options.CacheBytes; the decoded dead
-// sets of the partitions searched) and its vector indexes. A long-lived process sizes its memory limit from it.
+// sets of the partitions searched and their expiry masks) and its vector indexes. A long-lived process sizes its memory limit from it.
 func (e *Engine) ResidentBytes() int64 {
 	var n int64
 	if c := e.cache; c != nil {
@@ -380,6 +390,9 @@ func (e *Engine) ResidentBytes() int64 {
 		n += c.size
 		for _, d := range c.deads {
 			n += int64(len(d.raw) + 8*len(d.set))
+		}
+		for _, m := range c.expiries {
+			n += int64(8 * (len(m.expired) + len(m.skip)))
 		}
 		c.mu.Unlock()
 		c.retrievals.mu.Lock()

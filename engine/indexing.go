@@ -300,9 +300,12 @@ func (b *indexBatch) remove(ctx context.Context, tx cairn.Tx, m *cairn.Memory) e
 	return nil
 }
 
-// reindex replaces old's document by m's.
+// reindex replaces old's document by m's. m keeps old's document when
+// its indexed text is the same and its expiry is not later: a search
+// may skip a document whose memory expired (see skipExpired), and takes
+// a document it skipped to stay expired.
 func (b *indexBatch) reindex(ctx context.Context, tx cairn.Tx, old, m *cairn.Memory) error {
-	if sameIndexedText(old, m) {
+	if sameIndexedText(old, m) && !expiresLater(old, m) {
 		m.Partition, m.DocNum = old.Partition, old.DocNum
 		return nil
 	}
@@ -310,6 +313,12 @@ func (b *indexBatch) reindex(ctx context.Context, tx cairn.Tx, old, m *cairn.Mem
 		return err
 	}
 	return b.add(ctx, tx, m)
+}
+
+// expiresLater reports whether m expires later than old: it expires
+// later, or no longer expires.
+func expiresLater(old, m *cairn.Memory) bool {
+	return !old.ExpiresAt.IsZero() && (m.ExpiresAt.IsZero() || m.ExpiresAt.After(old.ExpiresAt))
 }
 
 // flush writes the batch's postings and statistics, compacting partitions

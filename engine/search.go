@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 	"unicode"
 
 	"github.com/cairn-dev/cairn"
@@ -132,6 +133,9 @@ func (e *Engine) rebuildStale(ctx context.Context, q cairn.Query) error {
 type partScore struct {
 	name   string
 	scorer *index.Scorer
+	// masked: the scorer skips the documents expired before the
+	// search's day (skipExpired).
+	masked bool
 }
 
 type candidate struct {
@@ -248,6 +252,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 	var scored []partScore
 	var ownDF map[string]int64 // the project's document frequencies, for typicality
 	var ownDocs int64
+	var masked time.Time // the latest day before which expired documents were skipped
 	defer func() {
 		for _, ps := range scored {
 			ps.scorer.Release()
@@ -273,12 +278,19 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 				return nil, err
 			}
 		}
+		var day time.Time
+		if dead, day, err = e.skipExpired(ctx, tx, stats, dead, q.Now); err != nil {
+			return nil, err
+		}
 		tps, err := e.preparedPostings(ctx, tx, stats, termNames(terms))
 		if err != nil {
 			return nil, err
 		}
 		if len(tps) == 0 {
 			continue
+		}
+		if day.After(masked) {
+			masked = day
 		}
 		idfs[name] = termIDFs(terms, tps, stats.Docs, kinds, q.Prompt)
 		if q.Prompt && name == q.Project {
@@ -298,13 +310,13 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		for _, p := range tps {
 			s.AddPostings(p, scoreWeight(terms, p.Term, p.DF, stats.Docs))
 		}
-		scored = append(scored, partScore{name: name, scorer: s})
+		scored = append(scored, partScore{name: name, scorer: s, masked: !day.IsZero()})
 	}
 	if len(scored) == 0 {
 		return &retrieved{window: openWindow()}, nil
 	}
 	if e.feedback.Terms > 0 && e.feedback.Weight > 0 && !q.NoFeedback {
-		if err := e.expand(ctx, tx, memo, scored, termNames(terms)); err != nil {
+		if err := e.expand(ctx, tx, memo, q, scored, termNames(terms)); err != nil {
 			return nil, err
 		}
 	}
@@ -316,7 +328,10 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		exhausted := true
 		n := 0
 		for i, ps := range scored {
-			top, more := ps.scorer.TopMore(k)
+			top, more, err := e.liveTop(ctx, tx, memo, q, ps, k)
+			if err != nil {
+				return nil, err
+			}
 			if more {
 				exhausted = false
 			}
@@ -344,6 +359,11 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		return nil, err
 	}
 	r := &retrieved{kept: kept, idfs: idfs, common: common, params: e.bm25, slots: slots, held: held, window: memo.window(q.Now)}
+	if r.window.from.Before(masked) {
+		// The documents skipped as expired were not read: the search
+		// holds from the start of the day before which they expired.
+		r.window.from = masked
+	}
 	if ownDF != nil && len(kept) > 0 {
 		rest, nRest, err := restDocFreqs(ctx, tx, q.Project, typicalityTerms(terms, kinds))
 		if err != nil {
@@ -783,13 +803,16 @@ const feedbackMaxDFShare = 20
 func DefaultFeedback() Feedback { return Feedback{Docs: 5, Terms: 8, Weight: 0.4} }
 
 // expand adds feedback terms to every partition's scores.
-func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, scored []partScore, terms []string) error {
+func (e *Engine) expand(ctx context.Context, tx cairn.Tx, memo docMemo, q cairn.Query, scored []partScore, terms []string) error {
 	inQuery := map[string]bool{}
 	for _, t := range terms {
 		inQuery[t] = true
 	}
 	for _, ps := range scored {
-		top := ps.scorer.Top(e.feedback.Docs)
+		top, _, err := e.liveTop(ctx, tx, memo, q, ps, e.feedback.Docs)
+		if err != nil {
+			return err
+		}
 		if len(top) == 0 {
 			continue
 		}

@@ -22,7 +22,9 @@ import (
 //     each context it answers; a search reads neither), and
 //   - for clock readings at which every memory the search read passes or
 //     fails its filters as it did (expiryWindow): expiry is the one filter
-//     that depends on the clock.
+//     that depends on the clock. A search that skipped the memories
+//     expired before a day unread (skipExpired) holds from that day on,
+//     where they are all expired still.
 //
 // Ranking (salience, recency, the periods a query names) is computed for
 // every search. Stores that report neither a rows nor a data version are

@@ -268,6 +268,33 @@ func (t *Tx) FindMemoriesByDoc(ctx context.Context, partition string, docs []int
 	return t.many(ctx, sqlSelectMemory+` WHERE partition=$1 AND docnum = ANY($2)`, partition, docs)
 }
 
+// ExpiredDocs implements cairn.Tx, from the partition's expiry index
+// (idx_memories_partition_expires); in an Update it takes the
+// partition's lock first.
+func (t *Tx) ExpiredDocs(ctx context.Context, partition string, from int64, before time.Time) ([]int64, error) {
+	if err := t.flushMemories(ctx); err != nil {
+		return nil, err
+	}
+	if err := t.lockPartition(ctx, partition); err != nil {
+		return nil, err
+	}
+	rows, err := t.tx.Query(ctx, `SELECT docnum FROM memories WHERE partition=$1 AND expires_at <> 0 AND expires_at < $2 AND docnum >= $3`,
+		partition, storesql.MS(before), from)
+	if err != nil {
+		return nil, translate(err, "read expired documents")
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var d int64
+		if err := rows.Scan(&d); err != nil {
+			return nil, translate(err, "read expired documents")
+		}
+		out = append(out, d)
+	}
+	return out, translate(rows.Err(), "read expired documents")
+}
+
 // FindMemories implements cairn.Tx; in an Update it takes the lock of
 // f.Project first (of no project for f.GlobalScope).
 func (t *Tx) FindMemories(ctx context.Context, f cairn.MemoryFilter) ([]*cairn.Memory, int, error) {

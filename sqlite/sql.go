@@ -67,6 +67,12 @@ const (
 
 	sqlDeleteMemory = `DELETE FROM memories WHERE id=?`
 
+	// The documents expired before a time: all of a partition's from its
+	// expiry index alone, or those numbered from a document on (the few
+	// written since a search last read them) from idx_memories_doc.
+	sqlExpiredDocs     = `SELECT docnum FROM memories INDEXED BY idx_memories_partition_expires WHERE partition=? AND expires_at <> 0 AND expires_at < ? AND docnum >= ?`
+	sqlExpiredDocsFrom = `SELECT docnum FROM memories INDEXED BY idx_memories_doc WHERE partition=? AND docnum >= ? AND expires_at <> 0 AND expires_at < ?`
+
 	sqlByID     = sqlSelectMemory + ` WHERE id=?`
 	sqlByRowID  = sqlSelectMemory + ` WHERE rowid=?`
 	sqlIDPrefix = `SELECT id FROM memories WHERE id >= ?1 AND id < ?2 AND (?3 = '' OR project = ?3 OR scope = 'global') ORDER BY id LIMIT ?4+0`

@@ -247,6 +247,35 @@ func (t *Tx) FindMemoriesByHash(ctx context.Context, project, hash string) ([]*c
 	return ms, err
 }
 
+// ExpiredDocs implements cairn.Tx: from document 0, by the partition's
+// expiry index alone (idx_memories_partition_expires); from a later
+// document, by idx_memories_doc, which reads the rows of the documents
+// from there on only.
+func (t *Tx) ExpiredDocs(ctx context.Context, partition string, from int64, before time.Time) ([]int64, error) {
+	q, args := sqlExpiredDocs, []any{partition, storesql.MS(before), from}
+	if from > 0 {
+		q, args = sqlExpiredDocsFrom, []any{partition, from, storesql.MS(before)}
+	}
+	s, err := t.stmt(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, translate(err, "read expired documents")
+	}
+	defer rows.Close()
+	var out []int64
+	for rows.Next() {
+		var d int64
+		if err := rows.Scan(&d); err != nil {
+			return nil, translate(err, "read expired documents")
+		}
+		out = append(out, d)
+	}
+	return out, translate(rows.Err(), "read expired documents")
+}
+
 // FindMemoriesByDoc implements cairn.Tx. A memory's rowid is its
 // partition's number and its document number (docRowID), so the rows
 // are read by rowid; a number whose row is not there is looked up in

@@ -43,6 +43,7 @@ func RunEngine(t *testing.T, open Opener) {
 		{"IndexOfAnOlderAnalyzerIsRebuilt", testStaleIndexRebuilt},
 		{"SearchFiltersFindLowRankedMatches", testSearchFilters},
 		{"SearchSkipsExpired", testSearchExpired},
+		{"ExpiryMaskStaysExact", testExpiryMask},
 		{"SupersededIsSearchableUnlessExcluded", testSuperseded},
 		{"SearchToleratesHostileText", testSearchHostile},
 		{"SearchRejectsEmptyText", testSearchEmpty},
@@ -690,6 +691,133 @@ func testSearchExpired(t *testing.T, e *engine.Engine) {
 		t.Errorf("re-adding expired content: %s %s, want a new memory", res.Status, res.Memory.ID)
 	}
 }
+
+// testExpiryMask checks the documents a long-lived engine skips as
+// expired (its expiry masks) against what the store holds: an expired
+// memory is never found, one whose expiry another engine extends in
+// place is found at once, a search at an earlier clock finds what was
+// live then, and the answers are those of an engine that skips nothing.
+func testExpiryMask(t *testing.T, e *engine.Engine) {
+	ctx := t.Context()
+	clock := func() time.Time { return now }
+	cached := engine.New(e.Store(), &engine.Options{CacheBytes: 1 << 20, Now: clock})
+	day := 24 * time.Hour
+	// The expired ones score best (the word thrice), so that they fill
+	// the best candidates of a search for it.
+	var expired []*cairn.Memory
+	for i := range 30 {
+		expired = append(expired, add(t, e, &cairn.Memory{Project: "p", Content: fmt.Sprintf("quokka quokka quokka burrow %d", i),
+			ExpiresAt: now.Add(-time.Duration(2+i%5) * day)}).Memory)
+	}
+	today := add(t, e, &cairn.Memory{Project: "p", Content: "quokka quokka quokka expired this morning", ExpiresAt: now.Add(-time.Hour)}).Memory
+	extended := add(t, e, &cairn.Memory{Project: "p", Content: "quokka quokka quokka extended later", ExpiresAt: now.Add(-3 * day)}).Memory
+	lapsed := add(t, e, &cairn.Memory{Project: "p", Content: "quokka quokka quokka live last week", ExpiresAt: now.Add(-2 * day)}).Memory
+	var live []string
+	for i := range 12 {
+		live = append(live, add(t, e, &cairn.Memory{Project: "p", Content: fmt.Sprintf("a quokka sighting number %d", i),
+			ExpiresAt: now.Add(time.Duration(1+i) * day)}).Memory.ID)
+	}
+	live = append(live, addNew(t, e, "p", "the quokka that never expires").ID)
+	slices.Sort(live)
+	ids := func(hits []cairn.Hit) []string { return slices.Sorted(slices.Values(hitIDs(hits))) }
+	check := func(when string, q cairn.Query, want []string) {
+		t.Helper()
+		want = slices.Sorted(slices.Values(want))
+		got, err := cached.Search(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !slices.Equal(ids(got), want) {
+			t.Errorf("%s: Search(%q at %s) = %v, want the live %v", when, q.Text, q.Now, ids(got), want)
+		}
+		if plain := ids(search(t, e, q)); !slices.Equal(plain, ids(got)) {
+			t.Errorf("%s: an engine that keeps nothing finds %v, the long-lived one %v", when, plain, ids(got))
+		}
+	}
+	q := cairn.Query{Project: "p", Text: "quokka", Limit: cairn.MaxLimit, Now: now}
+	check("first search", q, live)
+	check("asked again", q, live)
+	small := q
+	small.Limit = 3
+	if got := hitIDs(search(t, cached, small)); len(got) != 3 {
+		t.Errorf("Search(quokka, limit 3) = %v, want 3 live memories", got)
+	}
+
+	// The store reads the expired documents by partition and document.
+	var docs []int64
+	if err := e.Store().View(ctx, func(tx cairn.Tx) error {
+		var err error
+		docs, err = tx.ExpiredDocs(ctx, "p", 0, expiryDayStart(now))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	var want []int64
+	for _, m := range append(slices.Clone(expired), extended, lapsed) {
+		want = append(want, get(t, e, m.ID).DocNum)
+	}
+	slices.Sort(docs)
+	slices.Sort(want)
+	if !slices.Equal(docs, want) {
+		t.Errorf("ExpiredDocs(p, 0, %s) = %v, want the documents expired before the day %v (not %d, expired that day)",
+			expiryDayStart(now), docs, want, today.DocNum)
+	}
+	from := want[len(want)-1]
+	if err := e.Store().View(ctx, func(tx cairn.Tx) error {
+		var err error
+		docs, err = tx.ExpiredDocs(ctx, "p", from, expiryDayStart(now))
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(docs, []int64{from}) {
+		t.Errorf("ExpiredDocs(p, %d, …) = %v, want [%d]", from, docs, from)
+	}
+
+	// Another engine (another process) extends an expiry in place, lets
+	// another lapse, and writes an expired memory and a live one.
+	if _, err := e.UpdateMemory(ctx, extended.ID, cairn.MemoryUpdate{ExpiresAt: ptr(now.Add(2 * day))}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.UpdateMemory(ctx, live[0], cairn.MemoryUpdate{ExpiresAt: ptr(now.Add(-4 * day))}); err != nil {
+		t.Fatal(err)
+	}
+	add(t, e, &cairn.Memory{Project: "p", Content: "quokka quokka quokka written expired", ExpiresAt: now.Add(-5 * day)})
+	fresh := addNew(t, e, "p", "a new quokka memory")
+	after := append(slices.Clone(live[1:]), extended.ID, fresh.ID)
+	check("after another engine's writes", q, after)
+	if _, err := e.UpdateMemory(ctx, extended.ID, cairn.MemoryUpdate{ExpiresAt: ptr(time.Time{})}); err != nil {
+		t.Fatal(err)
+	}
+	check("its expiry removed", q, after)
+
+	// At an earlier clock, what had not expired yet is found; the
+	// searches kept from today do not answer for it.
+	past := q
+	past.Now = now.Add(-2*day - time.Hour)
+	var then []string
+	for _, m := range expired {
+		if past.Now.Before(m.ExpiresAt) {
+			then = append(then, m.ID)
+		}
+	}
+	then = append(then, today.ID, lapsed.ID, extended.ID, fresh.ID) // live[0] lapsed 4 days before
+	then = append(then, live[1:]...)
+	check("at an earlier clock", past, then)
+	check("today again", q, after)
+
+	// A search kept from today read no expired row, and does not answer
+	// at a clock at which a memory it skipped was live.
+	gone := add(t, e, &cairn.Memory{Project: "p2", Content: "platypus egg", ExpiresAt: now.Add(-2 * day)}).Memory
+	stays := addNew(t, e, "p2", "platypus pouch")
+	q2 := cairn.Query{Project: "p2", Text: "platypus", Limit: cairn.MaxLimit, Now: now}
+	check("a search that read no expired row", q2, []string{stays.ID})
+	q2.Now = now.Add(-3 * day)
+	check("the same search before the expiry", q2, []string{gone.ID, stays.ID})
+}
+
+// expiryDayStart is the start of t's UTC day.
+func expiryDayStart(t time.Time) time.Time { return t.UTC().Truncate(24 * time.Hour) }
 
 func testSuperseded(t *testing.T, e *engine.Engine) {
 	old := addNew(t, e, "p", "deploy with the legacy walrus script")
