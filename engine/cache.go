@@ -392,7 +392,7 @@ func (e *Engine) ResidentBytes() int64 {
 			n += int64(len(d.raw) + 8*len(d.set))
 		}
 		for _, m := range c.expiries {
-			n += int64(8 * (len(m.expired) + len(m.skip)))
+			n += m.bytes()
 		}
 		c.mu.Unlock()
 		c.retrievals.mu.Lock()

@@ -48,11 +48,51 @@ type expiryMask struct {
 	// before the day began.
 	next    int64
 	expired index.DeadSet
-	// skip is expired joined with the dead set of the statistics stamped
-	// stamp.
+	// skips are expired joined with each dead set searches of the
+	// statistics stamped stamp passed: the partition's own, and one for
+	// each set of types a narrowed search skips the others of
+	// (skipOtherTypes), so that searches of both kinds in turn do not
+	// join them anew each time.
 	stamp statsStamp
-	dead  index.DeadSet
-	skip  index.DeadSet
+	skips []joinedSkip
+}
+
+// joinedSkip is a dead set and its join with a mask's expired documents.
+type joinedSkip struct{ dead, skip index.DeadSet }
+
+// maxJoinedSkips bounds the joins a mask keeps: one per dead set in use.
+const maxJoinedSkips = 8
+
+// joined returns the kept join of dead, if any, for statistics stamped st.
+func (m *expiryMask) joined(st statsStamp, dead index.DeadSet) (index.DeadSet, bool) {
+	if m.stamp != st {
+		return nil, false
+	}
+	for _, j := range m.skips {
+		if sameSet(j.dead, dead) {
+			return j.skip, true
+		}
+	}
+	return nil, false
+}
+
+// keep records skip as the join of dead for statistics stamped st,
+// forgetting the joins of other statistics.
+func (m *expiryMask) keep(st statsStamp, dead, skip index.DeadSet) {
+	if m.stamp != st || len(m.skips) >= maxJoinedSkips {
+		m.stamp, m.skips = st, nil
+	}
+	// A copy: a search in flight may read the slice it was handed.
+	m.skips = append(slices.Clip(m.skips), joinedSkip{dead, skip})
+}
+
+// bytes is about how many bytes m holds.
+func (m *expiryMask) bytes() int64 {
+	n := len(m.expired)
+	for _, j := range m.skips {
+		n += len(j.skip)
+	}
+	return 8 * int64(n)
 }
 
 // expiryDay is the start of now's UTC day: the memories whose expiry is
@@ -85,8 +125,10 @@ func (e *Engine) skipExpired(ctx context.Context, tx cairn.Tx, ps *cairn.Partiti
 	if !ok && ps.NextDoc > c.expiryInline {
 		return dead, time.Time{}, nil
 	}
-	if ok && m.next >= ps.NextDoc && m.stamp == st && sameSet(m.dead, dead) {
-		return m.skip, time.Unix(key.day, 0).UTC(), nil
+	if ok && m.next >= ps.NextDoc {
+		if skip, ok := m.joined(st, dead); ok {
+			return skip, time.Unix(key.day, 0).UTC(), nil
+		}
 	}
 	if m.next < ps.NextDoc {
 		// The documents written since the mask was read (all of them
@@ -105,7 +147,7 @@ func (e *Engine) skipExpired(ctx context.Context, tx cairn.Tx, ps *cairn.Partiti
 	for w, x := range m.expired {
 		skip[w] |= x
 	}
-	m.stamp, m.dead, m.skip = st, dead, skip
+	m.keep(st, dead, skip)
 	c.mu.Lock()
 	if c.expiries == nil || len(c.expiries) >= maxExpiryMasks {
 		c.expiries = map[expiryKey]expiryMask{}

@@ -274,3 +274,67 @@ func TestExpiryMaskOfALargePartitionIsReadAside(t *testing.T) {
 		t.Errorf("a day before, once read, a search skips %d documents before %s, want 9", n, day)
 	}
 }
+
+// Searches of a partition in turn, plain and narrowed to types (each
+// skipping by another dead set), are each handed the join of their own
+// set with the expired documents kept from before, not one made anew at
+// every change of kind; each join holds exactly its set and the expired.
+func TestExpiryMaskKeepsAJoinPerDeadSet(t *testing.T) {
+	t.Parallel()
+	ctx := t.Context()
+	now := time.Date(2026, 3, 4, 15, 0, 0, 0, time.UTC)
+	st := openStore(t)
+	e := New(st, &Options{CacheBytes: 8 << 20, Now: func() time.Time { return now }})
+	var expired []int64
+	for i := range 40 {
+		m := &cairn.Memory{Project: "p", Type: []string{"fact", "fix"}[i%2], Content: fmt.Sprintf("the heron nest %d", i)}
+		if i%3 == 0 {
+			m.ExpiresAt = now.Add(-48 * time.Hour)
+		}
+		res, err := e.AddMemory(ctx, m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i%3 == 0 {
+			expired = append(expired, res.Memory.DocNum)
+		}
+	}
+	err := st.View(ctx, func(tx cairn.Tx) error {
+		stats, whole, err := e.searchStats(ctx, tx, "p")
+		if err != nil {
+			return err
+		}
+		stats, dead, err := e.searchDead(ctx, tx, stats, whole)
+		if err != nil {
+			return err
+		}
+		fixes, err := e.skipOtherTypes(ctx, tx, stats, dead, []string{"fix"})
+		if err != nil {
+			return err
+		}
+		first := map[string]index.DeadSet{}
+		for round := range 3 {
+			for name, set := range map[string]index.DeadSet{"plain": dead, "fixes": fixes} {
+				skip, _, err := e.skipExpired(ctx, tx, stats, set, now)
+				if err != nil {
+					return err
+				}
+				for d := range stats.NextDoc {
+					want := set.Has(d) || slices.Contains(expired, d)
+					if skip.Has(d) != want {
+						t.Errorf("round %d, %s: document %d skipped %v, want %v", round, name, d, skip.Has(d), want)
+					}
+				}
+				if round == 0 {
+					first[name] = skip
+				} else if !sameSet(first[name], skip) {
+					t.Errorf("round %d, %s: the join was made again", round, name)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
