@@ -283,16 +283,8 @@ func (t *Tx) ExpiredDocs(ctx context.Context, partition string, from int64, befo
 	if err != nil {
 		return nil, translate(err, "read expired documents")
 	}
-	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var d int64
-		if err := rows.Scan(&d); err != nil {
-			return nil, translate(err, "read expired documents")
-		}
-		out = append(out, d)
-	}
-	return out, translate(rows.Err(), "read expired documents")
+	out, err := pgx.CollectRows(rows, pgx.RowTo[int64])
+	return out, translate(err, "read expired documents")
 }
 
 // FindMemories implements cairn.Tx; in an Update it takes the lock of

@@ -217,15 +217,7 @@ func (t *Tx) FindMemoryIDsByPrefix(ctx context.Context, project, prefix string, 
 		return nil, err
 	}
 	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var id string
-		if err := rows.Scan(&id); err != nil {
-			return nil, translate(err, "find ids")
-		}
-		out = append(out, id)
-	}
-	return out, translate(rows.Err(), "find ids")
+	return storesql.Column[string](rows, translate, "find ids")
 }
 
 // FindMemoryByKey implements cairn.Tx.
@@ -256,24 +248,12 @@ func (t *Tx) ExpiredDocs(ctx context.Context, partition string, from int64, befo
 	if from > 0 {
 		q, args = sqlExpiredDocsFrom, []any{partition, from, storesql.MS(before)}
 	}
-	s, err := t.stmt(ctx, q)
+	rows, err := t.query(ctx, "read expired documents", q, args...)
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.QueryContext(ctx, args...)
-	if err != nil {
-		return nil, translate(err, "read expired documents")
-	}
 	defer rows.Close()
-	var out []int64
-	for rows.Next() {
-		var d int64
-		if err := rows.Scan(&d); err != nil {
-			return nil, translate(err, "read expired documents")
-		}
-		out = append(out, d)
-	}
-	return out, translate(rows.Err(), "read expired documents")
+	return storesql.Column[int64](rows, translate, "read expired documents")
 }
 
 // FindMemoriesByDoc implements cairn.Tx. A memory's rowid is its

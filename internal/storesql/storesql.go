@@ -159,6 +159,20 @@ func Pairs[V any](rows Rows, translate func(err error, op string) error, op stri
 	return out, translate(rows.Err(), op)
 }
 
+// Column reads rows of one column into a slice, in order; op names the
+// read in translate's errors. The caller closes rows.
+func Column[V any](rows Rows, translate func(err error, op string) error, op string) ([]V, error) {
+	var out []V
+	for rows.Next() {
+		var v V
+		if err := rows.Scan(&v); err != nil {
+			return nil, translate(err, op)
+		}
+		out = append(out, v)
+	}
+	return out, translate(rows.Err(), op)
+}
+
 // LifecycleAfter is the creation time a lifecycle page starts after, as
 // stored (MS): the smallest value for the first page, so that a memory
 // created before 1970 (a negative value) or stored with no creation time
