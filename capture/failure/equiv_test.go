@@ -24,7 +24,8 @@ func normalizeAll(line string) string {
 	return strings.Join(strings.Fields(strings.ToLower(s)), " ")
 }
 
-// errorLineAll is ErrorLine running every pattern on every line.
+// errorLineAll is ErrorLine running every pattern on every line; the
+// verdict on what they found (judge) is the one ErrorLine gives.
 func errorLineAll(raw string) (string, bool) {
 	if len(raw) > 4*MaxLineBytes*4 {
 		return "", false
@@ -39,25 +40,7 @@ func errorLineAll(raw string) (string, bool) {
 	if genericRE().MatchString(line) {
 		return "", false
 	}
-	diag := diagnosticRE().FindStringSubmatch(line)
-	switch {
-	case diag != nil:
-		msg := strings.ToLower(diag[1])
-		if strings.HasPrefix(msg, "warning") || strings.HasPrefix(msg, "note") || strings.HasPrefix(msg, "info") {
-			return "", false
-		}
-		if len(wordRE().FindAllString(diag[1], -1)) < 2 {
-			return "", false
-		}
-	case exceptionRE().MatchString(line):
-	case errorWordRE().MatchString(line):
-		if !specific(line) {
-			return "", false
-		}
-	default:
-		return "", false
-	}
-	return cut(line, MaxLineBytes), true
+	return judge(line, diagnosticRE().FindStringSubmatch(line))
 }
 
 // errorPieces are parts of error lines, put together at random by

@@ -214,6 +214,12 @@ func ErrorLine(raw string) (string, bool) {
 	if hasDigit(line) {
 		diag = diagnosticRE().FindStringSubmatch(line)
 	}
+	return judge(line, diag)
+}
+
+// judge is ErrorLine's verdict on a cleaned line that no generic pattern
+// matched, diag the line's match of diagnosticRE (nil: none).
+func judge(line string, diag []string) (string, bool) {
 	switch {
 	case diag != nil:
 		msg := strings.ToLower(diag[1])
