@@ -199,15 +199,13 @@ func TestExpiryMaskReadsOnlyNewDocuments(t *testing.T) {
 	search(now.Add(2*time.Minute), []int64{20})
 	// An expiry moved later gives the memory a new document, read as the
 	// documents written since.
-	if _, err := e.UpdateMemory(ctx, old.ID, cairn.MemoryUpdate{ExpiresAt: ptrTo(now.Add(time.Hour))}); err != nil {
+	if _, err := e.UpdateMemory(ctx, old.ID, cairn.MemoryUpdate{ExpiresAt: new(now.Add(time.Hour))}); err != nil {
 		t.Fatal(err)
 	}
 	search(now.Add(3*time.Minute), []int64{21})
 	// Another day, another mask, read whole.
 	search(now.Add(24*time.Hour), []int64{0})
 }
-
-func ptrTo[T any](v T) *T { return &v }
 
 // A large partition's mask is read on another goroutine: until it is
 // there, searches skip by the partition's mask of an earlier day, which
