@@ -94,11 +94,7 @@ func distinctWords(text string) []uint64 {
 			r, size := utf8.DecodeRuneInString(text[i:])
 			i += size
 			if unicode.IsLetter(r) || unicode.IsDigit(r) {
-				r = unicode.ToLower(r)
-				for r > 0 {
-					h = (h ^ uint64(r&0xff)) * prime
-					r >>= 8
-				}
+				h = hashRune(h, unicode.ToLower(r))
 				in = true
 				continue
 			}
@@ -113,6 +109,17 @@ func distinctWords(text string) []uint64 {
 	}
 	slices.Sort(out)
 	return slices.Compact(out)
+}
+
+// hashRune is h with r added, as distinctWords hashes a rune: FNV-1a
+// over the bytes of its value, low first.
+func hashRune(h uint64, r rune) uint64 {
+	const prime = 1099511628211
+	for r > 0 {
+		h = (h ^ uint64(r&0xff)) * prime
+		r >>= 8
+	}
+	return h
 }
 
 // jaccard is the Jaccard index of two sorted sets of word hashes, or, when

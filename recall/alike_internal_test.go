@@ -12,16 +12,12 @@ import (
 // text, as range reads it, a letter or digit lowercased and hashed by the
 // bytes of its value, low first.
 func distinctWordsByRunes(text string) []uint64 {
-	const offset, prime = 14695981039346656037, 1099511628211
+	const offset = 14695981039346656037
 	var out []uint64
 	h, in := uint64(offset), false
 	for _, r := range text {
 		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			r = unicode.ToLower(r)
-			for r > 0 {
-				h = (h ^ uint64(r&0xff)) * prime
-				r >>= 8
-			}
+			h = hashRune(h, unicode.ToLower(r))
 			in = true
 			continue
 		}
