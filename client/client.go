@@ -350,7 +350,7 @@ func (c *closeBoth) Close() error {
 // own replaces). The connection is made blocking, then made non-blocking,
 // so that the file's reads and writes wait in the runtime's poller.
 func dialUnix(path string, timeout time.Duration) (*os.File, error) {
-	fd, err := syscall.Socket(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fd, err := unixSocket()
 	if err != nil {
 		return nil, err
 	}
