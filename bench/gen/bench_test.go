@@ -416,6 +416,10 @@ func BenchmarkHookContext100k(b *testing.B) {
 	b.Run("bash", func(b *testing.B) { benchPoint(b, n, cairn.ProfileCommand) })
 	b.Run("edit", func(b *testing.B) { benchHook(b, n, edit, corpusFiles(b, n)) })
 	b.Run("failure", func(b *testing.B) { benchPoint(b, n, cairn.ProfileFailure) })
+	b.Run("prompt-cold", func(b *testing.B) {
+		benchHookWith(b, latency.BenchCold, database(b, n), "bench-hooks", prompt, nil)
+	})
+	b.Run("bash-cold", func(b *testing.B) { benchPointWith(b, latency.BenchCold, n, cairn.ProfileCommand) })
 }
 
 // BenchmarkHookContext1M is BenchmarkHookContext100k over 1,000,000
@@ -443,6 +447,15 @@ func BenchmarkHookContext1M(b *testing.B) {
 // same error; the output is an error line of the query's words, which no
 // fix carries, so that the error search that follows is measured too).
 func benchPoint(b *testing.B, n int, profile string) {
+	benchPointWith(b, latency.BenchFresh, n, profile)
+}
+
+// benchFunc times calls: latency.BenchFresh, or latency.BenchCold for
+// calls after the caches were evicted.
+type benchFunc func(b *testing.B, warm, queries []string, call func(q string))
+
+// benchPointWith is benchPoint timed by measure.
+func benchPointWith(b *testing.B, measure benchFunc, n int, profile string) {
 	now := benchTime(b)
 	ctx := context.Background()
 	_, eng := openBench(b, database(b, n), 64<<20, time.Time{})
@@ -457,7 +470,7 @@ func benchPoint(b *testing.B, n int, profile string) {
 			b.Fatalf("%s %q: %v", profile, q, err)
 		}
 	}
-	latency.BenchFresh(b, pool[:benchQueries], pool[benchQueries:], answer)
+	measure(b, pool[:benchQueries], pool[benchQueries:], answer)
 }
 
 // corpusFiles returns the distinct file paths (not globs) the corpus's
@@ -532,6 +545,11 @@ func shownDatabase(b *testing.B, n int, session string, shown int) string {
 // benchHookIn is benchHook over the database at path, each block of
 // session.
 func benchHookIn(b *testing.B, path, session string, req cairn.ContextRequest, files []string) {
+	benchHookWith(b, latency.BenchFresh, path, session, req, files)
+}
+
+// benchHookWith is benchHookIn timed by measure.
+func benchHookWith(b *testing.B, measure benchFunc, path, session string, req cairn.ContextRequest, files []string) {
 	now := benchTime(b)
 	ctx := context.Background()
 	_, eng := openBench(b, path, 64<<20, time.Time{})
@@ -555,7 +573,7 @@ func benchHookIn(b *testing.B, path, session string, req cairn.ContextRequest, f
 			b.Fatalf("context %q: %v", q, err)
 		}
 	}
-	latency.BenchFresh(b, pool[:benchQueries], pool[benchQueries:], build)
+	measure(b, pool[:benchQueries], pool[benchQueries:], build)
 }
 
 // distinctQueries returns n generated search texts (seed 3, the corpora's

@@ -42,25 +42,35 @@ func BenchmarkHTTPHook100k(b *testing.B) {
 	n := benchN(b)
 	for _, ev := range []string{"prompt", "bash"} {
 		for _, sessions := range []int{1, 10} {
-			b.Run(fmt.Sprintf("%s-%d", ev, sessions), func(b *testing.B) { benchHTTPHook(b, n, ev, sessions) })
+			b.Run(fmt.Sprintf("%s-%d", ev, sessions), func(b *testing.B) { benchHTTPHook(b, n, ev, sessions, false) })
 		}
+	}
+	for _, ev := range []string{"prompt", "bash", "idle"} {
+		b.Run(ev+"-cold", func(b *testing.B) { benchHTTPHook(b, n, ev, 1, true) })
 	}
 }
 
-func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
+// benchHTTPHook times the http hook of event (prompt, bash, or idle: a
+// PreToolUse of a Read, which the hooks answer with nothing) from
+// sessions clients; cold, the caches are evicted before each call
+// (latency.Evict, untimed) and the calls come from one session.
+func benchHTTPHook(b *testing.B, n int, event string, sessions int, cold bool) {
 	srv, dir := benchServer(b, n)
 	cwd := filepath.Join(dir, benchProject) // the project is the cwd's folder name
 	name, url := "UserPromptSubmit", "http://"+srv.Addr()+"/hooks/claude/"
-	if event == "bash" {
+	if event != "prompt" {
 		name = "PreToolUse"
 	}
 	url += name
 	payload := func(session int, call int, q string) []byte {
 		p := map[string]any{"session_id": fmt.Sprintf("bench-%d-%d", session, call), "transcript_path": "/nowhere.jsonl", "cwd": cwd,
 			"permission_mode": "default", "hook_event_name": name}
-		if event == "bash" {
+		switch event {
+		case "bash":
 			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Bash", map[string]any{"command": q, "description": "run it"}, "toolu_bench"
-		} else {
+		case "idle":
+			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Read", map[string]any{"file_path": filepath.Join(cwd, q)}, "toolu_bench"
+		default:
 			p["prompt"] = q
 		}
 		body, _ := json.Marshal(p)
@@ -89,6 +99,15 @@ func benchHTTPHook(b *testing.B, n int, event string, sessions int) {
 		post(clients[i%sessions], payload(i%sessions, -1-i, q))
 	}
 	fresh := pool[benchQueries:]
+	if cold {
+		bodies := make(map[string][]byte, len(fresh)) // made before, as the warm calls' are
+		for i, q := range fresh {
+			bodies[q] = payload(0, i, q)
+		}
+		time.Sleep(jobs.DefaultUseFoldWait + time.Second)
+		latency.BenchCold(b, nil, fresh, func(q string) { post(clients[0], bodies[q]) })
+		return
+	}
 	var (
 		mu   sync.Mutex
 		durs []time.Duration
