@@ -8,7 +8,9 @@
 //
 // -event prompt sends UserPromptSubmit payloads (the line is the prompt),
 // -event bash PreToolUse payloads of a Bash call (the line is the
-// command). -cwd is the payload's folder, whose name is the project.
+// command), -event idle PreToolUse payloads of a Read (of the file the
+// line names, in the cwd), which the hooks answer with nothing: the
+// floor of the route, HTTP and the payload's decoding without a block. -cwd is the payload's folder, whose name is the project.
 // -pace makes each session start a call at most that often (an agent's
 // hooks come a model turn apart); without it they come back to back, and
 // the figures are those of a server kept busy.
@@ -27,6 +29,7 @@ import (
 	"io"
 	"net/http"
 	"os"
+	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -37,7 +40,7 @@ import (
 func main() {
 	url := flag.String("url", "http://127.0.0.1:7421/hooks/claude/UserPromptSubmit", "the hook's `URL`")
 	each := flag.String("each", "", "a `file` of prompts or commands, one a line")
-	event := flag.String("event", "prompt", "prompt (UserPromptSubmit) or bash (PreToolUse of a Bash call)")
+	event := flag.String("event", "prompt", "prompt (UserPromptSubmit), bash (PreToolUse of a Bash call) or idle (PreToolUse of a Read, answered with nothing)")
 	cwd := flag.String("cwd", "/tmp/bench", "the payloads' cwd (its name is the project)")
 	sessions := flag.Int("sessions", 1, "sessions at once, each with its own kept-alive connection")
 	runs := flag.Int("runs", 1000, "measured calls")
@@ -47,21 +50,24 @@ func main() {
 	asJSON := flag.Bool("json", false, "print one line of JSON")
 	flag.Parse()
 	lines, err := benchio.ReadLines(*each)
-	if err != nil || len(lines) == 0 || *sessions < 1 || *runs < 1 || *warmup < 0 || *event != "prompt" && *event != "bash" {
-		fmt.Fprintf(os.Stderr, "hookload: give -each FILE, -event prompt|bash, -sessions ≥ 1, -runs ≥ 1 (%v)\n", err)
+	if err != nil || len(lines) == 0 || *sessions < 1 || *runs < 1 || *warmup < 0 || *event != "prompt" && *event != "bash" && *event != "idle" {
+		fmt.Fprintf(os.Stderr, "hookload: give -each FILE, -event prompt|bash|idle, -sessions ≥ 1, -runs ≥ 1 (%v)\n", err)
 		os.Exit(2)
 	}
 	name := "UserPromptSubmit"
-	if *event == "bash" {
+	if *event != "prompt" {
 		name = "PreToolUse"
 	}
 	payload := func(i int) []byte {
 		line := lines[i%len(lines)]
 		p := map[string]any{"session_id": fmt.Sprintf("bench-%d", i), "transcript_path": "/nowhere.jsonl", "cwd": *cwd,
 			"permission_mode": "default", "hook_event_name": name}
-		if *event == "bash" {
+		switch *event {
+		case "bash":
 			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Bash", map[string]any{"command": line, "description": "run it"}, "toolu_bench"
-		} else {
+		case "idle":
+			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Read", map[string]any{"file_path": filepath.Join(*cwd, line)}, "toolu_bench"
+		default:
 			p["prompt"] = line
 		}
 		b, _ := json.Marshal(p)
