@@ -53,6 +53,11 @@
 //   - BenchmarkHookContext100k/prompt-shown: /prompt in a session that
 //     was shown 500 memories an hour before (on a copy of the database),
 //     as a long session's blocks are built.
+//   - BenchmarkHookContext100k/prompt-cold and /bash-cold: /prompt and
+//     /bash with every cache evicted before each call (latency.BenchCold,
+//     untimed), as the seconds between an agent's hooks leave them. No
+//     budget of its own: the engine's share of a cold http hook
+//     (BenchmarkHTTPHook100k's -cold figures).
 //   - BenchmarkHookContext1M/prompt, /bash, /edit, /failure: the same
 //     over 1,000,000 memories (CAIRN_BENCH_1M=1).
 //   - BenchmarkRecordUses100k: the writing of the use of the memories

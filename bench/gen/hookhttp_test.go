@@ -10,6 +10,14 @@ package main
 //     sessions at once, each call a prompt not asked before.
 //   - /bash-1 and /bash-10: PreToolUse before a Bash command, likewise.
 //
+//   - /prompt-cold, /bash-cold and /idle-cold: from 1 session, every
+//     cache evicted before each call (latency.BenchCold, untimed), as
+//     the seconds between an agent's hooks leave them: what a real call
+//     costs, decided by how many cache lines (data and code) it touches.
+//     /idle is a PreToolUse of a Read, which the hooks answer with
+//     nothing: the floor of HTTP, the payload and the route. Each also
+//     reports goroutines/op, the goroutines a call starts.
+//
 // Each call is of a session of its own, so that what a session was
 // shown never leaves a measured block empty. The sessions send their
 // calls back to back: with 10, the server is kept busy and calls queue on
