@@ -38,6 +38,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"unicode"
 	"unicode/utf16"
 )
 
@@ -94,13 +95,37 @@ func (e Event) Kebab() string {
 // Claude Code's CamelCase name ("UserPromptSubmit"), in any letter case,
 // with dashes or underscores; ok is false for any other name.
 func ParseEvent(name string) (e Event, ok bool) {
-	norm := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
 	for _, ev := range Events {
-		if strings.ToLower(string(ev)) == norm && norm != "" {
+		if sameEventName(name, string(ev)) {
 			return ev, true
 		}
 	}
 	return "", false
+}
+
+// sameEventName reports whether name, its dashes and underscores left
+// out and lowered rune by rune (as strings.ToLower lowers), is ev
+// lowered, ev being a non-empty ASCII CamelCase name. It allocates
+// nothing: an http hook parses its event on every call.
+func sameEventName(name, ev string) bool {
+	i := 0
+	for _, r := range name {
+		if r == '-' || r == '_' {
+			continue
+		}
+		if i == len(ev) || unicode.ToLower(r) != rune(lowerASCII(ev[i])) {
+			return false
+		}
+		i++
+	}
+	return i == len(ev) && i > 0
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // Payload is the JSON object of one hook call. Fields an event does not

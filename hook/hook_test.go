@@ -28,6 +28,35 @@ func TestParseEventTakesKebabAndCamelCase(t *testing.T) {
 	}
 }
 
+// ParseEvent answers as its definition does: the name with its dashes
+// and underscores left out, lowered, is an event's name lowered.
+func TestParseEventIsItsDefinition(t *testing.T) {
+	def := func(name string) (Event, bool) {
+		norm := strings.ToLower(strings.NewReplacer("-", "", "_", "").Replace(name))
+		for _, ev := range Events {
+			if strings.ToLower(string(ev)) == norm && norm != "" {
+				return ev, true
+			}
+		}
+		return "", false
+	}
+	names := []string{"", "-", "_-_", "Stop", "stop-", "-s-t-o-p-", "S_T_O_P", "sto", "stopp", "StopX",
+		"Sess\u0130on-Start", "sess\u0131on-start", "\u212Aeep", "pre-tool-use\xff",
+		"USERPROMPTSUBMIT", "user prompt submit", "user-prompt-submit ", "subagent-start", "Subagent__Stop", "session-end"}
+	for _, ev := range Events {
+		names = append(names, string(ev)+"s", string(ev)[1:], strings.ToUpper(ev.Kebab()), "-"+ev.Kebab()+"_")
+	}
+	for _, name := range names {
+		wantEv, wantOK := def(name)
+		if got, ok := ParseEvent(name); got != wantEv || ok != wantOK {
+			t.Errorf("ParseEvent(%q) = %q, %v; its definition says %q, %v", name, got, ok, wantEv, wantOK)
+		}
+	}
+	if testing.AllocsPerRun(10, func() { ParseEvent("user-prompt-submit") }) != 0 {
+		t.Error("ParseEvent allocates")
+	}
+}
+
 func TestParseRejectsWhatIsNotOnePayload(t *testing.T) {
 	for _, in := range []string{"", " \n", "[]", "42", `{"session_id":`, `{} {}`, `{"session_id": 5}`, `{"stop_hook_active": "yes"}`} {
 		if _, err := Parse([]byte(in)); err == nil {

@@ -25,6 +25,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/cairn-dev/cairn"
@@ -152,7 +153,7 @@ func (s *Server) answerHook(w http.ResponseWriter, r *http.Request) {
 		err error
 	}
 	done := make(chan answer, 1)
-	go func() {
+	s.hooks.run(s.done, func() {
 		defer func() {
 			if v := recover(); v != nil {
 				done <- answer{err: fmt.Errorf("internal error: %v", v)}
@@ -160,7 +161,7 @@ func (s *Server) answerHook(w http.ResponseWriter, r *http.Request) {
 		}()
 		out, err := inject.Answer(ctx, call.event, call.payload, s.hookEnv(ctx, call))
 		done <- answer{out, err}
-	}()
+	})
 	var a answer
 	select {
 	case a = <-done:
@@ -221,4 +222,49 @@ func (s *Server) logHook(call *hookCall, err error) {
 		msg = cairn.CutBytes(msg, 2000) + "…" // a log line stays valid UTF-8
 	}
 	fmt.Fprintf(s.cfg.Log, "cairn: http hook claude %s%s: %s\n", call.event.Kebab(), session, msg)
+}
+
+// hookWorkers are the goroutines that build the http hooks' answers, kept
+// between calls. A hook's answer is built apart from its request, so that
+// the request can answer empty at its timeout; on a goroutine started for
+// it, the answer grew the new goroutine's stack from its first size to
+// the tens of KiB it needs, copying it each time, and after an idle every
+// line of that is a cache miss: a kept worker's stack has the size
+// already (about 860 of a cold Bash call's 16,400 last-level cache misses,
+// 5%; docs/performance.md, "A call after idle").
+type hookWorkers struct {
+	jobs chan func() // unbuffered: a send is taken by an idle worker
+	idle atomic.Int32
+}
+
+// maxIdleHookWorkers is how many workers wait for calls: as many as
+// sessions that call at once, which a server sees few of; a worker
+// beyond them ends after its call.
+const maxIdleHookWorkers = 8
+
+// run runs job on an idle worker, or on a new one when none is idle.
+// Workers end when done is closed.
+func (h *hookWorkers) run(done <-chan struct{}, job func()) {
+	select {
+	case h.jobs <- job:
+	default:
+		go h.work(done, job)
+	}
+}
+
+func (h *hookWorkers) work(done <-chan struct{}, job func()) {
+	for {
+		job()
+		if h.idle.Add(1) > maxIdleHookWorkers {
+			h.idle.Add(-1)
+			return
+		}
+		select {
+		case job = <-h.jobs:
+			h.idle.Add(-1)
+		case <-done:
+			h.idle.Add(-1)
+			return
+		}
+	}
 }

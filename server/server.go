@@ -213,6 +213,8 @@ type Server struct {
 	jobs       sync.WaitGroup
 	status     Status
 
+	hooks hookWorkers // answer the http hooks
+
 	stopOnce sync.Once
 	remote   bool          // other machines reach its Addr: it needs a token to answer
 	done     chan struct{} // closed when the server stops by itself or Close is called
@@ -273,6 +275,7 @@ func New(cfg Config) (*Server, error) {
 		logger: slog.New(slog.NewTextHandler(cfg.Log, &slog.HandlerOptions{Level: slog.LevelWarn, ReplaceAttr: withoutTime})),
 		sock:   sock,
 		done:   make(chan struct{}),
+		hooks:  hookWorkers{jobs: make(chan func())},
 	}, nil
 }
 
