@@ -112,7 +112,7 @@ H_PB=$(http prompt-busy prompt 10 0s)
 H_B1=$(http bash-1 bash 1 0s)
 H_B10=$(http bash-10 bash 10 "$PACE")
 H_BB=$(http bash-busy bash 10 0s)
-H_F10=$(http floor-10 idle 10 "$PACE")
+H_F10=$(http floor-10 read 10 "$PACE")
 
 printf '{"session_id":"bench-session","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"UserPromptSubmit","prompt":"{}"}\n' "$WORK" "$CWD" >"$WORK/hook.json"
 printf '{"session_id":"bench-tools","transcript_path":"%s/transcript.jsonl","cwd":"%s","permission_mode":"default","hook_event_name":"PreToolUse","tool_name":"Bash","tool_input":{"command":"{}","description":"run it"},"tool_use_id":"toolu_bench"}\n' "$WORK" "$CWD" >"$WORK/pretool.json"

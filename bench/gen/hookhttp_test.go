@@ -10,13 +10,18 @@ package main
 //     sessions at once, each call a prompt not asked before.
 //   - /bash-1 and /bash-10: PreToolUse before a Bash command, likewise.
 //
-//   - /prompt-cold, /bash-cold and /idle-cold: from 1 session, every
+//   - /prompt-cold, /bash-cold and /read-cold: from 1 session, every
 //     cache evicted before each call (latency.BenchCold, untimed), as
 //     the seconds between an agent's hooks leave them: what a real call
 //     costs, decided by how many cache lines (data and code) it touches.
-//     /idle is a PreToolUse of a Read, which the hooks answer with
+//     /read is a PreToolUse of a Read, which the hooks answer with
 //     nothing: the floor of HTTP, the payload and the route. Each also
 //     reports goroutines/op, the goroutines a call starts.
+//   - /prompt-cold-written and /bash-cold-written: the same, a use
+//     written before each eviction, as the server writes the uses of an
+//     agent's call before its next: SQLite's readers then drop their
+//     page caches and read every page again (from the system's file
+//     cache).
 //
 // Each call is of a session of its own, so that what a session was
 // shown never leaves a measured block empty. The sessions send their
@@ -32,6 +37,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -42,7 +48,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/bench/latency"
+	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/jobs"
 )
 
@@ -50,20 +58,34 @@ func BenchmarkHTTPHook100k(b *testing.B) {
 	n := benchN(b)
 	for _, ev := range []string{"prompt", "bash"} {
 		for _, sessions := range []int{1, 10} {
-			b.Run(fmt.Sprintf("%s-%d", ev, sessions), func(b *testing.B) { benchHTTPHook(b, n, ev, sessions, false) })
+			b.Run(fmt.Sprintf("%s-%d", ev, sessions), func(b *testing.B) { benchHTTPHook(b, n, ev, sessions, warmCall) })
 		}
 	}
-	for _, ev := range []string{"prompt", "bash", "idle"} {
-		b.Run(ev+"-cold", func(b *testing.B) { benchHTTPHook(b, n, ev, 1, true) })
+	for _, ev := range []string{"prompt", "bash", "read"} {
+		b.Run(ev+"-cold", func(b *testing.B) { benchHTTPHook(b, n, ev, 1, coldCall) })
+	}
+	for _, ev := range []string{"prompt", "bash"} {
+		b.Run(ev+"-cold-written", func(b *testing.B) { benchHTTPHook(b, n, ev, 1, coldWrittenCall) })
 	}
 }
 
-// benchHTTPHook times the http hook of event (prompt, bash, or idle: a
+// How benchHTTPHook's calls find the caches.
+const (
+	warmCall        = iota
+	coldCall        // every cache evicted before each call
+	coldWrittenCall // and a use written before that, as between two calls of an agent
+)
+
+// benchHTTPHook times the http hook of event (prompt, bash, or read: a
 // PreToolUse of a Read, which the hooks answer with nothing) from
-// sessions clients; cold, the caches are evicted before each call
-// (latency.Evict, untimed) and the calls come from one session.
-func benchHTTPHook(b *testing.B, n int, event string, sessions int, cold bool) {
-	srv, dir := benchServer(b, n)
+// sessions clients. A cold call comes from one session, every cache
+// evicted before it (latency.Evict, untimed); a cold written one also
+// after a use was written (untimed): an agent's calls come seconds apart,
+// and the server writes the uses of one FlushWait after it, so that the
+// next finds its SQLite readers' page caches dropped (a reader drops its
+// cache when it sees another connection's commit).
+func benchHTTPHook(b *testing.B, n int, event string, sessions int, temp int) {
+	srv, eng, dir := benchServerEngine(b, n)
 	cwd := filepath.Join(dir, benchProject) // the project is the cwd's folder name
 	name, url := "UserPromptSubmit", "http://"+srv.Addr()+"/hooks/claude/"
 	if event != "prompt" {
@@ -76,7 +98,7 @@ func benchHTTPHook(b *testing.B, n int, event string, sessions int, cold bool) {
 		switch event {
 		case "bash":
 			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Bash", map[string]any{"command": q, "description": "run it"}, "toolu_bench"
-		case "idle":
+		case "read":
 			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Read", map[string]any{"file_path": filepath.Join(cwd, q)}, "toolu_bench"
 		default:
 			p["prompt"] = q
@@ -107,13 +129,29 @@ func benchHTTPHook(b *testing.B, n int, event string, sessions int, cold bool) {
 		post(clients[i%sessions], payload(i%sessions, -1-i, q))
 	}
 	fresh := pool[benchQueries:]
-	if cold {
+	if temp != warmCall {
 		bodies := make(map[string][]byte, len(fresh)) // made before, as the warm calls' are
 		for i, q := range fresh {
 			bodies[q] = payload(0, i, q)
 		}
+		var written func()
+		if temp == coldWrittenCall {
+			ms, _, err := eng.FindMemories(context.Background(), cairn.MemoryFilter{Project: benchProject, Limit: 10, SkipTotal: true})
+			if err != nil || len(ms) == 0 {
+				b.Fatalf("no memory to record a use of: %v", err)
+			}
+			ids := make([]string, len(ms))
+			for i, m := range ms {
+				ids[i] = m.ID
+			}
+			written = func() {
+				if _, err := eng.QueueUses(context.Background(), []engine.Use{{IDs: ids, Session: "bench-between"}}); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
 		time.Sleep(jobs.DefaultUseFoldWait + time.Second)
-		latency.BenchCold(b, nil, fresh, func(q string) { post(clients[0], bodies[q]) })
+		latency.BenchColdAfter(b, nil, fresh, written, func(q string) { post(clients[0], bodies[q]) })
 		return
 	}
 	var (

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn/bench/latency"
+	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/server"
 )
 
@@ -96,8 +97,14 @@ func benchRESTSearch(b *testing.B, n, clients int) {
 // clock, answering HTTP on a loopback port, in a folder of its own
 // (dir); both are gone when the benchmark ends.
 func benchServer(b *testing.B, n int) (srv *server.Server, dir string) {
+	srv, _, dir = benchServerEngine(b, n)
+	return srv, dir
+}
+
+// benchServerEngine is benchServer with the engine it serves.
+func benchServerEngine(b *testing.B, n int) (srv *server.Server, eng *engine.Engine, dir string) {
 	b.Helper()
-	_, eng := openBench(b, database(b, n), 64<<20, benchTime(b))
+	_, eng = openBench(b, database(b, n), 64<<20, benchTime(b))
 	dir, err := os.MkdirTemp("", "bs") // a short path: Unix socket paths are limited
 	if err != nil {
 		b.Fatal(err)
@@ -111,5 +118,5 @@ func benchServer(b *testing.B, n int) (srv *server.Server, dir string) {
 		b.Fatal(err)
 	}
 	b.Cleanup(func() { srv.Close() })
-	return srv, dir
+	return srv, eng, dir
 }

@@ -8,7 +8,7 @@
 //
 // -event prompt sends UserPromptSubmit payloads (the line is the prompt),
 // -event bash PreToolUse payloads of a Bash call (the line is the
-// command), -event idle PreToolUse payloads of a Read (of the file the
+// command), -event read PreToolUse payloads of a Read (of the file the
 // line names, in the cwd), which the hooks answer with nothing: the
 // floor of the route, HTTP and the payload's decoding without a block. -cwd is the payload's folder, whose name is the project.
 // -pace makes each session start a call at most that often (an agent's
@@ -40,7 +40,7 @@ import (
 func main() {
 	url := flag.String("url", "http://127.0.0.1:7421/hooks/claude/UserPromptSubmit", "the hook's `URL`")
 	each := flag.String("each", "", "a `file` of prompts or commands, one a line")
-	event := flag.String("event", "prompt", "prompt (UserPromptSubmit), bash (PreToolUse of a Bash call) or idle (PreToolUse of a Read, answered with nothing)")
+	event := flag.String("event", "prompt", "prompt (UserPromptSubmit), bash (PreToolUse of a Bash call) or read (PreToolUse of a Read, answered with nothing)")
 	cwd := flag.String("cwd", "/tmp/bench", "the payloads' cwd (its name is the project)")
 	sessions := flag.Int("sessions", 1, "sessions at once, each with its own kept-alive connection")
 	runs := flag.Int("runs", 1000, "measured calls")
@@ -50,8 +50,8 @@ func main() {
 	asJSON := flag.Bool("json", false, "print one line of JSON")
 	flag.Parse()
 	lines, err := benchio.ReadLines(*each)
-	if err != nil || len(lines) == 0 || *sessions < 1 || *runs < 1 || *warmup < 0 || *event != "prompt" && *event != "bash" && *event != "idle" {
-		fmt.Fprintf(os.Stderr, "hookload: give -each FILE, -event prompt|bash|idle, -sessions ≥ 1, -runs ≥ 1 (%v)\n", err)
+	if err != nil || len(lines) == 0 || *sessions < 1 || *runs < 1 || *warmup < 0 || *event != "prompt" && *event != "bash" && *event != "read" {
+		fmt.Fprintf(os.Stderr, "hookload: give -each FILE, -event prompt|bash|read, -sessions ≥ 1, -runs ≥ 1 (%v)\n", err)
 		os.Exit(2)
 	}
 	name := "UserPromptSubmit"
@@ -65,7 +65,7 @@ func main() {
 		switch *event {
 		case "bash":
 			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Bash", map[string]any{"command": line, "description": "run it"}, "toolu_bench"
-		case "idle":
+		case "read":
 			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Read", map[string]any{"file_path": filepath.Join(*cwd, line)}, "toolu_bench"
 		default:
 			p["prompt"] = line

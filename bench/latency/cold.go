@@ -64,30 +64,43 @@ func Evict() {
 // core, whose caches are as cold).
 func BenchCold(b *testing.B, warm, queries []string, call func(q string)) {
 	b.Helper()
+	BenchColdAfter(b, warm, queries, nil, call)
+}
+
+// BenchColdAfter is BenchCold with idle run (untimed, unless nil) before
+// each eviction: what happens between two calls, such as the writing of
+// the uses of the call before, which makes SQLite's readers drop their
+// page caches.
+func BenchColdAfter(b *testing.B, warm, queries []string, idle func(), call func(q string)) {
+	b.Helper()
 	for _, q := range warm {
 		call(q)
 	}
 	Evict()
 	durs := make([]time.Duration, 0, max(b.N, len(queries)))
 	var cpu time.Duration
+	var goroutines uint64
 	i := 0
-	g0 := goroutinesCreated()
 	b.ResetTimer()
 	for b.Loop() {
 		b.StopTimer()
+		if idle != nil {
+			idle()
+		}
 		Evict()
 		b.StartTimer()
 		q := queries[i%len(queries)]
 		i++
+		g0 := goroutinesCreated()
 		c0 := ProcessCPU()
 		t0 := time.Now()
 		call(q)
 		durs = append(durs, time.Since(t0))
 		cpu += ProcessCPU() - c0
+		goroutines += goroutinesCreated() - g0
 	}
 	b.ReportMetric(float64(cpu)/float64(time.Millisecond)/float64(max(i, 1)), "cpu-ms")
-	// Evict starts GOMAXPROCS goroutines a call.
-	b.ReportMetric(float64(goroutinesCreated()-g0)/float64(max(i, 1))-float64(runtime.GOMAXPROCS(0)), "goroutines/op")
+	b.ReportMetric(float64(goroutines)/float64(max(i, 1)), "goroutines/op")
 	slices.Sort(durs)
 	b.ReportMetric(PercentileMS(durs, 50), "p50-ms")
 	b.ReportMetric(PercentileMS(durs, 99), "p99-ms")
