@@ -230,8 +230,8 @@ func (s *Server) logHook(call *hookCall, err error) {
 // it, the answer grew the new goroutine's stack from its first size to
 // the tens of KiB it needs, copying it each time, and after an idle every
 // line of that is a cache miss: a kept worker's stack has the size
-// already (about 860 of a cold Bash call's 16,400 last-level cache misses,
-// 5%; docs/performance.md, "A call after idle").
+// already (a cold prompt call took 10% fewer last-level cache misses, a
+// Bash call 4%; docs/performance.md, "A call after idle").
 type hookWorkers struct {
 	jobs chan func() // unbuffered: a send is taken by an idle worker
 	idle atomic.Int32
