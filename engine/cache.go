@@ -55,6 +55,10 @@ type postingsCache struct {
 
 	// rows are memory rows read by document (rowcache.go).
 	rows rowCache
+
+	// stats are the partitions' statistics, without their dead sets, at
+	// an index version (searchStats).
+	stats keptStats
 }
 
 // deadEntry is a partition's dead set as stored and decoded, and the
@@ -104,13 +108,43 @@ func (e *Engine) deadSet(ps *cairn.PartitionStats) (index.DeadSet, error) {
 
 // searchStats returns a partition's statistics for a search. A
 // long-lived engine reads them without the dead set (Tx.PartitionCounts,
-// whole says false), which searchDead then takes from what it keeps.
+// whole says false), which searchDead then takes from what it keeps; in
+// a transaction of indexView, it takes them from those it keeps at the
+// index version, when it has them.
 func (e *Engine) searchStats(ctx context.Context, tx cairn.Tx, name string) (ps *cairn.PartitionStats, whole bool, err error) {
 	if e.cache == nil {
 		ps, err = tx.Partition(ctx, name)
 		return ps, true, err
 	}
-	ps, err = tx.PartitionCounts(ctx, name)
+	sv, _ := ctx.Value(statsViewKey{}).(*statsView)
+	c := e.cache
+	if sv != nil {
+		c.mu.Lock()
+		kept, ok := c.stats.stats[name]
+		ok = ok && c.stats.version == sv.version
+		c.mu.Unlock()
+		if ok {
+			sv.served = true
+			return &kept, false, nil
+		}
+	}
+	if ps, err = tx.PartitionCounts(ctx, name); err != nil || sv == nil {
+		return ps, false, err
+	}
+	// Read in a transaction that began after the version was read: if
+	// the index changed in between, the version has changed too, and
+	// these are never used.
+	c.mu.Lock()
+	switch {
+	case sv.version > c.stats.version || c.stats.stats == nil:
+		c.stats = keptStats{version: sv.version, stats: map[string]cairn.PartitionStats{}}
+	case c.stats.version == sv.version && len(c.stats.stats) >= maxKeptStats:
+		c.stats.stats = map[string]cairn.PartitionStats{}
+	}
+	if c.stats.version == sv.version {
+		c.stats.stats[name] = *ps
+	}
+	c.mu.Unlock()
 	return ps, false, err
 }
 
@@ -413,4 +447,120 @@ func (c *postingsCache) full() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.size >= c.max*9/10
+}
+
+// keptStats are partitions' statistics without their dead sets
+// (Tx.PartitionCounts), by partition, as read at an index version.
+type keptStats struct {
+	version int64
+	stats   map[string]cairn.PartitionStats
+	// docs are the partitions' numbers of documents (Tx.PartitionDocs),
+	// when read at version.
+	docs map[string]int64
+}
+
+// maxKeptStats bounds the partitions whose statistics are kept.
+const maxKeptStats = 64
+
+// indexVersioner is a store that tells when its search index may have
+// changed, more narrowly than its data version (sqlite.Store.IndexVersion:
+// the writes of uses, which a server makes after every answer, leave it).
+type indexVersioner interface {
+	IndexVersion(ctx context.Context) (v int64, ok bool, err error)
+}
+
+// statsView is where the partitions' statistics of one read transaction
+// (indexView) come from: those kept at version, when ok, else the store.
+// served says some were kept ones.
+type statsView struct {
+	version int64
+	ok      bool
+	served  bool
+}
+
+type statsViewKey struct{}
+
+// indexView runs fn in a read transaction, in which a long-lived engine
+// whose store reports its index version searches with the partitions'
+// statistics it keeps (searchStats) rather than read them again: a hook's
+// call reads them in each of its searches, and they change only with the
+// index. The version is read before the transaction, and the statistics
+// kept are used only at that version; a transaction's state is the
+// database's as of its first read, which comes after, so the version is
+// read again after fn: if it changed meanwhile, fn may have mixed the
+// statistics kept with what the transaction read, and runs again in a
+// new transaction with the statistics read there. What the first run
+// kept meanwhile is under the older statistics' stamps: postings read
+// after them may hold later documents, which a search skips (documents
+// at or past NextDoc), as it does those of an expiry mask read after its
+// statistics.
+func (e *Engine) indexView(ctx context.Context, fn func(ctx context.Context, tx cairn.Tx) error) error {
+	sv := e.statsAt(ctx)
+	if !sv.ok {
+		return e.store.View(ctx, func(tx cairn.Tx) error { return fn(ctx, tx) })
+	}
+	vctx := context.WithValue(ctx, statsViewKey{}, sv)
+	err := e.store.View(ctx, func(tx cairn.Tx) error { return fn(vctx, tx) })
+	if err != nil || !sv.served {
+		return err
+	}
+	if v, ok := e.indexVersion(ctx); ok && v == sv.version {
+		return nil
+	}
+	return e.store.View(ctx, func(tx cairn.Tx) error { return fn(ctx, tx) })
+}
+
+// statsAt returns the statistics view of a read transaction about to
+// begin.
+func (e *Engine) statsAt(ctx context.Context) *statsView {
+	if e.cache == nil {
+		return &statsView{}
+	}
+	v, ok := e.indexVersion(ctx)
+	return &statsView{version: v, ok: ok}
+}
+
+// indexVersion is the store's index version; ok is false when it reports
+// none, or nothing may be kept under it now.
+func (e *Engine) indexVersion(ctx context.Context) (int64, bool) {
+	iv, is := e.store.(indexVersioner)
+	if !is {
+		return 0, false
+	}
+	v, ok, err := iv.IndexVersion(ctx)
+	return v, ok && err == nil
+}
+
+// partitionDocs is tx.PartitionDocs; in a transaction of indexView, from
+// what is kept at the index version (see searchStats). The caller must
+// not change the map.
+func (e *Engine) partitionDocs(ctx context.Context, tx cairn.Tx) (map[string]int64, error) {
+	sv, _ := ctx.Value(statsViewKey{}).(*statsView)
+	if sv == nil {
+		return tx.PartitionDocs(ctx)
+	}
+	c := e.cache
+	c.mu.Lock()
+	docs := c.stats.docs
+	if c.stats.version != sv.version {
+		docs = nil
+	}
+	c.mu.Unlock()
+	if docs != nil {
+		sv.served = true
+		return docs, nil
+	}
+	docs, err := tx.PartitionDocs(ctx)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if sv.version > c.stats.version {
+		c.stats = keptStats{version: sv.version, stats: map[string]cairn.PartitionStats{}}
+	}
+	if c.stats.version == sv.version {
+		c.stats.docs = docs
+	}
+	c.mu.Unlock()
+	return docs, nil
 }

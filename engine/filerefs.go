@@ -143,7 +143,9 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 		return m.Project == project && (len(types) == 0 || slices.Contains(types, m.Type)) && fm.Match(m) > 0
 	}
 	rows := e.rowsAt(ctx)
-	err = e.store.View(ctx, func(tx cairn.Tx) error {
+	allIndexed := indexed
+	err = e.indexView(ctx, func(ctx context.Context, tx cairn.Tx) error {
+		indexed, out = allIndexed, nil // run again when the index changed meanwhile
 		if indexed {
 			for _, part := range []string{project, ""} {
 				docs, ok, err := e.refDocs(ctx, tx, part, terms, types, maxRefDocs*limit/fileCandidates)
@@ -292,7 +294,8 @@ func (e *Engine) tagCandidates(ctx context.Context, project string, tags, types 
 	}
 	var out []*cairn.Memory
 	rows := e.rowsAt(ctx)
-	err = e.store.View(ctx, func(tx cairn.Tx) error {
+	err = e.indexView(ctx, func(ctx context.Context, tx cairn.Tx) error {
+		out = nil // run again when the index changed meanwhile
 		for _, part := range []string{project, ""} {
 			docs, ok, err := e.refDocs(ctx, tx, part, terms, types, maxTagDocs)
 			if err != nil {

@@ -51,12 +51,15 @@ func (e *Engine) NewFromOtherSessions(ctx context.Context, project, session stri
 	// The session's previous context: a long-lived process keeps the
 	// session's entries, brought up to date in the same transaction as
 	// the memories are read; others read the latest.
-	cached, err := e.cachedShown(ctx, session, func(tx cairn.Tx, s *sessionShown) error {
+	shownBefore := func(s *sessionShown) bool {
 		p := s.projects[project]
-		if p == nil || p.last.IsZero() {
+		return p != nil && !p.last.IsZero()
+	}
+	cached, err := e.cachedShown(ctx, session, shownBefore, func(tx cairn.Tx, s *sessionShown) error {
+		if !shownBefore(s) {
 			return nil
 		}
-		return since(tx, p.last)
+		return since(tx, s.projects[project].last)
 	})
 	if cached {
 		return out, err

@@ -128,7 +128,7 @@ func (e *Engine) ShownCounts(ctx context.Context, project, session string) (map[
 	var n map[string]int
 	// A long-lived process keeps the session's entries (cachedShown)
 	// rather than reading up to maxShownCount of them on every call.
-	cached, err := e.cachedShown(ctx, session, func(_ cairn.Tx, s *sessionShown) error {
+	cached, err := e.cachedShown(ctx, session, nil, func(_ cairn.Tx, s *sessionShown) error {
 		n = s.counts(project)
 		return nil
 	})

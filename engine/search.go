@@ -85,7 +85,7 @@ func (e *Engine) searchWith(ctx context.Context, q cairn.Query, exhaustive bool)
 		return e.finish(q, cached), nil
 	}
 	var got *retrieved
-	err := e.store.View(ctx, func(tx cairn.Tx) error {
+	err := e.indexView(ctx, func(ctx context.Context, tx cairn.Tx) error {
 		var err error
 		got, err = e.retrieve(ctx, tx, q, terms, kinds, true, exhaustive)
 		return err
@@ -365,7 +365,7 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 		r.window.from = masked
 	}
 	if ownDF != nil && len(kept) > 0 {
-		rest, nRest, err := restDocFreqs(ctx, tx, q.Project, typicalityTerms(terms, kinds))
+		rest, nRest, err := e.restDocFreqs(ctx, tx, q.Project, typicalityTerms(terms, kinds))
 		if err != nil {
 			return nil, err
 		}
@@ -378,8 +378,8 @@ func (e *Engine) retrieve(ctx context.Context, tx cairn.Tx, q cairn.Query, terms
 // than project hold each of terms, summed, and how many memories those
 // projects hold: the background against which typicality weighs a
 // prompt. Global-scope memories belong to every project and are left out.
-func restDocFreqs(ctx context.Context, tx cairn.Tx, project string, terms []string) (map[string]int64, int64, error) {
-	parts, err := tx.PartitionDocs(ctx)
+func (e *Engine) restDocFreqs(ctx context.Context, tx cairn.Tx, project string, terms []string) (map[string]int64, int64, error) {
+	parts, err := e.partitionDocs(ctx, tx)
 	if err != nil {
 		return nil, 0, err
 	}

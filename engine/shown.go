@@ -27,6 +27,12 @@ type sessionShown struct {
 	// after s.mu is released; the next change copies it first.
 	lent   bool
 	lastID int64
+	// version is the store's data version read before the latest read
+	// of the log (versionOK: one was read, and that read succeeded):
+	// while it stays the same, no entry can have been committed since
+	// (cachedShown).
+	version   int64
+	versionOK bool
 	// projects are the session's entries by the project they name
 	// (Activity.Project), for what NewFromOtherSessions and ShownCounts
 	// would otherwise read from the log on every call.
@@ -148,7 +154,7 @@ func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string
 	// written before it, and the log's read below finds it.
 	pending := e.pendingOf(session)
 	var shown map[string]time.Time
-	cached, err := e.cachedShown(ctx, session, func(_ cairn.Tx, s *sessionShown) error {
+	cached, err := e.cachedShown(ctx, session, nil, func(_ cairn.Tx, s *sessionShown) error {
 		shown, s.lent = s.ids, true
 		return nil
 	})
@@ -174,23 +180,51 @@ func (e *Engine) sessionShownIn(ctx context.Context, session string) (map[string
 	return shown, nil
 }
 
-// cachedShown calls f, within a read transaction, with session's entry
-// brought up to date with the log in that transaction (the entries
-// committed since the last read), while no other call changes it. It
-// reports false, and does not call f, without a cache.
-func (e *Engine) cachedShown(ctx context.Context, session string, f func(tx cairn.Tx, s *sessionShown) error) (bool, error) {
+// cachedShown calls f with session's entry brought up to date with the
+// log (the entries committed since the last read), while no other call
+// changes it. It reports false, and does not call f, without a cache.
+// The log is read in a read transaction, which f is given, unless the
+// store's data version is the one read before the entry's latest read
+// of the log: nothing was committed since, so the entry is up to date
+// as it is, and f is called without a transaction (tx nil) unless
+// needTx says it reads the store (then within one, as before). A hook's
+// call asks several times (what the session was shown, what is new from
+// other sessions): the log is read once.
+func (e *Engine) cachedShown(ctx context.Context, session string, needTx func(s *sessionShown) bool, f func(tx cairn.Tx, s *sessionShown) error) (bool, error) {
 	if e.cache == nil {
 		return false, nil
 	}
 	s := e.cache.shownOf(session)
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	// Before the transaction: a commit after this reading is then either
+	// in what the transaction reads or changes the version.
+	v, vok := e.shownVersion(ctx)
+	current := vok && s.versionOK && v == s.version
+	if current && (needTx == nil || !needTx(s)) {
+		return true, f(nil, s)
+	}
 	return true, e.store.View(ctx, func(tx cairn.Tx) error {
-		if err := s.add(ctx, tx, session); err != nil {
-			return err
+		if !current {
+			s.versionOK = false // until the read succeeds
+			if err := s.add(ctx, tx, session); err != nil {
+				return err
+			}
+			s.version, s.versionOK = v, vok
 		}
 		return f(tx, s)
 	})
+}
+
+// shownVersion is the store's data version, which every commit changes
+// (that of this process at once, others' as DataVersion tells of them);
+// ok is false when the store does not report one.
+func (e *Engine) shownVersion(ctx context.Context) (int64, bool) {
+	if !e.store.SupportsDataVersion() {
+		return 0, false
+	}
+	v, err := e.store.DataVersion(ctx)
+	return v, err == nil
 }
 
 // shownInTx is sessionShownIn within tx (a write transaction recording

@@ -1,10 +1,12 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math/rand/v2"
 	"slices"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -86,6 +88,7 @@ func TestKeptShownAgreesWithTheLog(t *testing.T) {
 		if err := read.store.Update(ctx, func(tx cairn.Tx) error { return tx.AppendActivity(ctx, as) }); err != nil {
 			t.Fatal(err)
 		}
+		time.Sleep(2 * time.Millisecond) // the other store's commit seen (sqlite.Store.DataVersion)
 		check(fmt.Sprintf("after batch %d", batch))
 	}
 	if n, err := kept.ShownCounts(ctx, "p", "s1"); err != nil || sum(n) != maxShownCount {
@@ -216,4 +219,69 @@ func addFacts(t *testing.T, e *Engine, n int) []string {
 		ids = append(ids, m.Memory.ID)
 	}
 	return ids
+}
+
+// viewCounter is a store that counts its read transactions.
+type viewCounter struct {
+	cairn.Store
+	views atomic.Int64
+}
+
+func (c *viewCounter) View(ctx context.Context, fn func(cairn.Tx) error) error {
+	c.views.Add(1)
+	return c.Store.View(ctx, fn)
+}
+
+// A long-lived engine reads a session's log entries again only when
+// something was committed since its last read: the asks of one hook call
+// read the log once, and a use that another process (another engine on
+// the same database) records is seen by the next call.
+func TestKeptShownReadAgainOnlyAfterACommit(t *testing.T) {
+	t.Parallel()
+	open := storeOpener(t)
+	ctx := t.Context()
+	counted := &viewCounter{Store: open()}
+	kept := New(counted, &Options{CacheBytes: 1 << 20})
+	other := New(open(), nil)
+	ids := addFacts(t, other, 3)
+	if err := other.RecordUse(ctx, ids[:1], "s"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond) // the other store's commit seen (sqlite.Store.DataVersion)
+	counts := func(step string, want map[string]int) {
+		t.Helper()
+		got, err := kept.ShownCounts(ctx, "p", "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !maps.Equal(got, want) {
+			t.Fatalf("%s: ShownCounts %v, want %v", step, got, want)
+		}
+		shown, err := kept.sessionShownIn(ctx, "s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(shown) != len(want) {
+			t.Fatalf("%s: the session was shown %d memories, want %d", step, len(shown), len(want))
+		}
+	}
+	counts("first", map[string]int{ids[0]: 1})
+	before := counted.views.Load()
+	counts("nothing committed", map[string]int{ids[0]: 1})
+	if _, err := kept.NewFromOtherSessions(ctx, "q", "s", 5); err != nil { // no entry in q: nothing to read
+		t.Fatal(err)
+	}
+	if n := counted.views.Load() - before; n != 0 {
+		t.Errorf("with nothing committed, the asks read the store %d times, want 0", n)
+	}
+	if err := other.RecordUse(ctx, ids[1:3], "s"); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * time.Millisecond)
+	counts("after another engine's use", map[string]int{ids[0]: 1, ids[1]: 1, ids[2]: 1})
+	// A commit of this engine's own is seen at once.
+	if err := kept.RecordUse(ctx, ids[:1], "s"); err != nil {
+		t.Fatal(err)
+	}
+	counts("after its own use", map[string]int{ids[0]: 2, ids[1]: 1, ids[2]: 1})
 }

@@ -78,6 +78,11 @@ type Store struct {
 	wl             writerState
 	rvMu           sync.Mutex
 	rv             rowsVersionState
+	// IndexVersion: the same for commits that may have changed the
+	// search index; iv what IndexVersion has seen (under rvMu).
+	indexCommits    atomic.Int64
+	indexCommitting atomic.Int64
+	iv              rowsVersionState
 
 	// runs counts the runs of writes under way (WriteRun); the writer's
 	// page cache is writerRunCacheKiB while there is one.
@@ -400,9 +405,30 @@ func (s *Store) pragmaDataVersion(ctx context.Context) (int64, error) {
 // other processes' commits within dataVersionReuse, and of this store's
 // at once. The number never decreases.
 func (s *Store) RowsVersion(ctx context.Context) (v int64, ok bool, err error) {
+	return s.ownVersion(ctx, &s.rv, &s.rowCommits, &s.rowsCommitting)
+}
+
+// IndexVersion is RowsVersion for the search index: a number that
+// changes whenever a commit may have changed the index (its partitions'
+// statistics, postings and dead sets): every commit of another store or
+// process, and this store's own commits but those that only queued
+// uses, appended activity entries and applied queued uses to their
+// memories (Tx.FoldUses: a use changes a memory's row, never the index).
+// A long-lived engine keeps the partitions' statistics while it stays
+// the same. Like RowsVersion, it tells of other processes' commits
+// within dataVersionReuse, and of this store's at once; ok is false
+// while one of its own commits that may change the index is under way.
+func (s *Store) IndexVersion(ctx context.Context) (v int64, ok bool, err error) {
+	return s.ownVersion(ctx, &s.iv, &s.indexCommits, &s.indexCommitting)
+}
+
+// ownVersion is RowsVersion or IndexVersion: st is what it has seen,
+// commits and committing count this store's commits of that kind done
+// and under way.
+func (s *Store) ownVersion(ctx context.Context, st *rowsVersionState, commits, committing *atomic.Int64) (v int64, ok bool, err error) {
 	if s.reader == s.writer {
 		// :memory: is this store's alone.
-		return s.rowCommits.Load(), s.rowsCommitting.Load() == 0, nil
+		return commits.Load(), committing.Load() == 0, nil
 	}
 	dv, err := s.pragmaDataVersion(ctx)
 	if err != nil {
@@ -410,11 +436,10 @@ func (s *Store) RowsVersion(ctx context.Context) (v int64, ok bool, err error) {
 	}
 	// After the pragma: an own commit it tells of is counted by now, or
 	// still under way.
-	rows := s.rowCommits.Load()
-	ok = s.rowsCommitting.Load() == 0
+	rows := commits.Load()
+	ok = committing.Load() == 0
 	s.rvMu.Lock()
 	defer s.rvMu.Unlock()
-	st := &s.rv
 	switch {
 	case !st.started:
 		// The writer's data_version is not known yet: the first commit
@@ -658,7 +683,7 @@ func (s *Store) PlaceRows(ctx context.Context) error {
 	if err != nil {
 		return translate(err, "place the rows")
 	}
-	return s.commit(tx, true)
+	return s.commit(tx, true, true)
 }
 
 // View implements cairn.Store.
@@ -702,7 +727,7 @@ func (s *Store) Update(ctx context.Context, fn func(cairn.Tx) error) error {
 		return err
 	}
 	s.unheld() // before the commit lets other connections write
-	return s.commit(tx, t.rowsMayChange)
+	return s.commit(tx, t.rowsMayChange, t.indexMayChange)
 }
 
 // writing records that a use of the writer's connection begins, for
@@ -729,10 +754,14 @@ func (s *Store) unheld() {
 
 // commit commits tx, a write, and counts it (DataVersion); rows says it
 // may have changed memory rows (RowsVersion).
-func (s *Store) commit(tx *sql.Tx, rows bool) error {
+func (s *Store) commit(tx *sql.Tx, rows, index bool) error {
 	if rows {
 		s.rowsCommitting.Add(1)
 		defer s.rowsCommitting.Add(-1) // after rowCommits counts it
+	}
+	if index {
+		s.indexCommitting.Add(1)
+		defer s.indexCommitting.Add(-1) // after indexCommits counts it
 	}
 	if err := tx.Commit(); err != nil {
 		return translate(err, "commit")
@@ -740,6 +769,9 @@ func (s *Store) commit(tx *sql.Tx, rows bool) error {
 	s.commits.Add(1)
 	if rows {
 		s.rowCommits.Add(1)
+	}
+	if index {
+		s.indexCommits.Add(1)
 	}
 	return nil
 }

@@ -587,6 +587,72 @@ func TestRowsVersion(t *testing.T) {
 	}
 }
 
+// TestIndexVersion: the index version stays the same over the store's
+// own writes of queued uses and activity entries and over a fold of the
+// queued uses into their memories (which changes the rows version), and
+// changes with its adds and removals and with another store's writes.
+func TestIndexVersion(t *testing.T) {
+	t.Parallel()
+	a, b := storesOnOneFile(t)
+	ea, eb := engine.New(a, nil), engine.New(b, nil)
+	ctx := t.Context()
+	version := func() int64 {
+		t.Helper()
+		time.Sleep(2 * time.Millisecond) // others' commits are seen within a millisecond
+		v, ok, err := a.IndexVersion(ctx)
+		if err != nil || !ok {
+			t.Fatalf("index version: %d, %v, %v", v, ok, err)
+		}
+		return v
+	}
+	res, err := ea.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "a memory used often"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := []string{res.Memory.ID}
+	version()
+	if _, err := ea.QueueUses(ctx, []engine.Use{{IDs: ids, Session: "s0"}}); err != nil { // the first commit seen
+		t.Fatal(err)
+	}
+	v := version()
+	rows, _, _ := a.RowsVersion(ctx)
+	if _, err := ea.QueueUses(ctx, []engine.Use{{IDs: ids, Session: "s1"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := ea.RecordUse(ctx, ids, "s2"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ea.FoldUses(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got != v {
+		t.Fatalf("own uses, recorded and folded: index version %d, then %d; want it unchanged", v, got)
+	}
+	if r, _, _ := a.RowsVersion(ctx); r == rows {
+		t.Fatal("the uses recorded and folded left the rows version as it was")
+	}
+	if _, err := ea.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "one more"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got == v {
+		t.Fatal("an add left the index version as it was")
+	}
+	v = version()
+	if err := ea.DeleteMemory(ctx, ids[0]); err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got == v {
+		t.Fatal("a removal left the index version as it was")
+	}
+	v = version()
+	if _, err := eb.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "written through b"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := version(); got == v {
+		t.Fatal("another store's add left the index version as it was")
+	}
+}
+
 // An in-memory store's data version follows its writes, and reading it
 // does not hold the one connection writes need.
 func TestDataVersionOfAnInMemoryStore(t *testing.T) {

@@ -37,6 +37,10 @@ type Tx struct {
 	// rows: any but reads and those that queue uses and append activity
 	// entries (leavesRows, Store.RowsVersion).
 	rowsMayChange bool
+	// indexMayChange: the write ran a statement that may change the
+	// search index: any but those rowsMayChange leaves out and those that
+	// apply uses to memories (leavesIndex, Store.IndexVersion).
+	indexMayChange bool
 }
 
 // Bulk prepares this write transaction for a large write (an import):
@@ -76,6 +80,9 @@ func (t *Tx) close() {
 func (t *Tx) stmt(ctx context.Context, q string) (*sql.Stmt, error) {
 	if t.write && !t.rowsMayChange && !leavesRows(q) {
 		t.rowsMayChange = true
+	}
+	if t.write && !t.indexMayChange && !leavesIndex(q) {
+		t.indexMayChange = true
 	}
 	if s, ok := t.stmts[q]; ok {
 		return s, nil
@@ -134,6 +141,19 @@ func leavesRows(q string) bool {
 	}
 	q = strings.TrimLeft(q, " \t\n")
 	return len(q) >= 6 && strings.EqualFold(q[:6], "SELECT")
+}
+
+// leavesIndex reports whether the statement q leaves the search index as
+// it is: one that leaves memory rows as they are (leavesRows), or one
+// that applies uses to memories (their use count, last use and
+// confidence, which the index does not hold) or empties the use queue
+// (Store.IndexVersion).
+func leavesIndex(q string) bool {
+	switch q {
+	case sqlTouchMemory, sqlTouchMemoryBoosted, sqlFoldMemory, sqlFoldMemoryBoosted, sqlEmptyUseQueue:
+		return true
+	}
+	return leavesRows(q)
 }
 
 func nullKey(k string) any {

@@ -58,7 +58,7 @@ func (s *Store) PutVectors(ctx context.Context, model string, vs []cairn.HashVec
 			return translate(err, "store vectors")
 		}
 	}
-	return s.commit(tx, false) // vectors are not memory rows
+	return s.commit(tx, false, false) // vectors are neither memory rows nor the search index
 }
 
 // FindVectors implements cairn.VectorStore.
