@@ -10,7 +10,8 @@
 // -event bash PreToolUse payloads of a Bash call (the line is the
 // command), -event read PreToolUse payloads of a Read (of the file the
 // line names, in the cwd), which the hooks answer with nothing: the
-// floor of the route, HTTP and the payload's decoding without a block. -cwd is the payload's folder, whose name is the project.
+// floor of the route, HTTP and the payload's decoding without a block.
+// -cwd is the payload's folder, whose name is the project.
 // -pace makes each session start a call at most that often (an agent's
 // hooks come a model turn apart); without it they come back to back, and
 // the figures are those of a server kept busy.
