@@ -2,8 +2,10 @@ package recall_test
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/cairn-dev/cairn"
@@ -113,15 +115,45 @@ func TestEqualAnswersBeforeACommandComeInOneOrder(t *testing.T) {
 	}
 }
 
-// countingSearches is a lookup service that counts its searches.
+// countingSearches is a lookup service that counts its searches, which a
+// lookup may make at once.
 type countingSearches struct {
 	recall.LookupService
-	searches int
+	n atomic.Int32
 }
 
 func (c *countingSearches) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error) {
-	c.searches++
+	c.n.Add(1)
 	return c.LookupService.Search(ctx, q)
+}
+
+func (c *countingSearches) searches() int { return int(c.n.Load()) }
+
+// failingSearches is a lookup service whose searches fail: those of the
+// fixes with errFixes, the others with errOthers.
+type failingSearches struct{ recall.LookupService }
+
+var errFixes, errOthers = errors.New("the fixes' search failed"), errors.New("the other search failed")
+
+func (failingSearches) Search(ctx context.Context, q cairn.Query) ([]cairn.Hit, error) {
+	if slices.Contains(q.Types, "fix") {
+		return nil, errFixes
+	}
+	return nil, errOthers
+}
+
+// A lookup of an error searches the fixes and the other types at once;
+// when both fail, the fixes' error is the answer's, as when they were
+// searched one after the other.
+func TestALookupOfAnErrorFailsWithTheFixesError(t *testing.T) {
+	t.Parallel()
+	svc := failingSearches{lookupEngine(t)}
+	for range 20 {
+		_, err := recall.Lookup(t.Context(), svc, cairn.LookupRequest{Project: "p", Profile: cairn.ProfileLookupError, Subject: "panic: nil map", Limit: 3, Now: lookupNow})
+		if !errors.Is(err, errFixes) {
+			t.Fatalf("both searches failed: %v, want the fixes' error", err)
+		}
+	}
 }
 
 // After a failure no fix holds the error's line, so the fixes and the
@@ -148,8 +180,8 @@ func TestAfterAFailureOtherTypesAreSearchedOnlyWhenFixesLeaveRoom(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ids := res.IDs(); len(ids) != 3 || slices.Contains(ids, pit) || svc.searches != 1 {
-		t.Errorf("three fixes read like the error: shown %v (fixes %v), %d searches, want the fixes and one search", ids, fixes, svc.searches)
+	if ids := res.IDs(); len(ids) != 3 || slices.Contains(ids, pit) || svc.searches() != 1 {
+		t.Errorf("three fixes read like the error: shown %v (fixes %v), %d searches, want the fixes and one search", ids, fixes, svc.searches())
 	}
 
 	svc = &countingSearches{LookupService: e}
@@ -157,8 +189,8 @@ func TestAfterAFailureOtherTypesAreSearchedOnlyWhenFixesLeaveRoom(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(res.IDs()) != 3 || res.Omitted != 1 || svc.searches != 2 {
-		t.Errorf("a lookup of the error: %v, %d omitted, %d searches; want 3, 1 omitted (the pitfall), 2 searches", res.IDs(), res.Omitted, svc.searches)
+	if len(res.IDs()) != 3 || res.Omitted != 1 || svc.searches() != 2 {
+		t.Errorf("a lookup of the error: %v, %d omitted, %d searches; want 3, 1 omitted (the pitfall), 2 searches", res.IDs(), res.Omitted, svc.searches())
 	}
 
 	svc = &countingSearches{LookupService: e}
@@ -166,8 +198,8 @@ func TestAfterAFailureOtherTypesAreSearchedOnlyWhenFixesLeaveRoom(t *testing.T) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ids := res.IDs(); len(ids) != 4 || !slices.Contains(ids, pit) || svc.searches != 2 {
-		t.Errorf("room for five: shown %v, %d searches; want the three fixes and the pitfall, two searches", ids, svc.searches)
+	if ids := res.IDs(); len(ids) != 4 || !slices.Contains(ids, pit) || svc.searches() != 2 {
+		t.Errorf("room for five: shown %v, %d searches; want the three fixes and the pitfall, two searches", ids, svc.searches())
 	}
 }
 

@@ -288,12 +288,14 @@ func collect(found map[string]*cairn.LookupItem, req cairn.LookupRequest, less f
 	return res
 }
 
-// lookupError searches the fixes of the profile's types, then the other
+// lookupError searches the fixes of the profile's types and the other
 // types it reads; a hit counts when it holds at least the profile's floor
 // of the error's weight (Strength). Fixes come before every other type in
 // the answer, so when the fixes alone fill req.Limit and the caller does
 // not count what is left out (uncounted: the answer after a failure), the
-// second search could change nothing it shows and is not made.
+// second search could change nothing it shows and is not made. A counted
+// lookup makes the two searches at once, with the same answer, and the
+// fixes' error first when both fail.
 func lookupError(ctx context.Context, svc LookupService, p Profile, req cairn.LookupRequest, uncounted bool) (*cairn.LookupAnswer, error) {
 	text := req.Subject
 	if len(text) > maxErrorText {
@@ -302,32 +304,62 @@ func lookupError(ctx context.Context, svc LookupService, p Profile, req cairn.Lo
 			text = text[:len(text)-1]
 		}
 	}
-	found := map[string]*cairn.LookupItem{}
-	for _, pass := range []struct {
-		facets  cairn.Facet
-		section string
-	}{
-		{p.Types & cairn.FacetFix, "fixes"},
-		{p.Types &^ cairn.FacetFix, "related"},
-	} {
-		if uncounted && pass.section == "related" && len(found) >= req.Limit {
-			break
-		}
-		hits, err := svc.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: cairn.TypesWith(pass.facets), Limit: 30,
+	search := func(ctx context.Context, facets cairn.Facet) ([]cairn.Hit, error) {
+		return svc.Search(ctx, cairn.Query{Project: req.Project, Text: text, Types: cairn.TypesWith(facets), Limit: 30,
 			Now: req.Now})
-		if err != nil {
-			return nil, err
-		}
+	}
+	found := map[string]*cairn.LookupItem{}
+	add := func(hits []cairn.Hit, section string) {
 		for _, h := range hits {
 			if h.Strength < p.Floor || !h.Memory.Live(req.Now) {
 				continue
 			}
 			why := fmt.Sprintf("matches %d%% of the error", int(h.Strength*100+0.5))
 			found[h.Memory.ID] = &cairn.LookupItem{Memory: h.Memory, Score: p.Weights.value(h.Memory, h.Strength, req.Now),
-				Section: pass.section, Why: why}
+				Section: section, Why: why}
 		}
 	}
+	// A counted lookup makes both searches whatever the fixes find: the
+	// other types are searched on another goroutine while the fixes are,
+	// and the fixes' error wins, as it would one after the other. An
+	// uncounted one searches the other types only when the fixes leave
+	// room, which after a failure they mostly do not: searching both at
+	// once there would about double the CPU of a call and shorten few.
+	var other chan searchResult
+	if !uncounted {
+		otherCtx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		other = make(chan searchResult, 1)
+		go func() {
+			hits, err := search(otherCtx, p.Types&^cairn.FacetFix)
+			other <- searchResult{hits, err}
+		}()
+	}
+	fixes, err := search(ctx, p.Types&cairn.FacetFix)
+	if err != nil {
+		return nil, err
+	}
+	add(fixes, "fixes")
+	if uncounted && len(found) >= req.Limit {
+		return collect(found, req, func(a, b *cairn.LookupItem) bool { return a.Score > b.Score }), nil
+	}
+	var r searchResult
+	if other != nil {
+		r = <-other
+	} else {
+		r.hits, r.err = search(ctx, p.Types&^cairn.FacetFix)
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	add(r.hits, "related")
 	return collect(found, req, func(a, b *cairn.LookupItem) bool { return a.Score > b.Score }), nil
+}
+
+// searchResult is a search's answer, from another goroutine.
+type searchResult struct {
+	hits []cairn.Hit
+	err  error
 }
 
 // commandTypes are those whose text lists the commands that passed: the
