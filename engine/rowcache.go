@@ -103,6 +103,13 @@ func (e *Engine) rowsVersion(ctx context.Context) (int64, bool) {
 		v, ok, err := rv.RowsVersion(ctx)
 		return v, ok && err == nil
 	}
+	return e.dataVersion(ctx)
+}
+
+// dataVersion is the store's data version, which every commit changes
+// (this process's at once, others' as DataVersion tells of them); ok is
+// false when the store reports none.
+func (e *Engine) dataVersion(ctx context.Context) (int64, bool) {
 	if !e.store.SupportsDataVersion() {
 		return 0, false
 	}

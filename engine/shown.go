@@ -199,7 +199,7 @@ func (e *Engine) cachedShown(ctx context.Context, session string, needTx func(s 
 	defer s.mu.Unlock()
 	// Before the transaction: a commit after this reading is then either
 	// in what the transaction reads or changes the version.
-	v, vok := e.shownVersion(ctx)
+	v, vok := e.dataVersion(ctx)
 	current := vok && s.versionOK && v == s.version
 	if current && (needTx == nil || !needTx(s)) {
 		return true, f(nil, s)
@@ -214,17 +214,6 @@ func (e *Engine) cachedShown(ctx context.Context, session string, needTx func(s 
 		}
 		return f(tx, s)
 	})
-}
-
-// shownVersion is the store's data version, which every commit changes
-// (that of this process at once, others' as DataVersion tells of them);
-// ok is false when the store does not report one.
-func (e *Engine) shownVersion(ctx context.Context) (int64, bool) {
-	if !e.store.SupportsDataVersion() {
-		return 0, false
-	}
-	v, err := e.store.DataVersion(ctx)
-	return v, err == nil
 }
 
 // shownInTx is sessionShownIn within tx (a write transaction recording
