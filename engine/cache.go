@@ -135,14 +135,11 @@ func (e *Engine) searchStats(ctx context.Context, tx cairn.Tx, name string) (ps 
 	// the index changed in between, the version has changed too, and
 	// these are never used.
 	c.mu.Lock()
-	switch {
-	case sv.version > c.stats.version || c.stats.stats == nil:
-		c.stats = keptStats{version: sv.version, stats: map[string]cairn.PartitionStats{}}
-	case c.stats.version == sv.version && len(c.stats.stats) >= maxKeptStats:
-		c.stats.stats = map[string]cairn.PartitionStats{}
-	}
-	if c.stats.version == sv.version {
-		c.stats.stats[name] = *ps
+	if k := c.keptStatsAt(sv.version); k != nil {
+		if len(k.stats) >= maxKeptStats {
+			k.stats = map[string]cairn.PartitionStats{}
+		}
+		k.stats[name] = *ps
 	}
 	c.mu.Unlock()
 	return ps, false, err
@@ -555,12 +552,23 @@ func (e *Engine) partitionDocs(ctx context.Context, tx cairn.Tx) (map[string]int
 		return nil, err
 	}
 	c.mu.Lock()
-	if sv.version > c.stats.version {
-		c.stats = keptStats{version: sv.version, stats: map[string]cairn.PartitionStats{}}
-	}
-	if c.stats.version == sv.version {
-		c.stats.docs = docs
+	if k := c.keptStatsAt(sv.version); k != nil {
+		k.docs = docs
 	}
 	c.mu.Unlock()
 	return docs, nil
+}
+
+// keptStatsAt returns what is kept of the partitions at the index
+// version: made anew when version is newer than what is kept, nil when
+// what is kept is newer (what a transaction read at an older version is
+// not kept). c.mu must be held.
+func (c *postingsCache) keptStatsAt(version int64) *keptStats {
+	if version > c.stats.version || c.stats.stats == nil {
+		c.stats = keptStats{version: version, stats: map[string]cairn.PartitionStats{}}
+	}
+	if c.stats.version != version {
+		return nil
+	}
+	return &c.stats
 }
