@@ -38,7 +38,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -49,6 +48,7 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/bench/internal/benchio"
 	"github.com/cairn-dev/cairn/bench/latency"
 	"github.com/cairn-dev/cairn/engine"
 	"github.com/cairn-dev/cairn/jobs"
@@ -87,24 +87,9 @@ const (
 func benchHTTPHook(b *testing.B, n int, event string, sessions int, temp int) {
 	srv, eng, dir := benchServerEngine(b, n)
 	cwd := filepath.Join(dir, benchProject) // the project is the cwd's folder name
-	name, url := "UserPromptSubmit", "http://"+srv.Addr()+"/hooks/claude/"
-	if event != "prompt" {
-		name = "PreToolUse"
-	}
-	url += name
+	url := "http://" + srv.Addr() + "/hooks/claude/" + benchio.HookEvent(event)
 	payload := func(session int, call int, q string) []byte {
-		p := map[string]any{"session_id": fmt.Sprintf("bench-%d-%d", session, call), "transcript_path": "/nowhere.jsonl", "cwd": cwd,
-			"permission_mode": "default", "hook_event_name": name}
-		switch event {
-		case "bash":
-			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Bash", map[string]any{"command": q, "description": "run it"}, "toolu_bench"
-		case "read":
-			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Read", map[string]any{"file_path": filepath.Join(cwd, q)}, "toolu_bench"
-		default:
-			p["prompt"] = q
-		}
-		body, _ := json.Marshal(p)
-		return body
+		return benchio.HookPayload(event, fmt.Sprintf("bench-%d-%d", session, call), cwd, q)
 	}
 	clients := make([]*http.Client, sessions)
 	for i := range clients {

@@ -30,7 +30,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"path/filepath"
 	"slices"
 	"sync"
 	"time"
@@ -55,24 +54,8 @@ func main() {
 		fmt.Fprintf(os.Stderr, "hookload: give -each FILE, -event prompt|bash|read, -sessions ≥ 1, -runs ≥ 1 (%v)\n", err)
 		os.Exit(2)
 	}
-	name := "UserPromptSubmit"
-	if *event != "prompt" {
-		name = "PreToolUse"
-	}
 	payload := func(i int) []byte {
-		line := lines[i%len(lines)]
-		p := map[string]any{"session_id": fmt.Sprintf("bench-%d", i), "transcript_path": "/nowhere.jsonl", "cwd": *cwd,
-			"permission_mode": "default", "hook_event_name": name}
-		switch *event {
-		case "bash":
-			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Bash", map[string]any{"command": line, "description": "run it"}, "toolu_bench"
-		case "read":
-			p["tool_name"], p["tool_input"], p["tool_use_id"] = "Read", map[string]any{"file_path": filepath.Join(*cwd, line)}, "toolu_bench"
-		default:
-			p["prompt"] = line
-		}
-		b, _ := json.Marshal(p)
-		return b
+		return benchio.HookPayload(*event, fmt.Sprintf("bench-%d", i), *cwd, lines[i%len(lines)])
 	}
 	if len(lines) < *warmup+*runs {
 		fmt.Fprintf(os.Stderr, "hookload: %d lines for %d calls: some measured ones were asked before\n", len(lines), *warmup+*runs)

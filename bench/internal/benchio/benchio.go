@@ -1,14 +1,45 @@
 // Package benchio is what the bench tools share: reading a file of
-// queries, and the percentiles of measured times.
+// queries, the payloads of Claude Code's hooks, and the percentiles of
+// measured times.
 package benchio
 
 import (
 	"bufio"
+	"encoding/json"
 	"math"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 )
+
+// HookEvent is Claude Code's name of the hook a bench event calls:
+// UserPromptSubmit for "prompt", PreToolUse for "bash" and "read".
+func HookEvent(event string) string {
+	if event == "prompt" {
+		return "UserPromptSubmit"
+	}
+	return "PreToolUse"
+}
+
+// HookPayload is the JSON Claude Code sends to the hook of event in
+// session, from the folder cwd: for "prompt" a prompt of line, for
+// "bash" a Bash call running line, for "read" a Read of the file line
+// names in cwd (which the hooks answer with nothing).
+func HookPayload(event, session, cwd, line string) []byte {
+	p := map[string]any{"session_id": session, "transcript_path": "/nowhere.jsonl", "cwd": cwd,
+		"permission_mode": "default", "hook_event_name": HookEvent(event)}
+	switch event {
+	case "bash":
+		p["tool_name"], p["tool_input"], p["tool_use_id"] = "Bash", map[string]any{"command": line, "description": "run it"}, "toolu_bench"
+	case "read":
+		p["tool_name"], p["tool_input"], p["tool_use_id"] = "Read", map[string]any{"file_path": filepath.Join(cwd, line)}, "toolu_bench"
+	default:
+		p["prompt"] = line
+	}
+	b, _ := json.Marshal(p)
+	return b
+}
 
 // ReadLines returns the lines of the file at path that are not blank,
 // without a trailing "\r" (lines up to 1 MiB).
