@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"slices"
 
@@ -46,15 +47,7 @@ func (e *Engine) lendToNeighbours(ctx context.Context, tx cairn.Tx, memo docMemo
 		order[i] = i
 		best = max(best, hits[i].Match)
 	}
-	slices.SortStableFunc(order, func(a, b int) int {
-		switch {
-		case hits[a].Match > hits[b].Match:
-			return -1
-		case hits[b].Match > hits[a].Match:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(hits[b].Match, hits[a].Match) }) // best first
 	type source struct {
 		m   *cairn.Memory
 		lex float64
