@@ -105,12 +105,21 @@ func freeWhenIdle(ctx context.Context, tick <-chan time.Time, requests func() in
 // freeEachIdle runs freeWhenIdle with debug.FreeOSMemory, ticking every
 // idleFreeAfter, until the returned stop is called.
 func freeEachIdle(requests func() int64) (stop func()) {
+	return ticking(idleFreeAfter, func(ctx context.Context, tick <-chan time.Time) {
+		freeWhenIdle(ctx, tick, requests, debug.FreeOSMemory)
+	})
+}
+
+// ticking runs loop on a goroutine of its own with the ticks of a ticker
+// of every, until the returned stop is called, which waits for loop to
+// return.
+func ticking(every time.Duration, loop func(ctx context.Context, tick <-chan time.Time)) (stop func()) {
 	ctx, cancel := context.WithCancel(context.Background())
-	tick := time.NewTicker(idleFreeAfter)
+	tick := time.NewTicker(every)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		freeWhenIdle(ctx, tick.C, requests, debug.FreeOSMemory)
+		loop(ctx, tick.C)
 	}()
 	return func() {
 		cancel()
@@ -145,26 +154,17 @@ func (t *trimTicks) due(n int64) bool {
 // the requests answered, changes, and once after it stops, until the
 // returned stop is called.
 func trimWhileBusy(requests func() int64, trim func()) (stop func()) {
-	ctx, cancel := context.WithCancel(context.Background())
-	tick := time.NewTicker(trimEvery)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
+	return ticking(trimEvery, func(ctx context.Context, tick <-chan time.Time) {
 		t := trimTicks{last: requests()}
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-tick.C:
+			case <-tick:
 			}
 			if t.due(requests()) {
 				trim()
 			}
 		}
-	}()
-	return func() {
-		cancel()
-		<-done
-		tick.Stop()
-	}
+	})
 }

@@ -391,23 +391,19 @@ func (s *Server) Open(ctx context.Context) error {
 		// server's resident size (docs/performance.md).
 		debug.FreeOSMemory()
 	}
+	var stops []func() // in the order they are stopped
+	if s.cfg.TrimMemory != nil {
+		stops = append(stops, trimWhileBusy(s.requests.Load, s.cfg.TrimMemory))
+	}
 	if s.cfg.SetMemoryLimit != nil {
 		stopLimit := limitMemory(os.Getenv("GOMEMLIMIT") != "", s.eng.ResidentBytes, s.cfg.SetMemoryLimit)
-		stopFree := freeEachIdle(s.requests.Load)
-		s.stopMemory = func() {
-			stopFree()
-			stopLimit()
-		}
+		stops = append(stops, freeEachIdle(s.requests.Load), stopLimit)
 	}
-	if s.cfg.TrimMemory != nil {
-		stopTrim := trimWhileBusy(s.requests.Load, s.cfg.TrimMemory)
-		if stop := s.stopMemory; stop != nil {
-			s.stopMemory = func() {
-				stopTrim()
+	if len(stops) > 0 {
+		s.stopMemory = func() {
+			for _, stop := range stops {
 				stop()
 			}
-		} else {
-			s.stopMemory = stopTrim
 		}
 	}
 	// Use records are written in batches by one goroutine.
