@@ -102,7 +102,6 @@ func TestKeptStatsUntilTheIndexChanges(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	time.Sleep(2 * time.Millisecond) // the other store's commits seen (sqlite.Store.IndexVersion)
 	search("first")
 	uses() // the first commit the store sees after its first reading changes its versions
 	search("after the first uses")

@@ -361,17 +361,17 @@ func (s *Store) DataVersion(ctx context.Context) (int64, error) {
 		// be held for the pragma.
 		return own, nil
 	}
-	v, err := s.pragmaDataVersion(ctx)
+	v, err := s.pragmaDataVersion(ctx, false)
 	return v + own, err
 }
 
 // pragmaDataVersion is PRAGMA data_version on the connection kept for it,
-// read again once dataVersionReuse old: it changes when any other
-// connection (this store's writer included) commits.
-func (s *Store) pragmaDataVersion(ctx context.Context) (int64, error) {
+// read again once dataVersionReuse old, or always when fresh: it changes
+// when any other connection (this store's writer included) commits.
+func (s *Store) pragmaDataVersion(ctx context.Context, fresh bool) (int64, error) {
 	s.dvMu.Lock()
 	defer s.dvMu.Unlock()
-	if s.dvConn != nil && time.Since(s.dvRead) < dataVersionReuse {
+	if !fresh && s.dvConn != nil && time.Since(s.dvRead) < dataVersionReuse {
 		return s.dvLast, nil
 	}
 	if s.dvConn == nil {
@@ -405,7 +405,7 @@ func (s *Store) pragmaDataVersion(ctx context.Context) (int64, error) {
 // other processes' commits within dataVersionReuse, and of this store's
 // at once. The number never decreases.
 func (s *Store) RowsVersion(ctx context.Context) (v int64, ok bool, err error) {
-	return s.ownVersion(ctx, &s.rv, &s.rowCommits, &s.rowsCommitting)
+	return s.ownVersion(ctx, &s.rv, &s.rowCommits, &s.rowsCommitting, false)
 }
 
 // IndexVersion is RowsVersion for the search index: a number that
@@ -415,22 +415,24 @@ func (s *Store) RowsVersion(ctx context.Context) (v int64, ok bool, err error) {
 // uses, appended activity entries and applied queued uses to their
 // memories (Tx.FoldUses: a use changes a memory's row, never the index).
 // A long-lived engine keeps the partitions' statistics while it stays
-// the same. Like RowsVersion, it tells of other processes' commits
-// within dataVersionReuse, and of this store's at once; ok is false
-// while one of its own commits that may change the index is under way.
+// the same. Unlike RowsVersion, it tells of every commit at once, other
+// processes' too (it reads the pragma on each call): a search must never
+// score a memory that another process removed before it began. ok is
+// false while one of its own commits that may change the index is under
+// way.
 func (s *Store) IndexVersion(ctx context.Context) (v int64, ok bool, err error) {
-	return s.ownVersion(ctx, &s.iv, &s.indexCommits, &s.indexCommitting)
+	return s.ownVersion(ctx, &s.iv, &s.indexCommits, &s.indexCommitting, true)
 }
 
 // ownVersion is RowsVersion or IndexVersion: st is what it has seen,
 // commits and committing count this store's commits of that kind done
-// and under way.
-func (s *Store) ownVersion(ctx context.Context, st *rowsVersionState, commits, committing *atomic.Int64) (v int64, ok bool, err error) {
+// and under way; fresh reads the pragma anew.
+func (s *Store) ownVersion(ctx context.Context, st *rowsVersionState, commits, committing *atomic.Int64, fresh bool) (v int64, ok bool, err error) {
 	if s.reader == s.writer {
 		// :memory: is this store's alone.
 		return commits.Load(), committing.Load() == 0, nil
 	}
-	dv, err := s.pragmaDataVersion(ctx)
+	dv, err := s.pragmaDataVersion(ctx, fresh)
 	if err != nil {
 		return 0, false, err
 	}
