@@ -58,8 +58,9 @@
 //     untimed), as the seconds between an agent's hooks leave them. No
 //     budget of its own: the engine's share of a cold http hook
 //     (BenchmarkHTTPHook100k's -cold figures).
-//   - BenchmarkHookContext1M/prompt, /bash, /edit, /failure: the same
-//     over 1,000,000 memories (CAIRN_BENCH_1M=1).
+//   - BenchmarkHookContext100k/edit-cold: /edit the same way.
+//   - BenchmarkHookContext1M/prompt, /bash, /edit, /failure, /edit-cold:
+//     the same over 1,000,000 memories (CAIRN_BENCH_1M=1).
 //   - BenchmarkRecordUses100k: the writing of the use of the memories
 //     contexts showed, as `cairn serve` batches it (10 random memories a
 //     context, batches of 1 to 200 contexts), on a copy of the corpus's
@@ -425,6 +426,9 @@ func BenchmarkHookContext100k(b *testing.B) {
 		benchHookWith(b, latency.BenchCold, database(b, n), "bench-hooks", prompt, nil)
 	})
 	b.Run("bash-cold", func(b *testing.B) { benchPointWith(b, latency.BenchCold, n, cairn.ProfileCommand) })
+	b.Run("edit-cold", func(b *testing.B) {
+		benchHookWith(b, latency.BenchCold, database(b, n), "bench-hooks", edit, corpusFiles(b, n))
+	})
 }
 
 // BenchmarkHookContext1M is BenchmarkHookContext100k over 1,000,000
@@ -443,6 +447,9 @@ func BenchmarkHookContext1M(b *testing.B) {
 	b.Run("bash", func(b *testing.B) { benchPoint(b, n, cairn.ProfileCommand) })
 	b.Run("edit", func(b *testing.B) { benchHook(b, n, edit, corpusFiles(b, n)) })
 	b.Run("failure", func(b *testing.B) { benchPoint(b, n, cairn.ProfileFailure) })
+	b.Run("edit-cold", func(b *testing.B) {
+		benchHookWith(b, latency.BenchCold, database(b, n), "bench-hooks", edit, corpusFiles(b, n))
+	})
 }
 
 // benchPoint is the hook's answer at the point of a command, in a
