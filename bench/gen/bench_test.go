@@ -21,8 +21,9 @@
 //
 //	CAIRN_BENCH_1M=1 go test -run '^$' -bench Search1M -benchtime 1000x -timeout 30m ./bench/gen
 //
-// CAIRN_BENCH_KEEP=DIR keeps the search databases in DIR (search-N.db) and
-// reuses them in later runs; remove them when the index format changes,
+// CAIRN_BENCH_KEEP=DIR keeps the search databases in DIR (search-N.db,
+// and files-N.txt, the files the Edit benchmarks edit) and reuses them in
+// later runs; remove them when the index format changes,
 // or the first search rebuilds the index inside the warm-up.
 //
 // The figures and the budgets they are checked against:
@@ -486,8 +487,30 @@ func benchPointWith(b *testing.B, measure benchFunc, n int, profile string) {
 }
 
 // corpusFiles returns the distinct file paths (not globs) the corpus's
-// memories refer to, in the order first referred to.
+// memories refer to, in the order first referred to. With
+// CAIRN_BENCH_KEEP=DIR they are kept in DIR (files-N.txt, one a line), so
+// that a run over a kept database need not generate the corpus (about
+// 20 s at 1,000,000 memories, far longer under valgrind).
 func corpusFiles(b *testing.B, n int) []string {
+	b.Helper()
+	var keep string
+	if dir := os.Getenv("CAIRN_BENCH_KEEP"); dir != "" {
+		keep = filepath.Join(dir, fmt.Sprintf("files-%d.txt", n))
+		if data, err := os.ReadFile(keep); err == nil {
+			return strings.Split(strings.TrimSuffix(string(data), "\n"), "\n")
+		}
+	}
+	out := corpusFilesOf(b, n)
+	if keep != "" {
+		if err := os.WriteFile(keep, []byte(strings.Join(out, "\n")+"\n"), 0o600); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return out
+}
+
+// corpusFilesOf is corpusFiles, read from the generated corpus.
+func corpusFilesOf(b *testing.B, n int) []string {
 	b.Helper()
 	seen := map[string]bool{}
 	var out []string
