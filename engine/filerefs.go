@@ -116,8 +116,10 @@ func fileQueryTerms(f string, dst []string) (_ []string, ok bool) {
 
 // fileRefCandidates returns the project's memories (of types, when given)
 // whose file references name any of files: at most limit (0:
-// fileCandidates, at most maxFileLimit), of those indexed last (the most
-// recently written or changed), the most recently changed first.
+// fileCandidates, at most maxFileLimit), those indexed last (the most
+// recently written or whose text changed; of the project's partition,
+// then of the global one for as many as are missing), the most recently
+// changed first.
 func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, types []string, limit int) ([]*cairn.Memory, error) {
 	if limit <= 0 {
 		limit = fileCandidates
@@ -191,11 +193,12 @@ func (e *Engine) fileRefCandidates(ctx context.Context, project string, files, t
 // limit: a glob's term also holds files it does not match, so they are
 // read a batch at a time, the first of limit, each next of as many as
 // are still missing, over the share of those read so far that matched.
-// Which memories it appends does not depend on the batches: the limit
-// newest that match. A row read beyond them is a b-tree descent and, in
-// a call after idle, pages read again: a batch of limit after a first
-// that came a few short read 62 rows an Edit block at 1,000,000
-// memories, for 40 handed on (docs/performance.md).
+// Which memories it appends does not depend on the batches: the newest
+// that match, as many as out lacks. A row read beyond them is a b-tree
+// descent and, in a call after idle, pages read again: a second batch of
+// limit after a first that came a few short read 64 rows an Edit block
+// at 1,000,000 memories for 40 handed on; these batches read 47
+// (docs/performance.md).
 func newestMatching(ctx context.Context, tx cairn.Tx, rows *rowView, part string, docs []int64, match func(*cairn.Memory) bool, out []*cairn.Memory, limit int) ([]*cairn.Memory, error) {
 	read, matched := 0, 0
 	for len(docs) > 0 && len(out) < limit {
