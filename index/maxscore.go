@@ -134,6 +134,9 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 		ne++
 	}
 	seen := 0 // documents that match, whether ranked or not
+	// skipped: blocks were passed undecoded, whose documents seen does
+	// not count.
+	skipped := false
 	dead, next := s.Dead, s.Stats.NextDoc
 	for {
 		doc := ts[ne].cur.doc
@@ -161,6 +164,20 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				t.cov = s.coverPart(t.cw, int(t.cur.tf()), t.dl, dense)
 				se += t.score
 				ce += t.cov
+			}
+			if j == m-1 && ne == j && t.cur.k+1 == t.cur.n && theta > math.Inf(-1) {
+				// The one essential term's block ends: the blocks after
+				// it whose peaks cannot reach the k best are passed
+				// without being decoded.
+				b := t.cur.blk + 1
+				for b < len(t.cur.blocks) && reach(ne, t.blockBound(b), t.cw) < theta {
+					b++
+					s.passed++
+					skipped = true
+				}
+				t.cur.blk = b - 1
+				t.cur.load()
+				continue
 			}
 			t.cur.next()
 		}
@@ -198,7 +215,19 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 			}
 		}
 	}
-	return h.sorted(), seen > k || ne > 0
+	return h.sorted(), seen > k || ne > 0 || skipped
+}
+
+// blockBound is the most t adds to the BM25 sum of a document of its
+// postings' block b, by the block's peaks.
+func (t *bterm) blockBound(b int) float64 {
+	v := 0.0
+	for _, e := range t.cur.blocks[b].peaks {
+		if e.tf > 0 {
+			v = max(v, part(t.idf, float64(e.tf), t.bm.k1, t.bm.norm[e.dl]))
+		}
+	}
+	return v
 }
 
 // kept is what t adds to the BM25 sum of the document its cursor is at,

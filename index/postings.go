@@ -33,6 +33,27 @@ type block struct {
 	off  int   // byte offset of the block's first entry
 	prev int64 // the document before the block; -1 for the first block
 	last int64 // the block's last document
+	// peaks bound what the term adds to a document of the block: the
+	// shortest length of the block's entries of term frequency 1, 2 and
+	// 3, and the highest frequency above 3 with the shortest length of
+	// those entries (a length of 255 and frequency 0 when there is none).
+	peaks [blockPeaks]peak
+}
+
+// blockPeaks is how many peaks a block keeps.
+const blockPeaks = 4
+
+// noPeaks are the peaks of a block before its first entry.
+var noPeaks = [blockPeaks]peak{{1, 255}, {2, 255}, {3, 255}, {0, 255}}
+
+// addPeak counts an entry of term frequency tf and length dl in peaks.
+func addPeak(peaks *[blockPeaks]peak, tf, dl byte) {
+	if tf >= 1 && tf <= 3 {
+		peaks[tf-1].dl = min(peaks[tf-1].dl, dl)
+		return
+	}
+	p := &peaks[blockPeaks-1]
+	p.tf, p.dl = max(p.tf, tf), min(p.dl, dl)
 }
 
 // peak is a term frequency of the term and the shortest length of a
@@ -64,15 +85,16 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 			if n > 0 {
 				p.blocks = append(p.blocks, cur)
 			}
-			cur = block{off: start, prev: prev}
+			cur = block{off: start, prev: prev, peaks: noPeaks}
 			d := (*[3 * blockSize]byte)(data[i:])
 			for e := range blockSize {
 				doc += int64(d[3*e])
-				tf := d[3*e+1]
+				tf, dl := d[3*e+1], d[3*e+2]
 				if tf == 0 {
 					p.regular = false
 				}
-				shortest[tf] = min(shortest[tf], uint16(d[3*e+2]))
+				shortest[tf] = min(shortest[tf], uint16(dl))
+				addPeak(&cur.peaks, tf, dl)
 			}
 			cur.last = doc
 			n += blockSize
@@ -112,8 +134,9 @@ func Prepare(tp cairn.TermPostings) (*Postings, error) {
 			if n > 0 {
 				p.blocks = append(p.blocks, cur)
 			}
-			cur = block{off: start, prev: prev}
+			cur = block{off: start, prev: prev, peaks: noPeaks}
 		}
+		addPeak(&cur.peaks, tf, dl)
 		cur.last = doc
 		n++
 	}

@@ -124,6 +124,9 @@ type Scorer struct {
 	// knows from them a score its k-th best reaches at least.
 	known []float64
 	scr   *scratch // a bounded Top's working memory
+	// passed counts the blocks of postings the bounded Tops passed
+	// without decoding them (topBounded).
+	passed int
 }
 
 // scoredTerm is a term added to a scorer: its postings, score weight w
