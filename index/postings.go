@@ -276,10 +276,12 @@ func (c *cursor) next() {
 // them): the entries of dead documents are passed over within their
 // block, without the walk's work for each document.
 func (c *cursor) skipDead(dead DeadSet, next int64) {
+	// Past both next and the set's end no document is dead.
+	end := min(next, int64(len(dead))<<6)
 	for c.doc != endDoc {
 		for k := c.k; k < c.n; k++ {
 			d := c.docs[k&(blockSize-1)]
-			if w := d >> 6; d >= next || w >= int64(len(dead)) || dead[w]&(1<<(d&63)) == 0 {
+			if uint64(d) >= uint64(end) || dead[d>>6]&(1<<(d&63)) == 0 {
 				c.k, c.doc = k, d
 				return
 			}
