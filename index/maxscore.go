@@ -135,6 +135,14 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	}
 	seen := 0 // documents that match, whether ranked or not
 	dead, next := s.Dead, s.Stats.NextDoc
+	// The cursors stay on live documents (skipDead), so that the
+	// documents of a search narrowed to types, most of those its words
+	// hold, cost their entries' decoding only, not the walk's work for
+	// each document; a document the walk comes to is dead only when
+	// written after the statistics were read.
+	for j := range ts {
+		ts[j].cur.skipDead(dead, next)
+	}
 	for {
 		doc := ts[ne].cur.doc
 		for j := ne + 1; j < m; j++ {
@@ -145,7 +153,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 		if doc == endDoc {
 			break
 		}
-		live := doc < next && (len(dead) == 0 || !dead.Has(doc))
+		live := doc < next
 		se, ce := 0.0, 0.0
 		for j := ne; j < m; j++ {
 			t := &ts[j]
@@ -163,9 +171,12 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				ce += t.cov
 			}
 			t.cur.next()
+			if t.cur.doc < next && dead.Has(t.cur.doc) {
+				t.cur.skipDead(dead, next)
+			}
 		}
 		if !live {
-			continue // dead, or written after the stats were read
+			continue // written after the stats were read
 		}
 		seen++
 		j := ne - 1
