@@ -17,7 +17,8 @@ import (
 // Some postings end in a block of fewer entries that takes as many bytes
 // as a full block of one-byte gaps, and some hold a frequency of 0. The
 // term's peaks and whether its postings are regular must be those of the
-// entries.
+// entries. skipDead must land on the first entry from the current one
+// whose document is live or at or past its bound.
 func TestCursorWalksAndSeeksLikeADecode(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for round := range 80 {
@@ -95,6 +96,32 @@ func TestCursorWalksAndSeeksLikeADecode(t *testing.T) {
 		if p.regular != regular || !slices.Equal(p.peaks, peaks) {
 			t.Fatalf("round %d: Prepare made regular %v, peaks %v; want %v, %v", round, p.regular, p.peaks, regular, peaks)
 		}
+		// The dead documents skipDead passes over: most of them, as a
+		// search narrowed to types has, in stretches of whole blocks
+		// sometimes; next, past which none counts as dead, sometimes
+		// within the postings. (Documents from 1<<24 on, which the
+		// widest gaps reach, are left live: the set would be too big.)
+		var dead DeadSet
+		kill := func(doc int64) {
+			if doc < 1<<24 {
+				dead.Add(doc)
+			}
+		}
+		share := []float64{0.5, 0.9, 0.99, 1}[r.IntN(4)]
+		for i := 0; i < len(ref); i++ {
+			if r.IntN(50) == 0 {
+				for end := min(len(ref), i+r.IntN(3*blockSize)); i < end; i++ {
+					kill(ref[i].doc)
+				}
+			}
+			if i < len(ref) && r.Float64() < share {
+				kill(ref[i].doc)
+			}
+		}
+		next := int64(endDoc)
+		if r.IntN(3) == 0 {
+			next = ref[r.IntN(len(ref))].doc
+		}
 		var c cursor
 		c.reset(p)
 		at := 0 // the reference entry the cursor must be at
@@ -109,10 +136,15 @@ func TestCursorWalksAndSeeksLikeADecode(t *testing.T) {
 				t.Fatalf("round %d step %d: at (%d, %d, %d), want (%d, %d, %d)", round, step,
 					c.doc, c.tf(), c.dl(), ref[at].doc, ref[at].tf, ref[at].dl)
 			}
-			switch r.IntN(3) {
+			switch r.IntN(4) {
 			case 0:
 				c.next()
 				at++
+			case 1:
+				c.skipDead(dead, next)
+				for at < len(ref) && ref[at].doc < next && dead.Has(ref[at].doc) {
+					at++
+				}
 			default:
 				// A target at, before or past an entry, near or far.
 				i := min(len(ref), at+r.IntN([]int{3, 130, 2000}[r.IntN(3)]))

@@ -138,6 +138,14 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 	// not count.
 	skipped := false
 	dead, next := s.Dead, s.Stats.NextDoc
+	// The cursors stay on live documents (skipDead), so that the
+	// documents of a search narrowed to types, most of those its words
+	// hold, cost their entries' decoding only, not the walk's work for
+	// each document; a document the walk comes to is dead only when
+	// written after the statistics were read.
+	for j := range ts {
+		ts[j].cur.skipDead(dead, next)
+	}
 	for {
 		doc := ts[ne].cur.doc
 		for j := ne + 1; j < m; j++ {
@@ -148,7 +156,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 		if doc == endDoc {
 			break
 		}
-		live := doc < next && (len(dead) == 0 || !dead.Has(doc))
+		live := doc < next
 		se, ce := 0.0, 0.0
 		for j := ne; j < m; j++ {
 			t := &ts[j]
@@ -177,12 +185,15 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				}
 				t.cur.blk = b - 1
 				t.cur.load()
-				continue
+			} else {
+				t.cur.next()
 			}
-			t.cur.next()
+			if t.cur.doc < next && dead.Has(t.cur.doc) {
+				t.cur.skipDead(dead, next)
+			}
 		}
 		if !live {
-			continue // dead, or written after the stats were read
+			continue // written after the stats were read
 		}
 		seen++
 		j := ne - 1

@@ -63,7 +63,8 @@ func randomPartition(r *rand.Rand, n, v, after int, deadShare float64) (*cairn.P
 // postings of documents that cannot enter the k best, with scoring every
 // posting, on random partitions (seeded): queries of 1 to 12 words with
 // random weights, common and rare words, words without postings, dead
-// documents, documents written after the statistics, coverage on and
+// documents (up to nine in ten, as in a search narrowed to a few types),
+// documents written after the statistics, coverage on and
 // off, feedback terms that add score but no coverage, k from 1 to past
 // the number of matches (as a search grows k when filters reject
 // candidates), partitions past the size where scores are summed in
@@ -84,7 +85,7 @@ func TestBoundedTopEqualsExhaustiveScoring(t *testing.T) {
 		if r.IntN(4) == 0 {
 			after = r.IntN(n)
 		}
-		stats, tps, dead := randomPartition(r, n, v, after, []float64{0, 0.05, 0.5}[r.IntN(3)])
+		stats, tps, dead := randomPartition(r, n, v, after, []float64{0, 0.05, 0.5, 0.9}[r.IntN(4)])
 		if r.IntN(6) == 0 {
 			stats.NextDoc = 1<<22 + 1 // the float64 sums of large partitions
 		}
@@ -193,9 +194,9 @@ func heldRef(t *testing.T, added []cairn.TermPostings) (map[int64]uint64, map[in
 // are held by nine documents in ten, in runs of consecutive documents
 // (blocks of one-byte gaps, and documents at the edges of blocks that
 // rank). Queries of 1 to 8 such terms, with random weights, coverage on
-// and off, feedback terms, dead documents, documents written after the
-// statistics, float32 and float64 sums, k from 1 to past the matches,
-// each Top after a smaller one (as a search grows k). Documents, scores
+// and off, feedback terms, dead documents (up to nine in ten), documents
+// written after the statistics, float32 and float64 sums, k from 1 to
+// past the matches, each Top after a smaller one (as a search grows k). Documents, scores
 // and coverage must be equal to the bit.
 func TestBoundedTopOnStretchedPostings(t *testing.T) {
 	t.Parallel()
@@ -215,7 +216,7 @@ func TestBoundedTopOnStretchedPostings(t *testing.T) {
 		if r.IntN(4) == 0 {
 			after = r.IntN(n / 4)
 		}
-		deadShare := []float64{0, 0.05, 0.5}[r.IntN(3)]
+		deadShare := []float64{0, 0.05, 0.5, 0.9}[r.IntN(4)]
 		var dead index.DeadSet
 		stats := &cairn.PartitionStats{Name: "p", NextDoc: int64(n - after)}
 		for d := 0; d < n-after; d++ {

@@ -294,6 +294,26 @@ func (c *cursor) next() {
 	}
 }
 
+// skipDead moves c to its first entry from the current one whose
+// document is not in dead, or is next or after it (documents written
+// after the statistics were read, which a walk passes over as it finds
+// them): the entries of dead documents are passed over within their
+// block, without the walk's work for each document.
+func (c *cursor) skipDead(dead DeadSet, next int64) {
+	// Past both next and the set's end no document is dead.
+	end := min(next, int64(len(dead))<<6)
+	for c.doc != endDoc {
+		for k := c.k; k < c.n; k++ {
+			d := c.docs[k&(blockSize-1)]
+			if uint64(d) >= uint64(end) || dead[d>>6]&(1<<(d&63)) == 0 {
+				c.k, c.doc = k, d
+				return
+			}
+		}
+		c.load()
+	}
+}
+
 // seek moves to the first entry whose document is target or after it,
 // skipping whole blocks that end before target without decoding them.
 func (c *cursor) seek(target int64) {

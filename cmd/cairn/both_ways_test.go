@@ -20,6 +20,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/server"
 )
 
@@ -653,12 +654,14 @@ func localPath(t *testing.T, c *cli) string {
 }
 
 // serveAt runs `cairn serve` for c's database in the folder wd until the
-// test ends, and waits for its socket.
+// test ends, and waits until it answers on its socket.
 func serveAt(t *testing.T, c *cli, socket, wd string) {
 	t.Helper()
 	t.Cleanup(runServeUntil(t, t.Context(), c, wd, "off", nil, func() bool {
+		// The socket's file exists from its bind, before the server
+		// listens: a command run then would not be served.
 		fi, err := os.Stat(socket)
-		return err == nil && fi.Mode()&os.ModeSocket != 0
+		return err == nil && fi.Mode()&os.ModeSocket != 0 && client.Answers(socket, time.Second)
 	}))
 }
 
