@@ -173,20 +173,24 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				se += t.score
 				ce += t.cov
 			}
-			if j == m-1 && ne == j && t.cur.k+1 == t.cur.n && theta > math.Inf(-1) {
+			if c := &t.cur; c.k+1 < c.n {
+				// next within the block, the walk's common step.
+				c.k++
+				c.doc = c.docs[c.k&(blockSize-1)]
+			} else if j == m-1 && ne == j && theta > math.Inf(-1) {
 				// The one essential term's block ends: the blocks after
 				// it whose peaks cannot reach the k best are passed
 				// without being decoded.
-				b := t.cur.blk + 1
-				for b < len(t.cur.blocks) && reach(ne, t.blockBound(b), t.cw) < theta {
+				b := c.blk + 1
+				for b < len(c.blocks) && reach(ne, t.blockBound(b), t.cw) < theta {
 					b++
 					s.passed++
 					skipped = true
 				}
-				t.cur.blk = b - 1
-				t.cur.load()
+				c.blk = b - 1
+				c.load()
 			} else {
-				t.cur.next()
+				c.next()
 			}
 			if t.cur.doc < next && dead.Has(t.cur.doc) {
 				t.cur.skipDead(dead, next)
