@@ -463,7 +463,10 @@ const maxKeptStats = 64
 // changed, more narrowly than its data version (sqlite.Store.IndexVersion:
 // the writes of uses, which a server makes after every answer, leave it).
 type indexVersioner interface {
+	// IndexVersion may tell of another process's commit a moment
+	// late; IndexVersionNow tells of every commit made before it.
 	IndexVersion(ctx context.Context) (v int64, ok bool, err error)
+	IndexVersionNow(ctx context.Context) (v int64, ok bool, err error)
 }
 
 // statsView is where the partitions' statistics of one read transaction
@@ -484,9 +487,12 @@ type statsViewKey struct{}
 // index. The version is read before the transaction, and the statistics
 // kept are used only at that version; a transaction's state is the
 // database's as of its first read, which comes after, so the version is
-// read again after fn: if it changed meanwhile, fn may have mixed the
-// statistics kept with what the transaction read, and runs again in a
-// new transaction with the statistics read there. What the first run
+// read again after fn, as of then (IndexVersionNow; the reading before
+// may tell of another process's commit a moment late): if it changed
+// meanwhile, or the reading before missed a commit the transaction
+// sees, fn may have mixed the statistics kept with what the transaction
+// read, and runs again in a new transaction with the statistics read
+// there. What the first run
 // kept meanwhile is under the older statistics' stamps: postings read
 // after them may hold later documents, which a search skips (documents
 // at or past NextDoc), as it does those of an expiry mask read after its
@@ -501,7 +507,7 @@ func (e *Engine) indexView(ctx context.Context, fn func(ctx context.Context, tx 
 	if err != nil || !sv.served {
 		return err
 	}
-	if v, ok := e.indexVersion(ctx); ok && v == sv.version {
+	if v, ok := e.indexVersion(ctx, true); ok && v == sv.version {
 		return nil
 	}
 	return e.store.View(ctx, func(tx cairn.Tx) error { return fn(ctx, tx) })
@@ -513,18 +519,24 @@ func (e *Engine) statsAt(ctx context.Context) *statsView {
 	if e.cache == nil {
 		return &statsView{}
 	}
-	v, ok := e.indexVersion(ctx)
+	v, ok := e.indexVersion(ctx, false)
 	return &statsView{version: v, ok: ok}
 }
 
-// indexVersion is the store's index version; ok is false when it reports
-// none, or nothing may be kept under it now.
-func (e *Engine) indexVersion(ctx context.Context) (int64, bool) {
+// indexVersion is the store's index version, telling of every commit
+// made before the call when now is set (else of other processes' a
+// moment late); ok is false when it reports none, or nothing may be
+// kept under it now.
+func (e *Engine) indexVersion(ctx context.Context, now bool) (int64, bool) {
 	iv, is := e.store.(indexVersioner)
 	if !is {
 		return 0, false
 	}
-	v, ok, err := iv.IndexVersion(ctx)
+	read := iv.IndexVersion
+	if now {
+		read = iv.IndexVersionNow
+	}
+	v, ok, err := read(ctx)
 	return v, ok && err == nil
 }
 

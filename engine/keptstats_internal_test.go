@@ -129,3 +129,83 @@ func TestKeptStatsUntilTheIndexChanges(t *testing.T) {
 	}
 	search("after its own add")
 }
+
+// lagging is a SQLite store whose IndexVersion tells of nothing after
+// freeze was called, as a reading reused within its millisecond may not
+// tell of another process's commit; IndexVersionNow stays the store's.
+type lagging struct {
+	*sqlite.Store
+	frozen atomic.Int64 // 0: not frozen
+}
+
+func (l *lagging) IndexVersion(ctx context.Context) (int64, bool, error) {
+	if v := l.frozen.Load(); v != 0 {
+		return v, true, nil
+	}
+	return l.Store.IndexVersion(ctx)
+}
+
+func (l *lagging) freeze(t *testing.T) {
+	t.Helper()
+	v, ok, err := l.Store.IndexVersionNow(t.Context())
+	if err != nil || !ok || v == 0 {
+		t.Fatalf("index version %d, %v, %v", v, ok, err)
+	}
+	l.frozen.Store(v)
+}
+
+// A search whose reading of the index version before it is late (another
+// process removed or added a memory just before) still answers as an
+// engine that keeps nothing: the version read after its transaction
+// began (IndexVersionNow) tells of the commit, and the search runs again.
+func TestKeptStatsWithALateVersionReading(t *testing.T) {
+	t.Parallel()
+	open := storeOpener(t)
+	now := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC)
+	clock := func() time.Time { return now }
+	store := &lagging{Store: open().(*sqlite.Store)}
+	kept := New(store, &Options{Now: clock, CacheBytes: 1 << 20})
+	other := New(open(), &Options{Now: clock})
+	ctx := t.Context()
+	var ids []string
+	for i := range 30 {
+		res, err := other.AddMemory(ctx, &cairn.Memory{Project: "p", Content: fmt.Sprintf("the flaky retry test %d times out", i)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, res.Memory.ID)
+	}
+	found := func(q string) []string {
+		t.Helper()
+		hits, err := kept.Search(ctx, cairn.Query{Project: "p", Text: q, Limit: 50, Now: now})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, h := range hits {
+			out = append(out, h.Memory.ID)
+		}
+		return out
+	}
+	if got := found("flaky retry"); len(got) != 30 {
+		t.Fatalf("first search found %d memories, want 30", len(got))
+	}
+	store.freeze(t) // the statistics are kept at this version now
+	if got := found("retry test times"); len(got) != 30 {
+		t.Fatalf("second search found %d memories, want 30", len(got))
+	}
+	if err := other.DeleteMemory(ctx, ids[3]); err != nil {
+		t.Fatal(err)
+	}
+	got := found("flaky test")
+	if slices.Contains(got, ids[3]) || len(got) != 29 {
+		t.Errorf("after another process's removal, with the version read before late, the search found %d memories (the removed one: %v), want the 29 left",
+			len(got), slices.Contains(got, ids[3]))
+	}
+	if _, err := other.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "a flaky build that times out too"}); err != nil {
+		t.Fatal(err)
+	}
+	if got := found("flaky times"); len(got) != 30 {
+		t.Errorf("after another process's add, with the version read before late, the search found %d memories, want 30", len(got))
+	}
+}

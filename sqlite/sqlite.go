@@ -415,12 +415,19 @@ func (s *Store) RowsVersion(ctx context.Context) (v int64, ok bool, err error) {
 // uses, appended activity entries and applied queued uses to their
 // memories (Tx.FoldUses: a use changes a memory's row, never the index).
 // A long-lived engine keeps the partitions' statistics while it stays
-// the same. Unlike RowsVersion, it tells of every commit at once, other
-// processes' too (it reads the pragma on each call): a search must never
-// score a memory that another process removed before it began. ok is
-// false while one of its own commits that may change the index is under
-// way.
+// the same. Like RowsVersion, it tells of other processes' commits
+// within dataVersionReuse, and of this store's at once; ok is false
+// while one of its own commits that may change the index is under way.
 func (s *Store) IndexVersion(ctx context.Context) (v int64, ok bool, err error) {
+	return s.ownVersion(ctx, &s.iv, &s.indexCommits, &s.indexCommitting, false)
+}
+
+// IndexVersionNow is IndexVersion that tells of every commit made before
+// the call, other processes' too: it reads the pragma anew. A search
+// that used statistics kept at an IndexVersion reads it after its
+// transaction began, so that a removal by another process just before
+// is never scored from statistics kept before it.
+func (s *Store) IndexVersionNow(ctx context.Context) (v int64, ok bool, err error) {
 	return s.ownVersion(ctx, &s.iv, &s.indexCommits, &s.indexCommitting, true)
 }
 

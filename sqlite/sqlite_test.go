@@ -591,7 +591,8 @@ func TestRowsVersion(t *testing.T) {
 // own writes of queued uses and activity entries and over a fold of the
 // queued uses into their memories (which changes the rows version), and
 // changes with its adds and removals and with another store's writes,
-// at once (no wait: a search must not miss another process's removal).
+// at once as IndexVersionNow reads it (no wait: a search must not miss
+// another process's removal).
 func TestIndexVersion(t *testing.T) {
 	t.Parallel()
 	a, b := storesOnOneFile(t)
@@ -599,7 +600,7 @@ func TestIndexVersion(t *testing.T) {
 	ctx := t.Context()
 	version := func() int64 {
 		t.Helper()
-		v, ok, err := a.IndexVersion(ctx)
+		v, ok, err := a.IndexVersionNow(ctx)
 		if err != nil || !ok {
 			t.Fatalf("index version: %d, %v, %v", v, ok, err)
 		}
@@ -679,5 +680,33 @@ func TestDataVersionOfAnInMemoryStore(t *testing.T) {
 	}
 	if hits, err := e.Search(ctx, cairn.Query{Project: "p", Text: "memory"}); err != nil || len(hits) != 2 {
 		t.Fatalf("search after a second write: %v, %v", hits, err)
+	}
+}
+
+// BenchmarkVersions: what a search that used kept statistics pays for
+// the index version read after it (IndexVersionNow, PRAGMA data_version
+// read on every call), against one that reuses a reading for a
+// millisecond (IndexVersion).
+func BenchmarkVersions(b *testing.B) {
+	s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "c.db"), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	e := engine.New(s, nil)
+	if _, err := e.AddMemory(b.Context(), &cairn.Memory{Project: "p", Content: "a memory"}); err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		read func(context.Context) (int64, bool, error)
+	}{{"now", s.IndexVersionNow}, {"reused", s.IndexVersion}} {
+		b.Run(c.name, func(b *testing.B) {
+			for b.Loop() {
+				if _, _, err := c.read(b.Context()); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }
