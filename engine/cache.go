@@ -492,11 +492,10 @@ type statsViewKey struct{}
 // meanwhile, or the reading before missed a commit the transaction
 // sees, fn may have mixed the statistics kept with what the transaction
 // read, and runs again in a new transaction with the statistics read
-// there. What the first run
-// kept meanwhile is under the older statistics' stamps: postings read
-// after them may hold later documents, which a search skips (documents
-// at or past NextDoc), as it does those of an expiry mask read after its
-// statistics.
+// there. What the first run kept meanwhile is under the older
+// statistics' stamps: postings read after them may hold later documents,
+// which a search skips (documents at or past NextDoc), as it does those
+// of an expiry mask read after its statistics.
 func (e *Engine) indexView(ctx context.Context, fn func(ctx context.Context, tx cairn.Tx) error) error {
 	sv := e.statsAt(ctx)
 	if !sv.ok {

@@ -47,7 +47,7 @@ func rawDB(t *testing.T, path string) *sql.DB {
 	return db
 }
 
-func open(t *testing.T, path string, opts *sqlite.Options) *sqlite.Store {
+func open(t testing.TB, path string, opts *sqlite.Options) *sqlite.Store {
 	t.Helper()
 	s, err := sqlite.Open(t.Context(), path, opts)
 	if err != nil {
@@ -519,26 +519,18 @@ func TestRowsVersion(t *testing.T) {
 	if got := version(); got != v {
 		t.Fatalf("own queued uses: rows version %d, then %d; want it unchanged", v, got)
 	}
-	if _, err := ea.FoldUses(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got := version(); got == v {
-		t.Fatal("a fold of the queued uses left the rows version as it was")
-	}
-	v = version()
-	if _, err := ea.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "one more"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := version(); got == v {
-		t.Fatal("an add left the rows version as it was")
-	}
-	v = version()
-	if _, err := eb.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "written through b"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := version(); got == v {
-		t.Fatal("another store's add left the rows version as it was")
-	}
+	changes(t, version, "a fold of the queued uses left the rows version as it was", func() error {
+		_, err := ea.FoldUses(ctx)
+		return err
+	})
+	changes(t, version, "an add left the rows version as it was", func() error {
+		_, err := ea.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "one more"})
+		return err
+	})
+	changes(t, version, "another store's add left the rows version as it was", func() error {
+		_, err := eb.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "written through b"})
+		return err
+	})
 	v = version()
 	queue("s3")
 	if err := eb.RecordUse(ctx, ids[2:], "s4"); err != nil {
@@ -632,25 +624,29 @@ func TestIndexVersion(t *testing.T) {
 	if r, _, _ := a.RowsVersion(ctx); r == rows {
 		t.Fatal("the uses recorded and folded left the rows version as it was")
 	}
-	if _, err := ea.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "one more"}); err != nil {
+	changes(t, version, "an add left the index version as it was", func() error {
+		_, err := ea.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "one more"})
+		return err
+	})
+	changes(t, version, "a removal left the index version as it was", func() error {
+		return ea.DeleteMemory(ctx, ids[0])
+	})
+	changes(t, version, "another store's add left the index version as it was", func() error {
+		_, err := eb.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "written through b"})
+		return err
+	})
+}
+
+// changes fails the test, saying unchanged, unless write changes the
+// number version reads.
+func changes(t *testing.T, version func() int64, unchanged string, write func() error) {
+	t.Helper()
+	v := version()
+	if err := write(); err != nil {
 		t.Fatal(err)
 	}
-	if got := version(); got == v {
-		t.Fatal("an add left the index version as it was")
-	}
-	v = version()
-	if err := ea.DeleteMemory(ctx, ids[0]); err != nil {
-		t.Fatal(err)
-	}
-	if got := version(); got == v {
-		t.Fatal("a removal left the index version as it was")
-	}
-	v = version()
-	if _, err := eb.AddMemory(ctx, &cairn.Memory{Project: "p", Content: "written through b"}); err != nil {
-		t.Fatal(err)
-	}
-	if got := version(); got == v {
-		t.Fatal("another store's add left the index version as it was")
+	if version() == v {
+		t.Fatal(unchanged)
 	}
 }
 
@@ -688,10 +684,7 @@ func TestDataVersionOfAnInMemoryStore(t *testing.T) {
 // read on every call), against one that reuses a reading for a
 // millisecond (IndexVersion).
 func BenchmarkVersions(b *testing.B) {
-	s, err := sqlite.Open(b.Context(), filepath.Join(b.TempDir(), "c.db"), nil)
-	if err != nil {
-		b.Fatal(err)
-	}
+	s := open(b, filepath.Join(b.TempDir(), "c.db"), nil)
 	defer s.Close()
 	e := engine.New(s, nil)
 	if _, err := e.AddMemory(b.Context(), &cairn.Memory{Project: "p", Content: "a memory"}); err != nil {
