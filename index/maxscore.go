@@ -134,9 +134,9 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 		ne++
 	}
 	seen := 0 // documents that match, whether ranked or not
-	// skipped: blocks were passed undecoded, whose documents seen does
+	// Blocks passed undecoded (s.passed grew) hold documents seen does
 	// not count.
-	skipped := false
+	passed := s.passed
 	dead, next := s.Dead, s.Stats.NextDoc
 	// The cursors stay on live documents (skipDead), so that the
 	// documents of a search narrowed to types, most of those its words
@@ -177,20 +177,17 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 				// next within the block, the walk's common step.
 				c.k++
 				c.doc = c.docs[c.k&(blockSize-1)]
-			} else if j == m-1 && ne == j && theta > math.Inf(-1) {
-				// The one essential term's block ends: the blocks after
-				// it whose peaks cannot reach the k best are passed
-				// without being decoded.
-				b := c.blk + 1
-				for b < len(c.blocks) && reach(ne, t.blockBound(b), t.cw) < theta {
-					b++
-					s.passed++
-					skipped = true
-				}
-				c.blk = b - 1
-				c.load()
 			} else {
-				c.next()
+				if j == m-1 && ne == j && theta > math.Inf(-1) {
+					// The one essential term's block ends: the blocks
+					// after it whose peaks cannot reach the k best are
+					// passed without being decoded.
+					for c.blk+1 < len(c.blocks) && reach(ne, t.blockBound(c.blk+1), t.cw) < theta {
+						c.blk++
+						s.passed++
+					}
+				}
+				c.load()
 			}
 			if t.cur.doc < next && dead.Has(t.cur.doc) {
 				t.cur.skipDead(dead, next)
@@ -230,7 +227,7 @@ func (s *Scorer) topBounded(k int) ([]Scored, bool) {
 			}
 		}
 	}
-	return h.sorted(), seen > k || ne > 0 || skipped
+	return h.sorted(), seen > k || ne > 0 || s.passed > passed
 }
 
 // blockBound is the most t adds to the BM25 sum of a document of its
