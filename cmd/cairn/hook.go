@@ -187,7 +187,13 @@ func (h *hookRun) run(ctx context.Context) error {
 	}
 	switch h.event {
 	case hook.Stop, hook.SubagentStop, hook.PreCompact:
-		return bounded(ctx, captureBudget, h.capture)
+		// The session goes on after these: a server that stopped since
+		// the session started it (idle, killed, its program replaced) is
+		// started again for the calls to come. Claude Code's http hooks
+		// reach only a running server, so without this a session that
+		// outlived its server would go without memory until the next
+		// session start; a command hook would start one itself.
+		return errors.Join(bounded(ctx, captureBudget, h.capture), h.startServer())
 	case hook.SessionEnd:
 		return bounded(ctx, sessionEndBudget, h.capture)
 	case hook.PostToolUse:
@@ -269,7 +275,9 @@ func (s *hookService) Lookup(ctx context.Context, req cairn.LookupRequest) (*cai
 }
 
 // startServer starts `cairn serve` in the background when this hook ran
-// without one, so that the next prompt's hook is answered by it.
+// without one, so that the next prompt's hook is answered by it: the
+// hooks that inject context, and those that end a turn while the session
+// goes on (Stop, SubagentStop, PreCompact); never SessionEnd.
 func (h *hookRun) startServer() error {
 	if h.m.served {
 		return nil // one answered

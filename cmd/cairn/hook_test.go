@@ -619,8 +619,11 @@ func TestHookLastMessageWithAFailingSignalCountsTheOthersOnce(t *testing.T) {
 }
 
 // The hooks that inject context start `cairn serve` when none answers, so
-// that the next prompt is answered fast; not when CAIRN_NO_SERVER is set,
-// nor when nothing is remembered yet, nor for the capture events.
+// that the next prompt is answered fast, and so do those that end a turn
+// of a session that goes on (the server the session started may have
+// stopped meanwhile, and an http hook reaches only a running one); not
+// SessionEnd, nor when CAIRN_NO_SERVER is set, nor when nothing is
+// remembered yet.
 func TestHookStartsAServerWhenNoneAnswers(t *testing.T) {
 	t.Parallel()
 	type call struct{ db, project string }
@@ -643,10 +646,19 @@ func TestHookStartsAServerWhenNoneAnswers(t *testing.T) {
 			t.Errorf("%s: want one start for %s/authsvc, got %v", tc.event, c.db, *calls)
 		}
 	}
+	for _, tc := range []struct{ file, event string }{{"stop.json", "stop"}, {"subagent-stop.json", "subagent-stop"}, {"pre-compact.json", "pre-compact"}} {
+		*calls = nil
+		if r := c.hook(c.payload(tc.file), tc.event); r.code != 0 {
+			t.Fatalf("%v", r)
+		}
+		if len(*calls) != 1 || (*calls)[0].db != c.db {
+			t.Errorf("%s: want one start for %s, got %v", tc.event, c.db, *calls)
+		}
+	}
 	*calls = nil
-	c.hook(c.payload("stop.json"), "stop")
+	c.hook(c.payload("session-end.json"), "session-end")
 	if len(*calls) != 0 {
-		t.Errorf("stop started a server: %v", *calls)
+		t.Errorf("session-end started a server: %v", *calls)
 	}
 	c.env["CAIRN_NO_SERVER"] = "1"
 	c.hook(c.payload("session-start-startup.json"), "session-start")
@@ -663,7 +675,8 @@ func TestHookStartsAServerWhenNoneAnswers(t *testing.T) {
 
 // The real binary: a session-start hook that finds no server starts one
 // in the background, the next hooks start no other, and it stops on its
-// own once idle (CAIRN_SERVE_IDLE, 3 s in the binary tests). That a hook
+// own once idle (CAIRN_SERVE_IDLE, 3 s in the binary tests); the stop
+// hook of the session's next turn starts it again. That a hook
 // is answered by a running server is TestHookForwardedThroughServe….
 func TestBinaryHookStartsAServerThatStopsWhenIdle(t *testing.T) {
 	needBinary(t)
@@ -709,6 +722,19 @@ func TestBinaryHookStartsAServerThatStopsWhenIdle(t *testing.T) {
 	log, _ := os.ReadFile(filepath.Join(dir, "cairn.log"))
 	if !strings.Contains(string(log), "no request for 3s") || strings.Count(string(log), "cairn: serving") != 1 {
 		t.Errorf("want one server that stopped when idle; cairn.log:\n%s", log)
+	}
+	// The session goes on: the end of its next turn starts the server
+	// again, for the http hooks of the turns to come.
+	r = runBin(ctx, dir, payload("Stop", `,"permission_mode":"default","stop_hook_active":false,"last_assistant_message":"Done."`),
+		"--db", db, "--project", "authsvc", "hook", "claude", "stop")
+	if r.code != 0 || r.stdout != "" {
+		t.Fatalf("stop: %v", r)
+	}
+	waitFor("the stop hook started no server", exists)
+	waitFor("the second server did not stop when idle", func() bool { return !exists() })
+	log, _ = os.ReadFile(filepath.Join(dir, "cairn.log"))
+	if strings.Count(string(log), "cairn: serving") != 2 {
+		t.Errorf("want a second server started by the stop hook; cairn.log:\n%s", log)
 	}
 	// Each of the server's lines says when it was written.
 	stamped := regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ `)
