@@ -159,6 +159,11 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 			fmt.Fprintf(m.Stdout, "The hooks run %s by name%s, so they are in .claude/settings.json and .mcp.json, which the project shares.\n", install.ShellJoin(s.Command), why)
 		}
 	}
+	if name == "install" && s.HTTP != "" {
+		if err := databaseForHTTPHooks(m, g, *dryRun); err != nil {
+			return err
+		}
+	}
 	switch {
 	case *dryRun:
 		fmt.Fprintln(m.Stdout, "dry run: nothing was written")
@@ -170,6 +175,37 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 	if name == "install" {
 		offerIngest(m, s)
 	}
+	return nil
+}
+
+// databaseForHTTPHooks creates the local database when it does not exist
+// yet (install --http). The session-start hook starts the server only
+// for a database that exists, and the http hooks reach nobody without
+// it: with nothing remembered yet, every prompt and tool call of the
+// first sessions would be a failed call in Claude Code's transcript.
+func databaseForHTTPHooks(m *Main, g *globals, dryRun bool) error {
+	if g.remote() {
+		return nil // PostgreSQL: its tables are made by whoever runs it
+	}
+	db, err := filepath.Abs(g.path())
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(db); !errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if dryRun {
+		fmt.Fprintf(m.Stdout, "%s: would be created (the database, whose server answers the http hooks)\n", db)
+		return nil
+	}
+	s, err := m.open(context.Background(), g, false)
+	if err != nil {
+		return err
+	}
+	if err := s.Close(); err != nil {
+		return err
+	}
+	fmt.Fprintf(m.Stdout, "%s: created (the database, whose server answers the http hooks)\n", db)
 	return nil
 }
 

@@ -9,8 +9,11 @@ package main
 // file and line, file untouched).
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -431,8 +434,8 @@ func TestInstallClaudeKeepsThisMachinesPathOutOfTheSharedSettings(t *testing.T) 
 
 // install claude --http names the local server: the running one's
 // address, else the one its last server had, else CAIRN_SERVE_ADDR or
-// the default; --dry-run writes nothing; Codex and a remote address are
-// refused.
+// the default; it makes the database when there is none; --dry-run
+// writes nothing; Codex and a remote address are refused.
 func TestInstallClaudeHTTPNamesTheLocalServer(t *testing.T) {
 	t.Parallel()
 	c, root := installCLI(t)
@@ -445,6 +448,14 @@ func TestInstallClaudeHTTPNamesTheLocalServer(t *testing.T) {
 	if _, err := os.Stat(settings); err == nil {
 		t.Fatal("--dry-run wrote settings.json")
 	}
+	// The database does not exist yet: install makes it, so that the
+	// session start's hook starts its server from the first session.
+	if !strings.Contains(r.stdout, c.db+": would be created (the database") {
+		t.Errorf("dry run: want the database to be created: %v", r)
+	}
+	if _, err := os.Stat(c.db); err == nil {
+		t.Fatal("--dry-run created the database")
+	}
 	c.env["CAIRN_SERVE_ADDR"] = "127.0.0.1:8111"
 	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http", "--dry-run"); !strings.Contains(r.stdout, "POST http://127.0.0.1:8111/hooks/claude/PreToolUse") {
 		t.Errorf("CAIRN_SERVE_ADDR: %v", r)
@@ -452,14 +463,18 @@ func TestInstallClaudeHTTPNamesTheLocalServer(t *testing.T) {
 	if err := os.WriteFile(server.AddrPath(c.db), []byte("127.0.0.1:8112\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http"); r.code != 0 || !strings.Contains(r.stdout, "POST http://127.0.0.1:8112/hooks/claude/SubagentStart") {
+	r = c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http")
+	if r.code != 0 || !strings.Contains(r.stdout, "POST http://127.0.0.1:8112/hooks/claude/SubagentStart") {
 		t.Errorf("recorded address: %v", r)
 	}
 	if b, _ := os.ReadFile(settings); !strings.Contains(string(b), `"url": "http://127.0.0.1:8112/hooks/claude/PostToolUseFailure"`) {
 		t.Errorf("settings.json:\n%s", b)
 	}
+	if _, err := os.Stat(c.db); err != nil || !strings.Contains(r.stdout, c.db+": created (the database") {
+		t.Errorf("install --http made no database at %s (%v): %v", c.db, err, r)
+	}
 	// Again: nothing to change. Without --http: the command hooks again.
-	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http"); r.code != 0 || strings.Contains(r.stdout, "hook") {
+	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn", "--http"); r.code != 0 || strings.Contains(r.stdout, "hook") || strings.Contains(r.stdout, c.db) {
 		t.Errorf("second install: %v", r)
 	}
 	if r := c.raw("", "--db", c.db, "install", "claude", "--command", "cairn"); r.code != 0 ||
@@ -493,5 +508,50 @@ func TestInstallClaudeHTTPNamesTheLocalServer(t *testing.T) {
 		if r := c.raw("", append([]string{"--db", c.db}, bad.args...)...); r.code != 2 || r.stderr == "" {
 			t.Errorf("%v with CAIRN_SERVE_ADDR=%q: %v", bad.args, bad.env, r)
 		}
+	}
+}
+
+// The real binary, from nothing: install --http makes the database, so
+// the session start's hook of the very first session starts the server,
+// and the http hook of the first prompt reaches it (with no database,
+// nobody would answer it until something was remembered).
+func TestBinaryInstallHTTPServesTheFirstSession(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	project := filepath.Join(dir, "authsvc")
+	if err := os.MkdirAll(filepath.Join(project, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	addr := freeLoopbackAddr(t)
+	env := []string{"HOME=" + dir, "XDG_DATA_HOME=" + filepath.Join(dir, "xdg"), "CAIRN_SERVE_ADDR=" + addr}
+	if r := runBinEnv(ctx, project, env, "install", "claude", "--http", "--command", cairnBin); r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	db := filepath.Join(dir, "xdg", "cairn", "cairn.db")
+	if _, err := os.Stat(db); err != nil {
+		t.Fatalf("install --http made no database: %v", err)
+	}
+	defer runBinEnv(context.Background(), project, env, "serve", "stop")
+	payload := func(event, extra string) string {
+		return fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"cwd":%q,"permission_mode":"default","hook_event_name":%q%s}`,
+			filepath.Join(dir, "t.jsonl"), project, event, extra)
+	}
+	cmd := exec.CommandContext(ctx, cairnBin, "hook", "claude", "session-start")
+	cmd.Dir, cmd.Env = project, append(binEnv(project), env...)
+	cmd.Stdin = strings.NewReader(payload("SessionStart", `,"source":"startup"`))
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("session-start: %v\n%s", err, out)
+	}
+	// The hook waited for the server it started to answer.
+	resp, err := http.Post("http://"+addr+"/hooks/claude/UserPromptSubmit", "application/json",
+		strings.NewReader(payload("UserPromptSubmit", `,"prompt":"why do the Postgres tests skip"`)))
+	if err != nil {
+		t.Fatalf("the first prompt's http hook reached no server: %v", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		t.Errorf("the first prompt's http hook: %s", resp.Status)
 	}
 }
