@@ -88,6 +88,12 @@ type Config struct {
 	// IdleCheckEvery is how often the server asks whether it is idle;
 	// zero: a quarter of Idle, between 10 ms and a minute.
 	IdleCheckEvery time.Duration
+	// Program, with an Idle time, is the file of the running program: a
+	// server that something starts on demand (a hook) stops, at an idle
+	// check, once that file was replaced or removed (another cairn
+	// installed), so that the next hook starts the program now there
+	// rather than talk to this one until it is idle.
+	Program string
 	// Limits bound what HTTP clients may hold.
 	Limits Limits
 
@@ -197,6 +203,7 @@ type Server struct {
 	sock   string
 
 	file        os.FileInfo  // the database file opened
+	program     os.FileInfo  // Config.Program as it started
 	lastRequest atomic.Int64 // Unix nanoseconds of the clock cfg.Now
 	requests    atomic.Int64 // the requests answered (touch)
 	uses        *jobs.UseWriter
@@ -370,6 +377,11 @@ func (s *Server) Open(ctx context.Context) error {
 	if s.cfg.File != "" {
 		if fi, err := os.Stat(s.cfg.File); err == nil {
 			s.file = fi
+		}
+	}
+	if s.cfg.Program != "" && s.cfg.Idle > 0 {
+		if fi, err := os.Stat(s.cfg.Program); err == nil {
+			s.program = fi
 		}
 	}
 	// Load before listening: clients find the socket only once the server
@@ -573,7 +585,8 @@ func (s *Server) touch() {
 }
 
 // exitWhenIdle stops the server once it has answered no request for
-// Config.Idle; a request in progress is waited for by Close.
+// Config.Idle, or once its program was replaced (Config.Program); a
+// request in progress is waited for by Close.
 func (s *Server) exitWhenIdle(ctx context.Context) {
 	tick := time.NewTicker(s.cfg.IdleCheckEvery)
 	defer tick.Stop()
@@ -583,16 +596,33 @@ func (s *Server) exitWhenIdle(ctx context.Context) {
 			return
 		case <-tick.C:
 		}
-		idle := s.cfg.Now().Sub(time.Unix(0, s.lastRequest.Load())) >= s.cfg.Idle
-		if idle {
+		stopped := true
+		switch {
+		case s.cfg.Now().Sub(time.Unix(0, s.lastRequest.Load())) >= s.cfg.Idle:
 			fmt.Fprintf(s.cfg.Log, "cairn: no request for %v; stopping\n", s.cfg.Idle)
+		case !s.sameProgram():
+			fmt.Fprintf(s.cfg.Log, "cairn: %s was replaced or removed; stopping (the next hook starts the cairn now there)\n", s.cfg.Program)
+		default:
+			stopped = false
+		}
+		if stopped {
 			s.stop()
 		}
-		s.cfg.TestSignals.IdleChecked.Signal(idle)
-		if idle {
+		s.cfg.TestSignals.IdleChecked.Signal(stopped)
+		if stopped {
 			return
 		}
 	}
+}
+
+// sameProgram reports whether Config.Program is still the file the
+// server started from: the same file, size and time of change.
+func (s *Server) sameProgram() bool {
+	if s.program == nil {
+		return true
+	}
+	fi, err := os.Stat(s.cfg.Program)
+	return err == nil && os.SameFile(fi, s.program) && fi.Size() == s.program.Size() && fi.ModTime().Equal(s.program.ModTime())
 }
 
 // sameFile reports whether the database path still names the file the

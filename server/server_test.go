@@ -259,6 +259,51 @@ func TestServerStopsWhenItsDatabaseIsReplaced(t *testing.T) {
 	}
 }
 
+// A server started on demand (with an idle time) stops at an idle check
+// once its program's file was replaced, as installing another cairn
+// does, though it had requests; one without an idle time runs on.
+func TestServerStartedOnDemandStopsWhenItsProgramIsReplaced(t *testing.T) {
+	t.Parallel()
+	program := filepath.Join(t.TempDir(), "cairn")
+	if err := os.WriteFile(program, []byte("the first build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	var signals TestSignals
+	signals.Init()
+	s := openServer(t, func(c *Config) {
+		c.Idle, c.IdleCheckEvery, c.Program, c.TestSignals = time.Hour, 5*time.Millisecond, program, signals
+	})
+	always := openServer(t, func(c *Config) { c.Program = program })
+	p := s.project(t)
+	for range 3 {
+		if _, err := p.Search(t.Context(), cairn.Query{Text: "flaky"}); err != nil {
+			t.Fatal(err)
+		}
+		if signals.IdleChecked.Wait(t) {
+			t.Fatal("the server stopped while its program was the same")
+		}
+	}
+	next := program + ".new"
+	if err := os.WriteFile(next, []byte("the second build"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(next, program); err != nil {
+		t.Fatal(err)
+	}
+	for checks := 0; !signals.IdleChecked.Wait(t); checks++ {
+		if checks == 1000 { // 5 s of checks
+			t.Fatal("the server runs on after its program was replaced")
+		}
+	}
+	<-s.Done()
+	if !strings.Contains(s.log.String(), program+" was replaced or removed; stopping") {
+		t.Errorf("log %q", s.log.String())
+	}
+	if _, err := always.project(t).Search(t.Context(), cairn.Query{Text: "flaky"}); err != nil {
+		t.Errorf("a server without an idle time stopped: %v", err)
+	}
+}
+
 // A server with an idle time stops once it has answered no request for
 // that long, by its clock; each request puts that off.
 func TestServerStopsAfterItsIdleTimeWithoutARequest(t *testing.T) {

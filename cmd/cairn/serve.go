@@ -166,6 +166,14 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	if !g.remote() {
 		cfg.File = db
 	}
+	if *idle > 0 {
+		// A server that stops when idle is one that hooks start on
+		// demand: it also stops once another cairn is installed in its
+		// place, which the next hook then starts.
+		if exe, err := os.Executable(); err == nil {
+			cfg.Program = exe
+		}
+	}
 	srv, err := server.New(cfg)
 	if err != nil {
 		return err
@@ -250,9 +258,9 @@ const defaultServeIdle = "30m"
 // session of its own (it outlives the hook that started it and ignores the
 // terminal), answering over the Unix socket and over HTTP (the default
 // port, CAIRN_SERVE_ADDR, or the next free one) and exiting after
-// CAIRN_SERVE_IDLE (default 30 minutes) without a request. Its messages go
-// to cairn.log next to the database. A second server for the same database
-// exits at once.
+// CAIRN_SERVE_IDLE (default 30 minutes) without a request, or once another
+// cairn is installed in its place. Its messages go to cairn.log next to
+// the database. A second server for the same database exits at once.
 func startServerProcess(db, project string) error {
 	exe, err := os.Executable()
 	if err != nil {

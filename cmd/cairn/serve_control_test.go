@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -186,5 +187,64 @@ func TestServeRejectsAnUnknownArgument(t *testing.T) {
 	// Its help names what it takes besides flags.
 	if r := c.run("", "serve", "--help"); r.code != 0 || !strings.Contains(r.stdout, "Usage: cairn serve [flags] | status [--json] | stop [--json]") {
 		t.Errorf("serve --help: %v", r)
+	}
+}
+
+// A server a hook started stops once another cairn is installed in the
+// place of the one it runs (here: the same build, renamed over it, as
+// `go install` does), well before its idle time, and says why: the next
+// hook starts the cairn now there.
+func TestBinaryServerAHookStartedStopsWhenCairnIsReplaced(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "bin", "cairn")
+	install := func() {
+		t.Helper()
+		data, err := os.ReadFile(cairnBin)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(bin+".new", data, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Rename(bin+".new", bin); err != nil {
+			t.Fatal(err)
+		}
+	}
+	install()
+	db := filepath.Join(dir, "cairn.db")
+	run := func(stdin string, args ...string) {
+		t.Helper()
+		cmd := exec.CommandContext(ctx, bin, append([]string{"--db", db, "--project", "authsvc"}, args...)...)
+		// An idle time far beyond the test's: what stops the server is
+		// the new program (checked every quarter of it, 5 s).
+		cmd.Dir, cmd.Env, cmd.Stdin = dir, append(binEnv(dir), "CAIRN_SERVE_IDLE=20s"), strings.NewReader(stdin)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	run("", "add", "--type", "pitfall", "Postgres tests need CAIRN_TEST_POSTGRES_URL and skip without it.")
+	run(fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"cwd":%q,"hook_event_name":"SessionStart","source":"startup"}`, filepath.Join(dir, "t.jsonl"), dir),
+		"hook", "claude", "session-start")
+	sock := server.SocketPath(db)
+	waitFor := func(what string, cond func() bool) {
+		t.Helper()
+		for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				log, _ := os.ReadFile(filepath.Join(dir, "cairn.log"))
+				t.Fatalf("%s; cairn.log:\n%s", what, log)
+			}
+		}
+	}
+	waitFor("no server started", func() bool { return server.Answers(db, time.Second) })
+	install()
+	waitFor("the server runs on after its program was replaced", func() bool { _, err := os.Stat(sock); return err != nil })
+	if log, _ := os.ReadFile(filepath.Join(dir, "cairn.log")); !strings.Contains(string(log), bin+" was replaced or removed; stopping") {
+		t.Errorf("cairn.log does not say why the server stopped:\n%s", log)
 	}
 }
