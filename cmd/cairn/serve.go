@@ -251,14 +251,17 @@ func serveControl(ctx context.Context, m *Main, g *globals, op string, asJSON bo
 }
 
 // defaultServeIdle is how long a server started by a hook waits for
-// requests before it exits (CAIRN_SERVE_IDLE overrides it).
-const defaultServeIdle = "30m"
+// requests before it exits (CAIRN_SERVE_IDLE overrides it): a working
+// day, so that a session left open over a meeting or lunch still finds
+// it (Claude Code's http hooks reach only a running server; a turn's
+// Stop hook starts it again, too late for that turn).
+const defaultServeIdle = "8h"
 
 // startServerProcess starts `cairn serve` for db in the background, in a
 // session of its own (it outlives the hook that started it and ignores the
 // terminal), answering over the Unix socket and over HTTP (the default
 // port, CAIRN_SERVE_ADDR, or the next free one) and exiting after
-// CAIRN_SERVE_IDLE (default 30 minutes) without a request, or once another
+// CAIRN_SERVE_IDLE (default 8 hours) without a request, or once another
 // cairn is installed in its place. Its messages go to cairn.log next to
 // the database. A second server for the same database exits at once.
 func startServerProcess(db, project string) error {
