@@ -20,6 +20,9 @@ type Hook struct {
 	Command string
 	URL     string
 	Timeout int
+	// NoDatabase: an http hook without the database's headers
+	// (Setup.HTTPNoDatabase).
+	NoDatabase bool
 }
 
 // HTTPEvents are the events an http hook answers (Setup.HTTP): those
@@ -29,9 +32,16 @@ type Hook struct {
 var HTTPEvents = []string{"UserPromptSubmit", "PreToolUse", "PostToolUseFailure", "SubagentStart"}
 
 // httpEnv are the variables an http hook passes to the server in
-// headers, as the command hook reads them from its environment: the
-// project (CAIRN_PROJECT) and an agent loop's task (CAIRN_TASK).
-var httpEnv = [][2]string{{"X-Cairn-Project", "CAIRN_PROJECT"}, {"X-Cairn-Task", "CAIRN_TASK"}}
+// headers (name, variable, value), as the command hook reads them from
+// its environment: the project (CAIRN_PROJECT), an agent loop's task
+// (CAIRN_TASK), and the database (CAIRN_DB, CAIRN_DB_FILE), which the
+// server checks is its own (server.HookDatabaseHeader).
+var httpEnv = [][3]string{
+	{"X-Cairn-Project", "CAIRN_PROJECT", "${CAIRN_PROJECT}"},
+	{"X-Cairn-Task", "CAIRN_TASK", "${CAIRN_TASK}"},
+	{"X-Cairn-Database", "CAIRN_DB", "CAIRN_DB=${CAIRN_DB}"},
+	{"X-Cairn-Database-File", "CAIRN_DB_FILE", "${CAIRN_DB_FILE}"},
+}
 
 // cairnURLRE matches the URL of cairn's http hook: a loopback address's
 // /hooks/claude/<Event>.
@@ -303,7 +313,8 @@ var ownKeys = []string{"type", "command", "url", "timeout", "headers", "allowedE
 
 // handler is the JSON of one cairn hook handler. An http hook tells the
 // server its timeout (X-Cairn-Timeout: it answers before it) and passes
-// CAIRN_PROJECT and CAIRN_TASK as the command hook reads them.
+// CAIRN_PROJECT, CAIRN_TASK, CAIRN_DB and CAIRN_DB_FILE (httpEnv) as the
+// command hook reads them.
 func handler(h Hook) *node {
 	n := newObject()
 	if handlerType(h) == "command" {
@@ -319,7 +330,10 @@ func handler(h Hook) *node {
 	headers.set("X-Cairn-Timeout", scalar(fmt.Sprint(h.Timeout)))
 	vars := newArray()
 	for _, e := range httpEnv {
-		headers.set(e[0], scalar("${"+e[1]+"}"))
+		if h.NoDatabase && strings.HasPrefix(e[1], "CAIRN_DB") {
+			continue
+		}
+		headers.set(e[0], scalar(e[2]))
 		vars.vals = append(vars.vals, scalar(e[1]))
 	}
 	n.set("headers", headers)

@@ -115,6 +115,11 @@ type Setup struct {
 	// POST to its /hooks/claude/<Event> instead of commands (Claude Code
 	// only).
 	HTTP string
+	// HTTPNoDatabase leaves out of the http hooks the headers that say
+	// the session's database (CAIRN_DB, CAIRN_DB_FILE): for values that
+	// Claude Code cannot send in a header (characters beyond Latin-1, with
+	// which it fails the whole call).
+	HTTPNoDatabase bool
 	// NoAgentsMD leaves AGENTS.md alone (Codex).
 	NoAgentsMD bool
 	// LocalHooks puts Claude Code's project hooks in
@@ -188,6 +193,7 @@ func (s *Setup) Hooks() []Hook {
 			Command: prog + " hook " + HookAgent(s.Agent) + " " + HookEvents[e.name] + e.flags}
 		if s.HTTP != "" && s.Agent == Claude && slices.Contains(HTTPEvents, e.name) {
 			hs[i].Command, hs[i].URL = "", strings.TrimSuffix(s.HTTP, "/")+"/hooks/claude/"+e.name
+			hs[i].NoDatabase = s.HTTPNoDatabase
 		}
 	}
 	return hs

@@ -955,7 +955,8 @@ func TestClaudeHTTPHooksReplaceTheCommandHooksAndBack(t *testing.T) {
 				case isHTTP:
 					headers, _ := h["headers"].(map[string]any)
 					if headers["X-Cairn-Timeout"] != "10" || headers["X-Cairn-Project"] != "${CAIRN_PROJECT}" || headers["X-Cairn-Task"] != "${CAIRN_TASK}" ||
-						!reflect.DeepEqual(h["allowedEnvVars"], []any{"CAIRN_PROJECT", "CAIRN_TASK"}) || h["timeout"] != 10.0 {
+						headers["X-Cairn-Database"] != "CAIRN_DB=${CAIRN_DB}" || headers["X-Cairn-Database-File"] != "${CAIRN_DB_FILE}" ||
+						!reflect.DeepEqual(h["allowedEnvVars"], []any{"CAIRN_PROJECT", "CAIRN_TASK", "CAIRN_DB", "CAIRN_DB_FILE"}) || h["timeout"] != 10.0 {
 						t.Errorf("%s: %v", ev, h)
 					}
 				case h["type"] != "command" || h["url"] != nil || h["headers"] != nil:

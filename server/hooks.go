@@ -21,12 +21,14 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
+	"unicode/utf8"
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/hook"
@@ -43,6 +45,17 @@ const HookPattern = "POST /hooks/claude/{event}"
 // while the session runs. SessionStart stays a command hook (it starts
 // the server), and so do the events that capture.
 var HookEvents = []hook.Event{hook.UserPromptSubmit, hook.PreToolUse, hook.PostToolUseFailure, hook.SubagentStart}
+
+// HookDatabaseHeader carries the session's CAIRN_DB, after "CAIRN_DB="
+// (so that the header is there when the variable is empty), and
+// HookDatabaseFileHeader its CAIRN_DB_FILE: which database the session's
+// hooks use (Config.HookDatabase). A request without it comes from an
+// older install and is not checked.
+const (
+	HookDatabaseHeader     = "X-Cairn-Database"
+	HookDatabaseFileHeader = "X-Cairn-Database-File"
+	hookDatabasePrefix     = "CAIRN_DB="
+)
 
 // DefaultHookTimeout is the time an http hook is answered within when
 // its request does not say its timeout (X-Cairn-Timeout).
@@ -136,7 +149,65 @@ func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall
 	if !cairn.ValidProject(call.project) {
 		return nil, cairn.Errorf(cairn.EINVALID, "project %q is not valid", call.project)
 	}
+	if err := s.checkHookDatabase(r, p.CWD); err != nil {
+		if cairn.ErrorCode(err) == cairn.ECONFLICT {
+			s.logHook(call, err)
+		}
+		return nil, err
+	}
 	return call, nil
+}
+
+// checkHookDatabase refuses a hook of a session whose hooks use another
+// database than the server's (Config.HookDatabase).
+func (s *Server) checkHookDatabase(r *http.Request, dir string) error {
+	vals, ok := r.Header[HookDatabaseHeader]
+	if !ok || s.cfg.HookDatabase == nil || s.cfg.Path == "" {
+		return nil
+	}
+	db, ok := strings.CutPrefix(headerText(vals[0]), hookDatabasePrefix)
+	if !ok {
+		return cairn.Errorf(cairn.EINVALID, "%s %q does not begin with %s", HookDatabaseHeader, vals[0], hookDatabasePrefix)
+	}
+	file := headerText(r.Header.Get(HookDatabaseFileHeader))
+	want, err := s.cfg.HookDatabase(dir, strings.TrimSpace(db), strings.TrimSpace(file))
+	if err != nil {
+		return cairn.Errorf(cairn.EINVALID, "cannot tell the database of the hook's session: %s", cairn.ErrorMessage(err))
+	}
+	if samePath(want, s.cfg.Path) {
+		return nil
+	}
+	return cairn.Errorf(cairn.ECONFLICT, "this server answers the database %s, and the hook's session uses %s (its CAIRN_DB, else CAIRN_DB_FILE, else the default): "+
+		"the servers of the two databases take turns at the port of the hook's URL; give each database its own CAIRN_SERVE_ADDR and run `cairn install claude --http` again",
+		s.label(), want)
+}
+
+// headerText is a header's value as text: Claude Code sends a value's
+// characters as single bytes (Latin-1), which are not UTF-8 beyond
+// ASCII; a value that is valid UTF-8 is taken as it is.
+func headerText(v string) string {
+	if utf8.ValidString(v) {
+		return v
+	}
+	rs := make([]rune, len(v))
+	for i := range len(v) {
+		rs[i] = rune(v[i])
+	}
+	return string(rs)
+}
+
+// samePath reports whether two paths name the same file: the same clean
+// path, or files the operating system says are one.
+func samePath(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	fb, err := os.Stat(b)
+	return err == nil && os.SameFile(fa, fb)
 }
 
 // answerHook answers a hook call that passed the checks: what the command

@@ -72,6 +72,62 @@ func TestHTTPHookAnswersEmptyRatherThanLate(t *testing.T) {
 	}
 }
 
+// An http hook of a session whose hooks use another database (its
+// CAIRN_DB, else CAIRN_DB_FILE, else the default, as the hook says them)
+// is refused and logged, not answered from this server's database; its
+// own database's, and one from an install that does not say (no header),
+// are answered.
+func TestHTTPHookOfAnotherDatabaseIsRefused(t *testing.T) {
+	t.Parallel()
+	other := filepath.Join(t.TempDir(), "other.db")
+	var s *testServer
+	s = openServer(t, func(c *Config) {
+		c.Addr = "127.0.0.1:0"
+		c.HookDatabase = func(dir, db, file string) (string, error) {
+			switch {
+			case db != "":
+				return db, nil
+			case file == "broken":
+				return "", cairn.Errorf(cairn.EINVALID, "CAIRN_DB_FILE: cannot read the database file")
+			case file != "":
+				return other, nil
+			}
+			return c.Path, nil // the default: this server's
+		}
+	})
+	cwd := filepath.Join(t.TempDir(), "p")
+	for i, tc := range []struct {
+		name   string
+		header map[string]string
+		status int
+	}{
+		{"no header (an older install)", nil, http.StatusOK},
+		{"the default database", map[string]string{HookDatabaseHeader: "CAIRN_DB="}, http.StatusOK},
+		{"this database by CAIRN_DB", map[string]string{HookDatabaseHeader: "CAIRN_DB=" + s.db}, http.StatusOK},
+		{"another database by CAIRN_DB", map[string]string{HookDatabaseHeader: "CAIRN_DB=" + other}, http.StatusConflict},
+		{"another database by CAIRN_DB_FILE", map[string]string{HookDatabaseHeader: "CAIRN_DB=", HookDatabaseFileHeader: "db.txt"}, http.StatusConflict},
+		{"an unreadable CAIRN_DB_FILE", map[string]string{HookDatabaseHeader: "CAIRN_DB=", HookDatabaseFileHeader: "broken"}, http.StatusBadRequest},
+		{"a header without its prefix", map[string]string{HookDatabaseHeader: s.db}, http.StatusBadRequest},
+	} {
+		// A session of its own each: a session is shown a memory once.
+		prompt, _ := json.Marshal(map[string]any{"session_id": "s" + strconv.Itoa(i), "cwd": cwd,
+			"hook_event_name": "UserPromptSubmit", "prompt": "why is the auth test flaky with the fake clock?"})
+		status, body, _ := postHook(t, s.Addr(), "UserPromptSubmit", string(prompt), tc.header)
+		if status != tc.status {
+			t.Errorf("%s: %d %s, want %d", tc.name, status, body, tc.status)
+		}
+		if tc.status == http.StatusOK && !strings.Contains(body, "fake clock") {
+			t.Errorf("%s: the block is missing: %s", tc.name, body)
+		}
+		if tc.status == http.StatusConflict && !strings.Contains(body, "CAIRN_SERVE_ADDR") {
+			t.Errorf("%s: the answer does not say what to do: %s", tc.name, body)
+		}
+	}
+	if log := s.log.String(); strings.Count(log, ": this server answers the database "+s.db+", and the hook's session uses "+other) != 2 {
+		t.Errorf("want the two refusals logged:\n%s", log)
+	}
+}
+
 // A server whose port is taken listens on the next free one, records it
 // beside the database and says it in its status; the record outlives the
 // server.

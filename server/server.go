@@ -131,6 +131,15 @@ type Config struct {
 	// http hook's block then follows them. nil: the project's stored
 	// settings as they are.
 	SyncFolder func(ctx context.Context, dir, project string)
+	// HookDatabase returns the database a hook's session uses, as its
+	// command hooks would settle it from their environment: cairnDB and
+	// cairnDBFile are the session's CAIRN_DB and CAIRN_DB_FILE (either
+	// may be empty), relative paths are of dir (the payload's cwd). An
+	// http hook that says them (HookDatabaseHeader) and names another
+	// database than the server's is refused (ECONFLICT): the servers of
+	// two databases may take turns at one port, and a session's memories
+	// and uses must not go to the other's. nil: no check.
+	HookDatabase func(dir, cairnDB, cairnDBFile string) (string, error)
 	// Home is the user's home folder, set aside in the error text an
 	// http hook looks up.
 	Home string

@@ -11,9 +11,14 @@ import (
 	"net"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/cairn-dev/cairn/server"
 )
 
 // freeLoopbackAddr is a loopback address nobody listens on just now.
@@ -112,5 +117,89 @@ func TestClaudeCodeWithoutTheServerLosesOnlyTheHTTPHooksBlock(t *testing.T) {
 	// The answer is captured all the same (Stop is a command hook).
 	if got := a.run(cairnBin, "list", "--type", "convention"); !strings.Contains(got, "t.Setenv") {
 		t.Errorf("the answer's convention was not captured:\n%s", got)
+	}
+}
+
+// Two databases' servers at one port: the http hook's session uses its
+// CAIRN_DB, and the server of another database, which took the port, is
+// at the hook's URL. It refuses the call (Claude Code passes CAIRN_DB in
+// the header install wrote, and logs the refusal): the session goes on
+// without the prompt's block rather than get the other database's
+// memories, or write its uses there.
+func TestClaudeCodeHTTPHookIsNotAnsweredFromAnotherDatabase(t *testing.T) {
+	t.Parallel()
+	claude := needClaudeCode(t)
+	model := &fakeModel{answer: modelAnswer}
+	a, addr := httpHookProject(t, model)
+	other := filepath.Join(a.dir, "other", "cairn.db")
+	otherEnv := append(slices.Clone(a.env), "CAIRN_DB="+other)
+	run := func(args ...string) {
+		t.Helper()
+		cmd := exec.Command(cairnBin, args...)
+		cmd.Dir, cmd.Env = a.project, otherEnv
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, out)
+		}
+	}
+	run("add", "--type", "pitfall", "The flaky session test passes when retried three times.")
+	serve := exec.Command(cairnBin, "serve", "--addr", addr, "--log", filepath.Join(a.dir, "other.log"))
+	serve.Dir, serve.Env = a.project, otherEnv
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		run("serve", "stop")
+		serve.Wait()
+	}()
+	defer a.run(cairnBin, "serve", "stop") // the session's own, which the session start started
+	for deadline := time.Now().Add(15 * time.Second); !server.Answers(other, time.Second); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the other database's server does not answer")
+		}
+	}
+	out := a.run(claude, "-p", "fix the flaky session test")
+	if !strings.Contains(out, "The tests pass now.") {
+		t.Fatalf("claude -p printed %q", out)
+	}
+	for _, b := range model.requests() {
+		if strings.Contains(b, "retried three times") {
+			t.Errorf("the other database's memory reached the model")
+		}
+	}
+	if log, _ := os.ReadFile(filepath.Join(a.dir, "other.log")); !strings.Contains(string(log), "this server answers the database "+other+", and the hook's session uses "+a.db) {
+		t.Errorf("the other database's server did not refuse the session's http hook; its log:\n%s", log)
+	}
+}
+
+// Database paths beyond ASCII in CAIRN_DB, which Claude Code passes in a
+// header as single bytes: one in Latin-1 ("café") is sent and read back
+// as the same path; one beyond it ("記憶"), which Claude Code cannot send
+// at all (it would fail the whole call), is left out of the hooks by
+// install. Either way the prompt's block arrives through the http hook.
+func TestClaudeCodeHTTPHookWithADatabasePathBeyondASCII(t *testing.T) {
+	t.Parallel()
+	claude := needClaudeCode(t)
+	for _, folder := range []string{"café", "記憶"} {
+		t.Run(folder, func(t *testing.T) {
+			t.Parallel()
+			model := &fakeModel{answer: modelAnswer}
+			db := filepath.Join(t.TempDir(), folder, "cairn.db")
+			a, _ := httpHookProject(t, model, "CAIRN_DB="+db)
+			defer a.run(cairnBin, "serve", "stop")
+			out := a.run(claude, "-p", "fix the flaky session test")
+			if !strings.Contains(out, "The tests pass now.") {
+				t.Fatalf("claude -p printed %q", out)
+			}
+			var request string
+			for _, b := range model.requests() {
+				if strings.Contains(b, "fix the flaky session test") {
+					request = b
+				}
+			}
+			if !strings.Contains(request, "needs a fake clock") {
+				t.Errorf("the prompt's block did not reach the model")
+			}
+			a.checkNoHookFailed()
+		})
 	}
 }

@@ -93,6 +93,12 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		if s.HTTP, err = localServerURL(m, g, name == "install" && !*dryRun); err != nil {
 			return err
 		}
+		for _, v := range []string{"CAIRN_DB", "CAIRN_DB_FILE"} {
+			if !latin1(m.Getenv(v)) {
+				s.HTTPNoDatabase = true
+				fmt.Fprintf(m.Stderr, "cairn: note: %s holds characters beyond Latin-1, which Claude Code cannot send in a header: the http hooks do not say their database, and the server does not check that it is its own\n", v)
+			}
+		}
 	}
 	if wd, err := m.Getwd(); err == nil {
 		s.Root = projectRoot(wd)
@@ -176,6 +182,17 @@ func setUp(m *Main, g *globals, name string, args []string) error {
 		offerIngest(m, s)
 	}
 	return nil
+}
+
+// latin1 reports whether s can be sent in an HTTP header by Claude Code
+// (a byte string: every character up to U+00FF).
+func latin1(s string) bool {
+	for _, r := range s {
+		if r > 0xFF {
+			return false
+		}
+	}
+	return true
 }
 
 // databaseForHTTPHooks creates the local database when it does not exist

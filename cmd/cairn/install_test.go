@@ -555,3 +555,26 @@ func TestBinaryInstallHTTPServesTheFirstSession(t *testing.T) {
 		t.Errorf("the first prompt's http hook: %s", resp.Status)
 	}
 }
+
+// install --http writes headers that say the session's database
+// (CAIRN_DB, CAIRN_DB_FILE), but not when one of them holds characters
+// Claude Code cannot send in a header: it says so, and leaves them out.
+func TestInstallClaudeHTTPSaysTheDatabaseWhereClaudeCodeCan(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		db   string
+		says bool
+	}{{"", true}, {"café/cairn.db", true}, {"記憶/cairn.db", false}} {
+		c, root := installCLI(t)
+		if tc.db != "" {
+			c.env["CAIRN_DB"] = filepath.Join(c.dir, tc.db)
+		}
+		r := c.raw("", "install", "claude", "--command", "cairn", "--http")
+		b, _ := os.ReadFile(filepath.Join(root, ".claude", "settings.json"))
+		says := strings.Contains(string(b), `"X-Cairn-Database": "CAIRN_DB=${CAIRN_DB}"`) && strings.Contains(string(b), `"CAIRN_DB_FILE"`)
+		noted := strings.Contains(r.stderr, "CAIRN_DB holds characters beyond Latin-1")
+		if r.code != 0 || says != tc.says || noted == tc.says {
+			t.Errorf("CAIRN_DB=%q: headers %v (want %v), noted %v: %v\n%s", tc.db, says, tc.says, noted, r, b)
+		}
+	}
+}

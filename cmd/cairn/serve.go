@@ -25,6 +25,7 @@ import (
 
 	"github.com/cairn-dev/cairn"
 	"github.com/cairn-dev/cairn/config"
+	"github.com/cairn-dev/cairn/internal/pgurl"
 	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/server"
 	"github.com/cairn-dev/cairn/sqlite"
@@ -150,6 +151,9 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 		// the settings there are written to the database as a command
 		// hook run there writes them.
 		ProjectRoot: projectRoot,
+		HookDatabase: func(dir, cairnDB, cairnDBFile string) (string, error) {
+			return hookDatabase(m, dir, cairnDB, cairnDBFile)
+		},
 		SyncFolder: func(ctx context.Context, dir, project string) {
 			fm, fg := *m, *g
 			fm.Getwd = func() (string, error) { return dir, nil }
@@ -201,6 +205,34 @@ func runServe(ctx context.Context, m *Main, g *globals, args []string) error {
 	case <-srv.Done():
 	}
 	return srv.Close()
+}
+
+// hookDatabase is the database that a hook run in dir, with CAIRN_DB and
+// CAIRN_DB_FILE so set (empty: unset) and m's other variables, would use:
+// an http hook's, which the server checks is its own. A relative path is
+// of dir, where the session runs its command hooks.
+func hookDatabase(m *Main, dir, cairnDB, cairnDBFile string) (string, error) {
+	ofDir := func(p string) string {
+		if p != "" && dir != "" && !filepath.IsAbs(p) && !pgurl.IsURL(p) {
+			return filepath.Join(dir, p)
+		}
+		return p
+	}
+	hm := *m
+	hm.Getenv = func(k string) string {
+		switch k {
+		case "CAIRN_DB":
+			return ofDir(cairnDB)
+		case "CAIRN_DB_FILE":
+			return ofDir(cairnDBFile)
+		}
+		return m.Getenv(k)
+	}
+	var g globals
+	if err := g.resolveDB(&hm); err != nil {
+		return "", err
+	}
+	return ofDir(g.path()), nil
 }
 
 // flagGiven reports whether the flag name was given.

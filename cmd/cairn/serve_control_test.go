@@ -7,6 +7,7 @@ package main
 // when no server runs; an unknown serve argument.
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -246,5 +247,96 @@ func TestBinaryServerAHookStartedStopsWhenCairnIsReplaced(t *testing.T) {
 	waitFor("the server runs on after its program was replaced", func() bool { _, err := os.Stat(sock); return err != nil })
 	if log, _ := os.ReadFile(filepath.Join(dir, "cairn.log")); !strings.Contains(string(log), bin+" was replaced or removed; stopping") {
 		t.Errorf("cairn.log does not say why the server stopped:\n%s", log)
+	}
+}
+
+// The database an http hook's session uses is settled as its command
+// hooks settle theirs: CAIRN_DB, else the file CAIRN_DB_FILE names, else
+// the default; relative paths are of the session's folder; a PostgreSQL
+// URL stands for the same local path as for the server of that URL.
+func TestHookDatabaseIsTheCommandHooksDatabase(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	data := filepath.Join(dir, "data")
+	m := &Main{Getenv: func(k string) string {
+		if k == "XDG_DATA_HOME" {
+			return data
+		}
+		return ""
+	}}
+	if err := os.WriteFile(filepath.Join(dir, "db.txt"), []byte("# the team's\nteam.db\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	pg := "postgres://cairn@db.example:5432/cairn"
+	var server globals
+	server.db = pg
+	if err := server.resolveDB(m); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ db, file, want string }{
+		{"", "", filepath.Join(data, "cairn", "cairn.db")},
+		{"/srv/cairn/a.db", "", "/srv/cairn/a.db"},
+		{"memory/a.db", "", filepath.Join(dir, "memory", "a.db")},
+		{"/srv/cairn/a.db", "db.txt", "/srv/cairn/a.db"},
+		{"", "db.txt", filepath.Join(dir, "team.db")},
+		{pg, "", server.path()},
+	} {
+		got, err := hookDatabase(m, dir, tc.db, tc.file)
+		if err != nil || got != tc.want {
+			t.Errorf("CAIRN_DB=%q CAIRN_DB_FILE=%q: %q, %v; want %q", tc.db, tc.file, got, err, tc.want)
+		}
+	}
+	if _, err := hookDatabase(m, dir, "", "missing.txt"); err == nil || !strings.Contains(err.Error(), "CAIRN_DB_FILE") {
+		t.Errorf("a CAIRN_DB_FILE that does not exist: %v", err)
+	}
+}
+
+// The real binary: the server of one database refuses the http hook of a
+// session whose hooks use another (its CAIRN_DB, as Claude Code passes it
+// in the header `install --http` writes), and answers its own's.
+func TestBinaryServerRefusesTheHTTPHookOfAnotherDatabase(t *testing.T) {
+	needBinary(t)
+	t.Parallel()
+	ctx := t.Context()
+	dir := t.TempDir()
+	db, other := filepath.Join(dir, "a.db"), filepath.Join(dir, "b.db")
+	if r := runBin(ctx, dir, "", "--db", db, "--project", "authsvc", "add", "--type", "pitfall", "Postgres tests need CAIRN_TEST_POSTGRES_URL and skip without it."); r.code != 0 {
+		t.Fatalf("%v", r)
+	}
+	addr := freeLoopbackAddr(t)
+	serve := exec.CommandContext(ctx, cairnBin, "--db", db, "--project", "authsvc", "serve", "--addr", addr)
+	serve.Dir, serve.Env = dir, binEnv(dir)
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		runBin(context.Background(), dir, "", "--db", db, "serve", "stop")
+		serve.Wait()
+	}()
+	for deadline := time.Now().Add(15 * time.Second); !server.Answers(db, time.Second); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the server does not answer")
+		}
+	}
+	post := func(session, cairnDB string) (int, string) {
+		t.Helper()
+		req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/hooks/claude/UserPromptSubmit", strings.NewReader(
+			fmt.Sprintf(`{"session_id":%q,"cwd":%q,"hook_event_name":"UserPromptSubmit","prompt":"why do the Postgres tests skip"}`, session, dir)))
+		req.Header.Set("X-Cairn-Project", "authsvc")
+		req.Header.Set(server.HookDatabaseHeader, "CAIRN_DB="+cairnDB)
+		req.Header.Set(server.HookDatabaseFileHeader, "")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	if status, body := post("s-b", other); status != http.StatusConflict || !strings.Contains(body, "CAIRN_SERVE_ADDR") {
+		t.Errorf("a session of %s: %d %s, want 409", other, status, body)
+	}
+	if status, body := post("s-a", "a.db"); status != http.StatusOK || !strings.Contains(body, "CAIRN_TEST_POSTGRES_URL") {
+		t.Errorf("a session of %s (relative to its folder): %d %s", db, status, body)
 	}
 }
