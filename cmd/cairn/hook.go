@@ -69,10 +69,11 @@ Events (kebab-case, or Claude Code's names such as SessionStart):
                       --capture-tools: when a test, build or lint command passes,
                       captures at once (a fix it ends is stored before the turn ends)
 
-session-start and user-prompt-submit start 'cairn serve' in the background
-when none answers for the database (it stops after CAIRN_SERVE_IDLE, default
-30m, without a request; CAIRN_NO_SERVER=1 turns this off), so that the
-prompts that follow are answered in milliseconds.
+The hooks that add context, and stop, subagent-stop and pre-compact, start
+'cairn serve' in the background when none answers for the database (it
+stops after CAIRN_SERVE_IDLE, default 8h, without a request, or once
+another cairn is installed in its place; CAIRN_NO_SERVER=1 turns this
+off), so that the prompts that follow are answered in milliseconds.
 
 With 'cairn install claude --http', Claude Code posts user-prompt-submit,
 pre-tool-use, post-tool-use-failure and subagent-start to the running
