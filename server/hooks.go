@@ -14,7 +14,13 @@ package server
 // is CAIRN_TASK, an agent loop's task. X-Cairn-Timeout is the hook's
 // timeout in seconds, as in settings.json: the answer comes before it,
 // empty when the block is not ready in time (Claude Code would drop a
-// late answer, and count it as an error).
+// late answer, and count it as an error). wire.NowHeader sets the clock of
+// the call, as the REST API's.
+//
+// The same route answers on the server's Unix socket, where the command
+// hooks of this machine hand it the payload they read, as it is, and
+// print the answer as it is: one implementation, and a command hook that
+// neither decodes nor encodes a block.
 
 import (
 	"context"
@@ -36,6 +42,7 @@ import (
 	"github.com/cairn-dev/cairn/httpapi"
 	"github.com/cairn-dev/cairn/local"
 	"github.com/cairn-dev/cairn/redact"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // HookPattern is where Claude Code's http hooks are answered.
@@ -74,6 +81,7 @@ type hookCall struct {
 	root    string // the git top-level folder of the payload's cwd
 	task    string
 	timeout time.Duration
+	now     time.Time // the request's clock (wire.NowHeader); zero: the server's
 }
 
 type hookCallKey struct{}
@@ -111,6 +119,11 @@ func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall
 			name, strings.Join(names, ", "))
 	}
 	call := &hookCall{event: ev, timeout: DefaultHookTimeout, task: strings.TrimSpace(r.Header.Get("X-Cairn-Task"))}
+	now, err := wire.ParseTime(r.Header.Get(wire.NowHeader))
+	if err != nil {
+		return nil, cairn.Errorf(cairn.EINVALID, "the %s header: %v", wire.NowHeader, err)
+	}
+	call.now = now
 	if v := strings.TrimSpace(r.Header.Get("X-Cairn-Timeout")); v != "" {
 		sec, err := strconv.ParseFloat(v, 64)
 		if err != nil || sec <= 0 || sec > 24*3600 {
@@ -276,7 +289,7 @@ func (s *Server) hookEnv(ctx context.Context, call *hookCall) *inject.Env {
 			// The block is built here, with the project's settings.
 			return s.eng.SettingsOf(ctx, call.project)
 		},
-		Service: local.New(s.eng, call.project, &local.Options{Record: s.RecordUse}),
+		Service: local.New(atTime(s.eng, call.now), call.project, &local.Options{Record: s.RecordUse}),
 		Log:     func(err error) { s.logHook(call, err) },
 	}
 }

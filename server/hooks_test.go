@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // postHook posts a hook payload to the server's http hook of event.
@@ -227,5 +229,39 @@ func TestServerBlocksOfASessionDoNotRepeatWhatItWasJustShown(t *testing.T) {
 	}
 	if again := look("s3"); strings.Contains(again, "count=1") {
 		t.Errorf("the lookup repeated itself in one session:\n%s", again)
+	}
+}
+
+// The hook route answers on the server's Unix socket too, as the command
+// hooks of the machine use it: the same block as over HTTP, at the clock
+// a Cairn-Now header gives (a malformed one is refused, 400).
+func TestHookRouteOnTheSocket(t *testing.T) {
+	t.Parallel()
+	s := openServer(t, func(c *Config) { c.Addr = "127.0.0.1:0" })
+	prompt := func(session string) []byte {
+		b, _ := json.Marshal(map[string]any{"session_id": session, "cwd": filepath.Join(t.TempDir(), "p"),
+			"hook_event_name": "UserPromptSubmit", "prompt": "why is the auth test flaky with the fake clock?"})
+		return b
+	}
+	post := func(session string, header [][2]string) (int, string) {
+		t.Helper()
+		status, body, err := client.PostHook(s.Socket(), "/hooks/claude/UserPromptSubmit", header, prompt(session), 10*time.Second)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return status, string(body)
+	}
+	status, sock := post("s-sock", nil)
+	_, overHTTP, _ := postHook(t, s.Addr(), "UserPromptSubmit", string(prompt("s-http")), nil)
+	if status != http.StatusOK || !strings.Contains(sock, "fake clock") || !strings.Contains(sock, "just now") ||
+		strings.ReplaceAll(sock, "s-sock", "") != strings.ReplaceAll(overHTTP, "s-http", "") {
+		t.Errorf("on the socket: %d %q; over HTTP: %q", status, sock, overHTTP)
+	}
+	later := wire.FormatTime(time.Now().AddDate(0, 0, 45))
+	if status, body := post("s-later", [][2]string{{wire.NowHeader, later}}); status != http.StatusOK || strings.Contains(body, "just now") {
+		t.Errorf("at %s: %d %q, want the block of that day", later, status, body)
+	}
+	if status, body := post("s-bad", [][2]string{{wire.NowHeader, "yesterday"}}); status != http.StatusBadRequest || !strings.Contains(body, wire.NowHeader) {
+		t.Errorf("a malformed clock: %d %q, want 400", status, body)
 	}
 }

@@ -8,19 +8,26 @@ package main
 // adds nothing, and appends one line to cairn's log file.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/cairn-dev/cairn"
+	"github.com/cairn-dev/cairn/client"
 	"github.com/cairn-dev/cairn/hook"
 	"github.com/cairn-dev/cairn/hook/inject"
+	"github.com/cairn-dev/cairn/server"
+	"github.com/cairn-dev/cairn/wire"
 )
 
 // maxHookPayload bounds what a hook reads from standard input. A
@@ -156,6 +163,10 @@ func (h *hookRun) run(ctx context.Context) error {
 	if len(data) > maxHookPayload {
 		return fmt.Errorf("the payload is larger than %d MiB", maxHookPayload>>20)
 	}
+	if out, ok := h.forward(data); ok {
+		_, err := h.m.Stdout.Write(out)
+		return err
+	}
 	p, err := hook.Parse(data)
 	if err != nil {
 		return err
@@ -206,6 +217,60 @@ func (h *hookRun) run(ctx context.Context) error {
 		return bounded(ctx, captureBudget, h.capture)
 	}
 	return nil
+}
+
+// forward hands the payload of an event that adds context, as it was
+// read, to the database's running server on its Unix socket, where the
+// route of Claude Code's http hooks answers it (server.HookPattern), and
+// returns the answer to print as it is: one implementation for both kinds
+// of hook, and a process that neither decodes the payload nor decodes
+// and encodes a block. ok is false when no server took the call (none
+// runs, one without that route, one stopping, a payload it refused,
+// before any work): the hook then answers as before, through the REST
+// API or the database itself. Codex's hooks, --hat, --server and
+// CAIRN_NO_SERVER take that way too.
+func (h *hookRun) forward(data []byte) (out []byte, ok bool) {
+	m, g := h.m, h.g
+	if h.agent != "claude" || h.hat != "" || !slices.Contains(server.HookEvents, h.event) ||
+		g.server != "" || m.Getenv("CAIRN_SERVER") != "" || m.Getenv("CAIRN_NO_SERVER") != "" {
+		return nil, false
+	}
+	if err := g.resolveDB(m); err != nil {
+		return nil, false
+	}
+	db, err := filepath.Abs(g.path())
+	if err != nil {
+		return nil, false
+	}
+	sock := server.SocketPath(db)
+	if !server.OwnSocket(sock) {
+		return nil, false
+	}
+	// What the command hook reads from its flags and environment, as an
+	// http hook's headers carry it; the project, when neither names it,
+	// is the payload's folder's, there as here.
+	header := [][2]string{{"X-Cairn-Timeout", strconv.Itoa(int(serverTimeout / time.Second))}}
+	if p := cmp.Or(g.project, m.Getenv("CAIRN_PROJECT")); p != "" {
+		header = append(header, [2]string{"X-Cairn-Project", p})
+	}
+	if t := m.Getenv("CAIRN_TASK"); t != "" {
+		header = append(header, [2]string{"X-Cairn-Task", t})
+	}
+	if now := cmp.Or(g.now, m.Getenv("CAIRN_NOW")); now != "" {
+		t, err := wire.ParseTime(now)
+		if err != nil {
+			return nil, false // the hook's own way says what is wrong
+		}
+		header = append(header, [2]string{wire.NowHeader, wire.FormatTime(t)})
+	}
+	// The server answers within X-Cairn-Timeout, empty rather than late;
+	// the exchange waits a little longer for that answer.
+	status, body, err := client.PostHook(sock, "/hooks/claude/"+string(h.event), header, data, serverTimeout+time.Second)
+	if err != nil || status != http.StatusOK {
+		return nil, false
+	}
+	m.served = true
+	return body, true
 }
 
 // env is what package inject needs of this call: the project and folders
