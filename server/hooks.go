@@ -23,6 +23,7 @@ package server
 // neither decodes nor encodes a block.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -47,6 +48,10 @@ import (
 
 // HookPattern is where Claude Code's http hooks are answered.
 const HookPattern = "POST /hooks/claude/{event}"
+
+// HookSocketPattern is where the socket answers the command hooks of
+// this machine: Claude Code's and Codex's (agent claude or codex).
+const HookSocketPattern = "POST /hooks/{agent}/{event}"
 
 // HookEvents are the events answered over HTTP: those that add context
 // while the session runs. SessionStart stays a command hook (it starts
@@ -75,6 +80,7 @@ const maxHookPayload = 16 << 20
 // hookCall is what the hook route read before the API's checks: they
 // need the project, which the payload names.
 type hookCall struct {
+	agent   string // claude or codex
 	event   hook.Event
 	payload *hook.Payload
 	project string
@@ -108,6 +114,10 @@ func (s *Server) hookHandler(api *httpapi.Server) http.Handler {
 // one JSON object in UTF-8, a timeout that is not a number of seconds, or a
 // project that cannot be told; ENOTFOUND for an event not answered here.
 func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall, error) {
+	agent := cmp.Or(r.PathValue("agent"), "claude")
+	if agent != "claude" && agent != "codex" {
+		return nil, cairn.Errorf(cairn.ENOTFOUND, "no hooks of %q are answered here: claude or codex", agent)
+	}
 	name := r.PathValue("event")
 	ev, ok := hook.ParseEvent(name)
 	if !ok || !slices.Contains(HookEvents, ev) {
@@ -118,7 +128,7 @@ func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall
 		return nil, cairn.Errorf(cairn.ENOTFOUND, "the hook event %q is not answered over HTTP; these are: %s (the others are command hooks: cairn install claude)",
 			name, strings.Join(names, ", "))
 	}
-	call := &hookCall{event: ev, timeout: DefaultHookTimeout, task: strings.TrimSpace(r.Header.Get("X-Cairn-Task"))}
+	call := &hookCall{agent: agent, event: ev, timeout: DefaultHookTimeout, task: strings.TrimSpace(r.Header.Get("X-Cairn-Task"))}
 	now, err := wire.ParseTime(r.Header.Get(wire.NowHeader))
 	if err != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "the %s header: %v", wire.NowHeader, err)
@@ -280,7 +290,7 @@ func (s *Server) hookEnv(ctx context.Context, call *hookCall) *inject.Env {
 		dataDir, state = filepath.Dir(s.cfg.Path), s.cfg.Path+".state.json"
 	}
 	return &inject.Env{
-		Agent: "claude", Project: call.project, Root: root, CWDRoot: call.root,
+		Agent: call.agent, Project: call.project, Root: root, CWDRoot: call.root,
 		Home: s.cfg.Home, Task: call.task, State: state, DataDir: dataDir,
 		Config: func() (*cairn.Settings, error) {
 			if s.cfg.SyncFolder != nil && call.root != "" {
@@ -305,7 +315,7 @@ func (s *Server) logHook(call *hookCall, err error) {
 	if len(msg) > 2000 {
 		msg = cairn.CutBytes(msg, 2000) + "…" // a log line stays valid UTF-8
 	}
-	fmt.Fprintf(s.cfg.Log, "cairn: http hook claude %s%s: %s\n", call.event.Kebab(), session, msg)
+	fmt.Fprintf(s.cfg.Log, "cairn: http hook %s %s%s: %s\n", call.agent, call.event.Kebab(), session, msg)
 }
 
 // hookWorkers are the goroutines that build the http hooks' answers, kept

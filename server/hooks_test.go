@@ -264,4 +264,23 @@ func TestHookRouteOnTheSocket(t *testing.T) {
 	if status, body := post("s-bad", [][2]string{{wire.NowHeader, "yesterday"}}); status != http.StatusBadRequest || !strings.Contains(body, wire.NowHeader) {
 		t.Errorf("a malformed clock: %d %q, want 400", status, body)
 	}
+	// Codex's command hooks have their route on the socket, not over HTTP
+	// (Codex has no http hooks); no other agent's.
+	for _, tc := range []struct {
+		path   string
+		status int
+	}{{"/hooks/codex/UserPromptSubmit", http.StatusOK}, {"/hooks/cursor/UserPromptSubmit", http.StatusNotFound}} {
+		status, body, err := client.PostHook(s.Socket(), tc.path, nil, prompt("s"+tc.path), 10*time.Second)
+		if err != nil || status != tc.status || (tc.status == http.StatusOK && !strings.Contains(string(body), "fake clock")) {
+			t.Errorf("%s on the socket: %d %q %v, want %d", tc.path, status, body, err, tc.status)
+		}
+	}
+	resp, err := http.Post("http://"+s.Addr()+"/hooks/codex/UserPromptSubmit", "application/json", strings.NewReader(string(prompt("s-codex-http"))))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNotFound {
+		t.Errorf("Codex's route over HTTP: %s, want 404", resp.Status)
+	}
 }

@@ -644,15 +644,15 @@ func (s *Server) sameFile() bool {
 	return err == nil && (s.file == nil || os.SameFile(fi, s.file))
 }
 
-// socketHandler answers the socket: the REST API, the hooks (HookPattern),
-// and the server's status and stop.
+// socketHandler answers the socket: the REST API, the hooks
+// (HookSocketPattern), and the server's status and stop.
 func (s *Server) socketHandler() http.Handler {
 	mux := http.NewServeMux()
 	api := s.newAPI(false, true, nil)
 	mux.Handle("/api/", bodyDeadline(api, s.cfg.Limits.Body))
 	// The command hooks of this machine hand the events that add context
 	// here as Claude Code's http hooks do, and print the answer as it is.
-	mux.Handle(HookPattern, bodyDeadline(s.hookHandler(api), s.cfg.Limits.Body))
+	mux.Handle(HookSocketPattern, bodyDeadline(s.hookHandler(api), s.cfg.Limits.Body))
 	mux.HandleFunc("GET /serve/status", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})

@@ -221,17 +221,17 @@ func (h *hookRun) run(ctx context.Context) error {
 
 // forward hands the payload of an event that adds context, as it was
 // read, to the database's running server on its Unix socket, where the
-// route of Claude Code's http hooks answers it (server.HookPattern), and
-// returns the answer to print as it is: one implementation for both kinds
-// of hook, and a process that neither decodes the payload nor decodes
-// and encodes a block. ok is false when no server took the call (none
-// runs, one without that route, one stopping, a payload it refused,
-// before any work): the hook then answers as before, through the REST
-// API or the database itself. Codex's hooks, --hat, --server and
-// CAIRN_NO_SERVER take that way too.
+// route of Claude Code's http hooks answers it (server.HookSocketPattern,
+// Codex's hooks too), and returns the answer to print as it is: one
+// implementation for both kinds of hook, and a process that neither
+// decodes the payload nor decodes and encodes a block. ok is false when
+// no server took the call (none runs, one without that route, one
+// stopping, a payload it refused, before any work): the hook then answers
+// as before, through the REST API or the database itself. --hat, --server
+// and CAIRN_NO_SERVER take that way too.
 func (h *hookRun) forward(data []byte) (out []byte, ok bool) {
 	m, g := h.m, h.g
-	if h.agent != "claude" || h.hat != "" || !slices.Contains(server.HookEvents, h.event) ||
+	if h.hat != "" || !slices.Contains(server.HookEvents, h.event) ||
 		g.server != "" || m.Getenv("CAIRN_SERVER") != "" || m.Getenv("CAIRN_NO_SERVER") != "" {
 		return nil, false
 	}
@@ -265,7 +265,7 @@ func (h *hookRun) forward(data []byte) (out []byte, ok bool) {
 	}
 	// The server answers within X-Cairn-Timeout, empty rather than late;
 	// the exchange waits a little longer for that answer.
-	status, body, err := client.PostHook(sock, "/hooks/claude/"+string(h.event), header, data, serverTimeout+time.Second)
+	status, body, err := client.PostHook(sock, "/hooks/"+h.agent+"/"+string(h.event), header, data, serverTimeout+time.Second)
 	if err != nil || status != http.StatusOK {
 		return nil, false
 	}

@@ -79,7 +79,14 @@ func TestHookHandsItsPayloadToTheServersHookRoute(t *testing.T) {
 	if got := <-calls; r.stdout != answer || got.header.Get("X-Cairn-Project") != "" {
 		t.Errorf("no project given: %v, X-Cairn-Project %q", r, got.header.Get("X-Cairn-Project"))
 	}
-	// Codex's hooks, --hat and CAIRN_NO_SERVER keep the hook's own way.
+	// Codex's hook goes to Codex's route.
+	if r := c.raw(in, "--db", c.db, "hook", "codex", "user-prompt-submit"); r.stdout != answer {
+		t.Errorf("codex: %v", r)
+	}
+	if got := <-calls; got.path != "/hooks/codex/UserPromptSubmit" {
+		t.Errorf("codex's hook posted to %s", got.path)
+	}
+	// --hat and CAIRN_NO_SERVER keep the hook's own way.
 	c.env["CAIRN_NO_SERVER"] = "1"
 	c.raw(in, "--db", c.db, "hook", "claude", "user-prompt-submit")
 	delete(c.env, "CAIRN_NO_SERVER")
