@@ -80,14 +80,15 @@ const maxHookPayload = 16 << 20
 // hookCall is what the hook route read before the API's checks: they
 // need the project, which the payload names.
 type hookCall struct {
-	agent   string // claude or codex
-	event   hook.Event
-	payload *hook.Payload
-	project string
-	root    string // the git top-level folder of the payload's cwd
-	task    string
-	timeout time.Duration
-	now     time.Time // the request's clock (wire.NowHeader); zero: the server's
+	agent    string // claude or codex
+	onSocket bool   // a command hook's, handed over on the socket
+	event    hook.Event
+	payload  *hook.Payload
+	project  string
+	root     string // the git top-level folder of the payload's cwd
+	task     string
+	timeout  time.Duration
+	now      time.Time // the request's clock (wire.NowHeader); zero: the server's
 }
 
 type hookCallKey struct{}
@@ -95,13 +96,15 @@ type hookCallKey struct{}
 // hookHandler answers HookPattern: it reads the event and the payload,
 // finds the project, and answers through the API's host and token checks
 // for that project.
-func (s *Server) hookHandler(api *httpapi.Server) http.Handler {
+// onSocket: the calls of the command hooks of this machine, which the log
+// names as such.
+func (s *Server) hookHandler(api *httpapi.Server, onSocket bool) http.Handler {
 	guarded := api.Guard(func(r *http.Request) string {
 		return r.Context().Value(hookCallKey{}).(*hookCall).project
 	}, http.HandlerFunc(s.answerHook))
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		s.touch()
-		call, err := s.readHookCall(w, r)
+		call, err := s.readHookCall(w, r, onSocket)
 		if err != nil {
 			api.Fail(w, r, err)
 			return
@@ -113,7 +116,7 @@ func (s *Server) hookHandler(api *httpapi.Server) http.Handler {
 // readHookCall reads a hook request: EINVALID for a payload that is not
 // one JSON object in UTF-8, a timeout that is not a number of seconds, or a
 // project that cannot be told; ENOTFOUND for an event not answered here.
-func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall, error) {
+func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request, onSocket bool) (*hookCall, error) {
 	agent := cmp.Or(r.PathValue("agent"), "claude")
 	if agent != "claude" && agent != "codex" {
 		return nil, cairn.Errorf(cairn.ENOTFOUND, "no hooks of %q are answered here: claude or codex", agent)
@@ -128,7 +131,7 @@ func (s *Server) readHookCall(w http.ResponseWriter, r *http.Request) (*hookCall
 		return nil, cairn.Errorf(cairn.ENOTFOUND, "the hook event %q is not answered over HTTP; these are: %s (the others are command hooks: cairn install claude)",
 			name, strings.Join(names, ", "))
 	}
-	call := &hookCall{agent: agent, event: ev, timeout: DefaultHookTimeout, task: strings.TrimSpace(r.Header.Get("X-Cairn-Task"))}
+	call := &hookCall{agent: agent, event: ev, onSocket: onSocket, timeout: DefaultHookTimeout, task: strings.TrimSpace(r.Header.Get("X-Cairn-Task"))}
 	now, err := wire.ParseTime(r.Header.Get(wire.NowHeader))
 	if err != nil {
 		return nil, cairn.Errorf(cairn.EINVALID, "the %s header: %v", wire.NowHeader, err)
@@ -315,7 +318,11 @@ func (s *Server) logHook(call *hookCall, err error) {
 	if len(msg) > 2000 {
 		msg = cairn.CutBytes(msg, 2000) + "…" // a log line stays valid UTF-8
 	}
-	fmt.Fprintf(s.cfg.Log, "cairn: http hook %s %s%s: %s\n", call.agent, call.event.Kebab(), session, msg)
+	kind := "cairn: http hook"
+	if call.onSocket {
+		kind = "hook" // a command hook's, answered here: its own line's words
+	}
+	fmt.Fprintf(s.cfg.Log, "%s %s %s%s: %s\n", kind, call.agent, call.event.Kebab(), session, msg)
 }
 
 // hookWorkers are the goroutines that build the http hooks' answers, kept

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"io"
@@ -237,7 +238,10 @@ func TestServerBlocksOfASessionDoNotRepeatWhatItWasJustShown(t *testing.T) {
 // a Cairn-Now header gives (a malformed one is refused, 400).
 func TestHookRouteOnTheSocket(t *testing.T) {
 	t.Parallel()
-	s := openServer(t, func(c *Config) { c.Addr = "127.0.0.1:0" })
+	s := openServer(t, func(c *Config) {
+		c.Addr = "127.0.0.1:0"
+		c.HookDatabase = func(dir, db, file string) (string, error) { return cmp.Or(db, c.Path), nil }
+	})
 	prompt := func(session string) []byte {
 		b, _ := json.Marshal(map[string]any{"session_id": session, "cwd": filepath.Join(t.TempDir(), "p"),
 			"hook_event_name": "UserPromptSubmit", "prompt": "why is the auth test flaky with the fake clock?"})
@@ -263,6 +267,14 @@ func TestHookRouteOnTheSocket(t *testing.T) {
 	}
 	if status, body := post("s-bad", [][2]string{{wire.NowHeader, "yesterday"}}); status != http.StatusBadRequest || !strings.Contains(body, wire.NowHeader) {
 		t.Errorf("a malformed clock: %d %q, want 400", status, body)
+	}
+	// The log names a call refused on the socket as the command hook's
+	// own lines do, not as an http hook's.
+	if status, _ := post("s-odb", [][2]string{{HookDatabaseHeader, "CAIRN_DB=/elsewhere/cairn.db"}}); status != http.StatusConflict {
+		t.Errorf("another database on the socket: %d, want 409", status)
+	}
+	if log := s.log.String(); !strings.Contains(log, "hook claude user-prompt-submit session s-odb: this server answers") || strings.Contains(log, "http hook claude user-prompt-submit session s-odb") {
+		t.Errorf("the socket's refusal is not logged as a command hook's:\n%s", log)
 	}
 	// Codex's command hooks have their route on the socket, not over HTTP
 	// (Codex has no http hooks); no other agent's.

@@ -340,7 +340,7 @@ func (s *Server) newHTTPServer(remote bool, gate *connGate) (*http.Server, *even
 	}))
 	mux.Handle("/mcp", csrf.Handler(bodyDeadline(mcpHandler, lim.Body)))
 	mux.Handle("/api/", csrf.Handler(bodyDeadline(api, lim.Body)))
-	mux.Handle(HookPattern, csrf.Handler(bodyDeadline(s.hookHandler(api), lim.Body)))
+	mux.Handle(HookPattern, csrf.Handler(bodyDeadline(s.hookHandler(api, false), lim.Body)))
 	mux.Handle("/", csrf.Handler(api)) // the web page (webui), registered on api
 	hs := &http.Server{
 		Handler: mux, ReadHeaderTimeout: lim.Header, IdleTimeout: lim.Idle, MaxHeaderBytes: maxHeaderBytes,

@@ -652,7 +652,7 @@ func (s *Server) socketHandler() http.Handler {
 	mux.Handle("/api/", bodyDeadline(api, s.cfg.Limits.Body))
 	// The command hooks of this machine hand the events that add context
 	// here as Claude Code's http hooks do, and print the answer as it is.
-	mux.Handle(HookSocketPattern, bodyDeadline(s.hookHandler(api), s.cfg.Limits.Body))
+	mux.Handle(HookSocketPattern, bodyDeadline(s.hookHandler(api, true), s.cfg.Limits.Body))
 	mux.HandleFunc("GET /serve/status", func(w http.ResponseWriter, _ *http.Request) {
 		writeJSON(w, http.StatusOK, s.Status())
 	})
