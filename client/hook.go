@@ -15,7 +15,7 @@ import (
 const maxHookAnswer = 16 << 20
 
 // PostHook posts a hook's payload to path (the server's hook route,
-// /hooks/claude/EVENT) on the Unix socket sock, with the headers given
+// /hooks/AGENT/EVENT) on the Unix socket sock, with the headers given
 // (names and values, without line breaks), and returns the answer's status
 // and body, the whole exchange bounded by timeout. It speaks only the
 // HTTP/1.1 this exchange needs, without net/http's client: a command hook
