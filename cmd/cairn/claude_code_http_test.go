@@ -102,12 +102,7 @@ func TestClaudeCodeWithoutTheServerLosesOnlyTheHTTPHooksBlock(t *testing.T) {
 	if !strings.Contains(out, "The tests pass now.") {
 		t.Fatalf("claude -p printed %q", out)
 	}
-	var request string
-	for _, b := range model.requests() {
-		if strings.Contains(b, "fix the flaky session test") {
-			request = b
-		}
-	}
+	request := lastWith(model.requests(), "fix the flaky session test")
 	if !strings.Contains(request, "never database/sql") {
 		t.Errorf("the session start's block did not reach the model")
 	}
@@ -190,12 +185,7 @@ func TestClaudeCodeHTTPHookWithADatabasePathBeyondASCII(t *testing.T) {
 			if !strings.Contains(out, "The tests pass now.") {
 				t.Fatalf("claude -p printed %q", out)
 			}
-			var request string
-			for _, b := range model.requests() {
-				if strings.Contains(b, "fix the flaky session test") {
-					request = b
-				}
-			}
+			request := lastWith(model.requests(), "fix the flaky session test")
 			if !strings.Contains(request, "needs a fake clock") {
 				t.Errorf("the prompt's block did not reach the model")
 			}

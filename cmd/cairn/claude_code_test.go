@@ -85,12 +85,7 @@ func (a *agentProject) run(name string, args ...string) string {
 func (a *agentProject) checkPromptAndCapture(requests []string, agent string) {
 	t := a.t
 	t.Helper()
-	var request string
-	for _, b := range requests {
-		if strings.Contains(b, "fix the flaky session test") {
-			request = b
-		}
-	}
+	request := lastWith(requests, "fix the flaky session test")
 	if request == "" {
 		t.Fatalf("the model never got the user's prompt; %d requests", len(requests))
 	}
@@ -268,6 +263,18 @@ func (f *fakeModel) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for _, ev := range events {
 		fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ev[0], ev[1])
 	}
+}
+
+// lastWith is the last of requests that holds s, "" when none does: the
+// model's request with the user's prompt.
+func lastWith(requests []string, s string) string {
+	last := ""
+	for _, b := range requests {
+		if strings.Contains(b, s) {
+			last = b
+		}
+	}
+	return last
 }
 
 func (f *fakeModel) requests() []string {

@@ -698,15 +698,7 @@ func TestBinaryHookStartsAServerThatStopsWhenIdle(t *testing.T) {
 		t.Fatalf("session-start: %v", r)
 	}
 	sock := server.SocketPath(db)
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				log, _ := os.ReadFile(filepath.Join(dir, "cairn.log"))
-				t.Fatalf("%s; cairn.log:\n%s", what, log)
-			}
-		}
-	}
+	waitFor := func(what string, cond func() bool) { t.Helper(); waitUntil(t, dir, what, cond) }
 	exists := func() bool { _, err := os.Stat(sock); return err == nil }
 	waitFor("no server started", exists)
 	// The next hooks find it: no second server is started. Each is of a

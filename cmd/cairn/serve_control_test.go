@@ -233,15 +233,7 @@ func TestBinaryServerAHookStartedStopsWhenCairnIsReplaced(t *testing.T) {
 	run(fmt.Sprintf(`{"session_id":"s1","transcript_path":%q,"cwd":%q,"hook_event_name":"SessionStart","source":"startup"}`, filepath.Join(dir, "t.jsonl"), dir),
 		"hook", "claude", "session-start")
 	sock := server.SocketPath(db)
-	waitFor := func(what string, cond func() bool) {
-		t.Helper()
-		for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
-			if time.Now().After(deadline) {
-				log, _ := os.ReadFile(filepath.Join(dir, "cairn.log"))
-				t.Fatalf("%s; cairn.log:\n%s", what, log)
-			}
-		}
-	}
+	waitFor := func(what string, cond func() bool) { t.Helper(); waitUntil(t, dir, what, cond) }
 	waitFor("no server started", func() bool { return server.Answers(db, time.Second) })
 	install()
 	waitFor("the server runs on after its program was replaced", func() bool { _, err := os.Stat(sock); return err != nil })
@@ -338,5 +330,17 @@ func TestBinaryServerRefusesTheHTTPHookOfAnotherDatabase(t *testing.T) {
 	}
 	if status, body := post("s-a", "a.db"); status != http.StatusOK || !strings.Contains(body, "CAIRN_TEST_POSTGRES_URL") {
 		t.Errorf("a session of %s (relative to its folder): %d %s", db, status, body)
+	}
+}
+
+// waitUntil waits up to 15 s for cond, and fails the test with what and
+// the log of the server of the database in dir when it does not come.
+func waitUntil(t *testing.T, dir, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(15 * time.Second); !cond(); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			log, _ := os.ReadFile(filepath.Join(dir, "cairn.log"))
+			t.Fatalf("%s; cairn.log:\n%s", what, log)
+		}
 	}
 }
