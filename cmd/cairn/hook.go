@@ -231,19 +231,14 @@ func (h *hookRun) run(ctx context.Context) error {
 // and CAIRN_NO_SERVER take that way too.
 func (h *hookRun) forward(data []byte) (out []byte, ok bool) {
 	m, g := h.m, h.g
-	if h.hat != "" || !slices.Contains(server.HookEvents, h.event) ||
-		g.server != "" || m.Getenv("CAIRN_SERVER") != "" || m.Getenv("CAIRN_NO_SERVER") != "" {
+	if h.hat != "" || !slices.Contains(server.HookEvents, h.event) || g.server != "" || m.Getenv("CAIRN_SERVER") != "" {
 		return nil, false
 	}
 	if err := g.resolveDB(m); err != nil {
 		return nil, false
 	}
-	db, err := filepath.Abs(g.path())
-	if err != nil {
-		return nil, false
-	}
-	sock := server.SocketPath(db)
-	if !server.OwnSocket(sock) {
+	sock := m.localSocket(g)
+	if sock == "" {
 		return nil, false
 	}
 	// What the command hook reads from its flags and environment, as an

@@ -35,6 +35,24 @@ var _ mcpserver.Service = cairn.App(nil)
 // agent's prompt.
 const serverTimeout = 3 * time.Second
 
+// localSocket is the Unix socket of the local server of g's database (its
+// database resolved), "" when CAIRN_NO_SERVER is set or no socket of the
+// user's is there.
+func (m *Main) localSocket(g *globals) string {
+	if m.Getenv("CAIRN_NO_SERVER") != "" {
+		return ""
+	}
+	db, err := filepath.Abs(g.path())
+	if err != nil {
+		return ""
+	}
+	sock := server.SocketPath(db)
+	if !server.OwnSocket(sock) {
+		return ""
+	}
+	return sock
+}
+
 // server returns the client of the server that answers for the database
 // of g, bound to g's project at g's clock, or nil when none does. named
 // reports that --server or CAIRN_SERVER named it: its failures are the
@@ -45,15 +63,8 @@ func (m *Main) server(g *globals) (p *client.Project, named bool, err error) {
 	}
 	target, named := g.server, g.server != ""
 	if !named {
-		if m.Getenv("CAIRN_NO_SERVER") != "" {
-			return nil, false, nil
-		}
-		db, err := filepath.Abs(g.path())
-		if err != nil {
-			return nil, false, nil
-		}
-		sock := server.SocketPath(db)
-		if !server.OwnSocket(sock) {
+		sock := m.localSocket(g)
+		if sock == "" {
 			return nil, false, nil
 		}
 		target = "unix:" + sock
