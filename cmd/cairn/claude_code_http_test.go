@@ -16,9 +16,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/cairn-dev/cairn/server"
 )
 
 // freeLoopbackAddr is a loopback address nobody listens on just now.
@@ -137,21 +134,8 @@ func TestClaudeCodeHTTPHookIsNotAnsweredFromAnotherDatabase(t *testing.T) {
 		}
 	}
 	run("add", "--type", "pitfall", "The flaky session test passes when retried three times.")
-	serve := exec.Command(cairnBin, "serve", "--addr", addr, "--log", filepath.Join(a.dir, "other.log"))
-	serve.Dir, serve.Env = a.project, otherEnv
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		run("serve", "stop")
-		serve.Wait()
-	}()
+	serveBin(t, a.project, otherEnv, other, "serve", "--addr", addr, "--log", filepath.Join(a.dir, "other.log"))
 	defer a.run(cairnBin, "serve", "stop") // the session's own, which the session start started
-	for deadline := time.Now().Add(15 * time.Second); !server.Answers(other, time.Second); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the other database's server does not answer")
-		}
-	}
 	out := a.run(claude, "-p", "fix the flaky session test")
 	if !strings.Contains(out, "The tests pass now.") {
 		t.Fatalf("claude -p printed %q", out)

@@ -7,7 +7,6 @@ package main
 // when no server runs; an unknown serve argument.
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -296,20 +295,7 @@ func TestBinaryServerRefusesTheHTTPHookOfAnotherDatabase(t *testing.T) {
 		t.Fatalf("%v", r)
 	}
 	addr := freeLoopbackAddr(t)
-	serve := exec.CommandContext(ctx, cairnBin, "--db", db, "--project", "authsvc", "serve", "--addr", addr)
-	serve.Dir, serve.Env = dir, binEnv(dir)
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() {
-		runBin(context.Background(), dir, "", "--db", db, "serve", "stop")
-		serve.Wait()
-	}()
-	for deadline := time.Now().Add(15 * time.Second); !server.Answers(db, time.Second); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the server does not answer")
-		}
-	}
+	serveBin(t, dir, binEnv(dir), db, "--project", "authsvc", "serve", "--addr", addr)
 	post := func(session, cairnDB string) (int, string) {
 		t.Helper()
 		req, _ := http.NewRequestWithContext(ctx, "POST", "http://"+addr+"/hooks/claude/UserPromptSubmit", strings.NewReader(
@@ -343,4 +329,22 @@ func waitUntil(t *testing.T, dir, what string, cond func() bool) {
 			t.Fatalf("%s; cairn.log:\n%s", what, log)
 		}
 	}
+}
+
+// serveBin runs the binary's `cairn --db DB ARGS…` (a serve) in dir with
+// env until the test ends, once it answers on the database's socket.
+func serveBin(t *testing.T, dir string, env []string, db string, args ...string) {
+	t.Helper()
+	cmd := exec.Command(cairnBin, append([]string{"--db", db}, args...)...)
+	cmd.Dir, cmd.Env = dir, env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		stop := exec.Command(cairnBin, "--db", db, "serve", "stop")
+		stop.Dir, stop.Env = dir, env
+		stop.Run()
+		cmd.Wait()
+	})
+	waitUntil(t, dir, "the server of "+db+" does not answer", func() bool { return server.Answers(db, time.Second) })
 }
