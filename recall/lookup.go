@@ -341,7 +341,7 @@ func lookupError(ctx context.Context, svc LookupService, p Profile, req cairn.Lo
 	}
 	add(fixes, "fixes")
 	if uncounted && len(found) >= req.Limit {
-		return collect(found, req, func(a, b *cairn.LookupItem) bool { return a.Score > b.Score }), nil
+		return collect(found, req, byScore), nil
 	}
 	var r searchResult
 	if other != nil {
@@ -353,8 +353,11 @@ func lookupError(ctx context.Context, svc LookupService, p Profile, req cairn.Lo
 		return nil, r.err
 	}
 	add(r.hits, "related")
-	return collect(found, req, func(a, b *cairn.LookupItem) bool { return a.Score > b.Score }), nil
+	return collect(found, req, byScore), nil
 }
+
+// byScore orders lookup items best first.
+func byScore(a, b *cairn.LookupItem) bool { return a.Score > b.Score }
 
 // searchResult is a search's answer, from another goroutine.
 type searchResult struct {
@@ -424,7 +427,7 @@ func lookupCommand(ctx context.Context, svc LookupService, p Profile, req cairn.
 				Section: "related", Why: "says how to run it"}
 		}
 	}
-	res := collect(found, req, func(a, b *cairn.LookupItem) bool { return a.Score > b.Score })
+	res := collect(found, req, byScore)
 	for _, c := range cmds {
 		res.Commands = append(res.Commands, *c)
 	}
