@@ -69,10 +69,7 @@ func TestClaudeCodeGetsThePromptsBlockThroughAnHTTPHook(t *testing.T) {
 	model := &fakeModel{answer: modelAnswer}
 	a, addr := httpHookProject(t, model)
 	defer a.run(cairnBin, "serve", "stop")
-	out := a.run(claude, "-p", "fix the flaky session test")
-	if !strings.Contains(out, "The tests pass now.") {
-		t.Fatalf("claude -p printed %q", out)
-	}
+	a.turn(claude)
 	a.checkPromptAndCapture(model.requests(), "claude")
 	if st := a.run(cairnBin, "serve", "status"); !strings.Contains(st, "url       http://"+addr+"/") {
 		t.Errorf("the server does not answer at the hooks' address %s:\n%s", addr, st)
@@ -95,10 +92,7 @@ func TestClaudeCodeWithoutTheServerLosesOnlyTheHTTPHooksBlock(t *testing.T) {
 	claude := needClaudeCode(t)
 	model := &fakeModel{answer: modelAnswer}
 	a, _ := httpHookProject(t, model, "CAIRN_NO_SERVER=1")
-	out := a.run(claude, "-p", "fix the flaky session test")
-	if !strings.Contains(out, "The tests pass now.") {
-		t.Fatalf("claude -p printed %q", out)
-	}
+	a.turn(claude)
 	request := lastWith(model.requests(), "fix the flaky session test")
 	if !strings.Contains(request, "never database/sql") {
 		t.Errorf("the session start's block did not reach the model")
@@ -136,10 +130,7 @@ func TestClaudeCodeHTTPHookIsNotAnsweredFromAnotherDatabase(t *testing.T) {
 	run("add", "--type", "pitfall", "The flaky session test passes when retried three times.")
 	serveBin(t, a.project, otherEnv, other, "serve", "--addr", addr, "--log", filepath.Join(a.dir, "other.log"))
 	defer a.run(cairnBin, "serve", "stop") // the session's own, which the session start started
-	out := a.run(claude, "-p", "fix the flaky session test")
-	if !strings.Contains(out, "The tests pass now.") {
-		t.Fatalf("claude -p printed %q", out)
-	}
+	a.turn(claude)
 	for _, b := range model.requests() {
 		if strings.Contains(b, "retried three times") {
 			t.Errorf("the other database's memory reached the model")
@@ -165,10 +156,7 @@ func TestClaudeCodeHTTPHookWithADatabasePathBeyondASCII(t *testing.T) {
 			db := filepath.Join(t.TempDir(), folder, "cairn.db")
 			a, _ := httpHookProject(t, model, "CAIRN_DB="+db)
 			defer a.run(cairnBin, "serve", "stop")
-			out := a.run(claude, "-p", "fix the flaky session test")
-			if !strings.Contains(out, "The tests pass now.") {
-				t.Fatalf("claude -p printed %q", out)
-			}
+			a.turn(claude)
 			request := lastWith(model.requests(), "fix the flaky session test")
 			if !strings.Contains(request, "needs a fake clock") {
 				t.Errorf("the prompt's block did not reach the model")

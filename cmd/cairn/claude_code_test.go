@@ -79,6 +79,15 @@ func (a *agentProject) run(name string, args ...string) string {
 	return string(out)
 }
 
+// turn runs one turn of `claude -p` on the user's prompt and fails the
+// test unless the stand-in model's answer came back.
+func (a *agentProject) turn(claude string) {
+	a.t.Helper()
+	if out := a.run(claude, "-p", "fix the flaky session test"); !strings.Contains(out, "The tests pass now.") {
+		a.t.Fatalf("claude -p printed %q", out)
+	}
+}
+
 // checkPromptAndCapture checks what every agent must show: the request
 // with the user's prompt holds the blocks of both injecting hooks, and the
 // answer's convention was stored once, as agent's.
@@ -144,10 +153,7 @@ func TestClaudeCodeRunsCairnsHooksAndMCPServer(t *testing.T) {
 	}
 	a.run(cairnBin, "install", "claude", "--command", cairnBin)
 
-	out := a.run(claude, "-p", "fix the flaky session test")
-	if !strings.Contains(out, "The tests pass now.") {
-		t.Fatalf("claude -p printed %q", out)
-	}
+	a.turn(claude)
 	// SessionStart's block (the pinned decision) and UserPromptSubmit's
 	// (the relevant pitfall) reached the model; Stop captured the answer.
 	a.checkPromptAndCapture(model.requests(), "claude")
